@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/probe"
+)
+
+func init() { commands = append(commands, newProbeCmd) }
+
+type probeOptions struct {
+	g        *globals
+	flags    probeFlags
+	duration time.Duration
+	out      string
+}
+
+func newProbeCmd(g *globals) *cobra.Command {
+	return newProbeCmdF(g, runProbe)
+}
+
+func newProbeCmdF(g *globals, runF func(context.Context, *probeOptions) error) *cobra.Command {
+	o := &probeOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "probe",
+		Short: "Probe a running cluster with no fault, and report its gaps",
+		Long: `probe sends one acks=all record per partition every --interval and reads them
+back, for --duration, against a running cluster (kbf up), with no fault. It
+writes probe.csv, client.log and meta.json to --out and prints the longest
+ack and receive gaps per partition.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.duration <= 0 {
+				return usagef("--duration %v: must be positive", o.duration)
+			}
+			return runF(cmd.Context(), o)
+		},
+	}
+	o.flags.register(cmd.Flags())
+	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
+	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
+	return cmd
+}
+
+func runProbe(ctx context.Context, o *probeOptions) error {
+	cfg, err := o.flags.config()
+	if err != nil {
+		return err
+	}
+	if o.out == "" {
+		o.out = defaultOut("probe")
+	}
+	rec, err := newRecorder(o.out)
+	if err != nil {
+		return err
+	}
+	defer rec.close()
+	p, err := probe.New(ctx, cfg, rec.output())
+	if err != nil {
+		return fmt.Errorf("probe: %w", err)
+	}
+	if err := rec.setMeta(newMeta("probe", p)); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.g.errOut, "probing %s partitions %v every %v for %v into %s\n",
+		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out)
+
+	runCtx, cancel := context.WithTimeout(ctx, o.duration)
+	defer cancel()
+	progCtx, stopProg := context.WithCancel(ctx)
+	start := time.Now()
+	go progress(progCtx, o.g.errOut, func() string { return "probing" }, p, start)
+	_, runErr := p.Run(runCtx)
+	stopProg()
+	rec.meta.Ended = time.Now().UTC()
+	if ctx.Err() != nil {
+		rec.meta.Notes = append(rec.meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
+	}
+	if err := errors.Join(runErr, rec.save(), rec.close()); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintf(o.g.errOut, "interrupted: what was measured is in %s\n", o.out)
+	}
+	return reportPath(ctx, o.g.out, o.out, reportOptions{format: "text"})
+}
+
+// noArgs refuses positional arguments with a usage error.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	return nil
+}

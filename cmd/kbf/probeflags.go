@@ -1,0 +1,42 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/kbf-project/kbf/probe"
+)
+
+// probeFlags binds the flags of a probe's configuration, shared by kbf probe
+// and kbf run.
+type probeFlags struct {
+	cfg        probe.Config
+	partitions []int32
+}
+
+func (f *probeFlags) register(fs *pflag.FlagSet) {
+	f.cfg = probe.Defaults()
+	c := &f.cfg
+	fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses")
+	fs.StringVar(&c.Topic, "topic", c.Topic, "topic to probe")
+	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe (default all)")
+	fs.DurationVar(&c.Interval, "interval", c.Interval, "time between two records of one partition")
+	fs.StringVar(&c.Acks, "acks", c.Acks, "producer acks: all or 1")
+	fs.DurationVar(&c.Linger, "linger", c.Linger, "producer linger")
+	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "first backoff between retries of a failed request")
+	fs.DurationVar(&c.RetryBackoffMax, "retry-backoff-max", c.RetryBackoffMax, "largest backoff between retries")
+	fs.DurationVar(&c.MetadataMinAge, "metadata-min-age", c.MetadataMinAge, "least time between two metadata refreshes")
+	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", c.DeliveryTimeout, "how long a record may wait for its ack before it fails")
+	fs.DurationVar(&c.ProduceTimeout, "produce-timeout", c.ProduceTimeout, "produce request timeout: how long a leader may wait for the ISR")
+	fs.DurationVar(&c.FetchMaxWait, "fetch-max-wait", c.FetchMaxWait, "how long a broker may hold a fetch with no new data")
+	fs.DurationVar(&c.Drain, "drain", c.Drain, "once sending stops, how long to wait for outstanding acks and reads")
+}
+
+// config returns the probe configuration, validated.
+func (f *probeFlags) config() (probe.Config, error) {
+	c := f.cfg
+	c.Partitions = f.partitions
+	if err := c.Validate(); err != nil {
+		return c, usagef("%v", err)
+	}
+	return c, nil
+}

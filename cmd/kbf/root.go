@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, decided here only.
+const (
+	exitOK       = 0
+	exitError    = 1 // kbf could not do what was asked
+	exitUsage    = 2 // the command line is wrong
+	exitFindings = 3 // the run worked and found a problem: lost or duplicated acknowledged records
+	exitCanceled = 130
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// errFindings marks a completed run whose results show a problem.
+var errFindings = errors.New("the run found a problem")
+
+// usageError is a mistake on the command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// globals are the flags every command has.
+type globals struct {
+	out, errOut io.Writer
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kbf",
+		Short: "Measure what a Kafka cluster does when a broker dies",
+		Long: `kbf brings up a Kafka KRaft cluster in Docker, probes it with acks=all producers
+and a consumer, kills or stops a broker, and reports per partition how long
+acks and reads stalled, what the controller and clients did meanwhile, and
+whether any acknowledged record was lost.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(g.out)
+	root.SetErr(g.errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	for _, add := range commands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// commands holds each command's constructor; each command file registers its
+// own in init, so adding a command touches one file.
+var commands []func(*globals) *cobra.Command
+
+func run(ctx context.Context, args []string, out, errOut io.Writer) int {
+	g := &globals{out: out, errOut: errOut}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	msg := err.Error()
+	var ue usageError
+	switch {
+	case errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag"):
+		fmt.Fprintf(errOut, "kbf: %s (see kbf --help)\n", msg)
+		return exitUsage
+	case errors.Is(err, errFindings):
+		fmt.Fprintf(errOut, "kbf: %s\n", msg)
+		return exitFindings
+	case ctx.Err() != nil && errors.Is(err, context.Canceled):
+		fmt.Fprintf(errOut, "kbf: interrupted\n")
+		return exitCanceled
+	}
+	fmt.Fprintf(errOut, "kbf: %s\n", msg)
+	return exitError
+}

@@ -1,0 +1,200 @@
+// Package probe is kbf's instrument: for each partition of a topic it produces
+// one record every interval and reads the same partitions back in the same
+// process, writing each message's send, ack and receive times to the results
+// CSV (results.Message) and the clients' own log to client.log. After a
+// trial it reads the partitions back from the first offset it wrote
+// (ReadBack), so every acknowledged record can be accounted for.
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Config is one probe's configuration. The client settings shape the stall a
+// probe measures, so their defaults are chosen not to add one of their own —
+// no lingering, retries and metadata refreshes about as eager as librdkafka's
+// — and every one of them is written into the run's metadata.
+type Config struct {
+	Bootstrap  []string
+	Topic      string
+	Partitions []int32 // empty: every partition of Topic
+	Interval   time.Duration
+	Acks       string // "all" or "1"
+
+	// Linger is how long the producer waits to batch records (franz-go's
+	// default is 10 ms; the probe sends each record at once).
+	Linger time.Duration
+	// RetryBackoff and RetryBackoffMax bound the exponential backoff between
+	// retries of a failed request (franz-go: 250 ms to 5 s; librdkafka:
+	// 100 ms to 1 s).
+	RetryBackoff, RetryBackoffMax time.Duration
+	// MetadataMinAge is the least time between two metadata refreshes, also
+	// after an error (franz-go: 5 s; librdkafka's fast refresh: 100 ms).
+	MetadataMinAge time.Duration
+	// DeliveryTimeout is how long a record may wait for its ack before the
+	// producer fails it (franz-go: unlimited; librdkafka's
+	// message.timeout.ms: 300 s).
+	DeliveryTimeout time.Duration
+	// ProduceTimeout is the produce request's timeout, how long the leader
+	// may wait for the ISR before answering (franz-go: 10 s).
+	ProduceTimeout time.Duration
+	// FetchMaxWait is how long the broker may hold a fetch with no new data
+	// (franz-go: 5 s; Kafka's fetch.max.wait.ms: 500 ms).
+	FetchMaxWait time.Duration
+	// Drain is how long, once sending stops, the probe waits for the acks
+	// and reads still outstanding.
+	Drain time.Duration
+	// LogLevel is the clients' log level written to client.log.
+	LogLevel kgo.LogLevel
+
+	// RunID marks this run's records; empty picks a random one.
+	RunID string
+}
+
+// Defaults returns the probe's defaults.
+func Defaults() Config {
+	return Config{
+		Bootstrap:       []string{"127.0.0.1:19092", "127.0.0.1:19093", "127.0.0.1:19094"},
+		Topic:           "orders",
+		Interval:        20 * time.Millisecond,
+		Acks:            "all",
+		Linger:          0,
+		RetryBackoff:    100 * time.Millisecond,
+		RetryBackoffMax: time.Second,
+		MetadataMinAge:  100 * time.Millisecond,
+		DeliveryTimeout: 300 * time.Second,
+		ProduceTimeout:  10 * time.Second,
+		FetchMaxWait:    500 * time.Millisecond,
+		Drain:           10 * time.Second,
+		LogLevel:        kgo.LogLevelDebug,
+	}
+}
+
+// Validate reports the first setting that cannot work.
+func (c *Config) Validate() error {
+	switch {
+	case len(c.Bootstrap) == 0:
+		return errors.New("no bootstrap address")
+	case c.Topic == "":
+		return errors.New("no topic")
+	case c.Interval <= 0:
+		return fmt.Errorf("interval %v: must be positive", c.Interval)
+	case c.Acks != "all" && c.Acks != "1":
+		return fmt.Errorf("acks %q: want all or 1", c.Acks)
+	case c.Linger < 0, c.RetryBackoff < 0, c.MetadataMinAge < 0, c.FetchMaxWait < 0, c.Drain < 0:
+		return errors.New("durations must not be negative")
+	case c.RetryBackoffMax < c.RetryBackoff:
+		return fmt.Errorf("retry backoff max %v is below retry backoff %v", c.RetryBackoffMax, c.RetryBackoff)
+	case c.DeliveryTimeout <= 0:
+		return fmt.Errorf("delivery timeout %v: must be positive", c.DeliveryTimeout)
+	case c.ProduceTimeout <= 0:
+		return fmt.Errorf("produce timeout %v: must be positive", c.ProduceTimeout)
+	}
+	for _, p := range c.Partitions {
+		if p < 0 {
+			return fmt.Errorf("partition %d: must not be negative", p)
+		}
+	}
+	return nil
+}
+
+// backoff is an exponential backoff from min to max with ±20% jitter, as
+// franz-go's own but with the probe's bounds.
+func backoff(min, max time.Duration) func(int) time.Duration {
+	return func(fails int) time.Duration {
+		if fails <= 0 {
+			return min
+		}
+		d := min
+		for i := 1; i < fails && d < max; i++ {
+			d *= 2
+		}
+		d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+		return clamp(d, min, max)
+	}
+}
+
+func clamp(d, min, max time.Duration) time.Duration {
+	if d < min {
+		return min
+	}
+	if d > max {
+		return max
+	}
+	return d
+}
+
+// clientOpts returns the options both clients share.
+func (c *Config) clientOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.SeedBrokers(c.Bootstrap...),
+		kgo.RetryBackoffFn(backoff(c.RetryBackoff, c.RetryBackoffMax)),
+		kgo.MetadataMinAge(c.MetadataMinAge),
+	}
+}
+
+func (c *Config) producerOpts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProducerLinger(c.Linger),
+		kgo.RecordDeliveryTimeout(c.DeliveryTimeout),
+		kgo.ProduceRequestTimeout(c.ProduceTimeout),
+	}
+	if c.Acks == "1" {
+		// acks=1 cannot be idempotent.
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	} else {
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	}
+	return opts
+}
+
+// Effective returns the client configuration in effect, by setting name, for
+// the run's metadata.
+func (c *Config) Effective() map[string]string {
+	d := func(v time.Duration) string { return v.String() }
+	idem, inflight := "true", "5 per broker"
+	if c.Acks == "1" {
+		idem, inflight = "false", "1 per broker"
+	}
+	return map[string]string{
+		"client":                   "franz-go " + kgoVersion(),
+		"acks":                     c.Acks,
+		"idempotent":               idem,
+		"linger":                   d(c.Linger),
+		"retry_backoff":            d(c.RetryBackoff),
+		"retry_backoff_max":        d(c.RetryBackoffMax),
+		"metadata_min_age":         d(c.MetadataMinAge),
+		"metadata_max_age":         "5m0s",
+		"record_delivery_timeout":  d(c.DeliveryTimeout),
+		"produce_request_timeout":  d(c.ProduceTimeout),
+		"request_timeout_overhead": "10s",
+		"dial_timeout":             "10s",
+		"fetch_max_wait":           d(c.FetchMaxWait),
+		"max_produce_inflight":     inflight,
+		"interval":                 d(c.Interval),
+		"drain":                    d(c.Drain),
+		"log_level":                c.LogLevel.String(),
+		"consumer":                 "direct partition assignment, no group, read_uncommitted",
+		"partitions":               strconv.Itoa(len(c.Partitions)),
+	}
+}
+
+// kgoVersion is the franz-go version this binary was built with.
+func kgoVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, dep := range info.Deps {
+			if dep.Path == "github.com/twmb/franz-go" {
+				return dep.Version
+			}
+		}
+	}
+	return "(unknown version)"
+}

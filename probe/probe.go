@@ -1,0 +1,394 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// Output is where a probe writes what it measures.
+type Output struct {
+	Messages  io.Writer // the probe CSV
+	ClientLog io.Writer // the clients' log; nil discards it
+}
+
+// Probe produces to and consumes from every probed partition. Make one with
+// New, then call Run once.
+type Probe struct {
+	cfg    Config
+	prod   *kgo.Client
+	cons   *kgo.Client
+	logs   *clientLog
+	starts map[int32]int64
+
+	mu      sync.Mutex
+	enc     *results.Encoder
+	parts   map[int32]*partition
+	closing bool // past the drain: late callbacks are not recorded
+	werr    error
+}
+
+// partition is one partition's bookkeeping.
+type partition struct {
+	next    int64 // next sequence number
+	pending map[int64]*results.Message
+	stats   PartitionStats
+}
+
+// PartitionStats is one partition's progress.
+type PartitionStats struct {
+	Partition  int32
+	Sent       int64
+	Acked      int64
+	Received   int64
+	Failed     int64
+	LastAck    time.Time
+	LastRecv   time.Time
+	LastFailed string
+}
+
+// ErrTopicMissing is returned when the probed topic does not exist.
+var ErrTopicMissing = errors.New("topic does not exist")
+
+// New connects the probe's clients, resolves the partitions and records
+// where each partition's log ends now: the probe reads from there.
+func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RunID == "" {
+		cfg.RunID = NewRunID()
+	}
+	p := &Probe{
+		cfg:   cfg,
+		logs:  newClientLog(out.ClientLog, cfg.LogLevel),
+		enc:   results.NewEncoder(out.Messages),
+		parts: make(map[int32]*partition),
+	}
+	admin, err := kgo.NewClient(append(cfg.clientOpts(), kgo.WithLogger(p.logs.named("admin")))...)
+	if err != nil {
+		return nil, fmt.Errorf("admin client: %w", err)
+	}
+	defer admin.Close()
+	if p.starts, err = resolve(ctx, kadm.NewClient(admin), cfg.Topic, cfg.Partitions); err != nil {
+		return nil, err
+	}
+	if len(p.cfg.Partitions) == 0 {
+		for part := range p.starts {
+			p.cfg.Partitions = append(p.cfg.Partitions, part)
+		}
+		sort.Slice(p.cfg.Partitions, func(i, j int) bool { return p.cfg.Partitions[i] < p.cfg.Partitions[j] })
+	}
+	for _, part := range p.cfg.Partitions {
+		p.parts[part] = &partition{pending: make(map[int64]*results.Message), stats: PartitionStats{Partition: part}}
+	}
+
+	p.prod, err = kgo.NewClient(append(append(cfg.clientOpts(), cfg.producerOpts()...),
+		kgo.WithLogger(p.logs.named("producer")),
+		kgo.MaxBufferedRecords(1<<20), // never block the send loop, whatever the stall
+	)...)
+	if err != nil {
+		return nil, fmt.Errorf("producer: %w", err)
+	}
+	offsets := make(map[int32]kgo.Offset, len(p.starts))
+	for part, o := range p.starts {
+		offsets[part] = kgo.NewOffset().At(o)
+	}
+	p.cons, err = kgo.NewClient(append(cfg.clientOpts(),
+		kgo.WithLogger(p.logs.named("consumer")),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: offsets}),
+		kgo.FetchMaxWait(cfg.FetchMaxWait),
+	)...)
+	if err != nil {
+		p.prod.Close()
+		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	return p, nil
+}
+
+// resolve returns each probed partition's end offset, checking they exist.
+func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) (map[int32]int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
+	}
+	if err := ends.Error(); err != nil {
+		return nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
+	}
+	got := make(map[int32]int64)
+	ends.Each(func(o kadm.ListedOffset) { got[o.Partition] = o.Offset })
+	if len(got) == 0 {
+		return nil, fmt.Errorf("%s: %w (kbf up creates it)", topic, ErrTopicMissing)
+	}
+	if len(want) == 0 {
+		return got, nil
+	}
+	starts := make(map[int32]int64, len(want))
+	for _, part := range want {
+		o, ok := got[part]
+		if !ok {
+			return nil, fmt.Errorf("%s has no partition %d (it has %d)", topic, part, len(got))
+		}
+		starts[part] = o
+	}
+	return starts, nil
+}
+
+// Config returns the configuration in effect, with the partitions resolved
+// and the run ID chosen.
+func (p *Probe) Config() Config { return p.cfg }
+
+// StartOffsets returns, per partition, the offset the probe's first record
+// can take: the log's end when the probe started.
+func (p *Probe) StartOffsets() map[int32]int64 {
+	m := make(map[int32]int64, len(p.starts))
+	for k, v := range p.starts {
+		m[k] = v
+	}
+	return m
+}
+
+// Progress returns every partition's progress so far, by partition.
+func (p *Probe) Progress() []PartitionStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]PartitionStats, 0, len(p.parts))
+	for _, part := range p.cfg.Partitions {
+		out = append(out, p.parts[part].stats)
+	}
+	return out
+}
+
+// Run sends until ctx is done, then waits up to the drain time for what is
+// outstanding, writes every message and closes the clients. It returns the
+// partitions' final progress; the error is the first write error, if any.
+func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
+	flushDone := make(chan struct{})
+	stopFlush := make(chan struct{})
+	go p.flushEvery(time.Second, stopFlush, flushDone)
+
+	consCtx, stopCons := context.WithCancel(context.WithoutCancel(ctx))
+	consDone := make(chan struct{})
+	go func() {
+		defer close(consDone)
+		p.consume(consCtx)
+	}()
+
+	p.send(ctx)
+
+	drainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Drain)
+	defer cancel()
+	p.prod.Flush(drainCtx) // returns early when drainCtx expires
+	p.waitReceived(drainCtx)
+
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	stopCons()
+	<-consDone
+	p.prod.Close()
+	p.cons.Close()
+	close(stopFlush)
+	<-flushDone
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.writeRemaining()
+	if err := p.enc.Flush(); err != nil && p.werr == nil {
+		p.werr = fmt.Errorf("write messages: %w", err)
+	}
+	if err := p.logs.flush(); err != nil && p.werr == nil {
+		p.werr = fmt.Errorf("write client log: %w", err)
+	}
+	out := make([]PartitionStats, 0, len(p.parts))
+	for _, part := range p.cfg.Partitions {
+		out = append(out, p.parts[part].stats)
+	}
+	return out, p.werr
+}
+
+// send produces one record per partition every interval until ctx is done.
+func (p *Probe) send(ctx context.Context) {
+	t := time.NewTicker(p.cfg.Interval)
+	defer t.Stop()
+	for {
+		for _, part := range p.cfg.Partitions {
+			p.produce(ctx, part)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (p *Probe) produce(ctx context.Context, part int32) {
+	p.mu.Lock()
+	ps := p.parts[part]
+	seq := ps.next
+	ps.next++
+	now := time.Now()
+	m := &results.Message{Partition: part, Seq: seq, Offset: -1, Sent: now}
+	ps.pending[seq] = m
+	ps.stats.Sent++
+	p.mu.Unlock()
+
+	r := &kgo.Record{
+		Topic:     p.cfg.Topic,
+		Partition: part,
+		Value:     encodeValue(p.cfg.RunID, part, seq, now),
+	}
+	// The record's context must outlive ctx: cancelling the send loop must
+	// not fail what is already buffered.
+	p.prod.Produce(context.WithoutCancel(ctx), r, func(r *kgo.Record, err error) {
+		p.acked(part, seq, r, err)
+	})
+}
+
+// acked records a produce result, in the producer's goroutine.
+func (p *Probe) acked(part int32, seq int64, r *kgo.Record, err error) {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing {
+		return
+	}
+	ps := p.parts[part]
+	m := ps.pending[seq]
+	if m == nil {
+		return
+	}
+	if err != nil {
+		m.Err = err.Error()
+		ps.stats.Failed++
+		ps.stats.LastFailed = m.Err
+		return // kept until the end: a failed record may yet be read
+	}
+	m.Acked = now
+	m.Offset = r.Offset
+	ps.stats.Acked++
+	ps.stats.LastAck = now
+	p.maybeDone(ps, m)
+}
+
+// consume reads the probed partitions until ctx is done.
+func (p *Probe) consume(ctx context.Context) {
+	for {
+		fs := p.cons.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		p.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) {
+			v, ok := decodeValue(r.Value)
+			if !ok || v.runID != p.cfg.RunID || v.partition != r.Partition {
+				return
+			}
+			ps := p.parts[r.Partition]
+			if ps == nil {
+				return
+			}
+			m := ps.pending[v.seq]
+			if m == nil || !m.Received.IsZero() {
+				return // already complete, or read twice: the read-back judges that
+			}
+			m.Received = now
+			ps.stats.Received++
+			ps.stats.LastRecv = now
+			p.maybeDone(ps, m)
+		})
+		p.mu.Unlock()
+	}
+}
+
+// maybeDone writes a message once it is both acknowledged and read.
+func (p *Probe) maybeDone(ps *partition, m *results.Message) {
+	if m.Acked.IsZero() || m.Received.IsZero() || m.Err != "" {
+		return
+	}
+	delete(ps.pending, m.Seq)
+	p.enc.Encode(m)
+}
+
+// waitReceived waits until every acknowledged message has been read, or ctx
+// is done.
+func (p *Probe) waitReceived(ctx context.Context) {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		p.mu.Lock()
+		waiting := false
+		for _, ps := range p.parts {
+			for _, m := range ps.pending {
+				if !m.Acked.IsZero() && m.Received.IsZero() {
+					waiting = true
+					break
+				}
+			}
+		}
+		p.mu.Unlock()
+		if !waiting {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// writeRemaining writes the messages not yet written — failed, never
+// acknowledged or never read — in partition and sequence order.
+func (p *Probe) writeRemaining() {
+	for _, part := range p.cfg.Partitions {
+		ps := p.parts[part]
+		seqs := make([]int64, 0, len(ps.pending))
+		for s := range ps.pending {
+			seqs = append(seqs, s)
+		}
+		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+		for _, s := range seqs {
+			p.enc.Encode(ps.pending[s])
+		}
+		clear(ps.pending)
+	}
+}
+
+// flushEvery writes buffered rows and log lines every d, so a crash loses at
+// most the last d of what was complete.
+func (p *Probe) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		if err := p.enc.Flush(); err != nil && p.werr == nil {
+			p.werr = fmt.Errorf("write messages: %w", err)
+		}
+		p.mu.Unlock()
+		if err := p.logs.flush(); err != nil {
+			p.mu.Lock()
+			if p.werr == nil {
+				p.werr = fmt.Errorf("write client log: %w", err)
+			}
+			p.mu.Unlock()
+		}
+	}
+}

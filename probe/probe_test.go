@@ -1,0 +1,270 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// These tests check the probe's bookkeeping against kfake, franz-go's fake
+// cluster. kfake moves leaders and injects errors but has no ISR, high
+// watermark or fencing: no timing here says anything about Kafka.
+
+func newFake(t *testing.T) *kfake.Cluster {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func testConfig(c *kfake.Cluster) Config {
+	cfg := Defaults()
+	cfg.Bootstrap = c.ListenAddrs()
+	cfg.Interval = 5 * time.Millisecond
+	cfg.Drain = 5 * time.Second
+	return cfg
+}
+
+// runProbe runs a probe for d, calling during (if set) halfway, and returns
+// the decoded messages.
+func runProbe(t *testing.T, cfg Config, d time.Duration, during func()) ([]results.Message, *bytes.Buffer) {
+	t.Helper()
+	var csv, log bytes.Buffer
+	ctx := context.Background()
+	p, err := New(ctx, cfg, Output{Messages: &csv, ClientLog: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	if during != nil {
+		time.AfterFunc(d/2, during)
+	}
+	if _, err := p.Run(rctx); err != nil {
+		t.Fatal(err)
+	}
+	dec := results.NewDecoder(&csv, "probe.csv")
+	var ms []results.Message
+	for {
+		var m results.Message
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("decode what the probe wrote: %v", err)
+		}
+		ms = append(ms, m)
+	}
+	return ms, &log
+}
+
+// checkComplete checks every message was acked and read exactly once, with
+// sequences from 0 without holes, and offsets rising with sequences.
+func checkComplete(t *testing.T, ms []results.Message, parts int) {
+	t.Helper()
+	type key struct {
+		p int32
+		s int64
+	}
+	seen := map[key]bool{}
+	maxSeq := map[int32]int64{}
+	offsetOf := map[key]int64{}
+	for _, m := range ms {
+		k := key{m.Partition, m.Seq}
+		if seen[k] {
+			t.Errorf("p%d seq %d written twice", m.Partition, m.Seq)
+		}
+		seen[k] = true
+		if m.Err != "" || m.Acked.IsZero() || m.Received.IsZero() || m.Offset < 0 {
+			t.Errorf("p%d seq %d incomplete: %+v", m.Partition, m.Seq, m)
+		}
+		if m.Acked.Before(m.Sent) {
+			t.Errorf("p%d seq %d acked before it was sent", m.Partition, m.Seq)
+		}
+		if m.Seq > maxSeq[m.Partition] {
+			maxSeq[m.Partition] = m.Seq
+		}
+		offsetOf[k] = m.Offset
+	}
+	if len(maxSeq) != parts {
+		t.Fatalf("messages on %d partitions, want %d", len(maxSeq), parts)
+	}
+	for p, max := range maxSeq {
+		if max < 10 {
+			t.Errorf("p%d: only %d messages", p, max+1)
+		}
+		for s := int64(0); s <= max; s++ {
+			if !seen[key{p, s}] {
+				t.Errorf("p%d seq %d missing", p, s)
+				continue
+			}
+			if s > 0 && offsetOf[key{p, s}] <= offsetOf[key{p, s - 1}] {
+				t.Errorf("p%d seq %d at offset %d, not after seq %d's %d", p, s, offsetOf[key{p, s}], s-1, offsetOf[key{p, s - 1}])
+			}
+		}
+	}
+}
+
+func TestProbeHealthy(t *testing.T) {
+	c := newFake(t)
+	ms, log := runProbe(t, testConfig(c), 400*time.Millisecond, nil)
+	checkComplete(t, ms, 3)
+	if log.Len() == 0 {
+		t.Error("client log is empty")
+	}
+}
+
+func TestProbeLeaderMoved(t *testing.T) {
+	c := newFake(t)
+	cfg := testConfig(c)
+	moved := make(chan int32, 1)
+	ms, log := runProbe(t, cfg, 600*time.Millisecond, func() {
+		to := (c.LeaderFor("orders", 0) + 1) % 3 // kfake numbers nodes from 0
+		if err := c.MoveTopicPartition("orders", 0, to); err != nil {
+			t.Error(err)
+		}
+		moved <- to
+	})
+	checkComplete(t, ms, 3)
+	// The producer must have learnt the new leader, and said so in the log
+	// the timeline reads: from a metadata refresh, or from the broker's
+	// NOT_LEADER_OR_FOLLOWER answer naming the new leader (KIP-951).
+	to := <-moved
+	learnt := regexp.MustCompile(`(?m)^\S+ \S+ producer (metadata refresh topic partition data changed|moving producing partition due to kip-951 \S+) topic=orders partition=0 new_leader=` + strconv.Itoa(int(to)) + ` `)
+	if !learnt.Match(log.Bytes()) {
+		t.Errorf("client log lacks the producer's leader change to %d:\n%s", to, grep(log.String(), "partition=0"))
+	}
+}
+
+func TestProbeInjectedProduceError(t *testing.T) {
+	c := newFake(t)
+	cfg := testConfig(c)
+	// p1 alone on node 1, so its produce requests carry no other partition.
+	for part, node := range map[int32]int32{0: 0, 1: 1, 2: 0} {
+		if err := c.MoveTopicPartition("orders", part, node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var armed, injected atomic.Int32
+	// Once armed, answer one produce request carrying partition 1 with a
+	// non-retriable error: those records fail, the others are unaffected.
+	c.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if armed.Load() == 0 || injected.Load() > 0 {
+			return nil, nil, false
+		}
+		req := kr.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		hit := false
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				if rp.Partition != 1 {
+					return nil, nil, false
+				}
+				sp.ErrorCode = kerr.InvalidRecord.Code
+				hit = true
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		if !hit {
+			return nil, nil, false
+		}
+		injected.Add(1)
+		return resp, nil, true
+	})
+	ms, _ := runProbe(t, cfg, 600*time.Millisecond, func() { armed.Store(1) })
+	if injected.Load() == 0 {
+		t.Fatal("no produce request for partition 1 after arming; nothing injected")
+	}
+	failed := map[int32]int{}
+	for _, m := range ms {
+		if m.Err != "" {
+			failed[m.Partition]++
+			if !bytes.Contains([]byte(m.Err), []byte("INVALID_RECORD")) {
+				t.Errorf("p%d seq %d: error %q, want INVALID_RECORD", m.Partition, m.Seq, m.Err)
+			}
+			if !m.Acked.IsZero() {
+				t.Errorf("p%d seq %d failed yet has an ack time", m.Partition, m.Seq)
+			}
+		}
+	}
+	if failed[1] == 0 {
+		t.Errorf("no failed send recorded on p1; failed = %v", failed)
+	}
+	if failed[0]+failed[2] != 0 {
+		t.Errorf("failures on partitions without an injected error: %v", failed)
+	}
+}
+
+func TestValueRoundTrip(t *testing.T) {
+	now := time.Unix(1764473169, 115000123).UTC()
+	v, ok := decodeValue(encodeValue("abc123", 2, 99, now))
+	if !ok || v.runID != "abc123" || v.partition != 2 || v.seq != 99 || !v.sent.Equal(now) {
+		t.Fatalf("round trip: %+v %v", v, ok)
+	}
+	for _, bad := range []string{"", "kbf1", "kbf2 a 1 2 3", "kbf1 a x 2 3", "kbf1 a 1 2"} {
+		if _, ok := decodeValue([]byte(bad)); ok {
+			t.Errorf("decodeValue(%q) accepted", bad)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Config)
+	}{
+		{"no bootstrap", func(c *Config) { c.Bootstrap = nil }},
+		{"no topic", func(c *Config) { c.Topic = "" }},
+		{"zero interval", func(c *Config) { c.Interval = 0 }},
+		{"acks 0", func(c *Config) { c.Acks = "0" }},
+		{"backoff max below min", func(c *Config) { c.RetryBackoffMax = time.Millisecond }},
+		{"negative partition", func(c *Config) { c.Partitions = []int32{-1} }},
+		{"zero delivery timeout", func(c *Config) { c.DeliveryTimeout = 0 }},
+	}
+	good := Defaults()
+	if err := good.Validate(); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Defaults()
+			tt.mod(&c)
+			if err := c.Validate(); err == nil {
+				t.Error("accepted")
+			}
+		})
+	}
+}
+
+func grep(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,82 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// ReadBack reads each partition of topic from its start offset to its
+// current high watermark and writes, in offset order, every record of run
+// runID it finds. It is the evidence the integrity check weighs against what
+// the probe saw acknowledged.
+func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, starts map[int32]int64, out *results.LogEncoder) (int, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		return 0, fmt.Errorf("read-back client: %w", err)
+	}
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	cl.Close()
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read back %s: end offsets: %w", topic, err)
+	}
+	left := make(map[int32]int64) // partition → end offset still to reach
+	offsets := make(map[int32]kgo.Offset)
+	for part, start := range starts {
+		end, ok := ends.Lookup(topic, part)
+		if !ok {
+			return 0, fmt.Errorf("read back %s: no end offset for partition %d", topic, part)
+		}
+		if end.Offset > start {
+			left[part] = end.Offset
+			offsets[part] = kgo.NewOffset().At(start)
+		}
+	}
+	if len(left) == 0 {
+		return 0, nil
+	}
+	cl, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
+		kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		return 0, fmt.Errorf("read-back client: %w", err)
+	}
+	defer cl.Close()
+	n := 0
+	for len(left) > 0 {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			return n, fmt.Errorf("read back %s: %w", topic, err)
+		}
+		var ferr error
+		fs.EachError(func(t string, p int32, err error) {
+			if ferr == nil {
+				ferr = fmt.Errorf("read back %s[%d]: %w", t, p, err)
+			}
+		})
+		if ferr != nil {
+			return n, ferr
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if v, ok := decodeValue(r.Value); ok && v.runID == runID && v.partition == r.Partition {
+				out.Encode(results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.seq})
+				n++
+			}
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+		})
+		if err := out.Flush(); err != nil {
+			return n, fmt.Errorf("write read-back: %w", err)
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,325 @@
+// Package results is the on-disk format of a kbf run: the probe's per-message
+// CSV, the read-back CSV of the log, and the metadata file beside them. The run
+// (probe, chaos) writes these files and the analysis (gaps, timeline, report)
+// reads them back; the two meet only here, so a run can be re-analysed years
+// later without Docker or Kafka.
+//
+// The probe CSV (probe.csv) has a header row and one row per message, in the
+// order the messages completed, which is not the order they were sent:
+//
+//	partition,seq,offset,sent,acked,received,error
+//	0,0,1042,2026-11-30T03:26:09.080123456Z,2026-11-30T03:26:09.084001200Z,2026-11-30T03:26:09.086311000Z,
+//	1,0,,2026-11-30T03:26:09.080130001Z,,,NOT_ENOUGH_REPLICAS: ...
+//
+//	partition  Kafka partition number
+//	seq        the probe's sequence number within the partition, from 0
+//	offset     offset the broker assigned in its ack; empty if never acked
+//	sent       when the record was handed to the producer
+//	acked      when the producer's ack arrived; empty if never acked
+//	received   when the probe's consumer read it; empty if never read
+//	error      why the send failed, as the client reported it; empty on success;
+//	           its line breaks are written as spaces, so a row is one line
+//
+// Times are RFC 3339 in UTC with nine fractional digits. An empty cell means
+// the value is absent. The format's version is FormatVersion, kept in the
+// metadata file.
+package results
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// FormatVersion is the version of every file this package writes. A reader
+// refuses a run whose metadata names a newer version.
+const FormatVersion = 1
+
+// Message is one probe record's fate.
+type Message struct {
+	Partition int32
+	Seq       int64
+	Offset    int64 // -1 when never acked
+	Sent      time.Time
+	Acked     time.Time // zero when never acked
+	Received  time.Time // zero when never read
+	Err       string    // empty when the send succeeded
+}
+
+// Failed reports whether the producer gave up on the message.
+func (m *Message) Failed() bool { return m.Err != "" }
+
+var probeHeader = []string{"partition", "seq", "offset", "sent", "acked", "received", "error"}
+
+// timeLayout writes nine fractional digits always, so every time has one width.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// ParseError is a decoding error located in its file. Line and Column count
+// from 1; Column is 0 when the error concerns the whole line.
+type ParseError struct {
+	File   string
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	where := e.File
+	if where == "" {
+		where = "line"
+	} else {
+		where += ": line"
+	}
+	if e.Column > 0 {
+		return fmt.Sprintf("%s %d, column %d: %v", where, e.Line, e.Column, e.Err)
+	}
+	return fmt.Sprintf("%s %d: %v", where, e.Line, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// Errors a decoder reports inside a ParseError.
+var (
+	ErrHeader    = errors.New("wrong header")
+	ErrTruncated = errors.New("last line is cut short (no newline): the writer stopped mid-line")
+	ErrEmpty     = errors.New("empty file: no header")
+)
+
+// lineWriter buffers whole rows and hands them to w only on Flush, so a crash
+// between flushes never leaves half a row on disk.
+type lineWriter struct {
+	w   io.Writer
+	buf bytes.Buffer
+	csv *csv.Writer
+	row []string
+}
+
+func newLineWriter(w io.Writer, header []string) *lineWriter {
+	lw := &lineWriter{w: w, row: make([]string, len(header))}
+	lw.csv = csv.NewWriter(&lw.buf)
+	lw.csv.Write(header) // a bytes.Buffer does not fail
+	return lw
+}
+
+func (lw *lineWriter) write() {
+	lw.csv.Write(lw.row)
+}
+
+func (lw *lineWriter) flush() error {
+	lw.csv.Flush()
+	if lw.buf.Len() == 0 {
+		return nil
+	}
+	_, err := lw.w.Write(lw.buf.Bytes())
+	lw.buf.Reset()
+	return err
+}
+
+// Encoder writes the probe CSV. Rows are held in memory until Flush.
+type Encoder struct{ lw *lineWriter }
+
+// NewEncoder returns an Encoder that writes the header and then rows to w.
+func NewEncoder(w io.Writer) *Encoder {
+	return &Encoder{lw: newLineWriter(w, probeHeader)}
+}
+
+// Encode buffers one row.
+func (e *Encoder) Encode(m *Message) {
+	r := e.lw.row
+	r[0] = strconv.FormatInt(int64(m.Partition), 10)
+	r[1] = strconv.FormatInt(m.Seq, 10)
+	r[2] = ""
+	if m.Offset >= 0 {
+		r[2] = strconv.FormatInt(m.Offset, 10)
+	}
+	r[3] = formatTime(m.Sent)
+	r[4] = formatTime(m.Acked)
+	r[5] = formatTime(m.Received)
+	r[6] = oneLine(m.Err)
+	e.lw.write()
+}
+
+// oneLine replaces the line breaks in s by spaces. A CSV reader folds a
+// quoted CR LF into LF, so a multi-line error would not read back as
+// written; and a row per line keeps the file greppable.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return lineBreaks.Replace(s)
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
+
+// Flush writes the buffered rows.
+func (e *Encoder) Flush() error { return e.lw.flush() }
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(timeLayout)
+}
+
+// lineReader wraps a csv.Reader with header checking, located errors and the
+// detection of a last line without its newline. It reads one row ahead, so it
+// knows a row is the last before handing it out.
+type lineReader struct {
+	file   string
+	csv    *csv.Reader
+	tail   *tailReader
+	names  []string
+	header bool // the header has been read
+
+	// The row read ahead, its error, and its fields' positions.
+	ahead    []string
+	aheadErr error
+	aheadPos [][2]int
+
+	row []string
+	pos [][2]int // line and column of each field of row
+}
+
+func newLineReader(r io.Reader, file string, header []string) *lineReader {
+	t := &tailReader{r: r}
+	cr := csv.NewReader(t)
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = len(header)
+	return &lineReader{file: file, csv: cr, tail: t, names: header,
+		ahead: make([]string, len(header)), aheadPos: make([][2]int, len(header)),
+		row: make([]string, len(header)), pos: make([][2]int, len(header))}
+}
+
+// read reads the next row into the look-ahead slot.
+func (lr *lineReader) read() {
+	rec, err := lr.csv.Read()
+	lr.aheadErr = err
+	if err != nil {
+		lr.aheadErr = lr.truncated(err, len(rec))
+		return
+	}
+	copy(lr.ahead, rec)
+	for i := range rec {
+		lr.aheadPos[i][0], lr.aheadPos[i][1] = lr.csv.FieldPos(i)
+	}
+}
+
+// truncated returns ErrTruncated in place of err when the row that failed
+// is the last and has no newline: a writer that stopped mid-line leaves a
+// row with too few fields or an open quote, and the cut is the cause to
+// report. An error stops the reader, so reading past the row costs nothing.
+// n is the number of fields the failed row had.
+func (lr *lineReader) truncated(err error, n int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if _, next := lr.csv.Read(); next == io.EOF && !lr.tail.newline {
+		return &ParseError{File: lr.file, Line: pe.StartLine, Err: ErrTruncated}
+	}
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		return lr.fieldCountError(pe.Line, n)
+	}
+	return err
+}
+
+func (lr *lineReader) fieldCountError(line, n int) error {
+	return &ParseError{File: lr.file, Line: line,
+		Err: fmt.Errorf("%w: %d, want %d (%s)", csv.ErrFieldCount, n, len(lr.names), joinComma(lr.names))}
+}
+
+// next returns the next data row, valid until the following call; io.EOF at
+// the end.
+func (lr *lineReader) next() ([]string, error) {
+	if !lr.header {
+		lr.header = true
+		rec, err := lr.csv.Read()
+		if err == io.EOF {
+			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrEmpty}
+		}
+		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
+			return nil, lr.csvError(err)
+		}
+		if !equal(rec, lr.names) {
+			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
+				Err: fmt.Errorf("%w: got %q, want %q", ErrHeader, joinComma(rec), joinComma(lr.names))}
+		}
+		lr.read()
+		if lr.aheadErr == io.EOF && !lr.tail.newline {
+			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
+		}
+	}
+	if lr.aheadErr == io.EOF {
+		return nil, io.EOF
+	}
+	if lr.aheadErr != nil {
+		return nil, lr.csvError(lr.aheadErr)
+	}
+	lr.row, lr.ahead = lr.ahead, lr.row
+	lr.pos, lr.aheadPos = lr.aheadPos, lr.pos
+	lr.read()
+	if lr.aheadErr == io.EOF && !lr.tail.newline {
+		return nil, &ParseError{File: lr.file, Line: lr.pos[0][0], Err: ErrTruncated}
+	}
+	return lr.row, nil
+}
+
+// fieldError locates err at field i of the current row.
+func (lr *lineReader) fieldError(i int, err error) error {
+	return &ParseError{File: lr.file, Line: lr.pos[i][0], Column: lr.pos[i][1],
+		Err: fmt.Errorf("%s: %w", lr.names[i], err)}
+}
+
+func (lr *lineReader) csvError(err error) error {
+	var located *ParseError
+	if errors.As(err, &located) {
+		return err
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{File: lr.file, Line: pe.Line, Column: pe.Column, Err: pe.Err}
+	}
+	return fmt.Errorf("%s: %w", lr.file, err)
+}
+
+// tailReader remembers whether the stream ended with a newline.
+type tailReader struct {
+	r       io.Reader
+	newline bool
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.newline = p[n-1] == '\n'
+	}
+	return n, err
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinComma(s []string) string {
+	var b bytes.Buffer
+	for i, f := range s {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}

@@ -1,0 +1,180 @@
+package results
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// The files of one trial, as named inside its directory.
+const (
+	MetaFile     = "meta.json"     // Meta, JSON
+	ProbeFile    = "probe.csv"     // Message rows
+	LogFile      = "log.csv"       // LogRecord rows: what the logs held afterwards
+	ClientLog    = "client.log"    // the probe's Kafka clients' log, see ClientLogFormat
+	NodeLogsDir  = "logs"          // logs/<node>/{server,controller,state-change}.log
+	TimelineFile = "timeline.json" // written by kbf run for convenience; report rebuilds it
+	ReportFile   = "report.txt"    // the text report as kbf run printed it
+	ReportJSON   = "report.json"   // the same in JSON
+	SummaryFile  = "summary.txt"   // a run directory's summary across trials
+	SummaryJSON  = "summary.json"
+)
+
+// ClientLogFormat documents client.log: one line per client log entry,
+//
+//	2026-11-30T03:26:17.460123456Z DEBUG producer metadata refresh topic partition data changed topic=orders partition=0 new_leader=2 ...
+//
+// time (RFC 3339, UTC, nine fractional digits), level, which client
+// (producer, consumer or admin), the message, then key=value pairs as the
+// client gave them; values with spaces are quoted with Go's %q.
+const ClientLogFormat = "time level client message key=value..."
+
+// Meta describes one trial or probe run. It is written when the run starts
+// and again when anything is learnt (the fault, the end), atomically.
+type Meta struct {
+	FormatVersion int       `json:"format_version"`
+	Kind          string    `json:"kind"` // "probe" or "trial"
+	KBFVersion    string    `json:"kbf_version"`
+	Command       []string  `json:"command"`
+	Trial         int       `json:"trial,omitempty"` // 1-based, within a run of --repeat trials
+	Started       time.Time `json:"started"`
+	Ended         time.Time `json:"ended,omitzero"`
+
+	Cluster Cluster `json:"cluster"`
+	Probe   Probe   `json:"probe"`
+	Fault   *Fault  `json:"fault,omitempty"`
+
+	// Recovery says what became of the cluster after the fault.
+	Recovery *Recovery `json:"recovery,omitempty"`
+	// Notes are things the run wants a reader to know (a phase that failed).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Cluster is what the run knew of the cluster.
+type Cluster struct {
+	Bootstrap    []string          `json:"bootstrap"`
+	Image        string            `json:"image,omitempty"`
+	KafkaVersion string            `json:"kafka_version,omitempty"`
+	Brokers      map[string]int32  `json:"brokers,omitempty"` // container service name → node id
+	Config       map[string]string `json:"config,omitempty"`  // broker settings that shape a stall
+}
+
+// Probe is the probe's configuration, and the client configuration in effect.
+type Probe struct {
+	Topic      string        `json:"topic"`
+	Partitions []int32       `json:"partitions"`
+	Interval   time.Duration `json:"interval_ns"`
+	Acks       string        `json:"acks"` // "all" or "1"
+	// StartOffsets are each partition's end offset before the first send:
+	// where the read-back begins.
+	StartOffsets map[int32]int64 `json:"start_offsets,omitempty"`
+	// Client is the franz-go configuration in effect, by option name.
+	Client map[string]string `json:"client"`
+	// RunID marks this run's records, so a read-back skips others'.
+	RunID string `json:"run_id"`
+}
+
+// Fault is one injected fault and the times it was seen.
+type Fault struct {
+	Broker string `json:"broker"` // service name, e.g. k1
+	NodeID int32  `json:"node_id"`
+	Kind   string `json:"kind"` // sigkill, sigterm
+	// SignalSent is when kbf asked the engine to signal the container.
+	SignalSent time.Time `json:"signal_sent"`
+	// Finished is the container's finish time as the engine recorded it.
+	Finished time.Time `json:"finished,omitzero"`
+	// TermLogged is the broker's "Terminating process due to signal SIGTERM"
+	// line, for a graceful stop.
+	TermLogged time.Time `json:"term_logged,omitzero"`
+	ExitCode   int       `json:"exit_code"`
+	// Escalated is true when a graceful stop outlived its grace period and
+	// was ended with SIGKILL.
+	Escalated bool `json:"escalated,omitempty"`
+}
+
+// At is the fault's start as the analysis uses it: for a SIGKILL the
+// process's end, for a graceful stop the broker's own SIGTERM line; the
+// signal's sending time where neither is known.
+func (f *Fault) At() time.Time {
+	switch {
+	case f.Kind == "sigterm" && !f.TermLogged.IsZero():
+		return f.TermLogged
+	case f.Kind != "sigterm" && !f.Finished.IsZero():
+		return f.Finished
+	}
+	return f.SignalSent
+}
+
+// Recovery records the cluster's return to its starting shape.
+type Recovery struct {
+	Restarted     time.Time `json:"restarted,omitzero"`
+	ISRFull       time.Time `json:"isr_full,omitzero"`
+	LeadersBack   bool      `json:"leaders_back"`
+	PreferredElec time.Time `json:"preferred_election,omitzero"`
+	Err           string    `json:"error,omitempty"`
+}
+
+// WriteMeta writes m to dir/meta.json atomically.
+func WriteMeta(dir string, m *Meta) error {
+	m.FormatVersion = FormatVersion
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode metadata: %w", err)
+	}
+	return WriteFileAtomic(filepath.Join(dir, MetaFile), append(b, '\n'))
+}
+
+// WriteFileAtomic writes b to a temporary file beside path and renames it
+// into place, so a reader sees the old file or the new, never half.
+func WriteFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ErrNewerFormat is reported for files written by a newer kbf.
+var ErrNewerFormat = errors.New("written by a newer kbf")
+
+// ReadMeta reads dir/meta.json.
+func ReadMeta(dir string) (*Meta, error) {
+	path := filepath.Join(dir, MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.FormatVersion > FormatVersion {
+		return nil, fmt.Errorf("%s: format version %d: %w (this one reads up to %d)",
+			path, m.FormatVersion, ErrNewerFormat, FormatVersion)
+	}
+	return &m, nil
+}
+
+// PartitionSet returns the probed partitions as a set, or nil when unknown.
+func (m *Meta) PartitionSet() map[int32]bool {
+	if len(m.Probe.Partitions) == 0 {
+		return nil
+	}
+	s := make(map[int32]bool, len(m.Probe.Partitions))
+	for _, p := range m.Probe.Partitions {
+		s[p] = true
+	}
+	return s
+}

@@ -1,0 +1,69 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// The read-back CSV (log.csv) lists what the partitions' logs held after a
+// trial, read from the trial's first offset to the end, one row per record
+// the probe wrote, in offset order per partition:
+//
+//	partition,offset,seq
+//	0,1042,0
+//	0,1043,1
+//
+// Records of other writers (or of earlier runs) are not listed.
+var logHeader = []string{"partition", "offset", "seq"}
+
+// LogRecord is one probe record found in a partition's log.
+type LogRecord struct {
+	Partition int32
+	Offset    int64
+	Seq       int64
+}
+
+// LogEncoder writes the read-back CSV; rows are held in memory until Flush.
+type LogEncoder struct{ lw *lineWriter }
+
+// NewLogEncoder returns a LogEncoder writing to w.
+func NewLogEncoder(w io.Writer) *LogEncoder {
+	return &LogEncoder{lw: newLineWriter(w, logHeader)}
+}
+
+// Encode buffers one row.
+func (e *LogEncoder) Encode(r LogRecord) {
+	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
+	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
+	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
+	e.lw.write()
+}
+
+// Flush writes the buffered rows.
+func (e *LogEncoder) Flush() error { return e.lw.flush() }
+
+// LogDecoder reads the read-back CSV.
+type LogDecoder struct{ lr *lineReader }
+
+// NewLogDecoder returns a LogDecoder reading r; file names r in errors.
+func NewLogDecoder(r io.Reader, file string) *LogDecoder {
+	return &LogDecoder{lr: newLineReader(r, file, logHeader)}
+}
+
+// Decode reads the next row; io.EOF after the last.
+func (d *LogDecoder) Decode(r *LogRecord) error {
+	row, err := d.lr.next()
+	if err != nil {
+		return err
+	}
+	var v [3]int64
+	for i := range v {
+		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
+			(i == 0 && v[i] > 1<<31-1) {
+			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %q", row[i]))
+		}
+	}
+	*r = LogRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2]}
+	return nil
+}
