@@ -1,0 +1,45 @@
+# kbf: build, test, benchmark.
+#
+#   make build         the kbf binary, ./kbf
+#   make test          unit tests, then integration tests against a real cluster in Docker
+#   make unit          unit tests only (no Docker)
+#   make integration   integration tests only (Docker; the image below)
+#   make bench         the report's and the decoder's benchmarks
+#   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X main.version=$(VERSION)
+
+# The tests use the offline image when it has been built, the official one otherwise.
+LOCAL_IMAGE := kbf/kafka:4.3.1
+KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
+export KBF_IMAGE
+
+.PHONY: build test unit integration bench image vet
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
+
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./...
+
+unit: vet
+	$(GO) test -count=1 ./...
+
+# One cluster at a time: integration packages run one after another (-p 1).
+integration:
+	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
+	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v ./...
+
+test: unit integration
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/
+
+# The offline image kbf/kafka:4.3.1, a stand-in for apache/kafka:4.3.1 under
+# compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,
+# Docker, Maven and Java; see image/build.sh.
+image:
+	image/build.sh
