@@ -1,0 +1,330 @@
+package timeline
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// maxLine is how much of one line is kept; the rest is skipped. Every message
+// a rule knows fits in far less, and a log may hold lines of any length.
+const maxLine = 64 << 10
+
+// lineReader returns a file's lines one at a time, counting them, without
+// their line ending, each cut to maxLine bytes.
+type lineReader struct {
+	r   *bufio.Reader
+	n   int // lines returned so far
+	buf []byte
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line; io.EOF after the last. A last line without a
+// newline is returned as any other: a killed process may leave one.
+func (lr *lineReader) next() (string, error) {
+	lr.buf = lr.buf[:0]
+	read := false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(chunk) > 0 {
+			read = true
+			if room := maxLine - len(lr.buf); room > 0 {
+				lr.buf = append(lr.buf, chunk[:min(room, len(chunk))]...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && !read:
+			return "", io.EOF
+		case err != nil && err != io.EOF:
+			return "", err
+		}
+		lr.n++
+		line := strings.TrimRight(string(lr.buf), "\r\n")
+		return line, nil
+	}
+}
+
+// parseKafkaLog reads one of a Kafka node's log4j files, written with the
+// pattern "[%d] %p %m (%c)%n":
+//
+//	[2026-11-30 03:26:17,385] INFO [QuorumController id=100] Fencing broker 1 at epoch 14 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)
+//
+// %d is "yyyy-MM-dd HH:mm:ss,SSS" in the container's zone, UTC. A line that
+// does not open with "[yyyy-" continues the record before it (a multi-line
+// message or a stack trace) and is skipped; only a record's first line is
+// matched. It passes each recognised event to emit and returns how many lines
+// it could not read: a record whose timestamp does not parse, or a
+// continuation line with no record before it.
+func parseKafkaLog(r io.Reader, node, name string, nodeID int32, emit func(Event)) (unparsed int, err error) {
+	lr := newLineReader(r)
+	const (
+		noRecord = iota
+		inRecord
+		inBadRecord
+	)
+	state := noRecord
+	var prev *Event
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return unparsed, nil
+		}
+		if err != nil {
+			return unparsed, fmt.Errorf("%s: line %d: %w", name, lr.n+1, err)
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if !recordStart(line) {
+			if state == noRecord {
+				unparsed++
+			}
+			continue
+		}
+		t, msg, ok := parseKafkaLine(line)
+		if !ok {
+			unparsed++
+			state = inBadRecord
+			continue
+		}
+		state = inRecord
+		e, r, known, err := match(msg)
+		if !known {
+			continue
+		}
+		if err != nil {
+			unparsed++
+			continue
+		}
+		e.Time, e.Node, e.Text = t, node, msg
+		e.Source = name + ":" + strconv.Itoa(lr.n)
+		if e.Broker == None && r.self {
+			e.Broker = nodeID
+		}
+		if e.Broker == None && prev != nil && slices.Contains(r.after, prev.Kind) {
+			if d := e.Time.Sub(prev.Time); d >= 0 && d <= time.Second {
+				e.Broker = prev.Broker
+			}
+		}
+		if r.leads && e.Leader == None {
+			e.Leader = e.Broker
+		}
+		emit(e)
+		prev = &e
+	}
+}
+
+// recordStart reports whether line opens a log4j record, "[yyyy-".
+func recordStart(line string) bool {
+	if len(line) < 6 || line[0] != '[' || line[5] != '-' {
+		return false
+	}
+	for _, c := range []byte(line[1:5]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseKafkaLine splits a record's first line into its time and message.
+func parseKafkaLine(line string) (time.Time, string, bool) {
+	end := strings.IndexByte(line, ']')
+	if end < 0 {
+		return time.Time{}, "", false
+	}
+	t, ok := parseLog4jTime(line[1:end])
+	if !ok {
+		return time.Time{}, "", false
+	}
+	rest := strings.TrimPrefix(line[end+1:], " ")
+	level, msg, _ := strings.Cut(rest, " ")
+	if !isLevel(level) {
+		msg = rest
+	}
+	return t, strings.TrimSpace(stripLogger(msg)), true
+}
+
+func isLevel(s string) bool {
+	switch s {
+	case "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL":
+		return true
+	}
+	return false
+}
+
+// stripLogger removes the trailing " (logger.name)" the pattern's "(%c)"
+// writes. A parenthesis without a dot, "(under-min-isr)", is the message's.
+func stripLogger(s string) string {
+	if !strings.HasSuffix(s, ")") {
+		return s
+	}
+	i := strings.LastIndex(s, " (")
+	if i < 0 {
+		return s
+	}
+	name := s[i+2 : len(s)-1]
+	if !strings.Contains(name, ".") {
+		return s
+	}
+	for _, c := range []byte(name) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '$' || c == '-') {
+			return s
+		}
+	}
+	return s[:i]
+}
+
+// parseLog4jTime parses "2026-11-30 03:26:17,385" as UTC. It also takes a
+// "T" for the space and a "." for the comma.
+func parseLog4jTime(s string) (time.Time, bool) {
+	if len(s) != 23 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+		s[13] != ':' || s[16] != ':' || (s[19] != ',' && s[19] != '.') {
+		return time.Time{}, false
+	}
+	num := func(a, b int) (int, bool) {
+		n := 0
+		for i := a; i < b; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	var v [7]int
+	for i, f := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 23}} {
+		n, ok := num(f[0], f[1])
+		if !ok {
+			return time.Time{}, false
+		}
+		v[i] = n
+	}
+	if v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 || v[5] > 60 {
+		return time.Time{}, false
+	}
+	t := time.Date(v[0], time.Month(v[1]), v[2], v[3], v[4], v[5], v[6]*int(time.Millisecond), time.UTC)
+	if t.Day() != v[2] { // 31 February
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// parseClientLog reads the probe's client.log (results.ClientLogFormat):
+//
+//	2026-11-30T03:26:17.460123456Z DEBUG producer metadata refresh topic partition data changed topic=orders partition=0 new_leader=2 ...
+//
+// It passes each recognised event to emit and returns how many lines it could
+// not read: no RFC 3339 time, level or client, or a recognised message whose
+// values do not parse.
+func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, err error) {
+	lr := newLineReader(r)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return unparsed, nil
+		}
+		if err != nil {
+			return unparsed, fmt.Errorf("%s: line %d: %w", name, lr.n+1, err)
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		ts, rest, _ := strings.Cut(line, " ")
+		level, rest, _ := strings.Cut(rest, " ")
+		client, msg, _ := strings.Cut(rest, " ")
+		t, err := results.ParseTime(ts)
+		if err != nil || t.IsZero() || level == "" || client == "" {
+			unparsed++
+			continue
+		}
+		e, ok, err := matchClient(msg)
+		if err != nil {
+			unparsed++
+			continue
+		}
+		if !ok {
+			continue
+		}
+		e.Time, e.Node, e.Text = t.UTC(), client, strings.TrimSpace(msg)
+		e.Source = name + ":" + strconv.Itoa(lr.n)
+		emit(e)
+	}
+}
+
+// matchClient recognises a client message by its text and fills the event
+// from its key=value pairs.
+func matchClient(msg string) (Event, bool, error) {
+	for _, cr := range clientRules {
+		if msg != cr.msg && !strings.HasPrefix(msg, cr.msg+" ") {
+			continue
+		}
+		kv, err := parseKeyValues(msg[len(cr.msg):])
+		if err != nil {
+			return Event{}, true, err
+		}
+		for _, key := range cr.need {
+			if _, ok := kv[key]; !ok {
+				return Event{}, true, fmt.Errorf("no %s", key)
+			}
+		}
+		e := newEvent(time.Time{}, "", cr.kind)
+		for key, field := range cr.keys {
+			if v, ok := kv[key]; ok {
+				if err := setField(&e, field, v); err != nil {
+					return Event{}, true, err
+				}
+			}
+		}
+		return e, true, nil
+	}
+	return Event{}, false, nil
+}
+
+// parseKeyValues reads " k=v k2=\"quoted value\" ..." as the probe writes it:
+// a value with a space, tab, quote or "=" in it, or an empty one, is quoted
+// with Go's %q.
+func parseKeyValues(s string) (map[string]string, error) {
+	kv := map[string]string{}
+	for {
+		s = strings.TrimLeft(s, " ")
+		if s == "" {
+			return kv, nil
+		}
+		key, rest, ok := strings.Cut(s, "=")
+		if !ok || key == "" || strings.ContainsAny(key, " \t\"") {
+			return nil, fmt.Errorf("not key=value: %q", s)
+		}
+		var v string
+		if strings.HasPrefix(rest, `"`) {
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, fmt.Errorf("value of %s: %w", key, err)
+			}
+			if v, err = strconv.Unquote(q); err != nil {
+				return nil, fmt.Errorf("value of %s: %w", key, err)
+			}
+			rest = rest[len(q):]
+			if rest != "" && rest[0] != ' ' {
+				return nil, fmt.Errorf("value of %s: text after the closing quote", key)
+			}
+		} else {
+			v, rest, _ = strings.Cut(rest, " ")
+		}
+		kv[key] = v
+		s = rest
+	}
+}

@@ -1,0 +1,305 @@
+package timeline
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A rule recognises one Kafka log message. Adding a wording variant (another
+// Kafka version, a line a real cluster wrote differently) is one more entry
+// in rules; the first rule that matches wins.
+//
+// The pattern is matched against the message alone: what follows "[date]
+// LEVEL " with the trailing " (logger.name)" removed, including any logging
+// context such as "[QuorumController id=100] ". Named groups fill the event:
+//
+//	broker, topic, partition, leader, prev, epoch, offset, count, isr
+//
+// Other groups are ignored. Where a value may or may not appear, or may move
+// between versions, put it in more: each is searched anywhere in the message.
+type rule struct {
+	kind Kind
+	// key is a literal every matching message contains, tested before the
+	// pattern to keep the scan of a large server.log cheap.
+	key  string
+	re   *regexp.Regexp
+	more []*regexp.Regexp
+	// self: the event concerns the node that logged it, so Broker is the
+	// node's id when the message does not name one.
+	self bool
+	// leads: the broker the event concerns leads the partition.
+	leads bool
+	// after: when the message names no broker, take the broker of the event
+	// just before it in the same file, if that is one of these kinds and
+	// less than a second older. The controller logs "handleBrokerFenced:
+	// changing N partition(s)" right after the line that says which broker.
+	after []Kind
+}
+
+// Logging contexts, as LogContext and Logging.logIdent write them.
+const (
+	anyContext    = `^(?:\[[^\]]*\] )?`
+	brokerContext = `^(?:\[Broker id=(?P<broker>\d+)[^\]]*\] )?` // StateChangeLogger
+)
+
+var rules = []rule{
+	// org.apache.kafka.common.utils.LoggingSignalHandler:
+	//	log.info("Terminating process due to signal {}", signal)
+	{kind: KindSignalReceived, key: "Terminating process due to signal",
+		re: regexp.MustCompile(`^Terminating process due to signal (?P<signal>\S+)`), self: true},
+
+	// BrokerLifecycleManager (kafka.server in 3.x, org.apache.kafka.server in 4.x),
+	// logIdent "[BrokerLifecycleManager id=N] ".
+	{kind: KindShutdownBegin, key: "Beginning controlled shutdown",
+		re:   regexp.MustCompile(`^(?:\[BrokerLifecycleManager id=(?P<broker>\d+)\] )?Beginning controlled shutdown`),
+		self: true},
+	{kind: KindShutdownReleased, key: "asked us to exit controlled shutdown",
+		re:   regexp.MustCompile(`^(?:\[BrokerLifecycleManager id=(?P<broker>\d+)\] )?The controller has asked us to exit controlled shutdown`),
+		self: true},
+	{kind: KindBrokerRunning, key: "The broker has been unfenced",
+		re:   regexp.MustCompile(`^(?:\[BrokerLifecycleManager id=(?P<broker>\d+)\] )?The broker has been unfenced\.`),
+		self: true},
+	// kafka.server.BrokerServer: info(s"Transition from $from to $to").
+	{kind: KindBrokerStopped, key: "Transition from SHUTTING_DOWN to SHUTDOWN",
+		re:   regexp.MustCompile(`^(?:\[BrokerServer id=(?P<broker>\d+)\] )?Transition from SHUTTING_DOWN to SHUTDOWN\b`),
+		self: true},
+
+	// org.apache.kafka.controller.ReplicationControlManager.maybeFenceOneStaleBroker:
+	//	4.x: "Fencing broker {} at epoch {} because its session has timed out."
+	//	3.x: "Fencing broker {} because its session has timed out."
+	{kind: KindFenced, key: "because its session has timed out",
+		re: regexp.MustCompile(anyContext + `Fencing broker (?P<broker>\d+)(?: at epoch (?P<epoch>\d+))? because its session has timed out`)},
+
+	// org.apache.kafka.controller.BrokerHeartbeatManager.calculateNextBrokerState.
+	{kind: KindFenceRequested, key: "has requested and been granted fencing",
+		re: regexp.MustCompile(anyContext + `Unfenced broker (?P<broker>\d+) has requested and been granted fencing`)},
+	{kind: KindControlledShutdown, key: "has requested and been granted a controlled shutdown",
+		re: regexp.MustCompile(anyContext + `Unfenced broker (?P<broker>\d+) has requested and been granted a controlled shutdown`)},
+	{kind: KindImmediateShutdown, key: "has requested and been granted an immediate",
+		re: regexp.MustCompile(anyContext + `(?:Unfenced|Fenced) broker (?P<broker>\d+) has requested and been granted an immediate\s+shutdown`)},
+	{kind: KindShutdownGranted, key: "to shut down has been granted",
+		re: regexp.MustCompile(anyContext + `The request from broker (?P<broker>\d+) to shut down has been granted`)},
+	// "... because it has caught up with the offset of it's register broker
+	// record {}." (the apostrophe is Kafka's; accept "its" too).
+	{kind: KindUnfenceGranted, key: "to unfence has been granted",
+		re: regexp.MustCompile(anyContext + `The request from broker (?P<broker>\d+) to unfence has been granted`)},
+
+	// org.apache.kafka.controller.ClusterControlManager.replay(RegisterBrokerRecord).
+	{kind: KindRegistered, key: "RegisterBrokerRecord",
+		re:   regexp.MustCompile(anyContext + `Replayed (?:initial )?RegisterBrokerRecord (?:for|modifying the registration for|establishing a new incarnation of) broker (?P<broker>\d+):`),
+		more: []*regexp.Regexp{regexp.MustCompile(`\bbrokerEpoch=(?P<epoch>\d+)`)}},
+
+	// ReplicationControlManager.generateLeaderAndIsrUpdates, at INFO:
+	//	log.info("{}: changing {} partition(s)", context, n)
+	// with context handleBrokerFenced, enterControlledShutdown[N],
+	// handleBrokerUnfenced, handleBrokerUnregistered, handleBrokerShutdown,
+	// handleBrokerUncleanShutdown, handleDirectoriesOffline[N:dir].
+	{kind: KindFenceChanges, key: "handleBrokerFenced: changing",
+		re:    regexp.MustCompile(anyContext + `handleBrokerFenced: changing (?P<count>\d+) partition\(s\)`),
+		after: []Kind{KindFenced, KindFenceRequested, KindImmediateShutdown, KindShutdownGranted}},
+	{kind: KindShutdownChanges, key: "enterControlledShutdown[",
+		re: regexp.MustCompile(anyContext + `enterControlledShutdown\[(?P<broker>\d+)\]: changing (?P<count>\d+) partition\(s\)`)},
+	{kind: KindUnfenceChanges, key: "handleBrokerUnfenced: changing",
+		re:    regexp.MustCompile(anyContext + `handleBrokerUnfenced: changing (?P<count>\d+) partition\(s\)`),
+		after: []Kind{KindUnfenceGranted}},
+	{kind: KindPartitionsChanged, key: ": changing ",
+		re: regexp.MustCompile(anyContext + `(?P<context>\w+(?:\[(?P<broker>\d+)(?::[^\]]*)?\])?): changing (?P<count>\d+) partition\(s\)`)},
+
+	// org.apache.kafka.metadata.PartitionRegistration.maybeLogPartitionChange:
+	// INFO "UNCLEAN partition change for {}: {}", DEBUG "partition change for
+	// {}: {}", the description "T-P with topic ID X" and the diff
+	// "isr: [1, 2, 3] -> [2, 3], leader: 1 -> 2, leaderEpoch: 0 -> 1, ...".
+	{kind: KindPartitionChange, key: "partition change for ",
+		re: regexp.MustCompile(anyContext + `(?:UNCLEAN )?partition change for (?P<topic>\S+)-(?P<partition>\d+) with topic ID \S+: `),
+		more: []*regexp.Regexp{
+			regexp.MustCompile(`\bisr: \[[^\]]*\] -> \[(?P<isr>[^\]]*)\]`),
+			regexp.MustCompile(`\bleader: (?P<prev>-?\d+) -> (?P<leader>-?\d+)`),
+			regexp.MustCompile(`\bleaderEpoch: -?\d+ -> (?P<epoch>-?\d+)`),
+		}},
+
+	// kafka.cluster.Partition.makeLeader, to state.change.logger:
+	//	4.x: "Leader $tp with topic id $topicId starts at leader epoch E from offset O
+	//	      with partition epoch PE, high watermark H, ISR [..], adding replicas [..]
+	//	      and removing replicas [..] (under-min-isr)?. Previous leader $opt and
+	//	      previous leader epoch was PLE."
+	//	3.x: "Leader $tp starts at leader epoch E from offset O with high watermark H
+	//	      ISR [..] addingReplicas [..] removingReplicas [..]. Previous leader epoch was PLE."
+	{kind: KindLeaderStarted, key: "starts at leader epoch",
+		re: regexp.MustCompile(brokerContext + `Leader (?P<topic>\S+)-(?P<partition>\d+) (?:with topic id \S+ )?starts at leader epoch (?P<epoch>\d+) from offset (?P<offset>\d+)`),
+		more: []*regexp.Regexp{
+			regexp.MustCompile(`\bISR \[(?P<isr>[\d,\s]*)\]`),
+			regexp.MustCompile(`\bPrevious leader (?:Some\()?(?P<prev>\d+)`),
+		},
+		self: true, leads: true},
+	// Partition.makeFollower:
+	//	"Follower $tp starts at leader epoch E from offset O with partition epoch PE
+	//	 and high watermark H. Current leader is L. Previous leader $opt and ..."
+	{kind: KindFollowerStarted, key: "starts at leader epoch",
+		re:   regexp.MustCompile(brokerContext + `Follower (?P<topic>\S+)-(?P<partition>\d+) (?:with topic id \S+ )?starts at leader epoch (?P<epoch>\d+) from offset (?P<offset>\d+)`),
+		more: []*regexp.Regexp{regexp.MustCompile(`\bCurrent leader is (?P<leader>-?\d+)`)},
+		self: true},
+	// Partition.makeLeader when the leader epoch did not change (an ISR
+	// change reaching the leader through the metadata log):
+	//	"Skipped the become-leader state change for $tp with topic id $topicId and
+	//	 partition state $state since it is already the leader with leader epoch E.
+	//	 Current high watermark H, ISR [..], adding replicas [..] and removing replicas [..]."
+	{kind: KindLeaderUpdated, key: "Skipped the become-leader state change",
+		re: regexp.MustCompile(brokerContext + `Skipped the become-leader state change for (?P<topic>\S+)-(?P<partition>\d+) .*?since it is already the leader with leader epoch (?P<epoch>\d+)`),
+		more: []*regexp.Regexp{
+			regexp.MustCompile(`Current high watermark \d+, ISR \[(?P<isr>[\d,\s]*)\]`),
+		},
+		self: true, leads: true},
+
+	// kafka.cluster.Partition, logIdent "[Partition $tp broker=$id] ", to server.log:
+	//	maybeShrinkIsr: "Shrinking ISR from 1,2,3 to 2,3. Leader: (highWatermark: H,
+	//	  endOffset: E). Out of sync replicas: (brokerId: 1, endOffset: ..., lastCaughtUpTimeMs: ...)."
+	//	handleAlterPartitionUpdate: "ISR updated to 2,3,1 (under-min-isr)? and version updated to V"
+	//	Kafka 2.x: "Expanding ISR from 2,3 to 2,3,1"
+	{kind: KindISRShrink, key: "Shrinking ISR from",
+		re:   regexp.MustCompile(`^\[Partition (?P<topic>\S+)-(?P<partition>\d+) broker=(?P<broker>\d+)\] Shrinking ISR from (?P<from>[\d,\s]*) to (?P<isr>[\d,]*)`),
+		self: true, leads: true},
+	{kind: KindISRExpand, key: "Expanding ISR from",
+		re:   regexp.MustCompile(`^\[Partition (?P<topic>\S+)-(?P<partition>\d+) broker=(?P<broker>\d+)\] Expanding ISR from (?P<from>[\d,\s]*) to (?P<isr>[\d,]*)`),
+		self: true, leads: true},
+	{kind: KindISRUpdated, key: "ISR updated to",
+		re:   regexp.MustCompile(`^\[Partition (?P<topic>\S+)-(?P<partition>\d+) broker=(?P<broker>\d+)\] ISR updated to (?P<isr>[\d,]*)`),
+		self: true, leads: true},
+}
+
+// A clientRule recognises one franz-go log message in client.log by its
+// exact text, and names the key=value pairs that fill the event, by the same
+// field names the Kafka rules' groups use.
+type clientRule struct {
+	kind Kind
+	msg  string
+	keys map[string]string // franz-go key → event field
+	need []string          // keys a line must have to count
+}
+
+var clientRules = []clientRule{
+	// franz-go pkg/kgo/metadata.go, mergeTopicPartitions:
+	//	cl.cfg.logger.Log(LogLevelDebug, "metadata refresh topic partition data changed",
+	//	    "topic", topic, "partition", part, "new_leader", newTP.leader,
+	//	    "new_leader_epoch", newTP.leaderEpoch, "old_leader", oldTP.leader,
+	//	    "old_leader_epoch", oldTP.leaderEpoch)
+	{kind: KindClientLeader, msg: "metadata refresh topic partition data changed",
+		keys: map[string]string{"topic": "topic", "partition": "partition",
+			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
+		need: []string{"topic", "partition", "new_leader"}},
+	// franz-go pkg/kgo/topics_and_partitions.go: a broker's
+	// NOT_LEADER_OR_FOLLOWER answer that names the new leader (KIP-951)
+	// moves the partition before any metadata refresh.
+	//	cl.cfg.logger.Log(LogLevelInfo, "moving producing partition due to kip-951 not_leader_for_partition",
+	//	    "topic", ..., "partition", ..., "new_leader", ..., "new_leader_epoch", ...,
+	//	    "old_leader", ..., "old_leader_epoch", ...)
+	{kind: KindClientLeader, msg: "moving producing partition due to kip-951 not_leader_for_partition",
+		keys: map[string]string{"topic": "topic", "partition": "partition",
+			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
+		need: []string{"topic", "partition", "new_leader"}},
+	{kind: KindClientLeader, msg: "moving consuming partition due to kip-951 not_leader_for_partition",
+		keys: map[string]string{"topic": "topic", "partition": "partition",
+			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
+		need: []string{"topic", "partition", "new_leader"}},
+}
+
+var topicIDPattern = regexp.MustCompile(` with topic ID \S+`)
+
+// match finds the rule that recognises msg and returns its event with the
+// message's own fields set. ok is false for a message no rule knows; err is
+// set for one a rule knows whose numbers do not parse.
+func match(msg string) (Event, *rule, bool, error) {
+	for i := range rules {
+		r := &rules[i]
+		if !strings.Contains(msg, r.key) {
+			continue
+		}
+		m := r.re.FindStringSubmatch(msg)
+		if m == nil {
+			continue
+		}
+		e := newEvent(time.Time{}, "", r.kind)
+		if err := fill(&e, r.re, m); err != nil {
+			return e, r, true, err
+		}
+		for _, re := range r.more {
+			if m := re.FindStringSubmatch(msg); m != nil {
+				if err := fill(&e, re, m); err != nil {
+					return e, r, true, err
+				}
+			}
+		}
+		return e, r, true, nil
+	}
+	return Event{}, nil, false, nil
+}
+
+func fill(e *Event, re *regexp.Regexp, m []string) error {
+	for i, name := range re.SubexpNames() {
+		if i == 0 || name == "" || m[i] == "" {
+			continue
+		}
+		if err := setField(e, name, m[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setField sets the event field a rule's group or a client key names.
+// Unknown names are ignored, so a pattern may capture for its own use.
+func setField(e *Event, name, v string) error {
+	var err error
+	switch name {
+	case "broker":
+		e.Broker, err = parseID(v)
+	case "topic":
+		e.Topic = v
+	case "partition":
+		e.Partition, err = parseID(v)
+		if err == nil && e.Partition < 0 {
+			err = fmt.Errorf("negative partition %d", e.Partition)
+		}
+	case "leader":
+		e.Leader, err = parseID(v)
+	case "prev":
+		e.PrevLeader, err = parseID(v)
+	case "epoch":
+		e.Epoch, err = strconv.ParseInt(v, 10, 64)
+	case "offset":
+		e.Offset, err = strconv.ParseInt(v, 10, 64)
+	case "count":
+		var n int64
+		n, err = strconv.ParseInt(v, 10, 32)
+		e.Count = int(n)
+	case "isr":
+		e.ISR, err = parseISR(v)
+	default:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %q: %w", name, v, err)
+	}
+	return nil
+}
+
+func parseID(v string) (int32, error) {
+	n, err := strconv.ParseInt(v, 10, 32)
+	return int32(n), err
+}
+
+// parseISR reads a replica list as Kafka prints it: "2,3", "2, 3" or "[2,3]".
+func parseISR(v string) ([]int32, error) {
+	v = strings.Trim(strings.TrimSpace(v), "[]")
+	isr := []int32{}
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		id, err := parseID(f)
+		if err != nil {
+			return nil, err
+		}
+		isr = append(isr, id)
+	}
+	return isr, nil
+}

@@ -1,0 +1,318 @@
+// Package timeline reads a trial's logs — controller.log, each broker's
+// state-change.log and server.log, the probe clients' client.log — and the
+// fault record, and produces typed events merged in time order.
+//
+// Only what the report needs is kept: a fixed set of Kafka messages (the
+// rules table in rules.go, each with the Kafka source it comes from), the
+// franz-go metadata changes in client.log, and the fault's own times. Every
+// other line is skipped. The package reads files only; it needs neither
+// Docker nor a Kafka client, so a trial can be re-read years later.
+package timeline
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// NodeKBF is the node of the events kbf itself recorded (the signal sent).
+const NodeKBF = "kbf"
+
+// The log files of a Kafka node, as config/log4j2.yaml names them. Rotated
+// files carry a suffix: server.log.2026-11-30-03.
+const (
+	ServerLog      = "server.log"       // everything not routed elsewhere
+	ControllerLog  = "controller.log"   // org.apache.kafka.controller
+	StateChangeLog = "state-change.log" // state.change.logger
+)
+
+// Sources names what a timeline is built from.
+type Sources struct {
+	// Nodes maps a node's name (c1, k1, ...) to its log files, each base
+	// name's rotated files before the current one. A listed file that does
+	// not exist is reported in Timeline.Missing, not as an error.
+	Nodes map[string][]string
+	// NodeIDs maps a node's name to its Kafka node id, for messages about
+	// the node that logged them that do not name it.
+	NodeIDs map[string]int32
+	// ClientLog is the probe's client.log; "" when there is none to read.
+	ClientLog string
+	// Fault is the injected fault; nil when there was none.
+	Fault *results.Fault
+	// Topics, when set, keeps the partition events of these topics only.
+	Topics []string
+}
+
+// Options narrow a timeline.
+type Options struct {
+	// From and To bound the events' times, both inclusive; a zero time
+	// leaves that side open.
+	From, To time.Time
+}
+
+// Timeline is a trial's events in time order. Events at the same time keep
+// the order of their sources: the fault record, then the nodes by name (each
+// node's files in the order given, each file in line order), then client.log.
+type Timeline struct {
+	Fault  *results.Fault
+	Events []Event
+	// Missing lists expected files that were absent, as "c1 controller.log"
+	// or "client.log".
+	Missing []string
+	// Unparsed counts lines that could not be read: a timestamp that does
+	// not parse, a stray continuation line, a recognised message whose
+	// numbers do not parse.
+	Unparsed int
+}
+
+// FromDir returns the sources of the trial in dir, laid out as the results
+// package writes it: logs/<node>/{server,controller,state-change}.log with
+// their rotated files, client.log and meta.json's fault. Node names are the
+// directory names under logs/ and the nodes meta names. A broker (a node in
+// meta.Cluster.Brokers) is expected to have server.log and state-change.log,
+// any other node server.log and controller.log; an expected file that is
+// absent is listed, so Build reports it. The probe's topic, when meta names
+// one, becomes Topics. meta may be nil.
+func FromDir(dir string, meta *results.Meta) (Sources, error) {
+	src := Sources{
+		Nodes:     map[string][]string{},
+		NodeIDs:   map[string]int32{},
+		ClientLog: filepath.Join(dir, results.ClientLog),
+	}
+	brokers := map[string]bool{}
+	if meta != nil {
+		src.Fault = meta.Fault
+		if meta.Probe.Topic != "" {
+			src.Topics = []string{meta.Probe.Topic}
+		}
+		for name, id := range meta.Cluster.Brokers {
+			src.NodeIDs[name] = id
+			brokers[name] = true
+		}
+		if f := meta.Fault; f != nil && f.Broker != "" {
+			src.NodeIDs[f.Broker] = f.NodeID
+			brokers[f.Broker] = true
+		}
+	}
+	logs := filepath.Join(dir, results.NodeLogsDir)
+	nodes := map[string]bool{}
+	for name := range brokers {
+		nodes[name] = true
+	}
+	ents, err := os.ReadDir(logs)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Sources{}, fmt.Errorf("list node logs: %w", err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			nodes[e.Name()] = true
+		}
+	}
+	for node := range nodes {
+		want := []string{ServerLog, ControllerLog}
+		if brokers[node] {
+			want = []string{ServerLog, StateChangeLog}
+		}
+		files, err := nodeFiles(filepath.Join(logs, node), want)
+		if err != nil {
+			return Sources{}, err
+		}
+		src.Nodes[node] = files
+	}
+	return src, nil
+}
+
+// nodeFiles lists one node's log files: for each base name, its rotated
+// files in name order, then the current file. A base in want is listed even
+// when absent.
+func nodeFiles(dir string, want []string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("list node logs: %w", err)
+	}
+	var files []string
+	for _, base := range []string{ServerLog, ControllerLog, StateChangeLog} {
+		var rotated []string
+		current := false
+		for _, e := range ents {
+			switch name := e.Name(); {
+			case e.IsDir():
+			case name == base:
+				current = true
+			case strings.HasPrefix(name, base+"."):
+				rotated = append(rotated, name)
+			}
+		}
+		sort.Strings(rotated)
+		for _, name := range rotated {
+			files = append(files, filepath.Join(dir, name))
+		}
+		if current || contains(want, base) {
+			files = append(files, filepath.Join(dir, base))
+		}
+	}
+	return files, nil
+}
+
+// Build reads the sources and returns their events in time order. An absent
+// file is reported in Missing; a file that exists but cannot be read is an
+// error naming it.
+func Build(src Sources, opt Options) (*Timeline, error) {
+	tl := &Timeline{Fault: src.Fault}
+	var events []Event
+	add := func(e Event) { events = append(events, e) }
+	faultEvents(src.Fault, add)
+
+	nodes := make([]string, 0, len(src.Nodes))
+	for node := range src.Nodes {
+		nodes = append(nodes, node)
+	}
+	sort.Strings(nodes)
+	for _, node := range nodes {
+		id, ok := src.NodeIDs[node]
+		if !ok {
+			id = None
+		}
+		for _, path := range src.Nodes[node] {
+			name := node + "/" + filepath.Base(path)
+			n, missing, err := readFile(path, func(r io.Reader) (int, error) {
+				return parseKafkaLog(r, node, name, id, add)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s log: %w", node, err)
+			}
+			if missing {
+				tl.Missing = append(tl.Missing, node+" "+filepath.Base(path))
+			}
+			tl.Unparsed += n
+		}
+	}
+	if src.ClientLog != "" {
+		name := filepath.Base(src.ClientLog)
+		n, missing, err := readFile(src.ClientLog, func(r io.Reader) (int, error) {
+			return parseClientLog(r, name, add)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("client log: %w", err)
+		}
+		if missing {
+			tl.Missing = append(tl.Missing, name)
+		}
+		tl.Unparsed += n
+	}
+	events = termFromFault(src.Fault, events)
+
+	topics := map[string]bool{}
+	for _, t := range src.Topics {
+		topics[t] = true
+	}
+	tl.Events = []Event{}
+	for _, e := range events {
+		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
+			continue
+		}
+		if !opt.From.IsZero() && e.Time.Before(opt.From) || !opt.To.IsZero() && e.Time.After(opt.To) {
+			continue
+		}
+		tl.Events = append(tl.Events, e)
+	}
+	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
+	return tl, nil
+}
+
+// readFile opens path (gunzipping a .gz) and parses it. missing is true when
+// the file does not exist.
+func readFile(path string, parse func(io.Reader) (int, error)) (unparsed int, missing bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, true, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return 0, false, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	n, err := parse(r)
+	return n, false, err
+}
+
+// faultEvents turns the fault record into the signal's sending and the
+// process's end.
+func faultEvents(f *results.Fault, add func(Event)) {
+	if f == nil {
+		return
+	}
+	sig := signalName(f.Kind)
+	if !f.SignalSent.IsZero() {
+		e := newEvent(f.SignalSent, NodeKBF, KindSignalSent)
+		e.Broker = f.NodeID
+		e.Text = fmt.Sprintf("sent %s to %s", sig, f.Broker)
+		e.Source = results.MetaFile
+		add(e)
+	}
+	if !f.Finished.IsZero() {
+		e := newEvent(f.Finished, f.Broker, KindProcessEnded)
+		e.Broker = f.NodeID
+		how := sig
+		if f.Escalated {
+			how += ", escalated to SIGKILL"
+		}
+		e.Text = fmt.Sprintf("process ended (%s, exit %d)", how, f.ExitCode)
+		e.Source = results.MetaFile
+		add(e)
+	}
+}
+
+// termFromFault adds the broker's SIGTERM line from the fault record when
+// its server.log did not give it (the log is missing or was cut short).
+func termFromFault(f *results.Fault, events []Event) []Event {
+	if f == nil || f.TermLogged.IsZero() {
+		return events
+	}
+	for _, e := range events {
+		if e.Kind == KindSignalReceived && e.Node == f.Broker {
+			if d := e.Time.Sub(f.TermLogged); d > -time.Second && d < time.Second {
+				return events
+			}
+		}
+	}
+	e := newEvent(f.TermLogged, f.Broker, KindSignalReceived)
+	e.Broker = f.NodeID
+	e.Text = "Terminating process due to signal SIGTERM"
+	e.Source = results.MetaFile
+	return append(events, e)
+}
+
+// signalName spells a fault kind as the signal: "sigkill" is "SIGKILL".
+func signalName(kind string) string {
+	if kind == "" {
+		return "signal"
+	}
+	return strings.ToUpper(kind)
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,338 @@
+package timeline
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// golden compares got with the file at path, or rewrites the file with -update.
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+// buildTrial builds the timeline of testdata/<name> as kbf report would.
+func buildTrial(t *testing.T, name string, opt Options) *Timeline {
+	t.Helper()
+	dir := filepath.Join("testdata", name)
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := FromDir(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := Build(src, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+func TestGolden(t *testing.T) {
+	for _, name := range []string{"sigkill", "sigterm"} {
+		t.Run(name, func(t *testing.T) {
+			tl := buildTrial(t, name, Options{})
+			var text, js bytes.Buffer
+			if err := WriteText(&text, tl); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteJSON(&js, tl); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "golden", name+".txt"), text.Bytes())
+			golden(t, filepath.Join("testdata", "golden", name+".json"), js.Bytes())
+		})
+	}
+}
+
+func at(s string) time.Time {
+	t, err := time.Parse("2006-01-02 15:04:05.000000000", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestSigkillTrial(t *testing.T) {
+	tl := buildTrial(t, "sigkill", Options{})
+	fault := tl.Fault.At()
+	if want := at("2026-11-30 03:26:09.115830000"); !fault.Equal(want) {
+		t.Fatalf("fault at %v, want the process's end %v", fault, want)
+	}
+	if len(tl.Missing) != 0 || tl.Unparsed != 0 {
+		t.Errorf("missing %v, unparsed %d; want none", tl.Missing, tl.Unparsed)
+	}
+
+	fence, ok := tl.Fenced(1, fault)
+	if !ok || !fence.Time.Equal(at("2026-11-30 03:26:17.385000000")) || fence.Node != "c1" || fence.Epoch != 14 {
+		t.Errorf("Fenced(1) = %+v, %v; want c1 at 03:26:17.385, epoch 14", fence, ok)
+	}
+	if d := fence.Time.Sub(fault); d != 8269170*time.Microsecond {
+		t.Errorf("detection took %v, want 8.26917s", d)
+	}
+	changes, ok := tl.First(fault, OfKind(KindFenceChanges))
+	if !ok || changes.Broker != 1 || changes.Count != 54 {
+		t.Errorf("fence changes = %+v, %v; want broker 1 (from the line before), 54 partitions", changes, ok)
+	}
+
+	lead, ok := tl.LeaderStarted("orders", 0, fault)
+	if !ok || lead.Node != "k2" || lead.Leader != 2 || lead.Broker != 2 || lead.Epoch != 1 ||
+		lead.Offset != 445 || lead.PrevLeader != 1 || !reflect.DeepEqual(lead.ISR, []int32{2, 3}) ||
+		!lead.Time.Equal(at("2026-11-30 03:26:17.476000000")) {
+		t.Errorf("LeaderStarted(orders-0) = %+v, %v", lead, ok)
+	}
+	for client, want := range map[string]string{
+		"producer": "2026-11-30 03:26:17.460123456",
+		"consumer": "2026-11-30 03:26:17.459388000",
+	} {
+		e, ok := tl.ClientLearnedLeader(client, "orders", 0, fault)
+		if !ok || !e.Time.Equal(at(want)) || e.Leader != 2 || e.PrevLeader != 1 || e.Epoch != 1 {
+			t.Errorf("ClientLearnedLeader(%s, orders-0) = %+v, %v; want leader 2 at %s", client, e, ok, want)
+		}
+	}
+	if e, ok := tl.ClientLearnedLeader("producer", "orders", 1, fault); ok {
+		t.Errorf("producer learned a leader for orders-1: %+v; its leader never changed", e)
+	}
+
+	for p, want := range map[int32]struct {
+		node string
+		at   string
+	}{
+		0: {"k2", "2026-11-30 03:26:17.476000000"}, // the new leader's ISR [2,3]
+		1: {"k2", "2026-11-30 03:26:17.477000000"}, // the staying leader's ISR [2,3]
+		2: {"k3", "2026-11-30 03:26:17.471000000"},
+	} {
+		e, ok := tl.ISRShrunk("orders", p, 1, fault)
+		if !ok || e.Node != want.node || !e.Time.Equal(at(want.at)) {
+			t.Errorf("ISRShrunk(orders-%d, 1) = %+v, %v; want %s at %s", p, e, ok, want.node, want.at)
+		}
+	}
+
+	for _, e := range tl.Events {
+		if e.Topic != "" && e.Topic != "orders" {
+			t.Errorf("event of an unprobed topic kept: %s %s", e.Source, e.Text)
+		}
+		if e.Source == "" || e.Time.Location() != time.UTC {
+			t.Errorf("event without source or not in UTC: %+v", e)
+		}
+	}
+	// Rotated files are read, in time order with the current ones.
+	if e, ok := tl.First(time.Time{}, OfKind(KindBrokerRunning), OnNode("k2")); !ok || e.Source != "k2/server.log.2026-11-30-02:3" {
+		t.Errorf("k2's start from its rotated server.log = %+v, %v", e, ok)
+	}
+	if n := len(tl.All(OfKind(KindRegistered))); n != 3 {
+		t.Errorf("%d registrations from c1's rotated controller.log, want 3", n)
+	}
+	for i := 1; i < len(tl.Events); i++ {
+		if tl.Events[i].Time.Before(tl.Events[i-1].Time) {
+			t.Fatalf("events out of order at %d: %v after %v", i, tl.Events[i].Time, tl.Events[i-1].Time)
+		}
+	}
+}
+
+func TestSigtermTrial(t *testing.T) {
+	tl := buildTrial(t, "sigterm", Options{})
+	fault := tl.Fault.At()
+	if want := at("2026-11-30 04:10:00.011000000"); !fault.Equal(want) {
+		t.Fatalf("fault at %v, want the SIGTERM line %v", fault, want)
+	}
+	term := tl.All(OfKind(KindSignalReceived))
+	if len(term) != 1 || term[0].Source != "k1/server.log:2" || term[0].Broker != 1 {
+		t.Errorf("SIGTERM lines = %+v; want one, read from k1/server.log, not repeated from meta.json", term)
+	}
+	cs, ok := tl.ControlledShutdown(1, fault)
+	if !ok || !cs.Time.Equal(at("2026-11-30 04:10:00.031000000")) {
+		t.Errorf("ControlledShutdown(1) = %+v, %v", cs, ok)
+	}
+	moved, ok := tl.First(fault, OfKind(KindShutdownChanges), ForBroker(1))
+	if !ok || moved.Count != 54 {
+		t.Errorf("enterControlledShutdown[1] = %+v, %v; want 54 partitions", moved, ok)
+	}
+	granted, ok := tl.ShutdownGranted(1, fault)
+	if !ok || granted.Time.Sub(fault) != 2093*time.Millisecond {
+		t.Errorf("ShutdownGranted(1) = %+v, %v; want 2.093s after the signal", granted, ok)
+	}
+	if e, ok := tl.First(fault, OfKind(KindFenceChanges)); ok {
+		t.Errorf("a fence changed partitions after a controlled shutdown: %+v", e)
+	}
+
+	restart := tl.Fault.Finished
+	reg, ok := tl.First(restart, OfKind(KindRegistered), ForBroker(1))
+	if !ok || reg.Epoch != 4127 {
+		t.Errorf("re-registration = %+v, %v; want broker epoch 4127", reg, ok)
+	}
+	unfence, ok := tl.First(restart, OfKind(KindUnfenceChanges))
+	if !ok || unfence.Broker != 1 || unfence.Count != 1 {
+		t.Errorf("unfence changes = %+v, %v; want broker 1, 1 partition", unfence, ok)
+	}
+	for p, want := range map[int32]string{0: "04:10:37.914", 1: "04:10:37.920", 2: "04:10:37.902"} {
+		e, ok := tl.ISRJoined("orders", p, 1, restart)
+		if !ok || e.Kind != KindISRUpdated || e.Time.Format("15:04:05.000") != want {
+			t.Errorf("ISRJoined(orders-%d, 1) = %+v, %v; want isr-updated at %s", p, e, ok, want)
+		}
+	}
+}
+
+func TestBuildOptions(t *testing.T) {
+	all := buildTrial(t, "sigkill", Options{})
+	from := all.Fault.At()
+	to := from.Add(8270 * time.Millisecond) // the fence is at +8.269s, its changes at +8.278s
+	tl := buildTrial(t, "sigkill", Options{From: from, To: to})
+	if len(tl.Events) == 0 || len(tl.Events) >= len(all.Events) {
+		t.Fatalf("%d events between %v and %v, of %d", len(tl.Events), from, to, len(all.Events))
+	}
+	if first := tl.Events[0]; first.Kind != KindProcessEnded {
+		t.Errorf("first event %v, want the process's end, which is From", first.Kind)
+	}
+	if last := tl.Events[len(tl.Events)-1]; last.Kind != KindFenced {
+		t.Errorf("last event %v, want the fence", last.Kind)
+	}
+}
+
+func TestFromDir(t *testing.T) {
+	dir := filepath.Join("testdata", "sigkill")
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := FromDir(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(node string) string {
+		var s []string
+		for _, p := range src.Nodes[node] {
+			s = append(s, filepath.Base(p))
+		}
+		return strings.Join(s, " ")
+	}
+	for node, want := range map[string]string{
+		"c1": "server.log controller.log.2026-11-30-02 controller.log",
+		"k1": "server.log state-change.log",
+		"k2": "server.log.2026-11-30-02 server.log state-change.log",
+	} {
+		if got := names(node); got != want {
+			t.Errorf("%s files %q, want %q", node, got, want)
+		}
+	}
+	if src.NodeIDs["k3"] != 3 || !reflect.DeepEqual(src.Topics, []string{"orders"}) || src.Fault == nil {
+		t.Errorf("sources from meta: ids %v, topics %v, fault %v", src.NodeIDs, src.Topics, src.Fault)
+	}
+}
+
+func TestMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	meta := &results.Meta{Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1}}}
+	if err := os.MkdirAll(filepath.Join(dir, "logs", "c1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := "[2026-11-30 03:26:17,385] INFO [QuorumController id=100] Fencing broker 1 at epoch 14 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)\n"
+	if err := os.WriteFile(filepath.Join(dir, "logs", "c1", "controller.log"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := FromDir(dir, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := Build(src, Options{})
+	if err != nil {
+		t.Fatalf("missing files made Build fail: %v", err)
+	}
+	want := []string{"c1 server.log", "k1 server.log", "k1 state-change.log", "client.log"}
+	if !reflect.DeepEqual(tl.Missing, want) {
+		t.Errorf("missing %q, want %q", tl.Missing, want)
+	}
+	if len(tl.Events) != 1 || tl.Events[0].Kind != KindFenced {
+		t.Errorf("events %+v, want the one fence from the file that is there", tl.Events)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, tl); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "missing: c1 server.log, k1 server.log, k1 state-change.log, client.log\n") {
+		t.Errorf("text does not report the missing files:\n%s", text.String())
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server.log") // a directory where the log should be
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Build(Sources{Nodes: map[string][]string{"k1": {path}}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Build of an unreadable file: %v; want an error naming %s", err, path)
+	}
+}
+
+func TestTermFromFault(t *testing.T) {
+	// Without k1's server.log, the SIGTERM line comes from the fault record.
+	f := &results.Fault{Broker: "k1", NodeID: 1, Kind: "sigterm",
+		SignalSent: at("2026-11-30 04:10:00.002000000"), TermLogged: at("2026-11-30 04:10:00.011000000")}
+	tl, err := Build(Sources{Fault: f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := tl.All(OfKind(KindSignalReceived))
+	if len(term) != 1 || term[0].Source != results.MetaFile || !term[0].Time.Equal(f.TermLogged) || term[0].Broker != 1 {
+		t.Errorf("SIGTERM events %+v, want one from meta.json at %v", term, f.TermLogged)
+	}
+	if e, ok := tl.First(time.Time{}, OfKind(KindProcessEnded)); ok {
+		t.Errorf("process end %+v from a fault without a finish time", e)
+	}
+}
+
+func TestGzippedRotatedFile(t *testing.T) {
+	dir := t.TempDir()
+	node := filepath.Join(dir, "logs", "c1")
+	if err := os.MkdirAll(node, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte("[2026-11-30 02:10:00,000] INFO [QuorumController id=100] Fencing broker 3 at epoch 9 because its session has timed out. (org.apache.kafka.controller.ReplicationControlManager)\n"))
+	zw.Close()
+	if err := os.WriteFile(filepath.Join(node, "controller.log.2026-11-30-02.gz"), z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := FromDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := Build(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := tl.Fenced(3, time.Time{}); !ok || e.Source != "c1/controller.log.2026-11-30-02.gz:1" {
+		t.Errorf("fence from the gzipped rotated file = %+v, %v (missing %v)", e, ok, tl.Missing)
+	}
+}
