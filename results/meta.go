@@ -71,6 +71,10 @@ type Probe struct {
 	// StartOffsets are each partition's end offset before the first send:
 	// where the read-back begins.
 	StartOffsets map[int32]int64 `json:"start_offsets,omitempty"`
+	// Leaders are each partition's leader when the probe started.
+	Leaders map[int32]int32 `json:"leaders,omitempty"`
+	// Replicas are each partition's replicas, preferred leader first.
+	Replicas map[int32][]int32 `json:"replicas,omitempty"`
 	// Client is the franz-go configuration in effect, by option name.
 	Client map[string]string `json:"client"`
 	// RunID marks this run's records, so a read-back skips others'.
