@@ -1,0 +1,171 @@
+package report
+
+import (
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// Stall is one partition's fault stall, from the fault to the first ack
+// after it, split into phases by what the timeline shows:
+//
+//	detect     fault → the controller fences the broker (SIGKILL) or grants
+//	           its controlled shutdown (SIGTERM)
+//	elect      → the new leader's state-change line, or, where the faulted
+//	           broker was a follower, the ISR shrink that drops it
+//	client     → the producer learns the new leader (leader partitions only)
+//	first ack  → the first successful ack
+//
+// A boundary the logs do not show is left out and its time falls to the
+// next phase; a boundary logged before the previous one (a client can learn
+// a leader before the leader's own log line is written) counts as zero.
+type Stall struct {
+	Partition int32 `json:"partition"`
+	// Role is what the faulted broker was to this partition when the fault
+	// began: "leader", "follower" or "none".
+	Role      string    `json:"role"`
+	Leader    int32     `json:"leader"`               // leader before the fault; -1 unknown
+	NewLeader int32     `json:"new_leader,omitempty"` // for a leader partition; -1 unknown
+	FirstAck  time.Time `json:"first_ack,omitzero"`
+	// Total is fault → first ack; zero when no ack came.
+	Total  time.Duration `json:"total_ns"`
+	Phases []Phase       `json:"phases"`
+	// Why explains the last phase from the client's own log and names the
+	// setting that would shorten it.
+	Why []string `json:"why,omitempty"`
+}
+
+// Phase is one part of a stall.
+type Phase struct {
+	Name     string        `json:"name"`
+	End      time.Time     `json:"end"`
+	Duration time.Duration `json:"duration_ns"`
+	// Evidence is the event that ends the phase.
+	Evidence string `json:"evidence,omitempty"`
+	Source   string `json:"source,omitempty"`
+}
+
+// Phase names.
+const (
+	PhaseDetect   = "detect"
+	PhaseElect    = "elect"
+	PhaseClient   = "client"
+	PhaseFirstAck = "first ack"
+)
+
+// explain splits each partition's ack fault gap into phases.
+func explain(tr *Trial, f *results.Fault) []Stall {
+	tl := tr.Timeline
+	F := tr.FaultAt
+	topic := tr.Meta.Probe.Topic
+	b := f.NodeID
+
+	// Detection ends when the controller acts on the broker.
+	var detect timeline.Event
+	var detected bool
+	if f.Kind == "sigterm" {
+		detect, detected = tl.ControlledShutdown(b, f.SignalSent)
+		if !detected {
+			detect, detected = tl.ShutdownGranted(b, f.SignalSent)
+		}
+	} else {
+		detect, detected = tl.Fenced(b, F)
+	}
+
+	var out []Stall
+	for _, gp := range tr.Gaps.Partitions {
+		g := gp.Ack.Fault
+		if g == nil {
+			continue
+		}
+		p := gp.Partition
+		st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: "none"}
+		if l, ok := tr.Meta.Probe.Leaders[p]; ok {
+			st.Leader = l
+		}
+		newLeader, leaderMoved := tl.LeaderStarted(topic, p, F)
+		switch {
+		case st.Leader == b || (st.Leader < 0 && leaderMoved):
+			st.Role = "leader"
+		case tr.inReplicas(p, b):
+			st.Role = "follower"
+		}
+
+		var bounds []bound
+		if detected {
+			bounds = append(bounds, bound{PhaseDetect, detect})
+		}
+		switch st.Role {
+		case "leader":
+			if leaderMoved {
+				st.NewLeader = newLeader.Broker
+				bounds = append(bounds, bound{PhaseElect, newLeader})
+			}
+			if e, ok := tl.ClientLearnedLeader("producer", topic, p, F); ok {
+				bounds = append(bounds, bound{PhaseClient, e})
+			}
+		case "follower":
+			if e, ok := tl.ISRShrunk(topic, p, b, F); ok {
+				bounds = append(bounds, bound{PhaseElect, e})
+			}
+		}
+
+		if !g.Open {
+			st.FirstAck = g.End
+			st.Total = g.End.Sub(F)
+		}
+		prev := F
+		for _, bd := range bounds {
+			end := bd.e.Time
+			if end.Before(prev) {
+				end = prev
+			}
+			if !st.FirstAck.IsZero() && end.After(st.FirstAck) {
+				end = st.FirstAck
+			}
+			st.Phases = append(st.Phases, Phase{Name: bd.name, End: end, Duration: end.Sub(prev),
+				Evidence: bd.e.Summary(), Source: bd.e.Source})
+			prev = end
+		}
+		if !st.FirstAck.IsZero() {
+			st.Phases = append(st.Phases, Phase{Name: PhaseFirstAck, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)})
+			st.Why = whyFirstAck(tr, p, prev, st.FirstAck)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+type bound struct {
+	name string
+	e    timeline.Event
+}
+
+// inReplicas reports whether broker b was in partition p's ISR when the
+// fault began, as the timeline last showed it, or, failing that, whether
+// the topic's replicas are known to include it.
+func (tr *Trial) inReplicas(p, b int32) bool {
+	topic := tr.Meta.Probe.Topic
+	var last *timeline.Event
+	for i := range tr.Timeline.Events {
+		e := &tr.Timeline.Events[i]
+		if e.Time.After(tr.FaultAt) {
+			break
+		}
+		if e.Topic == topic && e.Partition == p && e.HasISR() {
+			last = e
+		}
+	}
+	if last != nil {
+		return last.InISR(b)
+	}
+	if r, ok := tr.Meta.Probe.Replicas[p]; ok {
+		for _, id := range r {
+			if id == b {
+				return true
+			}
+		}
+	}
+	return false
+}

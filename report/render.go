@@ -1,0 +1,167 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/integrity"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// WriteText writes the trial's report: a heading, the gaps, the stalls in
+// phases, the integrity check, the recovery and the timeline.
+func WriteText(w io.Writer, tr *Trial) error {
+	var b bytes.Buffer
+	writeHeading(&b, tr)
+	b.WriteString("\n")
+	if err := gaps.WriteText(&b, tr.Gaps); err != nil {
+		return err
+	}
+	if len(tr.Stalls) > 0 {
+		b.WriteString("\nstalls, from the fault to the first ack:\n")
+		for i := range tr.Stalls {
+			writeStall(&b, &tr.Stalls[i])
+		}
+	}
+	if tr.Integrity != nil {
+		b.WriteString("\n")
+		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
+			return err
+		}
+	}
+	if m := tr.Meta; m != nil && m.Recovery != nil {
+		writeRecovery(&b, tr)
+	}
+	if tr.Timeline != nil {
+		b.WriteString("\ntimeline:\n")
+		if err := timeline.WriteText(&b, tr.Timeline); err != nil {
+			return err
+		}
+	}
+	for _, n := range tr.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if tr.Meta != nil {
+		for _, n := range tr.Meta.Notes {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeHeading(b *bytes.Buffer, tr *Trial) {
+	m := tr.Meta
+	if m == nil {
+		fmt.Fprintf(b, "%s (no metadata)\n", tr.where())
+		return
+	}
+	name := tr.Dir
+	if name == "" {
+		name = "probe"
+	}
+	fmt.Fprintf(b, "%s: %s", name, m.Kind)
+	if f := m.Fault; f != nil {
+		fmt.Fprintf(b, ", %s of %s (node %d) at %s, exit code %d", f.Kind, f.Broker, f.NodeID,
+			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"), f.ExitCode)
+		if f.Escalated {
+			b.WriteString(", ESCALATED to SIGKILL after the grace period")
+		}
+	}
+	b.WriteString("\n")
+	p := m.Probe
+	fmt.Fprintf(b, "probe: topic %s partitions %v, one record each every %v, acks=%s", p.Topic, p.Partitions, p.Interval, p.Acks)
+	if m.Cluster.KafkaVersion != "" {
+		fmt.Fprintf(b, ", Kafka %s", m.Cluster.KafkaVersion)
+	}
+	if m.Cluster.Image != "" {
+		fmt.Fprintf(b, " (%s)", m.Cluster.Image)
+	}
+	b.WriteString("\n")
+}
+
+func writeStall(b *bytes.Buffer, st *Stall) {
+	role := map[string]string{"leader": "led by the broker", "follower": "the broker followed", "none": "the broker held no replica"}[st.Role]
+	fmt.Fprintf(b, "p%d (%s", st.Partition, role)
+	if st.NewLeader >= 0 {
+		fmt.Fprintf(b, "; new leader %d", st.NewLeader)
+	}
+	b.WriteString(") ")
+	if st.FirstAck.IsZero() {
+		b.WriteString("no ack after the fault")
+	} else {
+		fmt.Fprintf(b, "%.2f s", st.Total.Seconds())
+	}
+	for i, ph := range st.Phases {
+		if i == 0 {
+			b.WriteString(" = ")
+		} else {
+			b.WriteString(" + ")
+		}
+		fmt.Fprintf(b, "%.2f %s", ph.Duration.Seconds(), ph.Name)
+	}
+	b.WriteString("\n")
+	for _, ph := range st.Phases {
+		if ph.Evidence == "" {
+			continue
+		}
+		fmt.Fprintf(b, "    %-9s ends %s  %s", ph.Name, ph.End.UTC().Format("15:04:05.000"), ph.Evidence)
+		if ph.Source != "" {
+			fmt.Fprintf(b, "  [%s]", ph.Source)
+		}
+		b.WriteString("\n")
+	}
+	for _, w := range st.Why {
+		fmt.Fprintf(b, "    why: %s\n", w)
+	}
+}
+
+func writeRecovery(b *bytes.Buffer, tr *Trial) {
+	r := tr.Meta.Recovery
+	b.WriteString("\nrecovery: ")
+	var parts []string
+	since := func(t time.Time) string { return fmt.Sprintf("+%.1fs", t.Sub(tr.FaultAt).Seconds()) }
+	if !r.Restarted.IsZero() {
+		parts = append(parts, "broker restarted "+since(r.Restarted))
+	}
+	if !r.ISRFull.IsZero() {
+		parts = append(parts, "every ISR full "+since(r.ISRFull))
+	}
+	if !r.PreferredElec.IsZero() {
+		parts = append(parts, "preferred leader election "+since(r.PreferredElec))
+	}
+	if r.LeadersBack {
+		parts = append(parts, "leaders back on their preferred replicas")
+	} else {
+		parts = append(parts, "leaders NOT back on their preferred replicas")
+	}
+	b.WriteString(strings.Join(parts, ", "))
+	if r.Err != "" {
+		fmt.Fprintf(b, "; error: %s", r.Err)
+	}
+	b.WriteString("\n")
+}
+
+// WriteJSON writes the trial's report as one JSON object.
+func WriteJSON(w io.Writer, tr *Trial) error {
+	type trialJSON struct {
+		*Trial
+		Timeline json.RawMessage `json:"timeline,omitempty"`
+	}
+	out := trialJSON{Trial: tr}
+	if tr.Timeline != nil {
+		var tb bytes.Buffer
+		if err := timeline.WriteJSON(&tb, tr.Timeline); err != nil {
+			return err
+		}
+		out.Timeline = tb.Bytes()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

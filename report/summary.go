@@ -1,0 +1,171 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Range is the least and greatest of a measure over trials.
+type Range struct {
+	Min time.Duration `json:"min_ns"`
+	Max time.Duration `json:"max_ns"`
+	N   int           `json:"n"`
+}
+
+func (r *Range) add(d time.Duration) {
+	if r.N == 0 || d < r.Min {
+		r.Min = d
+	}
+	if r.N == 0 || d > r.Max {
+		r.Max = d
+	}
+	r.N++
+}
+
+func (r Range) String() string {
+	if r.N == 0 {
+		return "-"
+	}
+	if r.N == 1 || r.Min == r.Max {
+		return fmt.Sprintf("%.2f s", r.Min.Seconds())
+	}
+	return fmt.Sprintf("%.2f–%.2f s", r.Min.Seconds(), r.Max.Seconds())
+}
+
+// Summary is a run's trials side by side, as ranges.
+type Summary struct {
+	Trials int      `json:"trials"`
+	Faults []string `json:"faults"` // each trial's fault kind, "" for none
+	// Detect is fault → the controller fences the broker or grants its
+	// controlled shutdown.
+	Detect Range `json:"detect"`
+	// ElectAndClient is the end of detection → the producer on the new
+	// leader, over the partitions the broker led.
+	ElectAndClient Range `json:"elect_and_client"`
+	// LeaderGap and FollowerGap are the ack gaps at the fault of the
+	// partitions the broker led and of the others.
+	LeaderGap   Range `json:"leader_ack_gap"`
+	FollowerGap Range `json:"other_ack_gap"`
+	// ReceiveGap is the receive gap at the fault, every partition.
+	ReceiveGap Range `json:"receive_gap"`
+	// AnyGap is every partition's ack gap at the fault.
+	AnyGap Range `json:"ack_gap"`
+	// Phases are the stall phases by name, every partition.
+	Phases map[string]*Range `json:"phases"`
+	// FailedSends, Lost and Duplicated add up the trials'.
+	FailedSends int `json:"failed_sends"`
+	Lost        int `json:"lost"`
+	Duplicated  int `json:"duplicated"`
+	Reordered   int `json:"reordered"`
+	// Escalated counts graceful stops that ended in a SIGKILL.
+	Escalated int `json:"escalated"`
+}
+
+// Summarize puts trials side by side.
+func Summarize(trials []*Trial) *Summary {
+	s := &Summary{Trials: len(trials), Phases: map[string]*Range{}}
+	for _, tr := range trials {
+		kind := ""
+		if tr.Meta != nil && tr.Meta.Fault != nil {
+			kind = tr.Meta.Fault.Kind
+			if tr.Meta.Fault.Escalated {
+				s.Escalated++
+			}
+		}
+		s.Faults = append(s.Faults, kind)
+		s.FailedSends += tr.Gaps.Failed
+		if in := tr.Integrity; in != nil {
+			s.Lost += in.Lost
+			s.Duplicated += in.Duplicated
+			s.Reordered += in.Reordered
+		}
+		detected := false
+		for _, st := range tr.Stalls {
+			var clientEnd time.Time
+			for _, ph := range st.Phases {
+				r := s.Phases[ph.Name]
+				if r == nil {
+					r = &Range{}
+					s.Phases[ph.Name] = r
+				}
+				r.add(ph.Duration)
+				if ph.Name == PhaseDetect && !detected {
+					s.Detect.add(ph.End.Sub(tr.FaultAt))
+					detected = true
+				}
+				if ph.Name == PhaseClient {
+					clientEnd = ph.End
+				}
+			}
+			if st.Role == "leader" && !clientEnd.IsZero() {
+				if d, ok := phaseEnd(st, PhaseDetect); ok {
+					s.ElectAndClient.add(clientEnd.Sub(d))
+				}
+			}
+		}
+		role := map[int32]string{}
+		for _, st := range tr.Stalls {
+			role[st.Partition] = st.Role
+		}
+		for _, p := range tr.Gaps.Partitions {
+			if g := p.Ack.Fault; g != nil {
+				s.AnyGap.add(g.Duration())
+				if role[p.Partition] == "leader" {
+					s.LeaderGap.add(g.Duration())
+				} else {
+					s.FollowerGap.add(g.Duration())
+				}
+			}
+			if g := p.Receive.Fault; g != nil {
+				s.ReceiveGap.add(g.Duration())
+			}
+		}
+	}
+	return s
+}
+
+func phaseEnd(st Stall, name string) (time.Time, bool) {
+	for _, ph := range st.Phases {
+		if ph.Name == name {
+			return ph.End, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// WriteSummaryText writes the summary as the blog did, one measure a line.
+func WriteSummaryText(w io.Writer, s *Summary) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "summary of %d trials (%v)\n", s.Trials, s.Faults)
+	row := func(name string, r Range) {
+		fmt.Fprintf(&b, "  %-44s %s\n", name, r)
+	}
+	row("detection (fault → fence or shutdown granted)", s.Detect)
+	row("election + client (→ producer on new leader)", s.ElectAndClient)
+	row("ack gap, partitions the broker led", s.LeaderGap)
+	row("ack gap, other partitions", s.FollowerGap)
+	row("ack gap, every partition", s.AnyGap)
+	row("receive gap, every partition", s.ReceiveGap)
+	for _, name := range []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck} {
+		if r := s.Phases[name]; r != nil {
+			row("phase "+name, *r)
+		}
+	}
+	fmt.Fprintf(&b, "  failed sends %d; acknowledged records lost %d, duplicated %d, reordered %d\n",
+		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
+	if s.Escalated > 0 {
+		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteSummaryJSON writes the summary as JSON.
+func WriteSummaryJSON(w io.Writer, s *Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
