@@ -284,7 +284,7 @@ func TestParseClientLog(t *testing.T) {
 	want := []brief{
 		{"consumer", "orders", 0, 2, 1, 1, "client.log:1"},
 		{"producer", "orders", 1, 3, 3, 4, "client.log:2"},
-		{"admin", "a b", 2, None, 2, 7, "client.log:11"}, // -1, Kafka's "no leader", is None
+		{"admin", "a b", 2, None, 2, 7, "client.log:11"},    // -1, Kafka's "no leader", is None
 		{"producer", "orders", 0, 2, 1, 1, "client.log:12"}, // KIP-951: learnt from NOT_LEADER_OR_FOLLOWER
 	}
 	if !reflect.DeepEqual(b, want) {
