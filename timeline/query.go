@@ -1,6 +1,11 @@
 package timeline
 
-import "time"
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
 
 // A Match selects events for First and All.
 type Match func(*Event) bool
@@ -120,4 +125,23 @@ func (tl *Timeline) ISRShrunk(topic string, partition, id int32, t time.Time) (E
 // ISR with broker id in it: a broker's return to the ISR after it restarted.
 func (tl *Timeline) ISRJoined(topic string, partition, id int32, t time.Time) (Event, bool) {
 	return tl.First(t, ForPartition(topic, partition), func(e *Event) bool { return e.InISR(id) })
+}
+
+// SignalLogged returns when the faulted broker logged that it received the
+// fault's signal ("Terminating process due to signal SIGTERM"), reading the
+// broker's logs in the trial directory dir. Kafka's log times have
+// millisecond resolution, so the search starts a millisecond before the
+// signal was sent.
+func SignalLogged(dir string, f *results.Fault) (time.Time, bool) {
+	files, err := nodeFiles(filepath.Join(dir, results.NodeLogsDir, f.Broker), []string{ServerLog})
+	if err != nil {
+		return time.Time{}, false
+	}
+	from := f.SignalSent.Add(-time.Millisecond)
+	tl, err := Build(Sources{Nodes: map[string][]string{f.Broker: files}}, Options{From: from})
+	if err != nil {
+		return time.Time{}, false
+	}
+	e, ok := tl.First(from, OfKind(KindSignalReceived))
+	return e.Time, ok
 }

@@ -1,0 +1,266 @@
+// Package chaos injects faults into a broker's container and undoes them.
+//
+// A fault is a signal to the container's main process, sent through the
+// Docker engine: SIGKILL (the process dies at once) or SIGTERM (Kafka shuts
+// down in a controlled way, handing its leaderships over first). Inject
+// returns what the run records of it (results.Fault): when the signal was
+// sent, when the engine saw the container finish, and its exit code.
+// Restart starts the container again; CollectLogs copies the node's Kafka
+// logs out of its container, stopped or not.
+package chaos
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// The faults Inject knows, as results.Fault.Kind records them.
+const (
+	SigKill = "sigkill"
+	SigTerm = "sigterm"
+)
+
+// DefaultGrace is how long a SIGTERM'd broker may take to exit before it is
+// killed: longer than any controlled shutdown, like compose.yaml's
+// stop_grace_period.
+const DefaultGrace = 120 * time.Second
+
+// LogDir is where the kbf images' nodes write their logs.
+const LogDir = "/opt/kafka/logs"
+
+// LogFiles are the logs CollectLogs copies, with their rotated siblings
+// (server.log.2026-11-30-03).
+var LogFiles = []string{"server.log", "controller.log", "state-change.log"}
+
+// Engine is the part of the Docker Engine API chaos uses;
+// *client.Client satisfies it.
+type Engine interface {
+	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
+	ContainerKill(ctx context.Context, id, signal string) error
+	ContainerWait(ctx context.Context, id string, cond container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
+	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
+	CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error)
+}
+
+// Fault is one fault to inject.
+type Fault struct {
+	Broker string // service name, e.g. k1
+	Signal string // SigKill or SigTerm
+	// Grace is how long a SigTerm may take before SIGKILL follows; zero
+	// means DefaultGrace.
+	Grace time.Duration
+}
+
+// Validate checks f without Docker.
+func (f Fault) Validate() error {
+	switch {
+	case f.Broker == "":
+		return errors.New("a fault needs a broker")
+	case f.Signal != SigKill && f.Signal != SigTerm:
+		return fmt.Errorf("signal %q: want %s or %s", f.Signal, SigKill, SigTerm)
+	case f.Grace < 0:
+		return fmt.Errorf("grace %v: must not be negative", f.Grace)
+	}
+	return nil
+}
+
+// Injector injects faults into the containers of a cluster.
+type Injector struct {
+	docker    Engine
+	container func(service string) string
+	now       func() time.Time
+}
+
+// New returns an Injector acting through docker; container names a
+// service's container (compose.Cluster.ContainerName).
+func New(docker Engine, container func(service string) string) *Injector {
+	return &Injector{docker: docker, container: container, now: time.Now}
+}
+
+// Inject sends f's signal to the broker's container and waits for the
+// container to stop. SignalSent is taken just before the engine is asked to
+// signal; Finished and ExitCode are the engine's record of the stop (137
+// for SIGKILL, 143 for a SIGTERM Kafka obeyed). A SigTerm that outlives
+// f.Grace is followed by SIGKILL and marked Escalated.
+//
+// NodeID is left for the caller, who knows the cluster. When an error comes
+// after the signal was sent, the returned Fault holds what was learnt so far.
+func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) {
+	rf := results.Fault{Broker: f.Broker, Kind: f.Signal}
+	if err := f.Validate(); err != nil {
+		return rf, fmt.Errorf("inject: %w", err)
+	}
+	name := in.container(f.Broker)
+	ci, err := in.docker.ContainerInspect(ctx, name)
+	if err != nil {
+		return rf, fmt.Errorf("inject %s into %s: %w", f.Signal, f.Broker, err)
+	}
+	if ci.State == nil || !ci.State.Running {
+		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, f.Broker, name)
+	}
+
+	signal := "SIGKILL"
+	if f.Signal == SigTerm {
+		signal = "SIGTERM"
+	}
+	rf.SignalSent = in.now()
+	if err := in.docker.ContainerKill(ctx, name, signal); err != nil {
+		return rf, fmt.Errorf("%s %s: %w", strings.ToLower(signal), f.Broker, err)
+	}
+	if f.Signal == SigKill {
+		err = in.waitStopped(ctx, name)
+	} else {
+		grace := f.Grace
+		if grace == 0 {
+			grace = DefaultGrace
+		}
+		gctx, cancel := context.WithTimeout(ctx, grace)
+		err = in.waitStopped(gctx, name)
+		cancel()
+		if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			rf.Escalated = true
+			if err := in.docker.ContainerKill(ctx, name, "SIGKILL"); err != nil {
+				return rf, fmt.Errorf("sigkill %s after %v of sigterm: %w", f.Broker, grace, err)
+			}
+			err = in.waitStopped(ctx, name)
+		}
+	}
+	if err != nil {
+		return rf, fmt.Errorf("wait for %s to stop: %w", f.Broker, err)
+	}
+
+	ci, err = in.docker.ContainerInspect(ctx, name)
+	if err != nil {
+		return rf, fmt.Errorf("inspect %s after %s: %w", f.Broker, f.Signal, err)
+	}
+	if ci.State != nil {
+		rf.ExitCode = ci.State.ExitCode
+		if t, err := time.Parse(time.RFC3339Nano, ci.State.FinishedAt); err == nil && t.Year() > 1 {
+			rf.Finished = t.UTC()
+		}
+	}
+	return rf, nil
+}
+
+// waitStopped returns once the container is not running.
+func (in *Injector) waitStopped(ctx context.Context, name string) error {
+	resC, errC := in.docker.ContainerWait(ctx, name, container.WaitConditionNotRunning)
+	select {
+	case res := <-resC:
+		if res.Error != nil && res.Error.Message != "" {
+			return errors.New(res.Error.Message)
+		}
+		return nil
+	case err := <-errC:
+		if ctx.Err() != nil {
+			return ctx.Err() // the client's own wording hides which one
+		}
+		return err
+	}
+}
+
+// ErrAlreadyRunning is returned by Restart for a container that runs: the
+// fault never stopped it, or something else restarted it.
+var ErrAlreadyRunning = errors.New("container is already running")
+
+// Restart starts the broker's stopped container again; it keeps its data.
+// A container already running is an error wrapping ErrAlreadyRunning.
+func (in *Injector) Restart(ctx context.Context, broker string) error {
+	name := in.container(broker)
+	ci, err := in.docker.ContainerInspect(ctx, name)
+	if err != nil {
+		return fmt.Errorf("restart %s: %w", broker, err)
+	}
+	if ci.State != nil && ci.State.Running {
+		return fmt.Errorf("restart %s: %s: %w", broker, name, ErrAlreadyRunning)
+	}
+	if err := in.docker.ContainerStart(ctx, name, container.StartOptions{}); err != nil {
+		return fmt.Errorf("restart %s: %w", broker, err)
+	}
+	return nil
+}
+
+// CollectLogs copies the node's LogFiles out of its container, running or
+// stopped, into dstDir, creating it. Rotated siblings are copied when
+// modified at or after since (to the second, the archive's precision); the
+// current files always. Each copy keeps its modification time.
+func (in *Injector) CollectLogs(ctx context.Context, service string, since time.Time, dstDir string) error {
+	_, err := in.collectLogs(ctx, service, since, dstDir)
+	return err
+}
+
+// collectLogs is CollectLogs, returning the paths written.
+func (in *Injector) collectLogs(ctx context.Context, service string, since time.Time, dstDir string) ([]string, error) {
+	name := in.container(service)
+	rc, _, err := in.docker.CopyFromContainer(ctx, name, LogDir)
+	if err != nil {
+		return nil, fmt.Errorf("collect %s logs: %w", service, err)
+	}
+	defer rc.Close()
+	if err := os.MkdirAll(dstDir, 0o755); err != nil {
+		return nil, fmt.Errorf("collect %s logs: %w", service, err)
+	}
+	since = since.Truncate(time.Second)
+	var written []string
+	tr := tar.NewReader(rc)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return written, fmt.Errorf("collect %s logs: read archive: %w", service, err)
+		}
+		base := path.Base(hdr.Name)
+		if hdr.Typeflag != tar.TypeReg || !wanted(base, hdr.ModTime, since) {
+			continue
+		}
+		dst := filepath.Join(dstDir, base)
+		if err := writeFile(dst, tr, hdr.ModTime); err != nil {
+			return written, fmt.Errorf("collect %s logs: %w", service, err)
+		}
+		written = append(written, dst)
+	}
+	return written, nil
+}
+
+// wanted reports whether a file of the log directory is to be copied.
+func wanted(base string, mod, since time.Time) bool {
+	for _, f := range LogFiles {
+		if base == f {
+			return true
+		}
+		if strings.HasPrefix(base, f+".") {
+			return !mod.Before(since)
+		}
+	}
+	return false
+}
+
+func writeFile(dst string, r io.Reader, mod time.Time) error {
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	// Keep the container's time: a reader can tell which file is newer.
+	return os.Chtimes(dst, mod, mod)
+}

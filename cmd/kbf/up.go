@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/compose"
+)
+
+func init() { commands = append(commands, newUpCmd) }
+
+type upOptions struct {
+	g                 *globals
+	image             string
+	topic             string
+	partitions        int32
+	replicationFactor int16
+	minInsync         int
+	singleTopic       string
+	timeout           time.Duration
+}
+
+// topics returns the topics the flags describe.
+func (o *upOptions) topics() []compose.Topic {
+	ts := []compose.Topic{{
+		Name: o.topic, Partitions: o.partitions,
+		ReplicationFactor: o.replicationFactor, MinInsync: o.minInsync,
+	}}
+	if o.singleTopic != "" {
+		single := compose.DefaultTopics()[1]
+		single.Name = o.singleTopic
+		ts = append(ts, single)
+	}
+	return ts
+}
+
+func newUpCmd(g *globals) *cobra.Command { return newUpCmdF(g, runUp) }
+
+func newUpCmdF(g *globals, runF func(context.Context, *upOptions) error) *cobra.Command {
+	def := compose.DefaultTopics()
+	o := &upOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Bring the Kafka cluster up in Docker and wait until it is whole",
+		Long: `up creates (or reuses, or repairs) the cluster of compose/compose.yaml — a
+KRaft controller c1 and brokers k1, k2, k3 — through the Docker engine, waits
+until every broker is registered and unfenced, creates the topics, and waits
+until every ISR is full and every partition is led by its preferred leader.
+It prints how long each phase took.
+
+The image is --image, else $KBF_IMAGE, else ` + compose.DefaultImage + `; the brokers'
+ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("image") && o.image == "" {
+				return usagef("--image: must not be empty")
+			}
+			if o.timeout <= 0 {
+				return usagef("--timeout %v: must be positive", o.timeout)
+			}
+			if o.singleTopic == o.topic {
+				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
+			}
+			if err := compose.ValidateTopics(o.topics()); err != nil {
+				return usageError{err}
+			}
+			return runF(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
+	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
+	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
+	f.Int16Var(&o.replicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
+	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
+	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
+	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
+	return cmd
+}
+
+func runUp(ctx context.Context, o *upOptions) error {
+	c, err := compose.New(compose.Options{
+		Image:  o.image,
+		Topics: o.topics(),
+		Progress: func(p compose.Phase) {
+			fmt.Fprintln(o.g.out, phaseLine(p))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	fmt.Fprintf(o.g.out, "kbf up: image %s, brokers %v\n", c.Image(), c.Bootstrap())
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	rep, err := c.Up(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", fmtDur(rep.Took))
+	return nil
+}
+
+// phaseLine is one line of up's output: the phase, its time, what it did.
+func phaseLine(p compose.Phase) string {
+	line := fmt.Sprintf("%-20s %8s", p.Name, fmtDur(p.Took))
+	if p.Detail != "" {
+		line += "  " + p.Detail
+	}
+	return line
+}
+
+func fmtDur(d time.Duration) string {
+	return fmt.Sprintf("%.2fs", d.Seconds())
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/compose"
+)
+
+// runOnly runs the kbf command line with add as the only command, and
+// returns the exit code and what went to stderr.
+func runOnly(t *testing.T, add func(*globals) *cobra.Command, args ...string) (int, string) {
+	t.Helper()
+	saved := commands
+	commands = []func(*globals) *cobra.Command{add}
+	t.Cleanup(func() { commands = saved })
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, errOut.String()
+}
+
+func TestUpFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		check   func(t *testing.T, o *upOptions)
+		wantErr string // part of stderr when the exit code must be exitUsage
+	}{
+		{
+			name: "defaults",
+			args: []string{"up"},
+			check: func(t *testing.T, o *upOptions) {
+				if o.image != "" || o.timeout != 3*time.Minute {
+					t.Errorf("image %q timeout %v", o.image, o.timeout)
+				}
+				ts := o.topics()
+				want := compose.DefaultTopics()
+				if len(ts) != 2 || ts[0].Name != want[0].Name || ts[0].Partitions != want[0].Partitions ||
+					ts[0].ReplicationFactor != want[0].ReplicationFactor || ts[0].MinInsync != want[0].MinInsync ||
+					ts[1].Name != want[1].Name || ts[1].Partitions != 1 || ts[1].ReplicationFactor != 1 ||
+					len(ts[1].Brokers) != 1 || ts[1].Brokers[0] != 1 {
+					t.Errorf("topics %+v, want %+v", ts, want)
+				}
+			},
+		},
+		{
+			name: "every flag",
+			args: []string{"up", "--image", "kbf/kafka:4.3.1", "--topic", "t", "--partitions", "6",
+				"--replication-factor", "2", "--min-insync", "1", "--single-topic", "s", "--timeout", "90s"},
+			check: func(t *testing.T, o *upOptions) {
+				ts := o.topics()
+				if o.image != "kbf/kafka:4.3.1" || o.timeout != 90*time.Second || len(ts) != 2 ||
+					ts[0].Name != "t" || ts[0].Partitions != 6 || ts[0].ReplicationFactor != 2 || ts[0].MinInsync != 1 ||
+					ts[1].Name != "s" {
+					t.Errorf("options %+v, topics %+v", o, ts)
+				}
+			},
+		},
+		{
+			name: "no single topic",
+			args: []string{"up", "--single-topic", ""},
+			check: func(t *testing.T, o *upOptions) {
+				if ts := o.topics(); len(ts) != 1 || ts[0].Name != "orders" {
+					t.Errorf("topics %+v, want orders only", ts)
+				}
+			},
+		},
+		{name: "zero partitions", args: []string{"up", "--partitions", "0"}, wantErr: "topic orders: 0 partitions: want at least 1"},
+		{name: "partitions not a number", args: []string{"up", "--partitions", "three"}, wantErr: "--partitions"},
+		{name: "rf above brokers", args: []string{"up", "--replication-factor", "4"},
+			wantErr: "topic orders: replication factor 4 needs 4 brokers, there are 3"},
+		{name: "rf 0", args: []string{"up", "--replication-factor", "0"}, wantErr: "replication factor 0: want at least 1"},
+		{name: "min insync above rf", args: []string{"up", "--replication-factor", "2", "--min-insync", "3"},
+			wantErr: "min.insync.replicas 3: want 1 to the replication factor 2"},
+		{name: "negative min insync", args: []string{"up", "--min-insync", "-1"}, wantErr: "min.insync.replicas -1"},
+		{name: "empty topic", args: []string{"up", "--topic", ""}, wantErr: "a topic needs a name"},
+		{name: "same topics", args: []string{"up", "--single-topic", "orders"}, wantErr: `--single-topic "orders": must differ from --topic`},
+		{name: "empty image", args: []string{"up", "--image", ""}, wantErr: "--image: must not be empty"},
+		{name: "zero timeout", args: []string{"up", "--timeout", "0s"}, wantErr: "--timeout 0s: must be positive"},
+		{name: "bad timeout", args: []string{"up", "--timeout", "soon"}, wantErr: "--timeout"},
+		{name: "argument", args: []string{"up", "now"}, wantErr: `unexpected argument "now"`},
+		{name: "unknown flag", args: []string{"up", "--brokers", "5"}, wantErr: "unknown flag: --brokers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *upOptions
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newUpCmdF(g, func(_ context.Context, o *upOptions) error { got = o; return nil })
+			}, tt.args...)
+			if tt.wantErr != "" {
+				if code != exitUsage || !strings.Contains(stderr, tt.wantErr) {
+					t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.wantErr)
+				}
+				if got != nil {
+					t.Errorf("ran despite the usage error")
+				}
+				return
+			}
+			if code != exitOK || got == nil {
+				t.Fatalf("exit %d, stderr %q; want it to run", code, stderr)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+func TestDownFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		timeout time.Duration
+		wantErr string
+	}{
+		{name: "defaults", args: []string{"down"}, timeout: time.Minute},
+		{name: "timeout", args: []string{"down", "--timeout", "5m"}, timeout: 5 * time.Minute},
+		{name: "negative timeout", args: []string{"down", "--timeout", "-1s"}, wantErr: "--timeout -1s: must be positive"},
+		{name: "argument", args: []string{"down", "all"}, wantErr: `unexpected argument "all"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *downOptions
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newDownCmdF(g, func(_ context.Context, o *downOptions) error { got = o; return nil })
+			}, tt.args...)
+			if tt.wantErr != "" {
+				if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || got != nil {
+					t.Errorf("exit %d, stderr %q, ran %v; want %d and %q", code, stderr, got != nil, exitUsage, tt.wantErr)
+				}
+				return
+			}
+			if code != exitOK || got == nil || got.timeout != tt.timeout {
+				t.Errorf("exit %d, stderr %q, options %+v; want timeout %v", code, stderr, got, tt.timeout)
+			}
+		})
+	}
+}
+
+func TestPhaseLine(t *testing.T) {
+	tests := []struct {
+		p    compose.Phase
+		want string
+	}{
+		{compose.Phase{Name: compose.PhaseContainers, Took: 2240 * time.Millisecond, Detail: "created c1 k1 k2 k3"},
+			"containers              2.24s  created c1 k1 k2 k3"},
+		{compose.Phase{Name: compose.PhaseISR, Took: 3 * time.Millisecond}, "ISR full                0.00s"},
+	}
+	for _, tt := range tests {
+		if got := phaseLine(tt.p); got != tt.want {
+			t.Errorf("phaseLine = %q, want %q", got, tt.want)
+		}
+	}
+}

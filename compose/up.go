@@ -1,0 +1,367 @@
+package compose
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/image"
+)
+
+// The phases of Up, in order.
+const (
+	PhaseContainers = "containers"
+	PhaseBrokers    = "brokers registered"
+	PhaseTopics     = "topics"
+	PhaseISR        = "ISR full"
+	PhaseLeaders    = "leaders preferred"
+)
+
+// Phase is one step of Up and how long it took.
+type Phase struct {
+	Name   string
+	Took   time.Duration
+	Detail string // what the step did, e.g. "created c1 k1 k2 k3"
+}
+
+// UpReport tells what Up did.
+type UpReport struct {
+	Phases []Phase
+	Took   time.Duration
+	// Reused is true when every container was already running as
+	// configured: Up only checked Kafka.
+	Reused bool
+	// The services whose containers Up created, started, or removed and
+	// created again, in start order.
+	Created, Started, Recreated []string
+}
+
+// Up brings the cluster to its starting shape and returns when Kafka is
+// whole: every container running as configured, every broker registered
+// and unfenced, the topics present with their shape, every ISR full and
+// every leader the preferred one. A running, healthy stack is reused;
+// stopped containers are started (they keep their data), containers made
+// from another configuration or image are recreated, missing ones created.
+// When the controller's container is (re)created, the brokers' are too:
+// their metadata would be ahead of the new controller's.
+//
+// ctx bounds the whole wait; its deadline is what `kbf up --timeout` sets.
+func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
+	start := c.now()
+	rep := &UpReport{}
+	phase := func(name string, t0 time.Time, detail string) {
+		p := Phase{Name: name, Took: c.now().Sub(t0), Detail: detail}
+		rep.Phases = append(rep.Phases, p)
+		if c.progress != nil {
+			c.progress(p)
+		}
+	}
+
+	t0 := c.now()
+	if err := c.ping(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.upContainers(ctx, rep); err != nil {
+		return nil, err
+	}
+	phase(PhaseContainers, t0, containersDetail(rep))
+
+	t0 = c.now()
+	if err := c.WaitBrokers(ctx); err != nil {
+		return nil, err
+	}
+	phase(PhaseBrokers, t0, "nodes "+joinIDs(c.proj.brokerIDs()))
+
+	t0 = c.now()
+	created, err := c.EnsureTopics(ctx)
+	if err != nil {
+		return nil, err
+	}
+	detail := "present"
+	if len(created) > 0 {
+		detail = "created " + strings.Join(created, " ")
+	}
+	phase(PhaseTopics, t0, detail)
+
+	t0 = c.now()
+	if err := c.WaitISRFull(ctx, c.TopicNames()...); err != nil {
+		return nil, err
+	}
+	phase(PhaseISR, t0, "")
+
+	t0 = c.now()
+	elected, err := c.ensurePreferred(ctx)
+	if err != nil {
+		return nil, err
+	}
+	detail = "already"
+	if elected {
+		detail = "after a preferred leader election"
+	}
+	phase(PhaseLeaders, t0, detail)
+
+	rep.Took = c.now().Sub(start)
+	return rep, nil
+}
+
+func containersDetail(rep *UpReport) string {
+	if rep.Reused {
+		return "reused"
+	}
+	var parts []string
+	for _, a := range []struct {
+		verb string
+		svcs []string
+	}{{"recreated", rep.Recreated}, {"created", rep.Created}, {"started", rep.Started}} {
+		if len(a.svcs) > 0 {
+			parts = append(parts, a.verb+" "+strings.Join(a.svcs, " "))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// action is what Up does to one service's container.
+type action int
+
+const (
+	keep     action = iota // running as configured
+	start                  // stopped, as configured: start it, keeping its data
+	create                 // missing
+	recreate               // made from another configuration: remove, create
+)
+
+// plan decides each service's action from its container (nil if missing).
+func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID string, netOK bool) map[string]action {
+	acts := make(map[string]action)
+	for _, svc := range c.proj.order {
+		ci := conts[svc]
+		switch {
+		case ci == nil:
+			acts[svc] = create
+		case !netOK || ci.Config == nil || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, imageID).hash() ||
+			ci.Config.Labels[labelProject] != Project:
+			acts[svc] = recreate
+		case imageID != "" && ci.Image != imageID:
+			acts[svc] = recreate
+		case ci.State != nil && ci.State.Running:
+			acts[svc] = keep
+		default:
+			acts[svc] = start
+		}
+	}
+	// A new controller has an empty metadata log: brokers that kept theirs
+	// would be ahead of it.
+	for svc, n := range c.proj.nodes {
+		if !n.broker && (acts[svc] == create || acts[svc] == recreate) {
+			for b, bn := range c.proj.nodes {
+				if bn.broker && conts[b] != nil {
+					acts[b] = recreate
+				}
+			}
+		}
+	}
+	return acts
+}
+
+// upContainers brings every container to running as configured.
+func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
+	conts := make(map[string]*container.InspectResponse)
+	for _, svc := range c.proj.order {
+		ci, err := c.inspect(ctx, svc)
+		if err != nil {
+			return err
+		}
+		conts[svc] = ci
+	}
+	net, err := c.networkByName(ctx, c.proj.network)
+	if err != nil {
+		return err
+	}
+	imageID, err := c.imageID(ctx)
+	if err != nil {
+		return err
+	}
+	// Containers left from a removed network cannot start again.
+	netOK := net != nil
+	if netOK {
+		for _, ci := range conts {
+			if ci != nil && ci.NetworkSettings != nil {
+				if ep := ci.NetworkSettings.Networks[c.proj.network]; ep == nil || ep.NetworkID != net.ID {
+					netOK = false
+				}
+			}
+		}
+	}
+	acts := c.plan(conts, imageID, netOK)
+
+	all := true
+	for _, svc := range c.proj.order {
+		all = all && acts[svc] == keep
+	}
+	if all {
+		rep.Reused = true
+		return nil
+	}
+	if imageID == "" {
+		if imageID, err = c.pull(ctx); err != nil {
+			return err
+		}
+		// Labels carry the image's id; plan again now that it is known.
+		acts = c.plan(conts, imageID, netOK)
+	}
+	if err := c.checkPorts(conts, acts); err != nil {
+		return err
+	}
+	// Remove what is to be recreated first: a running one holds its port.
+	for _, svc := range c.proj.order {
+		if acts[svc] == recreate {
+			if err := c.remove(ctx, c.ContainerName(svc)); err != nil {
+				return err
+			}
+		}
+	}
+	if net != nil && !netOK {
+		if err := c.removeNetwork(ctx, net.ID); err != nil {
+			return err
+		}
+		net = nil
+	}
+	if net == nil {
+		if err := c.createNetwork(ctx); err != nil {
+			return err
+		}
+	}
+	for _, svc := range c.proj.order {
+		name := c.ContainerName(svc)
+		switch acts[svc] {
+		case create, recreate:
+			sp := c.proj.spec(svc, imageID)
+			if _, err := c.docker.ContainerCreate(ctx, sp.Config, sp.Host, sp.Networking, nil, sp.Name); err != nil {
+				return fmt.Errorf("create %s: %w", name, err)
+			}
+			if acts[svc] == create {
+				rep.Created = append(rep.Created, svc)
+			} else {
+				rep.Recreated = append(rep.Recreated, svc)
+			}
+		case start:
+			rep.Started = append(rep.Started, svc)
+		default:
+			continue
+		}
+		if err := c.docker.ContainerStart(ctx, name, container.StartOptions{}); err != nil {
+			return fmt.Errorf("start %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// imageID returns the id of the image, or "" when it is not here.
+func (c *Cluster) imageID(ctx context.Context) (string, error) {
+	img, err := c.docker.ImageInspect(ctx, c.image)
+	if isNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("inspect image %s: %w", c.image, err)
+	}
+	return img.ID, nil
+}
+
+// pull fetches the image, and returns its id.
+func (c *Cluster) pull(ctx context.Context) (string, error) {
+	fail := func(why error) error {
+		return fmt.Errorf("image %s is not here and cannot be pulled (%s); build the offline image with make image and pass --image %s (or set KBF_IMAGE)",
+			c.image, strings.TrimPrefix(why.Error(), "Error response from daemon: "), OfflineImage)
+	}
+	if c.proj.services[c.proj.order[0]].PullPolicy == "never" {
+		return "", fail(fmt.Errorf("pull_policy is never"))
+	}
+	rc, err := c.docker.ImagePull(ctx, c.image, image.PullOptions{})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fail(err)
+	}
+	err = pullStreamError(rc)
+	rc.Close()
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fail(err)
+	}
+	id, err := c.imageID(ctx)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		return "", fail(fmt.Errorf("the pull ended without it"))
+	}
+	return id, nil
+}
+
+// pullStreamError reads a pull's progress stream to its end and returns the
+// error the engine reports in it, if any: a failed pull still answers 200.
+func pullStreamError(r io.Reader) error {
+	dec := json.NewDecoder(r)
+	for {
+		var m struct {
+			Error       string `json:"error"`
+			ErrorDetail struct {
+				Message string `json:"message"`
+			} `json:"errorDetail"`
+		}
+		switch err := dec.Decode(&m); {
+		case err == io.EOF:
+			return nil
+		case err != nil:
+			return fmt.Errorf("read pull progress: %w", err)
+		case m.ErrorDetail.Message != "":
+			return errors.New(m.ErrorDetail.Message)
+		case m.Error != "":
+			return errors.New(m.Error)
+		}
+	}
+}
+
+// checkPorts makes sure each port a container is about to publish is free,
+// so a taken port gets one clear error before anything is created.
+func (c *Cluster) checkPorts(conts map[string]*container.InspectResponse, acts map[string]action) error {
+	for _, svc := range c.proj.order {
+		n := c.proj.nodes[svc]
+		if n.port == 0 || acts[svc] == keep {
+			continue
+		}
+		if ci := conts[svc]; acts[svc] == recreate && ci != nil && ci.State != nil && ci.State.Running {
+			continue // its own container holds the port until it is removed
+		}
+		host, _, _ := strings.Cut(n.addr, ":")
+		if err := c.portFree(host, n.port); err != nil {
+			return fmt.Errorf("port %d on %s is in use, and broker %s needs it: free it or choose another port with %s",
+				n.port, host, svc, n.portVar)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) remove(ctx context.Context, name string) error {
+	err := c.docker.ContainerRemove(ctx, name, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *Cluster) removeNetwork(ctx context.Context, id string) error {
+	if err := c.docker.NetworkRemove(ctx, id); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove network %s: %w", c.proj.network, err)
+	}
+	return nil
+}

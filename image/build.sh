@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Builds the image kbf/kafka:4.3.1 (run by `make image` from the repository root) without
+# pulling any image from a registry:
+#
+#   1. base image kbf/debian-jre:bookworm: a Debian bookworm minbase root filesystem with
+#      openjdk-17-jre-headless, made by debootstrap (needs root and the Debian archive) and
+#      loaded with `docker import`. Skipped when the image exists; `docker rmi` it to rebuild.
+#   2. the Kafka jars of image/pom.xml, copied by Maven into .cache/image/libs. Skipped when
+#      they were copied from the same pom.xml.
+#   3. `docker build` of image/Dockerfile on top of the base image (the classic builder, which
+#      every engine has; layers are cached, so an unchanged rebuild takes seconds).
+#
+# Environment: KBF_IMAGE_TAG (default kbf/kafka:4.3.1), KBF_BASE_IMAGE (default
+# kbf/debian-jre:bookworm), KBF_CACHE_DIR (default .cache/image in the repository).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+cache=${KBF_CACHE_DIR:-$repo/.cache/image}
+image=${KBF_IMAGE_TAG:-kbf/kafka:4.3.1}
+base=${KBF_BASE_IMAGE:-kbf/debian-jre:bookworm}
+suite=bookworm
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+started=$(now)
+timings=()
+
+# step NAME COMMAND...: runs COMMAND and records how long it took.
+step() {
+  local name=$1 t0 t1
+  shift
+  echo "==> $name"
+  t0=$(now)
+  "$@"
+  t1=$(now)
+  timings+=("$(printf '%-40s %7.1f s' "$name" "$(elapsed "$t0" "$t1")")")
+  echo "    $name: $(printf '%.1f' "$(elapsed "$t0" "$t1")") s"
+}
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "build.sh: $1 is required" >&2; exit 1; }
+}
+
+need docker
+need mvn
+docker info >/dev/null 2>&1 || { echo "build.sh: the Docker engine does not answer (docker info)" >&2; exit 1; }
+mkdir -p "$cache"
+
+# --- 1. base image ---------------------------------------------------------------------------
+rootfs=""
+cleanup() {
+  if [ -n "$rootfs" ] && [ -d "$rootfs" ]; then
+    rm -rf --one-file-system "$rootfs"
+  fi
+}
+trap cleanup EXIT
+
+build_base() {
+  need debootstrap
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "build.sh: building $base runs debootstrap, which needs root" >&2
+    exit 1
+  fi
+  rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
+  # No mirror argument: debootstrap's default Debian archive.
+  debootstrap --variant=minbase --include=openjdk-17-jre-headless "$suite" "$rootfs"
+  # Downloaded packages, package lists and the build host's resolver and name are not part
+  # of the image (docker provides resolv.conf, hostname and hosts at run time).
+  rm -f "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin
+  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* "$rootfs"/var/tmp/*
+  : >"$rootfs/etc/resolv.conf"
+  echo localhost >"$rootfs/etc/hostname"
+  tar --numeric-owner -C "$rootfs" -c . |
+    docker import --change 'CMD ["/bin/bash"]' --change 'ENV LANG=C.UTF-8' - "$base"
+  rm -rf --one-file-system "$rootfs"
+  rootfs=""
+}
+
+if docker image inspect "$base" >/dev/null 2>&1; then
+  timings+=("$(printf '%-40s %9s' "base image $base" "cached")")
+  echo "==> base image $base: present, skipped"
+else
+  step "base image $base" build_base
+fi
+
+# --- 2. jars ---------------------------------------------------------------------------------
+libs="$cache/libs"
+pom_sum=$(sha256sum "$here/pom.xml" | cut -d' ' -f1)
+
+copy_jars() {
+  rm -rf "$libs.tmp"
+  mvn -q -f "$here/pom.xml" dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$libs.tmp"
+  rm -rf "$libs"
+  mv "$libs.tmp" "$libs"
+  echo "$pom_sum" >"$cache/libs.pom.sha256"
+  echo "    $(find "$libs" -name '*.jar' | wc -l) jars, $(du -sh "$libs" | cut -f1)"
+}
+
+if [ -d "$libs" ] && [ "$(cat "$cache/libs.pom.sha256" 2>/dev/null)" = "$pom_sum" ]; then
+  timings+=("$(printf '%-40s %9s' "jars (pom.xml)" "cached")")
+  echo "==> jars: copied from this pom.xml already, skipped"
+else
+  step "jars (pom.xml)" copy_jars
+fi
+
+# --- 3. image --------------------------------------------------------------------------------
+context="$cache/context"
+
+build_image() {
+  rm -rf "$context"
+  mkdir -p "$context"
+  cp "$here/Dockerfile" "$here/log4j2.yaml" "$here/tools-log4j2.yaml" "$here/server.properties" \
+    "$here/entrypoint.sh" "$context/"
+  chmod 0755 "$context/entrypoint.sh"
+  chmod 0644 "$context/Dockerfile" "$context"/*.yaml "$context/server.properties"
+  # Hard links: the context costs no copy of the jars.
+  cp -al "$libs" "$context/libs"
+  # The classic builder: the engine may be older than BuildKit-by-default clients expect.
+  DOCKER_BUILDKIT=0 docker build --build-arg "BASE_IMAGE=$base" --tag "$image" "$context"
+}
+
+step "image $image" build_image
+
+total=$(elapsed "$started" "$(now)")
+echo
+echo "Timings:"
+printf '  %s\n' "${timings[@]}"
+printf '  %-40s %7.1f s\n' "total" "$total"
+echo "Images:"
+docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^($image|$base) " | sed 's/^/  /' || true
