@@ -28,12 +28,18 @@ type Stall struct {
 	Leader    int32     `json:"leader"`               // leader before the fault; -1 unknown
 	NewLeader int32     `json:"new_leader,omitempty"` // for a leader partition; -1 unknown
 	FirstAck  time.Time `json:"first_ack,omitzero"`
-	// Total is fault → first ack; zero when no ack came.
+	// Began is how long after the fault the partition's last ack before the
+	// stall came, when that was after the fault: the partition kept acking
+	// for a while, and the phases before Began took none of its time.
+	Began time.Duration `json:"began_after_fault_ns,omitempty"`
+	// Total is fault (or, when Began is set, the last ack) → first ack;
+	// zero when no ack came.
 	Total  time.Duration `json:"total_ns"`
 	Phases []Phase       `json:"phases"`
-	// Why explains the last phase from the client's own log and names the
-	// setting that would shorten it.
-	Why []string `json:"why,omitempty"`
+	// ReceiveWhy explains a receive gap longer than the ack gap, and
+	// ReceiveSetting names the setting that would shorten it.
+	ReceiveWhy     string `json:"receive_why,omitempty"`
+	ReceiveSetting string `json:"receive_setting,omitempty"`
 }
 
 // Phase is one part of a stall.
@@ -44,6 +50,10 @@ type Phase struct {
 	// Evidence is the event that ends the phase.
 	Evidence string `json:"evidence,omitempty"`
 	Source   string `json:"source,omitempty"`
+	// Why says what the phase waited for; Setting names what would shorten
+	// it, if anything.
+	Why     string `json:"why,omitempty"`
+	Setting string `json:"setting,omitempty"`
 }
 
 // Phase names.
@@ -73,6 +83,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 		detect, detected = tl.Fenced(b, F)
 	}
 
+	x := newExplainer(tr, f)
 	var out []Stall
 	for _, gp := range tr.Gaps.Partitions {
 		g := gp.Ack.Fault
@@ -111,12 +122,21 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			}
 		}
 
+		prev := F
+		if g.Start.After(F) && !g.FromFault {
+			// The partition kept acking after the fault: its stall starts
+			// at its last ack, and what happened before took none of it.
+			st.Began = g.Start.Sub(F)
+			prev = g.Start
+		}
 		if !g.Open {
 			st.FirstAck = g.End
-			st.Total = g.End.Sub(F)
+			st.Total = g.End.Sub(prev)
 		}
-		prev := F
 		for _, bd := range bounds {
+			if bd.e.Time.Before(prev) && st.Began > 0 {
+				continue
+			}
 			end := bd.e.Time
 			if end.Before(prev) {
 				end = prev
@@ -124,13 +144,25 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			if !st.FirstAck.IsZero() && end.After(st.FirstAck) {
 				end = st.FirstAck
 			}
-			st.Phases = append(st.Phases, Phase{Name: bd.name, End: end, Duration: end.Sub(prev),
-				Evidence: bd.e.Summary(), Source: bd.e.Source})
+			ph := Phase{Name: bd.name, End: end, Duration: end.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
+			switch bd.name {
+			case PhaseDetect:
+				x.detect(&ph)
+			case PhaseElect:
+				x.elect(&st, &ph, prev)
+			case PhaseClient:
+				x.client(&st, &ph, prev)
+			}
+			st.Phases = append(st.Phases, ph)
 			prev = end
 		}
 		if !st.FirstAck.IsZero() {
-			st.Phases = append(st.Phases, Phase{Name: PhaseFirstAck, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)})
-			st.Why = whyFirstAck(tr, p, prev, st.FirstAck)
+			ph := Phase{Name: PhaseFirstAck, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
+			x.firstAck(&st, &ph, prev)
+			st.Phases = append(st.Phases, ph)
+		}
+		if r := gp.Receive.Fault; r != nil {
+			x.receive(&st, g.Duration(), r.Duration())
 		}
 		out = append(out, st)
 	}

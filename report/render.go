@@ -92,6 +92,9 @@ func writeStall(b *bytes.Buffer, st *Stall) {
 		fmt.Fprintf(b, "; new leader %d", st.NewLeader)
 	}
 	b.WriteString(") ")
+	if st.Began > 0 {
+		fmt.Fprintf(b, "acked until %.2f s after the fault, then stalled ", st.Began.Seconds())
+	}
 	if st.FirstAck.IsZero() {
 		b.WriteString("no ack after the fault")
 	} else {
@@ -107,17 +110,26 @@ func writeStall(b *bytes.Buffer, st *Stall) {
 	}
 	b.WriteString("\n")
 	for _, ph := range st.Phases {
-		if ph.Evidence == "" {
-			continue
+		fmt.Fprintf(b, "  %-9s %5.2f s, ends %s", ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
+		if ph.Evidence != "" {
+			fmt.Fprintf(b, ": %s", ph.Evidence)
 		}
-		fmt.Fprintf(b, "    %-9s ends %s  %s", ph.Name, ph.End.UTC().Format("15:04:05.000"), ph.Evidence)
 		if ph.Source != "" {
-			fmt.Fprintf(b, "  [%s]", ph.Source)
+			fmt.Fprintf(b, " [%s]", ph.Source)
 		}
 		b.WriteString("\n")
+		if ph.Why != "" {
+			fmt.Fprintf(b, "            why: %s\n", ph.Why)
+		}
+		if ph.Setting != "" {
+			fmt.Fprintf(b, "            shorten: %s\n", ph.Setting)
+		}
 	}
-	for _, w := range st.Why {
-		fmt.Fprintf(b, "    why: %s\n", w)
+	if st.ReceiveWhy != "" {
+		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
+		if st.ReceiveSetting != "" {
+			fmt.Fprintf(b, "            shorten: %s\n", st.ReceiveSetting)
+		}
 	}
 }
 

@@ -1,9 +1,228 @@
 package report
 
-import "time"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
-// whyFirstAck explains the time between the last boundary the timeline shows
-// and the first ack, from the client's own log.
-func whyFirstAck(tr *Trial, p int32, from, to time.Time) []string {
-	return nil
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// explainer says why each phase of a stall lasted as long as it did, from
+// the nodes' logged configuration and the clients' own log.
+type explainer struct {
+	tr    *Trial
+	f     *results.Fault
+	ctl   map[string]string // the controller's configuration, as it logged it
+	lines []timeline.ClientLine
+	cfg   map[string]string // the probe's client configuration
+}
+
+func newExplainer(tr *Trial, f *results.Fault) *explainer {
+	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client}
+	for _, node := range controllers(tr) {
+		if c := timeline.NodeConfig(tr.Dir, node); c != nil {
+			x.ctl = c
+			break
+		}
+	}
+	end := tr.FaultAt.Add(time.Minute)
+	if !tr.Gaps.End.IsZero() {
+		end = tr.Gaps.End
+	}
+	lines, err := timeline.ReadClientLines(filepath.Join(tr.Dir, results.ClientLog), tr.FaultAt.Add(-time.Second), end)
+	if err == nil {
+		x.lines = lines
+	}
+	return x
+}
+
+// controllers names the nodes with logs that are not brokers.
+func controllers(tr *Trial) []string {
+	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
+	var out []string
+	for _, e := range ents {
+		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; e.IsDir() && !broker && e.Name() != tr.Meta.Fault.Broker {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// ms reads a millisecond setting from a logged configuration.
+func ms(cfg map[string]string, key string, def time.Duration) (time.Duration, bool) {
+	if v, err := strconv.ParseInt(cfg[key], 10, 64); err == nil {
+		return time.Duration(v) * time.Millisecond, true
+	}
+	return def, false
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+func setting(cfg map[string]string, key string, def time.Duration) string {
+	d, logged := ms(cfg, key, def)
+	if logged {
+		return fmt.Sprintf("%s = %d ms", key, d.Milliseconds())
+	}
+	return fmt.Sprintf("%s (default %d ms)", key, d.Milliseconds())
+}
+
+// detect explains fault → the controller acting on the broker.
+func (x *explainer) detect(ph *Phase) {
+	if x.f.Kind == "sigterm" {
+		ph.Why = fmt.Sprintf("on SIGTERM broker %d asks the controller for a controlled shutdown with its next heartbeat; the controller granted it %s after the signal and moved its leaderships first",
+			x.f.NodeID, secs(ph.End.Sub(x.f.SignalSent)))
+		ph.Setting = "none: controlled.shutdown.enable (on by default) is what makes this short"
+		return
+	}
+	session, _ := ms(x.ctl, "broker.session.timeout.ms", 9*time.Second)
+	hb, _ := ms(x.ctl, "broker.heartbeat.interval.ms", 2*time.Second)
+	last := ph.End.Add(-session)
+	before := x.tr.FaultAt.Sub(last)
+	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats every %s, so its last one came about %s before the process ended",
+		secs(session), setting(x.ctl, "broker.session.timeout.ms", session), x.f.NodeID, secs(hb), secs(before))
+	if before < 0 {
+		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after the process ended, later than %s: the controller was slow to act",
+			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), setting(x.ctl, "broker.session.timeout.ms", session))
+	}
+	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
+}
+
+// elect explains the controller's change reaching the partition's leader.
+func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
+	if st.Role == "leader" {
+		ph.Why = fmt.Sprintf("the controller chose broker %d from the ISR; the change reached it through the metadata log and it started leading %s later",
+			st.NewLeader, secs(ph.End.Sub(prev)))
+		return
+	}
+	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it until the controller removed it; the leader applied the smaller ISR %s later, and the high watermark moved again",
+		x.f.NodeID, secs(ph.End.Sub(prev)))
+	ph.Setting = "the detection's (the ISR keeps a dead follower until it is fenced)"
+}
+
+// client explains the producer learning the new leader.
+func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
+	topic := x.tr.Meta.Probe.Topic
+	p := strconv.Itoa(int(st.Partition))
+	var stale, retries int
+	var lastStale time.Time
+	var backoff time.Duration
+	kip951 := false
+	for _, l := range x.lines {
+		if l.Client != "producer" || l.Time.Before(prev) || l.Time.After(ph.End) {
+			continue
+		}
+		if l.Msg == "retrying request" && l.KV["request"] == "Metadata" {
+			retries++
+			if d, err := time.ParseDuration(l.KV["backoff"]); err == nil {
+				backoff += d
+			}
+			continue
+		}
+		if l.KV["topic"] != topic || l.KV["partition"] != p {
+			continue
+		}
+		switch {
+		case l.Msg == "metadata refresh has identical topic partition data" && l.KV["leader"] != strconv.Itoa(int(st.NewLeader)):
+			stale++
+			lastStale = l.Time
+		case strings.HasPrefix(l.Msg, "moving producing partition due to kip-951"):
+			kip951 = true
+		}
+	}
+	age := x.cfg["metadata_min_age"]
+	switch {
+	case kip951:
+		ph.Why = "the producer learnt the new leader from a broker's NOT_LEADER_OR_FOLLOWER answer naming it (KIP-951), without waiting for a metadata refresh"
+	case stale > 0:
+		ph.Why = fmt.Sprintf("the producer refreshes metadata at most every %s; %d refresh(es) after the new leader started still named the old one (the last at %s, answered by a broker that had not yet applied the change)",
+			age, stale, lastStale.UTC().Format("15:04:05.000"))
+		ph.Setting = "metadata_min_age (--metadata-min-age; librdkafka: topic.metadata.refresh.fast.interval.ms)"
+	default:
+		ph.Why = fmt.Sprintf("the producer's next metadata refresh (at most every %s) named the new leader", age)
+		ph.Setting = "metadata_min_age (--metadata-min-age)"
+	}
+	if retries > 0 {
+		ph.Why += fmt.Sprintf("; %d metadata request(s) went to an unreachable broker and were retried after %s of backoff", retries, backoff)
+		ph.Setting += "; retry_backoff (--retry-backoff)"
+	}
+}
+
+// firstAck explains the last boundary → the first ack.
+func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
+	leader := st.NewLeader
+	if st.Role != "leader" {
+		leader = x.tr.Meta.Probe.Leaders[st.Partition]
+	}
+	b := strconv.Itoa(int(leader))
+	var wrote, read *timeline.ClientLine
+	for i := range x.lines {
+		l := &x.lines[i]
+		if l.Client != "producer" || l.Time.Before(prev) || l.Time.After(ph.End) || l.KV["broker"] != b {
+			continue
+		}
+		if wrote == nil && strings.HasPrefix(l.Msg, "wrote Produce") {
+			wrote = l
+		}
+		if strings.HasPrefix(l.Msg, "read Produce") {
+			read = l
+		}
+	}
+	d := ph.End.Sub(prev)
+	if st.Role != "leader" {
+		ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding as soon as the high watermark moved, %s later", secs(d))
+		return
+	}
+	if d < 50*time.Millisecond {
+		ph.Why = fmt.Sprintf("the producer sent the waiting records to broker %d at once and the ack came %s later", leader, secs(d))
+		return
+	}
+	var parts []string
+	if wrote != nil {
+		parts = append(parts, fmt.Sprintf("the producer's first request to broker %d left %s after it learnt the leader", leader, secs(wrote.Time.Sub(prev))))
+	}
+	if read != nil {
+		if wait, err := time.ParseDuration(read.KV["time_to_read"]); err == nil {
+			parts = append(parts, fmt.Sprintf("broker %d held the produce request %s before answering: with acks=all it answers once the ISR has the records and the high watermark moves", leader, secs(wait)))
+			if wait > d/2 {
+				ph.Setting = "replica.fetch.wait.max.ms on the followers (how long a follower's fetch waits), and the followers' start of fetching from the new leader"
+			}
+		}
+	}
+	if ph.Setting == "" {
+		ph.Setting = "retry_backoff / retry_backoff_max (--retry-backoff, --retry-backoff-max)"
+		parts = append(parts, fmt.Sprintf("the rest is the producer's retry backoff (%s to %s)", x.cfg["retry_backoff"], x.cfg["retry_backoff_max"]))
+	}
+	ph.Why = strings.Join(parts, "; ")
+}
+
+// receive explains a receive gap much longer than the ack gap: the
+// consumer learnt the new leader later than the producer.
+func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
+	if st.Role != "leader" || recvGap-ackGap < 100*time.Millisecond {
+		return
+	}
+	topic := x.tr.Meta.Probe.Topic
+	cons, ok1 := x.tr.Timeline.ClientLearnedLeader("consumer", topic, st.Partition, x.tr.FaultAt)
+	prod, ok2 := x.tr.Timeline.ClientLearnedLeader("producer", topic, st.Partition, x.tr.FaultAt)
+	if !ok1 || !ok2 {
+		return
+	}
+	why := ""
+	for _, l := range x.lines {
+		if l.Client == "consumer" && l.Msg == "metadata update triggered" && l.Time.Before(cons.Time) && l.Time.After(prod.Time.Add(-time.Second)) {
+			why = l.KV["why"]
+		}
+	}
+	s := fmt.Sprintf("the receive gap is %s longer than the ack gap: the consumer learnt leader %d at %s, %s after the producer",
+		secs(recvGap-ackGap), cons.Leader, cons.Time.UTC().Format("15:04:05.000"), secs(cons.Time.Sub(prod.Time)))
+	if strings.Contains(why, "backoff") {
+		s += fmt.Sprintf(": its fetches to the dead broker were backing off (up to %s), and it refreshes metadata only when a backoff ends (%q)", x.cfg["retry_backoff_max"], why)
+		st.ReceiveSetting = "retry_backoff_max (--retry-backoff-max)"
+	}
+	st.ReceiveWhy = s
 }
