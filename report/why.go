@@ -101,7 +101,9 @@ func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
 	}
 	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it until the controller removed it; the leader applied the smaller ISR %s later, and the high watermark moved again",
 		x.f.NodeID, secs(ph.End.Sub(prev)))
-	ph.Setting = "the detection's (the ISR keeps a dead follower until it is fenced)"
+	if x.f.Kind != "sigterm" {
+		ph.Setting = "the detection's: the ISR keeps a dead follower until the controller fences it"
+	}
 }
 
 // client explains the producer learning the new leader.
@@ -173,8 +175,11 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 		}
 	}
 	d := ph.End.Sub(prev)
+	if x.fetchBackoff(leader, ph, d) {
+		return
+	}
 	if st.Role != "leader" {
-		ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding as soon as the high watermark moved, %s later", secs(d))
+		ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding once the high watermark moved, %s later", secs(d))
 		return
 	}
 	if d < 50*time.Millisecond {
@@ -198,6 +203,29 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 		parts = append(parts, fmt.Sprintf("the rest is the producer's retry backoff (%s to %s)", x.cfg["retry_backoff"], x.cfg["retry_backoff_max"]))
 	}
 	ph.Why = strings.Join(parts, "; ")
+}
+
+// fetchBackoff explains a wait of about replica.fetch.backoff.ms: with
+// acks=all the leader answers once its followers have fetched the records,
+// and a follower whose fetch failed — as when it asks the new leader before
+// that leader has applied its own election — waits that long before it
+// fetches again. Setting it to 100 ms cut this phase of a SIGTERM trial from
+// about 1 s to about 0.1 s.
+func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool {
+	var cfg map[string]string
+	for node, id := range x.tr.Meta.Cluster.Brokers {
+		if id == leader {
+			cfg = timeline.NodeConfig(x.tr.Dir, node)
+		}
+	}
+	backoff, _ := ms(cfg, "replica.fetch.backoff.ms", time.Second)
+	if d < backoff*7/10 || d > backoff*13/10 {
+		return false
+	}
+	ph.Why = fmt.Sprintf("about %s: with acks=all leader %d answers once the followers in the ISR have fetched the records, and a follower whose fetch failed while leadership moved (asking the new leader before it had applied its election) waits that long before fetching again",
+		setting(cfg, "replica.fetch.backoff.ms", backoff), leader)
+	ph.Setting = "replica.fetch.backoff.ms on the brokers"
+	return true
 }
 
 // receive explains a receive gap much longer than the ack gap: the

@@ -1,0 +1,244 @@
+//go:build integration
+
+// These tests run kbf itself against the real cluster in Docker (KBF_IMAGE,
+// e.g. kbf/kafka:4.3.1 from make image): a plain probe, a SIGKILL trial and a
+// SIGTERM trial. They assert what Kafka guarantees and what the timeline
+// must hold, never timings tuned to one machine, and take the cluster down
+// at the end.
+//
+//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration ./cmd/kbf/ -run Integration -v -timeout 20m
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+func TestIntegration(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Minute)
+	defer cancel()
+	cl, err := compose.New(compose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := cl.Down(ctx); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	if _, err := cl.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+
+	t.Run("probe", func(t *testing.T) { testProbe(ctx, t) })
+	t.Run("sigkill", func(t *testing.T) { testSigkill(ctx, t, cl) })
+	t.Run("sigterm", func(t *testing.T) { testSigterm(ctx, t, cl) })
+}
+
+// kbf runs the kbf command line and fails the test unless it exits 0.
+func kbf(ctx context.Context, t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if code := run(ctx, args, &out, &errOut); code != exitOK {
+		t.Fatalf("kbf %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, out.String(), errOut.String())
+	}
+	return out.String()
+}
+
+// testProbe probes the healthy cluster for 5 s: every record acked and read
+// exactly once, in order.
+func testProbe(ctx context.Context, t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "probe")
+	kbf(ctx, t, "probe", "--duration", "5s", "--out", dir)
+	f, err := os.Open(filepath.Join(dir, results.ProbeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := results.NewDecoder(f, results.ProbeFile)
+	bySeq := map[int32]map[int64]results.Message{}
+	for {
+		var m results.Message
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bySeq[m.Partition] == nil {
+			bySeq[m.Partition] = map[int64]results.Message{}
+		}
+		if _, dup := bySeq[m.Partition][m.Seq]; dup {
+			t.Errorf("p%d seq %d recorded twice", m.Partition, m.Seq)
+		}
+		bySeq[m.Partition][m.Seq] = m
+	}
+	if len(bySeq) != 3 {
+		t.Fatalf("messages on %d partitions, want 3", len(bySeq))
+	}
+	for p, ms := range bySeq {
+		if len(ms) < 50 {
+			t.Errorf("p%d: %d messages in 5 s at 20 ms", p, len(ms))
+		}
+		prev := int64(-1)
+		for s := int64(0); s < int64(len(ms)); s++ {
+			m, ok := ms[s]
+			switch {
+			case !ok:
+				t.Errorf("p%d: seq %d missing", p, s)
+			case m.Err != "" || m.Acked.IsZero() || m.Received.IsZero():
+				t.Errorf("p%d seq %d not acked and received: %+v", p, s, m)
+			case m.Offset <= prev:
+				t.Errorf("p%d seq %d at offset %d, not after %d: out of order", p, s, m.Offset, prev)
+			}
+			prev = m.Offset
+		}
+	}
+}
+
+// trial runs one kbf run trial and analyses it.
+func trial(ctx context.Context, t *testing.T, kill string) *report.Trial {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), kill)
+	kbf(ctx, t, "run", "--kill", kill, "--duration", "25s", "--fault-after", "5s", "--out", out)
+	trials, err := results.Find(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 1 {
+		t.Fatalf("%d trials, want 1", len(trials))
+	}
+	tr, err := report.Analyze(trials[0], report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Meta.Fault == nil {
+		t.Fatal("no fault recorded")
+	}
+	for _, name := range []string{results.ReportFile, results.ReportJSON, results.LogFile, results.ClientLog} {
+		if _, err := os.Stat(filepath.Join(tr.Dir, name)); err != nil {
+			t.Errorf("trial directory lacks %s: %v", name, err)
+		}
+	}
+	return tr
+}
+
+// checkRecovered checks the cluster is as the trial found it: every ISR
+// full and every leader the preferred one.
+func checkRecovered(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *report.Trial) {
+	t.Helper()
+	if r := tr.Meta.Recovery; r == nil || r.Err != "" || !r.LeadersBack {
+		t.Errorf("recovery: %+v", r)
+	}
+	parts, err := cl.Describe(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range parts {
+		isr := slices.Clone(p.ISR)
+		slices.Sort(isr)
+		if !slices.Equal(isr, []int32{1, 2, 3}) {
+			t.Errorf("orders-%d ISR %v after recovery, want 1,2,3", p.Partition, p.ISR)
+		}
+		if p.Leader != p.Partition+1 {
+			t.Errorf("orders-%d leader %d after recovery, want %d", p.Partition, p.Leader, p.Partition+1)
+		}
+	}
+}
+
+func checkIntegrity(t *testing.T, tr *report.Trial) {
+	t.Helper()
+	if tr.Integrity == nil {
+		t.Fatal("no integrity check: the partitions were not read back")
+	}
+	if !tr.Integrity.OK() || tr.Integrity.Lost != 0 {
+		t.Errorf("acks=all, min.insync.replicas=2, one broker down: integrity %+v", tr.Integrity.Counts)
+	}
+	if tr.Gaps.Failed != 0 {
+		t.Errorf("failed sends %d, want 0", tr.Gaps.Failed)
+	}
+}
+
+// sessionTimeout is broker.session.timeout.ms as the controller logged it.
+func sessionTimeout(t *testing.T, tr *report.Trial) time.Duration {
+	cfg := timeline.NodeConfig(tr.Dir, "c1")
+	ms, err := strconv.Atoi(cfg["broker.session.timeout.ms"])
+	if err != nil {
+		t.Fatalf("controller's broker.session.timeout.ms not in its log: %v", err)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func testSigkill(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "sigkill")
+	f := tr.Meta.Fault
+	if f.ExitCode != 137 || f.Finished.IsZero() || f.Escalated {
+		t.Errorf("fault %+v: want exit 137 and a finish time", f)
+	}
+	fence, ok := tr.Timeline.Fenced(f.NodeID, tr.FaultAt)
+	if !ok {
+		t.Errorf("no fence of broker %d after the fault", f.NodeID)
+	}
+	if e, ok := tr.Timeline.LeaderStarted("orders", 0, tr.FaultAt); !ok || e.Broker == f.NodeID {
+		t.Errorf("no new leader of orders-0 after the fault (%+v)", e)
+	} else if ok && fence.Time.After(e.Time) {
+		t.Errorf("orders-0's new leader (%v) before the fence (%v)", e.Time, fence.Time)
+	}
+	// acks=all waits for the whole ISR, which holds the dead broker until
+	// the controller fences it after broker.session.timeout.ms (9 s).
+	for _, p := range tr.Gaps.Partitions {
+		g := p.Ack.Fault
+		if g == nil || g.Duration() < 5*time.Second {
+			t.Errorf("p%d ack gap at the fault %v, want at least 5 s", p.Partition, g)
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
+
+func testSigterm(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "sigterm")
+	f := tr.Meta.Fault
+	if f.ExitCode != 143 || f.Escalated {
+		t.Errorf("fault %+v: want exit 143, not escalated", f)
+	}
+	if f.TermLogged.IsZero() {
+		t.Error("the broker's SIGTERM line was not found")
+	}
+	tl := tr.Timeline
+	if _, ok := tl.ControlledShutdown(f.NodeID, f.SignalSent); !ok {
+		t.Error("no controlled-shutdown grant after the signal")
+	}
+	if _, ok := tl.First(f.SignalSent, timeline.OfKind(timeline.KindShutdownChanges), timeline.ForBroker(f.NodeID)); !ok {
+		t.Error("no enterControlledShutdown line after the signal")
+	}
+	if _, ok := tl.ShutdownGranted(f.NodeID, f.SignalSent); !ok {
+		t.Error("no 'request to shut down has been granted' line")
+	}
+	session := sessionTimeout(t, tr)
+	for _, p := range tr.Gaps.Partitions {
+		if g := p.Ack.Fault; g != nil && g.Duration() >= session {
+			t.Errorf("p%d ack gap %v reaches broker.session.timeout.ms %v: leadership did not move first", p.Partition, g.Duration(), session)
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
