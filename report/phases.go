@@ -1,6 +1,7 @@
 package report
 
 import (
+	"os"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -71,17 +72,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 	topic := tr.Meta.Probe.Topic
 	b := f.NodeID
 
-	// Detection ends when the controller acts on the broker.
-	var detect timeline.Event
-	var detected bool
-	if f.Kind == "sigterm" {
-		detect, detected = tl.ControlledShutdown(b, f.SignalSent)
-		if !detected {
-			detect, detected = tl.ShutdownGranted(b, f.SignalSent)
-		}
-	} else {
-		detect, detected = tl.Fenced(b, F)
-	}
+	detect, detected := detection(tl, f, F)
 
 	x := newExplainer(tr, f)
 	var out []Stall
@@ -134,7 +125,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			st.Total = g.End.Sub(prev)
 		}
 		for _, bd := range bounds {
-			if bd.e.Time.Before(prev) && st.Began > 0 {
+			if st.Began > 0 && bd.e.Time.Before(g.Start) {
 				continue
 			}
 			end := bd.e.Time
@@ -167,6 +158,33 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 		out = append(out, st)
 	}
 	return out
+}
+
+// detection returns the event that ends the detection of fault f, at F:
+// the controller fencing the broker, or, for a SIGTERM, granting its
+// controlled shutdown.
+func detection(tl *timeline.Timeline, f *results.Fault, F time.Time) (timeline.Event, bool) {
+	if f.Kind == "sigterm" {
+		if e, ok := tl.ControlledShutdown(f.NodeID, f.SignalSent); ok {
+			return e, true
+		}
+		return tl.ShutdownGranted(f.NodeID, f.SignalSent)
+	}
+	return tl.Fenced(f.NodeID, F)
+}
+
+// hasNodeLogs reports whether any of the nodes' log files is there. Without
+// them no boundary of a stall can be found, and explain would put each
+// whole stall in its last phase.
+func hasNodeLogs(src timeline.Sources) bool {
+	for _, files := range src.Nodes {
+		for _, f := range files {
+			if _, err := os.Stat(f); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type bound struct {

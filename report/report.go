@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"time"
 
@@ -63,26 +62,34 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	if t.Meta != nil {
 		partitions = t.Meta.PartitionSet()
 	}
+	// The audit keeps every message, so it runs only when there is a
+	// read-back to weigh them against; the gaps alone stream.
+	var audit *integrity.Audit
+	if t.Dir != "" {
+		if _, err := os.Stat(t.Path(results.LogFile)); err == nil {
+			audit = integrity.New()
+		} else {
+			tr.Notes = append(tr.Notes, "no "+results.LogFile+": the partitions were not read back, so no integrity check")
+		}
+	}
 	tr.Gaps = gaps.NewReport(gopt)
-	audit := integrity.New()
 	if err := readProbe(t.Probe, partitions, func(m *results.Message) {
 		tr.Gaps.Add(m)
-		audit.AddMessage(m)
+		if audit != nil {
+			audit.AddMessage(m)
+		}
 	}); err != nil {
 		return nil, err
 	}
 	tr.Gaps.Close()
-
+	if audit != nil {
+		if err := readLog(t.Path(results.LogFile), audit); err != nil {
+			return nil, err
+		}
+		tr.Integrity = audit.Close()
+	}
 	if t.Dir == "" {
 		return tr, nil
-	}
-	switch err := readLog(t.Path(results.LogFile), audit); {
-	case errors.Is(err, fs.ErrNotExist):
-		tr.Notes = append(tr.Notes, "no "+results.LogFile+": the partitions were not read back, so no integrity check")
-	case err != nil:
-		return nil, err
-	default:
-		tr.Integrity = audit.Close()
 	}
 
 	if t.Meta == nil {
@@ -99,7 +106,11 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	}
 	tr.Timeline = tl
 	if fault != nil && !tr.FaultAt.IsZero() {
-		tr.Stalls = explain(tr, fault)
+		if hasNodeLogs(src) {
+			tr.Stalls = explain(tr, fault)
+		} else {
+			tr.Notes = append(tr.Notes, "no node logs under "+results.NodeLogsDir+"/: the stalls are not split into phases")
+		}
 	}
 	return tr, nil
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 )
@@ -216,6 +217,18 @@ func checkPhases(t *testing.T, tr *Trial, st *Stall) {
 	}
 }
 
+// ackGap returns partition p's ack gap at the fault.
+func ackGap(t *testing.T, tr *Trial, p int32) *gaps.Gap {
+	t.Helper()
+	for _, gp := range tr.Gaps.Partitions {
+		if gp.Partition == p && gp.Ack.Fault != nil {
+			return gp.Ack.Fault
+		}
+	}
+	t.Fatalf("no ack gap at the fault for p%d", p)
+	return nil
+}
+
 func stallOf(t *testing.T, tr *Trial, p int32) *Stall {
 	t.Helper()
 	for i := range tr.Stalls {
@@ -278,7 +291,7 @@ func TestSigkillFacts(t *testing.T) {
 	if got, want := phaseNames(p0), []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck}; !slices.Equal(got, want) {
 		t.Errorf("p0 phases %q, want %q", got, want)
 	}
-	if g := tr.Gaps.Partitions[0].Ack.Fault; !p0.FirstAck.Equal(g.End) {
+	if g := ackGap(t, tr, 0); !p0.FirstAck.Equal(g.End) {
 		t.Errorf("p0 first ack %v, want the ack gap's end %v", p0.FirstAck, g.End)
 	}
 	elect, ok := tr.Timeline.LeaderStarted("orders", 0, tr.FaultAt)
@@ -344,7 +357,7 @@ func TestSigtermFacts(t *testing.T) {
 	for i := range tr.Stalls {
 		st := &tr.Stalls[i]
 		checkPhases(t, tr, st)
-		g := tr.Gaps.Partitions[i].Ack.Fault
+		g := ackGap(t, tr, st.Partition)
 		for _, ph := range st.Phases {
 			if ph.Name == PhaseDetect && !ph.End.Equal(grant.Time) {
 				t.Errorf("p%d detect ends %v, want the controlled shutdown %v", st.Partition, ph.End, grant.Time)

@@ -82,9 +82,17 @@ func Summarize(trials []*Trial) *Summary {
 			s.Duplicated += in.Duplicated
 			s.Reordered += in.Reordered
 		}
-		detected := false
+		// Detection and the producer's move are the trial's, read from
+		// its timeline: a stall that began after them has no phase for
+		// them.
+		var detected time.Time
+		if len(tr.Stalls) > 0 && tr.Timeline != nil && tr.Meta != nil && tr.Meta.Fault != nil {
+			if e, ok := detection(tr.Timeline, tr.Meta.Fault, tr.FaultAt); ok {
+				detected = e.Time
+				s.Detect.add(detected.Sub(tr.FaultAt))
+			}
+		}
 		for _, st := range tr.Stalls {
-			var clientEnd time.Time
 			for _, ph := range st.Phases {
 				r := s.Phases[ph.Name]
 				if r == nil {
@@ -92,17 +100,10 @@ func Summarize(trials []*Trial) *Summary {
 					s.Phases[ph.Name] = r
 				}
 				r.add(ph.Duration)
-				if ph.Name == PhaseDetect && !detected {
-					s.Detect.add(ph.End.Sub(tr.FaultAt))
-					detected = true
-				}
-				if ph.Name == PhaseClient {
-					clientEnd = ph.End
-				}
 			}
-			if st.Role == "leader" && !clientEnd.IsZero() {
-				if d, ok := phaseEnd(st, PhaseDetect); ok {
-					s.ElectAndClient.add(clientEnd.Sub(d))
+			if st.Role == "leader" && !detected.IsZero() {
+				if e, ok := tr.Timeline.ClientLearnedLeader("producer", tr.Meta.Probe.Topic, st.Partition, tr.FaultAt); ok {
+					s.ElectAndClient.add(e.Time.Sub(detected))
 				}
 			}
 		}
@@ -125,15 +126,6 @@ func Summarize(trials []*Trial) *Summary {
 		}
 	}
 	return s
-}
-
-func phaseEnd(st Stall, name string) (time.Time, bool) {
-	for _, ph := range st.Phases {
-		if ph.Name == name {
-			return ph.End, true
-		}
-	}
-	return time.Time{}, false
 }
 
 // WriteSummaryText writes the summary as the blog did, one measure a line.

@@ -1,0 +1,327 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// handF is the hand-made trials' fault: the end of k1's process. Kafka logs
+// to the millisecond, so every time here is whole milliseconds.
+var handF = time.Date(2026, 11, 30, 3, 26, 9, 115_000_000, time.UTC)
+
+const msec = time.Millisecond
+
+// every returns from, from+step, ... up to and including to.
+func every(from, to, step time.Duration) []time.Duration {
+	var out []time.Duration
+	for d := from; d <= to; d += step {
+		out = append(out, d)
+	}
+	return out
+}
+
+// The log lines a hand-made trial holds, each at a time relative to handF,
+// in the wording Kafka 4.3 and franz-go wrote in the recorded trials.
+
+func kafkaLine(d time.Duration, msg, logger string) string {
+	return "[" + handF.Add(d).Format("2006-01-02 15:04:05,000") + "] INFO " + msg + " (" + logger + ")\n"
+}
+
+func fenceLine(d time.Duration) string {
+	return kafkaLine(d, "[QuorumController id=100] Fencing broker 1 at epoch 14 because its session has timed out.",
+		"org.apache.kafka.controller.ReplicationControlManager")
+}
+
+// leaderLine is broker 2 starting to lead partition p.
+func leaderLine(d time.Duration, p int) string {
+	return kafkaLine(d, fmt.Sprintf("[Broker id=2] Leader orders-%d with topic id Some(abc) starts at leader epoch 1 from offset 40 with partition epoch 1, high watermark 40, ISR [2,3], adding replicas [] and removing replicas [] . Previous leader Some(1) and previous leader epoch was 0.", p),
+		"state.change.logger")
+}
+
+// shrunkLine is broker 2, leading partition p, applying the ISR without 1.
+func shrunkLine(d time.Duration, p int) string {
+	return kafkaLine(d, fmt.Sprintf("[Broker id=2] Skipped the become-leader state change for orders-%d with topic id Some(abc), partition registration PartitionRegistration(replicas=[2, 3, 1], isr=[2, 3], leader=2, leaderEpoch=0, partitionEpoch=1) and isNew=false since it is already the leader with leader epoch 0. Current high watermark 40, ISR [2,3], adding replicas [] and removing replicas [].", p),
+		"state.change.logger")
+}
+
+// learntLine is the producer learning that broker 2 leads partition p.
+func learntLine(d time.Duration, p int) string {
+	return handF.Add(d).Format("2006-01-02T15:04:05.000000000Z") +
+		fmt.Sprintf(" DEBUG producer metadata refresh topic partition data changed topic=orders partition=%d new_leader=2 new_leader_epoch=1 old_leader=1 old_leader_epoch=0\n", p)
+}
+
+// handTrial is a trial made by hand: broker k1 (node 1) leads orders-0 and
+// follows orders-1 (led by 2); k1's process ends at handF.
+type handTrial struct {
+	// acks are each partition's ack times, relative to handF.
+	acks map[int32][]time.Duration
+	// files are the trial's other files by path inside its directory,
+	// "logs/c1/controller.log" or "client.log".
+	files map[string]string
+}
+
+// write lays the trial out in a new directory and returns it.
+func (h handTrial) write(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	meta := &results.Meta{
+		Kind:    "trial",
+		Started: handF.Add(-3 * time.Second),
+		Ended:   handF.Add(6 * time.Second),
+		Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1, "k2": 2, "k3": 3}},
+		Probe: results.Probe{
+			Topic: "orders", Partitions: []int32{0, 1}, Interval: 100 * msec, Acks: "all",
+			Leaders:  map[int32]int32{0: 1, 1: 2},
+			Replicas: map[int32][]int32{0: {1, 2, 3}, 1: {2, 3, 1}},
+			Client:   map[string]string{"metadata_min_age": "100ms", "retry_backoff": "100ms", "retry_backoff_max": "1s"},
+		},
+		Fault: &results.Fault{Broker: "k1", NodeID: 1, Kind: "sigkill",
+			SignalSent: handF.Add(-50 * msec), Finished: handF, ExitCode: 137},
+	}
+	if err := results.WriteMeta(dir, meta); err != nil {
+		t.Fatal(err)
+	}
+	var probe bytes.Buffer
+	enc := results.NewEncoder(&probe)
+	for _, p := range slices.Sorted(maps.Keys(h.acks)) {
+		for seq, d := range h.acks[p] {
+			at := handF.Add(d)
+			enc.Encode(&results.Message{Partition: p, Seq: int64(seq), Offset: int64(seq),
+				Sent: at.Add(-3 * msec), Acked: at, Received: at.Add(2 * msec)})
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{results.ProbeFile: probe.String()}
+	for name, text := range h.files {
+		files[name] = text
+	}
+	for name, text := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// phase is what a test expects of one phase: its name and length.
+type phase struct {
+	name string
+	d    time.Duration
+}
+
+func phasesOf(st *Stall) []phase {
+	var out []phase
+	for _, ph := range st.Phases {
+		out = append(out, phase{ph.Name, ph.Duration})
+	}
+	return out
+}
+
+// The stall of a partition split into phases, in the cases the recorded
+// trials do not show.
+func TestExplainEdges(t *testing.T) {
+	// before is a second of acks every 100 ms, up to and including the fault.
+	before := every(-time.Second, 0, 100*msec)
+	after := func(from time.Duration) []time.Duration { return every(from, from+time.Second, 100*msec) }
+	cat := func(parts ...[]time.Duration) []time.Duration { return slices.Concat(parts...) }
+
+	for _, tc := range []struct {
+		name  string
+		trial handTrial
+		p     int32
+		// Expected of partition p's stall.
+		role   string
+		began  time.Duration
+		total  time.Duration
+		open   bool
+		phases []phase
+		// text is a line the text report holds.
+		text string
+	}{
+		{
+			name: "every boundary logged",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(2000 * msec),
+				"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+				"client.log":               learntLine(2400*msec, 0),
+			}},
+			p: 0, role: "leader", total: 3000 * msec,
+			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.00 detect + 0.10 elect + 0.30 client + 0.60 first ack\n",
+		},
+		{
+			// p0 kept acking for half a second: the fence and the new
+			// leader came before its stall and take none of it.
+			name: "stall begins after the fault",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, every(100*msec, 500*msec, 100*msec), after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(200 * msec),
+				"logs/k2/state-change.log": leaderLine(300*msec, 0),
+				"client.log":               learntLine(1000*msec, 0),
+			}},
+			p: 0, role: "leader", began: 500 * msec, total: 2500 * msec,
+			phases: []phase{{PhaseClient, 500 * msec}, {PhaseFirstAck, 2000 * msec}},
+			text:   "p0 (led by the broker; new leader 2) acked until 0.50 s after the fault, then stalled 2.50 s = 0.50 client + 2.00 first ack\n",
+		},
+		{
+			// The producer learnt the leader before the leader's own
+			// line: the client boundary counts as zero, as it does for
+			// a stall that begins at the fault (the next case).
+			name: "boundary logged early, stall begins after the fault",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, every(100*msec, 500*msec, 100*msec), after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(600 * msec),
+				"logs/k2/state-change.log": leaderLine(800*msec, 0),
+				"client.log":               learntLine(700*msec, 0),
+			}},
+			p: 0, role: "leader", began: 500 * msec, total: 2500 * msec,
+			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+		},
+		{
+			name: "boundary logged early, stall begins at the fault",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(600 * msec),
+				"logs/k2/state-change.log": leaderLine(800*msec, 0),
+				"client.log":               learntLine(700*msec, 0),
+			}},
+			p: 0, role: "leader", total: 3000 * msec,
+			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+		},
+		{
+			// p0 never acked again: the phases the logs show are
+			// there, but no first ack, and no total.
+			name: "no ack after the fault",
+			trial: handTrial{acks: map[int32][]time.Duration{0: before, 1: cat(before, every(100*msec, 5000*msec, 100*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(2000 * msec),
+				"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+				"client.log":               learntLine(2400*msec, 0),
+			}},
+			p: 0, role: "leader", open: true,
+			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}},
+			text:   "p0 (led by the broker; new leader 2) no ack after the fault = 2.00 detect + 0.10 elect + 0.30 client\n",
+		},
+		{
+			// The controller's log holds no fence: detection's time
+			// falls to the election.
+			name: "no fence line, leader",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   kafkaLine(1000*msec, "[QuorumController id=100] Something else entirely.", "org.apache.kafka.controller.QuorumController"),
+				"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+				"client.log":               learntLine(2400*msec, 0),
+			}},
+			p: 0, role: "leader", total: 3000 * msec,
+			phases: []phase{{PhaseElect, 2100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.10 elect + 0.30 client + 0.60 first ack\n",
+		},
+		{
+			name: "no fence line, follower",
+			trial: handTrial{acks: map[int32][]time.Duration{1: cat(before, after(2200*msec))}, files: map[string]string{
+				"logs/c1/controller.log":   "",
+				"logs/k2/state-change.log": shrunkLine(2150*msec, 1),
+			}},
+			p: 1, role: "follower", total: 2200 * msec,
+			phases: []phase{{PhaseElect, 2150 * msec}, {PhaseFirstAck, 50 * msec}},
+			text:   "p1 (the broker followed) 2.20 s = 2.15 elect + 0.05 first ack\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := analyzeHand(t, tc.trial.write(t))
+			st := stallOf(t, tr, tc.p)
+			checkPhases(t, tr, st)
+			if st.Role != tc.role || st.Began != tc.began || st.Total != tc.total || st.FirstAck.IsZero() != tc.open {
+				t.Errorf("p%d: role %q, began %v, total %v, first ack %v; want %q, %v, %v, open %v",
+					tc.p, st.Role, st.Began, st.Total, st.FirstAck, tc.role, tc.began, tc.total, tc.open)
+			}
+			if got := phasesOf(st); !slices.Equal(got, tc.phases) {
+				t.Errorf("p%d phases %v, want %v", tc.p, got, tc.phases)
+			}
+			for _, ph := range st.Phases {
+				if ph.Why == "" {
+					t.Errorf("p%d %s: no explanation", tc.p, ph.Name)
+				}
+			}
+			text := writeBoth(t, tr)
+			if tc.text != "" && !strings.Contains(text, tc.text) {
+				t.Errorf("text lacks %q:\n%s", tc.text, text)
+			}
+		})
+	}
+}
+
+// analyzeHand analyses a hand-made trial, which has no log.csv.
+func analyzeHand(t *testing.T, dir string) *Trial {
+	t.Helper()
+	trials, err := results.Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Analyze(trials[0], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Integrity != nil || !slices.ContainsFunc(tr.Notes, func(n string) bool { return strings.HasPrefix(n, "no "+results.LogFile) }) {
+		t.Errorf("a trial without %s: integrity %+v, notes %q", results.LogFile, tr.Integrity, tr.Notes)
+	}
+	return tr
+}
+
+// writeBoth renders tr as text and JSON and returns the text.
+func writeBoth(t *testing.T, tr *Trial) string {
+	t.Helper()
+	var text, js bytes.Buffer
+	if err := WriteText(&text, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, tr); err != nil {
+		t.Fatal(err)
+	}
+	return text.String()
+}
+
+// Without the nodes' logs there is nothing to split a stall by; the report
+// says so rather than putting the whole stall in one phase.
+func TestExplainWithoutNodeLogs(t *testing.T) {
+	acks := map[int32][]time.Duration{
+		0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec)),
+		1: slices.Concat(every(-time.Second, 0, 100*msec), every(2200*msec, 3000*msec, 100*msec)),
+	}
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"no logs at all", nil},
+		{"client log only", map[string]string{"client.log": learntLine(2400*msec, 0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := analyzeHand(t, handTrial{acks: acks, files: tc.files}.write(t))
+			if len(tr.Stalls) != 0 {
+				t.Errorf("stalls %+v from a trial without node logs", tr.Stalls)
+			}
+			if !slices.ContainsFunc(tr.Notes, func(n string) bool { return strings.Contains(n, results.NodeLogsDir+"/") }) {
+				t.Errorf("notes %q do not say the node logs are missing", tr.Notes)
+			}
+			if g := tr.Gaps.Partitions[0].Ack.Fault; g == nil || g.Duration() != 3000*msec {
+				t.Errorf("p0 ack gap %+v, want 3 s: the gaps need no logs", g)
+			}
+			text := writeBoth(t, tr)
+			for _, want := range []string{"\nnote: no node logs", "missing: k1 server.log, k1 state-change.log"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("text lacks %q:\n%s", want, text)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+)
+
+// ranges names every Range of s, the phases' included.
+func ranges(s *Summary) map[string]Range {
+	m := map[string]Range{
+		"detect": s.Detect, "elect+client": s.ElectAndClient, "leader gap": s.LeaderGap,
+		"other gap": s.FollowerGap, "any gap": s.AnyGap, "receive gap": s.ReceiveGap,
+	}
+	for name, r := range s.Phases {
+		m["phase "+name] = *r
+	}
+	return m
+}
+
+func TestSummarize(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		archives []string
+		faults   []string
+		// n is each range's count: a measure per trial (detection), per
+		// partition the broker led (elect+client, leader gap), per other
+		// partition, per partition, and per stall phase.
+		n map[string]int
+		// twice: the trials are one trial twice, so every range is that
+		// trial's, counted twice.
+		twice bool
+	}{
+		{
+			name:     "sigkill-sigterm",
+			archives: []string{sigkillArchive, sigtermArchive},
+			faults:   []string{"sigkill", "sigterm"},
+			// The SIGTERM trial's partitions kept acking past the
+			// controlled shutdown and the new leader's start, so their
+			// stalls have no detect or elect phase; p0's has a client
+			// phase.
+			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "other gap": 4, "any gap": 6, "receive gap": 6,
+				"phase detect": 3, "phase elect": 3, "phase client": 2, "phase first ack": 6},
+		},
+		{
+			name:     "sigkill-twice",
+			archives: []string{sigkillArchive, sigkillArchive},
+			faults:   []string{"sigkill", "sigkill"},
+			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "other gap": 4, "any gap": 6, "receive gap": 6,
+				"phase detect": 6, "phase elect": 6, "phase client": 2, "phase first ack": 6},
+			twice: true,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var trials []*Trial
+			for _, a := range tc.archives {
+				// Each trial is analysed before the next unpack moves
+				// the working directory.
+				trials = append(trials, analyze(t, unpack(t, a)))
+			}
+			s := Summarize(trials)
+			if s.Trials != len(trials) || !slices.Equal(s.Faults, tc.faults) {
+				t.Errorf("%d trials %q, want %d %q", s.Trials, s.Faults, len(trials), tc.faults)
+			}
+			got := ranges(s)
+			for name, r := range got {
+				if r.Min > r.Max {
+					t.Errorf("%s: min %v > max %v", name, r.Min, r.Max)
+				}
+				if _, ok := tc.n[name]; !ok {
+					t.Errorf("%s: unexpected range %+v", name, r)
+				}
+			}
+			if tc.twice {
+				once := ranges(Summarize(trials[:1]))
+				for name, r := range got {
+					if o := once[name]; r.Min != o.Min || r.Max != o.Max || r.N != 2*o.N {
+						t.Errorf("%s: %+v from the trial twice, %+v from it once", name, r, o)
+					}
+				}
+			}
+			for name, n := range tc.n {
+				if got[name].N != n {
+					t.Errorf("%s: N %d, want %d", name, got[name].N, n)
+				}
+			}
+
+			// The gap ranges span the trials' own gaps.
+			lo, hi := trials[0].Gaps.Partitions[0].Ack.Fault.Duration(), trials[0].Gaps.Partitions[0].Ack.Fault.Duration()
+			for _, tr := range trials[1:] {
+				d := tr.Gaps.Partitions[0].Ack.Fault.Duration()
+				lo, hi = min(lo, d), max(hi, d)
+			}
+			if s.LeaderGap.Min != lo || s.LeaderGap.Max != hi {
+				t.Errorf("leader gap %v–%v, want p0's %v–%v", s.LeaderGap.Min, s.LeaderGap.Max, lo, hi)
+			}
+			if s.Lost != 0 || s.Duplicated != 0 || s.Reordered != 0 || s.FailedSends != 0 || s.Escalated != 0 {
+				t.Errorf("summary counts %+v, want all zero for clean trials", s)
+			}
+
+			var text bytes.Buffer
+			if err := WriteSummaryText(&text, s); err != nil {
+				t.Fatal(err)
+			}
+			checkGolden(t, "summary-"+tc.name+".txt.golden", text.Bytes())
+		})
+	}
+}
