@@ -54,6 +54,10 @@ type PartitionStats struct {
 	LastAck    time.Time
 	LastRecv   time.Time
 	LastFailed string
+	// LastSent and LongestSendGap check the instrument: a send gap much
+	// longer than the interval is a stall of the probe's own, not Kafka's.
+	LastSent       time.Time
+	LongestSendGap time.Duration
 }
 
 // ErrTopicMissing is returned when the probed topic does not exist.
@@ -241,6 +245,10 @@ func (p *Probe) produce(ctx context.Context, part int32) {
 	m := &results.Message{Partition: part, Seq: seq, Offset: -1, Sent: now}
 	ps.pending[seq] = m
 	ps.stats.Sent++
+	if !ps.stats.LastSent.IsZero() {
+		ps.stats.LongestSendGap = max(ps.stats.LongestSendGap, now.Sub(ps.stats.LastSent))
+	}
+	ps.stats.LastSent = now
 	p.mu.Unlock()
 
 	r := &kgo.Record{

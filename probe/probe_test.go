@@ -56,8 +56,14 @@ func runProbe(t *testing.T, cfg Config, d time.Duration, during func()) ([]resul
 	if during != nil {
 		time.AfterFunc(d/2, during)
 	}
-	if _, err := p.Run(rctx); err != nil {
+	stats, err := p.Run(rctx)
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, st := range stats {
+		if st.LongestSendGap < cfg.Interval/2 {
+			t.Errorf("p%d longest send gap %v, below half the interval %v", st.Partition, st.LongestSendGap, cfg.Interval)
+		}
 	}
 	dec := results.NewDecoder(&csv, "probe.csv")
 	var ms []results.Message

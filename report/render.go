@@ -83,6 +83,13 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 		fmt.Fprintf(b, " (%s)", m.Cluster.Image)
 	}
 	b.WriteString("\n")
+	if g := p.LongestSendGap; g > 0 {
+		fmt.Fprintf(b, "probe self-check: longest gap between two sends to a partition %.3f s", g.Seconds())
+		if g > 5*p.Interval && g > 100*time.Millisecond {
+			b.WriteString(": the probe itself stalled, so gaps this short may be its own, not Kafka's")
+		}
+		b.WriteString("\n")
+	}
 }
 
 func writeStall(b *bytes.Buffer, st *Stall) {

@@ -79,6 +79,9 @@ type Probe struct {
 	Client map[string]string `json:"client"`
 	// RunID marks this run's records, so a read-back skips others'.
 	RunID string `json:"run_id"`
+	// LongestSendGap is the longest time between two sends to one
+	// partition: the probe's own stalls. Near Interval, the probe kept time.
+	LongestSendGap time.Duration `json:"longest_send_gap_ns,omitempty"`
 }
 
 // Fault is one injected fault and the times it was seen.

@@ -75,8 +75,9 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	progCtx, stopProg := context.WithCancel(ctx)
 	start := time.Now()
 	go progress(progCtx, o.g.errOut, func() string { return "probing" }, p, start)
-	_, runErr := p.Run(runCtx)
+	stats, runErr := p.Run(runCtx)
 	stopProg()
+	rec.meta.Probe.LongestSendGap = longestSendGap(stats)
 	rec.meta.Ended = time.Now().UTC()
 	if ctx.Err() != nil {
 		rec.meta.Notes = append(rec.meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())

@@ -136,3 +136,12 @@ func isTerminal(w io.Writer) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
+
+// longestSendGap is the longest gap between two sends to one partition.
+func longestSendGap(stats []probe.PartitionStats) time.Duration {
+	var d time.Duration
+	for _, s := range stats {
+		d = max(d, s.LongestSendGap)
+	}
+	return d
+}

@@ -241,7 +241,8 @@ func (r *trialRunner) trial(ctx context.Context, n int, dir string) (*report.Tri
 	go progress(progCtx, o.g.errOut, func() string { return r.phase.Load().(string) }, p, start)
 	probeDone := make(chan error, 1)
 	go func() {
-		_, err := p.Run(probeCtx)
+		stats, err := p.Run(probeCtx)
+		meta.Probe.LongestSendGap = longestSendGap(stats)
 		probeDone <- err
 	}()
 
