@@ -504,9 +504,10 @@ func (c *Cluster) PreferredElection(ctx context.Context, topics ...string) error
 	return nil
 }
 
-// ensurePreferred elects preferred leaders where they are not, and waits
-// until they lead. It reports whether an election was needed.
-func (c *Cluster) ensurePreferred(ctx context.Context) (bool, error) {
+// EnsurePreferred runs preferred leader elections, again every little while,
+// until every partition of the cluster's topics is led by its preferred
+// replica, or ctx ends. It reports whether an election was needed.
+func (c *Cluster) EnsurePreferred(ctx context.Context) (bool, error) {
 	cl, err := c.adminClient()
 	if err != nil {
 		return false, err

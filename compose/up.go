@@ -95,7 +95,7 @@ func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 	phase(PhaseISR, t0, "")
 
 	t0 = c.now()
-	elected, err := c.ensurePreferred(ctx)
+	elected, err := c.EnsurePreferred(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -96,7 +96,7 @@ func (o *runOptions) validate() error {
 type runCluster interface {
 	Up(ctx context.Context) (*compose.UpReport, error)
 	WaitISRFull(ctx context.Context, topics ...string) error
-	PreferredElection(ctx context.Context, topics ...string) error
+	EnsurePreferred(ctx context.Context) (bool, error)
 	LeadersPreferred(ctx context.Context, topics ...string) (bool, error)
 	Describe(ctx context.Context, topics ...string) ([]compose.Partition, error)
 	Bootstrap() []string
@@ -264,6 +264,13 @@ func (r *trialRunner) trial(ctx context.Context, n int, dir string) (*report.Tri
 	r.collect(rctx, dir, meta)
 	if attempted {
 		r.recover(rctx, meta)
+		if ctx.Err() != nil {
+			if rc := meta.Recovery; rc.Err == "" && rc.LeadersBack {
+				r.say("the fault was undone: %s restarted, every ISR full, leaders back where they started", o.broker)
+			} else {
+				r.say("the cluster is not whole (%s): kbf up restores it", rc.Err)
+			}
+		}
 	}
 	if faultErr == nil && probeErr == nil && ctx.Err() == nil {
 		r.say("reading the partitions back")
@@ -294,7 +301,10 @@ func (r *trialRunner) inject(ctx, probeCtx context.Context, start time.Time, met
 	case <-time.After(time.Until(start.Add(r.o.faultAfter))):
 	}
 	r.phase.Store(r.o.kill)
-	f, err := r.inj.Inject(ctx, chaos.Fault{Broker: r.o.broker, Signal: r.o.kill, Grace: r.o.grace})
+	// Once sent, the signal's effect is awaited even through Ctrl-C (a
+	// graceful stop is bounded by its grace period): a broker half-way
+	// through a controlled shutdown cannot be restarted.
+	f, err := r.inj.Inject(context.WithoutCancel(ctx), chaos.Fault{Broker: r.o.broker, Signal: r.o.kill, Grace: r.o.grace})
 	if f.Broker != "" {
 		f.NodeID = r.cl.Brokers()[r.o.broker]
 		meta.Fault = &f
@@ -350,7 +360,7 @@ func (r *trialRunner) recover(ctx context.Context, meta *results.Meta) {
 		return
 	}
 	rc.ISRFull = time.Now().UTC()
-	if err := r.cl.PreferredElection(ctx, topics...); err != nil {
+	if _, err := r.cl.EnsurePreferred(ctx); err != nil {
 		fail("preferred leader election", err)
 		return
 	}
@@ -361,7 +371,7 @@ func (r *trialRunner) recover(ctx context.Context, meta *results.Meta) {
 		return
 	}
 	rc.LeadersBack = ok
-	r.say("recovery: every ISR full after %.1fs, leaders back: %v", rc.ISRFull.Sub(rc.Restarted).Seconds(), ok)
+	r.say("recovery: every ISR full %.1fs after the restart; leaders back on their preferred replicas: %v", rc.ISRFull.Sub(rc.Restarted).Seconds(), ok)
 }
 
 // readBack reads the probed partitions back into log.csv.
