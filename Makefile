@@ -7,6 +7,7 @@
 #   make bench         the report's and the decoder's benchmarks
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
 
+SHELL    := bash
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -X main.version=$(VERSION)
@@ -28,10 +29,13 @@ vet:
 unit: vet
 	$(GO) test -count=1 ./...
 
-# One cluster at a time: integration packages run one after another (-p 1).
+# The packages with integration tests (build tag integration). One cluster at a time:
+# they run one after another (-p 1).
+INTEGRATION_PKGS := ./compose/ ./cmd/kbf/
+
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
-	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v ./...
+	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v $(INTEGRATION_PKGS)
 
 test: unit integration
 

@@ -41,7 +41,7 @@ ack and receive gaps per partition.`,
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.flags.register(cmd.Flags())
+	o.flags.register(cmd.Flags(), true)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
 	return cmd

@@ -13,12 +13,16 @@ type probeFlags struct {
 	partitions []int32
 }
 
-func (f *probeFlags) register(fs *pflag.FlagSet) {
+// register adds the flags to fs; bootstrap adds --bootstrap, for a probe of
+// a cluster kbf did not start (kbf run takes the addresses from its own).
+func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 	f.cfg = probe.Defaults()
 	c := &f.cfg
-	fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses")
+	if bootstrap {
+		fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses")
+	}
 	fs.StringVar(&c.Topic, "topic", c.Topic, "topic to probe")
-	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe (default all)")
+	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe, e.g. 0,2 (default: all)")
 	fs.DurationVar(&c.Interval, "interval", c.Interval, "time between two records of one partition")
 	fs.StringVar(&c.Acks, "acks", c.Acks, "producer acks: all or 1")
 	fs.DurationVar(&c.Linger, "linger", c.Linger, "producer linger")

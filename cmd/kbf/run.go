@@ -59,7 +59,7 @@ duplicated or reordered; 3 when one was; 1 when a trial could not run.`,
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.flags.register(cmd.Flags())
+	o.flags.register(cmd.Flags(), false)
 	f := cmd.Flags()
 	f.StringVar(&o.kill, "kill", "", "the fault: sigkill (process killed) or sigterm (graceful stop)")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
