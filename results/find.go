@@ -33,6 +33,9 @@ var ErrNoResults = errors.New("no kbf results here: want a probe CSV, a trial di
 // trials — to the trials it holds, in order.
 func Find(path string) ([]Trial, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file or directory; %w", path, ErrNoResults)
+	}
 	if err != nil {
 		return nil, err
 	}

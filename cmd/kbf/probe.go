@@ -62,7 +62,8 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	defer rec.close()
 	p, err := probe.New(ctx, cfg, rec.output())
 	if err != nil {
-		return fmt.Errorf("probe: %w", err)
+		rec.discard()
+		return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
 	}
 	if err := rec.setMeta(newMeta("probe", p)); err != nil {
 		return err

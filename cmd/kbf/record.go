@@ -53,6 +53,16 @@ func (r *recorder) output() probe.Output {
 
 func (r *recorder) save() error { return results.WriteMeta(r.dir, r.meta) }
 
+// discard closes and removes what newRecorder made, for a probe that never
+// started: an empty trial directory would only puzzle kbf report later.
+func (r *recorder) discard() {
+	r.close()
+	os.Remove(filepath.Join(r.dir, results.ProbeFile))
+	os.Remove(filepath.Join(r.dir, results.ClientLog))
+	os.Remove(filepath.Join(r.dir, results.MetaFile))
+	os.Remove(r.dir) // only if empty
+}
+
 func (r *recorder) close() error {
 	err1 := r.csv.Close()
 	err2 := r.clog.Close()

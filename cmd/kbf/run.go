@@ -146,9 +146,6 @@ func (r *trialRunner) say(format string, a ...any) {
 }
 
 func (r *trialRunner) run(ctx context.Context) error {
-	if err := os.MkdirAll(r.o.out, 0o755); err != nil {
-		return fmt.Errorf("results directory: %w", err)
-	}
 	var trials []*report.Trial
 	var findings bool
 	for i := 1; i <= r.o.repeat; i++ {
@@ -209,6 +206,7 @@ func (r *trialRunner) trial(ctx context.Context, n int, dir string) (*report.Tri
 	defer rec.close()
 	p, err := probe.New(ctx, cfg, rec.output())
 	if err != nil {
+		rec.discard()
 		return nil, fmt.Errorf("probe: %w", err)
 	}
 	meta := newMeta("trial", p)
