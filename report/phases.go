@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"os"
 	"time"
 
@@ -32,10 +33,10 @@ type Stall struct {
 	// Began is how long after the fault the partition's last ack before the
 	// stall came, when that was after the fault: the partition kept acking
 	// for a while, and the phases before Began took none of its time.
-	Began time.Duration `json:"began_after_fault_ns,omitempty"`
+	Began time.Duration `json:"-"`
 	// Total is fault (or, when Began is set, the last ack) → first ack;
 	// zero when no ack came.
-	Total  time.Duration `json:"total_ns"`
+	Total  time.Duration `json:"-"`
 	Phases []Phase       `json:"phases"`
 	// ReceiveWhy explains a receive gap longer than the ack gap, and
 	// ReceiveSetting names the setting that would shorten it.
@@ -47,7 +48,7 @@ type Stall struct {
 type Phase struct {
 	Name     string        `json:"name"`
 	End      time.Time     `json:"end"`
-	Duration time.Duration `json:"duration_ns"`
+	Duration time.Duration `json:"-"`
 	// Evidence is the event that ends the phase.
 	Evidence string `json:"evidence,omitempty"`
 	Source   string `json:"source,omitempty"`
@@ -55,6 +56,25 @@ type Phase struct {
 	// it, if anything.
 	Why     string `json:"why,omitempty"`
 	Setting string `json:"setting,omitempty"`
+}
+
+// MarshalJSON writes the stall with its durations in seconds.
+func (st Stall) MarshalJSON() ([]byte, error) {
+	type plain Stall
+	return json.Marshal(struct {
+		plain
+		TotalSeconds float64 `json:"total_seconds"`
+		BeganSeconds float64 `json:"began_after_fault_seconds,omitempty"`
+	}{plain(st), st.Total.Seconds(), st.Began.Seconds()})
+}
+
+// MarshalJSON writes the phase with its duration in seconds.
+func (ph Phase) MarshalJSON() ([]byte, error) {
+	type plain Phase
+	return json.Marshal(struct {
+		plain
+		Seconds float64 `json:"seconds"`
+	}{plain(ph), ph.Duration.Seconds()})
 }
 
 // Phase names.

@@ -10,9 +10,18 @@ import (
 
 // Range is the least and greatest of a measure over trials.
 type Range struct {
-	Min time.Duration `json:"min_ns"`
-	Max time.Duration `json:"max_ns"`
-	N   int           `json:"n"`
+	Min time.Duration
+	Max time.Duration
+	N   int
+}
+
+// MarshalJSON writes the range in seconds.
+func (r Range) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Min float64 `json:"min_seconds"`
+		Max float64 `json:"max_seconds"`
+		N   int     `json:"n"`
+	}{r.Min.Seconds(), r.Max.Seconds(), r.N})
 }
 
 func (r *Range) add(d time.Duration) {
