@@ -67,6 +67,8 @@ type handTrial struct {
 	// files are the trial's other files by path inside its directory,
 	// "logs/c1/controller.log" or "client.log".
 	files map[string]string
+	// replicas, when set, replace each partition's replicas.
+	replicas map[int32][]int32
 }
 
 // write lays the trial out in a new directory and returns it.
@@ -86,6 +88,9 @@ func (h handTrial) write(t *testing.T) string {
 		},
 		Fault: &results.Fault{Broker: "k1", NodeID: 1, Kind: "sigkill",
 			SignalSent: handF.Add(-50 * msec), Finished: handF, ExitCode: 137},
+	}
+	if h.replicas != nil {
+		meta.Probe.Replicas = h.replicas
 	}
 	if err := results.WriteMeta(dir, meta); err != nil {
 		t.Fatal(err)
@@ -212,6 +217,15 @@ func TestExplainEdges(t *testing.T) {
 			p: 0, role: "leader", open: true,
 			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}},
 			text:   "p0 (led by the broker; new leader 2) no ack after the fault = 2.00 detect + 0.10 elect + 0.30 client\n",
+		},
+		{
+			// RF 1: the fence elects no one, and the stall says why.
+			name: "only replica",
+			trial: handTrial{acks: map[int32][]time.Duration{0: before}, replicas: map[int32][]int32{0: {1}, 1: {2, 3, 1}},
+				files: map[string]string{"logs/c1/controller.log": fenceLine(2000 * msec)}},
+			p: 0, role: "leader", open: true,
+			phases: []phase{{PhaseDetect, 2000 * msec}},
+			text:   "note: no other replica could take over: broker 1 holds the partition's only replica",
 		},
 		{
 			// The controller's log holds no fence: detection's time

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"time"
 
@@ -38,6 +39,8 @@ type Stall struct {
 	// zero when no ack came.
 	Total  time.Duration `json:"-"`
 	Phases []Phase       `json:"phases"`
+	// Note says why a stall never ended, when the logs tell.
+	Note string `json:"note,omitempty"`
 	// ReceiveWhy explains a receive gap longer than the ack gap, and
 	// ReceiveSetting names the setting that would shorten it.
 	ReceiveWhy     string `json:"receive_why,omitempty"`
@@ -174,6 +177,13 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 		}
 		if r := gp.Receive.Fault; r != nil {
 			x.receive(&st, g.Duration(), r.Duration())
+		}
+		if g.Open && st.Role == "leader" && !leaderMoved {
+			if r := tr.Meta.Probe.Replicas[p]; len(r) == 1 {
+				st.Note = fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", b)
+			} else {
+				st.Note = "no new leader appeared in the logs before the probe stopped"
+			}
 		}
 		out = append(out, st)
 	}

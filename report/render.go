@@ -132,6 +132,9 @@ func writeStall(b *bytes.Buffer, st *Stall) {
 			fmt.Fprintf(b, "            shorten: %s\n", ph.Setting)
 		}
 	}
+	if st.Note != "" {
+		fmt.Fprintf(b, "  note: %s\n", st.Note)
+	}
 	if st.ReceiveWhy != "" {
 		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
 		if st.ReceiveSetting != "" {

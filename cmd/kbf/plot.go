@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/plot"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+func init() { commands = append(commands, newPlotCmd) }
+
+// plotFile names the picture written into each trial's directory.
+const plotFile = "plot.svg"
+
+type plotOptions struct {
+	out           string // "" for each trial's plot.svg, "-" for stdout
+	width, height int
+}
+
+func newPlotCmd(g *globals) *cobra.Command {
+	return newPlotCmdF(g, func(ctx context.Context, o *plotOptions, path string) error {
+		return plotPath(ctx, g.out, path, *o)
+	})
+}
+
+func newPlotCmdF(g *globals, runF func(context.Context, *plotOptions, string) error) *cobra.Command {
+	o := &plotOptions{}
+	cmd := &cobra.Command{
+		Use:   "plot PATH",
+		Short: "Draw a trial as an SVG picture: ack latency over time, the fault, the stalls",
+		Long: `plot reads a trial directory (or a run directory of trials, or a probe CSV) and
+draws each trial as an SVG picture: every message's ack latency against its
+send time, per partition, on a log scale, with the fault, the controller's
+detection, the new leaders, the producer learning them, and each partition's
+ack gap at the fault. It writes <trial>/plot.svg and prints its path; --out
+names another file, or - for standard output. It needs neither Docker nor
+Kafka.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("plot takes one PATH: a trial directory, a run directory or a probe CSV")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.width < plot.MinWidth || o.width > plot.MaxWidth {
+				return usagef("--width %d: want %d to %d pixels", o.width, plot.MinWidth, plot.MaxWidth)
+			}
+			if o.height < plot.MinHeight || o.height > plot.MaxHeight {
+				return usagef("--height %d: want %d to %d pixels", o.height, plot.MinHeight, plot.MaxHeight)
+			}
+			if cmd.Flags().Changed("out") && o.out == "" {
+				return usagef("--out: want a file name, or - for standard output")
+			}
+			return runF(cmd.Context(), o, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&o.out, "out", "", "write the picture here (- for standard output) instead of <trial>/plot.svg")
+	cmd.Flags().IntVar(&o.width, "width", plot.DefaultWidth, "picture width in pixels")
+	cmd.Flags().IntVar(&o.height, "height", plot.DefaultHeight, "picture height in pixels")
+	return cmd
+}
+
+// plotPath draws every trial at path, each into its own file unless --out
+// says otherwise, and prints the files' paths.
+func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) error {
+	trials, err := results.Find(path)
+	if err != nil {
+		return err
+	}
+	if o.out != "" && len(trials) > 1 {
+		return usagef("--out %s: %s holds %d trials, and one file holds one picture; leave --out out to write each trial's %s",
+			o.out, path, len(trials), plotFile)
+	}
+	opt := plot.Options{Width: o.width, Height: o.height}
+	for _, t := range trials {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tr, err := report.Analyze(t, report.Options{})
+		if err != nil {
+			return err
+		}
+		if err := tr.Check(); err != nil {
+			return err
+		}
+		dst := o.out
+		if dst == "" {
+			dst = defaultPlotPath(t)
+		}
+		if dst == "-" {
+			if err := drawTrial(w, tr, t.Probe, opt); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := writeFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, t.Probe, opt) }); err != nil {
+			return fmt.Errorf("plot %s: %w", dst, err)
+		}
+		fmt.Fprintln(w, dst)
+	}
+	return nil
+}
+
+// defaultPlotPath is plot.svg in the trial's directory; beside a bare probe
+// CSV, the CSV's name with .svg.
+func defaultPlotPath(t results.Trial) string {
+	if t.Dir != "" {
+		return t.Path(plotFile)
+	}
+	return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".svg"
+}
+
+// drawTrial reads the trial's probe CSV once more and draws it on w.
+func drawTrial(w io.Writer, tr *report.Trial, probe string, opt plot.Options) error {
+	f, err := os.Open(probe)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	opt.Source = probe
+	return plot.WriteSVG(w, tr, f, opt)
+}
+
+// writeFileAtomic writes path through write into a temporary file beside it
+// and renames that into place, so a failed drawing leaves no half picture,
+// nor clobbers an older one.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
