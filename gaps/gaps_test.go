@@ -3,7 +3,6 @@ package gaps
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/golden"
+
 	"github.com/kbf-project/kbf/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // at is a time of the day the test files were made, 2026-11-30, in UTC.
 func at(clock string) time.Time {
@@ -221,9 +220,9 @@ func TestGolden(t *testing.T) {
 					t.Errorf("%s: %s, want %s", k, got[k], want)
 				}
 			}
-			golden := tc.golden
-			if golden == "" {
-				golden = tc.name
+			file := tc.golden
+			if file == "" {
+				file = tc.name
 			}
 			var text, js bytes.Buffer
 			if err := WriteText(&text, r); err != nil {
@@ -232,29 +231,9 @@ func TestGolden(t *testing.T) {
 			if err := WriteJSON(&js, r); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, golden+".golden", text.Bytes(), tc.golden == "")
-			checkGolden(t, golden+".json", js.Bytes(), tc.golden == "")
+			checkGolden(t, file+".golden", text.Bytes(), tc.golden == "")
+			checkGolden(t, file+".json", js.Bytes(), tc.golden == "")
 		})
-	}
-}
-
-// checkGolden compares got with testdata/name, or rewrites that file under
-// -update when mine is set (a case that borrows another's file leaves it).
-func checkGolden(t *testing.T, name string, got []byte, mine bool) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update && mine {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
 
@@ -417,4 +396,14 @@ func TestFaultAfterRun(t *testing.T) {
 	if got := facts(r)["p0 ack fault"]; got != "03:26:09.200 ~ 03:26:10.000 open" {
 		t.Errorf("fault gap %s", got)
 	}
+}
+
+// checkGolden compares got with testdata/name; under -update it rewrites the
+// file only when mine is set (a case that borrows another's file leaves it).
+func checkGolden(t *testing.T, name string, got []byte, mine bool) {
+	t.Helper()
+	if golden.Updating() && !mine {
+		return
+	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }

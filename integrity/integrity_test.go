@@ -2,7 +2,6 @@ package integrity
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/golden"
+
 	"github.com/kbf-project/kbf/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // readFiles decodes testdata/<name>.probe.csv and <name>.log.csv.
 func readFiles(t *testing.T, name string) ([]results.Message, []results.LogRecord) {
@@ -146,27 +145,9 @@ func TestGolden(t *testing.T) {
 			if err := WriteJSON(&js, r); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tc.name+".golden", text.Bytes())
-			checkGolden(t, tc.name+".json", js.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name+".golden"), text.Bytes())
+			golden.Check(t, filepath.Join("testdata", tc.name+".json"), js.Bytes())
 		})
-	}
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,12 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/golden"
+
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // testdata is testdata/ made absolute before any test changes directory.
 var testdata = func() string {
@@ -136,24 +135,6 @@ func analyze(t *testing.T, dir string) *Trial {
 		t.Fatal(err)
 	}
 	return tr
-}
-
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join(testdata, name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 func TestGolden(t *testing.T) {
@@ -506,4 +487,9 @@ func TestUntarRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	golden.Check(t, filepath.Join(testdata, name), got)
 }

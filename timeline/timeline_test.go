@@ -3,7 +3,6 @@ package timeline
 import (
 	"bytes"
 	"compress/gzip"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,31 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/golden"
+
 	"github.com/kbf-project/kbf/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
-
-// golden compares got with the file at path, or rewrites the file with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run go test -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 // buildTrial builds the timeline of testdata/<name> as kbf report would.
 func buildTrial(t *testing.T, name string, opt Options) *Timeline {
@@ -67,8 +45,8 @@ func TestGolden(t *testing.T) {
 			if err := WriteJSON(&js, tl); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", name+".txt"), text.Bytes())
-			golden(t, filepath.Join("testdata", "golden", name+".json"), js.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), text.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", name+".json"), js.Bytes())
 		})
 	}
 }
