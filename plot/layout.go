@@ -71,6 +71,9 @@ type layout struct {
 	width, height int
 
 	title, subtitle string
+	titleLines      []string
+	subtitleLines   []string
+	subtitleTop     float64        // baseline of the first subtitle line
 	legend          [][]legendItem // lines of items
 	legendTop       float64        // baseline of the first legend line
 	rowsTop         float64        // top of the first event label row
@@ -123,16 +126,28 @@ func newLayout(c *canvas, width, height int) layout {
 	l.subtitle = subtitleLine(tr, c.merged)
 	l.legend = wrapLegend(legendItems(tr, c.merged), float64(width-2*margin))
 	l.lines = eventLines(tr, c.merged, c.colour)
-	l.foot = wrapText(footnote(tr, len(l.lines) > 1), float64(width-2*margin), footSize)
+	l.foot = wrapText(footnote(tr), float64(width-2*margin), footSize)
 
-	l.legendTop = margin + titleSize + 2*lineGap
+	// The title and subtitle, wrapped to the width: a bold glyph is wider.
+	l.titleLines = wrapText(l.title, float64(width-2*margin)/1.1, titleSize)
+	l.subtitleLines = wrapText(l.subtitle, float64(width-2*margin), textSize)
+	y := float64(margin + titleSize)
+	for range l.titleLines[1:] {
+		y += titleSize + 4
+	}
+	y += lineGap
+	l.subtitleTop = y
+	y += float64(len(l.subtitleLines)-1) * lineGap
+	l.legendTop = y + lineGap
 	l.rowsTop = l.legendTop + float64(len(l.legend)-1)*lineGap + 10
 	footLines := float64(len(l.foot))
 	bottomBlock := 54 + footLines*footGap
-	minPlot := max(160, float64(height)*0.45)
+	minPlot := max(150, float64(height)*0.38)
 	maxRows := int((float64(height) - bottomBlock - l.rowsTop - stripH - 8 - minPlot) / rowH)
 	maxRows = max(maxRows, 1)
 
+	// A line off the x axis (a --fault-at far from the probe) is not drawn.
+	l.lines = slices.DeleteFunc(l.lines, func(e eventLine) bool { return !l.inRange(e.at) })
 	for i := range l.lines {
 		l.lines[i].x = l.x(l.lines[i].at)
 	}
@@ -340,7 +355,7 @@ func subtitleLine(tr *report.Trial, merged bool) string {
 	case n == 0:
 		return "ack latency of every message; no ack gap at the fault"
 	case merged:
-		return fmt.Sprintf("ack gaps at the fault: %s across %d partitions", secondsRange(lo, hi), n)
+		return fmt.Sprintf("ack gaps at the fault: %s across %s", secondsRange(lo, hi), partitions(n))
 	}
 	return "ack gaps at the fault: " + strings.Join(parts, ", ")
 }
@@ -419,9 +434,8 @@ func wrapLegend(items []legendItem, width float64) [][]legendItem {
 	return append(lines, cur)
 }
 
-// footnote says how the probe ran and how to read the marks; events says
-// whether there are lines beyond the fault's to explain.
-func footnote(tr *report.Trial, events bool) string {
+// footnote says how the probe ran and how to read the marks.
+func footnote(tr *report.Trial) string {
 	var b strings.Builder
 	if m := tr.Meta; m != nil {
 		p := m.Probe
@@ -438,12 +452,8 @@ func footnote(tr *report.Trial, events bool) string {
 		acked += p.Acked
 	}
 	fmt.Fprintf(&b, "%d sent, %d acked, %d failed. ", g.Sent, acked, g.Failed)
-	b.WriteString("Each mark is a message at its send time, as high as its ack latency; where one pixel column holds several, " +
-		"a bar from the least to the largest.")
-	if events {
-		b.WriteString(" Dashed and dotted lines: the controller's detection, each partition's new leader or smaller ISR, " +
-			"and the producer learning the new leader, from the logs.")
-	}
+	b.WriteString("Each mark is a message at its send time, as high as its ack latency (acked − sent); " +
+		"where one pixel column holds several, a bar from the least to the largest.")
 	return b.String()
 }
 
@@ -572,7 +582,7 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		if gr.last.After(gr.first) {
 			when += " to " + since(gr.last, F)
 		}
-		text := fmt.Sprintf("%s %s (%d partitions)", names[key], when, gr.n)
+		text := fmt.Sprintf("%s %s (%s)", names[key], when, partitions(gr.n))
 		for i := range lines {
 			if lines[i].text == "" && lines[i].at.Equal(gr.first) && lines[i].style == styleOf(key) {
 				lines[i].text = text
@@ -627,6 +637,13 @@ func (b boundaries) find(st *report.Stall, name string) (time.Time, string, bool
 		return time.Time{}, "", false
 	}
 	return e.Time, e.Summary(), true
+}
+
+func partitions(n int) string {
+	if n == 1 {
+		return "1 partition"
+	}
+	return fmt.Sprintf("%d partitions", n)
 }
 
 func styleOf(key string) lineStyle {

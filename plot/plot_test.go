@@ -4,21 +4,20 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/internal/golden"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // handMade is a trial written by hand: three partitions probed every 100 ms
 // for 20 s; SIGKILL of k1 (node 1, the leader of orders-0) at 03:26:08; the
@@ -63,24 +62,6 @@ func draw(t *testing.T, path string, opt Options) []byte {
 	return b.Bytes()
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it); got:\n%.2000s", name, got)
-	}
-}
-
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name, path string
@@ -102,7 +83,7 @@ func TestGolden(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := draw(t, tc.path, Options{})
-			checkGolden(t, tc.name, got)
+			golden.Check(t, filepath.Join("testdata", tc.name), got)
 			for _, w := range tc.want {
 				if !bytes.Contains(got, []byte(w)) {
 					t.Errorf("the picture does not hold %q", w)
@@ -364,6 +345,21 @@ func TestEventsWithoutPhases(t *testing.T) {
 		if got[i].text != want[i].text || !got[i].at.Equal(want[i].at) {
 			t.Errorf("line %d: %q at %v, want %q at %v", i, got[i].text, got[i].at, want[i].text, want[i].at)
 		}
+	}
+}
+
+// TestEventsMerged checks the lines of a picture with more than MaxColours
+// partitions: one label for each kind of boundary, over all partitions.
+func TestEventsMerged(t *testing.T) {
+	tr, _ := analyze(t, handMade)
+	var got []string
+	for _, e := range eventLines(tr, true, func(int32) string { return palette[0] }) {
+		got = append(got, e.text)
+	}
+	want := []string{"SIGKILL k1", "k1 fenced +8.90 s", "new leaders +8.94 s (1 partition)",
+		"ISRs without k1 +8.95 s to +8.96 s (2 partitions)", "", "producer learns new leaders +9.05 s (1 partition)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("labels\n%q, want\n%q", got, want)
 	}
 }
 

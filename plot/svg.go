@@ -60,8 +60,13 @@ func (c *canvas) render(w io.Writer) error {
 	p("<rect width=\"%d\" height=\"%d\" fill=\"#FFFFFF\"/>\n", l.width, l.height)
 
 	// Heading and legend.
-	p("<text x=\"%d\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\">%s</text>\n", margin, margin+titleSize, titleSize, esc(l.title))
-	p("<text x=\"%d\" y=\"%d\" fill=\"%s\">%s</text>\n", margin, margin+titleSize+lineGap, quietColour, esc(l.subtitle))
+	for i, line := range l.titleLines {
+		p("<text x=\"%d\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\">%s</text>\n",
+			margin, margin+titleSize+i*(titleSize+4), titleSize, esc(line))
+	}
+	for i, line := range l.subtitleLines {
+		p("<text x=\"%d\" y=\"%s\" fill=\"%s\">%s</text>\n", margin, num(l.subtitleTop+float64(i*lineGap)), quietColour, esc(line))
+	}
 	c.writeLegend(p)
 
 	// Grid, bands, then the data over them.
@@ -78,19 +83,19 @@ func (c *canvas) render(w io.Writer) error {
 		num(l.left), num(l.top), num(l.right-l.left), num(l.bottom-l.top))
 
 	// Axes' titles and the footnote.
-	xTitle := "seconds since the first send (each message at its send time)"
+	xTitle := "seconds since the first send"
 	if !c.tr.FaultAt.IsZero() {
-		xTitle = "seconds since " + faultName(c.tr) + " (each message at its send time)"
+		xTitle = "seconds since " + faultName(c.tr)
 	}
 	switch {
 	case l.unlabelled == 1:
-		xTitle += "; 1 event label left out for room, see kbf report"
+		xTitle += "; 1 event label left out for room"
 	case l.unlabelled > 1:
-		xTitle += fmt.Sprintf("; %d event labels left out for room, see kbf report", l.unlabelled)
+		xTitle += fmt.Sprintf("; %d event labels left out for room", l.unlabelled)
 	}
 	p("<text x=\"%s\" y=\"%s\" text-anchor=\"middle\">%s</text>\n", num((l.left+l.right)/2), num(l.bottom+36), esc(xTitle))
 	my := (l.top + l.bottom) / 2
-	p("<text x=\"16\" y=\"%s\" text-anchor=\"middle\" transform=\"rotate(-90 16 %s)\">ack latency (acked − sent), log scale</text>\n",
+	p("<text x=\"16\" y=\"%s\" text-anchor=\"middle\" transform=\"rotate(-90 16 %s)\">ack latency (log scale)</text>\n",
 		num(my), num(my))
 	for i, line := range l.foot {
 		p("<text x=\"%d\" y=\"%s\" font-size=\"%d\" fill=\"%s\">%s</text>\n", margin, num(l.footTop+float64(i*footGap)),
@@ -296,9 +301,6 @@ func (c *canvas) writeMarks(p printf) {
 func (c *canvas) writeEvents(p printf) {
 	l := &c.l
 	for _, e := range l.lines {
-		if !l.inRange(e.at) {
-			continue
-		}
 		top := l.stripTop
 		if e.row >= 0 {
 			top = l.rowBaseline(e.row) - 10
@@ -316,7 +318,7 @@ func (c *canvas) writeEvents(p printf) {
 		p("<path d=\"M%s %sV%s\" stroke=\"%s\" stroke-width=\"%s\"%s/>\n", num(e.x), num(top), num(l.bottom), e.colour, width, attrs)
 	}
 	for _, e := range l.lines {
-		if e.row < 0 || e.text == "" || !l.inRange(e.at) {
+		if e.row < 0 || e.text == "" {
 			continue
 		}
 		weight := ""
@@ -359,7 +361,7 @@ func (c *canvas) writeGapBrackets(p printf) {
 		}
 		if n > 0 {
 			bs = append(bs, bracket{start, end, eventColour,
-				fmt.Sprintf("ack gaps %s (%d partitions)", secondsRange(lo, hi), n)})
+				fmt.Sprintf("ack gaps %s (%s)", secondsRange(lo, hi), partitions(n))})
 		}
 	} else {
 		for _, gp := range c.tr.Gaps.Partitions {
@@ -398,8 +400,7 @@ func (c *canvas) describe() string {
 	} else {
 		fmt.Fprintf(&b, " since the fault, %s at %s UTC. ", faultName(tr), tr.FaultAt.UTC().Format("15:04:05.000"))
 	}
-	b.WriteString(l.subtitle)
-	b.WriteString(". ")
+	b.WriteString(strings.ToUpper(l.subtitle[:1]) + l.subtitle[1:] + ". ")
 	fmt.Fprintf(&b, "Largest ack latency %s. %d sent, %d acked, %d failed, %d never acked.",
 		seconds(c.maxLatency), c.sent, c.acked, c.nFailed, c.nUnack)
 	var events []string

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,6 +20,7 @@ const (
 	TimelineFile = "timeline.json" // written by kbf run for convenience; report rebuilds it
 	ReportFile   = "report.txt"    // the text report as kbf run printed it
 	ReportJSON   = "report.json"   // the same in JSON
+	PlotFile     = "plot.svg"      // the trial as a picture (kbf plot)
 	SummaryFile  = "summary.txt"   // a run directory's summary across trials
 	SummaryJSON  = "summary.json"
 )
@@ -131,23 +133,30 @@ func WriteMeta(dir string, m *Meta) error {
 	if err != nil {
 		return fmt.Errorf("encode metadata: %w", err)
 	}
-	return WriteFileAtomic(filepath.Join(dir, MetaFile), append(b, '\n'))
+	return WriteFileAtomic(filepath.Join(dir, MetaFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
 
-// WriteFileAtomic writes b to a temporary file beside path and renames it
-// into place, so a reader sees the old file or the new, never half.
-func WriteFileAtomic(path string, b []byte) error {
+// WriteFileAtomic writes path through write into a temporary file beside it
+// and renames that into place, so a reader sees the old file or the new,
+// never half of one, and a failed write leaves the old file as it was.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(b); err != nil {
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if err := write(tmp); err != nil {
 		tmp.Close()
-		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
 		return err
 	}
 	return os.Rename(tmp.Name(), path)

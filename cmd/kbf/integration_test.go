@@ -133,7 +133,7 @@ func trial(ctx context.Context, t *testing.T, kill string) *report.Trial {
 	if tr.Meta.Fault == nil {
 		t.Fatal("no fault recorded")
 	}
-	for _, name := range []string{results.ReportFile, results.ReportJSON, results.LogFile, results.ClientLog} {
+	for _, name := range []string{results.ReportFile, results.ReportJSON, results.PlotFile, results.LogFile, results.ClientLog} {
 		if _, err := os.Stat(filepath.Join(tr.Dir, name)); err != nil {
 			t.Errorf("trial directory lacks %s: %v", name, err)
 		}

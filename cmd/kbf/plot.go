@@ -17,9 +17,6 @@ import (
 
 func init() { commands = append(commands, newPlotCmd) }
 
-// plotFile names the picture written into each trial's directory.
-const plotFile = "plot.svg"
-
 type plotOptions struct {
 	out           string // "" for each trial's plot.svg, "-" for stdout
 	width, height int
@@ -77,7 +74,7 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 	}
 	if o.out != "" && len(trials) > 1 {
 		return usagef("--out %s: %s holds %d trials, and one file holds one picture; leave --out out to write each trial's %s",
-			o.out, path, len(trials), plotFile)
+			o.out, path, len(trials), results.PlotFile)
 	}
 	opt := plot.Options{Width: o.width, Height: o.height}
 	for _, t := range trials {
@@ -101,7 +98,7 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 			}
 			continue
 		}
-		if err := writeFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, t.Probe, opt) }); err != nil {
+		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, t.Probe, opt) }); err != nil {
 			return fmt.Errorf("plot %s: %w", dst, err)
 		}
 		fmt.Fprintln(w, dst)
@@ -113,7 +110,7 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 // CSV, the CSV's name with .svg.
 func defaultPlotPath(t results.Trial) string {
 	if t.Dir != "" {
-		return t.Path(plotFile)
+		return t.Path(results.PlotFile)
 	}
 	return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".svg"
 }
@@ -127,27 +124,4 @@ func drawTrial(w io.Writer, tr *report.Trial, probe string, opt plot.Options) er
 	defer f.Close()
 	opt.Source = probe
 	return plot.WriteSVG(w, tr, f, opt)
-}
-
-// writeFileAtomic writes path through write into a temporary file beside it
-// and renames that into place, so a failed drawing leaves no half picture,
-// nor clobbers an older one.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path))
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/plot"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -170,10 +171,10 @@ func (r *trialRunner) run(ctx context.Context) error {
 		if err := report.WriteSummaryText(r.o.g.out, s); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(r.o.out, results.SummaryFile), func(f *os.File) error { return report.WriteSummaryText(f, s) }); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(r.o.out, results.SummaryFile), func(f io.Writer) error { return report.WriteSummaryText(f, s) }); err != nil {
 			return err
 		}
-		if err := writeFile(filepath.Join(r.o.out, results.SummaryJSON), func(f *os.File) error { return report.WriteSummaryJSON(f, s) }); err != nil {
+		if err := results.WriteFileAtomic(filepath.Join(r.o.out, results.SummaryJSON), func(f io.Writer) error { return report.WriteSummaryJSON(f, s) }); err != nil {
 			return err
 		}
 	}
@@ -374,7 +375,7 @@ func (r *trialRunner) recover(ctx context.Context, meta *results.Meta) {
 
 // readBack reads the probed partitions back into log.csv.
 func readBack(ctx context.Context, dir string, meta *results.Meta) error {
-	return writeFile(filepath.Join(dir, results.LogFile), func(f *os.File) error {
+	return results.WriteFileAtomic(filepath.Join(dir, results.LogFile), func(f io.Writer) error {
 		_, err := probe.ReadBack(ctx, meta.Cluster.Bootstrap, meta.Probe.Topic, meta.Probe.RunID,
 			meta.Probe.StartOffsets, results.NewLogEncoder(f))
 		return err
@@ -394,24 +395,15 @@ func (r *trialRunner) report(dir string) (*report.Trial, error) {
 	if err := report.WriteText(r.o.g.out, tr); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, results.ReportFile), func(f *os.File) error { return report.WriteText(f, tr) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), func(f io.Writer) error { return report.WriteText(f, tr) }); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, results.ReportJSON), func(f *os.File) error { return report.WriteJSON(f, tr) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
 		return nil, err
+	}
+	t := trials[0]
+	if err := results.WriteFileAtomic(defaultPlotPath(t), func(f io.Writer) error { return drawTrial(f, tr, t.Probe, plot.Options{}) }); err != nil {
+		return nil, fmt.Errorf("plot: %w", err)
 	}
 	return tr, nil
-}
-
-// writeFile creates path and hands it to write.
-func writeFile(path string, write func(*os.File) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
