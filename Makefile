@@ -5,6 +5,8 @@
 #   make unit          unit tests only (no Docker)
 #   make integration   integration tests only (Docker; the image below)
 #   make bench         the report's and the decoder's benchmarks
+#   make bench-trials  three SIGKILL and three SIGTERM trials against the real cluster, with
+#                      their summaries (what CI records on every change; figures, not verdicts)
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
 
 SHELL    := bash
@@ -17,7 +19,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: build test unit integration bench image vet
+.PHONY: build test unit integration bench bench-trials image vet
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
@@ -40,7 +42,15 @@ integration:
 test: unit integration
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/
+	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/ ./integrity/
+
+BENCH_OUT ?= kbf-runs/bench-$(shell date -u +%Y%m%d-%H%M%S)
+
+bench-trials: build
+	./kbf run --kill sigkill --repeat 3 --out $(BENCH_OUT)/sigkill > /dev/null
+	./kbf run --kill sigterm --repeat 3 --out $(BENCH_OUT)/sigterm > /dev/null
+	@for k in sigkill sigterm; do echo; cat $(BENCH_OUT)/$$k/summary.txt; done
+	./kbf down
 
 # The offline image kbf/kafka:4.3.1, a stand-in for apache/kafka:4.3.1 under
 # compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,

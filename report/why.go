@@ -86,7 +86,7 @@ func (x *explainer) detect(ph *Phase) {
 	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats every %s, so its last one came about %s before the process ended",
 		secs(session), setting(x.ctl, "broker.session.timeout.ms", session), x.f.NodeID, secs(hb), secs(before))
 	if before < 0 {
-		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after the process ended: %s after its last heartbeat, plus the wait for the controller's next check of expired sessions",
+		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after the process ended, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight when the process died, and expiry is noticed by a periodic check",
 			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), setting(x.ctl, "broker.session.timeout.ms", session))
 	}
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
