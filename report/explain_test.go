@@ -339,3 +339,42 @@ func TestExplainWithoutNodeLogs(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainFetchBackoff checks the first ack is put down to the followers'
+// replica.fetch.backoff.ms only when the broker held the produce request for
+// about a whole number of backoffs, as the leader logged the setting.
+func TestExplainFetchBackoff(t *testing.T) {
+	config := kafkaLine(-10*time.Second, "KafkaConfig values: ", "org.apache.kafka.common.config.AbstractConfig") +
+		"\treplica.fetch.backoff.ms = 700\n\tbroker.id = 2\n"
+	readProduce := func(d, held time.Duration) string {
+		return handF.Add(d).Format("2006-01-02T15:04:05.000000000Z") +
+			fmt.Sprintf(" DEBUG producer read Produce v13 broker=2 bytes_read=66 read_wait=10µs time_to_read=%s err=<nil>\n", held)
+	}
+	for _, tc := range []struct {
+		name     string
+		held     time.Duration // how long broker 2 held the produce request
+		firstAck time.Duration // after handF
+		want     string
+	}{
+		{"two backoffs", 1380 * msec, 3800 * msec, "about 2 × replica.fetch.backoff.ms = 700 ms"},
+		{"one backoff", 690 * msec, 3100 * msec, "about replica.fetch.backoff.ms = 700 ms"},
+		{"between backoffs", 1050 * msec, 3460 * msec, "held the produce request 1.05 s"},
+		{"the producer's own wait", 50 * msec, 3100 * msec, "retry backoff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			acks := slices.Concat(every(-time.Second, 0, 100*msec), every(tc.firstAck, tc.firstAck+time.Second, 100*msec))
+			h := handTrial{acks: map[int32][]time.Duration{0: acks}, files: map[string]string{
+				"logs/c1/controller.log":   fenceLine(2000 * msec),
+				"logs/k2/state-change.log": leaderLine(2300*msec, 0),
+				"logs/k2/server.log":       config,
+				"client.log":               learntLine(2400*msec, 0) + readProduce(tc.firstAck-time.Millisecond, tc.held),
+			}}
+			tr := analyzeHand(t, h.write(t))
+			st := stallOf(t, tr, 0)
+			last := st.Phases[len(st.Phases)-1]
+			if last.Name != PhaseFirstAck || !strings.Contains(last.Why, tc.want) {
+				t.Errorf("last phase %s: %q, want it to say %q", last.Name, last.Why, tc.want)
+			}
+		})
+	}
+}

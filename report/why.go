@@ -175,7 +175,13 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 		}
 	}
 	d := ph.End.Sub(prev)
-	if x.fetchBackoff(leader, ph, d) {
+	// The broker held the request when its answer took most of the phase.
+	var held time.Duration
+	if read != nil {
+		held, _ = time.ParseDuration(read.KV["time_to_read"])
+	}
+	brokerSide := held > d/2
+	if (st.Role != "leader" || brokerSide) && x.fetchBackoff(leader, ph, d) {
 		return
 	}
 	if st.Role != "leader" {
@@ -190,22 +196,18 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 	if wrote != nil {
 		parts = append(parts, fmt.Sprintf("the producer's first request to broker %d left %s after it learnt the leader", leader, secs(wrote.Time.Sub(prev))))
 	}
-	if read != nil {
-		if wait, err := time.ParseDuration(read.KV["time_to_read"]); err == nil {
-			parts = append(parts, fmt.Sprintf("broker %d held the produce request %s before answering: with acks=all it answers once the ISR has the records and the high watermark moves", leader, secs(wait)))
-			if wait > d/2 {
-				ph.Setting = "replica.fetch.wait.max.ms on the followers (how long a follower's fetch waits), and the followers' start of fetching from the new leader"
-			}
-		}
+	if held > 0 {
+		parts = append(parts, fmt.Sprintf("broker %d held the produce request %s before answering: with acks=all it answers once every replica in the ISR has fetched the records; the brokers' logs at INFO do not say what held the followers", leader, secs(held)))
 	}
-	if ph.Setting == "" {
+	if !brokerSide {
 		ph.Setting = "retry_backoff / retry_backoff_max (--retry-backoff, --retry-backoff-max)"
 		parts = append(parts, fmt.Sprintf("the rest is the producer's retry backoff (%s to %s)", x.cfg["retry_backoff"], x.cfg["retry_backoff_max"]))
 	}
 	ph.Why = strings.Join(parts, "; ")
 }
 
-// fetchBackoff explains a wait of about replica.fetch.backoff.ms: with
+// fetchBackoff explains a wait of about one to three times
+// replica.fetch.backoff.ms: with
 // acks=all the leader answers once its followers have fetched the records,
 // and a follower whose fetch failed — as when it asks the new leader before
 // that leader has applied its own election — waits that long before it
@@ -219,11 +221,16 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 		}
 	}
 	backoff, _ := ms(cfg, "replica.fetch.backoff.ms", time.Second)
-	if d < backoff*7/10 || d > backoff*13/10 {
+	n := (d + backoff/2) / backoff // the nearest whole number of backoffs
+	if n < 1 || n > 3 || (d-n*backoff).Abs() > backoff*3/10 {
 		return false
 	}
-	ph.Why = fmt.Sprintf("about %s: with acks=all leader %d answers once the followers in the ISR have fetched the records, and a follower whose fetch failed while leadership moved (asking the new leader before it had applied its election) waits that long before fetching again",
-		setting(cfg, "replica.fetch.backoff.ms", backoff), leader)
+	times := ""
+	if n > 1 {
+		times = fmt.Sprintf("%d × ", n)
+	}
+	ph.Why = fmt.Sprintf("about %s%s: with acks=all leader %d answers once the followers in the ISR have fetched the records, and a follower whose fetch failed while leadership moved (asking the new leader before it had applied its election) waits that long before fetching again",
+		times, setting(cfg, "replica.fetch.backoff.ms", backoff), leader)
 	ph.Setting = "replica.fetch.backoff.ms on the brokers"
 	return true
 }
