@@ -38,10 +38,11 @@ func (r Range) String() string {
 	if r.N == 0 {
 		return "-"
 	}
-	if r.N == 1 || r.Min == r.Max {
-		return fmt.Sprintf("%.2f s", r.Min.Seconds())
+	lo, hi := fmt.Sprintf("%.2f", r.Min.Seconds()), fmt.Sprintf("%.2f", r.Max.Seconds())
+	if lo == hi {
+		return lo + " s"
 	}
-	return fmt.Sprintf("%.2f–%.2f s", r.Min.Seconds(), r.Max.Seconds())
+	return lo + "–" + hi + " s"
 }
 
 // Summary is a run's trials side by side, as ranges.

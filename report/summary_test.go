@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"testing"
+	"time"
 )
 
 // ranges names every Range of s, the phases' included.
@@ -104,5 +105,21 @@ func TestSummarize(t *testing.T) {
 			}
 			checkGolden(t, "summary-"+tc.name+".txt.golden", text.Bytes())
 		})
+	}
+}
+
+func TestRangeString(t *testing.T) {
+	for _, tc := range []struct {
+		r    Range
+		want string
+	}{
+		{Range{}, "-"},
+		{Range{Min: 1500 * time.Millisecond, Max: 1500 * time.Millisecond, N: 2}, "1.50 s"},
+		{Range{Min: 10 * time.Millisecond, Max: 11 * time.Millisecond, N: 3}, "0.01 s"}, // equal once rounded
+		{Range{Min: 30 * time.Millisecond, Max: 1110 * time.Millisecond, N: 3}, "0.03–1.11 s"},
+	} {
+		if got := tc.r.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }
