@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/kbf-project/kbf/results"
 )
 
 // ClientLine is one line of the probe's client.log, whatever its message.
@@ -40,13 +38,10 @@ func ReadClientLines(path string, from, to time.Time) ([]ClientLine, error) {
 		if err != nil {
 			return out, fmt.Errorf("%s: line %d: %w", path, lr.n+1, err)
 		}
-		ts, rest, _ := strings.Cut(line, " ")
-		t, err := results.ParseTime(ts)
-		if err != nil || t.Before(from) || t.After(to) {
+		t, level, client, rest, ok := splitClientLine(line)
+		if !ok || t.Before(from) || t.After(to) {
 			continue
 		}
-		level, rest, _ := strings.Cut(rest, " ")
-		client, rest, _ := strings.Cut(rest, " ")
 		msg, kvs := splitMessage(rest)
 		kv, err := parseKeyValues(kvs)
 		if err != nil {

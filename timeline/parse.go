@@ -243,11 +243,8 @@ func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, e
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		ts, rest, _ := strings.Cut(line, " ")
-		level, rest, _ := strings.Cut(rest, " ")
-		client, msg, _ := strings.Cut(rest, " ")
-		t, err := results.ParseTime(ts)
-		if err != nil || t.IsZero() || level == "" || client == "" {
+		t, _, client, msg, ok := splitClientLine(line)
+		if !ok {
 			unparsed++
 			continue
 		}
@@ -263,6 +260,20 @@ func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, e
 		e.Source = name + ":" + strconv.Itoa(lr.n)
 		emit(e)
 	}
+}
+
+// splitClientLine splits a client.log line into its time, level, client and
+// the rest: the message and its key=value pairs. ok is false for a line
+// without them.
+func splitClientLine(line string) (t time.Time, level, client, rest string, ok bool) {
+	ts, rest, _ := strings.Cut(line, " ")
+	level, rest, _ = strings.Cut(rest, " ")
+	client, rest, _ = strings.Cut(rest, " ")
+	t, err := results.ParseTime(ts)
+	if err != nil || t.IsZero() || level == "" || client == "" {
+		return time.Time{}, "", "", "", false
+	}
+	return t.UTC(), level, client, rest, true
 }
 
 // matchClient recognises a client message by its text and fills the event
