@@ -2,11 +2,14 @@
 //
 // A fault is a signal to the container's main process, sent through the
 // Docker engine: SIGKILL (the process dies at once) or SIGTERM (Kafka shuts
-// down in a controlled way, handing its leaderships over first). Inject
-// returns what the run records of it (results.Fault): when the signal was
-// sent, when the engine saw the container finish, and its exit code.
-// Restart starts the container again; CollectLogs copies the node's Kafka
-// logs out of its container, stopped or not.
+// down in a controlled way, handing its leaderships over first); or a pause,
+// the engine freezing every process of the container, as a long garbage
+// collection or a stalled virtual machine would: the broker neither dies nor
+// answers, and its connections stay open. Inject returns what the run
+// records of it (results.Fault): when the signal was sent, when the engine
+// saw the container finish, and its exit code. Restart starts (or unpauses)
+// the container again; CollectLogs copies the node's Kafka logs out of its
+// container, stopped or not.
 package chaos
 
 import (
@@ -30,6 +33,7 @@ import (
 const (
 	SigKill = "sigkill"
 	SigTerm = "sigterm"
+	Pause   = "pause"
 )
 
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it is
@@ -51,13 +55,15 @@ type Engine interface {
 	ContainerKill(ctx context.Context, id, signal string) error
 	ContainerWait(ctx context.Context, id string, cond container.WaitCondition) (<-chan container.WaitResponse, <-chan error)
 	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
+	ContainerPause(ctx context.Context, id string) error
+	ContainerUnpause(ctx context.Context, id string) error
 	CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error)
 }
 
 // Fault is one fault to inject.
 type Fault struct {
 	Broker string // service name, e.g. k1
-	Signal string // SigKill or SigTerm
+	Signal string // SigKill, SigTerm or Pause
 	// Grace is how long a SigTerm may take before SIGKILL follows; zero
 	// means DefaultGrace.
 	Grace time.Duration
@@ -68,8 +74,8 @@ func (f Fault) Validate() error {
 	switch {
 	case f.Broker == "":
 		return errors.New("a fault needs a broker")
-	case f.Signal != SigKill && f.Signal != SigTerm:
-		return fmt.Errorf("signal %q: want %s or %s", f.Signal, SigKill, SigTerm)
+	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause:
+		return fmt.Errorf("fault %q: want %s, %s or %s", f.Signal, SigKill, SigTerm, Pause)
 	case f.Grace < 0:
 		return fmt.Errorf("grace %v: must not be negative", f.Grace)
 	}
@@ -111,6 +117,13 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, f.Broker, name)
 	}
 
+	if f.Signal == Pause {
+		rf.SignalSent = in.now()
+		if err := in.docker.ContainerPause(ctx, name); err != nil {
+			return rf, fmt.Errorf("pause %s: %w", f.Broker, err)
+		}
+		return rf, nil
+	}
 	signal := "SIGKILL"
 	if f.Signal == SigTerm {
 		signal = "SIGTERM"
@@ -175,13 +188,20 @@ func (in *Injector) waitStopped(ctx context.Context, name string) error {
 // fault never stopped it, or something else restarted it.
 var ErrAlreadyRunning = errors.New("container is already running")
 
-// Restart starts the broker's stopped container again; it keeps its data.
+// Restart starts the broker's stopped container again, or unpauses a paused
+// one; it keeps its data.
 // A container already running is an error wrapping ErrAlreadyRunning.
 func (in *Injector) Restart(ctx context.Context, broker string) error {
 	name := in.container(broker)
 	ci, err := in.docker.ContainerInspect(ctx, name)
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", broker, err)
+	}
+	if ci.State != nil && ci.State.Paused {
+		if err := in.docker.ContainerUnpause(ctx, name); err != nil {
+			return fmt.Errorf("unpause %s: %w", broker, err)
+		}
+		return nil
 	}
 	if ci.State != nil && ci.State.Running {
 		return fmt.Errorf("restart %s: %s: %w", broker, name, ErrAlreadyRunning)

@@ -30,6 +30,7 @@ type fakeEngine struct {
 	mu      sync.Mutex
 	name    string
 	running bool
+	paused  bool
 	// onSignal maps a signal to the exit code the process then has; a
 	// signal not in it is ignored, as a process stuck in shutdown would.
 	onSignal map[string]int
@@ -57,7 +58,7 @@ func (f *fakeEngine) ContainerInspect(_ context.Context, id string) (container.I
 	if id != f.name {
 		return container.InspectResponse{}, fmt.Errorf("no such container: %s", id)
 	}
-	st := &container.State{Running: f.running, Status: container.StateRunning,
+	st := &container.State{Running: f.running, Paused: f.paused, Status: container.StateRunning,
 		StartedAt: started.Format(time.RFC3339Nano), FinishedAt: "0001-01-01T00:00:00Z"}
 	if !f.running {
 		st.Status, st.ExitCode, st.FinishedAt = container.StateExited, f.code, finished.Format(time.RFC3339Nano)
@@ -107,6 +108,22 @@ func (f *fakeEngine) ContainerStart(_ context.Context, id string, _ container.St
 	f.calls = append(f.calls, "start "+id)
 	f.running = true
 	f.stopped = make(chan struct{})
+	return nil
+}
+
+func (f *fakeEngine) ContainerPause(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "pause "+id)
+	f.paused = true
+	return nil
+}
+
+func (f *fakeEngine) ContainerUnpause(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, "unpause "+id)
+	f.paused = false
 	return nil
 }
 
@@ -207,7 +224,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: Fault{Signal: SigKill}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: signal "sighup": want sigkill or sigterm`},
+		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm or pause`},
 		{name: "negative grace", fault: Fault{Broker: "k1", Signal: SigTerm, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: Fault{Broker: "k9", Signal: SigKill}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{
@@ -346,5 +363,27 @@ func TestFaultValidate(t *testing.T) {
 		if err := f.Validate(); err != nil {
 			t.Errorf("%+v: %v", f, err)
 		}
+	}
+}
+
+func TestPause(t *testing.T) {
+	f := newFake(map[string]int{"SIGKILL": 137})
+	in := newInjector(f)
+	rf, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: Pause})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf.Kind != Pause || rf.SignalSent.IsZero() || !rf.Finished.IsZero() || rf.ExitCode != 0 {
+		t.Errorf("fault %+v: want a pause time and no finish", rf)
+	}
+	if !f.paused || !f.running {
+		t.Fatalf("after Inject: paused %v running %v, want a paused, running container", f.paused, f.running)
+	}
+	// Restart undoes a pause by unpausing: the process was never stopped.
+	if err := in.Restart(context.Background(), "k1"); err != nil {
+		t.Fatal(err)
+	}
+	if f.paused || !slices.Contains(f.calls, "unpause kbf-k1") || slices.Contains(f.calls, "start kbf-k1") {
+		t.Errorf("Restart of a paused broker: paused %v, calls %q; want one unpause, no start", f.paused, f.calls)
 	}
 }

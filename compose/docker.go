@@ -44,6 +44,7 @@ type engine interface {
 	ContainerCreate(ctx context.Context, cfg *container.Config, host *container.HostConfig,
 		net *network.NetworkingConfig, platform *ocispec.Platform, name string) (container.CreateResponse, error)
 	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
+	ContainerUnpause(ctx context.Context, id string) error
 	ContainerRemove(ctx context.Context, id string, opts container.RemoveOptions) error
 
 	ContainerExecCreate(ctx context.Context, id string, opts container.ExecOptions) (container.ExecCreateResponse, error)

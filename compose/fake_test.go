@@ -173,6 +173,16 @@ func (f *fakeEngine) ContainerStart(_ context.Context, name string, _ container.
 	return nil
 }
 
+func (f *fakeEngine) ContainerUnpause(_ context.Context, name string) error {
+	f.record("unpause %s", name)
+	ci, ok := f.containers[name]
+	if !ok {
+		return notFound("container " + name)
+	}
+	ci.State = &container.State{Status: container.StateRunning, Running: true}
+	return nil
+}
+
 func (f *fakeEngine) ContainerRemove(_ context.Context, name string, opts container.RemoveOptions) error {
 	if !opts.Force || !opts.RemoveVolumes {
 		return errors.New("fake: remove without force and volumes")

@@ -133,6 +133,7 @@ const (
 	start                  // stopped, as configured: start it, keeping its data
 	create                 // missing
 	recreate               // made from another configuration: remove, create
+	unpause                // paused (a pause fault left in place): unpause it
 )
 
 // plan decides each service's action from its container (nil if missing).
@@ -148,6 +149,8 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 			acts[svc] = recreate
 		case imageID != "" && ci.Image != imageID:
 			acts[svc] = recreate
+		case ci.State != nil && ci.State.Paused:
+			acts[svc] = unpause
 		case ci.State != nil && ci.State.Running:
 			acts[svc] = keep
 		default:
@@ -251,6 +254,12 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 			}
 		case start:
 			rep.Started = append(rep.Started, svc)
+		case unpause:
+			if err := c.docker.ContainerUnpause(ctx, name); err != nil {
+				return fmt.Errorf("unpause %s: %w", name, err)
+			}
+			rep.Started = append(rep.Started, svc)
+			continue
 		default:
 			continue
 		}

@@ -67,6 +67,15 @@ func TestUpContainers(t *testing.T) {
 			started: []string{"k2"},
 		},
 		{
+			name: "paused broker is unpaused",
+			before: func(f *fakeEngine) {
+				upFromNothing(t, f, Options{})
+				f.containers["kbf-k1"].State = &container.State{Status: container.StatePaused, Running: true, Paused: true}
+			},
+			calls:   []string{"unpause kbf-k1"},
+			started: []string{"k1"},
+		},
+		{
 			name: "missing broker is created",
 			before: func(f *fakeEngine) {
 				upFromNothing(t, f, Options{})

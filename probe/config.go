@@ -45,6 +45,11 @@ type Config struct {
 	// ProduceTimeout is the produce request's timeout, how long the leader
 	// may wait for the ISR before answering (franz-go: 10 s).
 	ProduceTimeout time.Duration
+	// RequestTimeoutOverhead is how long past a request's own timeout the
+	// client waits for its answer before it gives up on the connection: what
+	// a broker that stops answering without closing its connections costs
+	// (franz-go: 10 s).
+	RequestTimeoutOverhead time.Duration
 	// FetchMaxWait is how long the broker may hold a fetch with no new data
 	// (franz-go: 5 s; Kafka's fetch.max.wait.ms: 500 ms).
 	FetchMaxWait time.Duration
@@ -61,19 +66,20 @@ type Config struct {
 // Defaults returns the probe's defaults.
 func Defaults() Config {
 	return Config{
-		Bootstrap:       []string{"127.0.0.1:19092", "127.0.0.1:19093", "127.0.0.1:19094"},
-		Topic:           "orders",
-		Interval:        20 * time.Millisecond,
-		Acks:            "all",
-		Linger:          0,
-		RetryBackoff:    100 * time.Millisecond,
-		RetryBackoffMax: time.Second,
-		MetadataMinAge:  100 * time.Millisecond,
-		DeliveryTimeout: 300 * time.Second,
-		ProduceTimeout:  10 * time.Second,
-		FetchMaxWait:    500 * time.Millisecond,
-		Drain:           10 * time.Second,
-		LogLevel:        kgo.LogLevelDebug,
+		Bootstrap:              []string{"127.0.0.1:19092", "127.0.0.1:19093", "127.0.0.1:19094"},
+		Topic:                  "orders",
+		Interval:               20 * time.Millisecond,
+		Acks:                   "all",
+		Linger:                 0,
+		RetryBackoff:           100 * time.Millisecond,
+		RetryBackoffMax:        time.Second,
+		MetadataMinAge:         100 * time.Millisecond,
+		DeliveryTimeout:        300 * time.Second,
+		ProduceTimeout:         10 * time.Second,
+		RequestTimeoutOverhead: 10 * time.Second,
+		FetchMaxWait:           500 * time.Millisecond,
+		Drain:                  10 * time.Second,
+		LogLevel:               kgo.LogLevelDebug,
 	}
 }
 
@@ -96,6 +102,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("delivery timeout %v: must be positive", c.DeliveryTimeout)
 	case c.ProduceTimeout <= 0:
 		return fmt.Errorf("produce timeout %v: must be positive", c.ProduceTimeout)
+	case c.RequestTimeoutOverhead <= 0:
+		return fmt.Errorf("request timeout overhead %v: must be positive", c.RequestTimeoutOverhead)
 	}
 	for _, p := range c.Partitions {
 		if p < 0 {
@@ -137,6 +145,7 @@ func (c *Config) clientOpts() []kgo.Opt {
 		kgo.SeedBrokers(c.Bootstrap...),
 		kgo.RetryBackoffFn(backoff(c.RetryBackoff, c.RetryBackoffMax)),
 		kgo.MetadataMinAge(c.MetadataMinAge),
+		kgo.RequestTimeoutOverhead(c.RequestTimeoutOverhead),
 	}
 }
 
@@ -175,7 +184,7 @@ func (c *Config) Effective() map[string]string {
 		"metadata_max_age":         "5m0s",
 		"record_delivery_timeout":  d(c.DeliveryTimeout),
 		"produce_request_timeout":  d(c.ProduceTimeout),
-		"request_timeout_overhead": "10s",
+		"request_timeout_overhead": d(c.RequestTimeoutOverhead),
 		"dial_timeout":             "10s",
 		"fetch_max_wait":           d(c.FetchMaxWait),
 		"max_produce_inflight":     inflight,

@@ -274,3 +274,22 @@ func grep(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestEffective checks the recorded configuration follows the settings, so
+// a run read years later says what the clients really did.
+func TestEffective(t *testing.T) {
+	c := Defaults()
+	c.Acks = "1"
+	c.RequestTimeoutOverhead = 1500 * time.Millisecond
+	c.MetadataMinAge = 250 * time.Millisecond
+	c.ProduceTimeout = 3 * time.Second
+	e := c.Effective()
+	for k, want := range map[string]string{
+		"acks": "1", "idempotent": "false", "request_timeout_overhead": "1.5s",
+		"metadata_min_age": "250ms", "produce_request_timeout": "3s",
+	} {
+		if e[k] != want {
+			t.Errorf("%s = %q, want %q", k, e[k], want)
+		}
+	}
+}

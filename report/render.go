@@ -67,8 +67,11 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 	}
 	fmt.Fprintf(b, "%s: %s", name, m.Kind)
 	if f := m.Fault; f != nil {
-		fmt.Fprintf(b, ", %s of %s (node %d) at %s, exit code %d", f.Kind, f.Broker, f.NodeID,
-			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"), f.ExitCode)
+		fmt.Fprintf(b, ", %s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID,
+			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+		if !f.Finished.IsZero() {
+			fmt.Fprintf(b, ", exit code %d", f.ExitCode)
+		}
 		if f.Escalated {
 			b.WriteString(", ESCALATED to SIGKILL after the grace period")
 		}

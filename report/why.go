@@ -83,11 +83,15 @@ func (x *explainer) detect(ph *Phase) {
 	hb, _ := ms(x.ctl, "broker.heartbeat.interval.ms", 2*time.Second)
 	last := ph.End.Add(-session)
 	before := x.tr.FaultAt.Sub(last)
-	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats every %s, so its last one came about %s before the process ended",
-		secs(session), setting(x.ctl, "broker.session.timeout.ms", session), x.f.NodeID, secs(hb), secs(before))
+	ended := "the process ended"
+	if x.f.Kind == "pause" {
+		ended = "it froze"
+	}
+	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats every %s, so its last one came about %s before %s",
+		secs(session), setting(x.ctl, "broker.session.timeout.ms", session), x.f.NodeID, secs(hb), secs(before), ended)
 	if before < 0 {
-		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after the process ended, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight when the process died, and expiry is noticed by a periodic check",
-			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), setting(x.ctl, "broker.session.timeout.ms", session))
+		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after %s, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight at the fault, and expiry is noticed by a periodic check",
+			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, setting(x.ctl, "broker.session.timeout.ms", session))
 	}
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 }
@@ -152,6 +156,31 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 		ph.Why += fmt.Sprintf("; %d metadata request(s) went to an unreachable broker and were retried after %s of backoff", retries, backoff)
 		ph.Setting += "; retry_backoff (--retry-backoff)"
 	}
+	if hung := x.hungProduce(st.Leader, prev, ph.End); hung != nil {
+		waited := hung.KV["time_to_read"]
+		if d, err := time.ParseDuration(waited); err == nil {
+			waited = secs(d)
+		}
+		ph.Why = fmt.Sprintf("the producer had a produce request in flight to broker %d, which neither answered nor closed the connection; it gave up only after %s (%s), then refreshed metadata and found the new leader",
+			st.Leader, waited, hung.KV["err"])
+		ph.Setting = fmt.Sprintf("produce_request_timeout + request_timeout_overhead (--produce-timeout %s, --request-timeout-overhead %s)",
+			x.cfg["produce_request_timeout"], x.cfg["request_timeout_overhead"])
+	}
+}
+
+// hungProduce returns the producer's read of a produce response from broker
+// b that ended in a timeout within [from, to]: a request stuck on a broker
+// that stopped answering without closing its connections.
+func (x *explainer) hungProduce(b int32, from, to time.Time) *timeline.ClientLine {
+	id := strconv.Itoa(int(b))
+	for i := range x.lines {
+		l := &x.lines[i]
+		if l.Client == "producer" && !l.Time.Before(from) && !l.Time.After(to) &&
+			strings.HasPrefix(l.Msg, "read Produce") && l.KV["broker"] == id && strings.Contains(l.KV["err"], "timeout") {
+			return l
+		}
+	}
+	return nil
 }
 
 // firstAck explains the last boundary → the first ack.

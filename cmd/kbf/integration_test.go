@@ -50,6 +50,7 @@ func TestIntegration(t *testing.T) {
 	t.Run("probe", func(t *testing.T) { testProbe(ctx, t) })
 	t.Run("sigkill", func(t *testing.T) { testSigkill(ctx, t, cl) })
 	t.Run("sigterm", func(t *testing.T) { testSigterm(ctx, t, cl) })
+	t.Run("pause", func(t *testing.T) { testPause(ctx, t, cl) })
 }
 
 // kbf runs the kbf command line and fails the test unless it exits 0.
@@ -237,6 +238,29 @@ func testSigterm(ctx context.Context, t *testing.T, cl *compose.Cluster) {
 	for _, p := range tr.Gaps.Partitions {
 		if g := p.Ack.Fault; g != nil && g.Duration() >= session {
 			t.Errorf("p%d ack gap %v reaches broker.session.timeout.ms %v: leadership did not move first", p.Partition, g.Duration(), session)
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// testPause freezes k1: nothing closes its connections, so the controller
+// fences it as after a SIGKILL, and every partition stalls until then.
+func testPause(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "pause")
+	f := tr.Meta.Fault
+	if f.Kind != "pause" || f.SignalSent.IsZero() || !f.Finished.IsZero() {
+		t.Errorf("fault %+v: want a pause with no finish time", f)
+	}
+	if _, ok := tr.Timeline.Fenced(f.NodeID, tr.FaultAt); !ok {
+		t.Errorf("no fence of the frozen broker %d", f.NodeID)
+	}
+	if e, ok := tr.Timeline.LeaderStarted("orders", 0, tr.FaultAt); !ok || e.Broker == f.NodeID {
+		t.Errorf("no new leader of orders-0 after the pause (%+v)", e)
+	}
+	for _, p := range tr.Gaps.Partitions {
+		if g := p.Ack.Fault; g == nil || g.Duration() < 5*time.Second {
+			t.Errorf("p%d ack gap at the pause %v, want at least 5 s", p.Partition, g)
 		}
 	}
 	checkIntegrity(t, tr)

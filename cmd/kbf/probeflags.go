@@ -31,6 +31,7 @@ func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 	fs.DurationVar(&c.MetadataMinAge, "metadata-min-age", c.MetadataMinAge, "least time between two metadata refreshes")
 	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", c.DeliveryTimeout, "how long a record may wait for its ack before it fails")
 	fs.DurationVar(&c.ProduceTimeout, "produce-timeout", c.ProduceTimeout, "produce request timeout: how long a leader may wait for the ISR")
+	fs.DurationVar(&c.RequestTimeoutOverhead, "request-timeout-overhead", c.RequestTimeoutOverhead, "how long past a request's own timeout to wait before giving up on a silent broker")
 	fs.DurationVar(&c.FetchMaxWait, "fetch-max-wait", c.FetchMaxWait, "how long a broker may hold a fetch with no new data")
 	fs.DurationVar(&c.Drain, "drain", c.Drain, "once sending stops, how long to wait for outstanding acks and reads")
 }

@@ -41,12 +41,12 @@ func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
 func newRunCmdF(g *globals, runF func(context.Context, *runOptions) error) *cobra.Command {
 	o := &runOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "run --kill sigkill|sigterm",
+		Use:   "run --kill sigkill|sigterm|pause",
 		Short: "Run the experiment: probe, kill a broker, recover, report",
 		Long: `run makes sure the cluster is up with every ISR full, starts the probe, kills
-(sigkill) or gracefully stops (sigterm) a broker after --fault-after, keeps
-probing to the end of --duration, then restores the cluster: restarts the
-broker, waits until every ISR is full, runs a preferred leader election and
+(sigkill), gracefully stops (sigterm) or freezes (pause, as a long garbage
+collection would) a broker after --fault-after, keeps probing to the end of
+--duration, then restores the cluster: restarts (or unpauses) the broker, waits until every ISR is full, runs a preferred leader election and
 checks the leaders are back. It reads every probed partition back, writes each
 trial to its own directory and prints the report; with --repeat, a summary.
 
@@ -62,7 +62,7 @@ duplicated or reordered; 3 when one was; 1 when a trial could not run.`,
 	}
 	o.flags.register(cmd.Flags(), false)
 	f := cmd.Flags()
-	f.StringVar(&o.kill, "kill", "", "the fault: sigkill (process killed) or sigterm (graceful stop)")
+	f.StringVar(&o.kill, "kill", "", "the fault: sigkill (process killed), sigterm (graceful stop) or pause (process frozen until recovery)")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected")
@@ -77,9 +77,9 @@ duplicated or reordered; 3 when one was; 1 when a trial could not run.`,
 func (o *runOptions) validate() error {
 	switch {
 	case o.kill == "":
-		return usagef("--kill is required: sigkill or sigterm")
-	case o.kill != "sigkill" && o.kill != "sigterm":
-		return usagef("--kill %q: want sigkill or sigterm", o.kill)
+		return usagef("--kill is required: sigkill, sigterm or pause")
+	case o.kill != chaos.SigKill && o.kill != chaos.SigTerm && o.kill != chaos.Pause:
+		return usagef("--kill %q: want sigkill, sigterm or pause", o.kill)
 	case o.duration <= 0:
 		return usagef("--duration %v: must be positive", o.duration)
 	case o.faultAfter < 0 || o.faultAfter >= o.duration:
@@ -314,7 +314,11 @@ func (r *trialRunner) inject(ctx, probeCtx context.Context, start time.Time, met
 	if err != nil {
 		return true, fmt.Errorf("inject %s into %s: %w", r.o.kill, r.o.broker, err)
 	}
-	r.say("%s sent to %s; exit code %d", r.o.kill, r.o.broker, f.ExitCode)
+	if f.Kind == chaos.Pause {
+		r.say("%s paused", r.o.broker)
+	} else {
+		r.say("%s sent to %s; exit code %d", r.o.kill, r.o.broker, f.ExitCode)
+	}
 	return true, nil
 }
 
