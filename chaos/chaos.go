@@ -122,6 +122,7 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		if err := in.docker.ContainerPause(ctx, name); err != nil {
 			return rf, fmt.Errorf("pause %s: %w", f.Broker, err)
 		}
+		rf.Paused = in.now() // the engine answers once the freezer has frozen every process
 		return rf, nil
 	}
 	signal := "SIGKILL"

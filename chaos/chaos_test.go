@@ -373,8 +373,11 @@ func TestPause(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rf.Kind != Pause || rf.SignalSent.IsZero() || !rf.Finished.IsZero() || rf.ExitCode != 0 {
-		t.Errorf("fault %+v: want a pause time and no finish", rf)
+	if rf.Kind != Pause || rf.SignalSent.IsZero() || rf.Paused.Before(rf.SignalSent) || !rf.Finished.IsZero() || rf.ExitCode != 0 {
+		t.Errorf("fault %+v: want a pause time, frozen after it, and no finish", rf)
+	}
+	if !rf.At().Equal(rf.Paused) {
+		t.Errorf("a pause starts at %v, want when the container was frozen, %v", rf.At(), rf.Paused)
 	}
 	if !f.paused || !f.running {
 		t.Fatalf("after Inject: paused %v running %v, want a paused, running container", f.paused, f.running)

@@ -95,6 +95,9 @@ type Fault struct {
 	SignalSent time.Time `json:"signal_sent"`
 	// Finished is the container's finish time as the engine recorded it.
 	Finished time.Time `json:"finished,omitzero"`
+	// Paused is when the engine reported the container frozen, for a pause:
+	// every process of it stops at some moment between SignalSent and this.
+	Paused time.Time `json:"paused,omitzero"`
 	// TermLogged is the broker's "Terminating process due to signal SIGTERM"
 	// line, for a graceful stop.
 	TermLogged time.Time `json:"term_logged,omitzero"`
@@ -105,12 +108,15 @@ type Fault struct {
 }
 
 // At is the fault's start as the analysis uses it: for a SIGKILL the
-// process's end, for a graceful stop the broker's own SIGTERM line; the
-// signal's sending time where neither is known.
+// process's end, for a graceful stop the broker's own SIGTERM line, for a
+// pause the moment the engine had frozen the container; the signal's
+// sending time where none of these is known.
 func (f *Fault) At() time.Time {
 	switch {
 	case f.Kind == "sigterm" && !f.TermLogged.IsZero():
 		return f.TermLogged
+	case f.Kind == "pause" && !f.Paused.IsZero():
+		return f.Paused
 	case f.Kind != "sigterm" && !f.Finished.IsZero():
 		return f.Finished
 	}

@@ -22,6 +22,7 @@ const (
 	// From the fault record (meta.json), node "kbf" or the faulted broker.
 	KindSignalSent   // kbf asked the engine to signal the broker's container
 	KindProcessEnded // the container's process ended, as the engine recorded it
+	KindFrozen       // the engine had frozen the container (a pause fault)
 
 	// From a broker's server.log.
 	KindSignalReceived   // "Terminating process due to signal SIGTERM" (LoggingSignalHandler)
@@ -63,6 +64,7 @@ var kindNames = [...]string{
 	KindUnknown:            "unknown",
 	KindSignalSent:         "signal-sent",
 	KindProcessEnded:       "process-ended",
+	KindFrozen:             "frozen",
 	KindSignalReceived:     "signal-received",
 	KindShutdownBegin:      "shutdown-begin",
 	KindShutdownReleased:   "shutdown-released",

@@ -267,6 +267,13 @@ func faultEvents(f *results.Fault, add func(Event)) {
 		e.Source = results.MetaFile
 		add(e)
 	}
+	if !f.Paused.IsZero() {
+		e := newEvent(f.Paused, f.Broker, KindFrozen)
+		e.Broker = f.NodeID
+		e.Text = "frozen: every process paused by the engine"
+		e.Source = results.MetaFile
+		add(e)
+	}
 	if !f.Finished.IsZero() {
 		e := newEvent(f.Finished, f.Broker, KindProcessEnded)
 		e.Broker = f.NodeID

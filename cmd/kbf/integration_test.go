@@ -131,6 +131,13 @@ func trial(ctx context.Context, t *testing.T, kill string) *report.Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() { // the whole report, to read what went wrong
+			var b bytes.Buffer
+			report.WriteText(&b, tr)
+			t.Logf("report of the failed trial:\n%s", b.String())
+		}
+	})
 	if tr.Meta.Fault == nil {
 		t.Fatal("no fault recorded")
 	}
