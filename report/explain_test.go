@@ -378,3 +378,23 @@ func TestExplainFetchBackoff(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainStuckProducer checks an open stall whose new leader the logs
+// show is put down to the producer's requests hanging on the faulted broker.
+func TestExplainStuckProducer(t *testing.T) {
+	line := func(d time.Duration, rest string) string {
+		return handF.Add(d).Format("2006-01-02T15:04:05.000000000Z") + " DEBUG producer " + rest + "\n"
+	}
+	h := handTrial{acks: map[int32][]time.Duration{0: every(-time.Second, 0, 100*msec)}, files: map[string]string{
+		"logs/c1/controller.log":   fenceLine(2000 * msec),
+		"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+		"client.log": line(4000*msec, `read Produce v13 broker=1 bytes_read=0 time_to_read=4s err="read tcp 127.0.0.1:1->127.0.0.1:19092: i/o timeout"`) +
+			line(4001*msec, "wrote Metadata v13 broker=1 bytes_written=46 err=<nil>"),
+	}}
+	tr := analyzeHand(t, h.write(t))
+	st := stallOf(t, tr, 0)
+	if !st.FirstAck.IsZero() || !strings.Contains(st.Note, "1 of its requests to broker 1 timed out") ||
+		!strings.Contains(st.Note, "1 metadata request(s) to that same broker") {
+		t.Errorf("first ack %v, note %q", st.FirstAck, st.Note)
+	}
+}

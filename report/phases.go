@@ -178,11 +178,14 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 		if r := gp.Receive.Fault; r != nil {
 			x.receive(&st, g.Duration(), r.Duration())
 		}
-		if g.Open && st.Role == "leader" && !leaderMoved {
-			if r := tr.Meta.Probe.Replicas[p]; len(r) == 1 {
+		if g.Open && st.Role == "leader" {
+			switch r := tr.Meta.Probe.Replicas[p]; {
+			case !leaderMoved && len(r) == 1:
 				st.Note = fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", b)
-			} else {
+			case !leaderMoved:
 				st.Note = "no new leader appeared in the logs before the probe stopped"
+			default:
+				st.Note = x.stuck(b, F, g.End)
 			}
 		}
 		out = append(out, st)

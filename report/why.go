@@ -168,6 +168,29 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 	}
 }
 
+// stuck explains a producer that never learnt a new leader that the logs
+// show was elected: its requests to the faulted broker b hung.
+func (x *explainer) stuck(b int32, from, to time.Time) string {
+	id := strconv.Itoa(int(b))
+	var hung, metadata int
+	for _, l := range x.lines {
+		if l.Client != "producer" || l.Time.Before(from) || l.Time.After(to) || l.KV["broker"] != id {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l.Msg, "read ") && strings.Contains(l.KV["err"], "timeout"):
+			hung++
+		case strings.HasPrefix(l.Msg, "wrote Metadata"):
+			metadata++
+		}
+	}
+	if hung == 0 && metadata == 0 {
+		return "the producer had not learnt the new leader when the probe stopped"
+	}
+	return fmt.Sprintf("the producer had not learnt the new leader when the probe stopped: %d of its requests to broker %d timed out, and it sent %d metadata request(s) to that same broker, which never answered (shorten: --request-timeout-overhead, now %s)",
+		hung, b, metadata, x.cfg["request_timeout_overhead"])
+}
+
 // hungProduce returns the producer's read of a produce response from broker
 // b that ended in a timeout within [from, to]: a request stuck on a broker
 // that stopped answering without closing its connections.
