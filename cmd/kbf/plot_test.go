@@ -45,12 +45,7 @@ func TestPlotFlags(t *testing.T) {
 				return newPlotCmdF(g, func(_ context.Context, o *plotOptions, p string) error { got, path = o, p; return nil })
 			}, tt.args...)
 			if tt.wantErr != "" {
-				if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
-					t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tt.wantErr)
-				}
-				if got != nil {
-					t.Error("runF called on bad input")
-				}
+				checkUsageError(t, code, stderr, tt.wantErr, got != nil)
 				return
 			}
 			if code != exitOK || got == nil {

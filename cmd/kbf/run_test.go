@@ -47,12 +47,7 @@ func TestRunFlags(t *testing.T) {
 				return newRunCmdF(g, func(_ context.Context, o *runOptions) error { got = o; return nil })
 			}, tt.args...)
 			if tt.wantErr != "" {
-				if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
-					t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, tt.wantErr)
-				}
-				if got != nil {
-					t.Error("runF called on bad input")
-				}
+				checkUsageError(t, code, stderr, tt.wantErr, got != nil)
 				return
 			}
 			if code != exitOK || got == nil {
@@ -83,5 +78,17 @@ func TestReportFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, called %v; want usage error with %q", code, stderr, called, tt.wantErr)
 			}
 		})
+	}
+}
+
+// checkUsageError checks a command line was refused as a usage error: exit
+// code 2, one line naming the mistake, and the command's work not begun.
+func checkUsageError(t *testing.T, code int, stderr, want string, ran bool) {
+	t.Helper()
+	if code != exitUsage || !strings.Contains(stderr, want) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, exitUsage, want)
+	}
+	if ran {
+		t.Error("runF called on bad input")
 	}
 }
