@@ -22,13 +22,16 @@ type Output struct {
 }
 
 // Probe produces to and consumes from every probed partition. Make one with
-// New, then call Run once.
+// New, then call Run once; Close releases the clients of a probe that never
+// ran (Run closes them itself).
 type Probe struct {
 	cfg    Config
 	prod   *kgo.Client
 	cons   *kgo.Client
 	logs   *clientLog
 	starts map[int32]int64
+
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	enc     *results.Encoder
@@ -147,6 +150,16 @@ func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) 
 	return starts, nil
 }
 
+// Close closes the probe's clients. It may be called more than once, and
+// after Run.
+func (p *Probe) Close() error {
+	p.closeOnce.Do(func() {
+		p.prod.Close()
+		p.cons.Close()
+	})
+	return nil
+}
+
 // Config returns the configuration in effect, with the partitions resolved
 // and the run ID chosen.
 func (p *Probe) Config() Config { return p.cfg }
@@ -199,8 +212,7 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	p.mu.Unlock()
 	stopCons()
 	<-consDone
-	p.prod.Close()
-	p.cons.Close()
+	p.Close()
 	close(stopFlush)
 	<-flushDone
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbf-project/kbf/results"
@@ -291,5 +292,45 @@ func TestEffective(t *testing.T) {
 		if e[k] != want {
 			t.Errorf("%s = %q, want %q", k, e[k], want)
 		}
+	}
+}
+
+// TestProbeClose checks a probe that never ran gives its clients back, and
+// that Close may be called again, and after Run.
+func TestProbeClose(t *testing.T) {
+	c := newFake(t)
+	ctx := context.Background()
+	for _, run := range []bool{false, true} {
+		p, err := New(ctx, testConfig(c), Output{Messages: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run {
+			rctx, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := p.Run(rctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := errors.Join(p.Close(), p.Close()); err != nil {
+			t.Fatal(err)
+		}
+		r := &kgo.Record{Topic: "orders", Value: []byte("x")}
+		if err := p.prod.ProduceSync(ctx, r).FirstErr(); !errors.Is(err, kgo.ErrClientClosed) {
+			t.Errorf("run %v: produce after Close: %v, want the client closed", run, err)
+		}
+		if fs := p.cons.PollFetches(ctx); !fs.IsClientClosed() {
+			t.Errorf("run %v: the consumer still polls after Close", run)
+		}
+	}
+}
+
+// TestNewBadTopic checks New fails cleanly for a topic that does not exist.
+func TestNewBadTopic(t *testing.T) {
+	c := newFake(t)
+	cfg := testConfig(c)
+	cfg.Topic = "nope"
+	if _, err := New(context.Background(), cfg, Output{Messages: io.Discard}); err == nil {
+		t.Fatal("a probe of a missing topic")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/experiment"
 )
 
 // Exit codes, decided here only.
@@ -22,8 +24,9 @@ const (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// errFindings marks a completed run whose results show a problem.
-var errFindings = errors.New("the run found a problem")
+// errFindings marks a completed run whose results show a problem; the
+// experiment's own, so a run's findings need no translation.
+var errFindings = experiment.ErrFindings
 
 // usageError is a mistake on the command line.
 type usageError struct{ err error }
