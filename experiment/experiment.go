@@ -14,6 +14,7 @@ import (
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Options are one run's settings, as plain values.
@@ -32,7 +33,12 @@ type Options struct {
 	// its effect is awaited whatever the user does, but not for ever. A
 	// sigterm adds Grace to it. Zero means DefaultInjectTimeout.
 	InjectTimeout time.Duration
-	Probe         probe.Config
+	// Baseline is the health the fault waits for (DefaultBaseline in kbf
+	// run; the zero value waits for none of it to last).
+	Baseline Baseline
+	Probe    probe.Config
+	// ProcRoot is where the host's load is read, /proc when empty.
+	ProcRoot string
 
 	Version string   // kbf's version, for the metadata
 	Command []string // the command line, for the metadata
@@ -59,6 +65,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("grace %v: must be positive", o.Grace)
 	case o.RecoveryTimeout <= 0:
 		return fmt.Errorf("recovery timeout %v: must be positive", o.RecoveryTimeout)
+	case o.Baseline.Period < 0, o.Baseline.Gap < 0, o.Baseline.Timeout < 0:
+		return fmt.Errorf("baseline %v, gap %v, timeout %v: must not be negative", o.Baseline.Period, o.Baseline.Gap, o.Baseline.Timeout)
 	}
 	return nil
 }
@@ -66,6 +74,10 @@ func (o *Options) Validate() error {
 // ErrFindings marks a run that completed and found acknowledged records
 // lost, duplicated or reordered.
 var ErrFindings = errors.New("the run found a problem")
+
+// ErrNoValidTrial marks a run none of whose trials was valid (see package
+// verdict): it measured nothing to rely on.
+var ErrNoValidTrial = errors.New("no trial was valid")
 
 // Runner runs trials. Cluster and Faults are required; the other
 // dependencies have defaults.
@@ -100,13 +112,15 @@ func (r *Runner) out() io.Writer {
 }
 
 // Run runs Opt.Repeat trials into Opt.Out/trial-NN, prints each report and,
-// for more than one, a summary. An interrupted run returns the context's
-// error; a completed run whose audit found lost, duplicated or reordered
-// records an error wrapping ErrFindings.
+// for more than one, a summary of the valid ones. An interrupted run
+// returns the context's error; a completed run whose audit found lost,
+// duplicated or reordered records an error wrapping ErrFindings, and one
+// with no valid trial an error wrapping ErrNoValidTrial.
 func (r *Runner) Run(ctx context.Context) error {
 	o := &r.Opt
 	var trials []*report.Trial
 	var findings bool
+	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
 		r.say("trial %d of %d: %s of %s, into %s", i, o.Repeat, o.Kill, o.Broker, dir)
@@ -122,6 +136,9 @@ func (r *Runner) Run(ctx context.Context) error {
 		if tr.Integrity != nil && !tr.Integrity.OK() {
 			findings = true
 		}
+		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
+			valid++
+		}
 	}
 	if len(trials) > 1 {
 		if err := r.summarize(trials); err != nil {
@@ -129,8 +146,12 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	r.say("results in %s (kbf report %s)", o.Out, o.Out)
+	// Lost records are a finding even in a trial that is not valid.
 	if findings {
 		return fmt.Errorf("%w: acknowledged records were lost, duplicated or reordered (see the integrity lines)", ErrFindings)
+	}
+	if valid == 0 {
+		return fmt.Errorf("%w: %d of %d trials not valid (see each report's verdict line)", ErrNoValidTrial, len(trials), len(trials))
 	}
 	return nil
 }
@@ -219,8 +240,9 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start)
 	}()
 
+	host := startHost(t.o.ProcRoot)
 	attempted, faultErr := false, error(nil)
-	if err := t.baseline(probeCtx, start); err == nil {
+	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
 		attempted, faultErr = t.fault(ctx)
 		if faultErr == nil {
 			t.probing(probeCtx, start)
@@ -232,6 +254,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 	<-watchDone
 	SetProbeResult(t.meta, res.stats)
 	t.meta.Ended = time.Now().UTC()
+	t.meta.Host = host.stop()
 
 	// From here on the cluster is put back whatever the caller's context
 	// says: Ctrl-C must not leave a broker down.
@@ -290,6 +313,7 @@ func (t *trial) clusterUp(ctx context.Context) error {
 func (t *trial) startProbe(ctx context.Context) error {
 	cfg := t.o.Probe
 	cfg.Bootstrap = t.r.Cluster.Bootstrap()
+	cfg.SteadyGap = t.o.Baseline.Gap
 	rec, err := NewRecorder(t.dir)
 	if err != nil {
 		return err
@@ -329,16 +353,27 @@ func (t *trial) startProbe(ctx context.Context) error {
 	return nil
 }
 
-// baseline waits until the fault is due. It returns an error when probing
-// ended first (Ctrl-C): there is then nothing to undo.
-func (t *trial) baseline(ctx context.Context, start time.Time) error {
+// baseline waits until the fault is due and the cluster healthy (see
+// Steady), and records the wait. It returns false, with no error, for a
+// baseline never healthy within the timeout: the trial is then invalid and
+// the fault is not injected. An error means probing ended first (Ctrl-C):
+// there is nothing to undo.
+func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
 	t.setPhase("baseline")
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(time.Until(start.Add(t.o.FaultAfter))):
-		return nil
+	b, err := t.waitHealthy(ctx, start)
+	t.meta.Baseline = b
+	if serr := t.rec.Save(); serr != nil && err == nil {
+		err = serr
 	}
+	if err != nil {
+		return false, err
+	}
+	if b.Unhealthy != "" {
+		t.r.say("baseline: not healthy %v after the fault was due (%s): the trial is invalid; no fault injected",
+			t.o.Baseline.Timeout, b.Unhealthy)
+		return false, nil
+	}
+	return true, nil
 }
 
 // fault injects the fault and records its times. attempted is true once a

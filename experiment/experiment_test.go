@@ -20,12 +20,14 @@ import (
 func newRunner(t *testing.T, w *world, kill string) (*Runner, *bytes.Buffer, *recorder) {
 	t.Helper()
 	cfg := probe.Defaults()
+	proc := quietProc(t)
 	var out bytes.Buffer
 	rep := &recorder{}
 	return &Runner{
 		Opt: Options{
 			Kill: kill, Broker: "k1", Duration: 20 * time.Millisecond, FaultAfter: 5 * time.Millisecond,
 			Repeat: 1, Out: t.TempDir(), Grace: time.Second, RecoveryTimeout: time.Minute, Probe: cfg,
+			Baseline: Baseline{Period: time.Millisecond, Timeout: time.Minute}, ProcRoot: proc,
 		},
 		Cluster: w, Faults: w, NewProbe: w.newProbe, ReadBack: w.readBack, Plot: w.plot,
 		Out: &out, Reporter: rep,

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/kbf-project/kbf/chaos"
@@ -209,4 +212,26 @@ func (r *recorder) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return strings.Join(r.lines, "\n")
+}
+
+// quietProc is a /proc of an idle two-CPU machine, so that no verdict
+// depends on the load of the machine the tests run on.
+func quietProc(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"loadavg":   "0.10 0.20 0.30 1/100 4242\n",
+		"stat":      "cpu  100 0 50 10000 0 0 0 0 0 0\ncpu0 50 0 25 5000 0 0 0 0 0 0\n",
+		"self/stat": "4242 (kbf test) S 1 1 1 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 1 0 0\n",
+	}
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -113,6 +113,13 @@ func SetProbeResult(m *results.Meta, stats []probe.PartitionStats) {
 	var d time.Duration
 	for _, s := range stats {
 		d = max(d, s.LongestSendGap)
+		if s.Missed.Count > 0 {
+			if m.Probe.Missed == nil {
+				m.Probe.Missed = map[int32]*results.MissedSends{}
+			}
+			ms := s.Missed
+			m.Probe.Missed[s.Partition] = &ms
+		}
 	}
 	m.Probe.LongestSendGap = d
 }

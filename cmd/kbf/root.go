@@ -18,6 +18,7 @@ const (
 	exitError    = 1 // kbf could not do what was asked
 	exitUsage    = 2 // the command line is wrong
 	exitFindings = 3 // the run worked and found a problem: lost or duplicated acknowledged records
+	exitNoValid  = 6 // kbf run: every trial ran, none was valid (its verdict says why)
 	exitCanceled = 130
 )
 
@@ -83,6 +84,9 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	case errors.Is(err, errFindings):
 		fmt.Fprintf(errOut, "kbf: %s\n", msg)
 		return exitFindings
+	case errors.Is(err, experiment.ErrNoValidTrial):
+		fmt.Fprintf(errOut, "kbf: %s\n", msg)
+		return exitNoValid
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(errOut, "kbf: interrupted\n")
 		return exitCanceled

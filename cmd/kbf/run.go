@@ -30,6 +30,7 @@ type runOptions struct {
 	image      string
 	grace      time.Duration
 	timeout    time.Duration
+	baseline   experiment.Baseline
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -46,7 +47,16 @@ end of --duration, then restores the cluster: restarts (or unpauses) the
 broker, waits until every ISR is full, runs a preferred leader election and
 checks the leaders are back. It reads every probed partition back, writes
 each trial to its own directory and prints the report; with --repeat, a
-summary. Ctrl-C in any phase undoes the fault and keeps what was measured.
+summary of the valid trials. Ctrl-C in any phase undoes the fault and keeps
+what was measured.
+
+The fault waits for a healthy baseline: every probed partition acked and read
+for --baseline with no gap longer than --baseline-gap, each led by its
+preferred replica with its whole replica set in the ISR. kbf says why it
+waits; after --baseline-timeout the trial is recorded invalid and the fault
+is not injected. Each report ends its heading with a verdict: valid, suspect
+(the probe stalled in the window that decides the stall, or the host was
+overloaded) or invalid (no healthy baseline, the fault not confirmed).
 
 ` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
 
@@ -56,6 +66,7 @@ Exit status:
   1    a trial could not run (one line says why)
   2    the command line is wrong
   3    the audit found acknowledged records lost, duplicated or reordered
+  6    every trial ran but none was valid (each report's verdict says why)
   130  interrupted (the fault undone, what was measured kept)`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,6 +87,10 @@ Exit status:
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	b := experiment.DefaultBaseline
+	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&o.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
 	return wrapHelp(cmd)
 }
 
@@ -95,6 +110,12 @@ func (o *runOptions) validate() error {
 		return usagef("--grace %v: must be positive", o.grace)
 	case o.timeout <= 0:
 		return usagef("--recovery-timeout %v: must be positive", o.timeout)
+	case o.baseline.Period < 0:
+		return usagef("--baseline %v: must not be negative", o.baseline.Period)
+	case o.baseline.Gap < 0:
+		return usagef("--baseline-gap %v: must not be negative", o.baseline.Gap)
+	case o.baseline.Timeout < 0:
+		return usagef("--baseline-timeout %v: must not be negative", o.baseline.Timeout)
 	}
 	_, err := o.flags.config()
 	return err
@@ -116,6 +137,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Out:             out,
 		Grace:           o.grace,
 		RecoveryTimeout: o.timeout,
+		Baseline:        o.baseline,
 		Probe:           cfg,
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),

@@ -38,6 +38,21 @@ func TestRunFlags(t *testing.T) {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
 			}},
+		{name: "baseline", args: []string{"run", "--kill", "sigkill", "--baseline", "2s", "--baseline-gap", "300ms", "--baseline-timeout", "10s"},
+			check: func(t *testing.T, o *runOptions) {
+				b := o.experimentOptions().Baseline
+				if b.Period != 2*time.Second || b.Gap != 300*time.Millisecond || b.Timeout != 10*time.Second {
+					t.Errorf("baseline %+v", b)
+				}
+			}},
+		{name: "baseline defaults", args: []string{"run", "--kill", "sigkill"},
+			check: func(t *testing.T, o *runOptions) {
+				if b := o.experimentOptions().Baseline; b != experiment.DefaultBaseline {
+					t.Errorf("baseline %+v, want %+v", b, experiment.DefaultBaseline)
+				}
+			}},
+		{name: "negative baseline", args: []string{"run", "--kill", "sigkill", "--baseline", "-1s"}, wantErr: "--baseline -1s"},
+		{name: "negative baseline gap", args: []string{"run", "--kill", "sigkill", "--baseline-gap", "-1s"}, wantErr: "--baseline-gap"},
 		{name: "no kill", args: []string{"run"}, wantErr: "--kill is required"},
 		{name: "unknown kill", args: []string{"run", "--kill", "sighup"}, wantErr: `--kill "sighup"`},
 		{name: "fault after the end", args: []string{"run", "--kill", "sigkill", "--duration", "5s", "--fault-after", "5s"}, wantErr: "--fault-after"},
@@ -116,6 +131,10 @@ func TestRunExitCodes(t *testing.T) {
 		{name: "results directory in use", want: exitUsage, stderr: "choose another --out",
 			err: func(context.CancelFunc) error {
 				return usageError{fmt.Errorf("x %w; choose another --out", experiment.ErrDirInUse)}
+			}},
+		{name: "no valid trial", want: exitNoValid, stderr: "no trial was valid",
+			err: func(context.CancelFunc) error {
+				return fmt.Errorf("%w: 1 of 1 trials not valid", experiment.ErrNoValidTrial)
 			}},
 		{name: "trial failed", want: exitError, stderr: "trial 1: inject",
 			err: func(context.CancelFunc) error { return errors.New("trial 1: inject sigkill into k1: boom") }},
