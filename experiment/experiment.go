@@ -145,7 +145,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	r.say("results in %s (kbf report %s)", o.Out, o.Out)
+	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
 	// Lost records are a finding even in a trial that is not valid.
 	if findings {
 		return fmt.Errorf("%w: acknowledged records were lost, duplicated or reordered (see the integrity lines)", ErrFindings)
