@@ -8,11 +8,14 @@
 // subset that file uses: image, hostname, container_name, environment, ports,
 // networks, depends_on (as start order), pull_policy and stop_grace_period.
 //
-// Up then waits, with a Kafka admin client on the brokers' published ports,
-// until every broker is registered and unfenced, creates the probe topics
-// with a fixed replica assignment, and waits until every ISR is full and
-// every leader is the preferred one. Describe reports the partitions' state
-// (leader, epoch, ISR, ELR, high watermark) as the brokers see it.
+// This package is the containers' half: it plans each service's container
+// (keep, start, create, recreate), in compose-go's dependency order. The
+// Kafka half, package kafkaadmin, is handed the brokers' published
+// addresses: Up then waits until every broker is registered and unfenced,
+// creates the probe topics with a fixed replica assignment, and waits until
+// every ISR is full and every leader is the preferred one. Describe reports
+// the partitions' state (leader, epoch, ISR, ELR, high watermark) as the
+// brokers see it.
 package compose
 
 import (
@@ -20,18 +23,20 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/compose-spec/compose-go/v2/graph"
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/docker/client"
-	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
 //go:embed compose.yaml
@@ -80,74 +85,15 @@ type Options struct {
 }
 
 // Topic is a topic Up makes sure exists, and its shape.
-type Topic struct {
-	Name              string
-	Partitions        int32
-	ReplicationFactor int16
-	// MinInsync is the topic's min.insync.replicas; 0 leaves the broker
-	// default (1) and does not check it on an existing topic.
-	MinInsync int
-	// Brokers are the node ids the replicas are spread over, in order; nil
-	// means every broker, in node id order. Partition p has the replicas
-	// Brokers[(p+i) % len(Brokers)] for i < ReplicationFactor, so the first
-	// broker leads partition 0 and follows on the next ones.
-	Brokers []int32
-}
+type Topic = kafkaadmin.Topic
+
+// Partition is one partition's state as the brokers report it.
+type Partition = kafkaadmin.Partition
 
 // DefaultTopics returns the experiment's topics: orders (3 partitions on
 // every broker, RF 3, min.insync.replicas 2) and single (1 partition, RF 1,
 // on broker 1 only).
-func DefaultTopics() []Topic {
-	return []Topic{
-		{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinInsync: 2},
-		{Name: "single", Partitions: 1, ReplicationFactor: 1, Brokers: []int32{1}},
-	}
-}
-
-// Assignment returns the topic's replicas per partition, given the cluster's
-// brokers in node id order (used when t.Brokers is nil).
-func (t Topic) Assignment(brokers []int32) [][]int32 {
-	if t.Brokers != nil {
-		brokers = t.Brokers
-	}
-	a := make([][]int32, t.Partitions)
-	for p := range a {
-		a[p] = make([]int32, t.ReplicationFactor)
-		for i := range a[p] {
-			a[p][i] = brokers[(p+i)%len(brokers)]
-		}
-	}
-	return a
-}
-
-// validate checks t against the cluster's brokers.
-func (t Topic) validate(brokers []int32) error {
-	switch {
-	case t.Name == "":
-		return errors.New("a topic needs a name")
-	case t.Partitions < 1:
-		return fmt.Errorf("topic %s: %d partitions: want at least 1", t.Name, t.Partitions)
-	case t.ReplicationFactor < 1:
-		return fmt.Errorf("topic %s: replication factor %d: want at least 1", t.Name, t.ReplicationFactor)
-	case t.MinInsync < 0 || t.MinInsync > int(t.ReplicationFactor):
-		return fmt.Errorf("topic %s: min.insync.replicas %d: want 1 to the replication factor %d",
-			t.Name, t.MinInsync, t.ReplicationFactor)
-	}
-	on := brokers
-	if t.Brokers != nil {
-		for _, id := range t.Brokers {
-			if !slices.Contains(brokers, id) {
-				return fmt.Errorf("topic %s: no broker %d (brokers: %s)", t.Name, id, joinIDs(brokers))
-			}
-		}
-		on = t.Brokers
-	}
-	if int(t.ReplicationFactor) > len(on) {
-		return fmt.Errorf("topic %s: replication factor %d needs %d brokers, there are %d",
-			t.Name, t.ReplicationFactor, t.ReplicationFactor, len(on))
-	}
-	return nil
-}
+func DefaultTopics() []Topic { return kafkaadmin.DefaultTopics() }
 
 // ValidateTopics checks topics against the brokers of the embedded compose
 // file, without Docker or Kafka. Errors wrap ErrInvalid.
@@ -160,26 +106,19 @@ func ValidateTopics(topics []Topic) error {
 }
 
 func validateTopics(topics []Topic, brokers []int32) error {
-	seen := make(map[string]bool)
-	for _, t := range topics {
-		if err := t.validate(brokers); err != nil {
-			return invalid{err}
-		}
-		if seen[t.Name] {
-			return invalidf("topic %s named twice", t.Name)
-		}
-		seen[t.Name] = true
+	if err := kafkaadmin.ValidateTopics(topics, brokers); err != nil {
+		return invalid{err}
 	}
 	return nil
 }
 
 // Cluster is the kbf cluster as the compose file describes it. Its methods
-// act on the containers and brokers through Docker and Kafka; New itself
-// contacts neither.
+// act on the containers through Docker and, through package kafkaadmin, on
+// the brokers; New itself contacts neither.
 type Cluster struct {
-	proj   *project
-	topics []Topic
-	image  string
+	proj  *project
+	image string
+	admin *kafkaadmin.Admin
 
 	docker engine
 	cli    *client.Client // the engine's client when it is a real one
@@ -187,9 +126,6 @@ type Cluster struct {
 	portFree func(host string, port int) error
 	progress func(Phase)
 	now      func() time.Time
-
-	mu    sync.Mutex // guards admin
-	admin *kgo.Client
 }
 
 // New loads the embedded compose file with opts and returns the Cluster it
@@ -246,20 +182,28 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	if err := validateTopics(topics, proj.brokerIDs()); err != nil {
 		return nil, err
 	}
-	return &Cluster{
+	c := &Cluster{
 		proj:     proj,
-		topics:   slices.Clone(topics),
 		image:    proj.image,
 		docker:   docker,
 		portFree: listenable,
 		progress: opts.Progress,
 		now:      time.Now,
-	}, nil
+	}
+	var brokers []kafkaadmin.Broker
+	for _, id := range proj.brokerIDs() {
+		brokers = append(brokers, kafkaadmin.Broker{ID: id, Addr: proj.nodes[proj.byID[id]].addr})
+	}
+	c.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Alive: c.checkRunning})
+	if err != nil {
+		return nil, invalid{err}
+	}
+	return c, nil
 }
 
 // Close releases the Docker and Kafka clients.
 func (c *Cluster) Close() error {
-	c.closeAdmin()
+	c.admin.Close()
 	if c.cli != nil {
 		return c.cli.Close()
 	}
@@ -274,16 +218,14 @@ func (c *Cluster) Docker() *client.Client { return c.cli }
 func (c *Cluster) Image() string { return c.image }
 
 // Topics returns the topics Up makes sure exist.
-func (c *Cluster) Topics() []Topic { return slices.Clone(c.topics) }
+func (c *Cluster) Topics() []Topic { return c.admin.Topics() }
 
 // TopicNames returns the names of Topics.
-func (c *Cluster) TopicNames() []string {
-	names := make([]string, len(c.topics))
-	for i, t := range c.topics {
-		names[i] = t.Name
-	}
-	return names
-}
+func (c *Cluster) TopicNames() []string { return c.admin.TopicNames() }
+
+// Admin returns the cluster's Kafka administration: its topics, waits,
+// elections and descriptions.
+func (c *Cluster) Admin() *kafkaadmin.Admin { return c.admin }
 
 // Services returns the compose services in start order (the controller
 // first).
@@ -332,13 +274,7 @@ func (c *Cluster) ContainerName(service string) string {
 
 // Bootstrap returns the brokers' published addresses (127.0.0.1:19092, ...)
 // in node id order.
-func (c *Cluster) Bootstrap() []string {
-	var addrs []string
-	for _, id := range c.proj.brokerIDs() {
-		addrs = append(addrs, c.proj.nodes[c.proj.byID[id]].addr)
-	}
-	return addrs
-}
+func (c *Cluster) Bootstrap() []string { return c.admin.Bootstrap() }
 
 // project is the loaded compose file, with what kbf reads out of it.
 type project struct {
@@ -468,7 +404,7 @@ func parseProject(ctx context.Context, file []byte, env map[string]string) (*pro
 		proj.nodes[name] = n
 		proj.byID[n.id] = name
 	}
-	if proj.order, err = startOrder(p.Services); err != nil {
+	if proj.order, err = startOrder(ctx, p); err != nil {
 		return nil, invalidf("compose file: %w", err)
 	}
 	if len(proj.brokerIDs()) == 0 {
@@ -518,47 +454,46 @@ func nodeOf(name string, s types.ServiceConfig) (node, error) {
 	return n, nil
 }
 
-// startOrder sorts services so each comes after those it depends on; ties
-// go by name.
-func startOrder(services types.Services) ([]string, error) {
-	names := make([]string, 0, len(services))
-	for n := range services {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var order []string
-	done := make(map[string]bool)
-	for len(order) < len(names) {
-		progressed := false
-		for _, n := range names {
-			if done[n] {
-				continue
-			}
-			ready := true
-			for dep := range services[n].DependsOn {
-				if _, ok := services[dep]; !ok {
-					return nil, fmt.Errorf("service %s depends on unknown service %s", n, dep)
-				}
-				ready = ready && done[dep]
-			}
-			if ready {
-				done[n] = true
-				order = append(order, n)
-				progressed = true
-				break // the first ready one by name, each time
-			}
+// startOrder sorts services so each comes after those it depends on, in
+// compose-go's own dependency order (which also refuses a cycle); services
+// at the same depth go by name, so the order is the same on every run.
+func startOrder(ctx context.Context, p *types.Project) ([]string, error) {
+	var mu sync.Mutex
+	depth := make(map[string]int, len(p.Services))
+	err := graph.InDependencyOrder(ctx, p, func(_ context.Context, name string, s types.ServiceConfig) error {
+		mu.Lock()
+		defer mu.Unlock()
+		d := 0
+		for dep := range s.DependsOn {
+			d = max(d, depth[dep]+1) // visited before name: compose-go's promise
 		}
-		if !progressed {
-			return nil, errors.New("depends_on has a cycle")
-		}
+		depth[name] = d
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	order := slices.Collect(maps.Keys(depth))
+	slices.SortFunc(order, func(a, b string) int {
+		if depth[a] != depth[b] {
+			return depth[a] - depth[b]
+		}
+		return strings.Compare(a, b)
+	})
 	return order, nil
 }
 
-func joinIDs(ids []int32) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(int(id))
+func joinIDs(ids []int32) string { return kafkaadmin.JoinIDs(ids) }
+
+// ClusterID returns the id the nodes' storage is formatted with, the
+// CLUSTER_ID of their environment, which the brokers report as their
+// cluster's id: a cluster on these ports with another id is not this one.
+// It is "" when the compose file sets none (the image then picks its own).
+func (c *Cluster) ClusterID() string {
+	for _, svc := range c.proj.order {
+		if v := c.proj.services[svc].Environment["CLUSTER_ID"]; v != nil {
+			return *v
+		}
 	}
-	return strings.Join(s, ",")
+	return ""
 }

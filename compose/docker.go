@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"reflect"
 	"slices"
@@ -227,7 +228,7 @@ func (p *project) spec(svc, imageID string) spec {
 // configuration (another image name, other ports) and is recreated.
 func (s spec) hash() string {
 	cfg := *s.Config
-	cfg.Labels = maps(s.Config.Labels)
+	cfg.Labels = maps.Clone(s.Config.Labels)
 	delete(cfg.Labels, labelConfigHash)
 	delete(cfg.Labels, labelImage)
 	b, err := json.Marshal(struct {
@@ -241,14 +242,6 @@ func (s spec) hash() string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func maps(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // listenable reports whether port can be bound on host now.

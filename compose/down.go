@@ -19,7 +19,7 @@ func (c *Cluster) Down(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	// The brokers are about to go; the admin client would only retry in vain.
-	c.closeAdmin()
+	c.admin.Close()
 	// By name, for a container whose labels were lost, and by label, for
 	// one of the project made under another name.
 	names := make(map[string]bool)
