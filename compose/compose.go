@@ -23,17 +23,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/graph"
-	"github.com/compose-spec/compose-go/v2/loader"
-	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/docker/client"
 
 	"github.com/kbf-project/kbf/kafkaadmin"
@@ -82,6 +77,25 @@ type Options struct {
 	Topics []Topic
 	// Progress, when set, is told about each phase of Up as it ends.
 	Progress func(Phase)
+
+	// File is the user's compose file, as docker compose -f takes it; ""
+	// means the embedded one. Its brokers and controllers are read from
+	// each service's KAFKA_* settings.
+	File string
+	// ProjectName is the compose project of File, as docker compose -p;
+	// "" means the file's name: or else its directory's name.
+	ProjectName string
+	// Brokers and Controllers size the embedded cluster: brokers k1…kN
+	// (node ids 1…N, ports 19092…) and controllers c1…cM (node ids 100…);
+	// 0 means 3 brokers and 1 controller. Only for the embedded file.
+	Brokers, Controllers int
+	// Config are Kafka server properties for the nodes, applied in order
+	// (a later one wins); a node whose configuration changes is recreated.
+	Config []Setting
+	// Lead is the broker service that is to lead partition 0 of the first
+	// topic (the probed one), so that a fault on it always hits a
+	// partition it leads; "" means the first broker by node id.
+	Lead string
 }
 
 // Topic is a topic Up makes sure exists, and its shape.
@@ -171,13 +185,16 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 			}
 		}
 	}
-	proj, err := loadProject(context.Background(), env)
+	proj, err := loadProject(context.Background(), source{
+		file: opts.File, projectName: opts.ProjectName, env: env,
+		brokers: opts.Brokers, controllers: opts.Controllers, config: opts.Config,
+	})
 	if err != nil {
 		return nil, err
 	}
-	topics := opts.Topics
-	if topics == nil {
-		topics = DefaultTopics()
+	topics, err := topicsFor(proj, opts.Topics, opts.Lead)
+	if err != nil {
+		return nil, err
 	}
 	if err := validateTopics(topics, proj.brokerIDs()); err != nil {
 		return nil, err
@@ -199,6 +216,30 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 		return nil, invalid{err}
 	}
 	return c, nil
+}
+
+// topicsFor returns the topics of a cluster: the given ones or the
+// defaults, the first spread from the lead broker on, and the defaults'
+// one-replica topic on the first broker of a user's file.
+func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
+	ids := proj.brokerIDs()
+	if topics == nil {
+		topics = DefaultTopics()
+		topics[1].Brokers = []int32{ids[0]}
+	}
+	topics = slices.Clone(topics)
+	if lead != "" && len(topics) > 0 {
+		n, ok := proj.nodes[lead]
+		if !ok || !n.broker {
+			var bs []string
+			for _, id := range ids {
+				bs = append(bs, proj.byID[id])
+			}
+			return nil, invalidf("broker %s: not a broker of the cluster (%s)", lead, strings.Join(bs, " "))
+		}
+		topics[0] = topics[0].LedFirstBy(n.id, ids)
+	}
+	return topics, nil
 }
 
 // Close releases the Docker and Kafka clients.
@@ -265,61 +306,24 @@ func (c *Cluster) Service(nodeID int32) (string, bool) {
 }
 
 // ContainerName returns the container of a service (kbf-k1 for k1).
-func (c *Cluster) ContainerName(service string) string {
-	if s, ok := c.proj.services[service]; ok && s.ContainerName != "" {
+func (c *Cluster) ContainerName(service string) string { return c.proj.containerName(service) }
+
+// containerName is a service's container_name, else the name docker
+// compose gives it: kbf-k1 in the embedded file, <project>-<service>-1 in
+// a user's.
+func (p *project) containerName(service string) string {
+	if s, ok := p.services[service]; ok && s.ContainerName != "" {
 		return s.ContainerName
 	}
-	return Project + "-" + service
+	if p.embedded {
+		return p.name + "-" + service
+	}
+	return p.name + "-" + service + "-1"
 }
 
 // Bootstrap returns the brokers' published addresses (127.0.0.1:19092, ...)
 // in node id order.
 func (c *Cluster) Bootstrap() []string { return c.admin.Bootstrap() }
-
-// project is the loaded compose file, with what kbf reads out of it.
-type project struct {
-	image    string
-	services map[string]types.ServiceConfig
-	network  string // the one network's name
-	netKey   string // its key in the file
-	order    []string
-	nodes    map[string]node
-	byID     map[int32]string
-}
-
-// node is what the Kafka side needs to know of a service.
-type node struct {
-	id      int32
-	broker  bool   // process.roles includes broker
-	addr    string // published host:port of a broker's EXTERNAL listener
-	port    int    // that port
-	portVar string // the variable that sets it, e.g. KBF_K1_PORT
-}
-
-func (p *project) brokerIDs() []int32 {
-	var ids []int32
-	for _, n := range p.nodes {
-		if n.broker {
-			ids = append(ids, n.id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-var (
-	defaultOnce sync.Once
-	defaultProj *project
-	defaultErr  error
-)
-
-// defaultProject is the compose file with no variables set.
-func defaultProject() (*project, error) {
-	defaultOnce.Do(func() {
-		defaultProj, defaultErr = loadProject(context.Background(), map[string]string{})
-	})
-	return defaultProj, defaultErr
-}
 
 func environ() map[string]string {
 	env := make(map[string]string)
@@ -339,150 +343,6 @@ func cloneEnv(env map[string]string) map[string]string {
 	return m
 }
 
-// loadProject loads the embedded compose file with env.
-func loadProject(ctx context.Context, env map[string]string) (*project, error) {
-	return parseProject(ctx, composeFile, env)
-}
-
-func parseProject(ctx context.Context, file []byte, env map[string]string) (*project, error) {
-	p, err := loader.LoadWithContext(ctx, types.ConfigDetails{
-		WorkingDir:  ".",
-		ConfigFiles: []types.ConfigFile{{Filename: "compose.yaml", Content: file}},
-		Environment: types.Mapping(env),
-	}, func(o *loader.Options) {
-		o.SetProjectName(Project, true)
-		o.SkipResolveEnvironment = true
-	})
-	if err != nil {
-		return nil, invalidf("compose file: %w", err)
-	}
-	if len(p.Networks) != 1 {
-		return nil, invalidf("compose file: want exactly one network, got %d", len(p.Networks))
-	}
-	proj := &project{
-		services: make(map[string]types.ServiceConfig),
-		nodes:    make(map[string]node),
-		byID:     make(map[int32]string),
-	}
-	for k, n := range p.Networks {
-		proj.netKey, proj.network = k, n.Name
-		if err := checkNetwork(n); err != nil {
-			return nil, invalidf("compose file: network %s: %w", k, err)
-		}
-	}
-	ports := make(map[string]string) // published port → service
-	for name, s := range p.Services {
-		if err := checkSubset(s); err != nil {
-			return nil, invalidf("compose file: service %s: %w", name, err)
-		}
-		if _, ok := s.Networks[proj.netKey]; !ok || len(s.Networks) != 1 {
-			return nil, invalidf("compose file: service %s: want network %s only", name, proj.netKey)
-		}
-		if proj.image == "" {
-			proj.image = s.Image
-		} else if s.Image != proj.image {
-			return nil, invalidf("compose file: services run different images (%s, %s)", proj.image, s.Image)
-		}
-		n, err := nodeOf(name, s)
-		if err != nil {
-			return nil, invalidf("compose file: service %s: %w", name, err)
-		}
-		if other, ok := proj.byID[n.id]; ok {
-			return nil, invalidf("compose file: services %s and %s are both node %d", other, name, n.id)
-		}
-		for _, pc := range s.Ports {
-			if other, ok := ports[pc.Published]; ok {
-				a, b := portVar(other), portVar(name)
-				if b < a {
-					a, b = b, a
-				}
-				return nil, invalidf("%s and %s both name port %s", a, b, pc.Published)
-			}
-			ports[pc.Published] = name
-		}
-		proj.services[name] = s
-		proj.nodes[name] = n
-		proj.byID[n.id] = name
-	}
-	if proj.order, err = startOrder(ctx, p); err != nil {
-		return nil, invalidf("compose file: %w", err)
-	}
-	if len(proj.brokerIDs()) == 0 {
-		return nil, invalidf("compose file: no broker")
-	}
-	return proj, nil
-}
-
-// portVar names the variable that sets a broker service's port.
-func portVar(service string) string { return "KBF_" + strings.ToUpper(service) + "_PORT" }
-
-// nodeOf reads a service's Kafka identity from its environment.
-func nodeOf(name string, s types.ServiceConfig) (node, error) {
-	get := func(k string) string {
-		if v := s.Environment[k]; v != nil {
-			return *v
-		}
-		return ""
-	}
-	id, err := strconv.ParseInt(get("KAFKA_NODE_ID"), 10, 32)
-	if err != nil {
-		return node{}, fmt.Errorf("KAFKA_NODE_ID %q: not a node id", get("KAFKA_NODE_ID"))
-	}
-	n := node{id: int32(id), portVar: portVar(name)}
-	for _, r := range strings.Split(get("KAFKA_PROCESS_ROLES"), ",") {
-		if strings.TrimSpace(r) == "broker" {
-			n.broker = true
-		}
-	}
-	if !n.broker {
-		return n, nil
-	}
-	if len(s.Ports) != 1 {
-		return node{}, fmt.Errorf("a broker publishes exactly one port, got %d", len(s.Ports))
-	}
-	pc := s.Ports[0]
-	port, err := strconv.Atoi(pc.Published)
-	if err != nil || port < 1 || port > 65535 {
-		return node{}, fmt.Errorf("published port %q (%s): not a port", pc.Published, n.portVar)
-	}
-	host := pc.HostIP
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	n.port = port
-	n.addr = host + ":" + pc.Published
-	return n, nil
-}
-
-// startOrder sorts services so each comes after those it depends on, in
-// compose-go's own dependency order (which also refuses a cycle); services
-// at the same depth go by name, so the order is the same on every run.
-func startOrder(ctx context.Context, p *types.Project) ([]string, error) {
-	var mu sync.Mutex
-	depth := make(map[string]int, len(p.Services))
-	err := graph.InDependencyOrder(ctx, p, func(_ context.Context, name string, s types.ServiceConfig) error {
-		mu.Lock()
-		defer mu.Unlock()
-		d := 0
-		for dep := range s.DependsOn {
-			d = max(d, depth[dep]+1) // visited before name: compose-go's promise
-		}
-		depth[name] = d
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	order := slices.Collect(maps.Keys(depth))
-	slices.SortFunc(order, func(a, b string) int {
-		if depth[a] != depth[b] {
-			return depth[a] - depth[b]
-		}
-		return strings.Compare(a, b)
-	})
-	return order, nil
-}
-
 func joinIDs(ids []int32) string { return kafkaadmin.JoinIDs(ids) }
 
 // ClusterID returns the id the nodes' storage is formatted with, the
@@ -496,4 +356,21 @@ func (c *Cluster) ClusterID() string {
 		}
 	}
 	return ""
+}
+
+// LogsToStdout reports whether a service's node logs only to its standard
+// output: no KAFKA_LOG4J_OPTS points it at a log4j configuration with
+// files, which is the official image's default. Its logs are then read
+// from the container's output (CollectOutput), not copied from files.
+func (c *Cluster) LogsToStdout(service string) bool {
+	return c.proj.services[service].Environment["KAFKA_LOG4J_OPTS"] == nil
+}
+
+// Check loads the compose file opts names, shapes and configures it, and
+// checks the topics against its brokers, contacting neither Docker nor
+// Kafka: the command line's mistakes are found before anything starts.
+// Errors wrap ErrInvalid.
+func Check(opts Options) error {
+	_, err := newCluster(opts, nil)
+	return err
 }

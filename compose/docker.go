@@ -64,6 +64,9 @@ const (
 	labelNetwork    = "com.docker.compose.network"
 	labelConfigHash = "com.docker.compose.config-hash"
 	labelImage      = "com.docker.compose.image"
+	// labelKBF marks a container kbf created, as opposed to one docker
+	// compose made from a user's file: only kbf's own are recreated.
+	labelKBF = "io.kbf.created"
 )
 
 // ping checks the engine answers.
@@ -189,11 +192,12 @@ func (p *project) spec(svc, imageID string) spec {
 		Env:          env,
 		ExposedPorts: exposed,
 		Labels: map[string]string{
-			labelProject:   Project,
+			labelProject:   p.name,
 			labelService:   svc,
 			labelNumber:    "1",
 			labelOneoff:    "False",
 			labelDependsOn: strings.Join(deps, ","),
+			labelKBF:       "true",
 		},
 	}
 	if s.StopGracePeriod != nil {
@@ -213,11 +217,7 @@ func (p *project) spec(svc, imageID string) spec {
 	netw := &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
 		p.network: {Aliases: aliases},
 	}}
-	name := s.ContainerName
-	if name == "" {
-		name = Project + "-" + svc
-	}
-	sp := spec{Name: name, Config: cfg, Host: host, Networking: netw}
+	sp := spec{Name: p.containerName(svc), Config: cfg, Host: host, Networking: netw}
 	cfg.Labels[labelConfigHash] = sp.hash()
 	cfg.Labels[labelImage] = imageID
 	return sp
@@ -271,7 +271,7 @@ func (c *Cluster) networkByName(ctx context.Context, name string) (*network.Summ
 func (c *Cluster) createNetwork(ctx context.Context) error {
 	_, err := c.docker.NetworkCreate(ctx, c.proj.network, network.CreateOptions{
 		Driver: "bridge",
-		Labels: map[string]string{labelProject: Project, labelNetwork: c.proj.netKey},
+		Labels: map[string]string{labelProject: c.proj.name, labelNetwork: c.proj.netKey},
 	})
 	if err != nil {
 		return fmt.Errorf("create network %s: %w", c.proj.network, err)

@@ -219,3 +219,5 @@ func (f *fakeEngine) ContainerExecInspect(context.Context, string) (container.Ex
 }
 
 var _ engine = (*fakeEngine)(nil)
+
+func networkSummary(id, name string) network.Summary { return network.Summary{ID: id, Name: name} }
