@@ -47,6 +47,7 @@ type engine interface {
 	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
 	ContainerUnpause(ctx context.Context, id string) error
 	ContainerRemove(ctx context.Context, id string, opts container.RemoveOptions) error
+	ContainerLogs(ctx context.Context, id string, opts container.LogsOptions) (io.ReadCloser, error)
 
 	ContainerExecCreate(ctx context.Context, id string, opts container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttach(ctx context.Context, execID string, opts container.ExecAttachOptions) (dockertypes.HijackedResponse, error)
