@@ -92,6 +92,14 @@ type Options struct {
 	// Config are Kafka server properties for the nodes, applied in order
 	// (a later one wins); a node whose configuration changes is recreated.
 	Config []Setting
+	// BuildOffline, when set, makes OfflineImage (as make image does); Up
+	// calls it when the image is DefaultImage, cannot be pulled and
+	// OfflineImage is not here either, and then runs OfflineImage. Nil:
+	// the error names make image.
+	BuildOffline func(ctx context.Context) error
+	// Notice, when set, is told what Up decided by itself, such as running
+	// the offline image in place of one it could not pull.
+	Notice func(string)
 	// Lead is the broker service that is to lead partition 0 of the first
 	// topic (the probed one), so that a fault on it always hits a
 	// partition it leads; "" means the first broker by node id.
@@ -140,6 +148,9 @@ type Cluster struct {
 	portFree func(host string, port int) error
 	progress func(Phase)
 	now      func() time.Time
+	// buildOffline and notice are Options.BuildOffline and Options.Notice.
+	buildOffline func(ctx context.Context) error
+	notice       func(string)
 }
 
 // New loads the embedded compose file with opts and returns the Cluster it
@@ -206,6 +217,9 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 		portFree: listenable,
 		progress: opts.Progress,
 		now:      time.Now,
+
+		buildOffline: opts.BuildOffline,
+		notice:       opts.Notice,
 	}
 	var brokers []kafkaadmin.Broker
 	for _, id := range proj.brokerIDs() {

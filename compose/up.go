@@ -258,7 +258,9 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 	}
 	if imageID == "" {
 		if imageID, err = c.pull(ctx); err != nil {
-			return err
+			if imageID, err = c.fallBack(ctx, err); err != nil {
+				return err
+			}
 		}
 		// Labels carry the image's id; plan again now that it is known.
 		acts = c.plan(conts, imageID, netOK)
@@ -317,13 +319,16 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 }
 
 // imageID returns the id of the image, or "" when it is not here.
-func (c *Cluster) imageID(ctx context.Context) (string, error) {
-	img, err := c.docker.ImageInspect(ctx, c.image)
+func (c *Cluster) imageID(ctx context.Context) (string, error) { return c.imageOf(ctx, c.image) }
+
+// imageOf returns the id of an image, or "" when it is not here.
+func (c *Cluster) imageOf(ctx context.Context, name string) (string, error) {
+	img, err := c.docker.ImageInspect(ctx, name)
 	if isNotFound(err) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("inspect image %s: %w", c.image, err)
+		return "", fmt.Errorf("inspect image %s: %w", name, err)
 	}
 	return img.ID, nil
 }
@@ -331,8 +336,8 @@ func (c *Cluster) imageID(ctx context.Context) (string, error) {
 // pull fetches the image, and returns its id.
 func (c *Cluster) pull(ctx context.Context) (string, error) {
 	fail := func(why error) error {
-		return fmt.Errorf("image %s is not here and cannot be pulled (%s); build the offline image with make image and pass --image %s (or set KBF_IMAGE)",
-			c.image, strings.TrimPrefix(why.Error(), "Error response from daemon: "), OfflineImage)
+		return pullError{fmt.Errorf("image %s is not here and cannot be pulled (%s); build the offline image with make image and pass --image %s (or set KBF_IMAGE)",
+			c.image, strings.TrimPrefix(why.Error(), "Error response from daemon: "), OfflineImage), why}
 	}
 	if c.proj.services[c.proj.order[0]].PullPolicy == "never" {
 		return "", fail(fmt.Errorf("pull_policy is never"))
@@ -361,6 +366,62 @@ func (c *Cluster) pull(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// fallBack runs the offline image when the default one could not be
+// pulled: the one here, else one BuildOffline makes. A fresh machine with
+// no registry then needs no step by hand. Any other image the user chose is
+// not replaced: pullErr stands.
+func (c *Cluster) fallBack(ctx context.Context, pullErr error) (string, error) {
+	var pe pullError
+	if c.image != DefaultImage || ctx.Err() != nil || !errors.As(pullErr, &pe) {
+		return "", pullErr
+	}
+	id, err := c.imageOf(ctx, OfflineImage)
+	if err != nil {
+		return "", err
+	}
+	why := strings.TrimPrefix(pe.why.Error(), "Error response from daemon: ")
+	if id == "" {
+		if c.buildOffline == nil {
+			return "", pullErr
+		}
+		c.say(fmt.Sprintf("%s cannot be pulled (%s): building the offline image %s (make image)", DefaultImage, why, OfflineImage))
+		if err := c.buildOffline(ctx); err != nil {
+			return "", fmt.Errorf("image %s cannot be pulled (%s), and building %s failed: %w", DefaultImage, why, OfflineImage, err)
+		}
+		if id, err = c.imageOf(ctx, OfflineImage); err != nil {
+			return "", err
+		}
+		if id == "" {
+			return "", fmt.Errorf("image %s cannot be pulled (%s), and building %s left no such image", DefaultImage, why, OfflineImage)
+		}
+	} else {
+		c.say(fmt.Sprintf("%s cannot be pulled (%s): running %s, the offline image built here", DefaultImage, why, OfflineImage))
+	}
+	c.useImage(OfflineImage)
+	return id, nil
+}
+
+// useImage makes every service run img.
+func (c *Cluster) useImage(img string) {
+	c.image, c.proj.image = img, img
+	for name, s := range c.proj.services {
+		s.Image = img
+		c.proj.services[name] = s
+	}
+}
+
+func (c *Cluster) say(msg string) {
+	if c.notice != nil {
+		c.notice(msg)
+	}
+}
+
+// pullError is a failed pull: the whole message, and why.
+type pullError struct{ err, why error }
+
+func (e pullError) Error() string { return e.err.Error() }
+func (e pullError) Unwrap() error { return e.why }
 
 // pullStreamError reads a pull's progress stream to its end and returns the
 // error the engine reports in it, if any: a failed pull still answers 200.

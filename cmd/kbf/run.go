@@ -116,7 +116,9 @@ type runFaults interface {
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	cl, err := compose.New(compose.Options{Image: o.image})
+	opts := compose.Options{Image: o.image}
+	withOffline(&opts, o.g)
+	cl, err := compose.New(opts)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -109,6 +111,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 	}
 	opts.Image, opts.Topics = o.image, o.topics()
 	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, phaseLine(p)) }
+	withOffline(&opts, o.g)
 	c, err := compose.New(opts)
 	if err != nil {
 		return err
@@ -176,6 +179,27 @@ func (f *clusterFlags) options() (compose.Options, error) {
 		o.Config = append(o.Config, st)
 	}
 	return o, nil
+}
+
+// offlineScript builds the offline image; make image runs it.
+const offlineScript = "image/build.sh"
+
+// withOffline lets Up fall back to the offline image when the official one
+// cannot be pulled, building it with image/build.sh when kbf runs from its
+// source tree (as make build && ./kbf run does), and say so on stderr.
+func withOffline(opts *compose.Options, g *globals) {
+	opts.Notice = func(s string) { fmt.Fprintf(g.errOut, "kbf: %s\n", s) }
+	if st, err := os.Stat(offlineScript); err != nil || !st.Mode().IsRegular() {
+		return // the error then names make image
+	}
+	opts.BuildOffline = func(ctx context.Context) error {
+		cmd := exec.CommandContext(ctx, "bash", offlineScript)
+		cmd.Stdout, cmd.Stderr = g.errOut, g.errOut
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %w (its output is above; make image runs it again)", offlineScript, err)
+		}
+		return nil
+	}
 }
 
 // phaseLine is one line of up's output: the phase, its time, what it did.
