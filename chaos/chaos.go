@@ -104,7 +104,7 @@ func New(docker Engine, container func(service string) string) *Injector {
 // NodeID is left for the caller, who knows the cluster. When an error comes
 // after the signal was sent, the returned Fault holds what was learnt so far.
 func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) {
-	rf := results.Fault{Broker: f.Broker, Kind: f.Signal}
+	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal)}
 	if err := f.Validate(); err != nil {
 		return rf, fmt.Errorf("inject: %w", err)
 	}

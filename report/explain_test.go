@@ -150,7 +150,7 @@ func TestExplainEdges(t *testing.T) {
 		trial handTrial
 		p     int32
 		// Expected of partition p's stall.
-		role   string
+		role   results.Role
 		began  time.Duration
 		total  time.Duration
 		open   bool
@@ -305,19 +305,25 @@ func writeBoth(t *testing.T, tr *Trial) string {
 	return text.String()
 }
 
-// Without the nodes' logs there is nothing to split a stall by; the report
-// says so rather than putting the whole stall in one phase.
+// Without the nodes' logs, or with logs that hold nothing kbf knows, there
+// is nothing to split a stall by; the report says the evidence is missing
+// rather than putting the whole stall in one phase.
 func TestExplainWithoutNodeLogs(t *testing.T) {
 	acks := map[int32][]time.Duration{
 		0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec)),
 		1: slices.Concat(every(-time.Second, 0, 100*msec), every(2200*msec, 3000*msec, 100*msec)),
 	}
 	for _, tc := range []struct {
-		name  string
-		files map[string]string
+		name    string
+		files   map[string]string
+		missing string // what the timeline lists as missing
 	}{
-		{"no logs at all", nil},
-		{"client log only", map[string]string{"client.log": learntLine(2400*msec, 0)}},
+		{"no logs at all", nil, "missing: k1 server.log, k1 state-change.log"},
+		{"client log only", map[string]string{"client.log": learntLine(2400*msec, 0)}, "missing: k1 server.log, k1 state-change.log"},
+		{"empty logs", map[string]string{"logs/c1/controller.log": "", "logs/c1/server.log": "", "logs/k1/server.log": "",
+			"logs/k1/state-change.log": "", "logs/k2/state-change.log": "\n\n"}, "missing: k2 server.log, k3 server.log"},
+		{"logs of nothing kbf knows", map[string]string{"logs/c1/controller.log": kafkaLine(time.Second, "[QuorumController id=100] Nothing to see.", "org.apache.kafka.controller.QuorumController"),
+			"logs/k1/server.log": "garbage\n"}, "unreadable lines: 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := analyzeHand(t, handTrial{acks: acks, files: tc.files}.write(t))
@@ -331,7 +337,7 @@ func TestExplainWithoutNodeLogs(t *testing.T) {
 				t.Errorf("p0 ack gap %+v, want 3 s: the gaps need no logs", g)
 			}
 			text := writeBoth(t, tr)
-			for _, want := range []string{"\nnote: no node logs", "missing: k1 server.log, k1 state-change.log"} {
+			for _, want := range []string{"\nnote: no event in the node logs", tc.missing} {
 				if !strings.Contains(text, want) {
 					t.Errorf("text lacks %q:\n%s", want, text)
 				}

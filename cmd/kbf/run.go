@@ -17,7 +17,6 @@ import (
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/timeline"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -322,18 +321,13 @@ func (r *trialRunner) inject(ctx, probeCtx context.Context, start time.Time, met
 	return true, nil
 }
 
-// collect copies every node's logs into the trial directory, and dates a
-// graceful stop by the broker's own SIGTERM line.
+// collect copies every node's logs into the trial directory. What the logs
+// say (a graceful stop's SIGTERM line) the analysis reads from them.
 func (r *trialRunner) collect(ctx context.Context, dir string, meta *results.Meta) {
 	for _, svc := range r.cl.Services() {
 		dst := filepath.Join(dir, results.NodeLogsDir, svc)
 		if err := r.inj.CollectLogs(ctx, svc, meta.Started, dst); err != nil {
 			meta.Notes = append(meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
-		}
-	}
-	if f := meta.Fault; f != nil && f.Kind == "sigterm" {
-		if t, ok := timeline.SignalLogged(dir, f); ok {
-			f.TermLogged = t
 		}
 	}
 }
@@ -396,10 +390,10 @@ func (r *trialRunner) report(dir string) (*report.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := report.WriteText(r.o.g.out, tr); err != nil {
+	if err := textReport.WriteText(r.o.g.out, tr); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), func(f io.Writer) error { return report.WriteText(f, tr) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), func(f io.Writer) error { return textReport.WriteText(f, tr) }); err != nil {
 		return nil, err
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
