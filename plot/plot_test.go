@@ -218,14 +218,10 @@ func TestBoundedMemory(t *testing.T) {
 	for _, parts := range []int{3, 12} {
 		t.Run(fmt.Sprintf("%d partitions", parts), func(t *testing.T) {
 			tr, _ := generatedTrial(t, parts, rows)
+			col := NewCollector()
+			generated(parts, rows)(col.Add)
 			c := newCanvas(tr, DefaultWidth, DefaultHeight)
-			var err error
-			generated(parts, rows)(func(m *results.Message) {
-				if err == nil {
-					err = c.add(m)
-				}
-			})
-			if err != nil {
+			if err := c.fill(col); err != nil {
 				t.Fatal(err)
 			}
 			if c.sent != rows {
@@ -237,10 +233,13 @@ func TestBoundedMemory(t *testing.T) {
 			if wantSeries := min(parts, MaxColours); parts > MaxColours && len(c.series) != 1 || parts <= MaxColours && len(c.series) != wantSeries {
 				t.Errorf("%d series for %d partitions", len(c.series), parts)
 			}
+			if len(col.parts) != parts {
+				t.Errorf("the collector keeps %d partitions' slots, want %d", len(col.parts), parts)
+			}
 			var m results.Message
-			generated(parts, 1)(func(g *results.Message) { m = *g })
-			if allocs := testing.AllocsPerRun(1000, func() { c.add(&m) }); allocs != 0 {
-				t.Errorf("add allocates %v times a row", allocs)
+			generated(parts, rows)(func(g *results.Message) { m = *g }) // the last: within the span
+			if allocs := testing.AllocsPerRun(1000, func() { col.Add(&m) }); allocs != 0 {
+				t.Errorf("Add allocates %v times a row", allocs)
 			}
 
 			sizes := map[int]int{}

@@ -386,7 +386,8 @@ func (r *trialRunner) report(dir string) (*report.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	col := plot.NewCollector()
+	tr, err := report.Analyze(trials[0], report.Options{Messages: col.Add})
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +401,7 @@ func (r *trialRunner) report(dir string) (*report.Trial, error) {
 		return nil, err
 	}
 	t := trials[0]
-	if err := results.WriteFileAtomic(defaultPlotPath(t), func(f io.Writer) error { return drawTrial(f, tr, t.Probe, plot.Options{}) }); err != nil {
+	if err := results.WriteFileAtomic(defaultPlotPath(t), func(f io.Writer) error { return drawTrial(f, tr, col, plot.Options{}) }); err != nil {
 		return nil, fmt.Errorf("plot: %w", err)
 	}
 	return tr, nil
