@@ -346,6 +346,29 @@ func TestExplainWithoutNodeLogs(t *testing.T) {
 	}
 }
 
+// A node log that exists but cannot be read leaves the stalls unsplit, with
+// a note naming it; the gaps are reported all the same.
+func TestExplainUnreadableNodeLogs(t *testing.T) {
+	acks := map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec))}
+	dir := handTrial{acks: acks, files: map[string]string{"logs/k2/state-change.log": leaderLine(2900*msec, 0)}}.write(t)
+	bad := filepath.Join(dir, results.NodeLogsDir, "c1", results.ControllerLog)
+	if err := os.MkdirAll(bad, 0o755); err != nil { // a directory where the log should be
+		t.Fatal(err)
+	}
+	tr := analyzeHand(t, dir)
+	if len(tr.Stalls) != 0 || tr.Timeline != nil {
+		t.Errorf("stalls %+v from unreadable logs", tr.Stalls)
+	}
+	if !slices.ContainsFunc(tr.Notes, func(n string) bool {
+		return strings.Contains(n, "unreadable") && strings.Contains(n, results.ControllerLog)
+	}) {
+		t.Errorf("notes %q do not name the unreadable log", tr.Notes)
+	}
+	if g := tr.Gaps.Partitions[0].Ack.Fault; g == nil || g.Duration() != 3000*msec {
+		t.Errorf("p0 ack gap %+v, want 3 s", g)
+	}
+}
+
 // TestExplainFetchBackoff checks the first ack is put down to the followers'
 // replica.fetch.backoff.ms only when the broker held the produce request for
 // about a whole number of backoffs, as the leader logged the setting.

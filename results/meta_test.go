@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -88,4 +89,30 @@ func TestMetaDerivedNotWritten(t *testing.T) {
 	if strings.Contains(string(b), "term_logged") || !strings.Contains(string(b), `"format_version": 2`) {
 		t.Errorf("rewritten meta.json:\n%s\nwant version 2 without term_logged", b)
 	}
+}
+
+// FuzzDecodeMeta: any input is decoded or refused with one short line,
+// never a panic; what is accepted is written and read back the same.
+func FuzzDecodeMeta(f *testing.F) {
+	f.Add([]byte(`{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill", "signal_sent": "2026-11-30T03:26:09Z"}}`))
+	f.Add([]byte(`{"format_version": 1, "kind": "probe", "started": "2026-11-30T03:25:00Z", "probe": {"partitions": [0, 1]}}`))
+	f.Add([]byte("null"))
+	f.Add([]byte("{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := DecodeMeta(bytes.NewReader(data), "meta.json")
+		if err != nil {
+			if s := err.Error(); strings.Contains(s, "\n") || len(s) > 400 {
+				t.Fatalf("error of %d bytes, or of several lines: %.400q", len(s), s)
+			}
+			return
+		}
+		dir := t.TempDir()
+		if err := WriteMeta(dir, m); err != nil {
+			t.Fatalf("accepted %q but cannot write it back: %v", data, err)
+		}
+		if _, err := ReadMeta(dir); err != nil {
+			t.Fatalf("accepted %q, wrote it back, and refused that: %v", data, err)
+		}
+	})
 }

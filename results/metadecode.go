@@ -114,7 +114,7 @@ func (m *Meta) validate() error {
 		return fmt.Errorf("format version %d: %w (this one reads up to %d)", v, ErrNewerFormat, FormatVersion)
 	}
 	if m.Kind != KindProbe && m.Kind != KindTrial {
-		return fmt.Errorf("kind %q: want %q or %q", m.Kind, KindProbe, KindTrial)
+		return fmt.Errorf("kind %s: want %q or %q", excerpt(m.Kind), KindProbe, KindTrial)
 	}
 	if m.Started.IsZero() {
 		return errors.New("started: no time")
@@ -135,7 +135,7 @@ func (m *Meta) validate() error {
 			return errors.New("fault.broker: empty")
 		}
 		if !f.Kind.Known() {
-			return fmt.Errorf("fault.kind %q: want one of %v", f.Kind, FaultKinds())
+			return fmt.Errorf("fault.kind %s: want one of %v", excerpt(string(f.Kind)), FaultKinds())
 		}
 		if f.SignalSent.IsZero() {
 			return errors.New("fault.signal_sent: no time: a fault needs at least the time kbf signalled the broker")

@@ -66,10 +66,6 @@ const (
 	ClientAdmin    Client = "admin"
 )
 
-// ClientLibrary is the Kafka client library the probe is built on, as the
-// "client" entry of Probe.Client names it before its version.
-const ClientLibrary = "franz-go"
-
 // The log files of a Kafka node under NodeLogsDir/<node>/, as the image's
 // log4j2 configuration names them. Rotated files carry a suffix:
 // server.log.2026-11-30-03.
