@@ -3,6 +3,12 @@
 // together: the gaps per partition, the timeline, the integrity check and
 // each stall split into phases. It renders one trial, or a summary across
 // the trials of a run, as text or JSON. It needs neither Docker nor Kafka.
+//
+// The analysis decides and the renderers draw: a Trial holds each Stall's
+// Phases with their explanations and the Settings behind them (the value
+// and where it was read, or SourceUnknown), and the Boundaries a picture
+// draws as lines. Settings are named as their owners spell them; a command
+// that has flags for them says so through TextOptions.Flag.
 package report
 
 import (

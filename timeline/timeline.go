@@ -4,8 +4,11 @@
 //
 // Only what the report needs is kept: a fixed set of Kafka messages (the
 // rules table in rules.go, each with the Kafka source it comes from), the
-// franz-go metadata changes in client.log, and the fault's own times. Every
-// other line is skipped. The package reads files only; it needs neither
+// franz-go leader changes in client.log, the fault's own times, and, apart
+// in Timeline.Client, the client's own facts that explain a stall (its
+// produce and metadata requests, retries and refreshes). Every other line is
+// skipped. client.log is read through results' decoder, its format's one
+// owner. The package reads files only; it needs neither
 // Docker nor a Kafka client, so a trial can be re-read years later.
 package timeline
 
