@@ -46,7 +46,7 @@ const LogDir = "/opt/kafka/logs"
 
 // LogFiles are the logs CollectLogs copies, with their rotated siblings
 // (server.log.2026-11-30-03).
-var LogFiles = []string{"server.log", "controller.log", "state-change.log"}
+var LogFiles = results.NodeLogs()
 
 // Engine is the part of the Docker Engine API chaos uses;
 // *client.Client satisfies it.
