@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
 )
 
 // handF is the hand-made trials' fault: the end of k1's process. Kafka logs
@@ -403,6 +404,49 @@ func TestExplainFetchBackoff(t *testing.T) {
 			last := st.Phases[len(st.Phases)-1]
 			if last.Name != PhaseFirstAck || !strings.Contains(last.Why, tc.want) {
 				t.Errorf("last phase %s: %q, want it to say %q", last.Name, last.Why, tc.want)
+			}
+		})
+	}
+}
+
+// TestExplainUnknownConfig: a configuration that could not be read is
+// "unknown" in the explanation and its settings, never taken for Kafka's
+// default; one that was read says where.
+func TestExplainUnknownConfig(t *testing.T) {
+	config := kafkaLine(-10*time.Second, "KafkaConfig values: ", "org.apache.kafka.common.config.AbstractConfig") +
+		"\tbroker.heartbeat.interval.ms = 2000\n\tbroker.session.timeout.ms = 6000\n"
+	acks := map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec))}
+	for _, tc := range []struct {
+		name      string
+		server    map[string]string // c1's server.log, when there is one
+		source    SettingSource
+		where     string
+		want, not string
+	}{
+		{"no server.log", nil, SourceUnknown, "no such file", "broker.session.timeout.ms unknown", "= 9000 ms"},
+		{"no configuration block", map[string]string{"logs/c1/server.log": "garbage\n"}, SourceUnknown, timeline.ErrNoConfig.Error(),
+			"broker.session.timeout.ms unknown", "= 9000 ms"},
+		{"logged", map[string]string{"logs/c1/server.log": config}, SourceNodeConfig, "c1/server.log:3",
+			"broker.session.timeout.ms = 6000 ms", "unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"logs/c1/controller.log": fenceLine(2000 * msec), "logs/k2/state-change.log": leaderLine(2300*msec, 0)}
+			for k, v := range tc.server {
+				files[k] = v
+			}
+			tr := analyzeHand(t, handTrial{acks: acks, files: files}.write(t))
+			st := stallOf(t, tr, 0)
+			detect := st.Phases[0]
+			if detect.Name != PhaseDetect || !strings.Contains(detect.Why, tc.want) || strings.Contains(detect.Why, tc.not) {
+				t.Errorf("%s: %q; want %q and not %q", detect.Name, detect.Why, tc.want, tc.not)
+			}
+			if len(detect.Settings) == 0 {
+				t.Fatal("no settings")
+			}
+			s := detect.Settings[0]
+			if s.Name != "broker.session.timeout.ms" || s.Source != tc.source || !strings.Contains(s.Where, tc.where) ||
+				(tc.source == SourceUnknown) != (s.Value == "") {
+				t.Errorf("setting %+v, want source %s where %q", s, tc.source, tc.where)
 			}
 		})
 	}
