@@ -42,7 +42,7 @@ type Boundary struct {
 	// event's own time.
 	Time time.Time `json:"time"`
 	// Phase is the phase it ends: PhaseDetect, PhaseElect, PhaseClient.
-	Phase string `json:"phase"`
+	Phase string `json:"phase,omitempty"`
 	// Partition is the partition it concerns; -1 for one the trial's
 	// partitions share (the fault, the detection).
 	Partition int32 `json:"partition"`
