@@ -23,10 +23,27 @@ type explainer struct {
 	ctl    *timeline.NodeConfig
 	ctlErr error
 	cfg    map[string]string // the probe's client configuration
+	// brokers caches the brokers' configurations, read once each.
+	brokers map[string]nodeConfig
+}
+
+type nodeConfig struct {
+	cfg *timeline.NodeConfig
+	err error
+}
+
+// brokerConfig returns the configuration broker node logged, read once.
+func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
+	if c, ok := x.brokers[node]; ok {
+		return c.cfg, c.err
+	}
+	cfg, err := timeline.ReadNodeConfig(x.tr.Dir, node)
+	x.brokers[node] = nodeConfig{cfg, err}
+	return cfg, err
 }
 
 func newExplainer(tr *Trial, f *results.Fault) *explainer {
-	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client}
+	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client, brokers: map[string]nodeConfig{}}
 	nodes := controllers(tr)
 	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
 	for _, node := range nodes {
@@ -299,7 +316,7 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 	for name, id := range x.tr.Meta.Cluster.Brokers {
 		if id == leader {
 			node = name
-			cfg, cfgErr = timeline.ReadNodeConfig(x.tr.Dir, name)
+			cfg, cfgErr = x.brokerConfig(name)
 		}
 	}
 	s := nodeSetting(cfg, cfgErr, node, "replica.fetch.backoff.ms")
