@@ -86,8 +86,16 @@ type NewProbe func(ctx context.Context, cfg probe.Config, out probe.Output) (Pro
 // out; the default is probe.ReadBack.
 type ReadBack func(ctx context.Context, cfg probe.Config, starts map[int32]int64, out *results.LogEncoder) error
 
-// Plot draws an analysed trial whose probe CSV is at probeCSV.
-type Plot func(w io.Writer, tr *report.Trial, probeCSV string) error
+// Drawing draws an analysed trial into a file beside its report (plot.svg,
+// report.html). It is handed each probe.csv row during the analysis's one
+// read of the file, so no drawing reads it again.
+type Drawing interface {
+	Add(m *results.Message)
+	Draw(w io.Writer, tr *report.Trial) error
+}
+
+// Drawings makes one trial's drawings, by the file each is written to.
+type Drawings func() map[string]Drawing
 
 // Reporter shows a run's progress to its user.
 type Reporter interface {

@@ -13,7 +13,6 @@ import (
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -88,8 +87,10 @@ type Runner struct {
 	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe NewProbe
 	ReadBack ReadBack
-	// Plot draws plot.svg beside the report; nil draws none.
-	Plot Plot
+	// Drawings are drawn beside each trial's report; nil draws none.
+	Drawings Drawings
+	// Text is how the reports are printed and written.
+	Text report.TextOptions
 	// Out receives the reports; Reporter the progress (default: none).
 	Out      io.Writer
 	Reporter Reporter
@@ -428,19 +429,14 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	}
 }
 
-// collectLogs copies every node's logs into the trial directory, and dates
-// a graceful stop by the broker's own SIGTERM line.
+// collectLogs copies every node's logs into the trial directory. What they
+// say (a graceful stop's SIGTERM line) is read at analysis time.
 func (t *trial) collectLogs(ctx context.Context) {
 	t.setPhase("logs")
 	for _, svc := range t.r.Cluster.Services() {
 		dst := filepath.Join(t.dir, results.NodeLogsDir, svc)
 		if err := t.r.Faults.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
-		}
-	}
-	if f := t.meta.Fault; f != nil && f.Kind == chaos.SigTerm {
-		if at, ok := timeline.SignalLogged(t.dir, f); ok {
-			f.TermLogged = at
 		}
 	}
 }
@@ -509,22 +505,34 @@ func (t *trial) report() (*report.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	var drawings map[string]Drawing
+	if t.r.Drawings != nil {
+		drawings = t.r.Drawings()
+	}
+	opt := report.Options{}
+	if len(drawings) > 0 {
+		opt.Messages = func(m *results.Message) {
+			for _, d := range drawings {
+				d.Add(m)
+			}
+		}
+	}
+	tr, err := report.Analyze(trials[0], opt)
 	if err != nil {
 		return nil, err
 	}
-	if err := report.WriteText(t.r.out(), tr); err != nil {
+	if err := t.r.Text.WriteText(t.r.out(), tr); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return report.WriteText(f, tr) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return t.r.Text.WriteText(f, tr) }); err != nil {
 		return nil, err
 	}
 	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
 		return nil, err
 	}
-	if t.r.Plot != nil {
-		if err := results.WriteFileAtomic(filepath.Join(t.dir, results.PlotFile), func(f io.Writer) error { return t.r.Plot(f, tr, trials[0].Probe) }); err != nil {
-			return nil, fmt.Errorf("plot: %w", err)
+	for name, d := range drawings {
+		if err := results.WriteFileAtomic(filepath.Join(t.dir, name), func(f io.Writer) error { return d.Draw(f, tr) }); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return tr, nil

@@ -29,7 +29,7 @@ func newRunner(t *testing.T, w *world, kill string) (*Runner, *bytes.Buffer, *re
 			Repeat: 1, Out: t.TempDir(), Grace: time.Second, RecoveryTimeout: time.Minute, Probe: cfg,
 			Baseline: Baseline{Period: time.Millisecond, Timeout: time.Minute}, ProcRoot: proc,
 		},
-		Cluster: w, Faults: w, NewProbe: w.newProbe, ReadBack: w.readBack, Plot: w.plot,
+		Cluster: w, Faults: w, NewProbe: w.newProbe, ReadBack: w.readBack, Drawings: w.drawings,
 		Out: &out, Reporter: rep,
 	}, &out, rep
 }
@@ -53,7 +53,7 @@ func TestTrialPhases(t *testing.T) {
 			if got := w.log(); got != want {
 				t.Errorf("phases:\n got %s\nwant %s", got, want)
 			}
-			if tr.Meta == nil || tr.Meta.Fault == nil || tr.Meta.Fault.Kind != kill || tr.Meta.Fault.NodeID != 1 {
+			if tr.Meta == nil || tr.Meta.Fault == nil || string(tr.Meta.Fault.Kind) != kill || tr.Meta.Fault.NodeID != 1 {
 				t.Errorf("fault in the metadata: %+v", tr.Meta)
 			}
 			if tr.Meta.Probe.LongestSendGap != 42*time.Millisecond {

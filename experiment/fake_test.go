@@ -92,7 +92,7 @@ func (w *world) KafkaVersion(context.Context) (string, error) { return "4.3.1", 
 
 func (w *world) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
 	_, dl := ctx.Deadline()
-	rf := results.Fault{Broker: f.Broker, Kind: f.Signal, SignalSent: time.Now().UTC()}
+	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal), SignalSent: time.Now().UTC()}
 	err := w.call(ctx, "inject")
 	w.mu.Lock()
 	w.injected = true
@@ -188,11 +188,23 @@ func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int6
 	return out.Flush()
 }
 
-func (w *world) plot(wr io.Writer, _ *report.Trial, _ string) error {
-	if err := w.call(context.Background(), "plot"); err != nil {
+// drawings is one fake drawing, plot.svg, that counts the rows it is handed.
+func (w *world) drawings() map[string]Drawing {
+	return map[string]Drawing{results.PlotFile: &fakePlot{w: w}}
+}
+
+type fakePlot struct {
+	w    *world
+	rows int
+}
+
+func (p *fakePlot) Add(*results.Message) { p.rows++ }
+
+func (p *fakePlot) Draw(wr io.Writer, _ *report.Trial) error {
+	if err := p.w.call(context.Background(), "plot"); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(wr, "<svg/>")
+	_, err := fmt.Fprintf(wr, "<svg rows=%q/>\n", fmt.Sprint(p.rows))
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -49,8 +50,8 @@ func (r Range) String() string {
 
 // Summary is a run's trials side by side, as ranges.
 type Summary struct {
-	Trials int      `json:"trials"`
-	Faults []string `json:"faults"` // each trial's fault kind, "" for none
+	Trials int                 `json:"trials"`
+	Faults []results.FaultKind `json:"faults"` // each trial's fault kind, "" for none
 	// Detect is fault → the controller fences the broker or grants its
 	// controlled shutdown.
 	Detect Range `json:"detect"`
@@ -88,7 +89,7 @@ func Summarize(trials []*Trial) *Summary {
 			continue
 		}
 		s.Trials++
-		kind := ""
+		var kind results.FaultKind
 		if tr.Meta != nil && tr.Meta.Fault != nil {
 			kind = tr.Meta.Fault.Kind
 			if tr.Meta.Fault.Escalated {
@@ -121,20 +122,20 @@ func Summarize(trials []*Trial) *Summary {
 				}
 				r.add(ph.Duration)
 			}
-			if st.Role == "leader" && !detected.IsZero() {
-				if e, ok := tr.Timeline.ClientLearnedLeader("producer", tr.Meta.Probe.Topic, st.Partition, tr.FaultAt); ok {
+			if st.Role == results.RoleLed && !detected.IsZero() {
+				if e, ok := tr.Timeline.ClientLearnedLeader(results.ClientProducer, tr.Meta.Probe.Topic, st.Partition, tr.FaultAt); ok {
 					s.ElectAndClient.add(e.Time.Sub(detected))
 				}
 			}
 		}
-		role := map[int32]string{}
+		role := map[int32]results.Role{}
 		for _, st := range tr.Stalls {
 			role[st.Partition] = st.Role
 		}
 		for _, p := range tr.Gaps.Partitions {
 			if g := p.Ack.Fault; g != nil {
 				s.AnyGap.add(g.Duration())
-				if role[p.Partition] == "leader" {
+				if role[p.Partition] == results.RoleLed {
 					s.LeaderGap.add(g.Duration())
 				} else {
 					s.FollowerGap.add(g.Duration())

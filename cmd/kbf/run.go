@@ -14,6 +14,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/plot"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -161,7 +162,8 @@ func runTrials(ctx context.Context, o *runOptions) error {
 		Opt:      o.experimentOptions(),
 		Cluster:  composeCluster{cl},
 		Faults:   chaos.New(cl.Docker(), cl.ContainerName),
-		Plot:     func(w io.Writer, tr *report.Trial, csv string) error { return drawTrial(w, tr, csv, plot.Options{}) },
+		Drawings: trialDrawings,
+		Text:     textReport,
 		Out:      o.g.out,
 		Reporter: rep,
 	}
@@ -202,4 +204,18 @@ func (c composeCluster) Partitions(ctx context.Context, topic string) ([]experim
 		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 	}
 	return out, nil
+}
+
+// trialDrawings are the pictures kbf run draws beside each trial's report.
+func trialDrawings() map[string]experiment.Drawing {
+	return map[string]experiment.Drawing{results.PlotFile: svgDrawing{plot.NewCollector()}}
+}
+
+// svgDrawing is plot.svg, drawn from the rows its collector took.
+type svgDrawing struct{ col *plot.Collector }
+
+func (d svgDrawing) Add(m *results.Message) { d.col.Add(m) }
+
+func (d svgDrawing) Draw(w io.Writer, tr *report.Trial) error {
+	return drawTrial(w, tr, d.col, plot.Options{})
 }
