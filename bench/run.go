@@ -90,19 +90,20 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 	if b.Progress == nil {
 		b.Progress = io.Discard
 	}
+	// What the runner cannot do is said before anything is written.
+	if c, ok := b.Runner.(Checker); ok {
+		for _, v := range b.File.Variants() {
+			if err := c.Check(v.Resolved()); err != nil {
+				return nil, fmt.Errorf("scenario %q: %w", v.Scenario.Name, err)
+			}
+		}
+	}
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 		return nil, err
 	}
 	st, err := b.state()
 	if err != nil {
 		return nil, err
-	}
-	if c, ok := b.Runner.(Checker); ok {
-		for _, s := range b.File.Scenarios {
-			if err := c.Check(s); err != nil {
-				return nil, fmt.Errorf("scenario %q: %w", s.Name, err)
-			}
-		}
 	}
 	trials := b.Shard.Pick(b.File.Plan())
 	done := map[string]Done{}
