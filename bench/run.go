@@ -57,6 +57,15 @@ type Done struct {
 	Took  time.Duration `json:"took_ns"`
 }
 
+// RefusedError is a scenario the runner cannot run (Checker).
+type RefusedError struct {
+	Scenario string
+	Err      error
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("scenario %q: %v", e.Scenario, e.Err) }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 // ErrOtherPlan is reported for a directory that holds another benchmark.
 var ErrOtherPlan = errors.New("holds another benchmark (other scenarios, trials or shard): give another --out, or remove it")
 
@@ -94,7 +103,7 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 	if c, ok := b.Runner.(Checker); ok {
 		for _, v := range b.File.Variants() {
 			if err := c.Check(v.Resolved()); err != nil {
-				return nil, fmt.Errorf("scenario %q: %w", v.Scenario.Name, err)
+				return nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
 			}
 		}
 	}

@@ -1,0 +1,133 @@
+package main
+
+// The adapter from bench.Runner to today's trial protocol (trialRunner in
+// run.go). It is all that ties kbf bench to that protocol: when the
+// protocol moves into its own package, this file is what changes.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/results"
+)
+
+type benchRunner struct {
+	base *runOptions
+	cl   *compose.Cluster
+	inj  *chaos.Injector
+}
+
+func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
+
+func (r *benchRunner) close() {
+	if r.cl != nil {
+		r.cl.Close()
+	}
+}
+
+// Check refuses what the trial protocol cannot do yet, in one line each.
+func (r *benchRunner) Check(s bench.Scenario) error {
+	switch {
+	case !slices.Contains([]string{chaos.SigKill, chaos.SigTerm, chaos.Pause}, s.Fault):
+		return fmt.Errorf("fault %q: kbf runs sigkill, sigterm or pause", s.Fault)
+	case len(s.Config) > 0:
+		return fmt.Errorf("config %v: server properties per scenario are not supported by this kbf yet; set them in the compose file", s.Config)
+	case s.Compose != "":
+		return fmt.Errorf("compose %q: a compose file per scenario is not supported by this kbf yet", s.Compose)
+	case s.Brokers != 0 && s.Brokers != 3:
+		return fmt.Errorf("brokers %d: this kbf runs 3 brokers only", s.Brokers)
+	case s.Controllers != 0 && s.Controllers != 1:
+		return fmt.Errorf("controllers %d: this kbf runs 1 controller only", s.Controllers)
+	case s.Fresh:
+		return fmt.Errorf("fresh: a fresh cluster per trial is not supported by this kbf yet")
+	}
+	_, err := r.options(s)
+	return err
+}
+
+// options are kbf run's options for one trial of s: the bench command's
+// flags, then the scenario's settings over them.
+func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
+	o := *r.base
+	o.g = &globals{out: io.Discard, errOut: r.base.g.errOut} // the reports go to the trial directories
+	o.kill, o.repeat = s.Fault, 1
+	if s.Broker != "" {
+		o.broker = s.Broker
+	}
+	if s.Duration > 0 {
+		o.duration = s.Duration
+	}
+	if s.FaultAfter > 0 {
+		o.faultAfter = s.FaultAfter
+	}
+	if o.faultAfter >= o.duration {
+		return nil, fmt.Errorf("fault_after %v: must be within duration %v", o.faultAfter, o.duration)
+	}
+	// The probe's settings go through kbf run's own flags, so a client
+	// setting takes the flag's name, syntax and checks.
+	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var pf probeFlags
+	pf.register(fs, false)
+	pf.cfg, pf.partitions = r.base.flags.cfg, r.base.flags.partitions
+	set := map[string]string{}
+	for k, v := range s.Client {
+		set[k] = v
+	}
+	if s.Acks != "" {
+		set["acks"] = s.Acks
+	}
+	if s.Interval > 0 {
+		set["interval"] = s.Interval.String()
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if fs.Lookup(k) == nil {
+			return nil, fmt.Errorf("client %s: no such probe setting (kbf run --help lists them)", k)
+		}
+		if err := fs.Set(k, set[k]); err != nil {
+			return nil, fmt.Errorf("client %s: %w", k, err)
+		}
+	}
+	if _, err := pf.config(); err != nil {
+		return nil, err
+	}
+	o.flags = pf
+	return &o, nil
+}
+
+// Trial runs one trial of s into dir with kbf run's protocol.
+func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) error {
+	o, err := r.options(s)
+	if err != nil {
+		return err
+	}
+	if r.cl == nil {
+		cl, err := compose.New(compose.Options{Image: o.image})
+		if err != nil {
+			return err
+		}
+		r.cl, r.inj = cl, chaos.New(cl.Docker(), cl.ContainerName)
+	}
+	if _, ok := r.cl.Brokers()[o.broker]; !ok {
+		return fmt.Errorf("broker %q: not a broker of the cluster (%v)", o.broker, r.cl.BrokerServices())
+	}
+	o.out = dir
+	n := 1
+	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
+	_, err = (&trialRunner{o: o, cl: r.cl, inj: r.inj}).trial(ctx, n, dir)
+	return err
+}
