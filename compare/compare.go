@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -51,17 +52,43 @@ var ErrNoResults = errors.New("no benchmark results: want bench.txt files or kbf
 func Read(paths ...string) (*Side, error) {
 	s := &Side{Samples: map[Key][]float64{}, Acks: map[string]string{}, Units: benchfmt.UnitMetadataMap{}}
 	for _, p := range paths {
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			p = filepath.Join(p, bench.TextFile)
-		}
-		if err := s.readFile(p); err != nil {
+		files, err := benchFiles(p)
+		if err != nil {
 			return nil, err
+		}
+		for _, f := range files {
+			if err := s.readFile(f); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if len(s.order) == 0 {
 		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoResults)
 	}
 	return s, nil
+}
+
+// benchFiles resolves a path to the bench.txt files it stands for: the file
+// itself, a kbf bench directory's, or, for a directory without one, those
+// of its subdirectories — where a CI job downloads its matrix's shards.
+func benchFiles(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return []string{p}, nil // readFile says what is wrong
+	}
+	own := filepath.Join(p, bench.TextFile)
+	if _, err := os.Stat(own); err == nil {
+		return []string{own}, nil
+	}
+	subs, err := filepath.Glob(filepath.Join(p, "*", bench.TextFile))
+	if err != nil {
+		return nil, err
+	}
+	if len(subs) == 0 {
+		return []string{own}, nil
+	}
+	sort.Strings(subs)
+	return subs, nil
 }
 
 func (s *Side) readFile(path string) error {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -215,6 +216,20 @@ func TestMerge(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bench.txt"), b2, 0o644)
 	if d := read(t, dir); len(d.Samples) != len(whole.Samples) {
 		t.Errorf("a directory read %d samples", len(d.Samples))
+	}
+	// A directory of shards' directories stands for all their bench.txt.
+	shards := t.TempDir()
+	for i, src := range []string{odd, even} {
+		sub := filepath.Join(shards, fmt.Sprint("shard-", i+1))
+		os.MkdirAll(sub, 0o755)
+		b, _ := os.ReadFile(src)
+		os.WriteFile(filepath.Join(sub, "bench.txt"), b, 0o644)
+	}
+	sh := read(t, shards)
+	for k, v := range whole.Samples {
+		if len(sh.Samples[k]) != len(v) {
+			t.Errorf("%v: %d values from the shards' directories, want %d", k, len(sh.Samples[k]), len(v))
+		}
 	}
 }
 

@@ -21,9 +21,11 @@ type benchOptions struct {
 	run    runOptions
 	file   string
 	trials int
-	shard  string
-	fresh  bool
-	out    string
+	// trialsSet is true when --trials was given: it then overrides FILE's.
+	trialsSet bool
+	shard     string
+	fresh     bool
+	out       string
 }
 
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
@@ -61,6 +63,7 @@ records; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 			if len(args) == 1 {
 				o.file = args[0]
 			}
+			o.trialsSet = cmd.Flags().Changed("trials")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
@@ -77,7 +80,7 @@ records; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 	f.StringVar(&r.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&r.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&r.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	f.IntVar(&o.trials, "trials", 6, "without FILE: the number of trials (6 or more give a 95% interval)")
+	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
@@ -86,7 +89,7 @@ records; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.file != "" {
-		for _, name := range []string{"kill", "trials", "fresh"} {
+		for _, name := range []string{"kill", "fresh"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
@@ -126,6 +129,9 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 	f, err := bench.ReadFile(o.file)
 	if err != nil {
 		return nil, usagef("%v", err)
+	}
+	if o.trialsSet {
+		f.Trials = o.trials // a CI job's budget over the file's
 	}
 	return f, nil
 }

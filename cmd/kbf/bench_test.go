@@ -43,7 +43,12 @@ func TestBenchFlags(t *testing.T) {
 		}},
 		{name: "neither", args: []string{"bench"}, wantErr: "a scenario FILE or --kill is required"},
 		{name: "both", args: []string{"bench", file, "--kill", "sigkill"}, wantErr: "--kill: FILE says it"},
-		{name: "trials with a file", args: []string{"bench", file, "--trials", "3"}, wantErr: "--trials: FILE says it"},
+		{name: "trials over a file's", args: []string{"bench", file, "--trials", "3"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 3 {
+				t.Errorf("trials %d, want 3", f.Trials)
+			}
+		}},
+		{name: "fresh with a file", args: []string{"bench", file, "--fresh"}, wantErr: "--fresh: FILE says it"},
 		{name: "two files", args: []string{"bench", file, file}, wantErr: "at most one FILE"},
 		{name: "bad shard", args: []string{"bench", "--kill", "sigkill", "--shard", "0/2"}, wantErr: `--shard "0/2"`},
 		{name: "zero trials", args: []string{"bench", "--kill", "sigkill", "--trials", "0"}, wantErr: "--trials 0"},
