@@ -45,6 +45,8 @@ scenarios:
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f), brokers, controllers,
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms).
+# config, compose, brokers, controllers and fresh are read now; a kbf whose
+# trials cannot do them yet refuses the scenario before the first trial.
 `
 
 // File is a benchmark: its scenarios and how many trials of each.
