@@ -45,7 +45,7 @@ scenarios:
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f), brokers, controllers,
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms).
-# config, compose, brokers, controllers and fresh are read now; a kbf whose
+# config, compose, brokers and controllers are read now; a kbf whose
 # trials cannot do them yet refuses the scenario before the first trial.
 `
 
@@ -194,6 +194,13 @@ func (f *File) Validate() error {
 				vals[v] = true
 			}
 		}
+	}
+	dirs := map[string]string{}
+	for _, v := range f.Variants() {
+		if other, ok := dirs[v.Dir()]; ok {
+			return fmt.Errorf("%s and %s would share the directory %s: rename one", other, v.Name(), v.Dir())
+		}
+		dirs[v.Dir()] = v.Name()
 	}
 	return nil
 }

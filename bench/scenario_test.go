@@ -53,6 +53,7 @@ func TestParse(t *testing.T) {
 		{name: "bad config", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, config: [broker.session.timeout.ms]}]\n", wantErr: "want KEY=VALUE"},
 		{name: "sweep of one value", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [1]}}]\n", wantErr: "at least two values"},
 		{name: "sweep value repeated", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [1, 1]}}]\n", wantErr: "repeated"},
+		{name: "sweep values alike as directories", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [\"h:1\", h_1]}}]\n", wantErr: "would share the directory"},
 		{name: "sweep without key", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {values: [1, 2]}}]\n", wantErr: "no key"},
 	}
 	for _, tt := range tests {

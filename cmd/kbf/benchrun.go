@@ -47,8 +47,6 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 		return fmt.Errorf("brokers %d: this kbf runs 3 brokers only", s.Brokers)
 	case s.Controllers != 0 && s.Controllers != 1:
 		return fmt.Errorf("controllers %d: this kbf runs 1 controller only", s.Controllers)
-	case s.Fresh:
-		return fmt.Errorf("fresh: a fresh cluster per trial is not supported by this kbf yet")
 	}
 	_, err := r.options(s)
 	return err
@@ -109,18 +107,39 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 	return &o, nil
 }
 
+// connect makes the cluster's client once.
+func (r *benchRunner) connect(image string) error {
+	if r.cl != nil {
+		return nil
+	}
+	cl, err := compose.New(compose.Options{Image: image})
+	if err != nil {
+		return err
+	}
+	r.cl, r.inj = cl, chaos.New(cl.Docker(), cl.ContainerName)
+	return nil
+}
+
 // Trial runs one trial of s into dir with kbf run's protocol.
 func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) error {
 	o, err := r.options(s)
 	if err != nil {
 		return err
 	}
-	if r.cl == nil {
-		cl, err := compose.New(compose.Options{Image: o.image})
-		if err != nil {
+	if err := r.connect(o.image); err != nil {
+		return err
+	}
+	if s.Fresh {
+		// A fresh cluster: this one removed and a new client made, so that
+		// the trial brings the cluster up from nothing.
+		if _, err := r.cl.Down(ctx); err != nil {
+			return fmt.Errorf("fresh cluster: %w", err)
+		}
+		r.close()
+		r.cl = nil
+		if err := r.connect(o.image); err != nil {
 			return err
 		}
-		r.cl, r.inj = cl, chaos.New(cl.Docker(), cl.ContainerName)
 	}
 	if _, ok := r.cl.Brokers()[o.broker]; !ok {
 		return fmt.Errorf("broker %q: not a broker of the cluster (%v)", o.broker, r.cl.BrokerServices())
