@@ -57,6 +57,9 @@ func recorded(t testing.TB, fault string) string {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	unpacked.Range(func(_, v any) bool { os.RemoveAll(filepath.Dir(v.(string))); return true })
+	for _, d := range cleanup {
+		os.RemoveAll(d)
+	}
 	os.Exit(code)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
@@ -17,25 +18,43 @@ import (
 )
 
 // benchmarked runs a benchmark of the recorded trials — two scenarios and
-// a sweep of two values, two trials each — into a temporary directory.
+// a sweep of two values, two trials each — once per test binary, into a
+// temporary directory the tests only read.
 func benchmarked(t *testing.T) (string, *Set) {
 	t.Helper()
-	dir := t.TempDir()
+	bmOnce.Do(func() { bmDir, bmSet, bmErr = runBenchmarked(t) })
+	if bmErr != nil {
+		t.Fatal(bmErr)
+	}
+	return bmDir, bmSet
+}
+
+var (
+	bmOnce  sync.Once
+	bmDir   string
+	bmSet   *Set
+	bmErr   error
+	cleanup []string // removed by TestMain
+)
+
+func runBenchmarked(t *testing.T) (string, *Set, error) {
+	dir, err := os.MkdirTemp("", "kbf-bench-test-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = append(cleanup, dir)
 	f := &File{Trials: 2, Scenarios: []Scenario{
 		{Name: "sigkill", Fault: "sigkill"},
 		{Name: "sigterm", Fault: "sigterm"},
 		{Name: "session", Fault: "sigkill", Sweep: &Sweep{Key: "broker.session.timeout.ms", Values: []string{"6000", "9000"}}},
 	}}
 	if err := f.Validate(); err != nil {
-		t.Fatal(err)
+		return "", nil, err
 	}
 	b := &Bench{File: f, Dir: dir, Runner: &fakeRunner{t: t, base: dir}, Cores: 2,
 		Env: Env{{"client", "franz-go"}, {"client-version", "v1.22.3"}}}
 	set, err := b.Run(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, set
+	return dir, set, err
 }
 
 func TestWriters(t *testing.T) {
