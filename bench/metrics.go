@@ -10,6 +10,7 @@ import (
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Metric is one measure of a trial, per partition role.
@@ -155,12 +156,13 @@ func Measure(dir string) (*Measurement, error) {
 	return m, nil
 }
 
-// invalid says why a trial cannot count, or "" when it can.
-//
-// The trust issue's verdicts (valid, invalid, suspect), once the trial
-// records them, are to be read here.
+// invalid says why a trial cannot count, or "" when it can: the trial's
+// verdict (package verdict) when it is not valid — a suspect trial is left
+// out too, as kbf run's summaries leave it out — or what the analysis lacks.
 func invalid(tr *report.Trial) string {
 	switch {
+	case tr.Verdict != nil && tr.Verdict.Status != verdict.Valid:
+		return tr.Verdict.String()
 	case tr.Meta == nil:
 		return "no " + results.MetaFile
 	case tr.Meta.Fault == nil:

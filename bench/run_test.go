@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -297,4 +298,55 @@ func countLines(t *testing.T, path, prefix string) int {
 		}
 	}
 	return n
+}
+
+// TestMeasureVerdict checks that a trial whose verdict is not valid does
+// not count, and says why in the verdict's words.
+func TestMeasureVerdict(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(m map[string]any)
+		reason string // "" when valid
+	}{
+		{name: "as recorded", edit: func(map[string]any) {}},
+		{name: "no fault injected", edit: func(m map[string]any) { delete(m, "fault") }, reason: "no-fault"},
+		{name: "recovery failed", edit: func(m map[string]any) {
+			m["recovery"] = map[string]any{"error": "restart k1: gone", "leaders_back": false}
+		}, reason: "recovery failed: restart k1: gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "trial-01")
+			if err := copyTree(recorded(t, "sigkill"), dir); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "meta.json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var meta map[string]any
+			if err := json.Unmarshal(b, &meta); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(meta)
+			b, _ = json.Marshal(meta)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Measure(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.reason == "" {
+				if !m.Valid || m.Roles[RoleLeader]["ack-stall-sec"] <= 0 {
+					t.Errorf("valid %v (%s), roles %v", m.Valid, m.Reason, m.Roles)
+				}
+				return
+			}
+			if m.Valid || !strings.Contains(m.Reason, tt.reason) || len(m.Roles) != 0 {
+				t.Errorf("valid %v, reason %q, want one with %q and no metrics", m.Valid, m.Reason, tt.reason)
+			}
+		})
+	}
 }

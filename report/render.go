@@ -11,6 +11,7 @@ import (
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // WriteText writes the trial's report: a heading, the gaps, the stalls in
@@ -92,6 +93,18 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 			b.WriteString(": the probe itself stalled, so gaps this short may be its own, not Kafka's")
 		}
 		b.WriteString("\n")
+	}
+	for _, part := range p.Partitions {
+		if ms := p.Missed[part]; ms != nil && ms.Count > 0 {
+			fmt.Fprintf(b, "probe self-check: p%d missed %d send slots between %s and %s\n", part, ms.Count,
+				ms.First.UTC().Format("15:04:05.000"), ms.Last.UTC().Format("15:04:05.000"))
+		}
+	}
+	if h := verdict.Describe(m.Host); h != "" {
+		fmt.Fprintf(b, "%s\n", h)
+	}
+	if v := tr.Verdict; v != nil {
+		fmt.Fprintf(b, "verdict: %s\n", v)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Options adjust how a trial is read.
@@ -40,6 +41,8 @@ type Trial struct {
 	Stalls []Stall `json:"stalls,omitempty"`
 	// Notes say what could not be analysed and why.
 	Notes []string `json:"notes,omitempty"`
+	// Verdict says whether the trial can be trusted; nil without metadata.
+	Verdict *verdict.Verdict `json:"verdict,omitempty"`
 }
 
 // Analyze reads the trial t.
@@ -87,6 +90,10 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 			return nil, err
 		}
 		tr.Integrity = audit.Close()
+	}
+	if t.Meta != nil {
+		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
+		tr.Verdict = &v
 	}
 	if t.Dir == "" {
 		return tr, nil

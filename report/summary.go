@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Range is the least and greatest of a measure over trials.
@@ -72,12 +74,20 @@ type Summary struct {
 	Reordered   int `json:"reordered"`
 	// Escalated counts graceful stops that ended in a SIGKILL.
 	Escalated int `json:"escalated"`
+	// LeftOut are the trials not summarized, each with its verdict: only
+	// valid trials are.
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // Summarize puts trials side by side.
 func Summarize(trials []*Trial) *Summary {
-	s := &Summary{Trials: len(trials), Phases: map[string]*Range{}}
+	s := &Summary{Phases: map[string]*Range{}}
 	for _, tr := range trials {
+		if v := tr.Verdict; v != nil && v.Status != verdict.Valid {
+			s.LeftOut = append(s.LeftOut, fmt.Sprintf("%s: %s", tr.where(), v))
+			continue
+		}
+		s.Trials++
 		kind := ""
 		if tr.Meta != nil && tr.Meta.Fault != nil {
 			kind = tr.Meta.Fault.Kind
@@ -160,6 +170,12 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
 	if s.Escalated > 0 {
 		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
+	}
+	if n := len(s.LeftOut); n > 0 {
+		fmt.Fprintf(&b, "  %d trials left out, not valid:\n", n)
+		for _, l := range s.LeftOut {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err

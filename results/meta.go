@@ -48,6 +48,10 @@ type Meta struct {
 	Cluster Cluster `json:"cluster"`
 	Probe   Probe   `json:"probe"`
 	Fault   *Fault  `json:"fault,omitempty"`
+	// Baseline is the wait for a healthy cluster before the fault; Host
+	// the machine's load over the trial (see trust.go).
+	Baseline *Baseline `json:"baseline,omitempty"`
+	Host     *Host     `json:"host,omitempty"`
 
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`
@@ -84,6 +88,8 @@ type Probe struct {
 	// LongestSendGap is the longest time between two sends to one
 	// partition: the probe's own stalls. Near Interval, the probe kept time.
 	LongestSendGap time.Duration `json:"longest_send_gap_ns,omitempty"`
+	// Missed are, per partition, the send slots the probe could not keep.
+	Missed map[int32]*MissedSends `json:"missed_sends,omitempty"`
 }
 
 // Fault is one injected fault and the times it was seen.

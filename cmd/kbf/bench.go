@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/experiment"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -51,8 +52,8 @@ runs a deterministic slice, for a CI matrix of N jobs; kbf compare merges them.
 The scenario file:
 
 ` + bench.Example + `
-Exit status: 0 done; 3 a trial lost, duplicated or reordered acknowledged
-records; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
+Exit status: 0 done; 3 a trial lost acknowledged records; 6 no trial was
+valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("bench takes at most one FILE, a scenario file")
@@ -80,11 +81,15 @@ records; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 	f.StringVar(&r.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&r.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&r.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	b := experiment.DefaultBaseline
+	f.DurationVar(&r.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&r.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&r.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
@@ -111,6 +116,10 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		return usagef("--fault-after %v: must be within --duration %v", r.faultAfter, r.duration)
 	case r.grace <= 0:
 		return usagef("--grace %v: must be positive", r.grace)
+	case r.timeout <= 0:
+		return usagef("--recovery-timeout %v: must be positive", r.timeout)
+	case r.baseline.Period < 0 || r.baseline.Gap < 0 || r.baseline.Timeout < 0:
+		return usagef("--baseline, --baseline-gap and --baseline-timeout must not be negative")
 	}
 	_, err := r.flags.config()
 	return err
@@ -169,7 +178,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
 	}
+	valid := 0
 	for _, r := range set.Records {
+		if r.Valid() {
+			valid++
+		}
 		if r.Valid() && r.Trial.Variant.Scenario.AcksOrDefault() == "all" {
 			for _, vals := range r.M.Roles {
 				if vals["lost-acked-records"] > 0 {
@@ -177,6 +190,9 @@ func runBench(ctx context.Context, o *benchOptions) error {
 				}
 			}
 		}
+	}
+	if valid == 0 && len(set.Records) > 0 {
+		return fmt.Errorf("%w: none of %d trials (summary.md says why)", experiment.ErrNoValidTrial, len(set.Records))
 	}
 	return nil
 }

@@ -1,8 +1,8 @@
 package main
 
-// The adapter from bench.Runner to today's trial protocol (trialRunner in
-// run.go). It is all that ties kbf bench to that protocol: when the
-// protocol moves into its own package, this file is what changes.
+// The adapter from bench.Runner to the trial protocol, experiment.Runner's
+// Trial, with kbf run's cluster and fault adapters. It is all that ties kbf
+// bench to that protocol.
 
 import (
 	"context"
@@ -17,6 +17,9 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/plot"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -147,6 +150,17 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	o.out = dir
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
-	_, err = (&trialRunner{o: o, cl: r.cl, inj: r.inj}).trial(ctx, n, dir)
+	er := &experiment.Runner{
+		Opt:      o.experimentOptions(),
+		Cluster:  composeCluster{r.cl},
+		Faults:   r.inj,
+		Plot:     func(w io.Writer, tr *report.Trial, csv string) error { return drawTrial(w, tr, csv, plot.Options{}) },
+		Out:      io.Discard, // the reports are in the trial directories
+		Reporter: newReporter(r.base.g.errOut),
+	}
+	if err := er.Opt.Validate(); err != nil {
+		return err
+	}
+	_, err = er.Trial(ctx, n, dir)
 	return err
 }

@@ -64,7 +64,7 @@ acks=all, which fails outright; 1 the results could not be read. With
 	f.StringVarP(&o.format, "output", "o", "text", "text or md")
 	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
 	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func splitPaths(arg string) []string {

@@ -27,7 +27,9 @@ func newDownCmdF(g *globals, runF func(context.Context, *downOptions) error) *co
 		Short: "Remove the cluster's containers, their data and the network",
 		Long: `down removes every container of the kbf cluster with its data, and the
 network, so the next kbf up starts from nothing. It works on a half-made
-cluster, and does nothing when there is none.`,
+cluster, and does nothing when there is none.
+
+` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {
@@ -37,7 +39,7 @@ cluster, and does nothing when there is none.`,
 		},
 	}
 	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Minute, "how long removing may take")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runDown(ctx context.Context, o *downOptions) error {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
 )
 
@@ -32,7 +34,9 @@ func newProbeCmdF(g *globals, runF func(context.Context, *probeOptions) error) *
 		Long: `probe sends one acks=all record per partition every --interval and reads them
 back, for --duration, against a running cluster (kbf up), with no fault. It
 writes probe.csv, client.log and meta.json to --out and prints the longest
-ack and receive gaps per partition.`,
+ack and receive gaps per partition.
+
+` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.duration <= 0 {
@@ -44,7 +48,7 @@ ack and receive gaps per partition.`,
 	o.flags.register(cmd.Flags(), true)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runProbe(ctx context.Context, o *probeOptions) error {
@@ -55,39 +59,49 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	if o.out == "" {
 		o.out = defaultOut("probe")
 	}
-	rec, err := newRecorder(o.out)
-	if err != nil {
+	rec, err := experiment.NewRecorder(o.out)
+	if errors.Is(err, experiment.ErrDirInUse) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	defer rec.close()
-	p, err := probe.New(ctx, cfg, rec.output())
+	defer rec.Close()
+	p, err := probe.New(ctx, cfg, rec.Output())
 	if err != nil {
-		rec.discard()
+		rec.Discard()
 		return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
 	}
-	if err := rec.setMeta(newMeta("probe", p)); err != nil {
+	defer p.Close()
+	if err := rec.SetMeta(experiment.NewMeta("probe", version, append([]string{"kbf"}, os.Args[1:]...), p)); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.g.errOut, "probing %s partitions %v every %v for %v into %s\n",
-		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out)
+	rep := newReporter(o.g.errOut)
+	rep.Say(fmt.Sprintf("probing %s partitions %v every %v for %v into %s",
+		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out))
 
 	runCtx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 	progCtx, stopProg := context.WithCancel(ctx)
 	start := time.Now()
-	go progress(progCtx, o.g.errOut, func() string { return "probing" }, p, start)
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start)
+	}()
 	stats, runErr := p.Run(runCtx)
 	stopProg()
-	rec.meta.Probe.LongestSendGap = longestSendGap(stats)
-	rec.meta.Ended = time.Now().UTC()
+	<-progDone
+	rep.clear()
+	experiment.SetProbeResult(rec.Meta, stats)
+	rec.Meta.Ended = time.Now().UTC()
 	if ctx.Err() != nil {
-		rec.meta.Notes = append(rec.meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
+		rec.Meta.Notes = append(rec.Meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
 	}
-	if err := errors.Join(runErr, rec.save(), rec.close()); err != nil {
+	if err := errors.Join(runErr, rec.Save(), rec.Close()); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(o.g.errOut, "interrupted: what was measured is in %s\n", o.out)
+		rep.Say("interrupted: what was measured is in " + o.out)
 	}
 	return reportPath(ctx, o.g.out, o.out, reportOptions{format: "text"})
 }

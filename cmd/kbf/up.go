@@ -52,7 +52,9 @@ until every ISR is full and every partition is led by its preferred leader.
 It prints how long each phase took.
 
 The image is --image, else $KBF_IMAGE, else ` + compose.DefaultImage + `; the brokers'
-ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
+ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).
+
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("image") && o.image == "" {
@@ -78,7 +80,7 @@ ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
 	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
 	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
 	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runUp(ctx context.Context, o *upOptions) error {
