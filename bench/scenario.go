@@ -43,10 +43,12 @@ scenarios:
       values: [6000, 9000]
     config:               # --config pairs for every trial of the scenario
       - broker.heartbeat.interval.ms=1000
-# Also per scenario: compose (a compose file, as -f), brokers, controllers,
+# Also per scenario: compose (a compose file, as -f) and its project_name,
+# brokers, controllers,
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms).
-# config, compose, brokers and controllers are read now; a kbf whose
-# trials cannot do them yet refuses the scenario before the first trial.
+# A scenario on another cluster (compose file, brokers, controllers) than the
+# trial before it takes that one down first; other config only recreates the
+# nodes whose settings changed.
 `
 
 // File is a benchmark: its scenarios and how many trials of each.
@@ -73,7 +75,9 @@ type Scenario struct {
 	// NODE:KEY=VALUE on one, as kbf run --config takes them.
 	Config []string `yaml:"config" json:"config,omitempty"`
 	// Compose is a compose file to run the cluster from, as kbf run -f.
-	Compose     string `yaml:"compose" json:"compose,omitempty"`
+	Compose string `yaml:"compose" json:"compose,omitempty"`
+	// ProjectName is Compose's project, as docker compose -p.
+	ProjectName string `yaml:"project_name" json:"project_name,omitempty"`
 	Brokers     int    `yaml:"brokers" json:"brokers,omitempty"`
 	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
 	// Client are probe settings by kbf run's flag name (retry-backoff: 100ms).

@@ -128,18 +128,19 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 			rec.Healthy = now.UTC()
 			return rec, nil
 		}
-		if !now.Before(deadline) {
-			rec.Unhealthy = u.Error()
-			return rec, nil
-		}
 		// Say it when the partition or the kind of reason changes, not at
-		// every sample.
+		// every sample; the first reason always, even when it is also the
+		// last.
 		if key := fmt.Sprintf("%d %s", u.Partition, firstWords(u.Why)); key != last {
 			last = key
 			t.r.say("baseline: waiting: %s", u)
 			if len(rec.Waited) < maxWaited {
 				rec.Waited = append(rec.Waited, fmt.Sprintf("%.1fs: %s", now.Sub(start).Seconds(), u))
 			}
+		}
+		if !now.Before(deadline) {
+			rec.Unhealthy = u.Error()
+			return rec, nil
 		}
 		if err := sleepUntil(ctx, now.Add(every)); err != nil {
 			return rec, err

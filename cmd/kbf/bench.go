@@ -19,9 +19,10 @@ func init() { commands = append(commands, newBenchCmd) }
 type benchOptions struct {
 	// run holds the flags bench shares with kbf run: the scenario without
 	// a FILE, and the cluster's and the probe's settings either way.
-	run    runOptions
-	file   string
-	trials int
+	run     runOptions
+	cluster clusterFlags
+	file    string
+	trials  int
 	// trialsSet is true when --trials was given: it then overrides FILE's.
 	trialsSet bool
 	shard     string
@@ -72,6 +73,7 @@ valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 		},
 	}
 	o.run.flags.register(cmd.Flags(), false)
+	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
 	r := &o.run
 	f.StringVar(&r.kill, "kill", "", "without FILE: the fault, sigkill, sigterm or pause")
@@ -94,13 +96,16 @@ valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.file != "" {
-		for _, name := range []string{"kill", "fresh"} {
+		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
 		}
 	} else if o.run.kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
+	}
+	if _, err := o.cluster.options(); err != nil {
+		return err
 	}
 	if o.trials < 1 {
 		return usagef("--trials %d: must be at least 1", o.trials)
@@ -129,7 +134,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
 		c, _ := o.run.flags.config()
-		f, err := bench.FromRun(bench.Scenario{Fault: o.run.kill, Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh}, o.trials)
+		cl, _ := o.cluster.options() // validated
+		f, err := bench.FromRun(bench.Scenario{Fault: o.run.kill, Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config}, o.trials)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}

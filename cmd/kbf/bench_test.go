@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/compose"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -36,6 +37,15 @@ func TestBenchFlags(t *testing.T) {
 					t.Errorf("file %+v", f)
 				}
 			}},
+		{name: "cluster flags without a file", args: []string{"bench", "--kill", "sigkill", "--config", "broker.session.timeout.ms=8000", "--brokers", "4"},
+			check: func(t *testing.T, f *bench.File, o *benchOptions) {
+				s := f.Scenarios[0]
+				if s.Brokers != 4 || len(s.Config) != 1 || s.Config[0] != "broker.session.timeout.ms=8000" || s.Compose != "" {
+					t.Errorf("scenario %+v", s)
+				}
+			}},
+		{name: "config with a file", args: []string{"bench", file, "--config", "a.b=1"}, wantErr: "--config: FILE says it"},
+		{name: "bad config", args: []string{"bench", "--kill", "sigkill", "--config", "nothing"}, wantErr: `--config "nothing"`},
 		{name: "a file", args: []string{"bench", file, "--shard", "2/3"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
 			if len(f.Scenarios) != 3 || o.shard != "2/3" {
 				t.Errorf("file %+v, shard %s", f, o.shard)
@@ -120,10 +130,17 @@ func TestBenchRunnerOptions(t *testing.T) {
 				}
 			}},
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
-		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000"}}, wantErr: "not supported by this kbf yet"},
-		{name: "compose", s: bench.Scenario{Fault: "sigkill", Compose: "mine.yaml"}, wantErr: `compose "mine.yaml"`},
-		{name: "brokers", s: bench.Scenario{Fault: "sigkill", Brokers: 5}, wantErr: "brokers 5"},
-		{name: "controllers", s: bench.Scenario{Fault: "sigkill", Controllers: 3}, wantErr: "controllers 3"},
+		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
+			check: func(t *testing.T, o *runOptions) {
+				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}})
+				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" {
+					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "bad config", s: bench.Scenario{Fault: "sigkill", Config: []string{"=1"}}, wantErr: "not a Kafka property name"},
+		{name: "missing compose file", s: bench.Scenario{Fault: "sigkill", Compose: filepath.Join(t.TempDir(), "mine.yaml")}, wantErr: "mine.yaml"},
+		{name: "compose and brokers", s: bench.Scenario{Fault: "sigkill", Compose: "mine.yaml", Brokers: 5}, wantErr: "the file says what the cluster is"},
+		{name: "two controllers", s: bench.Scenario{Fault: "sigkill", Controllers: 2}, wantErr: "controllers 2: want 1 or 3"},
 		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o *runOptions) {}},
 		{name: "unknown client setting", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"lingr": "1ms"}}, wantErr: "client lingr: no such probe setting"},
 		{name: "bad client value", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"linger": "soon"}}, wantErr: "client linger"},
@@ -146,6 +163,30 @@ func TestBenchRunnerOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.check(t, o)
+		})
+	}
+}
+
+func TestSameCluster(t *testing.T) {
+	base := compose.Options{Image: "kbf/kafka:4.3.1", Config: []compose.Setting{{Key: "a", Value: "1"}}}
+	tests := []struct {
+		name string
+		edit func(o *compose.Options)
+		same bool
+	}{
+		{"other settings only", func(o *compose.Options) { o.Config = nil }, true},
+		{"another compose file", func(o *compose.Options) { o.File = "mine.yaml" }, false},
+		{"more brokers", func(o *compose.Options) { o.Brokers = 5 }, false},
+		{"three controllers", func(o *compose.Options) { o.Controllers = 3 }, false},
+		{"another image", func(o *compose.Options) { o.Image = "apache/kafka:4.3.1" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base
+			tt.edit(&o)
+			if got := sameCluster(base, o); got != tt.same {
+				t.Errorf("sameCluster = %v, want %v", got, tt.same)
+			}
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -27,6 +28,7 @@ type benchRunner struct {
 	base *runOptions
 	cl   *compose.Cluster
 	inj  *chaos.Injector
+	opts compose.Options // cl's
 }
 
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
@@ -42,17 +44,41 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 	switch {
 	case !slices.Contains([]string{chaos.SigKill, chaos.SigTerm, chaos.Pause}, s.Fault):
 		return fmt.Errorf("fault %q: kbf runs sigkill, sigterm or pause", s.Fault)
-	case len(s.Config) > 0:
-		return fmt.Errorf("config %v: server properties per scenario are not supported by this kbf yet; set them in the compose file", s.Config)
-	case s.Compose != "":
-		return fmt.Errorf("compose %q: a compose file per scenario is not supported by this kbf yet", s.Compose)
-	case s.Brokers != 0 && s.Brokers != 3:
-		return fmt.Errorf("brokers %d: this kbf runs 3 brokers only", s.Brokers)
-	case s.Controllers != 0 && s.Controllers != 1:
-		return fmt.Errorf("controllers %d: this kbf runs 1 controller only", s.Controllers)
+	case s.Compose != "" && (s.Brokers != 0 || s.Controllers != 0):
+		return fmt.Errorf("brokers and controllers size the embedded cluster; with compose %q, the file says what the cluster is", s.Compose)
+	case s.Brokers < 0 || s.Controllers < 0 || s.Controllers > 0 && s.Controllers != 1 && s.Controllers != 3:
+		return fmt.Errorf("controllers %d: want 1 or 3", s.Controllers)
+	}
+	if s.Compose != "" {
+		if _, err := os.Stat(s.Compose); err != nil {
+			return fmt.Errorf("compose %q: %w", s.Compose, err)
+		}
+	}
+	if _, err := r.clusterOptions(s); err != nil {
+		return err
 	}
 	_, err := r.options(s)
 	return err
+}
+
+// clusterOptions are the compose options of s's cluster.
+func (r *benchRunner) clusterOptions(s bench.Scenario) (compose.Options, error) {
+	opts := compose.Options{Image: r.base.image, File: s.Compose, ProjectName: s.ProjectName, Brokers: s.Brokers, Controllers: s.Controllers}
+	for _, kv := range s.Config {
+		st, err := compose.ParseSetting(kv)
+		if err != nil {
+			return opts, err
+		}
+		opts.Config = append(opts.Config, st)
+	}
+	withOffline(&opts, r.base.g)
+	return opts, nil
+}
+
+// sameCluster reports whether a and b describe one cluster, perhaps with
+// other settings: Up then recreates only the nodes whose settings changed.
+func sameCluster(a, b compose.Options) bool {
+	return a.File == b.File && a.ProjectName == b.ProjectName && a.Brokers == b.Brokers && a.Controllers == b.Controllers && a.Image == b.Image
 }
 
 // options are kbf run's options for one trial of s: the bench command's
@@ -110,16 +136,28 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 	return &o, nil
 }
 
-// connect makes the cluster's client once.
-func (r *benchRunner) connect(image string) error {
-	if r.cl != nil {
+// connect makes the cluster's client for opts, reusing the last one when
+// nothing changed. A scenario on another cluster (another compose file or
+// size) takes the last one down first: two clusters at once would share
+// the machine and its ports.
+func (r *benchRunner) connect(ctx context.Context, opts compose.Options) error {
+	if r.cl != nil && sameCluster(r.opts, opts) && slices.Equal(r.opts.Config, opts.Config) {
 		return nil
 	}
-	cl, err := compose.New(compose.Options{Image: image})
+	if r.cl != nil {
+		if !sameCluster(r.opts, opts) {
+			if _, err := r.cl.Down(ctx); err != nil {
+				return fmt.Errorf("the last scenario's cluster: %w", err)
+			}
+		}
+		r.close()
+		r.cl = nil
+	}
+	cl, err := compose.New(opts)
 	if err != nil {
 		return err
 	}
-	r.cl, r.inj = cl, chaos.New(cl.Docker(), cl.ContainerName)
+	r.cl, r.inj, r.opts = cl, chaos.New(cl.Docker(), cl.ContainerName), opts
 	return nil
 }
 
@@ -129,7 +167,11 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	if err != nil {
 		return err
 	}
-	if err := r.connect(o.image); err != nil {
+	opts, err := r.clusterOptions(s)
+	if err != nil {
+		return err
+	}
+	if err := r.connect(ctx, opts); err != nil {
 		return err
 	}
 	if s.Fresh {
@@ -140,7 +182,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 		}
 		r.close()
 		r.cl = nil
-		if err := r.connect(o.image); err != nil {
+		if err := r.connect(ctx, opts); err != nil {
 			return err
 		}
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
 )
@@ -20,7 +22,13 @@ type probeOptions struct {
 	flags    probeFlags
 	duration time.Duration
 	out      string
+	// bootstrapSet is true when --bootstrap was given: the probe then
+	// probes what it is told, whoever's cluster it is.
+	bootstrapSet bool
 }
+
+// clusterIDTimeout bounds the question of whose cluster answers.
+const clusterIDTimeout = 15 * time.Second
 
 func newProbeCmd(g *globals) *cobra.Command {
 	return newProbeCmdF(g, runProbe)
@@ -36,12 +44,18 @@ back, for --duration, against a running cluster (kbf up), with no fault. It
 writes probe.csv, client.log and meta.json to --out and prints the longest
 ack and receive gaps per partition.
 
+Without --bootstrap it probes kbf's own cluster, on the ports kbf up
+publishes, and first checks that the brokers there report the cluster id
+kbf's nodes were formatted with: another cluster on those ports is refused.
+With --bootstrap it probes whatever answers there.
+
 ` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.duration <= 0 {
 				return usagef("--duration %v: must be positive", o.duration)
 			}
+			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			return runF(cmd.Context(), o)
 		},
 	}
@@ -55,6 +69,22 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	cfg, err := o.flags.config()
 	if err != nil {
 		return err
+	}
+	if !o.bootstrapSet {
+		// kbf's own cluster, on the ports its compose file publishes: make
+		// sure it is kbf's, not another cluster that holds those ports.
+		c, err := compose.New(compose.Options{})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		cfg.Bootstrap = c.Bootstrap()
+		cctx, cancel := context.WithTimeout(ctx, clusterIDTimeout)
+		err = checkOwnCluster(cctx, c.Admin().ClusterID, c.ClusterID(), cfg.Bootstrap)
+		cancel()
+		if err != nil {
+			return err
+		}
 	}
 	if o.out == "" {
 		o.out = defaultOut("probe")
@@ -104,6 +134,25 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 		rep.Say("interrupted: what was measured is in " + o.out)
 	}
 	return reportPath(ctx, o.g.out, o.out, reportOptions{format: "text"})
+}
+
+// checkOwnCluster checks that the brokers at addrs report the cluster id
+// want (from idOf), so that kbf never measures a stranger's cluster that
+// happens to hold its ports. An empty want checks nothing.
+func checkOwnCluster(ctx context.Context, idOf func(context.Context) (string, error), want string, addrs []string) error {
+	if want == "" {
+		return nil
+	}
+	got, err := idOf(ctx)
+	if err != nil {
+		return fmt.Errorf("probe: no broker answers on %s (%w): is the cluster up? kbf up starts it",
+			strings.Join(addrs, ","), err)
+	}
+	if got != want {
+		return fmt.Errorf("probe: the brokers on %s are cluster %s, not kbf's (%s): pass --bootstrap to probe that cluster anyway, or free the ports for kbf up",
+			strings.Join(addrs, ","), got, want)
+	}
+	return nil
 }
 
 // noArgs refuses positional arguments with a usage error.

@@ -145,7 +145,9 @@ func (o *runOptions) experimentOptions() experiment.Options {
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	cl, err := compose.New(compose.Options{Image: o.image})
+	opts := compose.Options{Image: o.image}
+	withOffline(&opts, o.g)
+	cl, err := compose.New(opts)
 	if err != nil {
 		return err
 	}

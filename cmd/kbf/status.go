@@ -19,6 +19,7 @@ func init() { commands = append(commands, newStatusCmd) }
 
 type statusOptions struct {
 	g       *globals
+	cluster clusterFlags
 	topics  []string
 	timeout time.Duration
 }
@@ -46,16 +47,25 @@ then any container that is not running.
 					return usagef("--topic: a topic name must not be empty")
 				}
 			}
+			if _, err := o.cluster.options(); err != nil {
+				return err
+			}
 			return runF(cmd.Context(), o)
 		},
 	}
+	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().StringSliceVar(&o.topics, "topic", nil, "topics to show (default every topic that is not internal)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 30*time.Second, "how long to wait for the brokers' answers")
 	return wrapHelp(cmd)
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
-	c, err := compose.New(compose.Options{})
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	opts.Topics = []compose.Topic{}
+	c, err := compose.New(opts)
 	if err != nil {
 		return err
 	}
