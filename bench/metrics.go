@@ -48,8 +48,8 @@ func MetricByName(name string) (Metric, bool) {
 
 // Roles of a partition, as the stall's.
 const (
-	RoleLeader   = "leader"   // the faulted broker led it
-	RoleFollower = "follower" // the faulted broker only followed it
+	RoleLeader   = string(results.RoleLed)      // the faulted broker led it
+	RoleFollower = string(results.RoleFollowed) // the faulted broker only followed it
 )
 
 // Measurement is what one trial measured, per role.
@@ -109,12 +109,13 @@ func Measure(dir string) (*Measurement, error) {
 	lostBy := map[string]int{}
 	for i := range tr.Stalls {
 		st := &tr.Stalls[i]
-		if st.Role != RoleLeader && st.Role != RoleFollower {
+		role := string(st.Role)
+		if role != RoleLeader && role != RoleFollower {
 			continue
 		}
-		lostBy[st.Role] += lost[st.Partition]
-		if w := worst[st.Role]; w == nil || ack[st.Partition] > ack[w.Partition] {
-			worst[st.Role] = st
+		lostBy[role] += lost[st.Partition]
+		if w := worst[role]; w == nil || ack[st.Partition] > ack[w.Partition] {
+			worst[role] = st
 		}
 	}
 	for role, st := range worst {
@@ -184,7 +185,7 @@ func sessionTimeout(tr *report.Trial) (time.Duration, bool) {
 		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; broker || !e.IsDir() {
 			continue
 		}
-		cfg := timeline.NodeConfig(tr.Dir, e.Name())
+		cfg := timeline.NodeConfigValues(tr.Dir, e.Name())
 		if v, ok := cfg["broker.session.timeout.ms"]; ok {
 			if n, err := strconv.Atoi(v); err == nil {
 				return time.Duration(n) * time.Millisecond, true

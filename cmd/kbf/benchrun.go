@@ -18,9 +18,6 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/plot"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -192,14 +189,8 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	o.out = dir
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
-	er := &experiment.Runner{
-		Opt:      o.experimentOptions(),
-		Cluster:  composeCluster{r.cl},
-		Faults:   r.inj,
-		Plot:     func(w io.Writer, tr *report.Trial, csv string) error { return drawTrial(w, tr, csv, plot.Options{}) },
-		Out:      io.Discard, // the reports are in the trial directories
-		Reporter: newReporter(r.base.g.errOut),
-	}
+	// The reports are in the trial directories, not on the output.
+	er := newRunner(o, r.cl, r.inj, io.Discard, newReporter(r.base.g.errOut))
 	if err := er.Opt.Validate(); err != nil {
 		return err
 	}

@@ -158,15 +158,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	rep := newReporter(o.g.errOut)
 	defer rep.clear()
-	r := &experiment.Runner{
-		Opt:      o.experimentOptions(),
-		Cluster:  composeCluster{cl},
-		Faults:   chaos.New(cl.Docker(), cl.ContainerName),
-		Drawings: trialDrawings,
-		Text:     textReport,
-		Out:      o.g.out,
-		Reporter: rep,
-	}
+	r := newRunner(o, cl, chaos.New(cl.Docker(), cl.ContainerName), o.g.out, rep)
 	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
 		return usageError{err}
 	} else {
@@ -204,6 +196,20 @@ func (c composeCluster) Partitions(ctx context.Context, topic string) ([]experim
 		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 	}
 	return out, nil
+}
+
+// newRunner is the trial protocol of kbf run and kbf bench on a compose
+// cluster, writing reports to out.
+func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out io.Writer, rep experiment.Reporter) *experiment.Runner {
+	return &experiment.Runner{
+		Opt:      o.experimentOptions(),
+		Cluster:  composeCluster{cl},
+		Faults:   inj,
+		Drawings: trialDrawings,
+		Text:     textReport,
+		Out:      out,
+		Reporter: rep,
+	}
 }
 
 // trialDrawings are the pictures kbf run draws beside each trial's report.
