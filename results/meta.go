@@ -98,6 +98,9 @@ type Fault struct {
 	// Paused is when the engine reported the container frozen, for a pause:
 	// every process of it stops at some moment between SignalSent and this.
 	Paused time.Time `json:"paused,omitzero"`
+	// Cut is when a network fault's rules took effect (isolate,
+	// isolate-controller, isolate-clients): packets drop from then on.
+	Cut time.Time `json:"cut,omitzero"`
 	// TermLogged is the broker's "Terminating process due to signal SIGTERM"
 	// line, for a graceful stop.
 	TermLogged time.Time `json:"term_logged,omitzero"`
@@ -117,6 +120,8 @@ func (f *Fault) At() time.Time {
 		return f.TermLogged
 	case f.Kind == "pause" && !f.Paused.IsZero():
 		return f.Paused
+	case !f.Cut.IsZero():
+		return f.Cut
 	case f.Kind != "sigterm" && !f.Finished.IsZero():
 		return f.Finished
 	}
