@@ -31,9 +31,9 @@ import (
 
 // The faults Inject knows, as results.Fault.Kind records them.
 const (
-	SigKill = "sigkill"
-	SigTerm = "sigterm"
-	Pause   = "pause"
+	SigKill = results.FaultSIGKILL
+	SigTerm = results.FaultSIGTERM
+	Pause   = results.FaultPause
 )
 
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it is
@@ -62,11 +62,14 @@ type Engine interface {
 
 // Fault is one fault to inject.
 type Fault struct {
-	Broker string // service name, e.g. k1
-	Signal string // SigKill, SigTerm or Pause
+	Broker string            // service name, e.g. k1
+	Signal results.FaultKind // SigKill, SigTerm, Pause or a network fault
 	// Grace is how long a SigTerm may take before SIGKILL follows; zero
 	// means DefaultGrace.
 	Grace time.Duration
+	// Controllers are the controller services an IsolateController cut
+	// separates the broker from.
+	Controllers []string
 }
 
 // Validate checks f without Docker.
@@ -74,8 +77,8 @@ func (f Fault) Validate() error {
 	switch {
 	case f.Broker == "":
 		return errors.New("a fault needs a broker")
-	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause:
-		return fmt.Errorf("fault %q: want %s, %s or %s", f.Signal, SigKill, SigTerm, Pause)
+	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause && !IsNetwork(f.Signal):
+		return fmt.Errorf("fault %q: want %s, %s, %s, %s, %s or %s", f.Signal, SigKill, SigTerm, Pause, Isolate, IsolateController, IsolateClients)
 	case f.Grace < 0:
 		return fmt.Errorf("grace %v: must not be negative", f.Grace)
 	}
@@ -87,12 +90,13 @@ type Injector struct {
 	docker    Engine
 	container func(service string) string
 	now       func() time.Time
+	netns     NetnsRunner // nil: no network faults
 }
 
 // New returns an Injector acting through docker; container names a
 // service's container (compose.Cluster.ContainerName).
 func New(docker Engine, container func(service string) string) *Injector {
-	return &Injector{docker: docker, container: container, now: time.Now}
+	return &Injector{docker: docker, container: container, now: time.Now, netns: Nsenter{}}
 }
 
 // Inject sends f's signal to the broker's container and waits for the
@@ -117,6 +121,19 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, f.Broker, name)
 	}
 
+	if IsNetwork(f.Signal) {
+		if c, ok := in.netns.(interface{ Check() error }); ok {
+			if err := c.Check(); err != nil {
+				return rf, fmt.Errorf("%s %s: %w", f.Signal, f.Broker, err)
+			}
+		}
+		rf.SignalSent = in.now()
+		if err := in.cut(ctx, f.Broker, f.Signal, f.Controllers); err != nil {
+			return rf, err
+		}
+		rf.Cut = in.now() // the rules are hooked in: from here on packets drop
+		return rf, nil
+	}
 	if f.Signal == Pause {
 		rf.SignalSent = in.now()
 		if err := in.docker.ContainerPause(ctx, name); err != nil {
@@ -189,10 +206,14 @@ func (in *Injector) waitStopped(ctx context.Context, name string) error {
 // fault never stopped it, or something else restarted it.
 var ErrAlreadyRunning = errors.New("container is already running")
 
-// Restart starts the broker's stopped container again, or unpauses a paused
-// one; it keeps its data.
-// A container already running is an error wrapping ErrAlreadyRunning.
+// Restart starts the broker's stopped container again, unpauses a paused
+// one, or heals a network cut; it keeps its data.
+// A container already running, and not cut off, is an error wrapping
+// ErrAlreadyRunning.
 func (in *Injector) Restart(ctx context.Context, broker string) error {
+	if healed, err := in.healIfCut(ctx, broker); healed || err != nil {
+		return err
+	}
 	name := in.container(broker)
 	ci, err := in.docker.ContainerInspect(ctx, name)
 	if err != nil {

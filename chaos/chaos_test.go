@@ -200,7 +200,7 @@ func TestInject(t *testing.T) {
 			if !slices.Equal(f.calls, tt.calls) {
 				t.Errorf("calls %q, want %q", f.calls, tt.calls)
 			}
-			if rf.Broker != "k1" || string(rf.Kind) != tt.fault.Signal {
+			if rf.Broker != "k1" || rf.Kind != tt.fault.Signal {
 				t.Errorf("fault %+v: want broker k1, kind %s", rf, tt.fault.Signal)
 			}
 			if !rf.SignalSent.Equal(t0) || !rf.Finished.Equal(finished) {
@@ -224,7 +224,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: Fault{Signal: SigKill}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm or pause`},
+		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller or isolate-clients`},
 		{name: "negative grace", fault: Fault{Broker: "k1", Signal: SigTerm, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: Fault{Broker: "k9", Signal: SigKill}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{

@@ -18,13 +18,13 @@ import (
 
 // Options are one run's settings, as plain values.
 type Options struct {
-	Kill       string        // chaos.SigKill, chaos.SigTerm or chaos.Pause
-	Broker     string        // the broker to fault, by service name
-	Duration   time.Duration // how long a trial probes, fault included
-	FaultAfter time.Duration // the fault is due this long after the probe starts
-	Repeat     int           // trials in a Run
-	Out        string        // the run's results directory
-	Grace      time.Duration // sigterm: how long the broker may take to stop
+	Kill       results.FaultKind // the fault: chaos.SigKill, chaos.SigTerm, chaos.Pause or a network fault
+	Broker     string            // the broker to fault, by service name
+	Duration   time.Duration     // how long a trial probes, fault included
+	FaultAfter time.Duration     // the fault is due this long after the probe starts
+	Repeat     int               // trials in a Run
+	Out        string            // the run's results directory
+	Grace      time.Duration     // sigterm: how long the broker may take to stop
 	// RecoveryTimeout bounds everything after the probe stops: the logs,
 	// the restart, the ISRs, the election and the read-back.
 	RecoveryTimeout time.Duration
@@ -50,8 +50,8 @@ const DefaultInjectTimeout = 30 * time.Second
 // Validate reports the first option that cannot work.
 func (o *Options) Validate() error {
 	switch {
-	case o.Kill != chaos.SigKill && o.Kill != chaos.SigTerm && o.Kill != chaos.Pause:
-		return fmt.Errorf("kill %q: want sigkill, sigterm or pause", o.Kill)
+	case !o.Kill.Known():
+		return fmt.Errorf("fault %q: want one of %v", o.Kill, results.FaultKinds())
 	case o.Broker == "":
 		return errors.New("no broker to fault")
 	case o.Duration <= 0:
@@ -381,7 +381,7 @@ func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
 // signal may have been sent: the fault must then be undone, whatever the
 // error.
 func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
-	t.setPhase(t.o.Kill)
+	t.setPhase(string(t.o.Kill))
 	// Once sent, the signal's effect is awaited even through Ctrl-C — a
 	// broker half-way through a controlled shutdown cannot be restarted —
 	// but for a bounded time.
@@ -395,7 +395,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 	defer cancel()
 	t.faultAt = time.Now()
-	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace})
+	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace, Controllers: t.controllers()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Cluster.Brokers()[t.o.Broker]
 		t.meta.Fault = &f
@@ -427,6 +427,18 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	case <-ctx.Done():
 	case <-time.After(time.Until(end)):
 	}
+}
+
+// controllers are the nodes that are not brokers: what isolate-controller
+// cuts the broker from.
+func (t *trial) controllers() []string {
+	var cs []string
+	for _, svc := range t.r.Cluster.Services() {
+		if _, broker := t.r.Cluster.Brokers()[svc]; !broker {
+			cs = append(cs, svc)
+		}
+	}
+	return cs
 }
 
 // collectLogs copies every node's logs into the trial directory. What they

@@ -17,7 +17,7 @@ import (
 
 // newRunner returns a runner of one short trial against w. The durations
 // only keep the test short; no test asserts a timing.
-func newRunner(t *testing.T, w *world, kill string) (*Runner, *bytes.Buffer, *recorder) {
+func newRunner(t *testing.T, w *world, kill results.FaultKind) (*Runner, *bytes.Buffer, *recorder) {
 	t.Helper()
 	cfg := probe.Defaults()
 	proc := quietProc(t)
@@ -40,8 +40,8 @@ func cancelOn(w *world, name string, cancel context.CancelFunc) {
 }
 
 func TestTrialPhases(t *testing.T) {
-	for _, kill := range []string{chaos.SigKill, chaos.SigTerm, chaos.Pause} {
-		t.Run(kill, func(t *testing.T) {
+	for _, kill := range []results.FaultKind{chaos.SigKill, chaos.SigTerm, chaos.Pause} {
+		t.Run(string(kill), func(t *testing.T) {
 			w := newWorld()
 			r, out, _ := newRunner(t, w, kill)
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
@@ -53,7 +53,7 @@ func TestTrialPhases(t *testing.T) {
 			if got := w.log(); got != want {
 				t.Errorf("phases:\n got %s\nwant %s", got, want)
 			}
-			if tr.Meta == nil || tr.Meta.Fault == nil || string(tr.Meta.Fault.Kind) != kill || tr.Meta.Fault.NodeID != 1 {
+			if tr.Meta == nil || tr.Meta.Fault == nil || tr.Meta.Fault.Kind != kill || tr.Meta.Fault.NodeID != 1 {
 				t.Errorf("fault in the metadata: %+v", tr.Meta)
 			}
 			if tr.Meta.Probe.LongestSendGap != 42*time.Millisecond {
@@ -81,7 +81,7 @@ func TestTrialPhases(t *testing.T) {
 func TestTrialInterrupted(t *testing.T) {
 	tests := []struct {
 		name string
-		kill string
+		kill results.FaultKind
 		on   string // the call that cancels
 		// want is the calls made, in order; injected whether the fault
 		// was attempted, and then undone.
@@ -301,7 +301,7 @@ func TestOptionsValidate(t *testing.T) {
 		edit func(o *Options)
 		want string
 	}{
-		{"kill", func(o *Options) { o.Kill = "sighup" }, `kill "sighup"`},
+		{"kill", func(o *Options) { o.Kill = "sighup" }, `fault "sighup"`},
 		{"broker", func(o *Options) { o.Broker = "" }, "no broker"},
 		{"duration", func(o *Options) { o.Duration = 0 }, "duration 0s"},
 		{"fault after", func(o *Options) { o.FaultAfter = time.Second }, "fault after 1s"},

@@ -99,7 +99,10 @@ type Fault struct {
 	Finished time.Time `json:"finished,omitzero"`
 	// Paused is when the engine reported the container frozen, for a pause:
 	// every process of it stops at some moment between SignalSent and this.
-	Paused   time.Time `json:"paused,omitzero"`
+	Paused time.Time `json:"paused,omitzero"`
+	// Cut is when a network fault's rules took effect (isolate,
+	// isolate-controller, isolate-clients): packets drop from then on.
+	Cut      time.Time `json:"cut,omitzero"`
 	ExitCode int       `json:"exit_code"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
@@ -126,6 +129,8 @@ func (f *Fault) At() time.Time {
 		return f.termLogged
 	case f.Kind == FaultPause && !f.Paused.IsZero():
 		return f.Paused
+	case !f.Cut.IsZero():
+		return f.Cut
 	case f.Kind != FaultSIGTERM && !f.Finished.IsZero():
 		return f.Finished
 	}

@@ -21,18 +21,35 @@ const (
 	// FaultPause freezes every process of the broker's container, its
 	// connections left open, as a long garbage collection would.
 	FaultPause FaultKind = "pause"
+	// FaultIsolate cuts the broker's every network link, clients' and
+	// nodes' alike; its process runs on.
+	FaultIsolate FaultKind = "isolate"
+	// FaultIsolateController cuts it from the controller quorum only.
+	FaultIsolateController FaultKind = "isolate-controller"
+	// FaultIsolateClients cuts it from the clients only.
+	FaultIsolateClients FaultKind = "isolate-clients"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
-func FaultKinds() []FaultKind { return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause} }
+func FaultKinds() []FaultKind {
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients}
+}
 
 // Known reports whether k is one of FaultKinds.
 func (k FaultKind) Known() bool {
-	switch k {
-	case FaultSIGKILL, FaultSIGTERM, FaultPause:
-		return true
+	for _, f := range FaultKinds() {
+		if k == f {
+			return true
+		}
 	}
 	return false
+}
+
+// Network reports whether k cuts network links rather than signalling the
+// process: the broker runs through it, and its clients' connections hang
+// rather than close.
+func (k FaultKind) Network() bool {
+	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients
 }
 
 // Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause;

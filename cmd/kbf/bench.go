@@ -76,7 +76,8 @@ valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
 	r := &o.run
-	f.StringVar(&r.kill, "kill", "", "without FILE: the fault, sigkill, sigterm or pause")
+	f.Var(faultFlag{&r.kill}, "fault", "without FILE: the fault, "+faultNames())
+	f.Var(faultFlag{&r.kill}, "kill", "the same as --fault")
 	f.StringVar(&r.broker, "broker", "k1", "the broker to fault, by service name (a scenario's broker: overrides it)")
 	f.DurationVar(&r.duration, "duration", 30*time.Second, "how long each trial probes (a scenario's duration: overrides it)")
 	f.DurationVar(&r.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault comes (a scenario's fault_after: overrides it)")
@@ -135,7 +136,7 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
 		c, _ := o.run.flags.config()
 		cl, _ := o.cluster.options() // validated
-		f, err := bench.FromRun(bench.Scenario{Fault: o.run.kill, Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+		f, err := bench.FromRun(bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config}, o.trials)
 		if err != nil {
 			return nil, usagef("%v", err)

@@ -39,8 +39,8 @@ func (r *benchRunner) close() {
 // Check refuses what the trial protocol cannot do yet, in one line each.
 func (r *benchRunner) Check(s bench.Scenario) error {
 	switch {
-	case !slices.Contains([]string{chaos.SigKill, chaos.SigTerm, chaos.Pause}, s.Fault):
-		return fmt.Errorf("fault %q: kbf runs sigkill, sigterm or pause", s.Fault)
+	case !results.FaultKind(s.Fault).Known():
+		return fmt.Errorf("fault %q: want one of %s", s.Fault, faultNames())
 	case s.Compose != "" && (s.Brokers != 0 || s.Controllers != 0):
 		return fmt.Errorf("brokers and controllers size the embedded cluster; with compose %q, the file says what the cluster is", s.Compose)
 	case s.Brokers < 0 || s.Controllers < 0 || s.Controllers > 0 && s.Controllers != 1 && s.Controllers != 3:
@@ -83,7 +83,7 @@ func sameCluster(a, b compose.Options) bool {
 func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 	o := *r.base
 	o.g = &globals{out: io.Discard, errOut: r.base.g.errOut} // the reports go to the trial directories
-	o.kill, o.repeat = s.Fault, 1
+	o.kill, o.repeat = results.FaultKind(s.Fault), 1
 	if s.Broker != "" {
 		o.broker = s.Broker
 	}

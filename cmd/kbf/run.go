@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +24,8 @@ func init() { commands = append(commands, newRunCmd) }
 type runOptions struct {
 	g          *globals
 	flags      probeFlags
-	kill       string
+	kill       results.FaultKind
+	cluster    clusterFlags
 	broker     string
 	duration   time.Duration
 	faultAfter time.Duration
@@ -79,7 +82,9 @@ Exit status:
 	}
 	o.flags.register(cmd.Flags(), false)
 	f := cmd.Flags()
-	f.StringVar(&o.kill, "kill", "", "the fault: sigkill (process killed), sigterm (graceful stop) or pause (process frozen until recovery)")
+	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
+	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
+	o.cluster.register(f, true)
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected")
@@ -98,9 +103,7 @@ Exit status:
 func (o *runOptions) validate() error {
 	switch {
 	case o.kill == "":
-		return usagef("--kill is required: sigkill, sigterm or pause")
-	case o.kill != chaos.SigKill && o.kill != chaos.SigTerm && o.kill != chaos.Pause:
-		return usagef("--kill %q: want sigkill, sigterm or pause", o.kill)
+		return usagef("--fault is required (or --kill): %s", faultNames())
 	case o.duration <= 0:
 		return usagef("--duration %v: must be positive", o.duration)
 	case o.faultAfter < 0 || o.faultAfter >= o.duration:
@@ -118,6 +121,9 @@ func (o *runOptions) validate() error {
 	case o.baseline.Timeout < 0:
 		return usagef("--baseline-timeout %v: must not be negative", o.baseline.Timeout)
 	}
+	if _, err := o.cluster.options(); err != nil {
+		return err
+	}
 	_, err := o.flags.config()
 	return err
 }
@@ -127,7 +133,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 	cfg, _ := o.flags.config() // validated
 	out := o.out
 	if out == "" {
-		out = defaultOut(o.kill)
+		out = defaultOut(string(o.kill))
 	}
 	return experiment.Options{
 		Kill:            o.kill,
@@ -146,13 +152,20 @@ func (o *runOptions) experimentOptions() experiment.Options {
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	opts := compose.Options{Image: o.image}
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	opts.Image = o.image
 	withOffline(&opts, o.g)
 	cl, err := compose.New(opts)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	if o.kill == chaos.IsolateController && len(cl.Services()) == len(cl.Brokers()) {
+		return usagef("--fault %s: the cluster has no dedicated controller to cut the broker from", o.kill)
+	}
 	if _, ok := cl.Brokers()[o.broker]; !ok {
 		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
 	}
@@ -225,3 +238,41 @@ func (d svgDrawing) Add(m *results.Message) { d.col.Add(m) }
 func (d svgDrawing) Draw(w io.Writer, tr *report.Trial) error {
 	return drawTrial(w, tr, d.col, plot.Options{})
 }
+
+// faultFlag is --fault (and --kill): one of the fault kinds results knows.
+type faultFlag struct{ k *results.FaultKind }
+
+func (f faultFlag) String() string {
+	if f.k == nil {
+		return ""
+	}
+	return string(*f.k)
+}
+
+func (f faultFlag) Type() string { return "fault" }
+
+func (f faultFlag) Set(v string) error {
+	k := results.FaultKind(v)
+	if !k.Known() {
+		return fmt.Errorf("%q is not a fault: want %s", v, faultNames())
+	}
+	if *f.k != "" && *f.k != k {
+		return fmt.Errorf("%q: the fault is already %s (--fault and --kill name one fault)", v, *f.k)
+	}
+	*f.k = k
+	return nil
+}
+
+func faultNames() string {
+	var names []string
+	for _, k := range results.FaultKinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}
+
+// faultHelp says what each fault does, for --fault's help.
+const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
+	"until recovery), isolate (every network link cut, the process running), " +
+	"isolate-controller (cut from the controller quorum only), isolate-clients " +
+	"(cut from the clients only); the network faults need root"

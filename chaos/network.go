@@ -1,0 +1,238 @@
+package chaos
+
+// Network faults cut some of a broker's links while its process runs on. They
+// are packet filters in the broker container's own network namespace: the
+// kernels kbf runs on need not have netem (tc), but every Linux with Docker
+// has iptables. The rules go into two chains of their own, so healing
+// removes exactly what the cut added, and a half-made cut heals as well as
+// a whole one. Nothing is sent anywhere: the rules only drop packets that
+// the cluster's own nodes and the probe exchange.
+//
+// The host enters the namespace with nsenter, which needs root; the images
+// need nothing, so the official image works as well as kbf's own.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// The network faults, as results.Fault.Kind records them.
+const (
+	// Isolate cuts the broker from every other node and from the clients.
+	Isolate = results.FaultIsolate
+	// IsolateController cuts it from the controller quorum only: the other
+	// brokers and the clients still reach it.
+	IsolateController = results.FaultIsolateController
+	// IsolateClients cuts it from the clients only: the cluster sees it
+	// healthy.
+	IsolateClients = results.FaultIsolateClients
+)
+
+// IsNetwork reports whether kind is a network fault.
+func IsNetwork(kind results.FaultKind) bool { return kind.Network() }
+
+// The chains a cut adds, hooked first into INPUT and OUTPUT.
+const (
+	chainIn  = "KBF-CUT-IN"
+	chainOut = "KBF-CUT-OUT"
+)
+
+// NetnsRunner runs iptables in the network namespace of the process pid.
+type NetnsRunner interface {
+	Iptables(ctx context.Context, pid int, args ...string) error
+}
+
+// Nsenter is the NetnsRunner of the host: nsenter -t PID -n iptables ARGS.
+type Nsenter struct{}
+
+// ErrNetworkFaults says why network faults cannot run here.
+var ErrNetworkFaults = errors.New("network faults need root and the host's nsenter and iptables")
+
+// Check reports whether the host can run network faults.
+func (Nsenter) Check() error {
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("%w: run kbf as root (sudo) for this fault", ErrNetworkFaults)
+	}
+	for _, tool := range []string{"nsenter", "iptables"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return fmt.Errorf("%w: %s is not on PATH (Debian: apt-get install util-linux iptables)", ErrNetworkFaults, tool)
+		}
+	}
+	return nil
+}
+
+// Iptables runs one iptables command in the namespace, waiting for the
+// xtables lock rather than failing on it.
+func (Nsenter) Iptables(ctx context.Context, pid int, args ...string) error {
+	cmd := exec.CommandContext(ctx, "nsenter", append([]string{"-t", fmt.Sprint(pid), "-n", "iptables", "-w"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if len(msg) > 200 {
+			msg = msg[:200] + "…"
+		}
+		return fmt.Errorf("iptables %s: %w: %s", strings.Join(args, " "), err, msg)
+	}
+	return nil
+}
+
+// Link is what a cut needs to know of a container's network: its init
+// process and its address and gateway on the cluster's network.
+type Link struct {
+	Pid     int
+	IP      string
+	Gateway string
+}
+
+// link inspects a running container's network.
+func (in *Injector) link(ctx context.Context, service string) (Link, error) {
+	ci, err := in.docker.ContainerInspect(ctx, in.container(service))
+	if err != nil {
+		return Link{}, err
+	}
+	if ci.State == nil || !ci.State.Running || ci.State.Pid == 0 {
+		return Link{}, fmt.Errorf("container %s is not running", in.container(service))
+	}
+	l := Link{Pid: ci.State.Pid}
+	if ci.NetworkSettings != nil {
+		for _, ep := range ci.NetworkSettings.Networks {
+			if ep != nil && ep.IPAddress != "" {
+				l.IP, l.Gateway = ep.IPAddress, ep.Gateway
+				break
+			}
+		}
+	}
+	if l.IP == "" {
+		return Link{}, fmt.Errorf("container %s has no address on a network", in.container(service))
+	}
+	return l, nil
+}
+
+// cutRules are the rules of a cut: what is dropped in (from) and out (to).
+// Clients reach a broker through its published port, so their packets come
+// from the network's gateway; the nodes talk to each other directly.
+func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out [][]string, err error) {
+	switch kind {
+	case Isolate:
+		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
+	case IsolateController:
+		if len(controllers) == 0 {
+			return nil, nil, errors.New("no controller to cut it from")
+		}
+		for _, c := range controllers {
+			in = append(in, []string{"-s", c.IP, "-j", "DROP"})
+			out = append(out, []string{"-d", c.IP, "-j", "DROP"})
+		}
+		return in, out, nil
+	case IsolateClients:
+		if self.Gateway == "" {
+			return nil, nil, errors.New("its network has no gateway: the clients' packets cannot be told apart")
+		}
+		return [][]string{{"-s", self.Gateway, "-j", "DROP"}}, [][]string{{"-d", self.Gateway, "-j", "DROP"}}, nil
+	}
+	return nil, nil, fmt.Errorf("%q is not a network fault", kind)
+}
+
+// cut applies a network fault to broker, cutting it from controllers (by
+// service) for IsolateController. On error, what was added is removed.
+func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKind, controllers []string) error {
+	if in.netns == nil {
+		return fmt.Errorf("%s: %w", kind, ErrNetworkFaults)
+	}
+	self, err := in.link(ctx, broker)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, broker, err)
+	}
+	var peers []Link
+	if kind == IsolateController {
+		for _, c := range controllers {
+			l, err := in.link(ctx, c)
+			if err != nil {
+				return fmt.Errorf("%s %s: controller %s: %w", kind, broker, c, err)
+			}
+			peers = append(peers, l)
+		}
+	}
+	inRules, outRules, err := cutRules(kind, self, peers)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", kind, broker, err)
+	}
+	// A cut left over from an interrupted run would make -N fail.
+	if err := in.heal(ctx, self.Pid); err != nil {
+		return fmt.Errorf("%s %s: clear an old cut: %w", kind, broker, err)
+	}
+	cmds := [][]string{{"-N", chainIn}, {"-N", chainOut}}
+	for _, r := range inRules {
+		cmds = append(cmds, append([]string{"-A", chainIn}, r...))
+	}
+	for _, r := range outRules {
+		cmds = append(cmds, append([]string{"-A", chainOut}, r...))
+	}
+	// Hooked last, so the whole cut takes effect at once.
+	cmds = append(cmds, []string{"-I", "INPUT", "1", "-j", chainIn}, []string{"-I", "OUTPUT", "1", "-j", chainOut})
+	for _, c := range cmds {
+		if err := in.netns.Iptables(ctx, self.Pid, c...); err != nil {
+			herr := in.heal(context.WithoutCancel(ctx), self.Pid)
+			return errors.Join(fmt.Errorf("%s %s: %w", kind, broker, err), herr)
+		}
+	}
+	return nil
+}
+
+// Heal removes any cut from broker's network; a broker with none is left as
+// it is. A stopped container has no namespace left to heal.
+func (in *Injector) Heal(ctx context.Context, broker string) error {
+	if in.netns == nil {
+		return nil
+	}
+	self, err := in.link(ctx, broker)
+	if err != nil {
+		return nil // not running: nothing of a cut survives
+	}
+	if err := in.heal(ctx, self.Pid); err != nil {
+		return fmt.Errorf("heal %s: %w", broker, err)
+	}
+	return nil
+}
+
+// heal unhooks, flushes and deletes the cut's chains, ignoring the ones that
+// are not there: it undoes a half-made cut too.
+func (in *Injector) heal(ctx context.Context, pid int) error {
+	for _, c := range [][]string{
+		{"-D", "INPUT", "-j", chainIn}, {"-D", "OUTPUT", "-j", chainOut},
+		{"-F", chainIn}, {"-F", chainOut}, {"-X", chainIn}, {"-X", chainOut},
+	} {
+		// Each of these fails only when the rule or chain is absent.
+		in.netns.Iptables(ctx, pid, c...)
+	}
+	// What must hold afterwards: no chain of ours is left.
+	if err := in.netns.Iptables(ctx, pid, "-L", chainIn, "-n"); err == nil {
+		return fmt.Errorf("chain %s is still there", chainIn)
+	}
+	return nil
+}
+
+// healIfCut heals broker when a cut of kbf's is in place, reporting whether
+// there was one.
+func (in *Injector) healIfCut(ctx context.Context, broker string) (bool, error) {
+	if in.netns == nil {
+		return false, nil
+	}
+	self, err := in.link(ctx, broker)
+	if err != nil {
+		return false, nil // not running: no cut to heal
+	}
+	if in.netns.Iptables(ctx, self.Pid, "-L", chainIn, "-n") != nil {
+		return false, nil
+	}
+	if err := in.heal(ctx, self.Pid); err != nil {
+		return true, fmt.Errorf("heal %s: %w", broker, err)
+	}
+	return true, nil
+}
