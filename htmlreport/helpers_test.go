@@ -17,10 +17,18 @@ import (
 // The recorded trials are the report package's: kbf run against a real
 // three-broker cluster, a SIGKILL and a SIGTERM of k1, each archive holding
 // one directory, trial-01.
-var recordedArchives = map[string]string{
-	"sigkill": filepath.Join("..", "report", "testdata", "sigkill.tar.gz"),
-	"sigterm": filepath.Join("..", "report", "testdata", "sigterm.tar.gz"),
-}
+// The paths are made absolute before any test changes directory.
+var recordedArchives = func() map[string]string {
+	m := map[string]string{}
+	for _, name := range []string{"sigkill", "sigterm"} {
+		p, err := filepath.Abs(filepath.Join("..", "report", "testdata", name+".tar.gz"))
+		if err != nil {
+			panic(err)
+		}
+		m[name] = p
+	}
+	return m
+}()
 
 const recordedTrial = "trial-01"
 
@@ -84,11 +92,7 @@ func untar(r io.Reader, dst string) error {
 // does.
 func unpackTrial(t *testing.T, name string) (results.Trial, *report.Trial) {
 	t.Helper()
-	abs, err := filepath.Abs(recordedArchives[name])
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(abs)
+	f, err := os.Open(recordedArchives[name])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,10 +182,10 @@ func analyseCSV(t *testing.T, path string, faultAt time.Time) (*report.Trial, *t
 
 func TestDownsampling(t *testing.T) {
 	const interval = 20 * time.Millisecond
-	// A stall of messages 50000–50499 (10 s), each acked when it ends.
+	// A stall of messages 30000–30499 (10 s), each acked when it ends.
 	stallAt := func(i int) time.Duration {
-		if i >= 50000 && i < 50500 {
-			return time.Duration(50500-i) * interval
+		if i >= 30000 && i < 30500 {
+			return time.Duration(30500-i) * interval
 		}
 		return 0
 	}
@@ -212,15 +212,15 @@ func TestDownsampling(t *testing.T) {
 		},
 		{
 			name:  "a long trial keeps the envelope and no more than four per bucket",
-			msgs:  steady(0, 100000, interval, 5*time.Millisecond, spike),
-			every: []int64{0, 777, 99999},
+			msgs:  steady(0, 60000, interval, 5*time.Millisecond, spike),
+			every: []int64{0, 777, 59999},
 			bound: 4 * Buckets,
 		},
 		{
 			name:    "every message of the stall is kept",
-			msgs:    steady(0, 100000, interval, 5*time.Millisecond, stallAt),
-			faultAt: t0.Add(50000 * interval),
-			every:   seqs(50000, 50500),
+			msgs:    steady(0, 60000, interval, 5*time.Millisecond, stallAt),
+			faultAt: t0.Add(30000 * interval),
+			every:   seqs(30000, 30500),
 			bound:   4*Buckets + 4*StallBuckets,
 		},
 	}
@@ -506,4 +506,25 @@ func TestReplicas(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syntheticBench makes a benchmark of scenarios × trials: an ack stall that
+// shortens with broker.session.timeout.ms (a sweep), and a count of lost
+// records.
+func syntheticBench(scenarios, trials int) BenchPage {
+	var in BenchPage
+	for s := range scenarios {
+		timeout := float64(3000 * (s + 1))
+		var stall, lost []float64
+		for i := range trials {
+			stall = append(stall, timeout/1000*0.8+0.1*float64(i))
+			lost = append(lost, 0)
+		}
+		name := "sigkill, session timeout " + strconv.Itoa(int(timeout)) + " ms"
+		in.Metrics = append(in.Metrics,
+			BenchMetric{Scenario: name, Metric: "ack stall", Unit: "s", Values: stall, Median: stall[trials/2], Low: stall[0], High: stall[trials-1],
+				Sweep: "broker.session.timeout.ms", SweepValue: timeout},
+			BenchMetric{Scenario: name, Metric: "lost", Unit: "records", Values: lost})
+	}
+	return in
 }
