@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +43,13 @@ type browserResult struct {
 		Inked     int   `json:"inked"`
 	} `json:"lanes"`
 	RenderMs int `json:"render_ms"`
+	// Hover is what each lane showed when the self-test hovered a point
+	// and a marker.
+	Hover []struct {
+		Partition int32  `json:"partition"`
+		Point     string `json:"point"`
+		Marker    string `json:"marker"`
+	} `json:"hover"`
 }
 
 // browser runs headless Chromium on pages with the network cut off: in a
@@ -88,7 +96,7 @@ func (b *browser) run(t *testing.T, page string, args ...string) []byte {
 		"--user-data-dir="+t.TempDir(), "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
 		"--window-size=1400,2400")
 	argv = append(argv, args...)
-	argv = append(argv, "file://"+page)
+	argv = append(argv, "file://"+page+"#selftest")
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -187,6 +195,52 @@ func checkFigures(t *testing.T, cells []map[string]string, ti int, doc any, want
 	}
 }
 
+var hoverRE = regexp.MustCompile(`^p(\d+) seq (\d+) offset (\d+); sent (\d\d:\d\d:\d\d\.\d{3}) `)
+
+// checkHover checks what the self-test's hovering showed in each lane: a
+// message of the lane's, with its offset, and a timeline event with its log
+// line and where it was read.
+func checkHover(t *testing.T, res browserResult, tm *trialModel) {
+	t.Helper()
+	if len(res.Hover) != len(tm.Lanes) {
+		t.Fatalf("the self-test hovered %d lanes, want %d", len(res.Hover), len(tm.Lanes))
+	}
+	origin := tm.Origin
+	for i, h := range res.Hover {
+		l := tm.Lanes[i]
+		m := hoverRE.FindStringSubmatch(h.Point)
+		if m == nil {
+			t.Errorf("p%d: hovering a point showed %q, not a message", l.Partition, h.Point)
+		} else {
+			seq, _ := strconv.ParseInt(m[2], 10, 64)
+			off, _ := strconv.ParseInt(m[3], 10, 64)
+			j := slices.Index(l.Points.Seq, seq)
+			switch {
+			case m[1] != strconv.Itoa(int(l.Partition)):
+				t.Errorf("lane p%d showed a message of p%s", l.Partition, m[1])
+			case j < 0:
+				t.Errorf("p%d: showed seq %d, not a point of the lane", l.Partition, seq)
+			case l.Points.Offset[j] != off:
+				t.Errorf("p%d seq %d: showed offset %d, the probe CSV says %d", l.Partition, seq, off, l.Points.Offset[j])
+			default:
+				sent := origin.Add(time.Duration(l.Points.X[j] * float64(time.Second)))
+				if want := sent.UTC().Format("15:04:05.000"); m[4] != want && sent.Add(-time.Millisecond).UTC().Format("15:04:05.000") != m[4] {
+					t.Errorf("p%d seq %d: showed sent %s, want %s", l.Partition, seq, m[4], want)
+				}
+			}
+		}
+		found := false
+		for _, e := range tm.Events {
+			if (e.Partition < 0 || e.Partition == l.Partition) && strings.Contains(h.Marker, e.Text) && strings.HasSuffix(h.Marker, "["+e.Source+"]") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("p%d: hovering a marker showed %q, not an event's log line and source", l.Partition, h.Marker)
+		}
+	}
+}
+
 // writeTrialFiles writes report.json and report.html into the trial's
 // directory, as kbf run and kbf report --html do, and returns the page's
 // absolute path and the report decoded.
@@ -245,6 +299,7 @@ func TestIntegrationBrowser(t *testing.T) {
 				}
 			}
 			checkFigures(t, figureCells(dom), 0, doc, len(tm.Figures))
+			checkHover(t, res, tm)
 		})
 	}
 

@@ -8,6 +8,7 @@
   var result = { errors: [], lanes: [], figures: [], charts: 0 };
   window.addEventListener("error", function (e) { result.errors.push(String(e.message)); publish(); });
 
+  var drawn = []; // the lanes, for the self-test
   var COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"];
   var PHASE_COLOURS = { "detect": "#fdd0a2", "elect": "#c6dbef", "client": "#c7e9c0", "first ack": "#dadaeb" };
 
@@ -204,6 +205,7 @@
     wheelZoom(u);
     group.add(u);
     result.charts++;
+    drawn.push({ u: u, info: info, ln: ln, markers: function () { return markers; } });
     var entry = { trial: ti, partition: ln.partition, points: pts.x.length };
     result.lanes.push(entry);
     // uPlot sizes and draws its canvas in a microtask; this one runs after.
@@ -333,7 +335,10 @@
       { label: "median", stroke: "#000", width: 2, paths: xs ? undefined : function () { return null; }, points: { show: true, size: 9, stroke: "#000", fill: "#fff" } }];
     for (var j = 0; j < n; j++) {
       data.push(d.scenarios.map(function (s) { return j < s.values.length ? s.values[j] : null; }));
-      series.push({ label: "trial " + (j + 1), stroke: COLOURS[j % COLOURS.length], paths: function () { return null; }, points: { show: true, size: 5, stroke: COLOURS[j % COLOURS.length], fill: COLOURS[j % COLOURS.length] } });
+      // Across scenarios the trials are drawn side by side by the hook
+      // below, so that equal values do not hide each other; the series
+      // stay for the legend and the cursor.
+      series.push({ label: "trial " + (j + 1), stroke: COLOURS[j % COLOURS.length], paths: function () { return null; }, points: { show: !!xs, size: 5, stroke: COLOURS[j % COLOURS.length], fill: COLOURS[j % COLOURS.length] } });
     }
     var holder = el("div", { cls: "chart" });
     root.appendChild(el("div", { cls: xs ? "sweep" : "distribution", "data-metric": d.metric }, [el("h3", { text: title }), holder]));
@@ -361,6 +366,14 @@
             ctx.moveTo(cx - w, lo); ctx.lineTo(cx + w, lo);
             ctx.moveTo(cx - w, hi); ctx.lineTo(cx + w, hi);
             ctx.stroke();
+            if (xs) return;
+            s.values.forEach(function (v, j) {
+              var px = cx + (12 + 6 * j) * devicePixelRatio;
+              ctx.fillStyle = COLOURS[j % COLOURS.length];
+              ctx.beginPath();
+              ctx.arc(px, u.valToPos(v, "y", true), 2.5 * devicePixelRatio, 0, 2 * Math.PI);
+              ctx.fill();
+            });
           });
           ctx.restore();
         }],
@@ -412,6 +425,28 @@
     pg.trials.forEach(function (tm, i) { renderTrial(tm, i, root, pg.kind === "trial" || i === 0); });
   }
 
+  // selfTest hovers, in every lane, the first point of the stall (or the
+  // first point) and the first marker, and reports what the lane showed:
+  // the page's hover, checked by the browser test (open the page with
+  // #selftest).
+  function selfTest() {
+    result.hover = drawn.map(function (d) {
+      var pts = d.ln.points, i = 0;
+      if (d.ln.stall) {
+        for (i = 0; i < pts.x.length - 1 && pts.x[i] < d.ln.stall.start; i++);
+      }
+      var y = pts.ack_ms[i] !== null ? pts.ack_ms[i] : pts.recv_ms[i];
+      d.u.setCursor({ left: d.u.valToPos(pts.x[i], "x"), top: d.u.valToPos(Math.max(y || 1, 0.001), "y") });
+      var point = d.info.textContent, marker = "";
+      var ms = d.markers();
+      if (ms.length) {
+        ms[0].dispatchEvent(new MouseEvent("mouseenter"));
+        marker = d.info.textContent;
+      }
+      return { partition: d.ln.partition, point: point, marker: marker };
+    });
+  }
+
   function publish() {
     // The time to build the page and its charts, the first time; the
     // checks after it are the test's, not the page's.
@@ -428,5 +463,12 @@
   try { main(); } catch (e) { result.errors.push(String((e && e.stack) || e)); }
   publish();
   // Once more after uPlot's microtasks have drawn the charts.
-  queueMicrotask(function () { queueMicrotask(publish); });
+  queueMicrotask(function () {
+    queueMicrotask(function () {
+      if (location.hash === "#selftest") {
+        try { selfTest(); } catch (e) { result.errors.push("self-test: " + String((e && e.stack) || e)); }
+      }
+      publish();
+    });
+  });
 })();
