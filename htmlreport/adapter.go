@@ -95,6 +95,9 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 				add(ph.Name, fmt.Sprintf("stalls.%d.phases.%d.seconds", j, k), ph.Duration.Seconds(), "s")
 				prev = ph.End
 			}
+			if !st.FirstAck.IsZero() {
+				add("phases total", fmt.Sprintf("stalls.%d.total_seconds", j), st.Total.Seconds(), "s")
+			}
 		}
 		if f := gp.Ack.Longest; f != nil {
 			add("longest ack gap elsewhere", gk+"ack.longest.seconds", f.Duration().Seconds(), "s")
