@@ -50,6 +50,12 @@ type browserResult struct {
 		Point     string `json:"point"`
 		Marker    string `json:"marker"`
 	} `json:"hover"`
+	// Zoom is the time axis of every lane after the self-test zoomed the
+	// first into [Min, Max].
+	Zoom struct {
+		Min, Max float64
+		Lanes    [][2]float64
+	} `json:"zoom"`
 }
 
 // browser runs headless Chromium on pages with the network cut off: in a
@@ -85,8 +91,9 @@ func newBrowser(t *testing.T) *browser {
 	return b
 }
 
-// run runs the browser on page with args, and returns its standard output.
-func (b *browser) run(t *testing.T, page string, args ...string) []byte {
+// run runs the browser on the page at url with args, and returns its
+// standard output.
+func (b *browser) run(t *testing.T, url string, args ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -94,9 +101,9 @@ func (b *browser) run(t *testing.T, page string, args ...string) []byte {
 	argv = append(argv, b.bin, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
 		"--disable-background-networking", "--disable-extensions", "--disable-sync",
 		"--user-data-dir="+t.TempDir(), "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
-		"--window-size=1400,2400")
+		"--window-size=1400,2400", "--virtual-time-budget=10000")
 	argv = append(argv, args...)
-	argv = append(argv, "file://"+page+"#selftest")
+	argv = append(argv, url)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -119,7 +126,7 @@ var (
 func (b *browser) open(t *testing.T, page, shot string) (string, browserResult) {
 	t.Helper()
 	start := time.Now()
-	dom := string(b.run(t, page, "--dump-dom"))
+	dom := string(b.run(t, "file://"+page+"#selftest", "--dump-dom"))
 	wall := time.Since(start)
 	m := resultRE.FindStringSubmatch(dom)
 	if m == nil {
@@ -136,7 +143,7 @@ func (b *browser) open(t *testing.T, page, shot string) (string, browserResult) 
 		t.Error(`the page did not mark itself rendered ok (body data-kbf-rendered)`)
 	}
 	dst := filepath.Join(t.ArtifactDir(), shot)
-	b.run(t, page, "--screenshot="+dst)
+	b.run(t, "file://"+page, "--screenshot="+dst)
 	if st, err := os.Stat(dst); err != nil || st.Size() == 0 {
 		t.Errorf("no screenshot at %s: %v", dst, err)
 	}
@@ -228,6 +235,9 @@ func checkHover(t *testing.T, res browserResult, tm *trialModel) {
 					t.Errorf("p%d seq %d: showed sent %s, want %s", l.Partition, seq, m[4], want)
 				}
 			}
+		}
+		if z := res.Zoom; i >= len(z.Lanes) || z.Lanes[i] != [2]float64{z.Min, z.Max} {
+			t.Errorf("p%d: lane 0 zoomed to [%v, %v], this lane's axis did not follow: %v", l.Partition, z.Min, z.Max, z.Lanes)
 		}
 		found := false
 		for _, e := range tm.Events {

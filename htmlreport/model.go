@@ -177,12 +177,13 @@ type overlayLane struct {
 	Series    []overlaySeries `json:"series"`
 }
 
+// overlaySeries is one trial's lane in an overlay; the script draws it from
+// the trial's own points, so a run's page holds each point once.
 type overlaySeries struct {
-	Label  string  `json:"label"`
-	Trial  int     `json:"trial"` // index into page.Trials
-	Client string  `json:"client,omitempty"`
-	Stall  *span   `json:"stall,omitempty"`
-	Points *points `json:"-"` // the trial lane's, drawn from there
+	Label  string `json:"label"`
+	Trial  int    `json:"trial"` // index into page.Trials
+	Client string `json:"client,omitempty"`
+	Stall  *span  `json:"stall,omitempty"`
 }
 
 type benchModel struct {

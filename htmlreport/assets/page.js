@@ -145,8 +145,12 @@
             var x0 = u.valToPos(ph.start, "x", true), x1 = u.valToPos(ph.end, "x", true);
             var l = Math.max(x0, u.bbox.left), r = Math.min(x1, u.bbox.left + u.bbox.width);
             if (r <= l) return;
+            // Translucent: the stall's largest latencies are drawn under
+            // the strip.
+            ctx.globalAlpha = 0.7;
             ctx.fillStyle = PHASE_COLOURS[ph.name] || "#eeeeee";
             ctx.fillRect(l, top, Math.max(r - l, 1), h);
+            ctx.globalAlpha = 1;
             ctx.strokeStyle = "#555";
             ctx.strokeRect(l, top, Math.max(r - l, 1), h);
             var label = ph.name + " " + (ph.end - ph.start).toFixed(2) + " s";
@@ -445,6 +449,18 @@
       }
       return { partition: d.ln.partition, point: point, marker: marker };
     });
+    // Zoom the first lane into its stall: the trial's other lanes follow.
+    var first = drawn[0];
+    if (first) {
+      var ln = first.ln, from = ln.stall ? ln.stall.start : ln.points.x[0], to = ln.stall ? ln.stall.end : ln.points.x[ln.points.x.length - 1];
+      first.u.setScale("x", { min: from, max: to });
+      // uPlot applies a new scale in a microtask, and the other lanes
+      // follow in theirs: read the axes once those have run.
+      setTimeout(function () {
+        result.zoom = { min: from, max: to, lanes: drawn.map(function (d) { return [d.u.scales.x.min, d.u.scales.x.max]; }) };
+        publish();
+      }, 0);
+    }
   }
 
   function publish() {
