@@ -104,9 +104,16 @@ func (g *grid) add(p *pt) bool {
 	if g.b == nil || p.sent < g.from || p.sent > g.to {
 		return false
 	}
-	i := int(float64(p.sent-g.from) / float64(g.to-g.from) * float64(len(g.b)))
-	g.b[min(i, len(g.b)-1)].add(p)
+	g.addClamped(p)
 	return true
+}
+
+// addClamped files p by its send time, in the first or last bucket when it
+// falls outside the grid: the trial's span ends when the run stopped
+// watching, and messages the probe drained after it are still drawn.
+func (g *grid) addClamped(p *pt) {
+	i := int(float64(p.sent-g.from) / float64(g.to-g.from) * float64(len(g.b)))
+	g.b[max(0, min(i, len(g.b)-1))].add(p)
 }
 
 // laneBuilder gathers one partition's points.
@@ -161,7 +168,7 @@ func (d *downsampler) read(r io.Reader, name string) error {
 		lb.messages++
 		p := pt{seq: m.Seq, offset: m.Offset, sent: m.Sent.UnixNano(), acked: unixOrZero(m.Acked), received: unixOrZero(m.Received)}
 		if !lb.stall.add(&p) {
-			lb.all.add(&p)
+			lb.all.addClamped(&p)
 		}
 	}
 }

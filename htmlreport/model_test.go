@@ -292,6 +292,29 @@ func TestAbsentLatencies(t *testing.T) {
 	}
 }
 
+func TestMessagesOutsideTheSpan(t *testing.T) {
+	msgs := steady(0, 100, 20*time.Millisecond, 5*time.Millisecond, nil)
+	path := writeCSV(t, msgs)
+	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run stopped watching at message 50; the probe drained the rest.
+	tr.Gaps.End = msgs[50].Sent
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tm, err := buildTrial(TrialPage{Report: tr, Probe: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := tm.Lanes[0].Points; !slices.Contains(p.Seq, 99) {
+		t.Errorf("the last message, sent after the run's end, was not drawn: %d points, last seq %d", len(p.Seq), p.Seq[len(p.Seq)-1])
+	}
+}
+
 func at(c column, i int) float64 {
 	if i < 0 {
 		return math.NaN()
