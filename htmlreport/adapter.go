@@ -142,3 +142,38 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 	}
 	return a, nil
 }
+
+// summaryFigures are a run's ranges across its trials, as report.Summarize
+// puts them and `kbf report -o json` writes them under "summary".
+func summaryFigures(trials []*report.Trial) []figure {
+	s := report.Summarize(trials)
+	var out []figure
+	add := func(row, key string, r report.Range) {
+		if r.N == 0 {
+			return
+		}
+		out = append(out,
+			figure{Row: row, Col: "least", Key: "summary." + key + ".min_seconds", Value: r.Min.Seconds(), Unit: "s"},
+			figure{Row: row, Col: "greatest", Key: "summary." + key + ".max_seconds", Value: r.Max.Seconds(), Unit: "s"},
+			figure{Row: row, Col: "of", Key: "summary." + key + ".n", Value: float64(r.N)})
+	}
+	add("detection (fault → fence or shutdown granted)", "detect", s.Detect)
+	add("election + client (→ producer on new leader)", "elect_and_client", s.ElectAndClient)
+	add("ack gap, partitions the broker led", "leader_ack_gap", s.LeaderGap)
+	add("ack gap, other partitions", "other_ack_gap", s.FollowerGap)
+	add("ack gap, every partition", "ack_gap", s.AnyGap)
+	add("receive gap, every partition", "receive_gap", s.ReceiveGap)
+	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseFirstAck} {
+		if r := s.Phases[name]; r != nil {
+			add("phase "+name, "phases."+name, *r)
+		}
+	}
+	for _, c := range []struct {
+		row, key string
+		n        int
+	}{{"failed sends", "failed_sends", s.FailedSends}, {"acknowledged records lost", "lost", s.Lost},
+		{"duplicated", "duplicated", s.Duplicated}, {"reordered", "reordered", s.Reordered}} {
+		out = append(out, figure{Row: c.row, Col: "total", Key: "summary." + c.key, Value: float64(c.n)})
+	}
+	return out
+}

@@ -169,14 +169,14 @@ func figureCells(dom string) []map[string]string {
 	return cells
 }
 
-// checkFigures checks that every figure cell of trial ti shows the value
-// report.json holds at its key, and that there are as many as the model
-// has.
-func checkFigures(t *testing.T, cells []map[string]string, ti int, doc any, want int) {
+// checkFigures checks that every figure cell of table ti (a trial's index,
+// or "summary") shows the value the report document holds at its key, and
+// that there are as many as the model has.
+func checkFigures(t *testing.T, cells []map[string]string, ti string, doc any, want int) {
 	t.Helper()
 	n := 0
 	for _, c := range cells {
-		if c["data-trial"] != strconv.Itoa(ti) {
+		if c["data-trial"] != ti {
 			continue
 		}
 		n++
@@ -185,7 +185,7 @@ func checkFigures(t *testing.T, cells []map[string]string, ti int, doc any, want
 			v = c["text"]
 		}
 		if err := sameFigure(doc, c["data-key"], v); err != nil {
-			t.Errorf("trial %d: %v", ti, err)
+			t.Errorf("table %s: %v", ti, err)
 			continue
 		}
 		if isNumber {
@@ -193,12 +193,12 @@ func checkFigures(t *testing.T, cells []map[string]string, ti int, doc any, want
 			exact, _ := strconv.ParseFloat(v, 64)
 			shown, err := strconv.ParseFloat(strings.TrimSuffix(c["text"], " s"), 64)
 			if err != nil || math.Abs(shown-exact) > 0.005+1e-9 {
-				t.Errorf("trial %d %s: shows %q for %v", ti, c["data-key"], c["text"], exact)
+				t.Errorf("table %s %s: shows %q for %v", ti, c["data-key"], c["text"], exact)
 			}
 		}
 	}
 	if n != want {
-		t.Errorf("trial %d: %d figure cells on the page, the model has %d", ti, n, want)
+		t.Errorf("table %s: %d figure cells on the page, the model has %d", ti, n, want)
 	}
 }
 
@@ -308,7 +308,7 @@ func TestIntegrationBrowser(t *testing.T) {
 					t.Errorf("lane p%s: canvas %d px wide, %d pixels drawn, %d points of %d", want, l.Canvas, l.Inked, l.Points, len(tm.Lanes[i].Points.X))
 				}
 			}
-			checkFigures(t, figureCells(dom), 0, doc, len(tm.Figures))
+			checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
 			checkHover(t, res, tm)
 		})
 	}
@@ -349,12 +349,13 @@ func TestIntegrationBrowser(t *testing.T) {
 			t.Errorf("%d overlay lanes, want one per partition, 3", n)
 		}
 		cells := figureCells(dom)
+		checkFigures(t, cells, "summary", summaryJSON(t, analysed), len(summaryFigures(analysed)))
 		for i, tr := range analysed {
 			a, err := fromReport(tr, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkFigures(t, cells, i, docs[i], len(a.model.Figures))
+			checkFigures(t, cells, strconv.Itoa(i), docs[i], len(a.model.Figures))
 		}
 	})
 

@@ -20,8 +20,9 @@
 // trial zoom together. A table of the figures per partition (the stalls,
 // their phases, the longest gap elsewhere, the audit's counts). With a
 // ReplicaView, each replica's log end offset and the high watermark per
-// partition. A run overlays its trials per partition on time since each
-// trial's fault, labelled with the client when the trials used several. A
+// partition. A run opens with its summary (report.Summarize's ranges), then
+// overlays its trials per partition on time since each trial's fault,
+// labelled with the client when the trials used several. A
 // benchmark draws each metric across scenarios (every trial a point, the
 // median, the interval) and each sweep against the swept value.
 //
@@ -30,7 +31,10 @@
 // Every figure is embedded with the dotted path of the same number in the
 // trial's report.json, and the value encoding/json writes there, so a test
 // can check that the page and report.json agree. The analysis is never
-// downsampled; only the points drawn are: see Buckets.
+// downsampled; only the points drawn are: see Buckets. The script writes
+// what it drew into a hidden #kbf-result element; opened as
+// report.html#selftest it also hovers a point and a marker in every lane
+// and zooms one, for the browser test to check.
 //
 // # The charting library
 //

@@ -82,7 +82,10 @@ type page struct {
 	// Overlay is a run's lanes: per partition, every trial's points on one
 	// axis.
 	Overlay []overlayLane `json:"overlay,omitempty"`
-	Bench   *benchModel   `json:"bench,omitempty"`
+	// Summary is a run's ranges across its trials; its keys are paths
+	// into the run's report JSON.
+	Summary []figure    `json:"summary,omitempty"`
+	Bench   *benchModel `json:"bench,omitempty"`
 }
 
 // trialModel is one trial as the page draws it. Times are seconds since

@@ -551,3 +551,42 @@ func syntheticBench(scenarios, trials int) BenchPage {
 	}
 	return in
 }
+
+// summaryJSON is the run's summary as `kbf report -o json` writes it, under
+// "summary", decoded.
+func summaryJSON(t *testing.T, trials []*report.Trial) any {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString(`{"summary": `)
+	if err := report.WriteSummaryJSON(&b, report.Summarize(trials)); err != nil {
+		t.Fatal(err)
+	}
+	b.WriteString("}")
+	doc, err := decodeJSON(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func TestRunSummary(t *testing.T) {
+	var trials []*report.Trial
+	for _, name := range []string{"sigkill", "sigterm"} {
+		_, tr := unpackTrial(t, name)
+		trials = append(trials, tr)
+	}
+	figs := summaryFigures(trials)
+	doc := summaryJSON(t, trials)
+	rows := map[string]bool{}
+	for _, f := range figs {
+		rows[f.Row] = true
+		if err := sameFigure(doc, f.Key, strconv.FormatFloat(f.Value, 'g', -1, 64)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, want := range []string{"detection (fault → fence or shutdown granted)", "ack gap, every partition", "acknowledged records lost"} {
+		if !rows[want] {
+			t.Errorf("no %q among the summary's rows %v", want, rows)
+		}
+	}
+}

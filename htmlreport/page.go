@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -104,7 +105,9 @@ func buildRun(in RunPage) (*page, error) {
 		pg.Title = fmt.Sprintf("kbf: %d trials", len(in.Trials))
 	}
 	clients := map[string]bool{}
+	var reports []*report.Trial
 	for _, t := range in.Trials {
+		reports = append(reports, t.Report)
 		tm, err := buildTrial(t)
 		if err != nil {
 			return nil, err
@@ -112,6 +115,7 @@ func buildRun(in RunPage) (*page, error) {
 		pg.Trials = append(pg.Trials, *tm)
 		clients[tm.Client] = true
 	}
+	pg.Summary = summaryFigures(reports)
 	// Every partition of any trial gets a lane, in partition order, with
 	// the trials that probed it.
 	var parts []int32

@@ -82,14 +82,17 @@
     u.ctx.fillRect(l, u.bbox.top, r - l, u.bbox.height);
   }
 
-  function figuresTable(tm, ti) {
+  // figuresTable lays figures out as rows × columns; each cell keeps its
+  // key into report.json and its exact value. ti is the trial's index, or
+  // "summary".
+  function figuresTable(figs, ti, corner) {
     var rows = [], cols = [], cells = {};
-    tm.figures.forEach(function (f) {
+    figs.forEach(function (f) {
       if (rows.indexOf(f.row) < 0) rows.push(f.row);
       if (cols.indexOf(f.col) < 0) cols.push(f.col);
       cells[f.row + "\u0000" + f.col] = f;
     });
-    var head = el("tr", null, [el("th", { text: "partition" })].concat(cols.map(function (c) { return el("th", { text: c }); })));
+    var head = el("tr", null, [el("th", { text: corner })].concat(cols.map(function (c) { return el("th", { text: c }); })));
     var body = rows.map(function (r) {
       return el("tr", null, [el("th", { text: r })].concat(cols.map(function (c) {
         var f = cells[r + "\u0000" + c];
@@ -281,7 +284,7 @@
     sec.appendChild(el("summary", { cls: "trial-name", text: tm.name + (tm.client ? " — " + tm.client : "") }));
     sec.appendChild(el("p", { text: tm.heading }));
     if (tm.verdict) sec.appendChild(el("p", { cls: "verdict", text: tm.verdict }));
-    sec.appendChild(figuresTable(tm, ti));
+    sec.appendChild(figuresTable(tm.figures, ti, "partition"));
     var pl = phasesList(tm);
     if (pl) sec.appendChild(pl);
     sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events." }));
@@ -422,6 +425,8 @@
     }
     if (pg.kind === "run") {
       var group = syncGroup();
+      root.appendChild(el("h2", { text: "summary of " + pg.trials.length + " trials" }));
+      root.appendChild(figuresTable(pg.summary || [], "summary", "measure"));
       root.appendChild(el("h2", { text: "trials overlaid, time since each trial's fault" }));
       pg.overlay.forEach(function (ol) { overlayChart(pg, ol, group, root); });
       root.appendChild(el("h2", { text: "each trial" }));
