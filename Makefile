@@ -36,8 +36,8 @@ unit: vet
 	$(GO) test -race -count=1 ./...
 
 # The packages with integration tests (build tag integration). One cluster at a time:
-# they run one after another (-p 1).
-INTEGRATION_PKGS := ./compose/ ./cmd/kbf/
+# they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
+INTEGRATION_PKGS := ./compose/ ./cmd/kbf/ ./htmlreport/
 
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -18,6 +19,7 @@ type reportOptions struct {
 	format  string
 	faultAt string
 	window  time.Duration
+	html    bool
 }
 
 func newReportCmd(g *globals) *cobra.Command {
@@ -55,6 +57,7 @@ of several trials, a summary of ranges. It needs neither Docker nor Kafka.`,
 	}
 	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "text or json")
 	cmd.Flags().StringVar(&o.faultAt, "fault-at", "", "fault time (RFC 3339), overriding the recorded one")
+	cmd.Flags().BoolVar(&o.html, "html", false, "also write report.html, a page that opens offline: in the trial's directory, or one for the run in the run's")
 	cmd.Flags().DurationVar(&o.window, "window", 0, "how long after the fault a gap may begin and still be the fault's (default 1s)")
 	return cmd
 }
@@ -80,6 +83,11 @@ func reportPath(_ context.Context, w io.Writer, path string, o reportOptions) er
 			return err
 		}
 		analysed = append(analysed, tr)
+	}
+	if o.html {
+		if err := htmlreport.WriteFile(htmlreport.Dest(path, trials), trials, analysed); err != nil {
+			return err
+		}
 	}
 	if o.format == "json" {
 		return writeJSONReport(w, analysed)

@@ -1,0 +1,179 @@
+package htmlreport
+
+// This file is the only one that reads report.Trial: it turns the analysis
+// into the page model, and names, for each figure, where report.json holds
+// it. When the report's types change, this is the file to follow them.
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/kbf-project/kbf/report"
+)
+
+// analysis is what the page takes from a report.Trial, before the probe
+// CSV is read.
+type analysis struct {
+	model      trialModel
+	from, to   time.Time // the trial's span: the first and last time seen
+	stalls     map[int32]interval
+	partitions []int32
+}
+
+func fromReport(tr *report.Trial, client string) (*analysis, error) {
+	g := tr.Gaps
+	if g == nil || g.Sent == 0 || g.Start.IsZero() {
+		return nil, ErrNoMessages
+	}
+	a := &analysis{from: g.Start, to: g.End, stalls: map[int32]interval{}}
+	m := &a.model
+	m.Name = tr.Dir
+	if m.Name == "" {
+		m.Name = "probe"
+	}
+	m.Origin, m.OriginIs = g.Start, "first send"
+	if !tr.FaultAt.IsZero() {
+		m.Origin, m.OriginIs = tr.FaultAt, "fault"
+	}
+	since := func(t time.Time) float64 { return round(t.Sub(m.Origin).Seconds(), 1e6) }
+	m.Client = client
+	if meta := tr.Meta; meta != nil {
+		if m.Client == "" {
+			m.Client = meta.Probe.Client["client"]
+		}
+		m.Heading = fmt.Sprintf("%s: topic %s, acks=%s", meta.Kind, meta.Probe.Topic, meta.Probe.Acks)
+		if f := meta.Fault; f != nil {
+			m.Heading = fmt.Sprintf("%s of %s (node %d) at %s UTC; ", f.Kind, f.Broker, f.NodeID,
+				tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000")) + m.Heading
+		}
+		m.Notes = append(m.Notes, meta.Notes...)
+	}
+	m.Notes = append(m.Notes, tr.Notes...)
+
+	stalls := map[int32]int{}
+	for i, st := range tr.Stalls {
+		stalls[st.Partition] = i
+	}
+	for i, gp := range g.Partitions {
+		p := gp.Partition
+		a.partitions = append(a.partitions, p)
+		l := lane{Partition: p}
+		row := "p" + strconv.Itoa(int(p))
+		gk := fmt.Sprintf("gaps.partitions.%d.", i)
+		add := func(col, key string, v float64, unit string) {
+			m.Figures = append(m.Figures, figure{Row: row, Col: col, Key: key, Value: v, Unit: unit})
+		}
+		if j, ok := stalls[p]; ok {
+			st := tr.Stalls[j]
+			l.Role = st.Role
+			m.Figures = append(m.Figures, figure{Row: row, Col: "role", Key: fmt.Sprintf("stalls.%d.role", j), Text: st.Role})
+		}
+		if f := gp.Ack.Fault; f != nil {
+			l.Stall = &span{Start: since(f.Start), End: since(f.End), Open: f.Open}
+			add("ack stall", gk+"ack.fault.seconds", f.Duration().Seconds(), "s")
+			a.stalls[p] = interval{f.Start, f.End}
+		}
+		if f := gp.Receive.Fault; f != nil {
+			l.ReceiveStall = &span{Start: since(f.Start), End: since(f.End), Open: f.Open}
+			add("receive stall", gk+"receive.fault.seconds", f.Duration().Seconds(), "s")
+			iv, ok := a.stalls[p]
+			if !ok || f.Start.Before(iv.from) {
+				iv.from = f.Start
+			}
+			if !ok || f.End.After(iv.to) {
+				iv.to = f.End
+			}
+			a.stalls[p] = iv
+		}
+		if j, ok := stalls[p]; ok {
+			st := tr.Stalls[j]
+			prev := m.Origin.Add(st.Began)
+			for k, ph := range st.Phases {
+				l.Phases = append(l.Phases, phase{Name: ph.Name, Start: since(prev), End: since(ph.End),
+					Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why, Setting: ph.Setting})
+				add(ph.Name, fmt.Sprintf("stalls.%d.phases.%d.seconds", j, k), ph.Duration.Seconds(), "s")
+				prev = ph.End
+			}
+			if !st.FirstAck.IsZero() {
+				add("phases total", fmt.Sprintf("stalls.%d.total_seconds", j), st.Total.Seconds(), "s")
+			}
+		}
+		if f := gp.Ack.Longest; f != nil {
+			add("longest ack gap elsewhere", gk+"ack.longest.seconds", f.Duration().Seconds(), "s")
+		}
+		add("sent", gk+"sent", float64(gp.Sent), "")
+		add("failed", gk+"failed", float64(gp.Failed), "")
+		if in := tr.Integrity; in != nil {
+			for k, ip := range in.Partitions {
+				if ip.Partition != p {
+					continue
+				}
+				ik := fmt.Sprintf("integrity.Partitions.%d.", k)
+				add("lost", ik+"lost", float64(ip.Lost), "")
+				add("duplicated", ik+"duplicated", float64(ip.Duplicated), "")
+				add("reordered", ik+"reordered", float64(ip.Reordered), "")
+			}
+		}
+		m.Lanes = append(m.Lanes, l)
+	}
+	if in := tr.Integrity; in != nil {
+		m.Verdict = fmt.Sprintf("%d acknowledged records: %d lost, %d duplicated, %d reordered",
+			in.Acknowledged, in.Lost, in.Duplicated, in.Reordered)
+	}
+
+	if tl := tr.Timeline; tl != nil {
+		topic := ""
+		if tr.Meta != nil {
+			topic = tr.Meta.Probe.Topic
+		}
+		for _, e := range tl.Events {
+			// Partition events of other topics say nothing of the lanes.
+			if e.Topic != "" && topic != "" && e.Topic != topic {
+				continue
+			}
+			p := e.Partition
+			if e.Topic == "" {
+				p = -1
+			}
+			m.Events = append(m.Events, event{T: since(e.Time), Time: e.Time.UTC().Format("15:04:05.000"),
+				Node: e.Node, Kind: e.Kind.String(), Partition: p, Text: e.Summary(), Source: e.Source})
+		}
+	}
+	return a, nil
+}
+
+// summaryFigures are a run's ranges across its trials, as report.Summarize
+// puts them and `kbf report -o json` writes them under "summary".
+func summaryFigures(trials []*report.Trial) []figure {
+	s := report.Summarize(trials)
+	var out []figure
+	add := func(row, key string, r report.Range) {
+		if r.N == 0 {
+			return
+		}
+		out = append(out,
+			figure{Row: row, Col: "least", Key: "summary." + key + ".min_seconds", Value: r.Min.Seconds(), Unit: "s"},
+			figure{Row: row, Col: "greatest", Key: "summary." + key + ".max_seconds", Value: r.Max.Seconds(), Unit: "s"},
+			figure{Row: row, Col: "of", Key: "summary." + key + ".n", Value: float64(r.N)})
+	}
+	add("detection (fault → fence or shutdown granted)", "detect", s.Detect)
+	add("election + client (→ producer on new leader)", "elect_and_client", s.ElectAndClient)
+	add("ack gap, partitions the broker led", "leader_ack_gap", s.LeaderGap)
+	add("ack gap, other partitions", "other_ack_gap", s.FollowerGap)
+	add("ack gap, every partition", "ack_gap", s.AnyGap)
+	add("receive gap, every partition", "receive_gap", s.ReceiveGap)
+	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseFirstAck} {
+		if r := s.Phases[name]; r != nil {
+			add("phase "+name, "phases."+name, *r)
+		}
+	}
+	for _, c := range []struct {
+		row, key string
+		n        int
+	}{{"failed sends", "failed_sends", s.FailedSends}, {"acknowledged records lost", "lost", s.Lost},
+		{"duplicated", "duplicated", s.Duplicated}, {"reordered", "reordered", s.Reordered}} {
+		out = append(out, figure{Row: c.row, Col: "total", Key: "summary." + c.key, Value: float64(c.n)})
+	}
+	return out
+}

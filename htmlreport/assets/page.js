@@ -1,0 +1,495 @@
+// kbf report page: draws the embedded data (#kbf-data) with uPlot. It
+// decides nothing: every number it shows is in the data as the analysis
+// computed it. When done it writes what it drew into #kbf-result, so that a
+// test in a browser can check it.
+(function () {
+  "use strict";
+  var t0 = performance.now();
+  var result = { errors: [], lanes: [], figures: [], charts: 0 };
+  window.addEventListener("error", function (e) { result.errors.push(String(e.message)); publish(); });
+
+  var drawn = []; // the lanes, for the self-test
+  var COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"];
+  var PHASE_COLOURS = { "detect": "#fdd0a2", "elect": "#c6dbef", "client": "#c7e9c0", "first ack": "#dadaeb" };
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      for (var k in attrs) {
+        if (k === "text") e.textContent = attrs[k];
+        else if (k === "cls") e.className = attrs[k];
+        else e.setAttribute(k, attrs[k]);
+      }
+    }
+    (children || []).forEach(function (c) { if (c) e.appendChild(c); });
+    return e;
+  }
+
+  function fmtValue(v, unit) {
+    if (unit === "s") return v.toFixed(2) + " s";
+    if (unit === "ms") return v.toFixed(1) + " ms";
+    if (unit) return String(v) + " " + unit;
+    return String(v);
+  }
+
+  // clock formats a time given as seconds since an origin (Unix ms).
+  function clock(originMs, s) {
+    return new Date(originMs + s * 1000).toISOString().slice(11, 23);
+  }
+
+  function width(container) {
+    return Math.max(600, (container.clientWidth || document.body.clientWidth || 1200) - 20);
+  }
+
+  // Charts of one trial share the time axis: a zoom in one lane zooms them
+  // all.
+  function syncGroup() {
+    var charts = [], busy = false;
+    return {
+      add: function (u) { charts.push(u); },
+      hook: function (u, key) {
+        if (key !== "x" || busy) return;
+        busy = true;
+        var s = u.scales.x;
+        charts.forEach(function (o) { if (o !== u) o.setScale("x", { min: s.min, max: s.max }); });
+        busy = false;
+      },
+    };
+  }
+
+  // wheelZoom zooms the time axis around the cursor with the wheel, and
+  // pans it with the wheel while Shift is held.
+  function wheelZoom(u) {
+    u.over.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var s = u.scales.x, range = s.max - s.min;
+      if (e.shiftKey) {
+        var d = range * 0.1 * Math.sign(e.deltaY || e.deltaX);
+        u.setScale("x", { min: s.min + d, max: s.max + d });
+        return;
+      }
+      var at = u.posToVal(e.offsetX, "x");
+      var f = e.deltaY < 0 ? 0.8 : 1.25;
+      u.setScale("x", { min: at - (at - s.min) * f, max: at + (s.max - at) * f });
+    }, { passive: false });
+  }
+
+  function shade(u, from, to, fill) {
+    var x0 = u.valToPos(from, "x", true), x1 = u.valToPos(to, "x", true);
+    var l = Math.max(x0, u.bbox.left), r = Math.min(x1, u.bbox.left + u.bbox.width);
+    if (r <= l) return;
+    u.ctx.fillStyle = fill;
+    u.ctx.fillRect(l, u.bbox.top, r - l, u.bbox.height);
+  }
+
+  // figuresTable lays figures out as rows × columns; each cell keeps its
+  // key into report.json and its exact value. ti is the trial's index, or
+  // "summary".
+  function figuresTable(figs, ti, corner) {
+    var rows = [], cols = [], cells = {};
+    figs.forEach(function (f) {
+      if (rows.indexOf(f.row) < 0) rows.push(f.row);
+      if (cols.indexOf(f.col) < 0) cols.push(f.col);
+      cells[f.row + "\u0000" + f.col] = f;
+    });
+    var head = el("tr", null, [el("th", { text: corner })].concat(cols.map(function (c) { return el("th", { text: c }); })));
+    var body = rows.map(function (r) {
+      return el("tr", null, [el("th", { text: r })].concat(cols.map(function (c) {
+        var f = cells[r + "\u0000" + c];
+        if (!f) return el("td", { text: "–" });
+        var text = f.text !== undefined && f.text !== "" ? f.text : fmtValue(f.value, f.unit);
+        var attrs = { "data-key": f.key, "data-trial": String(ti), text: text, cls: "fig" };
+        if (!f.text) attrs["data-value"] = String(f.value);
+        result.figures.push({ trial: ti, key: f.key, value: f.text ? f.text : f.value, text: text });
+        return el("td", attrs);
+      })));
+    });
+    return el("table", { cls: "figures" }, [el("thead", null, [head]), el("tbody", null, body)]);
+  }
+
+  function laneEvents(tm, p) {
+    return (tm.events || []).filter(function (e) { return e.partition < 0 || e.partition === p; });
+  }
+
+  // laneChart draws one partition's messages: ack and receive latency
+  // against send time, the stalls shaded, the phases as labelled spans in a
+  // strip at the top and the timeline's events as hoverable markers.
+  function laneChart(tm, ti, ln, group, container) {
+    var info = el("div", { cls: "info", text: "hover a point for its message, a marker for its log line" });
+    var originMs = Date.parse(tm.origin.replace(/(\.\d{3})\d+/, "$1"));
+    var pts = ln.points;
+    var clamp = function (v) { return v === null ? null : Math.max(v, 0.001); };
+    var data = [pts.x, pts.recv_ms.map(clamp), pts.ack_ms.map(clamp)];
+    var events = laneEvents(tm, ln.partition);
+    var markers = [];
+    var opts = {
+      width: width(container), height: 240,
+      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+      legend: { show: true },
+      cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 7 } },
+      series: [
+        { label: "s since " + tm.origin_is, value: function (u, v) { return v == null ? "" : v.toFixed(3); } },
+        // Receive latency first, so that the ack latency is drawn over it.
+        { label: "receive latency (ms)", stroke: "#f5a35c", paths: function () { return null; }, points: { show: true, size: 3, stroke: "#f5a35c", fill: "#f5a35c" } },
+        { label: "ack latency (ms)", stroke: COLOURS[0], paths: function () { return null; }, points: { show: true, size: 3, stroke: COLOURS[0], fill: COLOURS[0] } },
+      ],
+      axes: [
+        { label: "seconds since the " + tm.origin_is },
+        { label: "latency (ms, log)", size: 60 },
+      ],
+      hooks: {
+        drawClear: [function (u) {
+          if (ln.receive_stall) shade(u, ln.receive_stall.start, ln.receive_stall.end, "rgba(255,127,14,0.10)");
+          if (ln.stall) shade(u, ln.stall.start, ln.stall.end, "rgba(214,39,40,0.12)");
+        }],
+        draw: [function (u) {
+          var ctx = u.ctx, top = u.bbox.top, h = 16 * devicePixelRatio;
+          (ln.phases || []).forEach(function (ph) {
+            var x0 = u.valToPos(ph.start, "x", true), x1 = u.valToPos(ph.end, "x", true);
+            var l = Math.max(x0, u.bbox.left), r = Math.min(x1, u.bbox.left + u.bbox.width);
+            if (r <= l) return;
+            // Translucent: the stall's largest latencies are drawn under
+            // the strip.
+            ctx.globalAlpha = 0.7;
+            ctx.fillStyle = PHASE_COLOURS[ph.name] || "#eeeeee";
+            ctx.fillRect(l, top, Math.max(r - l, 1), h);
+            ctx.globalAlpha = 1;
+            ctx.strokeStyle = "#555";
+            ctx.strokeRect(l, top, Math.max(r - l, 1), h);
+            var label = ph.name + " " + (ph.end - ph.start).toFixed(2) + " s";
+            ctx.font = (11 * devicePixelRatio) + "px sans-serif";
+            ctx.textAlign = "left";
+            ctx.textBaseline = "alphabetic";
+            ctx.fillStyle = "#222";
+            if (ctx.measureText(label).width < r - l - 4) ctx.fillText(label, l + 3, top + h - 4 * devicePixelRatio);
+            else if (ctx.measureText(ph.name).width < r - l - 4) ctx.fillText(ph.name, l + 3, top + h - 4 * devicePixelRatio);
+          });
+          ctx.save();
+          ctx.setLineDash([4, 3]);
+          ctx.strokeStyle = "rgba(60,60,60,0.7)";
+          events.forEach(function (e) {
+            var x = u.valToPos(e.t, "x", true);
+            if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+            ctx.beginPath(); ctx.moveTo(x, top + h); ctx.lineTo(x, top + u.bbox.height); ctx.stroke();
+          });
+          ctx.restore();
+          // The markers are elements over the plot, so that they can be
+          // hovered; they are laid out again after every zoom.
+          markers.forEach(function (m) { m.remove(); });
+          markers = [];
+          events.forEach(function (e) {
+            var x = u.valToPos(e.t, "x");
+            if (x < 0 || x > u.over.clientWidth) return;
+            var m = el("div", { cls: "marker", title: e.time + " " + e.node + " " + e.kind + ": " + e.text + (e.source ? " [" + e.source + "]" : "") });
+            m.style.left = (x - 4) + "px";
+            m.addEventListener("mouseenter", function () {
+              info.textContent = e.time + " (" + e.t.toFixed(3) + " s) " + e.node + " " + e.kind + ": " + e.text + (e.source ? "  [" + e.source + "]" : "");
+            });
+            u.over.appendChild(m);
+            markers.push(m);
+          });
+        }],
+        setCursor: [function (u) {
+          var i = u.cursor.idx;
+          if (i == null) return;
+          var s = pts.x[i], a = pts.ack_ms[i], r = pts.recv_ms[i];
+          var text = "p" + ln.partition + " seq " + pts.seq[i] + (pts.offset[i] >= 0 ? " offset " + pts.offset[i] : " (no offset)") +
+            "; sent " + clock(originMs, s) + " (" + s.toFixed(3) + " s)" +
+            (a !== null ? "; acked " + clock(originMs, s + a / 1000) + " (+" + a.toFixed(3) + " ms)" : "; never acked") +
+            (r !== null ? "; received " + clock(originMs, s + r / 1000) + " (+" + r.toFixed(3) + " ms)" : "; never received");
+          info.textContent = text;
+        }],
+        setScale: [function (u, key) { group.hook(u, key); }],
+      },
+    };
+    var holder = el("div", { cls: "chart" });
+    var div = el("div", { cls: "lane", "data-trial": String(ti), "data-partition": String(ln.partition), "data-points": String(pts.x.length) }, [
+      el("h3", { text: "p" + ln.partition + (ln.role ? " (" + ln.role + ")" : "") + " — " + pts.x.length + " of " + ln.messages + " messages drawn" }),
+      holder, info,
+    ]);
+    container.appendChild(div);
+    var u = new uPlot(opts, data, holder);
+    wheelZoom(u);
+    group.add(u);
+    result.charts++;
+    drawn.push({ u: u, info: info, ln: ln, markers: function () { return markers; } });
+    var entry = { trial: ti, partition: ln.partition, points: pts.x.length };
+    result.lanes.push(entry);
+    // uPlot sizes and draws its canvas in a microtask; this one runs after.
+    queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
+    return u;
+  }
+
+  // inked counts the drawn pixels on a grid over the canvas: proof that the
+  // chart drew something, for the browser test.
+  function inked(ctx) {
+    var c = ctx.canvas, n = 0;
+    if (!c.width || !c.height) return 0;
+    var d = ctx.getImageData(0, 0, c.width, c.height).data;
+    for (var i = 3; i < d.length; i += 4 * 7) if (d[i] > 0) n++;
+    return n;
+  }
+
+  function replicaChart(tm, rs, group, container) {
+    var tables = rs.series.map(function (s) { return [s.t, s.offset]; });
+    var data = uPlot.join(tables);
+    var series = [{ label: "s since " + tm.origin_is }].concat(rs.series.map(function (s, i) {
+      var c = s.label === "HW" ? "#000" : COLOURS[(i + 2) % COLOURS.length];
+      return { label: s.label, stroke: c, width: s.label === "HW" ? 2 : 1, spanGaps: true };
+    }));
+    var holder = el("div", { cls: "chart" });
+    container.appendChild(el("div", { cls: "replicas", "data-partition": String(rs.partition) }, [
+      el("h3", { text: "p" + rs.partition + ": each replica's log end offset, and the high watermark" }), holder]));
+    var u = new uPlot({
+      width: width(container), height: 200, scales: { x: { time: false } }, series: series,
+      axes: [{ label: "seconds since the " + tm.origin_is }, { label: "offset", size: 60 }],
+      cursor: { drag: { x: true, y: false, setScale: true } },
+      hooks: { setScale: [function (u, key) { group.hook(u, key); }] },
+    }, data, holder);
+    wheelZoom(u);
+    group.add(u);
+    result.charts++;
+  }
+
+  function eventsTable(tm) {
+    var rows = (tm.events || []).map(function (e) {
+      return el("tr", null, [el("td", { text: e.time }), el("td", { text: e.t.toFixed(3) }), el("td", { text: e.node }),
+        el("td", { text: e.kind }), el("td", { text: e.text }), el("td", { cls: "src", text: e.source || "" })]);
+    });
+    var head = el("tr", null, ["time (UTC)", "s", "node", "kind", "what", "where"].map(function (h) { return el("th", { text: h }); }));
+    return el("details", null, [el("summary", { text: "timeline: " + rows.length + " events" }),
+      el("table", { cls: "events" }, [el("thead", null, [head]), el("tbody", null, rows)])]);
+  }
+
+  function phasesList(tm) {
+    var items = [];
+    tm.lanes.forEach(function (ln) {
+      (ln.phases || []).forEach(function (ph) {
+        var t = "p" + ln.partition + " " + ph.name + " " + (ph.end - ph.start).toFixed(2) + " s";
+        if (ph.evidence) t += ": " + ph.evidence;
+        if (ph.source) t += " [" + ph.source + "]";
+        var li = el("li", { text: t });
+        if (ph.why) li.appendChild(el("div", { cls: "why", text: "why: " + ph.why }));
+        if (ph.setting) li.appendChild(el("div", { cls: "why", text: "shorten: " + ph.setting }));
+        items.push(li);
+      });
+    });
+    if (!items.length) return null;
+    return el("details", null, [el("summary", { text: "the stalls' phases, explained" }), el("ul", { cls: "phases" }, items)]);
+  }
+
+  function renderTrial(tm, ti, root, open) {
+    var sec = el("details", { cls: "trial", "data-trial": String(ti) });
+    if (open) sec.setAttribute("open", "");
+    sec.appendChild(el("summary", { cls: "trial-name", text: tm.name + (tm.client ? " — " + tm.client : "") }));
+    sec.appendChild(el("p", { text: tm.heading }));
+    if (tm.verdict) sec.appendChild(el("p", { cls: "verdict", text: tm.verdict }));
+    sec.appendChild(figuresTable(tm.figures, ti, "partition"));
+    var pl = phasesList(tm);
+    if (pl) sec.appendChild(pl);
+    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events." }));
+    root.appendChild(sec);
+    var group = syncGroup();
+    tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
+    (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
+    sec.appendChild(eventsTable(tm));
+    (tm.notes || []).forEach(function (n) { sec.appendChild(el("p", { cls: "note", text: "note: " + n })); });
+  }
+
+  // overlayChart draws one partition's ack latency for every trial of a
+  // run on time since each trial's fault.
+  function overlayChart(pg, ol, group, root) {
+    var tables = ol.series.map(function (s) {
+      var ln = pg.trials[s.trial].lanes.filter(function (l) { return l.partition === ol.partition; })[0];
+      return [ln.points.x, ln.points.ack_ms.map(function (v) { return v === null ? null : Math.max(v, 0.001); })];
+    });
+    var data = uPlot.join(tables);
+    var series = [{ label: "s since the fault" }].concat(ol.series.map(function (s, i) {
+      var c = COLOURS[i % COLOURS.length];
+      return { label: s.label, stroke: c, paths: function () { return null; }, points: { show: true, size: 3, stroke: c, fill: c } };
+    }));
+    var holder = el("div", { cls: "chart" });
+    root.appendChild(el("div", { cls: "overlay", "data-partition": String(ol.partition) }, [
+      el("h3", { text: "p" + ol.partition + ": ack latency, " + ol.series.length + " trials overlaid" }), holder]));
+    var u = new uPlot({
+      width: width(root), height: 240,
+      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+      series: series,
+      axes: [{ label: "seconds since the fault" }, { label: "ack latency (ms, log)", size: 60 }],
+      cursor: { drag: { x: true, y: false, setScale: true } },
+      hooks: {
+        drawClear: [function (u) {
+          ol.series.forEach(function (s, i) {
+            if (s.stall) shade(u, s.stall.start, s.stall.end, "rgba(214,39,40,0.06)");
+          });
+        }],
+        setScale: [function (u, key) { group.hook(u, key); }],
+      },
+    }, data, holder);
+    wheelZoom(u);
+    group.add(u);
+    result.charts++;
+  }
+
+  // distributionChart draws one metric across scenarios: every trial a
+  // point, the median a bar, the interval a whisker.
+  function distributionChart(d, root, title, xs, names) {
+    var n = 0;
+    d.scenarios.forEach(function (s) { n = Math.max(n, s.values.length); });
+    var x = xs || d.scenarios.map(function (_, i) { return i; });
+    var data = [x, d.scenarios.map(function (s) { return s.median; })];
+    var series = [{ label: xs ? title : "scenario", value: function (u, v) { return names ? (names[v] || "") : v; } },
+      { label: "median", stroke: "#000", width: 2, paths: xs ? undefined : function () { return null; }, points: { show: true, size: 9, stroke: "#000", fill: "#fff" } }];
+    for (var j = 0; j < n; j++) {
+      data.push(d.scenarios.map(function (s) { return j < s.values.length ? s.values[j] : null; }));
+      // Across scenarios the trials are drawn side by side by the hook
+      // below, so that equal values do not hide each other; the series
+      // stay for the legend and the cursor.
+      series.push({ label: "trial " + (j + 1), stroke: COLOURS[j % COLOURS.length], paths: function () { return null; }, points: { show: !!xs, size: 5, stroke: COLOURS[j % COLOURS.length], fill: COLOURS[j % COLOURS.length] } });
+    }
+    var holder = el("div", { cls: "chart" });
+    root.appendChild(el("div", { cls: xs ? "sweep" : "distribution", "data-metric": d.metric }, [el("h3", { text: title }), holder]));
+    var xAxis = { label: xs ? d.sweep : "scenario" };
+    var xScale = { time: false };
+    if (!xs) {
+      xScale.range = function () { return [-0.5, d.scenarios.length - 0.5]; };
+      xAxis.splits = function () { return x; };
+      xAxis.values = function (u, splits) { return splits.map(function (i) { return names[i] || ""; }); };
+    }
+    var u = new uPlot({
+      width: width(root), height: 260, scales: { x: xScale }, series: series,
+      axes: [xAxis, { label: d.metric + (d.unit ? " (" + d.unit + ")" : ""), size: 60 }],
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx;
+          ctx.save();
+          ctx.strokeStyle = "#000";
+          ctx.lineWidth = 1.5 * devicePixelRatio;
+          d.scenarios.forEach(function (s, i) {
+            var cx = u.valToPos(x[i], "x", true), lo = u.valToPos(s.low, "y", true), hi = u.valToPos(s.high, "y", true);
+            var w = 6 * devicePixelRatio;
+            ctx.beginPath();
+            ctx.moveTo(cx, lo); ctx.lineTo(cx, hi);
+            ctx.moveTo(cx - w, lo); ctx.lineTo(cx + w, lo);
+            ctx.moveTo(cx - w, hi); ctx.lineTo(cx + w, hi);
+            ctx.stroke();
+            if (xs) return;
+            s.values.forEach(function (v, j) {
+              var px = cx + (12 + 6 * j) * devicePixelRatio;
+              ctx.fillStyle = COLOURS[j % COLOURS.length];
+              ctx.beginPath();
+              ctx.arc(px, u.valToPos(v, "y", true), 2.5 * devicePixelRatio, 0, 2 * Math.PI);
+              ctx.fill();
+            });
+          });
+          ctx.restore();
+        }],
+      },
+    }, data, holder);
+    result.charts++;
+    return u;
+  }
+
+  function benchTable(b) {
+    var head = el("tr", null, ["metric", "scenario", "trials", "median", "interval"].map(function (h) { return el("th", { text: h }); }));
+    var rows = [];
+    b.distributions.forEach(function (d) {
+      d.scenarios.forEach(function (s) {
+        var key = "bench." + d.metric + "." + s.scenario;
+        result.figures.push({ key: key + ".median", value: s.median, text: fmtValue(s.median, d.unit) });
+        rows.push(el("tr", null, [el("td", { text: d.metric }), el("td", { text: s.scenario }), el("td", { text: String(s.values.length) }),
+          el("td", { cls: "fig", "data-key": key + ".median", "data-value": String(s.median), text: fmtValue(s.median, d.unit) }),
+          el("td", { text: fmtValue(s.low, d.unit) + " – " + fmtValue(s.high, d.unit) })]));
+      });
+    });
+    return el("table", { cls: "figures" }, [el("thead", null, [head]), el("tbody", null, rows)]);
+  }
+
+  function main() {
+    var pg = JSON.parse(document.getElementById("kbf-data").textContent);
+    var root = document.getElementById("kbf-page");
+    root.textContent = "";
+    result.kind = pg.kind;
+    if (pg.kind === "bench") {
+      var b = pg.bench;
+      root.appendChild(benchTable(b));
+      b.distributions.forEach(function (d) {
+        distributionChart(d, root, d.metric + (d.unit ? " (" + d.unit + ")" : "") + ": every trial a point, the median a ring, the interval a whisker",
+          null, d.scenarios.map(function (s) { return s.scenario; }));
+      });
+      (b.sweeps || []).forEach(function (s) {
+        distributionChart({ metric: s.metric, unit: s.unit, sweep: s.sweep, scenarios: s.points }, root,
+          s.metric + " against " + s.sweep, s.points.map(function (p) { return p.x; }), null);
+      });
+      return;
+    }
+    if (pg.kind === "run") {
+      var group = syncGroup();
+      root.appendChild(el("h2", { text: "summary of " + pg.trials.length + " trials" }));
+      root.appendChild(figuresTable(pg.summary || [], "summary", "measure"));
+      root.appendChild(el("h2", { text: "trials overlaid, time since each trial's fault" }));
+      pg.overlay.forEach(function (ol) { overlayChart(pg, ol, group, root); });
+      root.appendChild(el("h2", { text: "each trial" }));
+    }
+    pg.trials.forEach(function (tm, i) { renderTrial(tm, i, root, pg.kind === "trial" || i === 0); });
+  }
+
+  // selfTest hovers, in every lane, the first point of the stall (or the
+  // first point) and the first marker, and reports what the lane showed:
+  // the page's hover, checked by the browser test (open the page with
+  // #selftest).
+  function selfTest() {
+    result.hover = drawn.map(function (d) {
+      var pts = d.ln.points, i = 0;
+      if (d.ln.stall) {
+        for (i = 0; i < pts.x.length - 1 && pts.x[i] < d.ln.stall.start; i++);
+      }
+      var y = pts.ack_ms[i] !== null ? pts.ack_ms[i] : pts.recv_ms[i];
+      d.u.setCursor({ left: d.u.valToPos(pts.x[i], "x"), top: d.u.valToPos(Math.max(y || 1, 0.001), "y") });
+      var point = d.info.textContent, marker = "";
+      var ms = d.markers();
+      if (ms.length) {
+        ms[0].dispatchEvent(new MouseEvent("mouseenter"));
+        marker = d.info.textContent;
+      }
+      return { partition: d.ln.partition, point: point, marker: marker };
+    });
+    // Zoom the first lane into its stall: the trial's other lanes follow.
+    var first = drawn[0];
+    if (first) {
+      var ln = first.ln, from = ln.stall ? ln.stall.start : ln.points.x[0], to = ln.stall ? ln.stall.end : ln.points.x[ln.points.x.length - 1];
+      first.u.setScale("x", { min: from, max: to });
+      // uPlot applies a new scale in a microtask, and the other lanes
+      // follow in theirs: read the axes once those have run.
+      setTimeout(function () {
+        result.zoom = { min: from, max: to, lanes: drawn.map(function (d) { return [d.u.scales.x.min, d.u.scales.x.max]; }) };
+        publish();
+      }, 0);
+    }
+  }
+
+  function publish() {
+    // The time to build the page and its charts, the first time; the
+    // checks after it are the test's, not the page's.
+    if (result.render_ms === undefined) result.render_ms = Math.round(performance.now() - t0);
+    var out = document.getElementById("kbf-result");
+    if (!out) {
+      out = el("pre", { id: "kbf-result", hidden: "" });
+      document.body.appendChild(out);
+    }
+    out.textContent = JSON.stringify(result);
+    document.body.setAttribute("data-kbf-rendered", result.errors.length ? "error" : "ok");
+  }
+
+  try { main(); } catch (e) { result.errors.push(String((e && e.stack) || e)); }
+  publish();
+  // Once more after uPlot's microtasks have drawn the charts.
+  queueMicrotask(function () {
+    queueMicrotask(function () {
+      if (location.hash === "#selftest") {
+        try { selfTest(); } catch (e) { result.errors.push("self-test: " + String((e && e.stack) || e)); }
+      }
+      publish();
+    });
+  });
+})();

@@ -1,0 +1,380 @@
+//go:build integration
+
+// The browser test opens report.html in headless Chromium (Debian's
+// chromium package; .ci/run installs it) with the network cut off, and
+// checks what the page drew against report.json. It needs no Docker: the
+// pages are built from the recorded trials.
+//
+//	go test -tags integration ./htmlreport/ -run Integration -v -artifacts
+
+package htmlreport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// browserResult is what the page's script writes into #kbf-result.
+type browserResult struct {
+	Errors []string `json:"errors"`
+	Kind   string   `json:"kind"`
+	Charts int      `json:"charts"`
+	Lanes  []struct {
+		Trial     int   `json:"trial"`
+		Partition int32 `json:"partition"`
+		Points    int   `json:"points"`
+		Canvas    int   `json:"canvas"`
+		Inked     int   `json:"inked"`
+	} `json:"lanes"`
+	RenderMs int `json:"render_ms"`
+	// Hover is what each lane showed when the self-test hovered a point
+	// and a marker.
+	Hover []struct {
+		Partition int32  `json:"partition"`
+		Point     string `json:"point"`
+		Marker    string `json:"marker"`
+	} `json:"hover"`
+	// Zoom is the time axis of every lane after the self-test zoomed the
+	// first into [Min, Max].
+	Zoom struct {
+		Min, Max float64
+		Lanes    [][2]float64
+	} `json:"zoom"`
+}
+
+// browser runs headless Chromium on pages with the network cut off: in a
+// network namespace of its own where one can be made (root), and always
+// with every host name unresolvable and a proxy that does not answer.
+type browser struct {
+	bin    string
+	unnet  bool
+	prefix []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	var bin string
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium on PATH: .ci/run installs Debian's chromium package")
+		}
+		t.Skip("no chromium on PATH (apt-get install chromium)")
+	}
+	b := &browser{bin: bin}
+	if p, err := exec.LookPath("unshare"); err == nil && exec.Command(p, "--net", "true").Run() == nil {
+		b.unnet = true
+		b.prefix = []string{p, "--net"}
+	}
+	t.Logf("browser %s, own network namespace: %v", bin, b.unnet)
+	return b
+}
+
+// run runs the browser on the page at url with args, and returns its
+// standard output.
+func (b *browser) run(t *testing.T, url string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	argv := append([]string{}, b.prefix...)
+	argv = append(argv, b.bin, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
+		"--disable-background-networking", "--disable-extensions", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND",
+		"--window-size=1400,2400", "--virtual-time-budget=10000")
+	argv = append(argv, args...)
+	argv = append(argv, url)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", b.bin, err, errOut.Bytes())
+	}
+	return out.Bytes()
+}
+
+var (
+	resultRE = regexp.MustCompile(`(?s)<pre id="kbf-result"[^>]*>(.*?)</pre>`)
+	figureRE = regexp.MustCompile(`<td ([^>]*class="fig"[^>]*)>([^<]*)</td>`)
+	attrRE   = regexp.MustCompile(`([a-z-]+)="([^"]*)"`)
+	laneRE   = regexp.MustCompile(`<div class="lane" data-trial="(\d+)" data-partition="(\d+)"`)
+)
+
+// open loads page, checks that its script ran without an error, saves a
+// screenshot among the test's artifacts, and returns the DOM the script
+// left and what it reported.
+func (b *browser) open(t *testing.T, page, shot string) (string, browserResult) {
+	t.Helper()
+	start := time.Now()
+	dom := string(b.run(t, "file://"+page+"#selftest", "--dump-dom"))
+	wall := time.Since(start)
+	m := resultRE.FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page's script left no #kbf-result: it did not run to the end\n%.2000s", dom)
+	}
+	var res browserResult
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &res); err != nil {
+		t.Fatalf("#kbf-result: %v", err)
+	}
+	if len(res.Errors) > 0 {
+		t.Errorf("script errors: %q", res.Errors)
+	}
+	if !strings.Contains(dom, `data-kbf-rendered="ok"`) {
+		t.Error(`the page did not mark itself rendered ok (body data-kbf-rendered)`)
+	}
+	dst := filepath.Join(t.ArtifactDir(), shot)
+	b.run(t, "file://"+page, "--screenshot="+dst)
+	if st, err := os.Stat(dst); err != nil || st.Size() == 0 {
+		t.Errorf("no screenshot at %s: %v", dst, err)
+	}
+	size := 0
+	if st, err := os.Stat(page); err == nil {
+		size = int(st.Size())
+	}
+	t.Logf("%s: %d bytes, drawn in %d ms by the script (browser run %v); screenshot %s", filepath.Base(page), size, res.RenderMs, wall.Round(time.Millisecond), dst)
+	return dom, res
+}
+
+// figureCells returns the figure cells of the DOM: key, trial, the exact
+// value when the cell is a number, and the text shown.
+func figureCells(dom string) []map[string]string {
+	var cells []map[string]string
+	for _, m := range figureRE.FindAllStringSubmatch(dom, -1) {
+		c := map[string]string{"text": html.UnescapeString(m[2])}
+		for _, a := range attrRE.FindAllStringSubmatch(m[1], -1) {
+			c[a[1]] = html.UnescapeString(a[2])
+		}
+		cells = append(cells, c)
+	}
+	return cells
+}
+
+// checkFigures checks that every figure cell of table ti (a trial's index,
+// or "summary") shows the value the report document holds at its key, and
+// that there are as many as the model has.
+func checkFigures(t *testing.T, cells []map[string]string, ti string, doc any, want int) {
+	t.Helper()
+	n := 0
+	for _, c := range cells {
+		if c["data-trial"] != ti {
+			continue
+		}
+		n++
+		v, isNumber := c["data-value"]
+		if !isNumber {
+			v = c["text"]
+		}
+		if err := sameFigure(doc, c["data-key"], v); err != nil {
+			t.Errorf("table %s: %v", ti, err)
+			continue
+		}
+		if isNumber {
+			// The text is the value rounded for reading.
+			exact, _ := strconv.ParseFloat(v, 64)
+			shown, err := strconv.ParseFloat(strings.TrimSuffix(c["text"], " s"), 64)
+			if err != nil || math.Abs(shown-exact) > 0.005+1e-9 {
+				t.Errorf("table %s %s: shows %q for %v", ti, c["data-key"], c["text"], exact)
+			}
+		}
+	}
+	if n != want {
+		t.Errorf("table %s: %d figure cells on the page, the model has %d", ti, n, want)
+	}
+}
+
+var hoverRE = regexp.MustCompile(`^p(\d+) seq (\d+) offset (\d+); sent (\d\d:\d\d:\d\d\.\d{3}) `)
+
+// checkHover checks what the self-test's hovering showed in each lane: a
+// message of the lane's, with its offset, and a timeline event with its log
+// line and where it was read.
+func checkHover(t *testing.T, res browserResult, tm *trialModel) {
+	t.Helper()
+	if len(res.Hover) != len(tm.Lanes) {
+		t.Fatalf("the self-test hovered %d lanes, want %d", len(res.Hover), len(tm.Lanes))
+	}
+	origin := tm.Origin
+	for i, h := range res.Hover {
+		l := tm.Lanes[i]
+		m := hoverRE.FindStringSubmatch(h.Point)
+		if m == nil {
+			t.Errorf("p%d: hovering a point showed %q, not a message", l.Partition, h.Point)
+		} else {
+			seq, _ := strconv.ParseInt(m[2], 10, 64)
+			off, _ := strconv.ParseInt(m[3], 10, 64)
+			j := slices.Index(l.Points.Seq, seq)
+			switch {
+			case m[1] != strconv.Itoa(int(l.Partition)):
+				t.Errorf("lane p%d showed a message of p%s", l.Partition, m[1])
+			case j < 0:
+				t.Errorf("p%d: showed seq %d, not a point of the lane", l.Partition, seq)
+			case l.Points.Offset[j] != off:
+				t.Errorf("p%d seq %d: showed offset %d, the probe CSV says %d", l.Partition, seq, off, l.Points.Offset[j])
+			default:
+				sent := origin.Add(time.Duration(l.Points.X[j] * float64(time.Second)))
+				if want := sent.UTC().Format("15:04:05.000"); m[4] != want && sent.Add(-time.Millisecond).UTC().Format("15:04:05.000") != m[4] {
+					t.Errorf("p%d seq %d: showed sent %s, want %s", l.Partition, seq, m[4], want)
+				}
+			}
+		}
+		if z := res.Zoom; i >= len(z.Lanes) || z.Lanes[i] != [2]float64{z.Min, z.Max} {
+			t.Errorf("p%d: lane 0 zoomed to [%v, %v], this lane's axis did not follow: %v", l.Partition, z.Min, z.Max, z.Lanes)
+		}
+		found := false
+		for _, e := range tm.Events {
+			if (e.Partition < 0 || e.Partition == l.Partition) && strings.Contains(h.Marker, e.Text) && strings.HasSuffix(h.Marker, "["+e.Source+"]") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("p%d: hovering a marker showed %q, not an event's log line and source", l.Partition, h.Marker)
+		}
+	}
+}
+
+// writeTrialFiles writes report.json and report.html into the trial's
+// directory, as kbf run and kbf report --html do, and returns the page's
+// absolute path and the report decoded.
+func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (string, any) {
+	t.Helper()
+	var js bytes.Buffer
+	if err := report.WriteJSON(&js, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trial.Path(results.ReportJSON), js.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := decodeJSON(js.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := Dest(trial.Dir, []results.Trial{trial})
+	if err := WriteFile(dst, []results.Trial{trial}, []*report.Trial{tr}); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs, doc
+}
+
+func TestIntegrationBrowser(t *testing.T) {
+	b := newBrowser(t)
+	for _, name := range []string{"sigkill", "sigterm"} {
+		t.Run(name, func(t *testing.T) {
+			trial, tr := unpackTrial(t, name)
+			page, doc := writeTrialFiles(t, trial, tr)
+			tm, err := buildTrial(trialPage(t, trial, tr))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dom, res := b.open(t, page, name+".png")
+
+			// A lane per partition of report.json, each drawn.
+			parts, err := lookup(doc, "gaps.partitions")
+			if err != nil {
+				t.Fatal(err)
+			}
+			lanes := laneRE.FindAllStringSubmatch(dom, -1)
+			if len(lanes) != len(parts.([]any)) || len(res.Lanes) != len(lanes) {
+				t.Fatalf("%d lanes in the DOM, %d reported, report.json has %d partitions", len(lanes), len(res.Lanes), len(parts.([]any)))
+			}
+			for i, p := range parts.([]any) {
+				want := fmt.Sprint(p.(map[string]any)["partition"])
+				if lanes[i][2] != want {
+					t.Errorf("lane %d is p%s, report.json's partition %d is p%s", i, lanes[i][2], i, want)
+				}
+				if l := res.Lanes[i]; l.Canvas == 0 || l.Inked == 0 || l.Points != len(tm.Lanes[i].Points.X) {
+					t.Errorf("lane p%s: canvas %d px wide, %d pixels drawn, %d points of %d", want, l.Canvas, l.Inked, l.Points, len(tm.Lanes[i].Points.X))
+				}
+			}
+			checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
+			checkHover(t, res, tm)
+		})
+	}
+
+	t.Run("run", func(t *testing.T) {
+		// The two recorded trials as one run of two, overlaid.
+		dir := t.TempDir()
+		var trials []results.Trial
+		var analysed []*report.Trial
+		var docs []any
+		for i, name := range []string{"sigkill", "sigterm"} {
+			trial, tr := unpackTrial(t, name)
+			dst := filepath.Join(dir, results.TrialDir(i+1))
+			if err := os.Rename(trial.Dir, dst); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(dir)
+			found, err := results.Find(results.TrialDir(i + 1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err = report.Analyze(found[0], report.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			trials, analysed = append(trials, found[0]), append(analysed, tr)
+			docs = append(docs, reportJSON(t, tr))
+		}
+		page := filepath.Join(dir, FileName)
+		if err := WriteFile(page, trials, analysed); err != nil {
+			t.Fatal(err)
+		}
+		dom, res := b.open(t, page, "run.png")
+		if want := 2*3 + 3; res.Charts != want {
+			t.Errorf("%d charts, want %d: three overlays and each trial's three lanes", res.Charts, want)
+		}
+		if n := strings.Count(dom, `<div class="overlay"`); n != 3 {
+			t.Errorf("%d overlay lanes, want one per partition, 3", n)
+		}
+		cells := figureCells(dom)
+		checkFigures(t, cells, "summary", summaryJSON(t, analysed), len(summaryFigures(analysed)))
+		for i, tr := range analysed {
+			a, err := fromReport(tr, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkFigures(t, cells, strconv.Itoa(i), docs[i], len(a.model.Figures))
+		}
+	})
+
+	t.Run("bench", func(t *testing.T) {
+		page := filepath.Join(t.TempDir(), FileName)
+		f, err := os.Create(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteBench(f, syntheticBench(4, 3)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		dom, res := b.open(t, page, "bench.png")
+		if res.Kind != "bench" || res.Charts != 3 {
+			t.Errorf("kind %q with %d charts, want bench with 3: two metrics and a sweep", res.Kind, res.Charts)
+		}
+		if n := len(figureCells(dom)); n != 2*4 {
+			t.Errorf("%d median cells, want 8", n)
+		}
+	})
+}

@@ -1,0 +1,58 @@
+package htmlreport
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// FileName is the page's name in a trial's or a run's directory.
+const FileName = "report.html"
+
+// WriteFile writes the page of the trials found at one path (results.Find)
+// and analysed (report.Analyze, in the same order) to dst, atomically: a
+// trial's page for one trial, a run's page for several. It opens each
+// trial's probe CSV itself.
+func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) error {
+	if len(trials) != len(analysed) {
+		return fmt.Errorf("write %s: %d trials, %d analyses", dst, len(trials), len(analysed))
+	}
+	var pages []TrialPage
+	for i, t := range trials {
+		f, err := os.Open(t.Probe)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", dst, err)
+		}
+		defer f.Close()
+		pages = append(pages, TrialPage{Report: analysed[i], Probe: f, ProbeName: t.Probe})
+	}
+	err := results.WriteFileAtomic(dst, func(w io.Writer) error {
+		if len(pages) == 1 {
+			return WriteTrial(w, pages[0])
+		}
+		return WriteRun(w, RunPage{Trials: pages})
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", dst, err)
+	}
+	return nil
+}
+
+// Dest is where `kbf report --html PATH` writes the page of the trials found
+// at path: report.html in the trial's directory, or in the run's for
+// several trials; beside a bare probe CSV, the CSV's name with .html.
+func Dest(path string, trials []results.Trial) string {
+	if len(trials) == 1 {
+		t := trials[0]
+		if t.Dir == "" {
+			return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".html"
+		}
+		return t.Path(FileName)
+	}
+	return filepath.Join(path, FileName)
+}
