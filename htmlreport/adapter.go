@@ -66,8 +66,8 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 		}
 		if j, ok := stalls[p]; ok {
 			st := tr.Stalls[j]
-			l.Role = st.Role
-			m.Figures = append(m.Figures, figure{Row: row, Col: "role", Key: fmt.Sprintf("stalls.%d.role", j), Text: st.Role})
+			l.Role = string(st.Role)
+			m.Figures = append(m.Figures, figure{Row: row, Col: "role", Key: fmt.Sprintf("stalls.%d.role", j), Text: string(st.Role)})
 		}
 		if f := gp.Ack.Fault; f != nil {
 			l.Stall = &span{Start: since(f.Start), End: since(f.End), Open: f.Open}
