@@ -1,8 +1,10 @@
 package htmlreport
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +14,7 @@ import (
 )
 
 // FileName is the page's name in a trial's or a run's directory.
-const FileName = "report.html"
+const FileName = results.ReportHTML
 
 // WriteFile writes the page of the trials found at one path (results.Find)
 // and analysed (report.Analyze, in the same order) to dst, atomically: a
@@ -29,7 +31,15 @@ func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) err
 			return fmt.Errorf("write %s: %w", dst, err)
 		}
 		defer f.Close()
-		pages = append(pages, TrialPage{Report: analysed[i], Probe: f, ProbeName: t.Probe})
+		page := TrialPage{Report: analysed[i], Probe: f, ProbeName: t.Probe}
+		if t.Dir != "" {
+			rv, err := ReadReplicas(t.Path(results.ReplicasFile))
+			if err != nil {
+				return fmt.Errorf("write %s: %w", dst, err)
+			}
+			page.Replicas = rv
+		}
+		pages = append(pages, page)
 	}
 	err := results.WriteFileAtomic(dst, func(w io.Writer) error {
 		if len(pages) == 1 {
@@ -55,4 +65,34 @@ func Dest(path string, trials []results.Trial) string {
 		return t.Path(FileName)
 	}
 	return filepath.Join(path, FileName)
+}
+
+// ReadReplicas reads a trial's replica view (results.ReplicasFile) into the
+// page's form: each broker's answers; the state rows are not drawn. A trial
+// without the file has no replica view: nil, and no error.
+func ReadReplicas(path string) (*ReplicaView, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rv := &ReplicaView{}
+	d := results.NewReplicaDecoder(f, path)
+	for {
+		var s results.ReplicaSample
+		err := d.Decode(&s)
+		if err == io.EOF {
+			return rv, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.IsState() || s.Err != "" {
+			continue
+		}
+		rv.Samples = append(rv.Samples, ReplicaSample{Time: s.Time, Partition: s.Partition, Broker: s.Broker, LEO: s.LEO, HW: s.HW})
+	}
 }

@@ -20,6 +20,7 @@ const (
 	ReportFile  = "report.txt"  // the text report as kbf run printed it
 	ReportJSON  = "report.json" // the same in JSON
 	PlotFile    = "plot.svg"    // the trial as a picture (kbf plot)
+	ReportHTML  = "report.html" // the trial (or run, or benchmark) as one offline page
 	SummaryFile = "summary.txt" // a run directory's summary across trials
 	SummaryJSON = "summary.json"
 )

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/plot"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -227,7 +229,30 @@ func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out 
 
 // trialDrawings are the pictures kbf run draws beside each trial's report.
 func trialDrawings() map[string]experiment.Drawing {
-	return map[string]experiment.Drawing{results.PlotFile: svgDrawing{plot.NewCollector()}}
+	return map[string]experiment.Drawing{
+		results.PlotFile:   svgDrawing{plot.NewCollector()},
+		results.ReportHTML: htmlDrawing{},
+	}
+}
+
+// htmlDrawing is report.html. Its lanes keep every point of a stall, whose
+// bounds the analysis decides, so it reads the trial's probe.csv again once
+// the analysis is done rather than holding every row through it.
+type htmlDrawing struct{}
+
+func (htmlDrawing) Add(*results.Message) {}
+
+func (htmlDrawing) Draw(w io.Writer, tr *report.Trial) error {
+	f, err := os.Open(filepath.Join(tr.Dir, results.ProbeFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rv, err := htmlreport.ReadReplicas(filepath.Join(tr.Dir, results.ReplicasFile))
+	if err != nil {
+		return err
+	}
+	return htmlreport.WriteTrial(w, htmlreport.TrialPage{Report: tr, Probe: f, ProbeName: f.Name(), Replicas: rv})
 }
 
 // svgDrawing is plot.svg, drawn from the rows its collector took.
