@@ -97,6 +97,16 @@ type Drawing interface {
 // Drawings makes one trial's drawings, by the file each is written to.
 type Drawings func() map[string]Drawing
 
+// Sampler watches the probed partitions' replicas while a trial probes
+// (replicas.Sampler): it writes the replica view, results.ReplicasFile.
+type Sampler interface {
+	Run(ctx context.Context) (results.ReplicaStats, error)
+	Close()
+}
+
+// NewSampler makes a sampler of topic's partitions writing to w.
+type NewSampler func(ctx context.Context, bootstrap []string, topic string, partitions []int32, w io.Writer) (Sampler, error)
+
 // Reporter shows a run's progress to its user.
 type Reporter interface {
 	// Say prints a line that stays.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,9 @@ type Runner struct {
 	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe NewProbe
 	ReadBack ReadBack
+	// NewSampler, when set, watches the replicas through each trial into
+	// replicas.csv: each replica's LEO, the HW, the ISR and ELR.
+	NewSampler NewSampler
 	// Drawings are drawn beside each trial's report; nil draws none.
 	Drawings Drawings
 	// Text is how the reports are printed and written.
@@ -234,6 +238,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		stats, err := t.p.Run(probeCtx)
 		probeDone <- probeResult{stats, err}
 	}()
+	sampled := t.startSampler(probeCtx)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	go func() {
@@ -254,6 +259,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 	stopWatch()
 	<-watchDone
 	SetProbeResult(t.meta, res.stats)
+	t.meta.Replicas = sampled()
 	t.meta.Ended = time.Now().UTC()
 	t.meta.Host = host.stop()
 
@@ -426,6 +432,48 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Until(end)):
+	}
+}
+
+// startSampler starts the replica view beside the probe, when the runner
+// has one. The returned func waits for it to end with ctx and says what it
+// saw; a sampler that cannot start costs the trial its replica view, with
+// a note, not the trial.
+func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
+	none := func() *results.ReplicaStats { return nil }
+	if t.r.NewSampler == nil {
+		return none
+	}
+	f, err := os.Create(filepath.Join(t.dir, results.ReplicasFile))
+	if err != nil {
+		t.meta.Notes = append(t.meta.Notes, "no replica view: "+err.Error())
+		return none
+	}
+	cfg := t.p.Config()
+	s, err := t.r.NewSampler(ctx, cfg.Bootstrap, cfg.Topic, cfg.Partitions, f)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		t.meta.Notes = append(t.meta.Notes, "no replica view: "+err.Error())
+		return none
+	}
+	done := make(chan results.ReplicaStats, 1)
+	errc := make(chan error, 1)
+	go func() {
+		st, err := s.Run(ctx)
+		done <- st
+		errc <- err
+	}()
+	return func() *results.ReplicaStats {
+		st, err := <-done, <-errc
+		s.Close()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.meta.Notes = append(t.meta.Notes, "replica view incomplete: "+err.Error())
+		}
+		return &st
 	}
 }
 

@@ -61,17 +61,6 @@ func (c *Config) defaults() {
 	}
 }
 
-// Stats is what a sampler did, for the trial's metadata: how many samples,
-// and the interval it achieved.
-type Stats struct {
-	Samples int
-	// LongestGap is, per broker, the longest time between two of its answers
-	// (failed ones included): the interval achieved where it mattered.
-	LongestGap map[int32]time.Duration
-	// StateLongestGap is the same for the state rows.
-	StateLongestGap time.Duration
-}
-
 // Sampler samples the replicas of a topic. Make one with New, call Run once,
 // then Close.
 type Sampler struct {
@@ -82,7 +71,7 @@ type Sampler struct {
 	mu    sync.Mutex
 	enc   *results.ReplicaEncoder
 	werr  error
-	stats Stats
+	stats results.ReplicaStats
 }
 
 // New connects to the cluster and learns its brokers and the topic's
@@ -97,7 +86,7 @@ func New(ctx context.Context, cfg Config, w io.Writer) (*Sampler, error) {
 		return nil, fmt.Errorf("replica view: %w", err)
 	}
 	s := &Sampler{cfg: cfg, cl: cl, enc: results.NewReplicaEncoder(w),
-		stats: Stats{LongestGap: map[int32]time.Duration{}}}
+		stats: results.ReplicaStats{Interval: cfg.Interval, LongestGap: map[int32]time.Duration{}}}
 	if err := s.discover(ctx); err != nil {
 		cl.Close()
 		return nil, err
@@ -140,7 +129,7 @@ func (s *Sampler) Brokers() []int32 { return slices.Clone(s.brokers) }
 // Run samples until ctx is done and flushes what it saw. The error is the
 // first write error; a broker that does not answer is recorded, not an
 // error.
-func (s *Sampler) Run(ctx context.Context) (Stats, error) {
+func (s *Sampler) Run(ctx context.Context) (results.ReplicaStats, error) {
 	var wg sync.WaitGroup
 	for _, b := range s.brokers {
 		wg.Add(1)
@@ -202,7 +191,7 @@ func (s *Sampler) loop(ctx context.Context, sample func(context.Context) []resul
 		for i := range rows {
 			s.enc.Encode(&rows[i])
 		}
-		s.stats.Samples += len(rows)
+		s.stats.Rows += len(rows)
 		s.mu.Unlock()
 		last = now
 		// A late sample is not made up for: the next one is due at the next

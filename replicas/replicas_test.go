@@ -50,7 +50,7 @@ func TestSamplerReadsBack(t *testing.T) {
 		t.Fatalf("brokers: got %d, want 3", got)
 	}
 	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan Stats)
+	done := make(chan results.ReplicaStats)
 	go func() {
 		st, err := s.Run(runCtx)
 		if err != nil {
@@ -74,7 +74,7 @@ func TestSamplerReadsBack(t *testing.T) {
 	}
 	stop()
 	st := <-done
-	if st.Samples == 0 {
+	if st.Rows == 0 {
 		t.Fatal("no samples counted")
 	}
 

@@ -51,6 +51,9 @@ type Meta struct {
 	Baseline *Baseline `json:"baseline,omitempty"`
 	Host     *Host     `json:"host,omitempty"`
 
+	// Replicas is what the replica view sampled, when the trial had one.
+	Replicas *ReplicaStats `json:"replicas,omitempty"`
+
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`
 	// Notes are things the run wants a reader to know (a phase that failed).

@@ -63,3 +63,16 @@ type Host struct {
 	// Err says what could not be read; the other fields are then partial.
 	Err string `json:"error,omitempty"`
 }
+
+// ReplicaStats is what the replica view (ReplicasFile) did during a trial:
+// the rows it wrote and the sampling it achieved.
+type ReplicaStats struct {
+	// Interval is the time it aimed at between two samples of a broker.
+	Interval time.Duration `json:"interval_ns"`
+	Rows     int           `json:"rows"`
+	// LongestGap is, per broker, the longest time between two of its
+	// answers (timed-out ones included): the interval achieved.
+	LongestGap map[int32]time.Duration `json:"longest_gap_ns,omitempty"`
+	// StateLongestGap is the same for the ISR/ELR state rows.
+	StateLongestGap time.Duration `json:"state_longest_gap_ns,omitempty"`
+}

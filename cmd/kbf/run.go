@@ -17,6 +17,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/plot"
+	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -24,19 +25,21 @@ import (
 func init() { commands = append(commands, newRunCmd) }
 
 type runOptions struct {
-	g          *globals
-	flags      probeFlags
-	kill       results.FaultKind
-	cluster    clusterFlags
-	broker     string
-	duration   time.Duration
-	faultAfter time.Duration
-	repeat     int
-	out        string
-	image      string
-	grace      time.Duration
-	timeout    time.Duration
-	baseline   experiment.Baseline
+	g       *globals
+	flags   probeFlags
+	kill    results.FaultKind
+	cluster clusterFlags
+	// replicaInterval is how often the replica view samples; 0: never.
+	replicaInterval time.Duration
+	broker          string
+	duration        time.Duration
+	faultAfter      time.Duration
+	repeat          int
+	out             string
+	image           string
+	grace           time.Duration
+	timeout         time.Duration
+	baseline        experiment.Baseline
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -87,6 +90,7 @@ Exit status:
 	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
 	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
 	o.cluster.register(f, true)
+	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected")
@@ -216,7 +220,7 @@ func (c composeCluster) Partitions(ctx context.Context, topic string) ([]experim
 // newRunner is the trial protocol of kbf run and kbf bench on a compose
 // cluster, writing reports to out.
 func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out io.Writer, rep experiment.Reporter) *experiment.Runner {
-	return &experiment.Runner{
+	r := &experiment.Runner{
 		Opt:      o.experimentOptions(),
 		Cluster:  composeCluster{cl},
 		Faults:   inj,
@@ -225,6 +229,12 @@ func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out 
 		Out:      out,
 		Reporter: rep,
 	}
+	if o.replicaInterval > 0 {
+		r.NewSampler = func(ctx context.Context, bootstrap []string, topic string, parts []int32, w io.Writer) (experiment.Sampler, error) {
+			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: o.replicaInterval}, w)
+		}
+	}
+	return r
 }
 
 // trialDrawings are the pictures kbf run draws beside each trial's report.
