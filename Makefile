@@ -33,7 +33,7 @@ unit: vet
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1).
-INTEGRATION_PKGS := ./compose/ ./cmd/kbf/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/
 
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
