@@ -30,7 +30,9 @@ func newDownCmdF(g *globals, runF func(context.Context, *downOptions) error) *co
 network, so the next kbf up starts from nothing. It works on a half-made
 cluster, and does nothing when there is none. With -f FILE it removes the
 containers and network of that file's compose project, as docker compose
-down would (named volumes stay).`,
+down would (named volumes stay).
+
+` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {
@@ -44,7 +46,7 @@ down would (named volumes stay).`,
 	}
 	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Minute, "how long removing may take")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runDown(ctx context.Context, o *downOptions) error {

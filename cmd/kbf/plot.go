@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -81,7 +80,8 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		tr, err := report.Analyze(t, report.Options{})
+		col := plot.NewCollector() // the picture's messages, taken as the report reads them
+		tr, err := report.Analyze(t, report.Options{Messages: col.Add})
 		if err != nil {
 			return err
 		}
@@ -93,12 +93,12 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 			dst = defaultPlotPath(t)
 		}
 		if dst == "-" {
-			if err := drawTrial(w, tr, t.Probe, opt); err != nil {
+			if err := drawTrial(w, tr, col, opt); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, t.Probe, opt) }); err != nil {
+		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, col, opt) }); err != nil {
 			return fmt.Errorf("plot %s: %w", dst, err)
 		}
 		fmt.Fprintln(w, dst)
@@ -115,13 +115,8 @@ func defaultPlotPath(t results.Trial) string {
 	return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".svg"
 }
 
-// drawTrial reads the trial's probe CSV once more and draws it on w.
-func drawTrial(w io.Writer, tr *report.Trial, probe string, opt plot.Options) error {
-	f, err := os.Open(probe)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	opt.Source = probe
-	return plot.WriteSVG(w, tr, f, opt)
+// drawTrial draws the trial on w from the messages col took while the
+// report read them: the probe CSV is read once.
+func drawTrial(w io.Writer, tr *report.Trial, col *plot.Collector, opt plot.Options) error {
+	return plot.Draw(w, tr, col, opt)
 }

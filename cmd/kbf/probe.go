@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
 )
 
@@ -47,7 +49,9 @@ Without --bootstrap it probes kbf's own cluster (or the cluster of -f FILE),
 on the ports it publishes, and first checks that the brokers there report
 the cluster id its nodes were formatted with (CLUSTER_ID): another cluster
 on those ports is refused. With --bootstrap it probes whatever answers
-there.`,
+there.
+
+` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.duration <= 0 {
@@ -67,7 +71,7 @@ there.`,
 	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runProbe(ctx context.Context, o *probeOptions) error {
@@ -99,39 +103,49 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	if o.out == "" {
 		o.out = defaultOut("probe")
 	}
-	rec, err := newRecorder(o.out)
-	if err != nil {
+	rec, err := experiment.NewRecorder(o.out)
+	if errors.Is(err, experiment.ErrDirInUse) {
+		return usageError{err}
+	} else if err != nil {
 		return err
 	}
-	defer rec.close()
-	p, err := probe.New(ctx, cfg, rec.output())
+	defer rec.Close()
+	p, err := probe.New(ctx, cfg, rec.Output())
 	if err != nil {
-		rec.discard()
+		rec.Discard()
 		return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
 	}
-	if err := rec.setMeta(newMeta("probe", p)); err != nil {
+	defer p.Close()
+	if err := rec.SetMeta(experiment.NewMeta("probe", version, append([]string{"kbf"}, os.Args[1:]...), p)); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.g.errOut, "probing %s partitions %v every %v for %v into %s\n",
-		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out)
+	rep := newReporter(o.g.errOut)
+	rep.Say(fmt.Sprintf("probing %s partitions %v every %v for %v into %s",
+		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out))
 
 	runCtx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
 	progCtx, stopProg := context.WithCancel(ctx)
 	start := time.Now()
-	go progress(progCtx, o.g.errOut, func() string { return "probing" }, p, start)
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start)
+	}()
 	stats, runErr := p.Run(runCtx)
 	stopProg()
-	rec.meta.Probe.LongestSendGap = longestSendGap(stats)
-	rec.meta.Ended = time.Now().UTC()
+	<-progDone
+	rep.clear()
+	experiment.SetProbeResult(rec.Meta, stats)
+	rec.Meta.Ended = time.Now().UTC()
 	if ctx.Err() != nil {
-		rec.meta.Notes = append(rec.meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
+		rec.Meta.Notes = append(rec.Meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
 	}
-	if err := errors.Join(runErr, rec.save(), rec.close()); err != nil {
+	if err := errors.Join(runErr, rec.Save(), rec.Close()); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(o.g.errOut, "interrupted: what was measured is in %s\n", o.out)
+		rep.Say("interrupted: what was measured is in " + o.out)
 	}
 	return reportPath(ctx, o.g.out, o.out, reportOptions{format: "text"})
 }

@@ -88,7 +88,7 @@ func reportPath(_ context.Context, w io.Writer, path string, o reportOptions) er
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := report.WriteText(w, tr); err != nil {
+		if err := textReport.WriteText(w, tr); err != nil {
 			return err
 		}
 	}

@@ -69,7 +69,9 @@ change are recreated.
 finds the brokers and controllers from each service's KAFKA_NODE_ID,
 KAFKA_PROCESS_ROLES and advertised listeners, and reaches each broker on the
 advertised listener it publishes to the host. A stack already started with
-docker compose is used as it is.`,
+docker compose is used as it is.
+
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("image") && o.image == "" {
@@ -101,7 +103,7 @@ docker compose is used as it is.`,
 	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
 	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
 	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runUp(ctx context.Context, o *upOptions) error {
