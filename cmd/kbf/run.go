@@ -22,6 +22,7 @@ func init() { commands = append(commands, newRunCmd) }
 type runOptions struct {
 	g          *globals
 	flags      probeFlags
+	cluster    clusterFlags
 	kill       string
 	broker     string
 	duration   time.Duration
@@ -59,6 +60,11 @@ is not injected. Each report ends its heading with a verdict: valid, suspect
 (the probe stalled in the window that decides the stall, or the host was
 overloaded) or invalid (no healthy baseline, the fault not confirmed).
 
+The cluster is kbf's own, resized with --brokers and --controllers, or the
+one of -f FILE, your own compose file (--broker then names one of its
+services); --config KEY=VALUE or NODE:KEY=VALUE sets a Kafka property, as
+kbf up does. The faulted broker always leads partition 0 of the topic.
+
 ` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
 
 Exit status:
@@ -78,6 +84,7 @@ Exit status:
 		},
 	}
 	o.flags.register(cmd.Flags(), false)
+	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
 	f.StringVar(&o.kill, "kill", "", "the fault: sigkill (process killed), sigterm (graceful stop) or pause (process frozen until recovery)")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
@@ -118,6 +125,9 @@ func (o *runOptions) validate() error {
 	case o.baseline.Timeout < 0:
 		return usagef("--baseline-timeout %v: must not be negative", o.baseline.Timeout)
 	}
+	if _, err := o.cluster.options(); err != nil {
+		return err
+	}
 	_, err := o.flags.config()
 	return err
 }
@@ -146,9 +156,18 @@ func (o *runOptions) experimentOptions() experiment.Options {
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	opts := compose.Options{Image: o.image}
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	// The faulted broker leads partition 0 of the probed topic, however
+	// many brokers there are.
+	opts.Image, opts.Lead = o.image, o.broker
 	withOffline(&opts, o.g)
 	cl, err := compose.New(opts)
+	if errors.Is(err, compose.ErrInvalid) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -158,12 +177,27 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	rep := newReporter(o.g.errOut)
 	defer rep.clear()
-	r := newRunner(o, cl, chaos.New(cl.Docker(), cl.ContainerName), o.g.out, rep)
+	r := newRunner(o, cl, stdoutLogs{chaos.New(cl.Docker(), cl.ContainerName), cl}, o.g.out, rep)
 	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
 		return usageError{err}
 	} else {
 		return err // ErrFindings is errFindings
 	}
+}
+
+// stdoutLogs collects the logs of a node that logs only to its standard
+// output (a user's compose file with the official image's default) from
+// that output, split by logger; the others' from their log files.
+type stdoutLogs struct {
+	*chaos.Injector
+	cl *compose.Cluster
+}
+
+func (i stdoutLogs) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
+	if i.cl.LogsToStdout(service) {
+		return i.cl.CollectOutput(ctx, service, dst)
+	}
+	return i.Injector.CollectLogs(ctx, service, since, dst)
 }
 
 // composeCluster adapts compose's cluster to what the experiment asks of
