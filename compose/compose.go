@@ -3,10 +3,15 @@
 //
 // It reads the compose file embedded from compose.yaml (one KRaft controller,
 // three brokers), interpolated with KBF_IMAGE and KBF_K{1,2,3}_PORT from the
-// environment, and creates the network and containers itself, labelled as
-// `docker compose -p kbf` would label them. It supports exactly the compose
-// subset that file uses: image, hostname, container_name, environment, ports,
-// networks, depends_on (as start order), pull_policy and stop_grace_period.
+// environment and resized on request (Options.Brokers, Options.Controllers),
+// or the user's own compose file (Options.File), and finds the brokers and
+// controllers from each service's KAFKA_* settings. Options.Config sets
+// Kafka properties in the nodes' environment. It creates the network and
+// containers itself, labelled as `docker compose -p kbf` would label them,
+// for exactly the compose subset the embedded file uses: image, hostname,
+// container_name, environment, ports, networks, depends_on (as start order),
+// pull_policy and stop_grace_period. Containers Docker Compose made from a
+// user's file are used as they are.
 //
 // This package is the containers' half: it plans each service's container
 // (keep, start, create, recreate), in compose-go's dependency order. The

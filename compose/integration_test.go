@@ -267,3 +267,62 @@ func assertNothingLeft(ctx context.Context, t *testing.T, cli *client.Client, vo
 		}
 	}
 }
+
+// TestIntegrationConfig: settings given as Options.Config reach the nodes
+// they name, the nodes whose settings changed are recreated, and the
+// configuration read back from the cluster shows them.
+func TestIntegrationConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	plain, err := compose.New(compose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if _, err := plain.Down(ctx); err != nil {
+			t.Errorf("Down: %v", err)
+		}
+	})
+	up(ctx, t, plain)
+
+	settings := []compose.Setting{
+		{Key: "broker.session.timeout.ms", Value: "4000"},
+		{Key: "broker.heartbeat.interval.ms", Value: "1000"},
+		{Node: "k2", Key: "replica.fetch.backoff.ms", Value: "100"},
+	}
+	c, err := compose.New(compose.Options{Config: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	rep := up(ctx, t, c)
+	// Every node's environment changed, the controller's with it.
+	if !slices.Equal(rep.Recreated, []string{"c1", "k1", "k2", "k3"}) {
+		t.Errorf("recreated %v, want every node", rep.Recreated)
+	}
+	cfgs, err := c.NodeConfigs(ctx)
+	if err != nil {
+		t.Fatalf("NodeConfigs: %v", err)
+	}
+	for _, svc := range c.Services() {
+		if v := cfgs[svc]["broker.session.timeout.ms"]; v != "4000" {
+			t.Errorf("%s: broker.session.timeout.ms = %q, want 4000", svc, v)
+		}
+	}
+	for _, b := range c.BrokerServices() {
+		want := "1000" // Kafka's default
+		if b == "k2" {
+			want = "100"
+		}
+		if v := cfgs[b]["replica.fetch.backoff.ms"]; v != want {
+			t.Errorf("%s: replica.fetch.backoff.ms = %q, want %s", b, v, want)
+		}
+	}
+	// The same settings again: nothing to recreate.
+	if rep := up(ctx, t, c); !rep.Reused {
+		t.Errorf("Up with the same settings: created %v recreated %v; want reused", rep.Created, rep.Recreated)
+	}
+}

@@ -100,6 +100,12 @@ func loadProject(ctx context.Context, src source) (*project, error) {
 	if src.brokers != 0 || src.controllers != 0 {
 		return nil, invalidf("--brokers and --controllers shape kbf's own cluster; the cluster of %s is the one it describes", src.file)
 	}
+	// Only a regular file: a named pipe or a device would block or never end.
+	if st, err := os.Stat(src.file); err != nil {
+		return nil, invalidf("compose file: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, invalidf("compose file %s: not a regular file", src.file)
+	}
 	b, err := os.ReadFile(src.file)
 	if err != nil {
 		return nil, invalidf("compose file: %w", err)

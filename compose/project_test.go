@@ -375,8 +375,14 @@ func TestUserFileErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := newCluster(Options{File: filepath.Join(t.TempDir(), "none.yaml")}, newFakeEngine()); err == nil || !errors.Is(err, ErrInvalid) {
-		t.Errorf("missing file: %v, want ErrInvalid", err)
+	for name, path := range map[string]string{
+		"missing file": filepath.Join(t.TempDir(), "none.yaml"),
+		"directory":    t.TempDir(),
+		"device":       os.DevNull,
+	} {
+		if _, err := newCluster(Options{File: path}, newFakeEngine()); err == nil || !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
 	}
 }
 

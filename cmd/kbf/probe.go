@@ -20,6 +20,7 @@ func init() { commands = append(commands, newProbeCmd) }
 type probeOptions struct {
 	g        *globals
 	flags    probeFlags
+	cluster  clusterFlags
 	duration time.Duration
 	out      string
 	// bootstrapSet is true when --bootstrap was given: the probe then
@@ -44,10 +45,11 @@ back, for --duration, against a running cluster (kbf up), with no fault. It
 writes probe.csv, client.log and meta.json to --out and prints the longest
 ack and receive gaps per partition.
 
-Without --bootstrap it probes kbf's own cluster, on the ports kbf up
-publishes, and first checks that the brokers there report the cluster id
-kbf's nodes were formatted with: another cluster on those ports is refused.
-With --bootstrap it probes whatever answers there.
+Without --bootstrap it probes kbf's own cluster (or the cluster of -f FILE),
+on the ports it publishes, and first checks that the brokers there report
+the cluster id its nodes were formatted with (CLUSTER_ID): another cluster
+on those ports is refused. With --bootstrap it probes whatever answers
+there.
 
 ` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp,
 		Args: noArgs,
@@ -56,10 +58,17 @@ With --bootstrap it probes whatever answers there.
 				return usagef("--duration %v: must be positive", o.duration)
 			}
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			if o.bootstrapSet && o.cluster.file != "" {
+				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
+			}
+			if _, err := o.cluster.options(); err != nil {
+				return err
+			}
 			return runF(cmd.Context(), o)
 		},
 	}
 	o.flags.register(cmd.Flags(), true)
+	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
@@ -73,7 +82,12 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	if !o.bootstrapSet {
 		// kbf's own cluster, on the ports its compose file publishes: make
 		// sure it is kbf's, not another cluster that holds those ports.
-		c, err := compose.New(compose.Options{})
+		opts, err := o.cluster.options()
+		if err != nil {
+			return err
+		}
+		opts.Topics = []compose.Topic{}
+		c, err := compose.New(opts)
 		if err != nil {
 			return err
 		}

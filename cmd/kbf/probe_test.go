@@ -21,6 +21,7 @@ func TestProbeBootstrapFlag(t *testing.T) {
 	}{
 		{"default addresses", []string{"probe"}, false},
 		{"explicit", []string{"probe", "--bootstrap", "10.0.0.1:9092"}, true},
+		{"a compose file", []string{"probe", "-f", "shop.yaml"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,6 +36,13 @@ func TestProbeBootstrapFlag(t *testing.T) {
 				t.Errorf("bootstrapSet = %v, want %v", got.bootstrapSet, tt.set)
 			}
 		})
+	}
+}
+
+func TestProbeFlagsRefused(t *testing.T) {
+	code, stderr := runOnly(t, newProbeCmd, "probe", "-f", "shop.yaml", "--bootstrap", "h:1")
+	if code != exitUsage || !strings.Contains(stderr, "--bootstrap and --file: give one") {
+		t.Errorf("exit %d, stderr %q; want a usage error", code, stderr)
 	}
 }
 

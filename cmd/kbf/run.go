@@ -67,6 +67,11 @@ is not injected. Each report ends its heading with a verdict: valid, suspect
 (the probe stalled in the window that decides the stall, or the host was
 overloaded) or invalid (no healthy baseline, the fault not confirmed).
 
+The cluster is kbf's own, resized with --brokers and --controllers, or the
+one of -f FILE, your own compose file (--broker then names one of its
+services); --config KEY=VALUE or NODE:KEY=VALUE sets a Kafka property, as
+kbf up does. The faulted broker always leads partition 0 of the topic.
+
 ` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
 
 Exit status:
@@ -86,10 +91,10 @@ Exit status:
 		},
 	}
 	o.flags.register(cmd.Flags(), false)
+	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
 	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
 	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
-	o.cluster.register(f, true)
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
@@ -162,9 +167,14 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	opts.Image = o.image
+	// The faulted broker leads partition 0 of the probed topic, however
+	// many brokers there are.
+	opts.Image, opts.Lead = o.image, o.broker
 	withOffline(&opts, o.g)
 	cl, err := compose.New(opts)
+	if errors.Is(err, compose.ErrInvalid) {
+		return usageError{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -177,12 +187,27 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	rep := newReporter(o.g.errOut)
 	defer rep.clear()
-	r := newRunner(o, cl, chaos.New(cl.Docker(), cl.ContainerName), o.g.out, rep)
+	r := newRunner(o, cl, stdoutLogs{chaos.New(cl.Docker(), cl.ContainerName), cl}, o.g.out, rep)
 	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
 		return usageError{err}
 	} else {
 		return err // ErrFindings is errFindings
 	}
+}
+
+// stdoutLogs collects the logs of a node that logs only to its standard
+// output (a user's compose file with the official image's default) from
+// that output, split by logger; the others' from their log files.
+type stdoutLogs struct {
+	*chaos.Injector
+	cl *compose.Cluster
+}
+
+func (i stdoutLogs) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
+	if i.cl.LogsToStdout(service) {
+		return i.cl.CollectOutput(ctx, service, dst)
+	}
+	return i.Injector.CollectLogs(ctx, service, since, dst)
 }
 
 // composeCluster adapts compose's cluster to what the experiment asks of

@@ -31,6 +31,24 @@ func TestRunFlags(t *testing.T) {
 				t.Errorf("probe config %+v, %v", c, err)
 			}
 		}},
+		{name: "cluster flags", args: []string{"run", "--kill", "sigkill", "--brokers", "5", "--config", "c1:broker.session.timeout.ms=4000",
+			"--broker", "k5"},
+			check: func(t *testing.T, o *runOptions) {
+				opts, err := o.cluster.options()
+				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.broker != "k5" {
+					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "a compose file", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--project-name", "shop", "--broker", "kafka-1"},
+			check: func(t *testing.T, o *runOptions) {
+				opts, err := o.cluster.options()
+				if err != nil || opts.File != "shop.yaml" || opts.ProjectName != "shop" || opts.Brokers != 0 {
+					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "file and brokers", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--brokers", "4"},
+			wantErr: "--brokers and --controllers size the embedded cluster"},
+		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
 				c, _ := o.flags.config()
