@@ -8,6 +8,8 @@
 #   make bench-trials  three SIGKILL and three SIGTERM trials against the real cluster, with
 #                      their summaries (what CI records on every change; figures, not verdicts)
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
+#   make probes        the reference probes for librdkafka and the Java client, into bin/
+#                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
 
 SHELL    := bash
 GO       ?= go
@@ -19,7 +21,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: build test unit integration bench bench-trials image vet
+.PHONY: build test unit integration bench bench-trials image vet probes probe-librdkafka probe-java probe-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
@@ -57,3 +59,22 @@ bench-trials: build
 # Docker, Maven and Java; see image/build.sh.
 image:
 	image/build.sh
+
+# The reference probes (clients/README.md), built into bin/ where kbf looks for them. The
+# librdkafka probe is its own Go module, so that cgo stays out of the kbf binary.
+PROBE_DIR := bin
+
+probes: probe-librdkafka probe-java
+
+probe-librdkafka:
+	@mkdir -p $(PROBE_DIR)
+	cd clients/librdkafka && CGO_ENABLED=1 $(GO) build -o ../../$(PROBE_DIR)/kbf-probe-librdkafka .
+
+probe-java:
+	@mkdir -p $(PROBE_DIR)
+	mvn -q -B -f clients/java/pom.xml package
+	cp clients/java/target/kbf-probe-java.jar $(PROBE_DIR)/kbf-probe-java.jar
+
+# The librdkafka probe's own unit tests (its module is outside ./...).
+probe-test:
+	cd clients/librdkafka && $(GO) vet . && $(GO) test -count=1 .
