@@ -235,12 +235,13 @@ type Process struct {
 	// Grace is how long Stop waits after SIGTERM before it kills the probe.
 	Grace time.Duration
 
-	cmd    *exec.Cmd
-	done   chan struct{}
-	err    error // the exit, once done
-	stderr *tail
-	stop   sync.Once
-	killed atomic.Bool // Stop had to kill it
+	cmd     *exec.Cmd
+	done    chan struct{}
+	err     error // the exit, once done
+	stderr  *tail
+	stop    sync.Once
+	killed  atomic.Bool // Stop had to kill it
+	started time.Time   // a client.json from before this is another run's
 }
 
 // Start runs spec's probe, found by DefaultLocator.
@@ -264,6 +265,7 @@ func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
 		drain = DefaultDrain
 	}
 	p := &Process{Spec: spec, Grace: drain + 10*time.Second, done: make(chan struct{}), stderr: &tail{max: 8 << 10}}
+	p.started = time.Now()
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stderr = p.stderr
 	p.cmd.SysProcAttr = sysProcAttr()
@@ -287,6 +289,35 @@ func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
 		}
 	}()
 	return p, nil
+}
+
+// ErrExited is reported by Ready for a probe that ended before it was ready.
+var ErrExited = errors.New("probe exited before its first send")
+
+// Ready waits until the probe has written its client.json, which it does
+// once its clients are connected and it knows where each partition's log
+// ends, just before its first send; a JVM under load can take seconds to
+// get there, so a trial waits for this before the fault. It returns the
+// file's contents.
+func (p *Process) Ready(ctx context.Context) (*Info, error) {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if info, err := ReadInfo(p.Spec.Dir); err == nil && !info.Started.Before(p.started) &&
+			(p.Spec.RunID == "" || info.RunID == p.Spec.RunID) {
+			return info, nil
+		}
+		select {
+		case <-p.done:
+			if p.err != nil {
+				return nil, p.err
+			}
+			return nil, fmt.Errorf("%s %w", p.Spec.Client, ErrExited)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s probe not ready: %w", p.Spec.Client, ctx.Err())
+		case <-t.C:
+		}
+	}
 }
 
 // Pid returns the probe's process id.

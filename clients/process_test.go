@@ -95,6 +95,7 @@ const fakeProbe = `for a in "$@"; do case "$a" in --out=*) out="${a#--out=}";; e
 printf '%s\n' "$@" > "$out/args"
 trap 'echo drained > "$out/stopped"; exit 0' TERM
 echo $$ > "$out/pid"
+printf '{"client": "librdkafka", "run_id": "r1", "started": "%s"}\n' "$(date -u +%Y-%m-%dT%H:%M:%S.%NZ)" > "$out/client.json"
 while :; do sleep 0.05; done
 `
 
@@ -107,7 +108,10 @@ func TestStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFile(t, filepath.Join(out, "pid"))
+	info, err := p.Ready(context.Background())
+	if err != nil || info.Client != Librdkafka || info.RunID != "r1" {
+		t.Fatalf("Ready() = %+v, %v", info, err)
+	}
 	if err := p.Stop(context.Background()); err != nil {
 		t.Fatalf("Stop() = %v", err)
 	}
@@ -177,6 +181,42 @@ func TestWaitReportsTheProbesError(t *testing.T) {
 	}
 	if !strings.Contains(p.Stderr(), "starting") {
 		t.Fatalf("Stderr() = %q", p.Stderr())
+	}
+}
+
+func TestReady(t *testing.T) {
+	tests := []struct {
+		name    string
+		script  string
+		old     bool // a client.json from an earlier run is in the directory
+		wantErr string
+	}{
+		{name: "exits with an error", script: "echo 'kbf-probe-librdkafka: no brokers' >&2; exit 1\n",
+			wantErr: "librdkafka probe: exit status 1: kbf-probe-librdkafka: no brokers"},
+		{name: "exits cleanly before writing client.json", script: "exit 0\n",
+			wantErr: "librdkafka probe exited before its first send"},
+		{name: "an earlier run's client.json", script: "exit 0\n", old: true,
+			wantErr: "librdkafka probe exited before its first send"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bin, out := t.TempDir(), t.TempDir()
+			if tt.old {
+				old := `{"client": "librdkafka", "run_id": "r1", "started": "2026-01-01T00:00:00Z"}`
+				if err := os.WriteFile(filepath.Join(out, InfoFile), []byte(old), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			writeProbe(t, bin, "kbf-probe-librdkafka", tt.script)
+			p, err := (&Locator{Dirs: []string{bin}}).Start(context.Background(), spec(Librdkafka, out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop(context.Background())
+			if _, err := p.Ready(context.Background()); err == nil || err.Error() != tt.wantErr {
+				t.Fatalf("Ready() = %v, want %q", err, tt.wantErr)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -53,7 +54,8 @@ final class Info {
       b.append(",\n  \"longest_send_gap_ns\": ").append(longestSendGapNs);
     }
     b.append("\n}\n");
-    Path tmp = Files.createTempFile(path.getParent(), ".tmp-", "-" + path.getFileName());
+    Path tmp = Files.createTempFile(path.getParent(), ".tmp-", "-" + path.getFileName(),
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
     try {
       Files.write(tmp, b.toString().getBytes(StandardCharsets.UTF_8));
       Files.move(tmp, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);

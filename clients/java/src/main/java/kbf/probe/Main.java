@@ -19,6 +19,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -48,11 +49,12 @@ public final class Main {
       System.exit(2);
       return;
     }
-    // SIGTERM and SIGINT run the shutdown hooks: the hook asks the probe to stop and holds the
-    // JVM until everything measured is written.
+    // SIGTERM and SIGINT run the shutdown hooks: the hook asks the probe to stop, holds the
+    // JVM until everything measured is written, and exits with the probe's status rather than
+    // the JVM's 143 for a signal: a stop by signal is the probe's normal end.
     Probe p = new Probe(o);
     CountDownLatch done = new CountDownLatch(1);
-    Thread main = Thread.currentThread();
+    AtomicInteger rc = new AtomicInteger();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -63,19 +65,20 @@ public final class Main {
                   } catch (InterruptedException ignored) {
                     // exit now
                   }
+                  System.err.flush();
+                  Runtime.getRuntime().halt(done.getCount() == 0 ? rc.get() : 1);
                 },
                 "kbf-shutdown"));
-    int rc = 0;
     try {
       p.run();
     } catch (Exception e) {
       System.err.println("kbf-probe-java: " + message(e));
-      rc = 1;
+      rc.set(1);
     } finally {
       done.countDown();
     }
-    if (rc != 0) {
-      System.exit(rc);
+    if (rc.get() != 0 && !p.stopping) {
+      System.exit(rc.get());
     }
   }
 
