@@ -163,7 +163,10 @@ func probe(ctx context.Context, o *options) error {
 
 	drainEnd := time.Now().Add(o.drain)
 	p.prod.Flush(int(o.drain.Milliseconds()))
-	p.waitReceived(drainEnd)
+	// Flush counts a delivery report done once it is off the events channel,
+	// which is before deliveries has recorded it.
+	p.wait(drainEnd, func(m *results.Message) bool { return m.Acked.IsZero() && m.Err == "" })
+	p.wait(drainEnd, func(m *results.Message) bool { return !m.Acked.IsZero() && m.Received.IsZero() })
 	p.mu.Lock()
 	p.closing = true
 	p.mu.Unlock()
@@ -358,22 +361,21 @@ func (p *prober) maybeDone(ps *partition, m *results.Message) {
 	p.csv.Encode(m)
 }
 
-// waitReceived waits until every acknowledged message has been read, or
-// until the deadline.
-func (p *prober) waitReceived(deadline time.Time) {
+// wait waits until no pending message is waiting, or until the deadline.
+func (p *prober) wait(deadline time.Time, waiting func(*results.Message) bool) {
 	for time.Now().Before(deadline) {
 		p.mu.Lock()
-		waiting := false
+		some := false
 		for _, ps := range p.parts {
 			for _, m := range ps.pending {
-				if !m.Acked.IsZero() && m.Received.IsZero() {
-					waiting = true
+				if waiting(m) {
+					some = true
 					break
 				}
 			}
 		}
 		p.mu.Unlock()
-		if !waiting {
+		if !some {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

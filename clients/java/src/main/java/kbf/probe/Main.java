@@ -177,6 +177,12 @@ public final class Main {
         Thread reader = new Thread(this::consume, "kbf-consumer");
         readerStarted = true;
         reader.start();
+        // The producer's leaders are watched on a thread of their own: partitionsFor can block
+        // (up to max.block.ms) when the topic is missing from the producer's metadata, and
+        // neither the sends nor the reads may wait for it.
+        Thread watcher = new Thread(this::watchProducerLeaders, "kbf-leaders");
+        watcher.setDaemon(true);
+        watcher.start();
         send();
 
         long drainEnd = System.nanoTime() + o.drain.toNanos();
@@ -315,7 +321,6 @@ public final class Main {
 
     /** Reads the probed partitions until interrupted, and notes each leader change it sees. */
     void consume() {
-      Map<Integer, Integer> prodLeaders = new HashMap<>();
       Map<Integer, Integer> consLeaders = new HashMap<>();
       try {
         while (!Thread.currentThread().isInterrupted()) {
@@ -335,10 +340,6 @@ public final class Main {
             }
           }
           noteLeaders("consumer", consumer.partitionsFor(o.topic), consLeaders);
-          KafkaProducer<byte[], byte[]> pr = producer;
-          if (pr != null) {
-            noteLeaders("producer", pr.partitionsFor(o.topic), prodLeaders);
-          }
         }
       } catch (org.apache.kafka.common.errors.WakeupException | org.apache.kafka.common.errors.InterruptException e) {
         // stopping
@@ -351,10 +352,30 @@ public final class Main {
       }
     }
 
+    /** Notes the producer's leader changes every 10 ms until the producer closes. */
+    void watchProducerLeaders() {
+      Map<Integer, Integer> seen = new HashMap<>();
+      while (!closingNow()) {
+        try {
+          noteLeaders("producer", producer.partitionsFor(o.topic), seen);
+        } catch (RuntimeException e) {
+          return; // closed
+        }
+        LockSupport.parkNanos(10_000_000L);
+      }
+    }
+
+    boolean closingNow() {
+      synchronized (mu) {
+        return closing;
+      }
+    }
+
     /**
      * Logs a line when a client's cached metadata names a new leader for a probed partition. The
      * client logs its metadata updates itself (Metadata at DEBUG) but not as one leader per line;
-     * this reads its cache, which costs no request, every poll (at most 10 ms apart when idle).
+     * this reads its cache, which costs no request: the producer's every 10 ms, the consumer's
+     * after every poll (at most 10 ms apart when idle).
      */
     void noteLeaders(String client, List<PartitionInfo> infos, Map<Integer, Integer> seen) {
       if (infos == null) {
@@ -473,6 +494,9 @@ public final class Main {
   static String show(Object v) {
     if (v == null) {
       return "";
+    }
+    if (v instanceof Class<?> c) {
+      return c.getName();
     }
     if (v instanceof List<?> l) {
       return String.join(",", l.stream().map(String::valueOf).toList());
