@@ -69,18 +69,20 @@ func run(args []string, stderr io.Writer) int {
 func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	o := &options{set: map[string]string{}}
 	fs := flag.NewFlagSet("kbf-probe-librdkafka", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// A wrong flag gets one line, from run; the list of flags is for -help.
+	fs.SetOutput(io.Discard)
 	var partitions, starts string
 	fs.StringVar(&o.bootstrap, "bootstrap", "127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094", "Kafka bootstrap addresses, comma-separated")
 	fs.StringVar(&o.topic, "topic", "orders", "topic to probe")
 	fs.StringVar(&partitions, "partitions", "", "partitions to probe, e.g. 0,2 (default: all)")
-	fs.DurationVar(&o.interval, "interval", 20*time.Millisecond, "time between two records of one partition")
+	o.interval, o.drain = 20*time.Millisecond, 5*time.Second
+	fs.Var((*duration)(&o.interval), "interval", "time between two records of one partition")
 	fs.StringVar(&o.acks, "acks", "all", "producer acks: all or 1")
-	fs.DurationVar(&o.duration, "duration", 0, "how long to send; 0 sends until SIGTERM or SIGINT")
+	fs.Var((*duration)(&o.duration), "duration", "how long to send; 0 sends until SIGTERM or SIGINT")
 	fs.StringVar(&o.out, "out", "", "directory for probe.csv, client.log and client.json (required)")
 	fs.StringVar(&o.runID, "run-id", "", "run ID carried in every record's value (default: random)")
 	fs.StringVar(&starts, "start-offsets", "", "where to start reading, p:o,... (default: each log's end at start)")
-	fs.DurationVar(&o.drain, "drain", 5*time.Second, "once sending stops, how long to wait for outstanding acks and reads")
+	fs.Var((*duration)(&o.drain), "drain", "once sending stops, how long to wait for outstanding acks and reads")
 	fs.Func("set", "a librdkafka setting name=value, over the probe's (repeatable)", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
@@ -90,6 +92,10 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		return nil
 	})
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -126,6 +132,20 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// duration is a flag's time.Duration whose error says what it wants.
+type duration time.Duration
+
+func (d *duration) String() string { return time.Duration(*d).String() }
+
+func (d *duration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 20ms, 1.5s or 1m30s")
+	}
+	*d = duration(v)
+	return nil
 }
 
 // parsePartitions reads "0,2".

@@ -42,6 +42,8 @@ func TestParseArgs(t *testing.T) {
 		{name: "run id with a space", args: []string{"--out=d", "--run-id=a b"}, wantErr: "must not contain spaces"},
 		{name: "positional argument", args: []string{"--out=d", "extra"}, wantErr: `unexpected argument "extra"`},
 		{name: "unknown flag", args: []string{"--out=d", "--linger=5ms"}, wantErr: "flag provided but not defined: -linger"},
+		{name: "duration without a unit", args: []string{"--out=d", "--interval=5"},
+			wantErr: `invalid value "5" for flag -interval: want a duration such as 20ms, 1.5s or 1m30s`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,5 +104,34 @@ func TestClientLogLine(t *testing.T) {
 	want := "2026-11-30T03:26:17.460123000Z DEBUG producer TOPIC [thrd:main]: orders [0]: leader 1 epoch 3 -> leader 2 epoch 4 second line\n"
 	if b.String() != want {
 		t.Fatalf("client.log line = %q, want %q", b.String(), want)
+	}
+}
+
+// TestSettings checks the settings that keep the probe from shaping, or
+// causing, what it measures.
+func TestSettings(t *testing.T) {
+	o := &options{bootstrap: "b:1", acks: "1", runID: "r1", set: map[string]string{"socket.timeout.ms": "20000"}}
+	prod, cons := settings(o)
+	for _, tt := range []struct {
+		name  string
+		conf  map[string]string
+		key   string
+		value string
+	}{
+		{"producer does not create topics", flat(prod), "allow.auto.create.topics", "false"},
+		{"consumer does not create topics", flat(cons), "allow.auto.create.topics", "false"},
+		{"acks from the command line", flat(prod), "acks", "1"},
+		{"no linger", flat(prod), "linger.ms", "0"},
+		{"fast metadata refresh", flat(prod), "topic.metadata.refresh.fast.interval.ms", "100"},
+		{"consumer never commits", flat(cons), "enable.auto.commit", "false"},
+		{"--set over the probe's", flat(cons), "socket.timeout.ms", "20000"},
+		{"a group of its own", flat(cons), "group.id", "kbf-probe-r1"},
+	} {
+		if got := tt.conf[tt.key]; got != tt.value {
+			t.Errorf("%s: %s = %q, want %q", tt.name, tt.key, got, tt.value)
+		}
+	}
+	if _, ok := flat(prod)["go.logs.channel.enable"]; ok {
+		t.Error("client.json would list the Go binding's own go.* settings")
 	}
 }

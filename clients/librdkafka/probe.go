@@ -29,6 +29,9 @@ func settings(o *options) (producer, consumer kafka.ConfigMap) {
 		// Enough to see leader changes, retries and connections go.
 		"debug":                  "metadata,topic,msg,broker",
 		"go.logs.channel.enable": true,
+		// A probe of a topic that does not exist must not create it: a
+		// broker at its defaults creates any topic a client asks about.
+		"allow.auto.create.topics": false,
 		// librdkafka's own defaults, written down so client.json has them.
 		"retry.backoff.ms":                        100,
 		"retry.backoff.max.ms":                    1000,

@@ -452,6 +452,10 @@ public final class Main {
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, CONSUMER_ID);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // A probe of a topic that does not exist must not create it: a broker at its defaults
+    // creates any topic a client asks about. (The producer, which always may, is made only once
+    // the consumer has found the topic.)
+    p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
     p.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
     p.put(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
     p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "300000");
@@ -477,7 +481,7 @@ public final class Main {
       "socket.connection.setup.timeout.max.ms", "connections.max.idle.ms", "max.block.ms",
       "fetch.max.wait.ms", "fetch.min.bytes", "isolation.level", "group.id", "group.protocol",
       "enable.auto.commit", "client.id", "bootstrap.servers", "auto.offset.reset", "default.api.timeout.ms",
-      "enable.metrics.push"
+      "enable.metrics.push", "allow.auto.create.topics"
     };
     Map<String, String> out = new TreeMap<>();
     for (String k : shaping) {
