@@ -3,6 +3,8 @@ package clients
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/results"
 )
 
 func TestParseList(t *testing.T) {
@@ -159,6 +162,57 @@ func TestReadInfoBad(t *testing.T) {
 			_, err := ReadInfo(filepath.Join("testdata", tt.dir))
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Fatalf("ReadInfo() = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestProbeOutputDecodes reads the first rows of each reference probe's
+// probe.csv, as the probes wrote them, with kbf's own decoder, and the
+// first words of their client.log lines as kbf's format has them.
+func TestProbeOutputDecodes(t *testing.T) {
+	for _, name := range []string{"librdkafka", "java"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", name, "probe.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			d := results.NewDecoder(f, "probe.csv")
+			n := 0
+			for {
+				var m results.Message
+				err := d.Decode(&m)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Offset < 0 || m.Acked.Before(m.Sent) || m.Received.Before(m.Sent) || m.Failed() {
+					t.Errorf("row %d: %+v: want a message sent, acked and read", n+1, m)
+				}
+				n++
+			}
+			if n == 0 {
+				t.Fatal("no rows")
+			}
+			b, err := os.ReadFile(filepath.Join("testdata", name, "client.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				f := strings.SplitN(line, " ", 4)
+				if len(f) < 4 {
+					t.Fatalf("client.log line %d: %q: want time level client message", i+1, line)
+				}
+				if _, err := results.ParseTime(f[0]); err != nil {
+					t.Errorf("client.log line %d: %v", i+1, err)
+				}
+				if !slices.Contains([]string{"DEBUG", "INFO", "WARN", "ERROR"}, f[1]) ||
+					!slices.Contains([]string{"producer", "consumer"}, f[2]) {
+					t.Errorf("client.log line %d: level %q, client %q", i+1, f[1], f[2])
+				}
 			}
 		})
 	}
