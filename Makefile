@@ -10,6 +10,7 @@
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
 #   make probes        the reference probes for librdkafka and the Java client, into bin/
 #                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
+#   make probe-test    the reference probes' own unit tests
 
 SHELL    := bash
 GO       ?= go
@@ -75,6 +76,8 @@ probe-java:
 	mvn -q -B -f clients/java/pom.xml package
 	cp clients/java/target/kbf-probe-java.jar $(PROBE_DIR)/kbf-probe-java.jar
 
-# The librdkafka probe's own unit tests (its module is outside ./...).
+# The reference probes' own unit tests (the librdkafka module is outside ./...; make probe-java
+# runs the Java ones too, as Maven's package does).
 probe-test:
 	cd clients/librdkafka && $(GO) vet . && $(GO) test -count=1 .
+	mvn -q -B -f clients/java/pom.xml test

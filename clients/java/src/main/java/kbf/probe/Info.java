@@ -98,23 +98,30 @@ final class Info {
     return b.append('"').toString();
   }
 
-  /** Writes a duration as Go does for the common cases (20ms, 5s, 1m30s), as client.json's readers expect. */
+  /** Writes a duration as Go's time.Duration.String does (20ms, 1.5s, 1m30s), for client.json's readers. */
   static String goDuration(long ns) {
     if (ns == 0) {
       return "0s";
     }
-    if (ns < 1_000_000_000L) {
-      if (ns % 1_000_000 == 0) {
-        return ns / 1_000_000 + "ms";
-      }
-      if (ns % 1000 == 0) {
-        return ns / 1000 + "µs";
-      }
+    if (ns < 0) {
+      return "-" + goDuration(-ns);
+    }
+    if (ns < 1_000L) {
       return ns + "ns";
     }
-    long m = ns / 60_000_000_000L;
-    long rest = ns % 60_000_000_000L;
-    String sec = java.math.BigDecimal.valueOf(rest, 9).stripTrailingZeros().toPlainString() + "s";
-    return m > 0 ? m + "m" + sec : sec;
+    if (ns < 1_000_000L) {
+      return dec(ns, 3) + "µs";
+    }
+    if (ns < 1_000_000_000L) {
+      return dec(ns, 6) + "ms";
+    }
+    long h = ns / 3_600_000_000_000L;
+    long m = ns % 3_600_000_000_000L / 60_000_000_000L;
+    String s = dec(ns % 60_000_000_000L, 9) + "s";
+    return h > 0 ? h + "h" + m + "m" + s : m > 0 ? m + "m" + s : s;
+  }
+
+  private static String dec(long v, int scale) {
+    return java.math.BigDecimal.valueOf(v, scale).stripTrailingZeros().toPlainString();
   }
 }

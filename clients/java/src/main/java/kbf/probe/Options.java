@@ -88,7 +88,7 @@ final class Options {
       throw new IllegalArgumentException("--topic is empty");
     }
     if (o.interval.isZero() || o.interval.isNegative()) {
-      throw new IllegalArgumentException("--interval " + o.interval + ": must be positive");
+      throw new IllegalArgumentException("--interval " + Info.goDuration(o.interval.toNanos()) + ": must be positive");
     }
     if (!o.acks.equals("all") && !o.acks.equals("1")) {
       throw new IllegalArgumentException("--acks \"" + o.acks + "\": want all or 1");
