@@ -141,7 +141,7 @@ func probe(ctx context.Context, o *options) error {
 	defer closeAll()
 
 	if err := p.resolve(ctx); err != nil {
-		return err
+		return fmt.Errorf("%w (is the cluster up? kbf up starts it)", err)
 	}
 	started := time.Now().UTC()
 	info := p.info(pconf, cconf, started)
@@ -210,7 +210,7 @@ func (p *prober) resolve(ctx context.Context) error {
 	}
 	tm, ok := md.Topics[o.topic]
 	if !ok || tm.Error.Code() == kafka.ErrUnknownTopicOrPart || len(tm.Partitions) == 0 {
-		return fmt.Errorf("topic %s does not exist (kbf up creates it)", o.topic)
+		return fmt.Errorf("topic %s does not exist", o.topic)
 	}
 	have := map[int32]bool{}
 	for _, pm := range tm.Partitions {

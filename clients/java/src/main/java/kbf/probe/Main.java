@@ -158,7 +158,11 @@ public final class Main {
       Properties cp = consumerSettings(o);
       consumer = new KafkaConsumer<>(cp);
       try {
-        resolve();
+        try {
+          resolve();
+        } catch (RuntimeException e) {
+          throw new IllegalStateException(message(e) + " (is the cluster up? kbf up starts it)");
+        }
         producer = new KafkaProducer<>(pp);
         // The first send() blocks until the producer has the topic's metadata; fetch it now so
         // the schedule's first tick is not late.
@@ -225,7 +229,7 @@ public final class Main {
     void resolve() {
       List<PartitionInfo> infos = consumer.partitionsFor(o.topic, Duration.ofSeconds(10));
       if (infos == null || infos.isEmpty()) {
-        throw new IllegalStateException("topic " + o.topic + " does not exist (kbf up creates it)");
+        throw new IllegalStateException("topic " + o.topic + " does not exist");
       }
       Map<Integer, Integer> leaders = new HashMap<>();
       for (PartitionInfo pi : infos) {
