@@ -12,11 +12,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // Name names a client as the command line spells it.
@@ -175,4 +178,19 @@ func (i *Info) Settings() map[string]string {
 	}
 	out["client"] = strings.TrimSpace(string(i.Client) + " " + i.Version)
 	return out
+}
+
+// Probe returns what the info says in the shape of a trial's metadata, so
+// a reference probe's directory can get a meta.json of its own.
+func (i *Info) Probe() results.Probe {
+	return results.Probe{
+		Topic:          i.Topic,
+		Partitions:     slices.Clone(i.Partitions),
+		Interval:       time.Duration(i.Interval),
+		Acks:           i.Acks,
+		StartOffsets:   maps.Clone(i.StartOffsets),
+		Client:         i.Settings(),
+		RunID:          i.RunID,
+		LongestSendGap: i.LongestSendGap,
+	}
 }

@@ -144,6 +144,13 @@ func TestReadInfo(t *testing.T) {
 				fmt.Fprintf(&b, "\t%s = %s\n", k, settings[k])
 			}
 			golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(b.String()))
+
+			p := info.Probe()
+			if p.Topic != info.Topic || !slices.Equal(p.Partitions, info.Partitions) ||
+				p.Interval != time.Duration(info.Interval) || p.RunID != info.RunID ||
+				p.StartOffsets[0] != info.StartOffsets[0] || p.Client["client"] != settings["client"] {
+				t.Errorf("Probe() = %+v, from %+v", p, info)
+			}
 		})
 	}
 }
