@@ -122,6 +122,7 @@ func TestSettings(t *testing.T) {
 		{"consumer does not create topics", flat(cons), "allow.auto.create.topics", "false"},
 		{"acks from the command line", flat(prod), "acks", "1"},
 		{"no linger", flat(prod), "linger.ms", "0"},
+		{"franz-go's in-flight limit without idempotence", flat(prod), "max.in.flight.requests.per.connection", "1"},
 		{"fast metadata refresh", flat(prod), "topic.metadata.refresh.fast.interval.ms", "100"},
 		{"consumer never commits", flat(cons), "enable.auto.commit", "false"},
 		{"--set over the probe's", flat(cons), "socket.timeout.ms", "20000"},

@@ -39,13 +39,23 @@ func settings(o *options) (producer, consumer kafka.ConfigMap) {
 		"topic.metadata.refresh.interval.ms":      300000,
 		"socket.timeout.ms":                       60000,
 	}
+	// A broker answers one request per connection at a time, so with
+	// librdkafka's default (a million in flight) and no linger every record
+	// is its own request, and once acks slow down they queue one behind the
+	// other and recover a record per replication round trip. The franz-go
+	// probe's limit: 5 per broker idempotent (acks=all), 1 without.
+	inflight := 5
+	if o.acks == "1" {
+		inflight = 1
+	}
 	producer = kafka.ConfigMap{
-		"client.id":                 "kbf-librdkafka-producer",
-		"acks":                      o.acks,
-		"linger.ms":                 0,
-		"message.timeout.ms":        300000,
-		"request.timeout.ms":        10000,
-		"go.delivery.report.fields": "none",
+		"client.id":                             "kbf-librdkafka-producer",
+		"max.in.flight.requests.per.connection": inflight,
+		"acks":                                  o.acks,
+		"linger.ms":                             0,
+		"message.timeout.ms":                    300000,
+		"request.timeout.ms":                    10000,
+		"go.delivery.report.fields":             "none",
 	}
 	consumer = kafka.ConfigMap{
 		"client.id": "kbf-librdkafka-consumer",
