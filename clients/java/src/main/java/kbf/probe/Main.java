@@ -440,6 +440,9 @@ public final class Main {
     p.put(ProducerConfig.CLIENT_ID_CONFIG, PRODUCER_ID);
     p.put(ProducerConfig.ACKS_CONFIG, o.acks);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+    // The franz-go probe's limit: 5 per broker idempotent (acks=all, the client's default), 1
+    // without.
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, o.acks.equals("1") ? "1" : "5");
     p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
     p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
     p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "300000");
