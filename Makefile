@@ -12,6 +12,9 @@
 #   make bench-gate    the CI benchmark job anywhere: kbf at BASE_REF and at HEAD benchmarked
 #                      on this machine, interleaved, then kbf compare; fails on a regression
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
+#   make probes        the reference probes for librdkafka and the Java client, into bin/
+#                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
+#   make probe-test    the reference probes' own unit tests
 
 SHELL    := bash
 GO       ?= go
@@ -23,7 +26,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: build test unit integration bench bench-trials bench-ci bench-ab bench-gate image vet
+.PHONY: build test unit integration bench bench-trials bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
@@ -113,3 +116,24 @@ bench-gate: bench-ab
 # Docker, Maven and Java; see image/build.sh.
 image:
 	image/build.sh
+
+# The reference probes (clients/README.md), built into bin/ where kbf looks for them. The
+# librdkafka probe is its own Go module, so that cgo stays out of the kbf binary.
+PROBE_DIR := bin
+
+probes: probe-librdkafka probe-java
+
+probe-librdkafka:
+	@mkdir -p $(PROBE_DIR)
+	cd clients/librdkafka && CGO_ENABLED=1 $(GO) build -o ../../$(PROBE_DIR)/kbf-probe-librdkafka .
+
+probe-java:
+	@mkdir -p $(PROBE_DIR)
+	mvn -q -B -f clients/java/pom.xml package
+	cp clients/java/target/kbf-probe-java.jar $(PROBE_DIR)/kbf-probe-java.jar
+
+# The reference probes' own unit tests (the librdkafka module is outside ./...; make probe-java
+# runs the Java ones too, as Maven's package does).
+probe-test:
+	cd clients/librdkafka && $(GO) vet . && $(GO) test -count=1 .
+	mvn -q -B -f clients/java/pom.xml test

@@ -1,0 +1,198 @@
+// Command kbf-probe-librdkafka is kbf's reference probe for librdkafka,
+// through confluent-kafka-go (which bundles librdkafka, statically linked,
+// so this module builds with cgo and stays out of kbf's pure-Go build).
+//
+// For each partition it produces one record every --interval, on an
+// absolute schedule, and reads the same partitions back in the same process
+// from the offsets where their logs ended when it started. It writes kbf's
+// probe format to DIR/probe.csv, librdkafka's own debug log to
+// DIR/client.log and what it ran with to DIR/client.json; ../README.md is
+// the contract the three probes share.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// options is the probe's command line, the one every reference probe takes.
+type options struct {
+	bootstrap    string
+	topic        string
+	partitions   []int32 // empty: every partition of the topic
+	interval     time.Duration
+	acks         string
+	duration     time.Duration // 0: until signalled
+	out          string
+	runID        string
+	startOffsets map[int32]int64 // empty: the logs' ends at start
+	drain        time.Duration
+	set          map[string]string // librdkafka settings that override the probe's
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+func run(args []string, stderr io.Writer) int {
+	o, err := parseArgs(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kbf-probe-librdkafka: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	if err := probe(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "kbf-probe-librdkafka: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func parseArgs(args []string, stderr io.Writer) (*options, error) {
+	o := &options{set: map[string]string{}}
+	fs := flag.NewFlagSet("kbf-probe-librdkafka", flag.ContinueOnError)
+	// A wrong flag gets one line, from run; the list of flags is for -help.
+	fs.SetOutput(io.Discard)
+	var partitions, starts string
+	fs.StringVar(&o.bootstrap, "bootstrap", "127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094", "Kafka bootstrap addresses, comma-separated")
+	fs.StringVar(&o.topic, "topic", "orders", "topic to probe")
+	fs.StringVar(&partitions, "partitions", "", "partitions to probe, e.g. 0,2 (default: all)")
+	o.interval, o.drain = 20*time.Millisecond, 5*time.Second
+	fs.Var((*duration)(&o.interval), "interval", "time between two records of one partition")
+	fs.StringVar(&o.acks, "acks", "all", "producer acks: all or 1")
+	fs.Var((*duration)(&o.duration), "duration", "how long to send; 0 sends until SIGTERM or SIGINT")
+	fs.StringVar(&o.out, "out", "", "directory for probe.csv, client.log and client.json (required)")
+	fs.StringVar(&o.runID, "run-id", "", "run ID carried in every record's value (default: random)")
+	fs.StringVar(&starts, "start-offsets", "", "where to start reading, p:o,... (default: each log's end at start)")
+	fs.Var((*duration)(&o.drain), "drain", "once sending stops, how long to wait for outstanding acks and reads")
+	fs.Func("set", "a librdkafka setting name=value, over the probe's (repeatable)", func(s string) error {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want name=value, got %q", s)
+		}
+		o.set[k] = v
+		return nil
+	})
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
+		}
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if o.partitions, err = parsePartitions(partitions); err != nil {
+		return nil, fmt.Errorf("--partitions: %w", err)
+	}
+	if o.startOffsets, err = parseStartOffsets(starts); err != nil {
+		return nil, fmt.Errorf("--start-offsets: %w", err)
+	}
+	switch {
+	case o.out == "":
+		return nil, errors.New("--out is required: the directory to write probe.csv, client.log and client.json to")
+	case strings.TrimSpace(o.bootstrap) == "":
+		return nil, errors.New("--bootstrap is empty: give host:port,...")
+	case o.topic == "":
+		return nil, errors.New("--topic is empty")
+	case o.interval <= 0:
+		return nil, fmt.Errorf("--interval %v: must be positive", o.interval)
+	case o.acks != "all" && o.acks != "1":
+		return nil, fmt.Errorf("--acks %q: want all or 1", o.acks)
+	case o.duration < 0:
+		return nil, fmt.Errorf("--duration %v: must not be negative", o.duration)
+	case o.drain < 0:
+		return nil, fmt.Errorf("--drain %v: must not be negative", o.drain)
+	case strings.ContainsAny(o.runID, " \t\n"):
+		return nil, fmt.Errorf("--run-id %q: must not contain spaces", o.runID)
+	}
+	for p := range o.startOffsets {
+		if len(o.partitions) > 0 && !contains(o.partitions, p) {
+			return nil, fmt.Errorf("--start-offsets names partition %d, which --partitions does not", p)
+		}
+	}
+	return o, nil
+}
+
+// duration is a flag's time.Duration whose error says what it wants.
+type duration time.Duration
+
+func (d *duration) String() string { return time.Duration(*d).String() }
+
+func (d *duration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 20ms, 1.5s or 1m30s")
+	}
+	*d = duration(v)
+	return nil
+}
+
+// parsePartitions reads "0,2".
+func parsePartitions(s string) ([]int32, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int32
+	for f := range strings.SplitSeq(s, ",") {
+		p, err := strconv.ParseInt(strings.TrimSpace(f), 10, 32)
+		if err != nil || p < 0 {
+			return nil, fmt.Errorf("%q is not a partition number", f)
+		}
+		if contains(out, int32(p)) {
+			return nil, fmt.Errorf("partition %d given twice", p)
+		}
+		out = append(out, int32(p))
+	}
+	return out, nil
+}
+
+// parseStartOffsets reads "0:1042,1:998".
+func parseStartOffsets(s string) (map[int32]int64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[int32]int64{}
+	for f := range strings.SplitSeq(s, ",") {
+		ps, os, ok := strings.Cut(strings.TrimSpace(f), ":")
+		p, err1 := strconv.ParseInt(ps, 10, 32)
+		o, err2 := strconv.ParseInt(os, 10, 64)
+		if !ok || err1 != nil || err2 != nil || p < 0 || o < 0 {
+			return nil, fmt.Errorf("%q: want partition:offset, e.g. 0:1042", f)
+		}
+		if _, dup := out[int32(p)]; dup {
+			return nil, fmt.Errorf("partition %d given twice", p)
+		}
+		out[int32(p)] = o
+	}
+	return out, nil
+}
+
+func contains(s []int32, p int32) bool {
+	for _, q := range s {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
