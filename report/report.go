@@ -6,10 +6,10 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -44,6 +44,11 @@ type Trial struct {
 
 // Analyze reads the trial t.
 func Analyze(t results.Trial, opt Options) (*Trial, error) {
+	return AnalyzeContext(context.Background(), t, opt)
+}
+
+// AnalyzeContext is Analyze, stopping with ctx's error once ctx is done.
+func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, error) {
 	tr := &Trial{Dir: t.Dir, Meta: t.Meta}
 	var fault *results.Fault
 	if t.Meta != nil && t.Meta.Fault != nil {
@@ -58,22 +63,18 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
 	}
-	var partitions map[int32]bool
-	if t.Meta != nil {
-		partitions = t.Meta.PartitionSet()
-	}
 	// The audit keeps every message, so it runs only when there is a
 	// read-back to weigh them against; the gaps alone stream.
 	var audit *integrity.Audit
 	if t.Dir != "" {
-		if _, err := os.Stat(t.Path(results.LogFile)); err == nil {
+		if t.Log != "" {
 			audit = integrity.New()
 		} else {
 			tr.Notes = append(tr.Notes, "no "+results.LogFile+": the partitions were not read back, so no integrity check")
 		}
 	}
 	tr.Gaps = gaps.NewReport(gopt)
-	if err := readProbe(t.Probe, partitions, func(m *results.Message) {
+	if err := readProbe(ctx, t, func(m *results.Message) {
 		tr.Gaps.Add(m)
 		if audit != nil {
 			audit.AddMessage(m)
@@ -83,7 +84,7 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	}
 	tr.Gaps.Close()
 	if audit != nil {
-		if err := readLog(t.Path(results.LogFile), audit); err != nil {
+		if err := readLog(ctx, t, audit); err != nil {
 			return nil, err
 		}
 		tr.Integrity = audit.Close()
@@ -95,6 +96,9 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	if t.Meta == nil {
 		tr.Notes = append(tr.Notes, "no "+results.MetaFile+": no timeline")
 		return tr, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	src, err := timeline.FromDir(t.Dir, t.Meta)
 	if err != nil {
@@ -115,15 +119,13 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	return tr, nil
 }
 
-// readProbe decodes the probe CSV at path, handing each message to add.
-func readProbe(path string, partitions map[int32]bool, add func(*results.Message)) error {
-	f, err := os.Open(path)
+// readProbe decodes the trial's probe CSV, handing each message to add.
+func readProbe(ctx context.Context, t results.Trial, add func(*results.Message)) error {
+	dec, err := t.OpenProbe(ctx)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	dec := results.NewDecoder(f, path)
-	dec.Partitions = partitions
+	defer dec.Close()
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
@@ -138,13 +140,12 @@ func readProbe(path string, partitions map[int32]bool, add func(*results.Message
 	return nil
 }
 
-func readLog(path string, audit *integrity.Audit) error {
-	f, err := os.Open(path)
+func readLog(ctx context.Context, t results.Trial, audit *integrity.Audit) error {
+	dec, err := t.OpenLog(ctx)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	dec := results.NewLogDecoder(f, path)
+	defer dec.Close()
 	var r results.LogRecord
 	for {
 		err := dec.Decode(&r)
