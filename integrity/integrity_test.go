@@ -248,8 +248,9 @@ func TestSparseMemory(t *testing.T) {
 		t.Fatalf("counts %+v", r.Counts)
 	}
 	// 48 bytes a row kept, twice over for slices that grow by doubling,
-	// and as much again for headroom.
-	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(rows*48*4); got > limit {
+	// and ample headroom (the race detector's own allocations): a table
+	// indexed by seq needs thousands of bytes a row.
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(rows*512); got > limit {
 		t.Errorf("the audit of %d rows allocated %d MB, want under %d MB", rows, got>>20, limit>>20)
 	}
 }
