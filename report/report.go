@@ -83,6 +83,9 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		return nil, err
 	}
 	tr.Gaps.Close()
+	if err := tr.Gaps.Err; err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Probe, err)
+	}
 	if audit != nil {
 		if err := readLog(ctx, t, audit); err != nil {
 			return nil, err
