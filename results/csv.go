@@ -23,6 +23,15 @@
 // Times are RFC 3339 in UTC with nine fractional digits. An empty cell means
 // the value is absent. The format's version is FormatVersion, kept in the
 // metadata file.
+//
+// The decoders refuse, as a ParseError at the line and column, anything the
+// probe cannot have written, so that no analysis of a broken file prints a
+// number: a time outside the trial's own window (or, without one, outside
+// 2000–2100), an ack or a read before its send, a second row for one
+// message (probe.csv: partition and seq; log.csv: partition and offset),
+// and a line longer than MaxLine. Errors quote at most an Excerpt of the
+// input. Find and Open refuse pipes, devices and other files that are not
+// regular before reading a byte.
 package results
 
 import (
