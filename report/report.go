@@ -67,7 +67,11 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	// read-back to weigh them against; the gaps alone stream.
 	var audit *integrity.Audit
 	if t.Dir != "" {
-		if t.Log != "" {
+		logPath, err := t.LogPath()
+		if err != nil {
+			return nil, err
+		}
+		if logPath != "" {
 			audit = integrity.New()
 		} else {
 			tr.Notes = append(tr.Notes, "no "+results.LogFile+": the partitions were not read back, so no integrity check")

@@ -44,17 +44,35 @@ func (t *Trial) OpenProbe(ctx context.Context) (*Decoder, error) {
 	return d, nil
 }
 
-// OpenLog opens the trial's read-back CSV; it fails when Log is "". The
-// decoder stops with ctx's error once ctx is done. Close it when done.
-func (t *Trial) OpenLog(ctx context.Context) (*LogDecoder, error) {
-	if t.Log == "" {
-		return nil, fmt.Errorf("%s: no %s: the partitions were not read back", t.Dir, LogFile)
+// LogPath returns the path of the trial's read-back CSV, "" when it has
+// none, and an error when one is there but cannot be read. It is Log when
+// set; for a Trial not made by Find, it looks.
+func (t *Trial) LogPath() (string, error) {
+	if t.Log != "" || t.Dir == "" {
+		return t.Log, nil
 	}
-	f, err := Open(ctx, t.Log)
+	path := filepath.Join(t.Dir, LogFile)
+	if ok, err := present(path); !ok || err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// OpenLog opens the trial's read-back CSV; it fails when there is none.
+// The decoder stops with ctx's error once ctx is done. Close it when done.
+func (t *Trial) OpenLog(ctx context.Context) (*LogDecoder, error) {
+	path, err := t.LogPath()
 	if err != nil {
 		return nil, err
 	}
-	d := NewLogDecoder(bufio.NewReaderSize(f, readBuffer), t.Log)
+	if path == "" {
+		return nil, fmt.Errorf("%s: no %s: the partitions were not read back", t.Dir, LogFile)
+	}
+	f, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	d := NewLogDecoder(bufio.NewReaderSize(f, readBuffer), path)
 	d.closer = f
 	return d, nil
 }

@@ -317,3 +317,21 @@ func TestOpenCancelled(t *testing.T) {
 		t.Errorf("decoding a file opened with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+// A Trial made by hand, not by Find, still finds its log.csv, and still
+// refuses a broken one.
+func TestLogPath(t *testing.T) {
+	dir := trialDir(t, t.TempDir(), "trial-01")
+	tr := Trial{Dir: dir, Probe: filepath.Join(dir, ProbeFile)}
+	if p, err := tr.LogPath(); p != "" || err != nil {
+		t.Errorf("LogPath without log.csv = %q, %v", p, err)
+	}
+	writeFile(t, filepath.Join(dir, LogFile), "partition,offset,seq\n0,1042,0\n")
+	if p, err := tr.LogPath(); p != filepath.Join(dir, LogFile) || err != nil {
+		t.Errorf("LogPath = %q, %v", p, err)
+	}
+	symlink(t, "/dev/zero", filepath.Join(dir, LogFile))
+	if _, err := tr.OpenLog(context.Background()); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("OpenLog of a link to /dev/zero: %v, want ErrNotRegular", err)
+	}
+}
