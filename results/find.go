@@ -252,10 +252,31 @@ func checkFiles(dir string) error {
 			}
 			return fmt.Errorf("%s: cannot be read: %w", path, err)
 		}
-		if st.IsDir() {
+		switch {
+		case !read(dir, path):
+			return nil
+		case st.IsDir(): // a link to a node's logs kept elsewhere
+			return checkLinkedLogs(path)
+		}
+		return regular(path, st)
+	})
+}
+
+// checkLinkedLogs refuses every non-regular file under the linked
+// directory dir; links to directories inside it are not followed again.
+func checkLinkedLogs(dir string) error {
+	return filepath.WalkDir(dir+string(filepath.Separator), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		if d.IsDir() {
 			return nil
 		}
-		if !read(dir, path) {
+		st, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		if st.IsDir() {
 			return nil
 		}
 		return regular(path, st)

@@ -102,6 +102,15 @@ func TestFindRefuses(t *testing.T) {
 			mkfifo(t, p)
 			return dir, p
 		}},
+		{name: "a node's logs linked, holding a pipe", want: ErrNotRegular, edit: func(t *testing.T, dir string) (string, string) {
+			elsewhere := filepath.Join(t.TempDir(), "k2")
+			if err := os.Mkdir(elsewhere, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			mkfifo(t, filepath.Join(elsewhere, "server.log"))
+			symlink(t, elsewhere, filepath.Join(dir, NodeLogsDir, "k2"))
+			return dir, filepath.Join(dir, NodeLogsDir, "k2", "server.log")
+		}},
 		{name: "log.csv a directory", want: ErrNotRegular, edit: func(t *testing.T, dir string) (string, string) {
 			p := filepath.Join(dir, LogFile)
 			if err := os.Mkdir(p, 0o755); err != nil {
