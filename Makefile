@@ -7,6 +7,10 @@
 #   make bench         the report's and the decoder's benchmarks
 #   make bench-trials  three SIGKILL and three SIGTERM trials against the real cluster, with
 #                      their summaries (what CI records on every change; figures, not verdicts)
+#   make bench-ci      a small kbf bench (bench/ci.yaml, BENCH_TRIALS of each) compared with the
+#                      previous one or BENCH_BASELINE: figures, not a verdict
+#   make bench-gate    the CI benchmark job anywhere: kbf at BASE_REF and at HEAD benchmarked
+#                      on this machine, interleaved, then kbf compare; fails on a regression
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
 
 SHELL    := bash
@@ -19,7 +23,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: build test unit integration bench bench-trials image vet
+.PHONY: build test unit integration bench bench-trials bench-ci bench-ab bench-gate image vet
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
@@ -29,7 +33,7 @@ vet:
 	$(GO) vet -tags integration ./...
 
 unit: vet
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1).
@@ -51,6 +55,58 @@ bench-trials: build
 	./kbf run --kill sigterm --repeat 3 --out $(BENCH_OUT)/sigterm > /dev/null
 	@for k in sigkill sigterm; do echo; cat $(BENCH_OUT)/$$k/summary.txt; done
 	./kbf down
+
+# kbf bench and kbf compare (see the README's "The CI benchmark job").
+BENCH_FILE     ?= bench/ci.yaml
+BENCH_TRIALS   ?= 3
+BENCH_BASELINE ?=
+
+# bench-ci: a small benchmark, compared with BENCH_BASELINE (a bench.txt or a kbf bench
+# directory) or else with the previous bench-ci run here. It prints the comparison and
+# never fails on it: a shared machine's figures are figures, not a verdict.
+bench-ci: build
+	@set -e; \
+	prev="$(BENCH_BASELINE)"; \
+	[ -n "$$prev" ] || prev=$$(ls -d kbf-runs/bench-ci-*/ 2>/dev/null | sort | tail -1); \
+	out=kbf-runs/bench-ci-$$(date -u +%Y%m%d-%H%M%S); \
+	./kbf bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --out $$out > /dev/null; \
+	cat $$out/summary.md; \
+	if [ -n "$$prev" ]; then echo; ./kbf compare --no-fail $$prev $$out; \
+	else echo; echo "no earlier result to compare with: $$out is the next run's baseline"; fi
+	./kbf down
+
+# bench-ab: the benchmark for kbf at BASE_REF and at HEAD on this machine, in BENCH_SLICES
+# slices taken in turn (base slice 1, head slice 1, base slice 2, ...) so that the
+# machine's drift falls on both alike. BENCH_JOB=I/N takes every N-th slice from the I-th,
+# for the I-th of N CI jobs. Results under BENCH_DIR/{base,head}/slice-K/.
+BASE_REF     ?= origin/main
+BENCH_DIR    ?= kbf-runs/bench-ab
+BENCH_SLICES ?= 6
+BENCH_JOB    ?= 1/1
+BASE_KBF     := .cache/kbf-base
+
+$(BASE_KBF):
+	rm -rf .cache/base && git worktree prune
+	git worktree add --detach .cache/base $(BASE_REF)
+	cd .cache/base && $(GO) build -ldflags "-X main.version=base" -o ../kbf-base ./cmd/kbf
+	git worktree remove --force .cache/base
+	@./$(BASE_KBF) bench --help >/dev/null 2>&1 || { echo "kbf at $(BASE_REF) has no kbf bench: nothing to compare with" >&2; rm -f $(BASE_KBF); exit 1; }
+
+bench-ab: build $(BASE_KBF)
+	@set -e; j=$$(echo $(BENCH_JOB) | cut -d/ -f1); n=$$(echo $(BENCH_JOB) | cut -d/ -f2); \
+	for k in $$(seq $$j $$n $(BENCH_SLICES)); do \
+	  echo "== slice $$k of $(BENCH_SLICES): base"; \
+	  ./$(BASE_KBF) bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --shard $$k/$(BENCH_SLICES) --out $(BENCH_DIR)/base/slice-$$k > /dev/null; \
+	  echo "== slice $$k of $(BENCH_SLICES): head"; \
+	  ./kbf bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --shard $$k/$(BENCH_SLICES) --out $(BENCH_DIR)/head/slice-$$k > /dev/null; \
+	done
+
+# bench-gate: bench-ab on one machine, then the gate: exit 4 on a regression, 5 when the
+# trials are too few, 3 when an acknowledged record was lost.
+COMPARE_FLAGS ?= --max-regression 10% --alpha 0.05
+bench-gate: BENCH_TRIALS = 6
+bench-gate: bench-ab
+	./kbf compare $(COMPARE_FLAGS) --markdown $(BENCH_DIR)/compare.md $(BENCH_DIR)/base $(BENCH_DIR)/head
 
 # The offline image kbf/kafka:4.3.1, a stand-in for apache/kafka:4.3.1 under
 # compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,

@@ -46,7 +46,7 @@ const LogDir = "/opt/kafka/logs"
 
 // LogFiles are the logs CollectLogs copies, with their rotated siblings
 // (server.log.2026-11-30-03).
-var LogFiles = []string{"server.log", "controller.log", "state-change.log"}
+var LogFiles = results.NodeLogs()
 
 // Engine is the part of the Docker Engine API chaos uses;
 // *client.Client satisfies it.
@@ -104,7 +104,7 @@ func New(docker Engine, container func(service string) string) *Injector {
 // NodeID is left for the caller, who knows the cluster. When an error comes
 // after the signal was sent, the returned Fault holds what was learnt so far.
 func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) {
-	rf := results.Fault{Broker: f.Broker, Kind: f.Signal}
+	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal)}
 	if err := f.Validate(); err != nil {
 		return rf, fmt.Errorf("inject: %w", err)
 	}

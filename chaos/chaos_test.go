@@ -200,7 +200,7 @@ func TestInject(t *testing.T) {
 			if !slices.Equal(f.calls, tt.calls) {
 				t.Errorf("calls %q, want %q", f.calls, tt.calls)
 			}
-			if rf.Broker != "k1" || rf.Kind != tt.fault.Signal {
+			if rf.Broker != "k1" || string(rf.Kind) != tt.fault.Signal {
 				t.Errorf("fault %+v: want broker k1, kind %s", rf, tt.fault.Signal)
 			}
 			if !rf.SignalSent.Equal(t0) || !rf.Finished.Equal(finished) {

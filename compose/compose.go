@@ -8,11 +8,14 @@
 // subset that file uses: image, hostname, container_name, environment, ports,
 // networks, depends_on (as start order), pull_policy and stop_grace_period.
 //
-// Up then waits, with a Kafka admin client on the brokers' published ports,
-// until every broker is registered and unfenced, creates the probe topics
-// with a fixed replica assignment, and waits until every ISR is full and
-// every leader is the preferred one. Describe reports the partitions' state
-// (leader, epoch, ISR, ELR, high watermark) as the brokers see it.
+// This package is the containers' half: it plans each service's container
+// (keep, start, create, recreate), in compose-go's dependency order. The
+// Kafka half, package kafkaadmin, is handed the brokers' published
+// addresses: Up then waits until every broker is registered and unfenced,
+// creates the probe topics with a fixed replica assignment, and waits until
+// every ISR is full and every leader is the preferred one. Describe reports
+// the partitions' state (leader, epoch, ISR, ELR, high watermark) as the
+// brokers see it.
 package compose
 
 import (
@@ -22,16 +25,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/compose-spec/compose-go/v2/loader"
-	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/docker/docker/client"
-	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
 //go:embed compose.yaml
@@ -77,77 +77,45 @@ type Options struct {
 	Topics []Topic
 	// Progress, when set, is told about each phase of Up as it ends.
 	Progress func(Phase)
+
+	// File is the user's compose file, as docker compose -f takes it; ""
+	// means the embedded one. Its brokers and controllers are read from
+	// each service's KAFKA_* settings.
+	File string
+	// ProjectName is the compose project of File, as docker compose -p;
+	// "" means the file's name: or else its directory's name.
+	ProjectName string
+	// Brokers and Controllers size the embedded cluster: brokers k1…kN
+	// (node ids 1…N, ports 19092…) and controllers c1…cM (node ids 100…);
+	// 0 means 3 brokers and 1 controller. Only for the embedded file.
+	Brokers, Controllers int
+	// Config are Kafka server properties for the nodes, applied in order
+	// (a later one wins); a node whose configuration changes is recreated.
+	Config []Setting
+	// BuildOffline, when set, makes OfflineImage (as make image does); Up
+	// calls it when the image is DefaultImage, cannot be pulled and
+	// OfflineImage is not here either, and then runs OfflineImage. Nil:
+	// the error names make image.
+	BuildOffline func(ctx context.Context) error
+	// Notice, when set, is told what Up decided by itself, such as running
+	// the offline image in place of one it could not pull.
+	Notice func(string)
+	// Lead is the broker service that is to lead partition 0 of the first
+	// topic (the probed one), so that a fault on it always hits a
+	// partition it leads; "" means the first broker by node id.
+	Lead string
 }
 
 // Topic is a topic Up makes sure exists, and its shape.
-type Topic struct {
-	Name              string
-	Partitions        int32
-	ReplicationFactor int16
-	// MinInsync is the topic's min.insync.replicas; 0 leaves the broker
-	// default (1) and does not check it on an existing topic.
-	MinInsync int
-	// Brokers are the node ids the replicas are spread over, in order; nil
-	// means every broker, in node id order. Partition p has the replicas
-	// Brokers[(p+i) % len(Brokers)] for i < ReplicationFactor, so the first
-	// broker leads partition 0 and follows on the next ones.
-	Brokers []int32
-}
+type Topic = kafkaadmin.Topic
+
+// Partition is one partition's state as the brokers report it.
+type Partition = kafkaadmin.Partition
 
 // DefaultTopics returns the experiment's topics: orders (3 partitions on
 // every broker, RF 3, min.insync.replicas 2) and single (1 partition, RF 1,
 // on broker 1 only).
-func DefaultTopics() []Topic {
-	return []Topic{
-		{Name: "orders", Partitions: 3, ReplicationFactor: 3, MinInsync: 2},
-		{Name: "single", Partitions: 1, ReplicationFactor: 1, Brokers: []int32{1}},
-	}
-}
-
-// Assignment returns the topic's replicas per partition, given the cluster's
-// brokers in node id order (used when t.Brokers is nil).
-func (t Topic) Assignment(brokers []int32) [][]int32 {
-	if t.Brokers != nil {
-		brokers = t.Brokers
-	}
-	a := make([][]int32, t.Partitions)
-	for p := range a {
-		a[p] = make([]int32, t.ReplicationFactor)
-		for i := range a[p] {
-			a[p][i] = brokers[(p+i)%len(brokers)]
-		}
-	}
-	return a
-}
-
-// validate checks t against the cluster's brokers.
-func (t Topic) validate(brokers []int32) error {
-	switch {
-	case t.Name == "":
-		return errors.New("a topic needs a name")
-	case t.Partitions < 1:
-		return fmt.Errorf("topic %s: %d partitions: want at least 1", t.Name, t.Partitions)
-	case t.ReplicationFactor < 1:
-		return fmt.Errorf("topic %s: replication factor %d: want at least 1", t.Name, t.ReplicationFactor)
-	case t.MinInsync < 0 || t.MinInsync > int(t.ReplicationFactor):
-		return fmt.Errorf("topic %s: min.insync.replicas %d: want 1 to the replication factor %d",
-			t.Name, t.MinInsync, t.ReplicationFactor)
-	}
-	on := brokers
-	if t.Brokers != nil {
-		for _, id := range t.Brokers {
-			if !slices.Contains(brokers, id) {
-				return fmt.Errorf("topic %s: no broker %d (brokers: %s)", t.Name, id, joinIDs(brokers))
-			}
-		}
-		on = t.Brokers
-	}
-	if int(t.ReplicationFactor) > len(on) {
-		return fmt.Errorf("topic %s: replication factor %d needs %d brokers, there are %d",
-			t.Name, t.ReplicationFactor, t.ReplicationFactor, len(on))
-	}
-	return nil
-}
+func DefaultTopics() []Topic { return kafkaadmin.DefaultTopics() }
 
 // ValidateTopics checks topics against the brokers of the embedded compose
 // file, without Docker or Kafka. Errors wrap ErrInvalid.
@@ -160,26 +128,19 @@ func ValidateTopics(topics []Topic) error {
 }
 
 func validateTopics(topics []Topic, brokers []int32) error {
-	seen := make(map[string]bool)
-	for _, t := range topics {
-		if err := t.validate(brokers); err != nil {
-			return invalid{err}
-		}
-		if seen[t.Name] {
-			return invalidf("topic %s named twice", t.Name)
-		}
-		seen[t.Name] = true
+	if err := kafkaadmin.ValidateTopics(topics, brokers); err != nil {
+		return invalid{err}
 	}
 	return nil
 }
 
 // Cluster is the kbf cluster as the compose file describes it. Its methods
-// act on the containers and brokers through Docker and Kafka; New itself
-// contacts neither.
+// act on the containers through Docker and, through package kafkaadmin, on
+// the brokers; New itself contacts neither.
 type Cluster struct {
-	proj   *project
-	topics []Topic
-	image  string
+	proj  *project
+	image string
+	admin *kafkaadmin.Admin
 
 	docker engine
 	cli    *client.Client // the engine's client when it is a real one
@@ -187,9 +148,9 @@ type Cluster struct {
 	portFree func(host string, port int) error
 	progress func(Phase)
 	now      func() time.Time
-
-	mu    sync.Mutex // guards admin
-	admin *kgo.Client
+	// buildOffline and notice are Options.BuildOffline and Options.Notice.
+	buildOffline func(ctx context.Context) error
+	notice       func(string)
 }
 
 // New loads the embedded compose file with opts and returns the Cluster it
@@ -235,31 +196,69 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 			}
 		}
 	}
-	proj, err := loadProject(context.Background(), env)
+	proj, err := loadProject(context.Background(), source{
+		file: opts.File, projectName: opts.ProjectName, env: env,
+		brokers: opts.Brokers, controllers: opts.Controllers, config: opts.Config,
+	})
 	if err != nil {
 		return nil, err
 	}
-	topics := opts.Topics
-	if topics == nil {
-		topics = DefaultTopics()
+	topics, err := topicsFor(proj, opts.Topics, opts.Lead)
+	if err != nil {
+		return nil, err
 	}
 	if err := validateTopics(topics, proj.brokerIDs()); err != nil {
 		return nil, err
 	}
-	return &Cluster{
+	c := &Cluster{
 		proj:     proj,
-		topics:   slices.Clone(topics),
 		image:    proj.image,
 		docker:   docker,
 		portFree: listenable,
 		progress: opts.Progress,
 		now:      time.Now,
-	}, nil
+
+		buildOffline: opts.BuildOffline,
+		notice:       opts.Notice,
+	}
+	var brokers []kafkaadmin.Broker
+	for _, id := range proj.brokerIDs() {
+		brokers = append(brokers, kafkaadmin.Broker{ID: id, Addr: proj.nodes[proj.byID[id]].addr})
+	}
+	c.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Alive: c.checkRunning})
+	if err != nil {
+		return nil, invalid{err}
+	}
+	return c, nil
+}
+
+// topicsFor returns the topics of a cluster: the given ones or the
+// defaults, the first spread from the lead broker on, and the defaults'
+// one-replica topic on the first broker of a user's file.
+func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
+	ids := proj.brokerIDs()
+	if topics == nil {
+		topics = DefaultTopics()
+		topics[1].Brokers = []int32{ids[0]}
+	}
+	topics = slices.Clone(topics)
+	if lead != "" && len(topics) > 0 {
+		n, ok := proj.nodes[lead]
+		if !ok || !n.broker {
+			var bs []string
+			for _, id := range ids {
+				bs = append(bs, proj.byID[id])
+			}
+			return nil, invalidf("broker %s: not a broker of the cluster (%s)", lead, strings.Join(bs, " "))
+		}
+		topics[0] = topics[0].LedFirstBy(n.id, ids)
+	}
+	return topics, nil
 }
 
 // Close releases the Docker and Kafka clients.
 func (c *Cluster) Close() error {
-	c.closeAdmin()
+	c.admin.Close()
 	if c.cli != nil {
 		return c.cli.Close()
 	}
@@ -274,16 +273,14 @@ func (c *Cluster) Docker() *client.Client { return c.cli }
 func (c *Cluster) Image() string { return c.image }
 
 // Topics returns the topics Up makes sure exist.
-func (c *Cluster) Topics() []Topic { return slices.Clone(c.topics) }
+func (c *Cluster) Topics() []Topic { return c.admin.Topics() }
 
 // TopicNames returns the names of Topics.
-func (c *Cluster) TopicNames() []string {
-	names := make([]string, len(c.topics))
-	for i, t := range c.topics {
-		names[i] = t.Name
-	}
-	return names
-}
+func (c *Cluster) TopicNames() []string { return c.admin.TopicNames() }
+
+// Admin returns the cluster's Kafka administration: its topics, waits,
+// elections and descriptions.
+func (c *Cluster) Admin() *kafkaadmin.Admin { return c.admin }
 
 // Services returns the compose services in start order (the controller
 // first).
@@ -323,67 +320,24 @@ func (c *Cluster) Service(nodeID int32) (string, bool) {
 }
 
 // ContainerName returns the container of a service (kbf-k1 for k1).
-func (c *Cluster) ContainerName(service string) string {
-	if s, ok := c.proj.services[service]; ok && s.ContainerName != "" {
+func (c *Cluster) ContainerName(service string) string { return c.proj.containerName(service) }
+
+// containerName is a service's container_name, else the name docker
+// compose gives it: kbf-k1 in the embedded file, <project>-<service>-1 in
+// a user's.
+func (p *project) containerName(service string) string {
+	if s, ok := p.services[service]; ok && s.ContainerName != "" {
 		return s.ContainerName
 	}
-	return Project + "-" + service
+	if p.embedded {
+		return p.name + "-" + service
+	}
+	return p.name + "-" + service + "-1"
 }
 
 // Bootstrap returns the brokers' published addresses (127.0.0.1:19092, ...)
 // in node id order.
-func (c *Cluster) Bootstrap() []string {
-	var addrs []string
-	for _, id := range c.proj.brokerIDs() {
-		addrs = append(addrs, c.proj.nodes[c.proj.byID[id]].addr)
-	}
-	return addrs
-}
-
-// project is the loaded compose file, with what kbf reads out of it.
-type project struct {
-	image    string
-	services map[string]types.ServiceConfig
-	network  string // the one network's name
-	netKey   string // its key in the file
-	order    []string
-	nodes    map[string]node
-	byID     map[int32]string
-}
-
-// node is what the Kafka side needs to know of a service.
-type node struct {
-	id      int32
-	broker  bool   // process.roles includes broker
-	addr    string // published host:port of a broker's EXTERNAL listener
-	port    int    // that port
-	portVar string // the variable that sets it, e.g. KBF_K1_PORT
-}
-
-func (p *project) brokerIDs() []int32 {
-	var ids []int32
-	for _, n := range p.nodes {
-		if n.broker {
-			ids = append(ids, n.id)
-		}
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-var (
-	defaultOnce sync.Once
-	defaultProj *project
-	defaultErr  error
-)
-
-// defaultProject is the compose file with no variables set.
-func defaultProject() (*project, error) {
-	defaultOnce.Do(func() {
-		defaultProj, defaultErr = loadProject(context.Background(), map[string]string{})
-	})
-	return defaultProj, defaultErr
-}
+func (c *Cluster) Bootstrap() []string { return c.admin.Bootstrap() }
 
 func environ() map[string]string {
 	env := make(map[string]string)
@@ -403,162 +357,34 @@ func cloneEnv(env map[string]string) map[string]string {
 	return m
 }
 
-// loadProject loads the embedded compose file with env.
-func loadProject(ctx context.Context, env map[string]string) (*project, error) {
-	return parseProject(ctx, composeFile, env)
-}
+func joinIDs(ids []int32) string { return kafkaadmin.JoinIDs(ids) }
 
-func parseProject(ctx context.Context, file []byte, env map[string]string) (*project, error) {
-	p, err := loader.LoadWithContext(ctx, types.ConfigDetails{
-		WorkingDir:  ".",
-		ConfigFiles: []types.ConfigFile{{Filename: "compose.yaml", Content: file}},
-		Environment: types.Mapping(env),
-	}, func(o *loader.Options) {
-		o.SetProjectName(Project, true)
-		o.SkipResolveEnvironment = true
-	})
-	if err != nil {
-		return nil, invalidf("compose file: %w", err)
-	}
-	if len(p.Networks) != 1 {
-		return nil, invalidf("compose file: want exactly one network, got %d", len(p.Networks))
-	}
-	proj := &project{
-		services: make(map[string]types.ServiceConfig),
-		nodes:    make(map[string]node),
-		byID:     make(map[int32]string),
-	}
-	for k, n := range p.Networks {
-		proj.netKey, proj.network = k, n.Name
-		if err := checkNetwork(n); err != nil {
-			return nil, invalidf("compose file: network %s: %w", k, err)
-		}
-	}
-	ports := make(map[string]string) // published port → service
-	for name, s := range p.Services {
-		if err := checkSubset(s); err != nil {
-			return nil, invalidf("compose file: service %s: %w", name, err)
-		}
-		if _, ok := s.Networks[proj.netKey]; !ok || len(s.Networks) != 1 {
-			return nil, invalidf("compose file: service %s: want network %s only", name, proj.netKey)
-		}
-		if proj.image == "" {
-			proj.image = s.Image
-		} else if s.Image != proj.image {
-			return nil, invalidf("compose file: services run different images (%s, %s)", proj.image, s.Image)
-		}
-		n, err := nodeOf(name, s)
-		if err != nil {
-			return nil, invalidf("compose file: service %s: %w", name, err)
-		}
-		if other, ok := proj.byID[n.id]; ok {
-			return nil, invalidf("compose file: services %s and %s are both node %d", other, name, n.id)
-		}
-		for _, pc := range s.Ports {
-			if other, ok := ports[pc.Published]; ok {
-				a, b := portVar(other), portVar(name)
-				if b < a {
-					a, b = b, a
-				}
-				return nil, invalidf("%s and %s both name port %s", a, b, pc.Published)
-			}
-			ports[pc.Published] = name
-		}
-		proj.services[name] = s
-		proj.nodes[name] = n
-		proj.byID[n.id] = name
-	}
-	if proj.order, err = startOrder(p.Services); err != nil {
-		return nil, invalidf("compose file: %w", err)
-	}
-	if len(proj.brokerIDs()) == 0 {
-		return nil, invalidf("compose file: no broker")
-	}
-	return proj, nil
-}
-
-// portVar names the variable that sets a broker service's port.
-func portVar(service string) string { return "KBF_" + strings.ToUpper(service) + "_PORT" }
-
-// nodeOf reads a service's Kafka identity from its environment.
-func nodeOf(name string, s types.ServiceConfig) (node, error) {
-	get := func(k string) string {
-		if v := s.Environment[k]; v != nil {
+// ClusterID returns the id the nodes' storage is formatted with, the
+// CLUSTER_ID of their environment, which the brokers report as their
+// cluster's id: a cluster on these ports with another id is not this one.
+// It is "" when the compose file sets none (the image then picks its own).
+func (c *Cluster) ClusterID() string {
+	for _, svc := range c.proj.order {
+		if v := c.proj.services[svc].Environment["CLUSTER_ID"]; v != nil {
 			return *v
 		}
-		return ""
 	}
-	id, err := strconv.ParseInt(get("KAFKA_NODE_ID"), 10, 32)
-	if err != nil {
-		return node{}, fmt.Errorf("KAFKA_NODE_ID %q: not a node id", get("KAFKA_NODE_ID"))
-	}
-	n := node{id: int32(id), portVar: portVar(name)}
-	for _, r := range strings.Split(get("KAFKA_PROCESS_ROLES"), ",") {
-		if strings.TrimSpace(r) == "broker" {
-			n.broker = true
-		}
-	}
-	if !n.broker {
-		return n, nil
-	}
-	if len(s.Ports) != 1 {
-		return node{}, fmt.Errorf("a broker publishes exactly one port, got %d", len(s.Ports))
-	}
-	pc := s.Ports[0]
-	port, err := strconv.Atoi(pc.Published)
-	if err != nil || port < 1 || port > 65535 {
-		return node{}, fmt.Errorf("published port %q (%s): not a port", pc.Published, n.portVar)
-	}
-	host := pc.HostIP
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	n.port = port
-	n.addr = host + ":" + pc.Published
-	return n, nil
+	return ""
 }
 
-// startOrder sorts services so each comes after those it depends on; ties
-// go by name.
-func startOrder(services types.Services) ([]string, error) {
-	names := make([]string, 0, len(services))
-	for n := range services {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	var order []string
-	done := make(map[string]bool)
-	for len(order) < len(names) {
-		progressed := false
-		for _, n := range names {
-			if done[n] {
-				continue
-			}
-			ready := true
-			for dep := range services[n].DependsOn {
-				if _, ok := services[dep]; !ok {
-					return nil, fmt.Errorf("service %s depends on unknown service %s", n, dep)
-				}
-				ready = ready && done[dep]
-			}
-			if ready {
-				done[n] = true
-				order = append(order, n)
-				progressed = true
-				break // the first ready one by name, each time
-			}
-		}
-		if !progressed {
-			return nil, errors.New("depends_on has a cycle")
-		}
-	}
-	return order, nil
+// LogsToStdout reports whether a service's node logs only to its standard
+// output: no KAFKA_LOG4J_OPTS points it at a log4j configuration with
+// files, which is the official image's default. Its logs are then read
+// from the container's output (CollectOutput), not copied from files.
+func (c *Cluster) LogsToStdout(service string) bool {
+	return c.proj.services[service].Environment["KAFKA_LOG4J_OPTS"] == nil
 }
 
-func joinIDs(ids []int32) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(s, ",")
+// Check loads the compose file opts names, shapes and configures it, and
+// checks the topics against its brokers, contacting neither Docker nor
+// Kafka: the command line's mistakes are found before anything starts.
+// Errors wrap ErrInvalid.
+func Check(opts Options) error {
+	_, err := newCluster(opts, nil)
+	return err
 }

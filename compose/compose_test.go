@@ -56,6 +56,9 @@ func TestEmbeddedFile(t *testing.T) {
 	if got, want := c.TopicNames(), []string{"orders", "single"}; !slices.Equal(got, want) {
 		t.Errorf("TopicNames() = %v, want %v", got, want)
 	}
+	if got := c.ClusterID(); got != "a2JmLWNsdXN0ZXItMDAwMQ" {
+		t.Errorf("ClusterID() = %q, want compose.yaml's CLUSTER_ID", got)
+	}
 }
 
 func TestEnvironment(t *testing.T) {
@@ -210,8 +213,15 @@ func TestStartOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"c", "b", "a", "d"}; !slices.Equal(p.order, want) {
+	// By depth in the dependency graph, then by name: d depends on
+	// nothing, so it starts with the first wave after c.
+	if want := []string{"c", "d", "b", "a"}; !slices.Equal(p.order, want) {
 		t.Errorf("order %v, want %v", p.order, want)
+	}
+	cycle := strings.Replace(file, "  c: {image: i,", "  c: {image: i, depends_on: [a],", 1)
+	if _, err := parseProject(context.Background(), []byte(cycle), map[string]string{}); err == nil ||
+		!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("a depends_on cycle: error %v, want ErrInvalid naming the cycle", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"reflect"
 	"slices"
@@ -46,6 +47,7 @@ type engine interface {
 	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
 	ContainerUnpause(ctx context.Context, id string) error
 	ContainerRemove(ctx context.Context, id string, opts container.RemoveOptions) error
+	ContainerLogs(ctx context.Context, id string, opts container.LogsOptions) (io.ReadCloser, error)
 
 	ContainerExecCreate(ctx context.Context, id string, opts container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttach(ctx context.Context, execID string, opts container.ExecAttachOptions) (dockertypes.HijackedResponse, error)
@@ -63,6 +65,9 @@ const (
 	labelNetwork    = "com.docker.compose.network"
 	labelConfigHash = "com.docker.compose.config-hash"
 	labelImage      = "com.docker.compose.image"
+	// labelKBF marks a container kbf created, as opposed to one docker
+	// compose made from a user's file: only kbf's own are recreated.
+	labelKBF = "io.kbf.created"
 )
 
 // ping checks the engine answers.
@@ -188,11 +193,12 @@ func (p *project) spec(svc, imageID string) spec {
 		Env:          env,
 		ExposedPorts: exposed,
 		Labels: map[string]string{
-			labelProject:   Project,
+			labelProject:   p.name,
 			labelService:   svc,
 			labelNumber:    "1",
 			labelOneoff:    "False",
 			labelDependsOn: strings.Join(deps, ","),
+			labelKBF:       "true",
 		},
 	}
 	if s.StopGracePeriod != nil {
@@ -212,11 +218,7 @@ func (p *project) spec(svc, imageID string) spec {
 	netw := &network.NetworkingConfig{EndpointsConfig: map[string]*network.EndpointSettings{
 		p.network: {Aliases: aliases},
 	}}
-	name := s.ContainerName
-	if name == "" {
-		name = Project + "-" + svc
-	}
-	sp := spec{Name: name, Config: cfg, Host: host, Networking: netw}
+	sp := spec{Name: p.containerName(svc), Config: cfg, Host: host, Networking: netw}
 	cfg.Labels[labelConfigHash] = sp.hash()
 	cfg.Labels[labelImage] = imageID
 	return sp
@@ -227,7 +229,7 @@ func (p *project) spec(svc, imageID string) spec {
 // configuration (another image name, other ports) and is recreated.
 func (s spec) hash() string {
 	cfg := *s.Config
-	cfg.Labels = maps(s.Config.Labels)
+	cfg.Labels = maps.Clone(s.Config.Labels)
 	delete(cfg.Labels, labelConfigHash)
 	delete(cfg.Labels, labelImage)
 	b, err := json.Marshal(struct {
@@ -241,14 +243,6 @@ func (s spec) hash() string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-func maps(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
 
 // listenable reports whether port can be bound on host now.
@@ -278,7 +272,7 @@ func (c *Cluster) networkByName(ctx context.Context, name string) (*network.Summ
 func (c *Cluster) createNetwork(ctx context.Context) error {
 	_, err := c.docker.NetworkCreate(ctx, c.proj.network, network.CreateOptions{
 		Driver: "bridge",
-		Labels: map[string]string{labelProject: Project, labelNetwork: c.proj.netKey},
+		Labels: map[string]string{labelProject: c.proj.name, labelNetwork: c.proj.netKey},
 	})
 	if err != nil {
 		return fmt.Errorf("create network %s: %w", c.proj.network, err)

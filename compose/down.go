@@ -19,7 +19,7 @@ func (c *Cluster) Down(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	// The brokers are about to go; the admin client would only retry in vain.
-	c.closeAdmin()
+	c.admin.Close()
 	// By name, for a container whose labels were lost, and by label, for
 	// one of the project made under another name.
 	names := make(map[string]bool)
@@ -32,7 +32,7 @@ func (c *Cluster) Down(ctx context.Context) ([]string, error) {
 	}
 	list, err := c.docker.ContainerList(ctx, container.ListOptions{
 		All:     true,
-		Filters: filters.NewArgs(filters.Arg("label", labelProject+"="+Project)),
+		Filters: filters.NewArgs(filters.Arg("label", labelProject+"="+c.proj.name)),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list containers: %w", err)
@@ -55,7 +55,7 @@ func (c *Cluster) Down(ctx context.Context) ([]string, error) {
 		return removed, fmt.Errorf("list networks: %w", err)
 	}
 	for _, n := range nets {
-		if n.Name == c.proj.network || n.Labels[labelProject] == Project {
+		if n.Name == c.proj.network || n.Labels[labelProject] == c.proj.name {
 			if err := c.removeNetwork(ctx, n.ID); err != nil {
 				return removed, err
 			}

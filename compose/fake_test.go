@@ -32,6 +32,8 @@ type fakeEngine struct {
 	containers map[string]*container.InspectResponse
 	networks   map[string]network.Summary // id → network
 	libs       string                     // ls /opt/kafka/libs output
+	output     map[string]string          // a container's standard output
+	properties string                     // cat server.properties output
 	calls      []string
 	nextID     int
 }
@@ -195,20 +197,36 @@ func (f *fakeEngine) ContainerRemove(_ context.Context, name string, opts contai
 	return nil
 }
 
+func (f *fakeEngine) ContainerLogs(_ context.Context, name string, _ container.LogsOptions) (io.ReadCloser, error) {
+	if _, ok := f.containers[name]; !ok {
+		return nil, notFound("container " + name)
+	}
+	var b bytes.Buffer
+	io.WriteString(stdcopy.NewStdWriter(&b, stdcopy.Stdout), f.output[name])
+	return io.NopCloser(&b), nil
+}
+
 func (f *fakeEngine) ContainerExecCreate(_ context.Context, name string, opts container.ExecOptions) (container.ExecCreateResponse, error) {
 	if ci, ok := f.containers[name]; !ok || !ci.State.Running {
 		return container.ExecCreateResponse{}, fmt.Errorf("container %s is not running", name)
 	}
-	if strings.Join(opts.Cmd, " ") != "ls "+LibDir {
-		return container.ExecCreateResponse{}, fmt.Errorf("fake: unexpected command %q", opts.Cmd)
+	switch strings.Join(opts.Cmd, " ") {
+	case "ls " + LibDir:
+		return container.ExecCreateResponse{ID: "ls"}, nil
+	case "cat " + ConfigFile:
+		return container.ExecCreateResponse{ID: "cat"}, nil
 	}
-	return container.ExecCreateResponse{ID: "exec1"}, nil
+	return container.ExecCreateResponse{}, fmt.Errorf("fake: unexpected command %q", opts.Cmd)
 }
 
-func (f *fakeEngine) ContainerExecAttach(context.Context, string, container.ExecAttachOptions) (dockertypes.HijackedResponse, error) {
+func (f *fakeEngine) ContainerExecAttach(_ context.Context, id string, _ container.ExecAttachOptions) (dockertypes.HijackedResponse, error) {
 	var b bytes.Buffer
 	w := stdcopy.NewStdWriter(&b, stdcopy.Stdout)
-	io.WriteString(w, f.libs)
+	out := f.libs
+	if id == "cat" {
+		out = f.properties
+	}
+	io.WriteString(w, out)
 	c1, c2 := net.Pipe()
 	c2.Close()
 	return dockertypes.HijackedResponse{Conn: c1, Reader: bufio.NewReader(&b)}, nil
@@ -219,3 +237,5 @@ func (f *fakeEngine) ContainerExecInspect(context.Context, string) (container.Ex
 }
 
 var _ engine = (*fakeEngine)(nil)
+
+func networkSummary(id, name string) network.Summary { return network.Summary{ID: id, Name: name} }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"time"
 
@@ -144,8 +145,18 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 		switch {
 		case ci == nil:
 			acts[svc] = create
+		case c.adopted(ci):
+			// Someone else's configuration, which kbf does not judge.
+			switch {
+			case ci.State != nil && ci.State.Paused:
+				acts[svc] = unpause
+			case ci.State != nil && ci.State.Running:
+				acts[svc] = keep
+			default:
+				acts[svc] = start
+			}
 		case !netOK || ci.Config == nil || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, imageID).hash() ||
-			ci.Config.Labels[labelProject] != Project:
+			ci.Config.Labels[labelProject] != c.proj.name:
 			acts[svc] = recreate
 		case imageID != "" && ci.Image != imageID:
 			acts[svc] = recreate
@@ -171,6 +182,38 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 	return acts
 }
 
+// adopted reports whether a container of a user's compose file was made by
+// someone else (docker compose): kbf uses it as it is, and never removes
+// it to recreate it.
+func (c *Cluster) adopted(ci *container.InspectResponse) bool {
+	return !c.proj.embedded && (ci.Config == nil || ci.Config.Labels[labelKBF] != "true")
+}
+
+// checkPlan refuses, before anything is changed, what kbf cannot do: create
+// a container of a service that uses compose keys kbf does not implement,
+// or change the configuration of a container it did not make.
+func (c *Cluster) checkPlan(conts map[string]*container.InspectResponse, acts map[string]action) error {
+	for _, svc := range c.proj.order {
+		ci := conts[svc]
+		switch {
+		case ci != nil && c.adopted(ci) && c.proj.configured[svc]:
+			return invalidf("service %s: --config cannot change container %s, which kbf did not create: put the setting in %s and run docker compose -f %s up -d",
+				svc, c.ContainerName(svc), c.proj.file, c.proj.file)
+		case ci != nil && c.adopted(ci) && acts[svc] == recreate:
+			return invalidf("service %s: container %s, which kbf did not create, would have to be made anew: docker compose -f %s up -d --force-recreate does it",
+				svc, c.ContainerName(svc), c.proj.file)
+		case acts[svc] != create && acts[svc] != recreate:
+		case c.proj.unsupported[svc] != nil:
+			return invalidf("service %s: kbf cannot create its container itself (%v): start the stack with docker compose -f %s up -d, and kbf uses it as it is",
+				svc, c.proj.unsupported[svc], c.proj.file)
+		case c.proj.netErr != nil:
+			return invalidf("%s: kbf cannot create the network itself (%v): start the stack with docker compose -f %s up -d, and kbf uses it as it is",
+				c.proj.file, c.proj.netErr, c.proj.file)
+		}
+	}
+	return nil
+}
+
 // upContainers brings every container to running as configured.
 func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 	conts := make(map[string]*container.InspectResponse)
@@ -193,7 +236,7 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 	netOK := net != nil
 	if netOK {
 		for _, ci := range conts {
-			if ci != nil && ci.NetworkSettings != nil {
+			if ci != nil && !c.adopted(ci) && ci.NetworkSettings != nil {
 				if ep := ci.NetworkSettings.Networks[c.proj.network]; ep == nil || ep.NetworkID != net.ID {
 					netOK = false
 				}
@@ -201,6 +244,9 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 		}
 	}
 	acts := c.plan(conts, imageID, netOK)
+	if err := c.checkPlan(conts, acts); err != nil {
+		return err
+	}
 
 	all := true
 	for _, svc := range c.proj.order {
@@ -212,7 +258,9 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 	}
 	if imageID == "" {
 		if imageID, err = c.pull(ctx); err != nil {
-			return err
+			if imageID, err = c.fallBack(ctx, err); err != nil {
+				return err
+			}
 		}
 		// Labels carry the image's id; plan again now that it is known.
 		acts = c.plan(conts, imageID, netOK)
@@ -271,13 +319,16 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 }
 
 // imageID returns the id of the image, or "" when it is not here.
-func (c *Cluster) imageID(ctx context.Context) (string, error) {
-	img, err := c.docker.ImageInspect(ctx, c.image)
+func (c *Cluster) imageID(ctx context.Context) (string, error) { return c.imageOf(ctx, c.image) }
+
+// imageOf returns the id of an image, or "" when it is not here.
+func (c *Cluster) imageOf(ctx context.Context, name string) (string, error) {
+	img, err := c.docker.ImageInspect(ctx, name)
 	if isNotFound(err) {
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("inspect image %s: %w", c.image, err)
+		return "", fmt.Errorf("inspect image %s: %w", name, err)
 	}
 	return img.ID, nil
 }
@@ -285,8 +336,8 @@ func (c *Cluster) imageID(ctx context.Context) (string, error) {
 // pull fetches the image, and returns its id.
 func (c *Cluster) pull(ctx context.Context) (string, error) {
 	fail := func(why error) error {
-		return fmt.Errorf("image %s is not here and cannot be pulled (%s); build the offline image with make image and pass --image %s (or set KBF_IMAGE)",
-			c.image, strings.TrimPrefix(why.Error(), "Error response from daemon: "), OfflineImage)
+		return pullError{fmt.Errorf("image %s is not here and cannot be pulled (%s); build the offline image with make image and pass --image %s (or set KBF_IMAGE)",
+			c.image, strings.TrimPrefix(why.Error(), "Error response from daemon: "), OfflineImage), why}
 	}
 	if c.proj.services[c.proj.order[0]].PullPolicy == "never" {
 		return "", fail(fmt.Errorf("pull_policy is never"))
@@ -315,6 +366,62 @@ func (c *Cluster) pull(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// fallBack runs the offline image when the default one could not be
+// pulled: the one here, else one BuildOffline makes. A fresh machine with
+// no registry then needs no step by hand. Any other image the user chose is
+// not replaced: pullErr stands.
+func (c *Cluster) fallBack(ctx context.Context, pullErr error) (string, error) {
+	var pe pullError
+	if c.image != DefaultImage || ctx.Err() != nil || !errors.As(pullErr, &pe) {
+		return "", pullErr
+	}
+	id, err := c.imageOf(ctx, OfflineImage)
+	if err != nil {
+		return "", err
+	}
+	why := strings.TrimPrefix(pe.why.Error(), "Error response from daemon: ")
+	if id == "" {
+		if c.buildOffline == nil {
+			return "", pullErr
+		}
+		c.say(fmt.Sprintf("%s cannot be pulled (%s): building the offline image %s (make image)", DefaultImage, why, OfflineImage))
+		if err := c.buildOffline(ctx); err != nil {
+			return "", fmt.Errorf("image %s cannot be pulled (%s), and building %s failed: %w", DefaultImage, why, OfflineImage, err)
+		}
+		if id, err = c.imageOf(ctx, OfflineImage); err != nil {
+			return "", err
+		}
+		if id == "" {
+			return "", fmt.Errorf("image %s cannot be pulled (%s), and building %s left no such image", DefaultImage, why, OfflineImage)
+		}
+	} else {
+		c.say(fmt.Sprintf("%s cannot be pulled (%s): running %s, the offline image built here", DefaultImage, why, OfflineImage))
+	}
+	c.useImage(OfflineImage)
+	return id, nil
+}
+
+// useImage makes every service run img.
+func (c *Cluster) useImage(img string) {
+	c.image, c.proj.image = img, img
+	for name, s := range c.proj.services {
+		s.Image = img
+		c.proj.services[name] = s
+	}
+}
+
+func (c *Cluster) say(msg string) {
+	if c.notice != nil {
+		c.notice(msg)
+	}
+}
+
+// pullError is a failed pull: the whole message, and why.
+type pullError struct{ err, why error }
+
+func (e pullError) Error() string { return e.err.Error() }
+func (e pullError) Unwrap() error { return e.why }
 
 // pullStreamError reads a pull's progress stream to its end and returns the
 // error the engine reports in it, if any: a failed pull still answers 200.
@@ -351,10 +458,13 @@ func (c *Cluster) checkPorts(conts map[string]*container.InspectResponse, acts m
 		if ci := conts[svc]; acts[svc] == recreate && ci != nil && ci.State != nil && ci.State.Running {
 			continue // its own container holds the port until it is removed
 		}
-		host, _, _ := strings.Cut(n.addr, ":")
+		host, _, _ := net.SplitHostPort(n.addr)
 		if err := c.portFree(host, n.port); err != nil {
-			return fmt.Errorf("port %d on %s is in use, and broker %s needs it: free it or choose another port with %s",
-				n.port, host, svc, n.portVar)
+			how := "choose another port with " + n.portVar
+			if n.portVar == "" {
+				how = "publish another in " + c.proj.file
+			}
+			return fmt.Errorf("port %d on %s is in use, and broker %s needs it: free it or %s", n.port, host, svc, how)
 		}
 	}
 	return nil

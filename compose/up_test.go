@@ -379,3 +379,73 @@ func TestVersionFromLibs(t *testing.T) {
 		}
 	}
 }
+
+func TestOfflineFallback(t *testing.T) {
+	all := []string{"c1", "k1", "k2", "k3"}
+	tests := []struct {
+		name    string
+		opts    Options
+		offline bool  // the offline image is here before Up
+		build   error // what BuildOffline returns; it makes the image when nil
+		image   string
+		built   bool
+		notice  string // part of the notice
+		wantErr string // part of the error
+	}{
+		{name: "offline image here", offline: true, image: OfflineImage,
+			notice: "apache/kafka:4.3.1 cannot be pulled (no such host): running kbf/kafka:4.3.1"},
+		{name: "built", image: OfflineImage, built: true,
+			notice: "apache/kafka:4.3.1 cannot be pulled (no such host): building the offline image kbf/kafka:4.3.1 (make image)"},
+		{name: "build fails", build: errors.New("debootstrap is required"), built: true,
+			wantErr: "image apache/kafka:4.3.1 cannot be pulled (no such host), and building kbf/kafka:4.3.1 failed: debootstrap is required"},
+		{name: "another image is not replaced", opts: Options{Image: "x/kafka:9"}, offline: true,
+			wantErr: "image x/kafka:9 is not here and cannot be pulled (no such host)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeEngine()
+			delete(f.images, DefaultImage)
+			f.pullErr = errors.New("no such host")
+			if tt.offline {
+				f.images[OfflineImage] = "sha256:off"
+			}
+			var built bool
+			var notices []string
+			opts := tt.opts
+			opts.BuildOffline = func(context.Context) error {
+				built = true
+				if tt.build == nil {
+					f.images[OfflineImage] = "sha256:built"
+				}
+				return tt.build
+			}
+			opts.Notice = func(s string) { notices = append(notices, s) }
+			c := testCluster(t, opts, f)
+			rep := &UpReport{}
+			err := c.upContainers(context.Background(), rep)
+			if built != tt.built {
+				t.Errorf("built %v, want %v", built, tt.built)
+			}
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("upContainers: %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("upContainers: %v", err)
+			}
+			if c.Image() != tt.image || !slices.Equal(rep.Created, all) {
+				t.Errorf("image %s, created %v; want %s and all four", c.Image(), rep.Created, tt.image)
+			}
+			for _, svc := range all {
+				if got := f.containers[c.ContainerName(svc)].Config.Image; got != tt.image {
+					t.Errorf("%s runs %s, want %s", svc, got, tt.image)
+				}
+			}
+			if len(notices) != 1 || !strings.Contains(notices[0], tt.notice) {
+				t.Errorf("notices %q, want one with %q", notices, tt.notice)
+			}
+		})
+	}
+}

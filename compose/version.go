@@ -84,3 +84,57 @@ func (c *Cluster) exec(ctx context.Context, name string, cmd ...string) (string,
 	}
 	return out.String(), nil
 }
+
+// ConfigFile is where both images render a node's server.properties from
+// its KAFKA_* environment when it starts.
+const ConfigFile = "/opt/kafka/config/server.properties"
+
+// NodeConfigs returns the configuration of every node, by service name, as
+// the cluster reports it. A broker's is its effective configuration
+// (DescribeConfigs): every key, defaults included. A controller-only
+// node's listener is not reachable from the host in the compose files kbf
+// runs, so its configuration is the server.properties it was started
+// with, read from its container: only the keys set there; a key absent is
+// unknown, not a default. Nodes that could not be read are left out and
+// named in the error; the map holds the others.
+func (c *Cluster) NodeConfigs(ctx context.Context) (map[string]map[string]string, error) {
+	out := make(map[string]map[string]string)
+	var errs []error
+	byID, err := c.admin.BrokerConfigs(ctx)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	for id, cfg := range byID {
+		if svc, ok := c.proj.byID[id]; ok {
+			out[svc] = cfg
+		}
+	}
+	for _, svc := range c.proj.order {
+		if c.proj.nodes[svc].broker {
+			continue
+		}
+		text, err := c.exec(ctx, c.ContainerName(svc), "cat", ConfigFile)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("configuration of %s: %w", svc, err))
+			continue
+		}
+		out[svc] = parseProperties(text)
+	}
+	return out, errors.Join(errs...)
+}
+
+// parseProperties reads the key=value lines of a Java properties file as
+// Kafka's docker wrapper writes it (no continuation lines or escapes).
+func parseProperties(text string) map[string]string {
+	m := make(map[string]string)
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return m
+}

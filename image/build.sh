@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the image kbf/kafka:4.3.1 (run by `make image` from the repository root) without
-# pulling any image from a registry:
+# Builds the image kbf/kafka:4.3.1 (run by `make image` from the repository root, and by kbf up
+# and kbf run when the official image cannot be pulled) without pulling any image from a
+# registry. Missing debootstrap and Maven are installed with apt-get on Debian as root;
+# elsewhere it stops with the command to run.
 #
 #   1. base image kbf/debian-jre:bookworm: a Debian bookworm minbase root filesystem with
 #      openjdk-17-jre-headless, made by debootstrap (needs root and the Debian archive) and
@@ -42,8 +44,29 @@ need() {
   command -v "$1" >/dev/null 2>&1 || { echo "build.sh: $1 is required" >&2; exit 1; }
 }
 
+# ensure COMMAND PACKAGE: when COMMAND is missing, installs PACKAGE with apt-get on Debian as
+# root (a fresh machine needs no step by hand), else stops with the exact command to run.
+ensure() {
+  local cmd=$1 pkg=$2
+  command -v "$cmd" >/dev/null 2>&1 && return 0
+  if [ -r /etc/debian_version ] && command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "==> $cmd is missing: apt-get install -y $pkg"
+      if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null; then
+        command -v "$cmd" >/dev/null 2>&1 && return 0
+      fi
+      echo "build.sh: installing $pkg failed; run apt-get install -y $pkg and make image again" >&2
+      exit 1
+    fi
+    echo "build.sh: $cmd is required: sudo apt-get install -y $pkg (or run make image as root, which installs it)" >&2
+    exit 1
+  fi
+  echo "build.sh: $cmd is required: install your system's $pkg package, then make image again" >&2
+  exit 1
+}
+
 need docker
-need mvn
+ensure mvn maven
 docker info >/dev/null 2>&1 || { echo "build.sh: the Docker engine does not answer (docker info)" >&2; exit 1; }
 mkdir -p "$cache"
 
@@ -57,11 +80,11 @@ cleanup() {
 trap cleanup EXIT
 
 build_base() {
-  need debootstrap
   if [ "$(id -u)" -ne 0 ]; then
-    echo "build.sh: building $base runs debootstrap, which needs root" >&2
+    echo "build.sh: building $base runs debootstrap, which needs root: sudo make image" >&2
     exit 1
   fi
+  ensure debootstrap debootstrap
   rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
   # No mirror argument: debootstrap's default Debian archive.
   debootstrap --variant=minbase --include=openjdk-17-jre-headless "$suite" "$rootfs"

@@ -11,7 +11,6 @@ import (
 
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/timeline"
 )
 
 // Font sizes, and the estimate of a sans-serif glyph's width the layout
@@ -283,9 +282,9 @@ func faultName(tr *report.Trial) string {
 		return "fault"
 	}
 	f := tr.Meta.Fault
-	s := strings.ToUpper(f.Kind)
-	if s == "" {
-		s = "fault"
+	s := "fault"
+	if f.Kind != "" {
+		s = f.Kind.Signal()
 	}
 	if f.Broker != "" {
 		s += " " + f.Broker
@@ -371,11 +370,11 @@ func roleText(tr *report.Trial, p int32) string {
 			continue
 		}
 		switch st.Role {
-		case "leader":
+		case results.RoleLed:
 			return b + " led it"
-		case "follower":
+		case results.RoleFollowed:
 			return b + " followed"
-		case "none":
+		case results.RoleNone:
 			return "not on " + b
 		}
 	}
@@ -477,47 +476,22 @@ func wrapText(s string, width float64, size float64) []string {
 	return lines
 }
 
-// eventLines are the fault and the stalls' phase boundaries, in time order.
-// A boundary is the phase's End as the report has it; where a stall leaves
-// a phase out because the partition was still acking when it ended (a
-// SIGTERM's quick election), the event comes from the timeline, found as
-// the report finds it, if it came before the stall ended. A boundary
-// several partitions share (the detection) is one line. With more than
-// MaxColours partitions, each kind of boundary gets one label for all its
-// lines.
+// eventLines are the fault and the stalls' phase boundaries, in time order,
+// as the report decided them (report.Trial.Boundaries): a line per
+// boundary, labelled by its kind. With more than MaxColours partitions,
+// each kind of boundary gets one label for all its lines.
 func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []eventLine {
 	if tr.FaultAt.IsZero() {
 		return nil
 	}
 	F := tr.FaultAt
-	var fault *results.Fault
 	broker := "the broker"
 	if tr.Meta != nil && tr.Meta.Fault != nil {
-		fault = tr.Meta.Fault
-		broker = fault.Broker
+		broker = tr.Meta.Fault.Broker
 	}
+	// The fault's line is the one the picture measures from, so it is
+	// drawn even where the report split no stall (a --fault-at).
 	lines := []eventLine{{at: F, text: faultName(tr), colour: failColour, style: solid, bold: true}}
-	b := boundaries{tr: tr, fault: fault}
-
-	// The detection: one event, though each stall names it; a phase end
-	// is never later than the event, so the latest is the event's time.
-	var detect time.Time
-	var evidence string
-	for i := range tr.Stalls {
-		if t, ev, ok := b.find(&tr.Stalls[i], report.PhaseDetect); ok && t.After(detect) {
-			detect, evidence = t, ev
-		}
-	}
-	if !detect.IsZero() {
-		what := broker + " fenced"
-		switch {
-		case strings.Contains(evidence, "controlled shutdown"):
-			what = broker + " controlled shutdown"
-		case fault != nil && fault.Kind == "sigterm":
-			what = broker + " shutdown granted"
-		}
-		lines = append(lines, eventLine{at: detect, text: what + " " + since(detect, F), colour: eventColour, style: dashed})
-	}
 
 	type group struct {
 		first, last time.Time
@@ -525,56 +499,58 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 	}
 	groups := map[string]*group{}
 	var keys []string
-	for i := range tr.Stalls {
-		st := &tr.Stalls[i]
-		for _, name := range []string{report.PhaseElect, report.PhaseClient} {
-			t, _, ok := b.find(st, name)
-			if !ok {
-				continue
+	for _, bd := range tr.Boundaries {
+		var text string
+		style := dashed
+		switch bd.Kind {
+		case report.BoundaryFault:
+			continue
+		case report.BoundaryFenced:
+			lines = append(lines, eventLine{at: bd.Time, text: broker + " fenced " + since(bd.Time, F), colour: eventColour, style: dashed})
+			continue
+		case report.BoundaryControlledShutdown:
+			lines = append(lines, eventLine{at: bd.Time, text: broker + " controlled shutdown " + since(bd.Time, F), colour: eventColour, style: dashed})
+			continue
+		case report.BoundaryShutdownGranted:
+			lines = append(lines, eventLine{at: bd.Time, text: broker + " shutdown granted " + since(bd.Time, F), colour: eventColour, style: dashed})
+			continue
+		case report.BoundaryProducerLearned:
+			style = dotted
+			text = fmt.Sprintf("p%d producer learns", bd.Partition)
+			if bd.Broker >= 0 {
+				text += fmt.Sprintf(" leader %d", bd.Broker)
 			}
-			var text string
-			style := dashed
-			switch {
-			case name == report.PhaseClient:
-				style = dotted
-				text = fmt.Sprintf("p%d producer learns", st.Partition)
-				if st.NewLeader >= 0 {
-					text += fmt.Sprintf(" leader %d", st.NewLeader)
-				}
-			case st.Role == "leader":
-				text = fmt.Sprintf("p%d new leader", st.Partition)
-				if st.NewLeader >= 0 {
-					text += fmt.Sprintf(" %d", st.NewLeader)
-				}
-			default:
-				text = fmt.Sprintf("p%d ISR without %s", st.Partition, broker)
+		case report.BoundaryNewLeader:
+			text = fmt.Sprintf("p%d new leader", bd.Partition)
+			if bd.Broker >= 0 {
+				text += fmt.Sprintf(" %d", bd.Broker)
 			}
-			if !merged {
-				lines = append(lines, eventLine{at: t, text: text + " " + since(t, F), colour: colour(st.Partition), style: style})
-				continue
-			}
-			// One label per kind, on the kind's first line; the others
-			// go unlabelled.
-			key := name
-			if name == report.PhaseElect {
-				key += " " + st.Role
-			}
-			gr := groups[key]
-			if gr == nil {
-				gr = &group{first: t, last: t}
-				groups[key] = gr
-				keys = append(keys, key)
-			}
-			gr.first, gr.last = minTime(gr.first, t), maxTime(gr.last, t)
-			gr.n++
-			lines = append(lines, eventLine{at: t, colour: palette[0], style: style})
+		case report.BoundaryISRShrunk:
+			text = fmt.Sprintf("p%d ISR without %s", bd.Partition, broker)
+		default:
+			continue
 		}
+		if !merged {
+			lines = append(lines, eventLine{at: bd.Time, text: text + " " + since(bd.Time, F), colour: colour(bd.Partition), style: style})
+			continue
+		}
+		// One label per kind, on the kind's first line; the others go
+		// unlabelled.
+		key := string(bd.Kind)
+		gr := groups[key]
+		if gr == nil {
+			gr = &group{first: bd.Time, last: bd.Time}
+			groups[key] = gr
+			keys = append(keys, key)
+		}
+		gr.first, gr.last = minTime(gr.first, bd.Time), maxTime(gr.last, bd.Time)
+		gr.n++
+		lines = append(lines, eventLine{at: bd.Time, colour: palette[0], style: style})
 	}
 	names := map[string]string{
-		report.PhaseElect + " leader":   "new leaders",
-		report.PhaseElect + " follower": "ISRs without " + broker,
-		report.PhaseElect + " none":     "ISR changes",
-		report.PhaseClient:              "producer learns new leaders",
+		string(report.BoundaryNewLeader):       "new leaders",
+		string(report.BoundaryISRShrunk):       "ISRs without " + broker,
+		string(report.BoundaryProducerLearned): "producer learns new leaders",
 	}
 	for _, key := range keys {
 		gr := groups[key]
@@ -597,48 +573,6 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 	})
 }
 
-// boundaries finds the end of a stall's phase.
-type boundaries struct {
-	tr    *report.Trial
-	fault *results.Fault
-}
-
-// find returns the End of the stall's phase called name and its evidence;
-// failing that, the event the report would have ended it with, when the
-// timeline has it and it came before the stall ended.
-func (b boundaries) find(st *report.Stall, name string) (time.Time, string, bool) {
-	for _, ph := range st.Phases {
-		if ph.Name == name {
-			return ph.End, ph.Evidence, true
-		}
-	}
-	tl, f, F := b.tr.Timeline, b.fault, b.tr.FaultAt
-	if tl == nil || f == nil || b.tr.Meta == nil {
-		return time.Time{}, "", false
-	}
-	topic := b.tr.Meta.Probe.Topic
-	var e timeline.Event
-	var ok bool
-	switch {
-	case name == report.PhaseDetect && f.Kind == "sigterm":
-		if e, ok = tl.ControlledShutdown(f.NodeID, f.SignalSent); !ok {
-			e, ok = tl.ShutdownGranted(f.NodeID, f.SignalSent)
-		}
-	case name == report.PhaseDetect:
-		e, ok = tl.Fenced(f.NodeID, F)
-	case name == report.PhaseElect && st.Role == "leader":
-		e, ok = tl.LeaderStarted(topic, st.Partition, F)
-	case name == report.PhaseElect && st.Role == "follower":
-		e, ok = tl.ISRShrunk(topic, st.Partition, f.NodeID, F)
-	case name == report.PhaseClient && st.Role == "leader":
-		e, ok = tl.ClientLearnedLeader("producer", topic, st.Partition, F)
-	}
-	if !ok || (!st.FirstAck.IsZero() && e.Time.After(st.FirstAck)) {
-		return time.Time{}, "", false
-	}
-	return e.Time, e.Summary(), true
-}
-
 func partitions(n int) string {
 	if n == 1 {
 		return "1 partition"
@@ -647,7 +581,7 @@ func partitions(n int) string {
 }
 
 func styleOf(key string) lineStyle {
-	if key == report.PhaseClient {
+	if key == string(report.BoundaryProducerLearned) {
 		return dotted
 	}
 	return dashed

@@ -2,13 +2,16 @@
 // over time, per partition, with the fault, the stalls and the timeline's key
 // events.
 //
-// It reads what the report already analysed (a *report.Trial: the gaps, the
-// stalls split into phases, the metadata) and the trial's probe CSV once
-// more, streamed:
+// It draws what the report analysed (a *report.Trial: the gaps, the stalls'
+// boundaries, the metadata) and the messages a Collector took while the
+// report read the probe CSV, so the file is read once:
 //
-//	tr, _ := report.Analyze(trial, report.Options{})
-//	f, _ := os.Open(trial.Probe)
-//	plot.WriteSVG(out, tr, f, plot.Options{Source: trial.Probe})
+//	c := plot.NewCollector()
+//	tr, _ := report.Analyze(trial, report.Options{Messages: c.Add})
+//	plot.Draw(out, tr, c, plot.Options{})
+//
+// It decides nothing the report has decided: each line is one of
+// tr.Boundaries, labelled by its kind.
 //
 // # The picture
 //
@@ -25,9 +28,10 @@
 //
 // # Memory
 //
-// Rows are not kept. Each partition has one bucket per pixel column of the
-// plot, holding the least and the largest latency and a count, so a file of
-// any length is drawn in memory proportional to the picture's width.
+// Rows are not kept. The Collector keeps, per partition, a fixed number of
+// time slots holding the least and the largest latency and a count, and the
+// picture one bucket per pixel column, so a file of any length is drawn in
+// memory proportional to the partitions and the picture's width.
 package plot
 
 import (
@@ -70,23 +74,15 @@ var ErrSize = errors.New("picture size out of bounds")
 // ErrNoMessages is reported for a trial whose report counted no message.
 var ErrNoMessages = errors.New("no messages to plot")
 
-// WriteSVG draws the trial tr as an SVG document on w. probeCSV is the
-// trial's probe CSV, the file tr was analysed from; it is read once, row by
-// row, and a malformed row stops the drawing with the decoder's
-// *results.ParseError. Nothing is written to w before the whole file has
-// been read, so a bad file leaves w empty.
+// WriteSVG draws the trial tr as an SVG document on w, reading its probe
+// CSV, the file tr was analysed from, once, row by row; a malformed row
+// stops the drawing with the decoder's *results.ParseError. Nothing is
+// written to w before the whole file has been read, so a bad file leaves w
+// empty. Where the analysis reads the file anyway, a Collector spares the
+// second pass (Draw).
 func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) error {
-	if opt.Width == 0 {
-		opt.Width = DefaultWidth
-	}
-	if opt.Height == 0 {
-		opt.Height = DefaultHeight
-	}
-	if opt.Width < MinWidth || opt.Width > MaxWidth {
-		return fmt.Errorf("width %d: %w (%d–%d)", opt.Width, ErrSize, MinWidth, MaxWidth)
-	}
-	if opt.Height < MinHeight || opt.Height > MaxHeight {
-		return fmt.Errorf("height %d: %w (%d–%d)", opt.Height, ErrSize, MinHeight, MaxHeight)
+	if err := opt.check(); err != nil {
+		return err
 	}
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
 		return ErrNoMessages
@@ -94,11 +90,11 @@ func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) er
 	if opt.Source == "" {
 		opt.Source = results.ProbeFile
 	}
-	c := newCanvas(tr, opt.Width, opt.Height)
 	dec := results.NewDecoder(probeCSV, opt.Source)
 	if tr.Meta != nil {
 		dec.Partitions = tr.Meta.PartitionSet()
 	}
+	col := NewCollector()
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
@@ -108,11 +104,42 @@ func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) er
 		if err != nil {
 			return err
 		}
-		if err := c.add(&m); err != nil {
-			return err
-		}
+		col.Add(&m)
+	}
+	return Draw(w, tr, col, opt)
+}
+
+// Draw draws the trial tr as an SVG document on w from the messages col
+// took while tr was analysed.
+func Draw(w io.Writer, tr *report.Trial, col *Collector, opt Options) error {
+	if err := opt.check(); err != nil {
+		return err
+	}
+	if opt.Width == 0 {
+		opt.Width = DefaultWidth
+	}
+	if opt.Height == 0 {
+		opt.Height = DefaultHeight
+	}
+	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
+		return ErrNoMessages
+	}
+	c := newCanvas(tr, opt.Width, opt.Height)
+	if err := c.fill(col); err != nil {
+		return err
 	}
 	return c.render(w)
+}
+
+// check refuses a size out of bounds; zero means the default.
+func (opt Options) check() error {
+	if w := opt.Width; w != 0 && (w < MinWidth || w > MaxWidth) {
+		return fmt.Errorf("width %d: %w (%d–%d)", w, ErrSize, MinWidth, MaxWidth)
+	}
+	if h := opt.Height; h != 0 && (h < MinHeight || h > MaxHeight) {
+		return fmt.Errorf("height %d: %w (%d–%d)", h, ErrSize, MinHeight, MaxHeight)
+	}
+	return nil
 }
 
 // bucket is what a pixel column keeps of the messages sent in it.
@@ -171,34 +198,40 @@ func newCanvas(tr *report.Trial, width, height int) *canvas {
 // from.
 var ErrUnknownPartition = errors.New("partition not in the trial's report")
 
-// add takes one message into its column. It allocates nothing.
-func (c *canvas) add(m *results.Message) error {
-	s, ok := c.index[m.Partition]
-	if !ok {
-		return fmt.Errorf("message p%d seq %d: %w", m.Partition, m.Seq, ErrUnknownPartition)
+// fill takes the collector's slots into the picture's columns, each slot
+// into the column of its middle.
+func (c *canvas) fill(col *Collector) error {
+	for p := range col.parts {
+		if _, ok := c.index[p]; !ok {
+			return fmt.Errorf("messages of p%d: %w", p, ErrUnknownPartition)
+		}
 	}
-	c.sent++
-	col := c.l.col(m.Sent)
-	switch {
-	case m.Failed():
-		c.nFailed++
-		c.failed[col]++
-		return nil
-	case m.Acked.IsZero():
-		c.nUnack++
-		c.unacked[col]++
+	if col.width == 0 {
 		return nil
 	}
-	c.acked++
-	lat := m.Acked.Sub(m.Sent)
-	c.maxLatency = max(c.maxLatency, lat)
-	b := &c.series[s][col]
-	if b.n == 0 {
-		b.lo, b.hi = lat, lat
-	} else {
-		b.lo, b.hi = min(b.lo, lat), max(b.hi, lat)
+	cols := make([]int, slots)
+	for i := range cols {
+		cols[i] = c.l.col(col.mid(i))
 	}
-	b.n++
+	for p, slots := range col.parts {
+		series := c.series[c.index[p]]
+		for i, s := range slots {
+			if s.n == 0 {
+				continue
+			}
+			b := &series[cols[i]]
+			if b.n == 0 {
+				*b = s
+			} else {
+				b.lo, b.hi, b.n = min(b.lo, s.lo), max(b.hi, s.hi), b.n+s.n
+			}
+		}
+	}
+	for i := range cols {
+		c.failed[cols[i]] += col.failed[i]
+		c.unacked[cols[i]] += col.unacked[i]
+	}
+	c.sent, c.acked, c.nFailed, c.nUnack, c.maxLatency = col.sent, col.acked, col.nFailed, col.nUnack, col.maxLatency
 	return nil
 }
 

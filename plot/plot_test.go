@@ -218,14 +218,10 @@ func TestBoundedMemory(t *testing.T) {
 	for _, parts := range []int{3, 12} {
 		t.Run(fmt.Sprintf("%d partitions", parts), func(t *testing.T) {
 			tr, _ := generatedTrial(t, parts, rows)
+			col := NewCollector()
+			generated(parts, rows)(col.Add)
 			c := newCanvas(tr, DefaultWidth, DefaultHeight)
-			var err error
-			generated(parts, rows)(func(m *results.Message) {
-				if err == nil {
-					err = c.add(m)
-				}
-			})
-			if err != nil {
+			if err := c.fill(col); err != nil {
 				t.Fatal(err)
 			}
 			if c.sent != rows {
@@ -237,10 +233,13 @@ func TestBoundedMemory(t *testing.T) {
 			if wantSeries := min(parts, MaxColours); parts > MaxColours && len(c.series) != 1 || parts <= MaxColours && len(c.series) != wantSeries {
 				t.Errorf("%d series for %d partitions", len(c.series), parts)
 			}
+			if len(col.parts) != parts {
+				t.Errorf("the collector keeps %d partitions' slots, want %d", len(col.parts), parts)
+			}
 			var m results.Message
-			generated(parts, 1)(func(g *results.Message) { m = *g })
-			if allocs := testing.AllocsPerRun(1000, func() { c.add(&m) }); allocs != 0 {
-				t.Errorf("add allocates %v times a row", allocs)
+			generated(parts, rows)(func(g *results.Message) { m = *g }) // the last: within the span
+			if allocs := testing.AllocsPerRun(1000, func() { col.Add(&m) }); allocs != 0 {
+				t.Errorf("Add allocates %v times a row", allocs)
 			}
 
 			sizes := map[int]int{}
@@ -323,28 +322,36 @@ func TestBadInput(t *testing.T) {
 	})
 }
 
-// TestEventsWithoutPhases checks the lines of a stall whose phases the
-// report left out, as it does for a partition that kept acking after the
-// fault: they come from the timeline, at the times the phases would have
-// ended.
-func TestEventsWithoutPhases(t *testing.T) {
+// TestEventsFromBoundaries checks that the lines are the report's
+// boundaries and nothing else: without the timeline, the phases or the
+// evidence texts the picture is the same, and a boundary taken away takes
+// its line with it.
+func TestEventsFromBoundaries(t *testing.T) {
 	tr, _ := analyze(t, handMade)
 	colour := func(int32) string { return "" }
 	want := eventLines(tr, false, colour)
 	if len(want) != 6 {
-		t.Fatalf("%d lines with the phases, want 6 (fault, fence, p0 leader, p1 and p2 ISR, p0 producer): %+v", len(want), want)
+		t.Fatalf("%d lines, want 6 (fault, fence, p0 leader, p1 and p2 ISR, p0 producer): %+v", len(want), want)
 	}
+	tr.Timeline = nil
 	for i := range tr.Stalls {
 		tr.Stalls[i].Phases = nil
 	}
+	for i := range tr.Boundaries {
+		tr.Boundaries[i].Evidence = ""
+	}
 	got := eventLines(tr, false, colour)
 	if len(got) != len(want) {
-		t.Fatalf("%d lines from the timeline, want %d", len(got), len(want))
+		t.Fatalf("%d lines from the boundaries alone, want %d", len(got), len(want))
 	}
 	for i := range want {
 		if got[i].text != want[i].text || !got[i].at.Equal(want[i].at) {
 			t.Errorf("line %d: %q at %v, want %q at %v", i, got[i].text, got[i].at, want[i].text, want[i].at)
 		}
+	}
+	tr.Boundaries = slices.DeleteFunc(tr.Boundaries, func(b report.Boundary) bool { return b.Kind == report.BoundaryFenced })
+	if got := eventLines(tr, false, colour); len(got) != len(want)-1 || slices.ContainsFunc(got, func(e eventLine) bool { return strings.Contains(e.text, "fenced") }) {
+		t.Errorf("without the fence boundary: %+v", got)
 	}
 }
 

@@ -56,11 +56,24 @@ type Config struct {
 	// Drain is how long, once sending stops, the probe waits for the acks
 	// and reads still outstanding.
 	Drain time.Duration
+	// SteadyGap is the longest ack or receive gap a steady partition has
+	// (PartitionStats.AckSteadySince); zero means SteadyBound's default.
+	SteadyGap time.Duration
 	// LogLevel is the clients' log level written to client.log.
 	LogLevel kgo.LogLevel
 
 	// RunID marks this run's records; empty picks a random one.
 	RunID string
+}
+
+// SteadyBound is the longest ack or receive gap of a steady partition:
+// SteadyGap, or by default max(10 × Interval, 200 ms) — ten records in a
+// row late, and more than a scheduler's or a collector's hiccup.
+func (c *Config) SteadyBound() time.Duration {
+	if c.SteadyGap > 0 {
+		return c.SteadyGap
+	}
+	return max(10*c.Interval, 200*time.Millisecond)
 }
 
 // Defaults returns the probe's defaults.
@@ -94,7 +107,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("interval %v: must be positive", c.Interval)
 	case c.Acks != "all" && c.Acks != "1":
 		return fmt.Errorf("acks %q: want all or 1", c.Acks)
-	case c.Linger < 0, c.RetryBackoff < 0, c.MetadataMinAge < 0, c.FetchMaxWait < 0, c.Drain < 0:
+	case c.Linger < 0, c.RetryBackoff < 0, c.MetadataMinAge < 0, c.FetchMaxWait < 0, c.Drain < 0, c.SteadyGap < 0:
 		return errors.New("durations must not be negative")
 	case c.RetryBackoffMax < c.RetryBackoff:
 		return fmt.Errorf("retry backoff max %v is below retry backoff %v", c.RetryBackoffMax, c.RetryBackoff)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -22,13 +23,16 @@ type Output struct {
 }
 
 // Probe produces to and consumes from every probed partition. Make one with
-// New, then call Run once.
+// New, then call Run once; Close releases the clients of a probe that never
+// ran (Run closes them itself).
 type Probe struct {
 	cfg    Config
 	prod   *kgo.Client
 	cons   *kgo.Client
 	logs   *clientLog
 	starts map[int32]int64
+
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	enc     *results.Encoder
@@ -58,6 +62,15 @@ type PartitionStats struct {
 	// longer than the interval is a stall of the probe's own, not Kafka's.
 	LastSent       time.Time
 	LongestSendGap time.Duration
+	// Missed are the send slots that passed before the probe could send on
+	// them (see Run).
+	Missed results.MissedSends
+	// AckSteadySince is when the last ack gap longer than
+	// Config.SteadyBound ended — or the first ack — and LastAckGap that
+	// gap; RecvSteadySince and LastRecvGap the same for reads. With
+	// LastAck and LastRecv they say whether the partition is steady now.
+	AckSteadySince, RecvSteadySince time.Time
+	LastAckGap, LastRecvGap         time.Duration
 }
 
 // ErrTopicMissing is returned when the probed topic does not exist.
@@ -147,6 +160,16 @@ func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) 
 	return starts, nil
 }
 
+// Close closes the probe's clients. It may be called more than once, and
+// after Run.
+func (p *Probe) Close() error {
+	p.closeOnce.Do(func() {
+		p.prod.Close()
+		p.cons.Close()
+	})
+	return nil
+}
+
 // Config returns the configuration in effect, with the partitions resolved
 // and the run ID chosen.
 func (p *Probe) Config() Config { return p.cfg }
@@ -167,7 +190,9 @@ func (p *Probe) Progress() []PartitionStats {
 	defer p.mu.Unlock()
 	out := make([]PartitionStats, 0, len(p.parts))
 	for _, part := range p.cfg.Partitions {
-		out = append(out, p.parts[part].stats)
+		st := p.parts[part].stats
+		st.Missed.Runs = slices.Clone(st.Missed.Runs)
+		out = append(out, st)
 	}
 	return out
 }
@@ -199,8 +224,7 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	p.mu.Unlock()
 	stopCons()
 	<-consDone
-	p.prod.Close()
-	p.cons.Close()
+	p.Close()
 	close(stopFlush)
 	<-flushDone
 
@@ -215,23 +239,61 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	}
 	out := make([]PartitionStats, 0, len(p.parts))
 	for _, part := range p.cfg.Partitions {
-		out = append(out, p.parts[part].stats)
+		st := p.parts[part].stats
+		st.Missed.Runs = slices.Clone(st.Missed.Runs)
+		out = append(out, st)
 	}
 	return out, p.werr
 }
 
-// send produces one record per partition every interval until ctx is done.
+// send produces one record per partition on an absolute schedule, slot k
+// at start + k × interval, until ctx is done. A slot that has passed by
+// the time the loop wakes (the machine stalled the probe) is not sent late
+// in a burst: it is counted as missed, per partition, and the loop goes on
+// from the latest slot.
 func (p *Probe) send(ctx context.Context) {
-	t := time.NewTicker(p.cfg.Interval)
-	defer t.Stop()
-	for {
+	start := time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	for k := int64(0); ; k++ {
+		slot := start.Add(time.Duration(k) * p.cfg.Interval)
+		if d := time.Until(slot); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		if late := time.Since(slot); late >= p.cfg.Interval {
+			n := int64(late / p.cfg.Interval)
+			p.missed(slot, n)
+			k += n
+		}
 		for _, part := range p.cfg.Partitions {
 			p.produce(ctx, part)
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	}
+}
+
+// missed records n consecutive slots from first as missed, on every
+// partition: the loop sends to all of them in each slot.
+func (p *Probe) missed(first time.Time, n int64) {
+	last := first.Add(time.Duration(n-1) * p.cfg.Interval)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, ps := range p.parts {
+		m := &ps.stats.Missed
+		if m.Count == 0 {
+			m.First = first.UTC()
+		}
+		m.Count += n
+		m.Last = last.UTC()
+		if len(m.Runs) < results.MaxMissedRuns {
+			m.Runs = append(m.Runs, results.MissedRun{From: first.UTC(), Slots: n})
 		}
 	}
 }
@@ -285,8 +347,20 @@ func (p *Probe) acked(part int32, seq int64, r *kgo.Record, err error) {
 	m.Acked = now
 	m.Offset = r.Offset
 	ps.stats.Acked++
+	steady(&ps.stats.AckSteadySince, &ps.stats.LastAckGap, ps.stats.LastAck, now, p.cfg.SteadyBound())
 	ps.stats.LastAck = now
 	p.maybeDone(ps, m)
+}
+
+// steady moves since to now when the gap from last to now is longer than
+// bound, or when there was no last: a steady run starts there.
+func steady(since *time.Time, gap *time.Duration, last, now time.Time, bound time.Duration) {
+	switch {
+	case last.IsZero():
+		*since = now
+	case now.Sub(last) > bound:
+		*since, *gap = now, now.Sub(last)
+	}
 }
 
 // consume reads the probed partitions until ctx is done.
@@ -313,6 +387,7 @@ func (p *Probe) consume(ctx context.Context) {
 			}
 			m.Received = now
 			ps.stats.Received++
+			steady(&ps.stats.RecvSteadySince, &ps.stats.LastRecvGap, ps.stats.LastRecv, now, p.cfg.SteadyBound())
 			ps.stats.LastRecv = now
 			p.maybeDone(ps, m)
 		})

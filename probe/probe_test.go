@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbf-project/kbf/results"
@@ -291,5 +292,119 @@ func TestEffective(t *testing.T) {
 		if e[k] != want {
 			t.Errorf("%s = %q, want %q", k, e[k], want)
 		}
+	}
+}
+
+// TestProbeClose checks a probe that never ran gives its clients back, and
+// that Close may be called again, and after Run.
+func TestProbeClose(t *testing.T) {
+	c := newFake(t)
+	ctx := context.Background()
+	for _, run := range []bool{false, true} {
+		p, err := New(ctx, testConfig(c), Output{Messages: io.Discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run {
+			rctx, cancel := context.WithCancel(ctx)
+			cancel()
+			if _, err := p.Run(rctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := errors.Join(p.Close(), p.Close()); err != nil {
+			t.Fatal(err)
+		}
+		r := &kgo.Record{Topic: "orders", Value: []byte("x")}
+		if err := p.prod.ProduceSync(ctx, r).FirstErr(); !errors.Is(err, kgo.ErrClientClosed) {
+			t.Errorf("run %v: produce after Close: %v, want the client closed", run, err)
+		}
+		if fs := p.cons.PollFetches(ctx); !fs.IsClientClosed() {
+			t.Errorf("run %v: the consumer still polls after Close", run)
+		}
+	}
+}
+
+// TestNewBadTopic checks New fails cleanly for a topic that does not exist.
+func TestNewBadTopic(t *testing.T) {
+	c := newFake(t)
+	cfg := testConfig(c)
+	cfg.Topic = "nope"
+	if _, err := New(context.Background(), cfg, Output{Messages: io.Discard}); err == nil {
+		t.Fatal("a probe of a missing topic")
+	}
+}
+
+// TestProbeCountsMissedSlots stalls the send loop by holding the probe's
+// lock for a hundred intervals: the slots that pass meanwhile must be
+// counted as missed on every partition, not sent late or dropped.
+func TestProbeCountsMissedSlots(t *testing.T) {
+	c := newFake(t)
+	cfg := testConfig(c)
+	var csv bytes.Buffer
+	p, err := New(context.Background(), cfg, Output{Messages: &csv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []PartitionStats)
+	go func() {
+		stats, err := p.Run(ctx)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- stats
+	}()
+	for p.Progress()[0].Sent == 0 {
+		time.Sleep(cfg.Interval)
+	}
+	p.mu.Lock()
+	time.Sleep(100 * cfg.Interval)
+	p.mu.Unlock()
+	for p.Progress()[0].Sent < 3 {
+		time.Sleep(cfg.Interval)
+	}
+	cancel()
+	stats := <-done
+	for _, st := range stats {
+		m := st.Missed
+		if m.Count == 0 || len(m.Runs) == 0 || m.First.IsZero() || m.Last.Before(m.First) {
+			t.Errorf("p%d missed %+v after a stall of 100 intervals", st.Partition, m)
+		}
+		var n int64
+		for _, r := range m.Runs {
+			n += r.Slots
+		}
+		if n != m.Count {
+			t.Errorf("p%d runs hold %d slots, count %d", st.Partition, n, m.Count)
+		}
+		if st.Sent+m.Count != stats[0].Sent+stats[0].Missed.Count {
+			t.Errorf("p%d: %d sent + %d missed; p%d %d + %d: every partition has the same slots",
+				st.Partition, st.Sent, m.Count, stats[0].Partition, stats[0].Sent, stats[0].Missed.Count)
+		}
+	}
+}
+
+func TestSteady(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	bound := 200 * time.Millisecond
+	for _, tt := range []struct {
+		name      string
+		last, now time.Time
+		since     time.Time // before
+		wantSince time.Time
+		wantGap   time.Duration
+	}{
+		{"first", time.Time{}, t0, time.Time{}, t0, 0},
+		{"within the bound", t0, t0.Add(bound), t0, t0, 0},
+		{"past the bound", t0, t0.Add(bound + 1), t0.Add(-time.Hour), t0.Add(bound + 1), bound + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			since, gap := tt.since, time.Duration(0)
+			steady(&since, &gap, tt.last, tt.now, bound)
+			if !since.Equal(tt.wantSince) || gap != tt.wantGap {
+				t.Errorf("since %v gap %v, want %v %v", since, gap, tt.wantSince, tt.wantGap)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
 )
 
 // handF is the hand-made trials' fault: the end of k1's process. Kafka logs
@@ -150,7 +151,7 @@ func TestExplainEdges(t *testing.T) {
 		trial handTrial
 		p     int32
 		// Expected of partition p's stall.
-		role   string
+		role   results.Role
 		began  time.Duration
 		total  time.Duration
 		open   bool
@@ -305,19 +306,25 @@ func writeBoth(t *testing.T, tr *Trial) string {
 	return text.String()
 }
 
-// Without the nodes' logs there is nothing to split a stall by; the report
-// says so rather than putting the whole stall in one phase.
+// Without the nodes' logs, or with logs that hold nothing kbf knows, there
+// is nothing to split a stall by; the report says the evidence is missing
+// rather than putting the whole stall in one phase.
 func TestExplainWithoutNodeLogs(t *testing.T) {
 	acks := map[int32][]time.Duration{
 		0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec)),
 		1: slices.Concat(every(-time.Second, 0, 100*msec), every(2200*msec, 3000*msec, 100*msec)),
 	}
 	for _, tc := range []struct {
-		name  string
-		files map[string]string
+		name    string
+		files   map[string]string
+		missing string // what the timeline lists as missing
 	}{
-		{"no logs at all", nil},
-		{"client log only", map[string]string{"client.log": learntLine(2400*msec, 0)}},
+		{"no logs at all", nil, "missing: k1 server.log, k1 state-change.log"},
+		{"client log only", map[string]string{"client.log": learntLine(2400*msec, 0)}, "missing: k1 server.log, k1 state-change.log"},
+		{"empty logs", map[string]string{"logs/c1/controller.log": "", "logs/c1/server.log": "", "logs/k1/server.log": "",
+			"logs/k1/state-change.log": "", "logs/k2/state-change.log": "\n\n"}, "missing: k2 server.log, k3 server.log"},
+		{"logs of nothing kbf knows", map[string]string{"logs/c1/controller.log": kafkaLine(time.Second, "[QuorumController id=100] Nothing to see.", "org.apache.kafka.controller.QuorumController"),
+			"logs/k1/server.log": "garbage\n"}, "unreadable lines: 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := analyzeHand(t, handTrial{acks: acks, files: tc.files}.write(t))
@@ -331,12 +338,35 @@ func TestExplainWithoutNodeLogs(t *testing.T) {
 				t.Errorf("p0 ack gap %+v, want 3 s: the gaps need no logs", g)
 			}
 			text := writeBoth(t, tr)
-			for _, want := range []string{"\nnote: no node logs", "missing: k1 server.log, k1 state-change.log"} {
+			for _, want := range []string{"\nnote: no event in the node logs", tc.missing} {
 				if !strings.Contains(text, want) {
 					t.Errorf("text lacks %q:\n%s", want, text)
 				}
 			}
 		})
+	}
+}
+
+// A node log that exists but cannot be read leaves the stalls unsplit, with
+// a note naming it; the gaps are reported all the same.
+func TestExplainUnreadableNodeLogs(t *testing.T) {
+	acks := map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec))}
+	dir := handTrial{acks: acks, files: map[string]string{"logs/k2/state-change.log": leaderLine(2900*msec, 0)}}.write(t)
+	bad := filepath.Join(dir, results.NodeLogsDir, "c1", results.ControllerLog)
+	if err := os.MkdirAll(bad, 0o755); err != nil { // a directory where the log should be
+		t.Fatal(err)
+	}
+	tr := analyzeHand(t, dir)
+	if len(tr.Stalls) != 0 || tr.Timeline != nil {
+		t.Errorf("stalls %+v from unreadable logs", tr.Stalls)
+	}
+	if !slices.ContainsFunc(tr.Notes, func(n string) bool {
+		return strings.Contains(n, "unreadable") && strings.Contains(n, results.ControllerLog)
+	}) {
+		t.Errorf("notes %q do not name the unreadable log", tr.Notes)
+	}
+	if g := tr.Gaps.Partitions[0].Ack.Fault; g == nil || g.Duration() != 3000*msec {
+		t.Errorf("p0 ack gap %+v, want 3 s", g)
 	}
 }
 
@@ -374,6 +404,49 @@ func TestExplainFetchBackoff(t *testing.T) {
 			last := st.Phases[len(st.Phases)-1]
 			if last.Name != PhaseFirstAck || !strings.Contains(last.Why, tc.want) {
 				t.Errorf("last phase %s: %q, want it to say %q", last.Name, last.Why, tc.want)
+			}
+		})
+	}
+}
+
+// TestExplainUnknownConfig: a configuration that could not be read is
+// "unknown" in the explanation and its settings, never taken for Kafka's
+// default; one that was read says where.
+func TestExplainUnknownConfig(t *testing.T) {
+	config := kafkaLine(-10*time.Second, "KafkaConfig values: ", "org.apache.kafka.common.config.AbstractConfig") +
+		"\tbroker.heartbeat.interval.ms = 2000\n\tbroker.session.timeout.ms = 6000\n"
+	acks := map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(3000*msec, 4000*msec, 100*msec))}
+	for _, tc := range []struct {
+		name      string
+		server    map[string]string // c1's server.log, when there is one
+		source    SettingSource
+		where     string
+		want, not string
+	}{
+		{"no server.log", nil, SourceUnknown, "no such file", "broker.session.timeout.ms unknown", "= 9000 ms"},
+		{"no configuration block", map[string]string{"logs/c1/server.log": "garbage\n"}, SourceUnknown, timeline.ErrNoConfig.Error(),
+			"broker.session.timeout.ms unknown", "= 9000 ms"},
+		{"logged", map[string]string{"logs/c1/server.log": config}, SourceNodeConfig, "c1/server.log:3",
+			"broker.session.timeout.ms = 6000 ms", "unknown"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{"logs/c1/controller.log": fenceLine(2000 * msec), "logs/k2/state-change.log": leaderLine(2300*msec, 0)}
+			for k, v := range tc.server {
+				files[k] = v
+			}
+			tr := analyzeHand(t, handTrial{acks: acks, files: files}.write(t))
+			st := stallOf(t, tr, 0)
+			detect := st.Phases[0]
+			if detect.Name != PhaseDetect || !strings.Contains(detect.Why, tc.want) || strings.Contains(detect.Why, tc.not) {
+				t.Errorf("%s: %q; want %q and not %q", detect.Name, detect.Why, tc.want, tc.not)
+			}
+			if len(detect.Settings) == 0 {
+				t.Fatal("no settings")
+			}
+			s := detect.Settings[0]
+			if s.Name != "broker.session.timeout.ms" || s.Source != tc.source || !strings.Contains(s.Where, tc.where) ||
+				(tc.source == SourceUnknown) != (s.Value == "") {
+				t.Errorf("setting %+v, want source %s where %q", s, tc.source, tc.where)
 			}
 		})
 	}

@@ -10,12 +10,26 @@ import (
 
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
+
+// TextOptions adjust the text report.
+type TextOptions struct {
+	// Flag returns the command-line flag that sets a setting of the
+	// probe's client (metadata_min_age → "--metadata-min-age"), or "" for
+	// none. The analysis names settings as their owners spell them and
+	// knows no flags; the command that has them says them.
+	Flag func(setting string) string
+}
+
+// WriteText writes the trial's report with no flag names (TextOptions).
+func WriteText(w io.Writer, tr *Trial) error { return TextOptions{}.WriteText(w, tr) }
 
 // WriteText writes the trial's report: a heading, the gaps, the stalls in
 // phases, the integrity check, the recovery and the timeline.
-func WriteText(w io.Writer, tr *Trial) error {
+func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 	var b bytes.Buffer
 	writeHeading(&b, tr)
 	b.WriteString("\n")
@@ -25,7 +39,7 @@ func WriteText(w io.Writer, tr *Trial) error {
 	if len(tr.Stalls) > 0 {
 		b.WriteString("\nstalls, from the fault to the first ack:\n")
 		for i := range tr.Stalls {
-			writeStall(&b, &tr.Stalls[i])
+			o.writeStall(&b, &tr.Stalls[i])
 		}
 	}
 	if tr.Integrity != nil {
@@ -93,10 +107,52 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 		}
 		b.WriteString("\n")
 	}
+	for _, part := range p.Partitions {
+		if ms := p.Missed[part]; ms != nil && ms.Count > 0 {
+			fmt.Fprintf(b, "probe self-check: p%d missed %d send slots between %s and %s\n", part, ms.Count,
+				ms.First.UTC().Format("15:04:05.000"), ms.Last.UTC().Format("15:04:05.000"))
+		}
+	}
+	if h := verdict.Describe(m.Host); h != "" {
+		fmt.Fprintf(b, "%s\n", h)
+	}
+	if v := tr.Verdict; v != nil {
+		fmt.Fprintf(b, "verdict: %s\n", v)
+	}
 }
 
-func writeStall(b *bytes.Buffer, st *Stall) {
-	role := map[string]string{"leader": "led by the broker", "follower": "the broker followed", "none": "the broker held no replica"}[st.Role]
+// flags says which flags set the client settings among ss: "; flag
+// --metadata-min-age"; "" for none.
+func (o TextOptions) flags(ss []Setting) string {
+	if o.Flag == nil {
+		return ""
+	}
+	var fs []string
+	for _, s := range ss {
+		if s.Node != "" || s.Source == SourceNodeConfig {
+			continue
+		}
+		if f := o.Flag(s.Name); f != "" {
+			fs = append(fs, f)
+		}
+	}
+	switch len(fs) {
+	case 0:
+		return ""
+	case 1:
+		return "; flag " + fs[0]
+	}
+	return "; flags " + strings.Join(fs, ", ")
+}
+
+var roleText = map[results.Role]string{
+	results.RoleLed:      "led by the broker",
+	results.RoleFollowed: "the broker followed",
+	results.RoleNone:     "the broker held no replica",
+}
+
+func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
+	role := roleText[st.Role]
 	fmt.Fprintf(b, "p%d (%s", st.Partition, role)
 	if st.NewLeader >= 0 {
 		fmt.Fprintf(b, "; new leader %d", st.NewLeader)
@@ -132,16 +188,19 @@ func writeStall(b *bytes.Buffer, st *Stall) {
 			fmt.Fprintf(b, "            why: %s\n", ph.Why)
 		}
 		if ph.Setting != "" {
-			fmt.Fprintf(b, "            shorten: %s\n", ph.Setting)
+			fmt.Fprintf(b, "            shorten: %s%s\n", ph.Setting, o.flags(ph.Settings))
 		}
 	}
 	if st.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", st.Note)
+		if f := o.flags(st.NoteSettings); f != "" {
+			fmt.Fprintf(b, "            shorten: %s\n", strings.TrimPrefix(f, "; "))
+		}
 	}
 	if st.ReceiveWhy != "" {
 		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
 		if st.ReceiveSetting != "" {
-			fmt.Fprintf(b, "            shorten: %s\n", st.ReceiveSetting)
+			fmt.Fprintf(b, "            shorten: %s%s\n", st.ReceiveSetting, o.flags(st.ReceiveSettings))
 		}
 	}
 }

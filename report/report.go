@@ -3,6 +3,12 @@
 // together: the gaps per partition, the timeline, the integrity check and
 // each stall split into phases. It renders one trial, or a summary across
 // the trials of a run, as text or JSON. It needs neither Docker nor Kafka.
+//
+// The analysis decides and the renderers draw: a Trial holds each Stall's
+// Phases with their explanations and the Settings behind them (the value
+// and where it was read, or SourceUnknown), and the Boundaries a picture
+// draws as lines. Settings are named as their owners spell them; a command
+// that has flags for them says so through TextOptions.Flag.
 package report
 
 import (
@@ -16,6 +22,7 @@ import (
 	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Options adjust how a trial is read.
@@ -24,9 +31,14 @@ type Options struct {
 	FaultAt time.Time
 	// Window is gaps.Options.Window.
 	Window time.Duration
+	// Messages, when set, is handed each message of the probe CSV as the
+	// analysis reads it, so that a renderer that draws every message (a
+	// picture) needs no second pass over the file. m is valid only during
+	// the call.
+	Messages func(m *results.Message)
 }
 
-// Trial is one trial's analyses.
+// Trial is one trial's analyses: everything a renderer draws, decided.
 type Trial struct {
 	Dir     string        `json:"dir,omitempty"`
 	Meta    *results.Meta `json:"meta,omitempty"`
@@ -38,11 +50,18 @@ type Trial struct {
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
 	Stalls []Stall `json:"stalls,omitempty"`
+	// Boundaries are the moments that bound the stalls' phases, in time
+	// order, the fault first: what a picture draws as lines.
+	Boundaries []Boundary `json:"boundaries,omitempty"`
 	// Notes say what could not be analysed and why.
 	Notes []string `json:"notes,omitempty"`
+	// Verdict says whether the trial can be trusted; nil without metadata.
+	Verdict *verdict.Verdict `json:"verdict,omitempty"`
 }
 
-// Analyze reads the trial t.
+// Analyze reads the trial t: the timeline first (a graceful stop is dated
+// by the broker's own SIGTERM line), then the probe CSV once, for the gaps
+// and the audit together, then the stalls.
 func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	return AnalyzeContext(context.Background(), t, opt)
 }
@@ -54,6 +73,17 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if t.Meta != nil && t.Meta.Fault != nil {
 		fault = t.Meta.Fault
 		tr.FaultAt = fault.At()
+	}
+	if t.Dir != "" && t.Meta == nil {
+		tr.Notes = append(tr.Notes, "no "+results.MetaFile+": no timeline")
+	}
+	if t.Dir != "" && t.Meta != nil {
+		if err := tr.buildTimeline(opt); err != nil {
+			return nil, err
+		}
+		if tr.Timeline != nil {
+			tr.FaultAt = tr.Timeline.FaultAt()
+		}
 	}
 	if !opt.FaultAt.IsZero() {
 		tr.FaultAt = opt.FaultAt
@@ -83,6 +113,9 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		if audit != nil {
 			audit.AddMessage(m)
 		}
+		if opt.Messages != nil {
+			opt.Messages(m)
+		}
 	}); err != nil {
 		return nil, err
 	}
@@ -96,34 +129,47 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		}
 		tr.Integrity = audit.Close()
 	}
-	if t.Dir == "" {
+	if t.Meta != nil {
+		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
+		tr.Verdict = &v
+	}
+	if tr.Timeline == nil || fault == nil || tr.FaultAt.IsZero() {
 		return tr, nil
 	}
-
-	if t.Meta == nil {
-		tr.Notes = append(tr.Notes, "no "+results.MetaFile+": no timeline")
-		return tr, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	src, err := timeline.FromDir(t.Dir, t.Meta)
-	if err != nil {
-		return nil, err
-	}
-	tl, err := timeline.Build(src, timeline.Options{From: t.Meta.Started})
-	if err != nil {
-		return nil, err
-	}
-	tr.Timeline = tl
-	if fault != nil && !tr.FaultAt.IsZero() {
-		if hasNodeLogs(src) {
-			tr.Stalls = explain(tr, fault)
-		} else {
-			tr.Notes = append(tr.Notes, "no node logs under "+results.NodeLogsDir+"/: the stalls are not split into phases")
-		}
+	if hasNodeEvidence(tr.Timeline) {
+		tr.Stalls = explain(tr, fault)
+	} else {
+		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
 	return tr, nil
+}
+
+// buildTimeline reads the trial's logs into tr.Timeline. Node logs that
+// exist but cannot be read leave the timeline out, with a note, rather than
+// the whole report: the gaps and the audit stand without them.
+func (tr *Trial) buildTimeline(opt Options) error {
+	src, err := timeline.FromDir(tr.Dir, tr.Meta)
+	if err != nil {
+		tr.Notes = append(tr.Notes, fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err))
+		return nil
+	}
+	topt := timeline.Options{From: tr.Meta.Started, ClientTo: tr.Meta.Ended}
+	// The client's facts matter from just before the fault; the fault's
+	// earliest record bounds it before the SIGTERM line is known.
+	if f := tr.Meta.Fault; f != nil {
+		from := f.SignalSent
+		if !opt.FaultAt.IsZero() && opt.FaultAt.Before(from) {
+			from = opt.FaultAt
+		}
+		topt.ClientFrom = from.Add(-time.Second)
+	}
+	tl, err := timeline.Build(src, topt)
+	if err != nil {
+		tr.Notes = append(tr.Notes, fmt.Sprintf("logs unreadable (%v): no timeline, and the stalls are not split into phases", err))
+		return nil
+	}
+	tr.Timeline = tl
+	return nil
 }
 
 // readProbe decodes the trial's probe CSV, handing each message to add.

@@ -322,8 +322,14 @@ func TestSigtermFacts(t *testing.T) {
 	if f == nil || f.Kind != "sigterm" || f.NodeID != 1 || f.ExitCode != 143 || f.Escalated {
 		t.Fatalf("fault %+v, want a sigterm of node 1 that exited by itself with 143", f)
 	}
-	if !tr.FaultAt.Equal(f.TermLogged) {
-		t.Errorf("fault at %v, want the broker's SIGTERM line %v", tr.FaultAt, f.TermLogged)
+	// The SIGTERM line is read again from k1's server.log, and agrees
+	// with what the kbf that recorded the trial parsed into meta.json.
+	term, ok := tr.Timeline.First(f.SignalSent.Add(-time.Millisecond), timeline.OfKind(timeline.KindSignalReceived), timeline.OnNode("k1"))
+	if !ok || term.Source == results.MetaFile || !tr.FaultAt.Equal(term.Time) {
+		t.Errorf("fault at %v, want the broker's SIGTERM line from its log %+v", tr.FaultAt, term)
+	}
+	if logged, ok := f.LoggedSignal(); !ok || !logged.Equal(tr.FaultAt) {
+		t.Errorf("meta.json's term_logged %v (%v), want the same as the log's %v", logged, ok, tr.FaultAt)
 	}
 
 	// Detection ends at the controller's grant of the controlled shutdown,
@@ -364,7 +370,7 @@ func TestSigtermFacts(t *testing.T) {
 	// partition waits for the controller to miss its heartbeats: a stall
 	// that did would last at least broker.session.timeout.ms less one
 	// broker.heartbeat.interval.ms, as the controller logged them.
-	cfg := timeline.NodeConfig(dir, "c1")
+	cfg := timeline.NodeConfigValues(dir, "c1")
 	session, err1 := strconv.Atoi(cfg["broker.session.timeout.ms"])
 	heartbeat, err2 := strconv.Atoi(cfg["broker.heartbeat.interval.ms"])
 	if err1 != nil || err2 != nil || session != 9000 {

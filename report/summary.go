@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // Range is the least and greatest of a measure over trials.
@@ -47,8 +50,8 @@ func (r Range) String() string {
 
 // Summary is a run's trials side by side, as ranges.
 type Summary struct {
-	Trials int      `json:"trials"`
-	Faults []string `json:"faults"` // each trial's fault kind, "" for none
+	Trials int                 `json:"trials"`
+	Faults []results.FaultKind `json:"faults"` // each trial's fault kind, "" for none
 	// Detect is fault → the controller fences the broker or grants its
 	// controlled shutdown.
 	Detect Range `json:"detect"`
@@ -72,13 +75,21 @@ type Summary struct {
 	Reordered   int `json:"reordered"`
 	// Escalated counts graceful stops that ended in a SIGKILL.
 	Escalated int `json:"escalated"`
+	// LeftOut are the trials not summarized, each with its verdict: only
+	// valid trials are.
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // Summarize puts trials side by side.
 func Summarize(trials []*Trial) *Summary {
-	s := &Summary{Trials: len(trials), Phases: map[string]*Range{}}
+	s := &Summary{Phases: map[string]*Range{}}
 	for _, tr := range trials {
-		kind := ""
+		if v := tr.Verdict; v != nil && v.Status != verdict.Valid {
+			s.LeftOut = append(s.LeftOut, fmt.Sprintf("%s: %s", tr.where(), v))
+			continue
+		}
+		s.Trials++
+		var kind results.FaultKind
 		if tr.Meta != nil && tr.Meta.Fault != nil {
 			kind = tr.Meta.Fault.Kind
 			if tr.Meta.Fault.Escalated {
@@ -111,20 +122,20 @@ func Summarize(trials []*Trial) *Summary {
 				}
 				r.add(ph.Duration)
 			}
-			if st.Role == "leader" && !detected.IsZero() {
-				if e, ok := tr.Timeline.ClientLearnedLeader("producer", tr.Meta.Probe.Topic, st.Partition, tr.FaultAt); ok {
+			if st.Role == results.RoleLed && !detected.IsZero() {
+				if e, ok := tr.Timeline.ClientLearnedLeader(results.ClientProducer, tr.Meta.Probe.Topic, st.Partition, tr.FaultAt); ok {
 					s.ElectAndClient.add(e.Time.Sub(detected))
 				}
 			}
 		}
-		role := map[int32]string{}
+		role := map[int32]results.Role{}
 		for _, st := range tr.Stalls {
 			role[st.Partition] = st.Role
 		}
 		for _, p := range tr.Gaps.Partitions {
 			if g := p.Ack.Fault; g != nil {
 				s.AnyGap.add(g.Duration())
-				if role[p.Partition] == "leader" {
+				if role[p.Partition] == results.RoleLed {
 					s.LeaderGap.add(g.Duration())
 				} else {
 					s.FollowerGap.add(g.Duration())
@@ -160,6 +171,12 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
 	if s.Escalated > 0 {
 		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
+	}
+	if n := len(s.LeftOut); n > 0 {
+		fmt.Fprintf(&b, "  %d trials left out, not valid:\n", n)
+		for _, l := range s.LeftOut {
+			fmt.Fprintf(&b, "    %s\n", l)
+		}
 	}
 	_, err := w.Write(b.Bytes())
 	return err

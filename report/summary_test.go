@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // ranges names every Range of s, the phases' included.
@@ -23,7 +25,7 @@ func TestSummarize(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		archives []string
-		faults   []string
+		faults   []results.FaultKind
 		// n is each range's count: a measure per trial (detection), per
 		// partition the broker led (elect+client, leader gap), per other
 		// partition, per partition, and per stall phase.
@@ -35,7 +37,7 @@ func TestSummarize(t *testing.T) {
 		{
 			name:     "sigkill-sigterm",
 			archives: []string{sigkillArchive, sigtermArchive},
-			faults:   []string{"sigkill", "sigterm"},
+			faults:   []results.FaultKind{"sigkill", "sigterm"},
 			// The SIGTERM trial's partitions kept acking past the
 			// controlled shutdown and the new leader's start, so their
 			// stalls have no detect or elect phase; p0's has a client
@@ -46,7 +48,7 @@ func TestSummarize(t *testing.T) {
 		{
 			name:     "sigkill-twice",
 			archives: []string{sigkillArchive, sigkillArchive},
-			faults:   []string{"sigkill", "sigkill"},
+			faults:   []results.FaultKind{"sigkill", "sigkill"},
 			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "other gap": 4, "any gap": 6, "receive gap": 6,
 				"phase detect": 6, "phase elect": 6, "phase client": 2, "phase first ack": 6},
 			twice: true,

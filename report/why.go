@@ -13,30 +13,46 @@ import (
 )
 
 // explainer says why each phase of a stall lasted as long as it did, from
-// the nodes' logged configuration and the clients' own log.
+// the nodes' logged configuration and the clients' own facts in the
+// timeline.
 type explainer struct {
-	tr    *Trial
-	f     *results.Fault
-	ctl   map[string]string // the controller's configuration, as it logged it
-	lines []timeline.ClientLine
-	cfg   map[string]string // the probe's client configuration
+	tr *Trial
+	f  *results.Fault
+	// ctl is the controller's configuration as it logged it; ctlErr says
+	// why it could not be read, when it could not.
+	ctl    *timeline.NodeConfig
+	ctlErr error
+	cfg    map[string]string // the probe's client configuration
+	// brokers caches the brokers' configurations, read once each.
+	brokers map[string]nodeConfig
+}
+
+type nodeConfig struct {
+	cfg *timeline.NodeConfig
+	err error
+}
+
+// brokerConfig returns the configuration broker node logged, read once.
+func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
+	if c, ok := x.brokers[node]; ok {
+		return c.cfg, c.err
+	}
+	cfg, err := timeline.ReadNodeConfig(x.tr.Dir, node)
+	x.brokers[node] = nodeConfig{cfg, err}
+	return cfg, err
 }
 
 func newExplainer(tr *Trial, f *results.Fault) *explainer {
-	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client}
-	for _, node := range controllers(tr) {
-		if c := timeline.NodeConfig(tr.Dir, node); c != nil {
-			x.ctl = c
+	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client, brokers: map[string]nodeConfig{}}
+	nodes := controllers(tr)
+	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
+	for _, node := range nodes {
+		c, err := timeline.ReadNodeConfig(tr.Dir, node)
+		if err == nil {
+			x.ctl, x.ctlErr = c, nil
 			break
 		}
-	}
-	end := tr.FaultAt.Add(time.Minute)
-	if !tr.Gaps.End.IsZero() {
-		end = tr.Gaps.End
-	}
-	lines, err := timeline.ReadClientLines(filepath.Join(tr.Dir, results.ClientLog), tr.FaultAt.Add(-time.Second), end)
-	if err == nil {
-		x.lines = lines
+		x.ctlErr = err
 	}
 	return x
 }
@@ -53,190 +69,217 @@ func controllers(tr *Trial) []string {
 	return out
 }
 
-// ms reads a millisecond setting from a logged configuration.
-func ms(cfg map[string]string, key string, def time.Duration) (time.Duration, bool) {
-	if v, err := strconv.ParseInt(cfg[key], 10, 64); err == nil {
-		return time.Duration(v) * time.Millisecond, true
+// nodeSetting is a node's setting as it logged it, or unknown, saying why.
+func nodeSetting(cfg *timeline.NodeConfig, cfgErr error, node, name string) Setting {
+	s := Setting{Name: name, Node: node, Source: SourceUnknown}
+	if cfg != nil {
+		s.Node = cfg.Node
+		if v, where, ok := cfg.Lookup(name); ok {
+			s.Value, s.Source, s.Where = v, SourceNodeConfig, where
+			return s
+		}
+		s.Where = "not in " + cfg.File + "'s logged configuration"
+		return s
 	}
-	return def, false
+	if cfgErr != nil {
+		s.Where = cfgErr.Error()
+	}
+	return s
+}
+
+// clientSetting is one of the probe client's settings, as meta.json
+// records it.
+func (x *explainer) clientSetting(name string) Setting {
+	if v, ok := x.cfg[name]; ok && v != "" {
+		return Setting{Name: name, Value: v, Source: SourceClientConfig, Where: results.MetaFile}
+	}
+	return Setting{Name: name, Source: SourceUnknown, Where: "not in " + results.MetaFile}
+}
+
+// clientValue is a client setting's value for a sentence: "unknown" when
+// meta.json does not have it.
+func (x *explainer) clientValue(name string) string {
+	if s := x.clientSetting(name); s.Source != SourceUnknown {
+		return s.Value
+	}
+	return "unknown"
+}
+
+// ms reads a millisecond setting.
+func ms(s Setting) (time.Duration, bool) {
+	if s.Source == SourceUnknown {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s.Value, 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(v) * time.Millisecond, true
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-func setting(cfg map[string]string, key string, def time.Duration) string {
-	d, logged := ms(cfg, key, def)
-	if logged {
-		return fmt.Sprintf("%s = %d ms", key, d.Milliseconds())
+// says writes a millisecond setting for a sentence: its value, or that it
+// is unknown and why, with Kafka's default named as such.
+func says(s Setting, def time.Duration) string {
+	if d, ok := ms(s); ok {
+		return fmt.Sprintf("%s = %d ms", s.Name, d.Milliseconds())
 	}
-	return fmt.Sprintf("%s (default %d ms)", key, d.Milliseconds())
+	return fmt.Sprintf("%s unknown: %s; Kafka's default is %d ms", s.Name, s.Where, def.Milliseconds())
 }
 
 // detect explains fault → the controller acting on the broker.
 func (x *explainer) detect(ph *Phase) {
-	if x.f.Kind == "sigterm" {
+	if x.f.Kind == results.FaultSIGTERM {
 		ph.Why = fmt.Sprintf("on SIGTERM broker %d asks the controller for a controlled shutdown with its next heartbeat; the controller granted it %s after the signal and moved its leaderships first",
 			x.f.NodeID, secs(ph.End.Sub(x.f.SignalSent)))
 		ph.Setting = "none: controlled.shutdown.enable (on by default) is what makes this short"
 		return
 	}
-	session, _ := ms(x.ctl, "broker.session.timeout.ms", 9*time.Second)
-	hb, _ := ms(x.ctl, "broker.heartbeat.interval.ms", 2*time.Second)
-	last := ph.End.Add(-session)
-	before := x.tr.FaultAt.Sub(last)
+	sessionS := nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")
+	hbS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
+	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
+	ph.Settings = []Setting{sessionS, hbS}
 	ended := "the process ended"
-	if x.f.Kind == "pause" {
+	if x.f.Kind == results.FaultPause {
 		ended = "it froze"
 	}
-	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats every %s, so its last one came about %s before %s",
-		secs(session), setting(x.ctl, "broker.session.timeout.ms", session), x.f.NodeID, secs(hb), secs(before), ended)
+	session, ok := ms(sessionS)
+	if !ok {
+		ph.Why = fmt.Sprintf("the controller fences a broker broker.session.timeout.ms after its last heartbeat; here it fenced broker %d %s after %s (%s)",
+			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 9*time.Second))
+		return
+	}
+	last := ph.End.Add(-session)
+	before := x.tr.FaultAt.Sub(last)
+	hbText := "at its heartbeat interval (broker.heartbeat.interval.ms, unknown)"
+	if hb, ok := ms(hbS); ok {
+		hbText = "every " + secs(hb)
+	}
+	ph.Why = fmt.Sprintf("the controller fences a broker %s after its last heartbeat (%s); broker %d heartbeats %s, so its last one came about %s before %s",
+		secs(session), says(sessionS, 0), x.f.NodeID, hbText, secs(before), ended)
 	if before < 0 {
 		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after %s, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight at the fault, and expiry is noticed by a periodic check",
-			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, setting(x.ctl, "broker.session.timeout.ms", session))
+			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 0))
 	}
-	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 }
 
 // elect explains the controller's change reaching the partition's leader.
 func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
-	if st.Role == "leader" {
+	if st.Role == results.RoleLed {
 		ph.Why = fmt.Sprintf("the controller chose broker %d from the ISR; the change reached it through the metadata log and it started leading %s later",
 			st.NewLeader, secs(ph.End.Sub(prev)))
 		return
 	}
 	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it until the controller removed it; the leader applied the smaller ISR %s later, and the high watermark moved again",
 		x.f.NodeID, secs(ph.End.Sub(prev)))
-	if x.f.Kind != "sigterm" {
+	if x.f.Kind != results.FaultSIGTERM {
 		ph.Setting = "the detection's: the ISR keeps a dead follower until the controller fences it"
 	}
 }
 
+// facts returns the producer's own facts in [from, to] that every match
+// accepts.
+func (x *explainer) facts(from, to time.Time, match ...timeline.Match) []timeline.Event {
+	return x.tr.Timeline.ClientFacts(results.ClientProducer, from, to, match...)
+}
+
+func timedOut(e *timeline.Event) bool { return strings.Contains(e.Err, "timeout") }
+
 // client explains the producer learning the new leader.
 func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 	topic := x.tr.Meta.Probe.Topic
-	p := strconv.Itoa(int(st.Partition))
 	var stale, retries int
 	var lastStale time.Time
 	var backoff time.Duration
-	kip951 := false
-	for _, l := range x.lines {
-		if l.Client != "producer" || l.Time.Before(prev) || l.Time.After(ph.End) {
-			continue
-		}
-		if l.Msg == "retrying request" && l.KV["request"] == "Metadata" {
-			retries++
-			if d, err := time.ParseDuration(l.KV["backoff"]); err == nil {
-				backoff += d
-			}
-			continue
-		}
-		if l.KV["topic"] != topic || l.KV["partition"] != p {
-			continue
-		}
-		switch {
-		case l.Msg == "metadata refresh has identical topic partition data" && l.KV["leader"] != strconv.Itoa(int(st.NewLeader)):
+	for _, e := range x.facts(prev, ph.End, timeline.OfKind(timeline.KindClientRetry), timeline.ForRequest("Metadata")) {
+		retries++
+		backoff += e.Wait
+	}
+	for _, e := range x.facts(prev, ph.End, timeline.OfKind(timeline.KindClientMetadataSame), timeline.ForPartition(topic, st.Partition)) {
+		if e.Leader != st.NewLeader {
 			stale++
-			lastStale = l.Time
-		case strings.HasPrefix(l.Msg, "moving producing partition due to kip-951"):
-			kip951 = true
+			lastStale = e.Time
 		}
 	}
-	age := x.cfg["metadata_min_age"]
+	redirect, kip951 := x.tr.Timeline.First(prev, timeline.OfKind(timeline.KindClientRedirect),
+		timeline.OnNode(string(results.ClientProducer)), timeline.ForPartition(topic, st.Partition))
+	kip951 = kip951 && !redirect.Time.After(ph.End)
+	age := x.clientValue("metadata_min_age")
 	switch {
 	case kip951:
 		ph.Why = "the producer learnt the new leader from a broker's NOT_LEADER_OR_FOLLOWER answer naming it (KIP-951), without waiting for a metadata refresh"
 	case stale > 0:
 		ph.Why = fmt.Sprintf("the producer refreshes metadata at most every %s; %d refresh(es) after the new leader started still named the old one (the last at %s, answered by a broker that had not yet applied the change)",
 			age, stale, lastStale.UTC().Format("15:04:05.000"))
-		ph.Setting = "metadata_min_age (--metadata-min-age; librdkafka: topic.metadata.refresh.fast.interval.ms)"
+		ph.Setting = "metadata_min_age (librdkafka: topic.metadata.refresh.fast.interval.ms)"
+		ph.Settings = []Setting{x.clientSetting("metadata_min_age")}
 	default:
 		ph.Why = fmt.Sprintf("the producer's next metadata refresh (at most every %s) named the new leader", age)
-		ph.Setting = "metadata_min_age (--metadata-min-age)"
+		ph.Setting = "metadata_min_age"
+		ph.Settings = []Setting{x.clientSetting("metadata_min_age")}
 	}
 	if retries > 0 {
 		ph.Why += fmt.Sprintf("; %d metadata request(s) went to an unreachable broker and were retried after %s of backoff", retries, backoff)
-		ph.Setting += "; retry_backoff (--retry-backoff)"
+		ph.Setting = strings.TrimPrefix(ph.Setting+"; retry_backoff", "; ")
+		ph.Settings = append(ph.Settings, x.clientSetting("retry_backoff"))
 	}
-	if hung := x.hungProduce(st.Leader, prev, ph.End); hung != nil {
-		waited := hung.KV["time_to_read"]
-		if d, err := time.ParseDuration(waited); err == nil {
-			waited = secs(d)
-		}
+	if hung, ok := x.hungProduce(st.Leader, prev, ph.End); ok {
 		ph.Why = fmt.Sprintf("the producer had a produce request in flight to broker %d, which neither answered nor closed the connection; it gave up only after %s (%s), then refreshed metadata and found the new leader",
-			st.Leader, waited, hung.KV["err"])
-		ph.Setting = fmt.Sprintf("produce_request_timeout + request_timeout_overhead (--produce-timeout %s, --request-timeout-overhead %s)",
-			x.cfg["produce_request_timeout"], x.cfg["request_timeout_overhead"])
+			st.Leader, secs(hung.Wait), hung.Err)
+		ph.Setting = fmt.Sprintf("produce_request_timeout + request_timeout_overhead (now %s + %s)",
+			x.clientValue("produce_request_timeout"), x.clientValue("request_timeout_overhead"))
+		ph.Settings = []Setting{x.clientSetting("produce_request_timeout"), x.clientSetting("request_timeout_overhead")}
 	}
 }
 
 // stuck explains a producer that never learnt a new leader that the logs
 // show was elected: its requests to the faulted broker b hung.
-func (x *explainer) stuck(b int32, from, to time.Time) string {
-	id := strconv.Itoa(int(b))
-	var hung, metadata int
-	for _, l := range x.lines {
-		if l.Client != "producer" || l.Time.Before(from) || l.Time.After(to) || l.KV["broker"] != id {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(l.Msg, "read ") && strings.Contains(l.KV["err"], "timeout"):
-			hung++
-		case strings.HasPrefix(l.Msg, "wrote Metadata"):
-			metadata++
-		}
-	}
+func (x *explainer) stuck(b int32, from, to time.Time) (string, []Setting) {
+	hung := len(x.facts(from, to, timeline.OfKind(timeline.KindClientRead), timeline.ForBroker(b), timedOut))
+	metadata := len(x.facts(from, to, timeline.OfKind(timeline.KindClientWrote), timeline.ForBroker(b), timeline.ForRequest("Metadata")))
 	if hung == 0 && metadata == 0 {
-		return "the producer had not learnt the new leader when the probe stopped"
+		return "the producer had not learnt the new leader when the probe stopped", nil
 	}
-	return fmt.Sprintf("the producer had not learnt the new leader when the probe stopped: %d of its requests to broker %d timed out, and it sent %d metadata request(s) to that same broker, which never answered (shorten: --request-timeout-overhead, now %s)",
-		hung, b, metadata, x.cfg["request_timeout_overhead"])
+	return fmt.Sprintf("the producer had not learnt the new leader when the probe stopped: %d of its requests to broker %d timed out, and it sent %d metadata request(s) to that same broker, which never answered (shorten: request_timeout_overhead, now %s)",
+		hung, b, metadata, x.clientValue("request_timeout_overhead")), []Setting{x.clientSetting("request_timeout_overhead")}
 }
 
 // hungProduce returns the producer's read of a produce response from broker
 // b that ended in a timeout within [from, to]: a request stuck on a broker
 // that stopped answering without closing its connections.
-func (x *explainer) hungProduce(b int32, from, to time.Time) *timeline.ClientLine {
-	id := strconv.Itoa(int(b))
-	for i := range x.lines {
-		l := &x.lines[i]
-		if l.Client == "producer" && !l.Time.Before(from) && !l.Time.After(to) &&
-			strings.HasPrefix(l.Msg, "read Produce") && l.KV["broker"] == id && strings.Contains(l.KV["err"], "timeout") {
-			return l
-		}
+func (x *explainer) hungProduce(b int32, from, to time.Time) (timeline.Event, bool) {
+	hung := x.facts(from, to, timeline.OfKind(timeline.KindClientRead), timeline.ForRequest("Produce"), timeline.ForBroker(b), timedOut)
+	if len(hung) == 0 {
+		return timeline.Event{}, false
 	}
-	return nil
+	return hung[0], true
 }
 
 // firstAck explains the last boundary → the first ack.
 func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 	leader := st.NewLeader
-	if st.Role != "leader" {
+	if st.Role != results.RoleLed {
 		leader = x.tr.Meta.Probe.Leaders[st.Partition]
 	}
-	b := strconv.Itoa(int(leader))
-	var wrote, read *timeline.ClientLine
-	for i := range x.lines {
-		l := &x.lines[i]
-		if l.Client != "producer" || l.Time.Before(prev) || l.Time.After(ph.End) || l.KV["broker"] != b {
-			continue
-		}
-		if wrote == nil && strings.HasPrefix(l.Msg, "wrote Produce") {
-			wrote = l
-		}
-		if strings.HasPrefix(l.Msg, "read Produce") {
-			read = l
-		}
+	var wrote, read *timeline.Event
+	if w := x.facts(prev, ph.End, timeline.OfKind(timeline.KindClientWrote), timeline.ForRequest("Produce"), timeline.ForBroker(leader)); len(w) > 0 {
+		wrote = &w[0]
+	}
+	if r := x.facts(prev, ph.End, timeline.OfKind(timeline.KindClientRead), timeline.ForRequest("Produce"), timeline.ForBroker(leader)); len(r) > 0 {
+		read = &r[len(r)-1]
 	}
 	d := ph.End.Sub(prev)
 	// The broker held the request when its answer took most of the phase.
 	var held time.Duration
 	if read != nil {
-		held, _ = time.ParseDuration(read.KV["time_to_read"])
+		held = read.Wait
 	}
 	brokerSide := held > d/2
-	if (st.Role != "leader" || brokerSide) && x.fetchBackoff(leader, ph, d) {
+	if (st.Role != results.RoleLed || brokerSide) && x.fetchBackoff(leader, ph, d) {
 		return
 	}
-	if st.Role != "leader" {
+	if st.Role != results.RoleLed {
 		ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding once the high watermark moved, %s later", secs(d))
 		return
 	}
@@ -252,8 +295,9 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 		parts = append(parts, fmt.Sprintf("broker %d held the produce request %s before answering: with acks=all it answers once every replica in the ISR has fetched the records; the brokers' logs at INFO do not say what held the followers", leader, secs(held)))
 	}
 	if !brokerSide {
-		ph.Setting = "retry_backoff / retry_backoff_max (--retry-backoff, --retry-backoff-max)"
-		parts = append(parts, fmt.Sprintf("the rest is the producer's retry backoff (%s to %s)", x.cfg["retry_backoff"], x.cfg["retry_backoff_max"]))
+		ph.Setting = "retry_backoff / retry_backoff_max"
+		ph.Settings = []Setting{x.clientSetting("retry_backoff"), x.clientSetting("retry_backoff_max")}
+		parts = append(parts, fmt.Sprintf("the rest is the producer's retry backoff (%s to %s)", x.clientValue("retry_backoff"), x.clientValue("retry_backoff_max")))
 	}
 	ph.Why = strings.Join(parts, "; ")
 }
@@ -266,13 +310,22 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 // fetches again. Setting it to 100 ms cut this phase of a SIGTERM trial from
 // about 1 s to about 0.1 s.
 func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool {
-	var cfg map[string]string
-	for node, id := range x.tr.Meta.Cluster.Brokers {
+	var cfg *timeline.NodeConfig
+	cfgErr := fmt.Errorf("no node is broker %d in %s", leader, results.MetaFile)
+	node := ""
+	for name, id := range x.tr.Meta.Cluster.Brokers {
 		if id == leader {
-			cfg = timeline.NodeConfig(x.tr.Dir, node)
+			node = name
+			cfg, cfgErr = x.brokerConfig(name)
 		}
 	}
-	backoff, _ := ms(cfg, "replica.fetch.backoff.ms", time.Second)
+	s := nodeSetting(cfg, cfgErr, node, "replica.fetch.backoff.ms")
+	backoff, known := ms(s)
+	if !known {
+		// Weighed against Kafka's default, and said so: the value itself
+		// is unknown.
+		backoff = time.Second
+	}
 	n := (d + backoff/2) / backoff // the nearest whole number of backoffs
 	if n < 1 || n > 3 || (d-n*backoff).Abs() > backoff*3/10 {
 		return false
@@ -282,34 +335,36 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 		times = fmt.Sprintf("%d × ", n)
 	}
 	ph.Why = fmt.Sprintf("about %s%s: with acks=all leader %d answers once the followers in the ISR have fetched the records, and a follower whose fetch failed while leadership moved (asking the new leader before it had applied its election) waits that long before fetching again",
-		times, setting(cfg, "replica.fetch.backoff.ms", backoff), leader)
+		times, says(s, time.Second), leader)
 	ph.Setting = "replica.fetch.backoff.ms on the brokers"
+	ph.Settings = []Setting{s}
 	return true
 }
 
 // receive explains a receive gap much longer than the ack gap: the
 // consumer learnt the new leader later than the producer.
 func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
-	if st.Role != "leader" || recvGap-ackGap < 100*time.Millisecond {
+	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond {
 		return
 	}
-	topic := x.tr.Meta.Probe.Topic
-	cons, ok1 := x.tr.Timeline.ClientLearnedLeader("consumer", topic, st.Partition, x.tr.FaultAt)
-	prod, ok2 := x.tr.Timeline.ClientLearnedLeader("producer", topic, st.Partition, x.tr.FaultAt)
+	tl, topic := x.tr.Timeline, x.tr.Meta.Probe.Topic
+	cons, ok1 := tl.ClientLearnedLeader(results.ClientConsumer, topic, st.Partition, x.tr.FaultAt)
+	prod, ok2 := tl.ClientLearnedLeader(results.ClientProducer, topic, st.Partition, x.tr.FaultAt)
 	if !ok1 || !ok2 {
 		return
 	}
 	why := ""
-	for _, l := range x.lines {
-		if l.Client == "consumer" && l.Msg == "metadata update triggered" && l.Time.Before(cons.Time) && l.Time.After(prod.Time.Add(-time.Second)) {
-			why = l.KV["why"]
+	for _, e := range tl.ClientFacts(results.ClientConsumer, prod.Time.Add(-time.Second), cons.Time, timeline.OfKind(timeline.KindClientMetadataTriggered)) {
+		if e.Time.Before(cons.Time) && e.Time.After(prod.Time.Add(-time.Second)) {
+			why = e.Reason
 		}
 	}
 	s := fmt.Sprintf("the receive gap is %s longer than the ack gap: the consumer learnt leader %d at %s, %s after the producer",
 		secs(recvGap-ackGap), cons.Leader, cons.Time.UTC().Format("15:04:05.000"), secs(cons.Time.Sub(prod.Time)))
 	if strings.Contains(why, "backoff") {
-		s += fmt.Sprintf(": its fetches to the dead broker were backing off (up to %s), and it refreshes metadata only when a backoff ends (%q)", x.cfg["retry_backoff_max"], why)
-		st.ReceiveSetting = "retry_backoff_max (--retry-backoff-max)"
+		s += fmt.Sprintf(": its fetches to the dead broker were backing off (up to %s), and it refreshes metadata only when a backoff ends (%q)", x.clientValue("retry_backoff_max"), why)
+		st.ReceiveSetting = "retry_backoff_max"
+		st.ReceiveSettings = []Setting{x.clientSetting("retry_backoff_max")}
 	}
 	st.ReceiveWhy = s
 }

@@ -48,7 +48,7 @@ import (
 
 // FormatVersion is the version of every file this package writes. A reader
 // refuses a run whose metadata names a newer version.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // Message is one probe record's fate.
 type Message struct {

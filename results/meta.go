@@ -12,30 +12,27 @@ import (
 
 // The files of one trial, as named inside its directory.
 const (
-	MetaFile     = "meta.json"     // Meta, JSON
-	ProbeFile    = "probe.csv"     // Message rows
-	LogFile      = "log.csv"       // LogRecord rows: what the logs held afterwards
-	ClientLog    = "client.log"    // the probe's Kafka clients' log, see ClientLogFormat
-	NodeLogsDir  = "logs"          // logs/<node>/{server,controller,state-change}.log
-	TimelineFile = "timeline.json" // written by kbf run for convenience; report rebuilds it
-	ReportFile   = "report.txt"    // the text report as kbf run printed it
-	ReportJSON   = "report.json"   // the same in JSON
-	PlotFile     = "plot.svg"      // the trial as a picture (kbf plot)
-	SummaryFile  = "summary.txt"   // a run directory's summary across trials
-	SummaryJSON  = "summary.json"
+	MetaFile    = "meta.json"   // Meta, JSON
+	ProbeFile   = "probe.csv"   // Message rows
+	LogFile     = "log.csv"     // LogRecord rows: what the logs held afterwards
+	ClientLog   = "client.log"  // the probe's Kafka clients' log, see ClientLogFormat
+	NodeLogsDir = "logs"        // logs/<node>/: ServerLog, ControllerLog, StateChangeLog
+	ReportFile  = "report.txt"  // the text report as kbf run printed it
+	ReportJSON  = "report.json" // the same in JSON
+	PlotFile    = "plot.svg"    // the trial as a picture (kbf plot)
+	SummaryFile = "summary.txt" // a run directory's summary across trials
+	SummaryJSON = "summary.json"
 )
 
-// ClientLogFormat documents client.log: one line per client log entry,
-//
-//	2026-11-30T03:26:17.460123456Z DEBUG producer metadata refresh topic partition data changed topic=orders partition=0 new_leader=2 ...
-//
-// time (RFC 3339, UTC, nine fractional digits), level, which client
-// (producer, consumer or admin), the message, then key=value pairs as the
-// client gave them; values with spaces are quoted with Go's %q.
-const ClientLogFormat = "time level client message key=value..."
-
 // Meta describes one trial or probe run. It is written when the run starts
-// and again when anything is learnt (the fault, the end), atomically.
+// and again when anything is learnt (the fault, the end), atomically. It
+// holds only what the run observed: whatever can be derived from the other
+// files (the broker's SIGTERM line, the configuration each node logged) is
+// derived again by the analysis, so a newer kbf re-reads an old run better.
+//
+// Format versions: 1 also wrote fault.term_logged, the broker's SIGTERM
+// line as kbf run parsed it; ReadMeta still reads it (Fault.LoggedSignal).
+// 2 no longer writes it, nor cluster.config, which no version filled.
 type Meta struct {
 	FormatVersion int       `json:"format_version"`
 	Kind          string    `json:"kind"` // "probe" or "trial"
@@ -48,6 +45,10 @@ type Meta struct {
 	Cluster Cluster `json:"cluster"`
 	Probe   Probe   `json:"probe"`
 	Fault   *Fault  `json:"fault,omitempty"`
+	// Baseline is the wait for a healthy cluster before the fault; Host
+	// the machine's load over the trial (see trust.go).
+	Baseline *Baseline `json:"baseline,omitempty"`
+	Host     *Host     `json:"host,omitempty"`
 
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`
@@ -57,11 +58,10 @@ type Meta struct {
 
 // Cluster is what the run knew of the cluster.
 type Cluster struct {
-	Bootstrap    []string          `json:"bootstrap"`
-	Image        string            `json:"image,omitempty"`
-	KafkaVersion string            `json:"kafka_version,omitempty"`
-	Brokers      map[string]int32  `json:"brokers,omitempty"` // container service name → node id
-	Config       map[string]string `json:"config,omitempty"`  // broker settings that shape a stall
+	Bootstrap    []string         `json:"bootstrap"`
+	Image        string           `json:"image,omitempty"`
+	KafkaVersion string           `json:"kafka_version,omitempty"`
+	Brokers      map[string]int32 `json:"brokers,omitempty"` // container service name → node id
 }
 
 // Probe is the probe's configuration, and the client configuration in effect.
@@ -84,40 +84,49 @@ type Probe struct {
 	// LongestSendGap is the longest time between two sends to one
 	// partition: the probe's own stalls. Near Interval, the probe kept time.
 	LongestSendGap time.Duration `json:"longest_send_gap_ns,omitempty"`
+	// Missed are, per partition, the send slots the probe could not keep.
+	Missed map[int32]*MissedSends `json:"missed_sends,omitempty"`
 }
 
 // Fault is one injected fault and the times it was seen.
 type Fault struct {
-	Broker string `json:"broker"` // service name, e.g. k1
-	NodeID int32  `json:"node_id"`
-	Kind   string `json:"kind"` // sigkill, sigterm
+	Broker string    `json:"broker"` // service name, e.g. k1
+	NodeID int32     `json:"node_id"`
+	Kind   FaultKind `json:"kind"`
 	// SignalSent is when kbf asked the engine to signal the container.
 	SignalSent time.Time `json:"signal_sent"`
 	// Finished is the container's finish time as the engine recorded it.
 	Finished time.Time `json:"finished,omitzero"`
 	// Paused is when the engine reported the container frozen, for a pause:
 	// every process of it stops at some moment between SignalSent and this.
-	Paused time.Time `json:"paused,omitzero"`
-	// TermLogged is the broker's "Terminating process due to signal SIGTERM"
-	// line, for a graceful stop.
-	TermLogged time.Time `json:"term_logged,omitzero"`
-	ExitCode   int       `json:"exit_code"`
+	Paused   time.Time `json:"paused,omitzero"`
+	ExitCode int       `json:"exit_code"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
 	Escalated bool `json:"escalated,omitempty"`
+
+	// termLogged is format version 1's term_logged, read and never written.
+	termLogged time.Time
 }
 
-// At is the fault's start as the analysis uses it: for a SIGKILL the
-// process's end, for a graceful stop the broker's own SIGTERM line, for a
-// pause the moment the engine had frozen the container; the signal's
-// sending time where none of these is known.
+// LoggedSignal returns the broker's "Terminating process due to signal
+// SIGTERM" line as a kbf of format version 1 parsed it into meta.json; newer
+// files leave it to the analysis, which reads it from the broker's log.
+func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termLogged.IsZero() }
+
+// At is the fault's start as far as the fault record tells it: for a
+// SIGKILL the process's end, for a pause the moment the engine had frozen
+// the container, for a graceful stop the broker's own SIGTERM line where an
+// old file recorded it; the signal's sending time where none of these is
+// known. The analysis prefers the SIGTERM line it reads from the broker's
+// log (timeline.Timeline.FaultAt).
 func (f *Fault) At() time.Time {
 	switch {
-	case f.Kind == "sigterm" && !f.TermLogged.IsZero():
-		return f.TermLogged
-	case f.Kind == "pause" && !f.Paused.IsZero():
+	case f.Kind == FaultSIGTERM && !f.termLogged.IsZero():
+		return f.termLogged
+	case f.Kind == FaultPause && !f.Paused.IsZero():
 		return f.Paused
-	case f.Kind != "sigterm" && !f.Finished.IsZero():
+	case f.Kind != FaultSIGTERM && !f.Finished.IsZero():
 		return f.Finished
 	}
 	return f.SignalSent
@@ -171,22 +180,15 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 // ErrNewerFormat is reported for files written by a newer kbf.
 var ErrNewerFormat = errors.New("written by a newer kbf")
 
-// ReadMeta reads dir/meta.json.
+// ReadMeta reads and validates dir/meta.json (DecodeMeta).
 func ReadMeta(dir string) (*Meta, error) {
 	path := filepath.Join(dir, MetaFile)
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	var m Meta
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if m.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("%s: format version %d: %w (this one reads up to %d)",
-			path, m.FormatVersion, ErrNewerFormat, FormatVersion)
-	}
-	return &m, nil
+	defer f.Close()
+	return DecodeMeta(f, path)
 }
 
 // PartitionSet returns the probed partitions as a set, or nil when unknown.

@@ -2,34 +2,70 @@ package timeline
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/kbf-project/kbf/results"
 )
 
-// NodeConfig returns the configuration a node logged when it last started:
-// the "KafkaConfig values:" block of its server.log in the trial directory
-// dir, one "name = value" per line. It returns nil when the log or the block
-// is absent (a rotated-away start).
-func NodeConfig(dir, node string) map[string]string {
-	f, err := os.Open(filepath.Join(dir, results.NodeLogsDir, node, ServerLog))
+// ErrNoConfig is reported when a node's server.log holds no "KafkaConfig
+// values:" block (a start rotated away, a log cut short).
+var ErrNoConfig = errors.New("no logged configuration")
+
+// NodeConfig is the configuration a node logged when it last started.
+type NodeConfig struct {
+	Node   string
+	File   string // as a source names it: "c1/server.log"
+	Values map[string]ConfigValue
+}
+
+// ConfigValue is one "name = value" line of a logged configuration.
+type ConfigValue struct {
+	Value string
+	Line  int // in File
+}
+
+// Lookup returns the value of name and where it was logged, "c1/server.log:87".
+func (c *NodeConfig) Lookup(name string) (value, source string, ok bool) {
+	if c == nil {
+		return "", "", false
+	}
+	v, ok := c.Values[name]
+	if !ok {
+		return "", "", false
+	}
+	return v.Value, c.File + ":" + strconv.Itoa(v.Line), true
+}
+
+// ReadNodeConfig returns the configuration node logged when it last
+// started: the last "KafkaConfig values:" block of its server.log in the
+// trial directory dir, one "name = value" per line. A log that is absent or
+// unreadable, or holds no block, is an error (wrapping ErrNoConfig for the
+// last): the caller must say the values are unknown, not assume defaults.
+func ReadNodeConfig(dir, node string) (*NodeConfig, error) {
+	name := node + "/" + results.ServerLog
+	f, err := os.Open(filepath.Join(dir, results.NodeLogsDir, node, results.ServerLog))
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
-	var cfg, block map[string]string
+	var cfg, block map[string]ConfigValue
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
+	n := 0
 	for sc.Scan() {
+		n++
 		line := sc.Text()
 		switch {
 		case strings.Contains(line, "KafkaConfig values:"):
-			block = map[string]string{}
+			block = map[string]ConfigValue{}
 		case block != nil && strings.HasPrefix(line, "\t"):
 			if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok {
-				block[k] = v
+				block[k] = ConfigValue{Value: v, Line: n}
 			}
 		case block != nil:
 			if len(block) > 0 {
@@ -38,8 +74,28 @@ func NodeConfig(dir, node string) map[string]string {
 			block = nil
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: line %d: %w", name, n+1, err)
+	}
 	if len(block) > 0 {
 		cfg = block
 	}
-	return cfg
+	if cfg == nil {
+		return nil, fmt.Errorf("%s: %w", name, ErrNoConfig)
+	}
+	return &NodeConfig{Node: node, File: name, Values: cfg}, nil
+}
+
+// NodeConfigValues returns the values ReadNodeConfig reads, by name; nil
+// when they cannot be read.
+func NodeConfigValues(dir, node string) map[string]string {
+	c, err := ReadNodeConfig(dir, node)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]string, len(c.Values))
+	for k, v := range c.Values {
+		m[k] = v.Value
+	}
+	return m
 }

@@ -3,6 +3,7 @@ package timeline
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -55,7 +56,16 @@ const (
 	KindISRUpdated      // "[Partition T-P broker=2] ISR updated to 2,3,1 and version updated to V"
 
 	// From the probe's client.log.
-	KindClientLeader // "metadata refresh topic partition data changed topic=T partition=P new_leader=L ..."
+	KindClientLeader   // "metadata refresh topic partition data changed topic=T partition=P new_leader=L ..."
+	KindClientRedirect // "moving producing partition due to kip-951 not_leader_for_partition topic=T ..."
+
+	// The client's own facts in client.log, kept in Timeline.Client: they
+	// explain a stall but are too many to list in a timeline.
+	KindClientMetadataSame      // "metadata refresh has identical topic partition data topic=T partition=P leader=L"
+	KindClientMetadataTriggered // "metadata update triggered why=..."
+	KindClientWrote             // "wrote Produce v13 broker=B ..." (Produce and Metadata only)
+	KindClientRead              // "read Produce v13 broker=B ... time_to_read=D err=E"
+	KindClientRetry             // "retrying request request=Metadata backoff=D ..."
 
 	kindEnd
 )
@@ -89,7 +99,18 @@ var kindNames = [...]string{
 	KindISRExpand:          "isr-expand",
 	KindISRUpdated:         "isr-updated",
 	KindClientLeader:       "client-leader",
+	KindClientRedirect:     "client-redirect",
+
+	KindClientMetadataSame:      "client-metadata-same",
+	KindClientMetadataTriggered: "client-metadata-triggered",
+	KindClientWrote:             "client-wrote",
+	KindClientRead:              "client-read",
+	KindClientRetry:             "client-retry",
 }
+
+// ClientFact reports whether k is one of the client's own facts, kept in
+// Timeline.Client rather than Timeline.Events.
+func (k Kind) ClientFact() bool { return k >= KindClientMetadataSame && k < kindEnd }
 
 // Kinds returns every valid kind, in declaration order.
 func Kinds() []Kind {
@@ -167,6 +188,16 @@ type Event struct {
 	// ISR is the partition's in-sync replica set after the event, in the
 	// order the source wrote it; nil when the source did not give it.
 	ISR []int32
+	// Request is the Kafka request a client fact concerns: Produce,
+	// Metadata.
+	Request string
+	// Wait is how long a client fact says something took: a response's
+	// time to read, a retry's backoff.
+	Wait time.Duration
+	// Err is the error a client fact reports; "" for none.
+	Err string
+	// Reason is why the client did it, as it said ("why=...").
+	Reason string
 	// Text is the message as logged: without the timestamp, level and
 	// logger, only its first line, trimmed.
 	Text string
@@ -207,7 +238,7 @@ func (e *Event) TopicPartition() string {
 // logging context, or for the kinds with numbers, those numbers.
 func (e *Event) Summary() string {
 	switch e.Kind {
-	case KindClientLeader:
+	case KindClientLeader, KindClientRedirect:
 		return fmt.Sprintf("%s[%d]: leader %s -> %s (epoch %s)", e.Topic, e.Partition,
 			num(int64(e.PrevLeader)), num(int64(e.Leader)), num(e.Epoch))
 	case KindLeaderStarted:
@@ -300,6 +331,10 @@ type eventJSON struct {
 	Offset     *int64    `json:"offset,omitempty"`
 	Count      *int      `json:"count,omitempty"`
 	ISR        []int32   `json:"isr,omitempty"`
+	Request    string    `json:"request,omitempty"`
+	Wait       float64   `json:"wait_seconds,omitempty"`
+	Err        string    `json:"err,omitempty"`
+	Reason     string    `json:"reason,omitempty"`
 	Text       string    `json:"text"`
 	Source     string    `json:"source"`
 }
@@ -332,7 +367,8 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		Broker: some32(e.Broker), Topic: e.Topic, Partition: some32(e.Partition),
 		Leader: some32(e.Leader), PrevLeader: some32(e.PrevLeader),
 		Epoch: some64(e.Epoch), Offset: some64(e.Offset), Count: someInt(e.Count),
-		ISR: e.ISR, Text: e.Text, Source: e.Source,
+		ISR: e.ISR, Request: e.Request, Wait: e.Wait.Seconds(), Err: e.Err, Reason: e.Reason,
+		Text: e.Text, Source: e.Source,
 	})
 }
 
@@ -347,6 +383,8 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	}
 	v := newEvent(j.Time, j.Node, j.Kind)
 	v.Topic, v.ISR, v.Text, v.Source = j.Topic, j.ISR, j.Text, j.Source
+	v.Request, v.Err, v.Reason = j.Request, j.Err, j.Reason
+	v.Wait = time.Duration(math.Round(j.Wait * float64(time.Second)))
 	for _, f := range []struct {
 		dst *int32
 		src *int32

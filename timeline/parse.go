@@ -223,32 +223,27 @@ func parseLog4jTime(s string) (time.Time, bool) {
 	return t, true
 }
 
-// parseClientLog reads the probe's client.log (results.ClientLogFormat):
-//
-//	2026-11-30T03:26:17.460123456Z DEBUG producer metadata refresh topic partition data changed topic=orders partition=0 new_leader=2 ...
-//
-// It passes each recognised event to emit and returns how many lines it could
-// not read: no RFC 3339 time, level or client, or a recognised message whose
-// values do not parse.
+// parseClientLog reads the probe's client.log through results'
+// ClientLogDecoder. It passes each recognised event to emit and returns how
+// many lines it could not read: a line the decoder refuses, or a recognised
+// message whose values do not parse.
 func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, err error) {
-	lr := newLineReader(r)
+	dec := results.NewClientLogDecoder(r, name)
+	var l results.ClientLine
 	for {
-		line, err := lr.next()
+		err := dec.Decode(&l)
 		if err == io.EOF {
 			return unparsed, nil
 		}
-		if err != nil {
-			return unparsed, fmt.Errorf("%s: line %d: %w", name, lr.n+1, err)
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		t, _, client, msg, ok := splitClientLine(line)
-		if !ok {
+		var pe *results.ParseError
+		if errors.As(err, &pe) {
 			unparsed++
 			continue
 		}
-		e, ok, err := matchClient(msg)
+		if err != nil {
+			return unparsed, err
+		}
+		e, ok, err := matchClient(&l)
 		if err != nil {
 			unparsed++
 			continue
@@ -256,86 +251,45 @@ func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, e
 		if !ok {
 			continue
 		}
-		e.Time, e.Node, e.Text = t.UTC(), client, strings.TrimSpace(msg)
-		e.Source = name + ":" + strconv.Itoa(lr.n)
+		e.Time, e.Node, e.Text = l.Time, string(l.Client), l.Text()
+		e.Source = name + ":" + strconv.Itoa(dec.Line())
 		emit(e)
 	}
 }
 
-// splitClientLine splits a client.log line into its time, level, client and
-// the rest: the message and its key=value pairs. ok is false for a line
-// without them.
-func splitClientLine(line string) (t time.Time, level, client, rest string, ok bool) {
-	ts, rest, _ := strings.Cut(line, " ")
-	level, rest, _ = strings.Cut(rest, " ")
-	client, rest, _ = strings.Cut(rest, " ")
-	t, err := results.ParseTime(ts)
-	if err != nil || t.IsZero() || level == "" || client == "" {
-		return time.Time{}, "", "", "", false
-	}
-	return t.UTC(), level, client, rest, true
-}
-
-// matchClient recognises a client message by its text and fills the event
+// matchClient recognises a client line by its message and fills the event
 // from its key=value pairs.
-func matchClient(msg string) (Event, bool, error) {
-	for _, cr := range clientRules {
-		if msg != cr.msg && !strings.HasPrefix(msg, cr.msg+" ") {
+func matchClient(l *results.ClientLine) (Event, bool, error) {
+	for i := range clientRules {
+		cr := &clientRules[i]
+		request, ok := cr.matches(l.Msg)
+		if !ok {
 			continue
 		}
-		kv, err := parseKeyValues(msg[len(cr.msg):])
-		if err != nil {
-			return Event{}, true, err
-		}
 		for _, key := range cr.need {
-			if _, ok := kv[key]; !ok {
+			if _, ok := l.Value(key); !ok {
 				return Event{}, true, fmt.Errorf("no %s", key)
 			}
 		}
 		e := newEvent(time.Time{}, "", cr.kind)
-		for key, field := range cr.keys {
-			if v, ok := kv[key]; ok {
-				if err := setField(&e, field, v); err != nil {
+		e.Request = request
+		for _, kv := range l.KV {
+			field, ok := cr.keys[kv.Key]
+			if !ok {
+				continue
+			}
+			saved := e
+			if err := setField(&e, field, kv.Value); err != nil {
+				// A fact's optional value that does not parse (a seed
+				// broker named "seed_0") is left unset; a needed one
+				// makes the line unreadable.
+				if !cr.kind.ClientFact() || slices.Contains(cr.need, kv.Key) {
 					return Event{}, true, err
 				}
+				e = saved
 			}
 		}
 		return e, true, nil
 	}
 	return Event{}, false, nil
-}
-
-// parseKeyValues reads " k=v k2=\"quoted value\" ..." as the probe writes it:
-// a value with a space, tab, quote or "=" in it, or an empty one, is quoted
-// with Go's %q.
-func parseKeyValues(s string) (map[string]string, error) {
-	kv := map[string]string{}
-	for {
-		s = strings.TrimLeft(s, " ")
-		if s == "" {
-			return kv, nil
-		}
-		key, rest, ok := strings.Cut(s, "=")
-		if !ok || key == "" || strings.ContainsAny(key, " \t\"") {
-			return nil, fmt.Errorf("not key=value: %q", s)
-		}
-		var v string
-		if strings.HasPrefix(rest, `"`) {
-			q, err := strconv.QuotedPrefix(rest)
-			if err != nil {
-				return nil, fmt.Errorf("value of %s: %w", key, err)
-			}
-			if v, err = strconv.Unquote(q); err != nil {
-				return nil, fmt.Errorf("value of %s: %w", key, err)
-			}
-			rest = rest[len(q):]
-			if rest != "" && rest[0] != ' ' {
-				return nil, fmt.Errorf("value of %s: text after the closing quote", key)
-			}
-		} else {
-			v, rest, _ = strings.Cut(rest, " ")
-		}
-		kv[key] = v
-		s = rest
-	}
 }

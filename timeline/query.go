@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"path/filepath"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -104,13 +103,41 @@ func (tl *Timeline) LeaderStarted(topic string, partition int32, t time.Time) (E
 	return tl.First(t, OfKind(KindLeaderStarted), ForPartition(topic, partition))
 }
 
-// ClientLearnedLeader returns when client (producer, consumer) first learned
-// a different leader for the partition, at or after t. A metadata change that
-// kept the leader (an epoch change only) does not count.
-func (tl *Timeline) ClientLearnedLeader(client, topic string, partition int32, t time.Time) (Event, bool) {
-	return tl.First(t, OfKind(KindClientLeader), OnNode(client), ForPartition(topic, partition),
+// ClientLearnedLeader returns when client first learned a different leader
+// for the partition, at or after t, from a metadata refresh or a broker's
+// answer naming it (KIP-951). A metadata change that kept the leader (an
+// epoch change only) does not count.
+func (tl *Timeline) ClientLearnedLeader(client results.Client, topic string, partition int32, t time.Time) (Event, bool) {
+	return tl.First(t, OfKind(KindClientLeader, KindClientRedirect), OnNode(string(client)), ForPartition(topic, partition),
 		func(e *Event) bool { return e.Leader != e.PrevLeader })
 }
+
+// ClientFacts returns the client's own facts (Timeline.Client) of client in
+// [from, to] that every match accepts, in time order.
+func (tl *Timeline) ClientFacts(client results.Client, from, to time.Time, match ...Match) []Event {
+	var out []Event
+next:
+	for i := firstIndex(tl.Client, from); i < len(tl.Client); i++ {
+		e := &tl.Client[i]
+		if e.Time.After(to) {
+			break
+		}
+		if e.Node != string(client) {
+			continue
+		}
+		for _, m := range match {
+			if !m(e) {
+				continue next
+			}
+		}
+		out = append(out, *e)
+	}
+	return out
+}
+
+// ForRequest matches client facts about one Kafka request: Produce,
+// Metadata.
+func ForRequest(request string) Match { return func(e *Event) bool { return e.Request == request } }
 
 // ISRShrunk returns the first event at or after t that shows the partition's
 // ISR without broker id: the leader's "Shrinking ISR" or "ISR updated", a new
@@ -125,23 +152,4 @@ func (tl *Timeline) ISRShrunk(topic string, partition, id int32, t time.Time) (E
 // ISR with broker id in it: a broker's return to the ISR after it restarted.
 func (tl *Timeline) ISRJoined(topic string, partition, id int32, t time.Time) (Event, bool) {
 	return tl.First(t, ForPartition(topic, partition), func(e *Event) bool { return e.InISR(id) })
-}
-
-// SignalLogged returns when the faulted broker logged that it received the
-// fault's signal ("Terminating process due to signal SIGTERM"), reading the
-// broker's logs in the trial directory dir. Kafka's log times have
-// millisecond resolution, so the search starts a millisecond before the
-// signal was sent.
-func SignalLogged(dir string, f *results.Fault) (time.Time, bool) {
-	files, err := nodeFiles(filepath.Join(dir, results.NodeLogsDir, f.Broker), []string{ServerLog})
-	if err != nil {
-		return time.Time{}, false
-	}
-	from := f.SignalSent.Add(-time.Millisecond)
-	tl, err := Build(Sources{Nodes: map[string][]string{f.Broker: files}}, Options{From: from})
-	if err != nil {
-		return time.Time{}, false
-	}
-	e, ok := tl.First(from, OfKind(KindSignalReceived))
-	return e.Time, ok
 }

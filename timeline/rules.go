@@ -171,13 +171,22 @@ var rules = []rule{
 
 // A clientRule recognises one franz-go log message in client.log by its
 // exact text, and names the key=value pairs that fill the event, by the same
-// field names the Kafka rules' groups use.
+// field names the Kafka rules' groups use (and request, wait, err, reason
+// for the client's own facts).
 type clientRule struct {
 	kind Kind
 	msg  string
-	keys map[string]string // franz-go key → event field
-	need []string          // keys a line must have to count
+	// request: the message is msg, a request's name and its version,
+	// "wrote Produce v13"; the name fills Request. requests, when set,
+	// are the only names kept.
+	request  bool
+	requests []string
+	keys     map[string]string // franz-go key → event field
+	need     []string          // keys a line must have to count
 }
+
+var leaderKeys = map[string]string{"topic": "topic", "partition": "partition",
+	"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"}
 
 var clientRules = []clientRule{
 	// franz-go pkg/kgo/metadata.go, mergeTopicPartitions:
@@ -186,23 +195,43 @@ var clientRules = []clientRule{
 	//	    "new_leader_epoch", newTP.leaderEpoch, "old_leader", oldTP.leader,
 	//	    "old_leader_epoch", oldTP.leaderEpoch)
 	{kind: KindClientLeader, msg: "metadata refresh topic partition data changed",
-		keys: map[string]string{"topic": "topic", "partition": "partition",
-			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
-		need: []string{"topic", "partition", "new_leader"}},
+		keys: leaderKeys, need: []string{"topic", "partition", "new_leader"}},
 	// franz-go pkg/kgo/topics_and_partitions.go: a broker's
 	// NOT_LEADER_OR_FOLLOWER answer that names the new leader (KIP-951)
 	// moves the partition before any metadata refresh.
 	//	cl.cfg.logger.Log(LogLevelInfo, "moving producing partition due to kip-951 not_leader_for_partition",
 	//	    "topic", ..., "partition", ..., "new_leader", ..., "new_leader_epoch", ...,
 	//	    "old_leader", ..., "old_leader_epoch", ...)
-	{kind: KindClientLeader, msg: "moving producing partition due to kip-951 not_leader_for_partition",
-		keys: map[string]string{"topic": "topic", "partition": "partition",
-			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
-		need: []string{"topic", "partition", "new_leader"}},
-	{kind: KindClientLeader, msg: "moving consuming partition due to kip-951 not_leader_for_partition",
-		keys: map[string]string{"topic": "topic", "partition": "partition",
-			"new_leader": "leader", "new_leader_epoch": "epoch", "old_leader": "prev"},
-		need: []string{"topic", "partition", "new_leader"}},
+	{kind: KindClientRedirect, msg: "moving producing partition due to kip-951 not_leader_for_partition",
+		keys: leaderKeys, need: []string{"topic", "partition", "new_leader"}},
+	{kind: KindClientRedirect, msg: "moving consuming partition due to kip-951 not_leader_for_partition",
+		keys: leaderKeys, need: []string{"topic", "partition", "new_leader"}},
+
+	// The client's own facts, kept in Timeline.Client to explain a stall.
+	//
+	// metadata.go, mergeTopicPartitions, when a refresh changed nothing:
+	//	"metadata refresh has identical topic partition data", "topic", ..., "partition", ...,
+	//	"leader", ..., "leader_epoch", ...
+	{kind: KindClientMetadataSame, msg: "metadata refresh has identical topic partition data",
+		keys: map[string]string{"topic": "topic", "partition": "partition", "leader": "leader", "leader_epoch": "epoch"},
+		need: []string{"topic", "partition", "leader"}},
+	// metadata.go, triggerUpdateMetadata: "metadata update triggered", "why", why.
+	{kind: KindClientMetadataTriggered, msg: "metadata update triggered",
+		keys: map[string]string{"why": "reason"}},
+	// broker.go, after a request is written and after its response is read:
+	//	"wrote %s v%d", "broker", ..., "bytes_written", ..., "write_wait", ..., "time_to_write", ..., "err", ...
+	//	"read %s v%d", "broker", ..., "bytes_read", ..., "read_wait", ..., "time_to_read", ..., "err", ...
+	// Only the requests an explanation weighs are kept: a consumer's
+	// fetches would be most of the file.
+	{kind: KindClientWrote, msg: "wrote", request: true, requests: []string{"Produce", "Metadata"},
+		keys: map[string]string{"broker": "broker", "err": "err"}},
+	{kind: KindClientRead, msg: "read", request: true, requests: []string{"Produce", "Metadata"},
+		keys: map[string]string{"broker": "broker", "time_to_read": "wait", "err": "err"}},
+	// client.go, retriable requests: "retrying request", "request", ..., "tries", ...,
+	// "backoff", ..., "time_since_start", ..., "request_error", ..., "response_error", ...
+	{kind: KindClientRetry, msg: "retrying request",
+		keys: map[string]string{"request": "request", "backoff": "wait", "request_error": "err"},
+		need: []string{"request"}},
 }
 
 var topicIDPattern = regexp.MustCompile(` with topic ID \S+`)
@@ -276,6 +305,16 @@ func setField(e *Event, name, v string) error {
 		e.Count = int(n)
 	case "isr":
 		e.ISR, err = parseISR(v)
+	case "request":
+		e.Request = v
+	case "wait":
+		e.Wait, err = time.ParseDuration(v)
+	case "err":
+		if v != "<nil>" {
+			e.Err = v
+		}
+	case "reason":
+		e.Reason = v
 	default:
 		return nil
 	}

@@ -4,8 +4,11 @@
 //
 // Only what the report needs is kept: a fixed set of Kafka messages (the
 // rules table in rules.go, each with the Kafka source it comes from), the
-// franz-go metadata changes in client.log, and the fault's own times. Every
-// other line is skipped. The package reads files only; it needs neither
+// franz-go leader changes in client.log, the fault's own times, and, apart
+// in Timeline.Client, the client's own facts that explain a stall (its
+// produce and metadata requests, retries and refreshes). Every other line is
+// skipped. client.log is read through results' decoder, its format's one
+// owner. The package reads files only; it needs neither
 // Docker nor a Kafka client, so a trial can be re-read years later.
 package timeline
 
@@ -26,14 +29,6 @@ import (
 
 // NodeKBF is the node of the events kbf itself recorded (the signal sent).
 const NodeKBF = "kbf"
-
-// The log files of a Kafka node, as config/log4j2.yaml names them. Rotated
-// files carry a suffix: server.log.2026-11-30-03.
-const (
-	ServerLog      = "server.log"       // everything not routed elsewhere
-	ControllerLog  = "controller.log"   // org.apache.kafka.controller
-	StateChangeLog = "state-change.log" // state.change.logger
-)
 
 // Sources names what a timeline is built from.
 type Sources struct {
@@ -57,6 +52,10 @@ type Options struct {
 	// From and To bound the events' times, both inclusive; a zero time
 	// leaves that side open.
 	From, To time.Time
+	// ClientFrom and ClientTo bound the client facts kept in
+	// Timeline.Client the same way: a report needs those around the fault
+	// only, and a long run's client.log holds many.
+	ClientFrom, ClientTo time.Time
 }
 
 // Timeline is a trial's events in time order. Events at the same time keep
@@ -65,6 +64,10 @@ type Options struct {
 type Timeline struct {
 	Fault  *results.Fault
 	Events []Event
+	// Client are the client's own facts (Kind.ClientFact) in time order:
+	// its requests, retries and metadata refreshes, which explain a stall
+	// but are not drawn or listed as the timeline.
+	Client []Event
 	// Missing lists expected files that were absent, as "c1 controller.log"
 	// or "client.log".
 	Missing []string
@@ -118,9 +121,9 @@ func FromDir(dir string, meta *results.Meta) (Sources, error) {
 		}
 	}
 	for node := range nodes {
-		want := []string{ServerLog, ControllerLog}
+		want := []string{results.ServerLog, results.ControllerLog}
 		if brokers[node] {
-			want = []string{ServerLog, StateChangeLog}
+			want = []string{results.ServerLog, results.StateChangeLog}
 		}
 		files, err := nodeFiles(filepath.Join(logs, node), want)
 		if err != nil {
@@ -140,7 +143,7 @@ func nodeFiles(dir string, want []string) ([]string, error) {
 		return nil, fmt.Errorf("list node logs: %w", err)
 	}
 	var files []string
-	for _, base := range []string{ServerLog, ControllerLog, StateChangeLog} {
+	for _, base := range results.NodeLogs() {
 		var rotated []string
 		current := false
 		for _, e := range ents {
@@ -220,12 +223,17 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
 			continue
 		}
-		if !opt.From.IsZero() && e.Time.Before(opt.From) || !opt.To.IsZero() && e.Time.After(opt.To) {
+		from, to, dst := opt.From, opt.To, &tl.Events
+		if e.Kind.ClientFact() {
+			from, to, dst = opt.ClientFrom, opt.ClientTo, &tl.Client
+		}
+		if !from.IsZero() && e.Time.Before(from) || !to.IsZero() && e.Time.After(to) {
 			continue
 		}
-		tl.Events = append(tl.Events, e)
+		*dst = append(*dst, e)
 	}
 	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
+	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
 	return tl, nil
 }
 
@@ -259,7 +267,7 @@ func faultEvents(f *results.Fault, add func(Event)) {
 	if f == nil {
 		return
 	}
-	sig := signalName(f.Kind)
+	sig := f.Kind.Signal()
 	if !f.SignalSent.IsZero() {
 		e := newEvent(f.SignalSent, NodeKBF, KindSignalSent)
 		e.Broker = f.NodeID
@@ -287,32 +295,48 @@ func faultEvents(f *results.Fault, add func(Event)) {
 	}
 }
 
-// termFromFault adds the broker's SIGTERM line from the fault record when
-// its server.log did not give it (the log is missing or was cut short).
+// termFromFault adds the broker's SIGTERM line from an old fault record
+// (results.Fault.LoggedSignal) when its server.log did not give it (the
+// log is missing or was cut short).
 func termFromFault(f *results.Fault, events []Event) []Event {
-	if f == nil || f.TermLogged.IsZero() {
+	if f == nil {
+		return events
+	}
+	logged, ok := f.LoggedSignal()
+	if !ok {
 		return events
 	}
 	for _, e := range events {
 		if e.Kind == KindSignalReceived && e.Node == f.Broker {
-			if d := e.Time.Sub(f.TermLogged); d > -time.Second && d < time.Second {
+			if d := e.Time.Sub(logged); d > -time.Second && d < time.Second {
 				return events
 			}
 		}
 	}
-	e := newEvent(f.TermLogged, f.Broker, KindSignalReceived)
+	e := newEvent(logged, f.Broker, KindSignalReceived)
 	e.Broker = f.NodeID
 	e.Text = "Terminating process due to signal SIGTERM"
 	e.Source = results.MetaFile
 	return append(events, e)
 }
 
-// signalName spells a fault kind as the signal: "sigkill" is "SIGKILL".
-func signalName(kind string) string {
-	if kind == "" {
-		return "signal"
+// FaultAt is the fault's start as the analysis uses it: for a graceful
+// stop the broker's own "Terminating process due to signal SIGTERM" line,
+// the first at or after the signal was sent (Kafka's log times have
+// millisecond resolution, so from a millisecond before); otherwise, or when
+// the broker's log does not have it, what the fault record says
+// (results.Fault.At). Zero without a fault.
+func (tl *Timeline) FaultAt() time.Time {
+	f := tl.Fault
+	if f == nil {
+		return time.Time{}
 	}
-	return strings.ToUpper(kind)
+	if f.Kind == results.FaultSIGTERM {
+		if e, ok := tl.First(f.SignalSent.Add(-time.Millisecond), OfKind(KindSignalReceived), OnNode(f.Broker)); ok {
+			return e.Time
+		}
+	}
+	return f.At()
 }
 
 func contains(s []string, v string) bool {

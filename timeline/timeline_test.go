@@ -87,7 +87,7 @@ func TestSigkillTrial(t *testing.T) {
 		!lead.Time.Equal(at("2026-11-30 03:26:17.476000000")) {
 		t.Errorf("LeaderStarted(orders-0) = %+v, %v", lead, ok)
 	}
-	for client, want := range map[string]string{
+	for client, want := range map[results.Client]string{
 		"producer": "2026-11-30 03:26:17.460123456",
 		"consumer": "2026-11-30 03:26:17.459388000",
 	} {
@@ -273,16 +273,26 @@ func TestUnreadableFile(t *testing.T) {
 }
 
 func TestTermFromFault(t *testing.T) {
-	// Without k1's server.log, the SIGTERM line comes from the fault record.
-	f := &results.Fault{Broker: "k1", NodeID: 1, Kind: "sigterm",
-		SignalSent: at("2026-11-30 04:10:00.002000000"), TermLogged: at("2026-11-30 04:10:00.011000000")}
+	// Without k1's server.log, the SIGTERM line comes from the fault
+	// record, where a kbf of format version 1 wrote it.
+	m, err := results.DecodeMeta(strings.NewReader(`{"format_version": 1, "kind": "trial",
+		"started": "2026-11-30T04:09:00Z", "fault": {"broker": "k1", "node_id": 1, "kind": "sigterm",
+		"signal_sent": "2026-11-30T04:10:00.002Z", "term_logged": "2026-11-30T04:10:00.011Z"}}`), "meta.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Fault
+	logged := at("2026-11-30 04:10:00.011000000")
 	tl, err := Build(Sources{Fault: f}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	term := tl.All(OfKind(KindSignalReceived))
-	if len(term) != 1 || term[0].Source != results.MetaFile || !term[0].Time.Equal(f.TermLogged) || term[0].Broker != 1 {
-		t.Errorf("SIGTERM events %+v, want one from meta.json at %v", term, f.TermLogged)
+	if len(term) != 1 || term[0].Source != results.MetaFile || !term[0].Time.Equal(logged) || term[0].Broker != 1 {
+		t.Errorf("SIGTERM events %+v, want one from meta.json at %v", term, logged)
+	}
+	if !tl.FaultAt().Equal(logged) {
+		t.Errorf("fault at %v, want the SIGTERM line %v", tl.FaultAt(), logged)
 	}
 	if e, ok := tl.First(time.Time{}, OfKind(KindProcessEnded)); ok {
 		t.Errorf("process end %+v from a fault without a finish time", e)

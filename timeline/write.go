@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/kbf-project/kbf/results"
 )
@@ -22,7 +21,7 @@ const FormatVersion = 1
 //	03:26:17.460 +8.344s producer orders[0]: leader 1 -> 2 (epoch 1)
 //
 // Times are UTC, with the date when the events span more than one day. The
-// second column, the time since the fault started (results.Fault.At), is
+// second column, the time since the fault started (Timeline.FaultAt), is
 // there only when the timeline has a fault. Missing files and unreadable
 // lines follow the events.
 func WriteText(w io.Writer, tl *Timeline) error {
@@ -35,10 +34,7 @@ func WriteText(w io.Writer, tl *Timeline) error {
 			layout = "2006-01-02 15:04:05.000"
 		}
 	}
-	var at time.Time
-	if tl.Fault != nil {
-		at = tl.Fault.At()
-	}
+	at := tl.FaultAt()
 	rel := make([]string, len(tl.Events))
 	relWidth, nodeWidth := 0, 0
 	for i, e := range tl.Events {

@@ -75,7 +75,7 @@ func TestJSONRoundTrip(t *testing.T) {
 				}
 				t.Fatalf("%d events back, want %d", len(back.Events), len(tl.Events))
 			}
-			if !back.Fault.At().Equal(tl.Fault.At()) || back.Unparsed != tl.Unparsed {
+			if !back.FaultAt().Equal(tl.FaultAt()) || back.Unparsed != tl.Unparsed {
 				t.Errorf("fault or counts changed: %+v", back)
 			}
 		})

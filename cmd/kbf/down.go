@@ -15,6 +15,7 @@ func init() { commands = append(commands, newDownCmd) }
 
 type downOptions struct {
 	g       *globals
+	cluster clusterFlags
 	timeout time.Duration
 }
 
@@ -27,21 +28,34 @@ func newDownCmdF(g *globals, runF func(context.Context, *downOptions) error) *co
 		Short: "Remove the cluster's containers, their data and the network",
 		Long: `down removes every container of the kbf cluster with its data, and the
 network, so the next kbf up starts from nothing. It works on a half-made
-cluster, and does nothing when there is none.`,
+cluster, and does nothing when there is none. With -f FILE it removes the
+containers and network of that file's compose project, as docker compose
+down would (named volumes stay).
+
+` + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {
 				return usagef("--timeout %v: must be positive", o.timeout)
 			}
+			if _, err := o.cluster.options(); err != nil {
+				return err
+			}
 			return runF(cmd.Context(), o)
 		},
 	}
+	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Minute, "how long removing may take")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runDown(ctx context.Context, o *downOptions) error {
-	c, err := compose.New(compose.Options{})
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	opts.Topics = []compose.Topic{} // down makes none, and a small file may not fit the defaults
+	c, err := compose.New(opts)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,13 @@ written); 1 when a trial could not be read; 2 when the command line is wrong;
 // returns the broken trials' errors and the audit's findings, as report
 // does.
 func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) error {
-	analysed, trials, broken, err := analyseAll(ctx, path, report.Options{})
+	// Each trial's picture takes its messages as the report reads them.
+	cols := map[string]*plot.Collector{}
+	analysed, trials, broken, err := analyseAll(ctx, path, func(t results.Trial) report.Options {
+		col := plot.NewCollector()
+		cols[t.Probe] = col
+		return report.Options{Messages: col.Add}
+	})
 	if err != nil {
 		return err
 	}
@@ -85,21 +91,21 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 	}
 	opt := plot.Options{Width: o.width, Height: o.height}
 	for i, t := range trials {
-		tr := analysed[i]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tr, col := analysed[i], cols[t.Probe]
 		dst := o.out
 		if dst == "" {
 			dst = defaultPlotPath(t)
 		}
 		if dst == "-" {
-			if err := drawTrialContext(ctx, w, tr, t.Probe, opt); err != nil {
+			if err := drawTrial(w, tr, col, opt); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrialContext(ctx, f, tr, t.Probe, opt) }); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
+		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, col, opt) }); err != nil {
 			return fmt.Errorf("plot %s: %w", dst, err)
 		}
 		fmt.Fprintln(w, dst)
@@ -116,18 +122,8 @@ func defaultPlotPath(t results.Trial) string {
 	return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".svg"
 }
 
-// drawTrial reads the trial's probe CSV once more and draws it on w.
-func drawTrial(w io.Writer, tr *report.Trial, probe string, opt plot.Options) error {
-	return drawTrialContext(context.Background(), w, tr, probe, opt)
-}
-
-// drawTrialContext is drawTrial, stopping with ctx's error once ctx is done.
-func drawTrialContext(ctx context.Context, w io.Writer, tr *report.Trial, probe string, opt plot.Options) error {
-	f, err := results.Open(ctx, probe)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	opt.Source = probe
-	return plot.WriteSVG(w, tr, f, opt)
+// drawTrial draws the trial on w from the messages col took while the
+// report read them: the probe CSV is read once.
+func drawTrial(w io.Writer, tr *report.Trial, col *plot.Collector, opt plot.Options) error {
+	return plot.Draw(w, tr, col, opt)
 }

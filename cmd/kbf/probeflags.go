@@ -19,12 +19,14 @@ func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 	f.cfg = probe.Defaults()
 	c := &f.cfg
 	if bootstrap {
-		fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses")
+		fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses (default kbf up's brokers, 127.0.0.1:19092-19094)")
+		fs.Lookup("bootstrap").DefValue = "[]" // said in the usage, in fewer columns
 	}
 	fs.StringVar(&c.Topic, "topic", c.Topic, "topic to probe")
-	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe, e.g. 0,2 (default: all)")
+	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe, e.g. 0,2")
+	fs.Lookup("partitions").DefValue = "all" // not pflag's "[]"
 	fs.DurationVar(&c.Interval, "interval", c.Interval, "time between two records of one partition")
-	fs.StringVar(&c.Acks, "acks", c.Acks, "producer acks: all or 1")
+	fs.StringVar(&c.Acks, "acks", c.Acks, "producer acks: all (every ISR member has the record) or 1 (the leader has it)")
 	fs.DurationVar(&c.Linger, "linger", c.Linger, "producer linger")
 	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "first backoff between retries of a failed request")
 	fs.DurationVar(&c.RetryBackoffMax, "retry-backoff-max", c.RetryBackoffMax, "largest backoff between retries")

@@ -82,7 +82,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if o.faultAt != "" {
 		opt.FaultAt, _ = results.ParseTime(o.faultAt)
 	}
-	analysed, _, broken, err := analyseAll(ctx, path, opt)
+	analysed, _, broken, err := analyseAll(ctx, path, func(results.Trial) report.Options { return opt })
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := report.WriteText(w, tr); err != nil {
+		if err := textReport.WriteText(w, tr); err != nil {
 			return err
 		}
 	}
@@ -112,17 +112,19 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	return outcome(analysed, broken)
 }
 
-// analyseAll finds and analyses the trials at path. A trial that cannot be
-// read goes into broken and the others are analysed; err is set only when
-// nothing at path can be, when ctx is done, or for a --fault-at outside a
-// trial's data. trials are the analysed trials' files, in the same order.
-func analyseAll(ctx context.Context, path string, opt report.Options) (analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials, err error) {
+// analyseAll finds and analyses the trials at path, each with the options
+// optFor gives it. A trial that cannot be read goes into broken and the
+// others are analysed; err is set only when nothing at path can be, when
+// ctx is done, or for a --fault-at outside a trial's data. trials are the
+// analysed trials' files, in the same order.
+func analyseAll(ctx context.Context, path string, optFor func(results.Trial) report.Options) (analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials, err error) {
 	found, err := results.Find(path)
 	if len(found) == 0 {
 		return nil, nil, nil, err
 	}
 	errors.As(err, &broken)
 	for _, t := range found {
+		opt := optFor(t)
 		tr, err := report.AnalyzeContext(ctx, t, opt)
 		if ctx.Err() != nil {
 			return nil, nil, nil, ctx.Err()

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/experiment"
 )
 
 // Exit codes, decided here only.
@@ -16,14 +18,24 @@ const (
 	exitError    = 1 // kbf could not do what was asked
 	exitUsage    = 2 // the command line is wrong
 	exitFindings = 3 // the run worked and found a problem: lost or duplicated acknowledged records
+	exitRegress  = 4 // kbf compare: a regression
+	exitTooFew   = 5 // kbf compare: too few samples to conclude
+	exitNoValid  = 6 // kbf run: every trial ran, none was valid (its verdict says why)
 	exitCanceled = 130
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// errFindings marks a completed run whose results show a problem.
-var errFindings = errors.New("the run found a problem")
+// errFindings marks a completed run whose results show a problem; the
+// experiment's own, so a run's findings need no translation.
+var errFindings = experiment.ErrFindings
+
+// errRegression and errTooFew are kbf compare's verdicts that fail a gate.
+var (
+	errRegression = errors.New("regression")
+	errTooFew     = errors.New("too few samples")
+)
 
 // usageError is a mistake on the command line.
 type usageError struct{ err error }
@@ -82,6 +94,15 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	case errors.Is(err, errFindings):
 		fmt.Fprintf(errOut, "kbf: %s\n", msg)
 		return exitFindings
+	case errors.Is(err, errRegression):
+		fmt.Fprintf(errOut, "kbf: %s\n", msg)
+		return exitRegress
+	case errors.Is(err, errTooFew):
+		fmt.Fprintf(errOut, "kbf: %s\n", msg)
+		return exitTooFew
+	case errors.Is(err, experiment.ErrNoValidTrial):
+		fmt.Fprintf(errOut, "kbf: %s\n", msg)
+		return exitNoValid
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(errOut, "kbf: interrupted\n")
 		return exitCanceled

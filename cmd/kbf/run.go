@@ -3,21 +3,18 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
-	"sync/atomic"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/plot"
-	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/timeline"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -34,6 +31,7 @@ type runOptions struct {
 	image      string
 	grace      time.Duration
 	timeout    time.Duration
+	baseline   experiment.Baseline
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -43,15 +41,34 @@ func newRunCmdF(g *globals, runF func(context.Context, *runOptions) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "run --kill sigkill|sigterm|pause",
 		Short: "Run the experiment: probe, kill a broker, recover, report",
-		Long: `run makes sure the cluster is up with every ISR full, starts the probe, kills
-(sigkill), gracefully stops (sigterm) or freezes (pause, as a long garbage
-collection would) a broker after --fault-after, keeps probing to the end of
---duration, then restores the cluster: restarts (or unpauses) the broker, waits until every ISR is full, runs a preferred leader election and
-checks the leaders are back. It reads every probed partition back, writes each
-trial to its own directory and prints the report; with --repeat, a summary.
+		Long: `run makes sure the cluster is up with every ISR full, starts the probe, and
+after --fault-after kills (sigkill), gracefully stops (sigterm) or freezes
+(pause, as a long garbage collection would) a broker. It keeps probing to the
+end of --duration, then restores the cluster: restarts (or unpauses) the
+broker, waits until every ISR is full, runs a preferred leader election and
+checks the leaders are back. It reads every probed partition back, writes
+each trial to its own directory and prints the report; with --repeat, a
+summary of the valid trials. Ctrl-C in any phase undoes the fault and keeps
+what was measured.
 
-Exit status: 0 when every trial ran and no acknowledged record was lost,
-duplicated or reordered; 3 when one was; 1 when a trial could not run.`,
+The fault waits for a healthy baseline: every probed partition acked and read
+for --baseline with no gap longer than --baseline-gap, each led by its
+preferred replica with its whole replica set in the ISR. kbf says why it
+waits; after --baseline-timeout the trial is recorded invalid and the fault
+is not injected. Each report ends its heading with a verdict: valid, suspect
+(the probe stalled in the window that decides the stall, or the host was
+overloaded) or invalid (no healthy baseline, the fault not confirmed).
+
+` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
+
+Exit status:
+  0    every trial ran and no acknowledged record was lost, duplicated or
+       reordered
+  1    a trial could not run (one line says why)
+  2    the command line is wrong
+  3    the audit found acknowledged records lost, duplicated or reordered
+  6    every trial ran but none was valid (each report's verdict says why)
+  130  interrupted (the fault undone, what was measured kept)`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.validate(); err != nil {
@@ -71,7 +88,11 @@ duplicated or reordered; 3 when one was; 1 when a trial could not run.`,
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	return cmd
+	b := experiment.DefaultBaseline
+	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&o.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
+	return wrapHelp(cmd)
 }
 
 func (o *runOptions) validate() error {
@@ -88,35 +109,46 @@ func (o *runOptions) validate() error {
 		return usagef("--repeat %d: must be at least 1", o.repeat)
 	case o.grace <= 0:
 		return usagef("--grace %v: must be positive", o.grace)
+	case o.timeout <= 0:
+		return usagef("--recovery-timeout %v: must be positive", o.timeout)
+	case o.baseline.Period < 0:
+		return usagef("--baseline %v: must not be negative", o.baseline.Period)
+	case o.baseline.Gap < 0:
+		return usagef("--baseline-gap %v: must not be negative", o.baseline.Gap)
+	case o.baseline.Timeout < 0:
+		return usagef("--baseline-timeout %v: must not be negative", o.baseline.Timeout)
 	}
 	_, err := o.flags.config()
 	return err
 }
 
-// runCluster is what a trial asks of the cluster.
-type runCluster interface {
-	Up(ctx context.Context) (*compose.UpReport, error)
-	WaitISRFull(ctx context.Context, topics ...string) error
-	EnsurePreferred(ctx context.Context) (bool, error)
-	LeadersPreferred(ctx context.Context, topics ...string) (bool, error)
-	Describe(ctx context.Context, topics ...string) ([]compose.Partition, error)
-	Bootstrap() []string
-	Brokers() map[string]int32
-	Services() []string
-	TopicNames() []string
-	Image() string
-	KafkaVersion(ctx context.Context) (string, error)
-}
-
-// runFaults is what a trial asks of the fault injector.
-type runFaults interface {
-	Inject(ctx context.Context, f chaos.Fault) (results.Fault, error)
-	Restart(ctx context.Context, service string) error
-	CollectLogs(ctx context.Context, service string, since time.Time, dst string) error
+// experimentOptions turns the flags into the experiment's options.
+func (o *runOptions) experimentOptions() experiment.Options {
+	cfg, _ := o.flags.config() // validated
+	out := o.out
+	if out == "" {
+		out = defaultOut(o.kill)
+	}
+	return experiment.Options{
+		Kill:            o.kill,
+		Broker:          o.broker,
+		Duration:        o.duration,
+		FaultAfter:      o.faultAfter,
+		Repeat:          o.repeat,
+		Out:             out,
+		Grace:           o.grace,
+		RecoveryTimeout: o.timeout,
+		Baseline:        o.baseline,
+		Probe:           cfg,
+		Version:         version,
+		Command:         append([]string{"kbf"}, os.Args[1:]...),
+	}
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	cl, err := compose.New(compose.Options{Image: o.image})
+	opts := compose.Options{Image: o.image}
+	withOffline(&opts, o.g)
+	cl, err := compose.New(opts)
 	if err != nil {
 		return err
 	}
@@ -124,290 +156,72 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	if _, ok := cl.Brokers()[o.broker]; !ok {
 		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
 	}
-	inj := chaos.New(cl.Docker(), cl.ContainerName)
-	if o.out == "" {
-		o.out = defaultOut(o.kill)
-	}
-	return (&trialRunner{o: o, cl: cl, inj: inj}).run(ctx)
-}
-
-type trialRunner struct {
-	o     *runOptions
-	cl    runCluster
-	inj   runFaults
-	phase atomic.Value // string
-}
-
-// say prints a line on the progress stream, clearing the live line first.
-func (r *trialRunner) say(format string, a ...any) {
-	if isTerminal(r.o.g.errOut) {
-		fmt.Fprint(r.o.g.errOut, "\r\033[K")
-	}
-	fmt.Fprintf(r.o.g.errOut, format+"\n", a...)
-}
-
-func (r *trialRunner) run(ctx context.Context) error {
-	var trials []*report.Trial
-	var findings bool
-	for i := 1; i <= r.o.repeat; i++ {
-		dir := filepath.Join(r.o.out, results.TrialDir(i))
-		r.say("trial %d of %d: %s of %s, into %s", i, r.o.repeat, r.o.kill, r.o.broker, dir)
-		tr, err := r.trial(ctx, i, dir)
-		if err != nil {
-			if ctx.Err() != nil {
-				r.say("interrupted: what was measured is in %s", dir)
-				return ctx.Err()
-			}
-			return fmt.Errorf("trial %d: %w", i, err)
-		}
-		trials = append(trials, tr)
-		if tr.Integrity != nil && !tr.Integrity.OK() {
-			findings = true
-		}
-	}
-	if len(trials) > 1 {
-		s := report.Summarize(trials)
-		fmt.Fprintln(r.o.g.out)
-		if err := report.WriteSummaryText(r.o.g.out, s); err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(r.o.out, results.SummaryFile), func(f io.Writer) error { return report.WriteSummaryText(f, s) }); err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(r.o.out, results.SummaryJSON), func(f io.Writer) error { return report.WriteSummaryJSON(f, s) }); err != nil {
-			return err
-		}
-	}
-	r.say("results in %s (kbf report %s)", r.o.out, r.o.out)
-	if findings {
-		return fmt.Errorf("%w: acknowledged records were lost, duplicated or reordered (see the integrity lines)", errFindings)
-	}
-	return nil
-}
-
-// trial runs one trial into dir and reports it. Whatever happens, the fault
-// is undone before it returns.
-func (r *trialRunner) trial(ctx context.Context, n int, dir string) (*report.Trial, error) {
-	o := r.o
-	r.phase.Store("cluster")
-	up, err := r.cl.Up(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
-	if !up.Reused {
-		r.say("cluster up in %.1fs", up.Took.Seconds())
-	}
-	cfg, _ := o.flags.config()
-	cfg.Bootstrap = r.cl.Bootstrap()
-
-	rec, err := newRecorder(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer rec.close()
-	p, err := probe.New(ctx, cfg, rec.output())
-	if err != nil {
-		rec.discard()
-		return nil, fmt.Errorf("probe: %w", err)
-	}
-	meta := newMeta("trial", p)
-	meta.Trial = n
-	meta.Cluster.Image = r.cl.Image()
-	meta.Cluster.Brokers = r.cl.Brokers()
-	if v, err := r.cl.KafkaVersion(ctx); err == nil {
-		meta.Cluster.KafkaVersion = v
+	rep := newReporter(o.g.errOut)
+	defer rep.clear()
+	r := newRunner(o, cl, chaos.New(cl.Docker(), cl.ContainerName), o.g.out, rep)
+	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
+		return usageError{err}
 	} else {
-		meta.Notes = append(meta.Notes, "kafka version unknown: "+err.Error())
+		return err // ErrFindings is errFindings
 	}
-	if parts, err := r.cl.Describe(ctx, cfg.Topic); err == nil {
-		meta.Probe.Leaders = map[int32]int32{}
-		meta.Probe.Replicas = map[int32][]int32{}
-		for _, pt := range parts {
-			meta.Probe.Leaders[pt.Partition] = pt.Leader
-			meta.Probe.Replicas[pt.Partition] = pt.Replicas
-		}
-	}
-	if err := rec.setMeta(meta); err != nil {
-		return nil, err
-	}
-
-	// The probe runs for the whole trial; the fault is injected into it.
-	probeCtx, stopProbe := context.WithTimeout(ctx, o.duration)
-	defer stopProbe()
-	progCtx, stopProg := context.WithCancel(ctx)
-	start := time.Now()
-	r.phase.Store("baseline")
-	go progress(progCtx, o.g.errOut, func() string { return r.phase.Load().(string) }, p, start)
-	probeDone := make(chan error, 1)
-	go func() {
-		stats, err := p.Run(probeCtx)
-		meta.Probe.LongestSendGap = longestSendGap(stats)
-		probeDone <- err
-	}()
-
-	attempted, faultErr := r.inject(ctx, probeCtx, start, meta, rec)
-	if faultErr == nil {
-		r.phase.Store("probing")
-	}
-	probeErr := <-probeDone
-	stopProg()
-	meta.Ended = time.Now().UTC()
-	if ctx.Err() != nil {
-		meta.Notes = append(meta.Notes, "interrupted by the user")
-	}
-
-	// From here on the cluster is put back whatever the caller's context
-	// says: Ctrl-C must not leave a broker down.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.timeout)
-	defer cancel()
-	r.collect(rctx, dir, meta)
-	if attempted {
-		r.recover(rctx, meta)
-		if ctx.Err() != nil {
-			if rc := meta.Recovery; rc.Err == "" && rc.LeadersBack {
-				r.say("the fault was undone: %s restarted, every ISR full, leaders back where they started", o.broker)
-			} else {
-				r.say("the cluster is not whole (%s): kbf up restores it", rc.Err)
-			}
-		}
-	}
-	if faultErr == nil && probeErr == nil && ctx.Err() == nil {
-		r.say("reading the partitions back")
-		if err := readBack(rctx, dir, meta); err != nil {
-			meta.Notes = append(meta.Notes, "read-back failed: "+err.Error())
-		}
-	}
-	if err := errors.Join(rec.save(), rec.close()); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(faultErr, probeErr); err != nil {
-		return nil, err
-	}
-	if ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return r.report(dir)
 }
 
-// inject waits until the fault is due and injects it, recording its times.
-// attempted is true once a signal may have been sent: the fault must then be
-// undone, whatever the error.
-// The fault is not injected once probing has ended (probeCtx).
-func (r *trialRunner) inject(ctx, probeCtx context.Context, start time.Time, meta *results.Meta, rec *recorder) (attempted bool, err error) {
-	select {
-	case <-probeCtx.Done():
-		return false, nil // interrupted before the fault: nothing to undo
-	case <-time.After(time.Until(start.Add(r.o.faultAfter))):
-	}
-	r.phase.Store(r.o.kill)
-	// Once sent, the signal's effect is awaited even through Ctrl-C (a
-	// graceful stop is bounded by its grace period): a broker half-way
-	// through a controlled shutdown cannot be restarted.
-	f, err := r.inj.Inject(context.WithoutCancel(ctx), chaos.Fault{Broker: r.o.broker, Signal: r.o.kill, Grace: r.o.grace})
-	if f.Broker != "" {
-		f.NodeID = r.cl.Brokers()[r.o.broker]
-		meta.Fault = &f
-		if serr := rec.save(); serr != nil {
-			err = errors.Join(err, serr)
-		}
-	}
+// composeCluster adapts compose's cluster to what the experiment asks of
+// one.
+type composeCluster struct{ *compose.Cluster }
+
+func (c composeCluster) Up(ctx context.Context) (experiment.UpInfo, error) {
+	up, err := c.Cluster.Up(ctx)
 	if err != nil {
-		return true, fmt.Errorf("inject %s into %s: %w", r.o.kill, r.o.broker, err)
+		return experiment.UpInfo{}, err
 	}
-	if f.Kind == chaos.Pause {
-		r.say("%s paused", r.o.broker)
-	} else {
-		r.say("%s sent to %s; exit code %d", r.o.kill, r.o.broker, f.ExitCode)
-	}
-	return true, nil
+	return experiment.UpInfo{Reused: up.Reused, Took: up.Took}, nil
 }
 
-// collect copies every node's logs into the trial directory, and dates a
-// graceful stop by the broker's own SIGTERM line.
-func (r *trialRunner) collect(ctx context.Context, dir string, meta *results.Meta) {
-	for _, svc := range r.cl.Services() {
-		dst := filepath.Join(dir, results.NodeLogsDir, svc)
-		if err := r.inj.CollectLogs(ctx, svc, meta.Started, dst); err != nil {
-			meta.Notes = append(meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
-		}
-	}
-	if f := meta.Fault; f != nil && f.Kind == "sigterm" {
-		if t, ok := timeline.SignalLogged(dir, f); ok {
-			f.TermLogged = t
-		}
-	}
+func (c composeCluster) EnsurePreferred(ctx context.Context) error {
+	_, err := c.Cluster.EnsurePreferred(ctx)
+	return err
 }
 
-// recover restarts the faulted broker, waits until every ISR is full, and
-// moves leadership back with a preferred leader election.
-func (r *trialRunner) recover(ctx context.Context, meta *results.Meta) {
-	r.phase.Store("recovery")
-	rc := &results.Recovery{}
-	meta.Recovery = rc
-	fail := func(what string, err error) {
-		rc.Err = fmt.Sprintf("%s: %v", what, err)
-		r.say("recovery: %s", rc.Err)
-	}
-	r.say("recovery: restarting %s", r.o.broker)
-	switch err := r.inj.Restart(ctx, r.o.broker); {
-	case errors.Is(err, chaos.ErrAlreadyRunning):
-		r.say("recovery: %s was running", r.o.broker)
-	case err != nil:
-		fail("restart "+r.o.broker, err)
-		return
-	}
-	rc.Restarted = time.Now().UTC()
-	topics := r.cl.TopicNames()
-	if err := r.cl.WaitISRFull(ctx, topics...); err != nil {
-		fail("wait for full ISRs", err)
-		return
-	}
-	rc.ISRFull = time.Now().UTC()
-	if _, err := r.cl.EnsurePreferred(ctx); err != nil {
-		fail("preferred leader election", err)
-		return
-	}
-	rc.PreferredElec = time.Now().UTC()
-	ok, err := r.cl.LeadersPreferred(ctx, topics...)
-	if err != nil {
-		fail("check leaders", err)
-		return
-	}
-	rc.LeadersBack = ok
-	r.say("recovery: every ISR full %.1fs after the restart; leaders back on their preferred replicas: %v", rc.ISRFull.Sub(rc.Restarted).Seconds(), ok)
-}
-
-// readBack reads the probed partitions back into log.csv.
-func readBack(ctx context.Context, dir string, meta *results.Meta) error {
-	return results.WriteFileAtomic(filepath.Join(dir, results.LogFile), func(f io.Writer) error {
-		_, err := probe.ReadBack(ctx, meta.Cluster.Bootstrap, meta.Probe.Topic, meta.Probe.RunID,
-			meta.Probe.StartOffsets, results.NewLogEncoder(f))
-		return err
-	})
-}
-
-// report analyses the trial, prints it and keeps it beside the results.
-func (r *trialRunner) report(dir string) (*report.Trial, error) {
-	trials, err := results.Find(dir)
+func (c composeCluster) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
+	parts, err := c.Cluster.Describe(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
-	if err != nil {
-		return nil, err
+	out := make([]experiment.Partition, 0, len(parts))
+	for _, p := range parts {
+		if p.Topic != topic {
+			continue
+		}
+		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 	}
-	if err := report.WriteText(r.o.g.out, tr); err != nil {
-		return nil, err
+	return out, nil
+}
+
+// newRunner is the trial protocol of kbf run and kbf bench on a compose
+// cluster, writing reports to out.
+func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out io.Writer, rep experiment.Reporter) *experiment.Runner {
+	return &experiment.Runner{
+		Opt:      o.experimentOptions(),
+		Cluster:  composeCluster{cl},
+		Faults:   inj,
+		Drawings: trialDrawings,
+		Text:     textReport,
+		Out:      out,
+		Reporter: rep,
 	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportFile), func(f io.Writer) error { return report.WriteText(f, tr) }); err != nil {
-		return nil, err
-	}
-	if err := results.WriteFileAtomic(filepath.Join(dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
-		return nil, err
-	}
-	t := trials[0]
-	if err := results.WriteFileAtomic(defaultPlotPath(t), func(f io.Writer) error { return drawTrial(f, tr, t.Probe, plot.Options{}) }); err != nil {
-		return nil, fmt.Errorf("plot: %w", err)
-	}
-	return tr, nil
+}
+
+// trialDrawings are the pictures kbf run draws beside each trial's report.
+func trialDrawings() map[string]experiment.Drawing {
+	return map[string]experiment.Drawing{results.PlotFile: svgDrawing{plot.NewCollector()}}
+}
+
+// svgDrawing is plot.svg, drawn from the rows its collector took.
+type svgDrawing struct{ col *plot.Collector }
+
+func (d svgDrawing) Add(m *results.Message) { d.col.Add(m) }
+
+func (d svgDrawing) Draw(w io.Writer, tr *report.Trial) error {
+	return drawTrial(w, tr, d.col, plot.Options{})
 }

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/experiment"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -32,6 +38,21 @@ func TestRunFlags(t *testing.T) {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
 			}},
+		{name: "baseline", args: []string{"run", "--kill", "sigkill", "--baseline", "2s", "--baseline-gap", "300ms", "--baseline-timeout", "10s"},
+			check: func(t *testing.T, o *runOptions) {
+				b := o.experimentOptions().Baseline
+				if b.Period != 2*time.Second || b.Gap != 300*time.Millisecond || b.Timeout != 10*time.Second {
+					t.Errorf("baseline %+v", b)
+				}
+			}},
+		{name: "baseline defaults", args: []string{"run", "--kill", "sigkill"},
+			check: func(t *testing.T, o *runOptions) {
+				if b := o.experimentOptions().Baseline; b != experiment.DefaultBaseline {
+					t.Errorf("baseline %+v, want %+v", b, experiment.DefaultBaseline)
+				}
+			}},
+		{name: "negative baseline", args: []string{"run", "--kill", "sigkill", "--baseline", "-1s"}, wantErr: "--baseline -1s"},
+		{name: "negative baseline gap", args: []string{"run", "--kill", "sigkill", "--baseline-gap", "-1s"}, wantErr: "--baseline-gap"},
 		{name: "no kill", args: []string{"run"}, wantErr: "--kill is required"},
 		{name: "unknown kill", args: []string{"run", "--kill", "sighup"}, wantErr: `--kill "sighup"`},
 		{name: "fault after the end", args: []string{"run", "--kill", "sigkill", "--duration", "5s", "--fault-after", "5s"}, wantErr: "--fault-after"},
@@ -90,5 +111,111 @@ func checkUsageError(t *testing.T, code int, stderr, want string, ran bool) {
 	}
 	if ran {
 		t.Error("runF called on bad input")
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    func(cancel context.CancelFunc) error // what the run returns
+		want   int
+		stderr string
+	}{
+		{name: "done", err: func(context.CancelFunc) error { return nil }, want: exitOK},
+		{name: "interrupted", want: exitCanceled, stderr: "interrupted",
+			err: func(cancel context.CancelFunc) error { cancel(); return fmt.Errorf("trial 1: %w", context.Canceled) }},
+		{name: "findings", want: exitFindings, stderr: "acknowledged records were lost",
+			err: func(context.CancelFunc) error {
+				return fmt.Errorf("%w: acknowledged records were lost", experiment.ErrFindings)
+			}},
+		{name: "results directory in use", want: exitUsage, stderr: "choose another --out",
+			err: func(context.CancelFunc) error {
+				return usageError{fmt.Errorf("x %w; choose another --out", experiment.ErrDirInUse)}
+			}},
+		{name: "no valid trial", want: exitNoValid, stderr: "no trial was valid",
+			err: func(context.CancelFunc) error {
+				return fmt.Errorf("%w: 1 of 1 trials not valid", experiment.ErrNoValidTrial)
+			}},
+		{name: "trial failed", want: exitError, stderr: "trial 1: inject",
+			err: func(context.CancelFunc) error { return errors.New("trial 1: inject sigkill into k1: boom") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			saved := commands
+			t.Cleanup(func() { commands = saved })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			commands = []func(*globals) *cobra.Command{func(g *globals) *cobra.Command {
+				return newRunCmdF(g, func(context.Context, *runOptions) error { return tt.err(cancel) })
+			}}
+			var out, errOut bytes.Buffer
+			code := run(ctx, []string{"run", "--kill", "sigkill"}, &out, &errOut)
+			if code != tt.want || !strings.Contains(errOut.String(), tt.stderr) || strings.Count(errOut.String(), "\n") > 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, errOut.String(), tt.want, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestRunExperimentOptions(t *testing.T) {
+	var got *runOptions
+	code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+		return newRunCmdF(g, func(_ context.Context, o *runOptions) error { got = o; return nil })
+	}, "run", "--kill", "sigterm", "--grace", "5s", "--repeat", "2", "--out", "x", "--partitions", "1", "--recovery-timeout", "1m")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	o := got.experimentOptions()
+	if o.Kill != "sigterm" || o.Grace != 5*time.Second || o.Repeat != 2 || o.Out != "x" || o.RecoveryTimeout != time.Minute ||
+		len(o.Probe.Partitions) != 1 || o.Probe.Partitions[0] != 1 || o.Version != version {
+		t.Errorf("options %+v", o)
+	}
+	if err := o.Validate(); err != nil {
+		t.Errorf("the flags' options are refused: %v", err)
+	}
+}
+
+// TestHelp checks the help of the commands that use Kafka's terms: each
+// term said is explained, the exit codes stated, and lines fit 80 columns.
+func TestHelp(t *testing.T) {
+	explained := map[string]string{
+		"ISR":              "in-sync replicas",
+		"ELR":              "eligible leader",
+		"high watermark":   "The high\nwatermark is",
+		"leader epoch":     "The leader epoch counts",
+		"preferred leader": "The preferred leader is",
+		"acks":             "acks is how many replicas",
+	}
+	for _, c := range []struct {
+		name string
+		add  func(*globals) *cobra.Command
+	}{{"run", newRunCmd}, {"up", newUpCmd}, {"status", newStatusCmd}, {"down", newDownCmd}, {"probe", newProbeCmd}} {
+		t.Run(c.name, func(t *testing.T) {
+			saved := commands
+			t.Cleanup(func() { commands = saved })
+			commands = []func(*globals) *cobra.Command{c.add}
+			var out, errOut bytes.Buffer
+			if code := run(context.Background(), []string{c.name, "--help"}, &out, &errOut); code != exitOK {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			help := out.String()
+			long, _, _ := strings.Cut(help, "Usage:")
+			for term, says := range explained {
+				if strings.Contains(long, term) && !strings.Contains(help, says) {
+					t.Errorf("the help uses %s without saying what it is (%q)", term, says)
+				}
+			}
+			if !strings.Contains(help, "Exit status:") || !strings.Contains(help, "130  interrupted") {
+				t.Error("the help does not state the exit codes")
+			}
+			for i, line := range strings.Split(help, "\n") {
+				if n := utf8.RuneCountInString(line); n > 80 {
+					t.Errorf("line %d is %d columns: %q", i+1, n, line)
+				}
+			}
+			if strings.Count(help, "--partitions") > 0 && strings.Contains(help, "(default [])") {
+				t.Error("--partitions shows two defaults")
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ func init() { commands = append(commands, newStatusCmd) }
 
 type statusOptions struct {
 	g       *globals
+	cluster clusterFlags
 	topics  []string
 	timeout time.Duration
 }
@@ -33,7 +34,9 @@ func newStatusCmdF(g *globals, runF func(context.Context, *statusOptions) error)
 		Long: `status prints one line per partition of the cluster's topics (or of --topic):
 its leader and leader epoch, replicas, ISR, eligible leader replicas (ELR,
 KIP-966) and last-known ELR, and high watermark, as the brokers report them;
-then any container that is not running.`,
+then any container that is not running.
+
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpEpochHW + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {
@@ -44,16 +47,25 @@ then any container that is not running.`,
 					return usagef("--topic: a topic name must not be empty")
 				}
 			}
+			if _, err := o.cluster.options(); err != nil {
+				return err
+			}
 			return runF(cmd.Context(), o)
 		},
 	}
+	o.cluster.register(cmd.Flags(), false)
 	cmd.Flags().StringSliceVar(&o.topics, "topic", nil, "topics to show (default every topic that is not internal)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 30*time.Second, "how long to wait for the brokers' answers")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
-	c, err := compose.New(compose.Options{})
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	opts.Topics = []compose.Topic{}
+	c, err := compose.New(opts)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/compose"
 )
@@ -14,6 +17,7 @@ func init() { commands = append(commands, newUpCmd) }
 
 type upOptions struct {
 	g                 *globals
+	cluster           clusterFlags
 	image             string
 	topic             string
 	partitions        int32
@@ -32,6 +36,7 @@ func (o *upOptions) topics() []compose.Topic {
 	if o.singleTopic != "" {
 		single := compose.DefaultTopics()[1]
 		single.Name = o.singleTopic
+		single.Brokers = nil // one replica: on the first broker, whatever its id
 		ts = append(ts, single)
 	}
 	return ts
@@ -52,7 +57,21 @@ until every ISR is full and every partition is led by its preferred leader.
 It prints how long each phase took.
 
 The image is --image, else $KBF_IMAGE, else ` + compose.DefaultImage + `; the brokers'
-ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
+ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).
+
+--brokers and --controllers resize that cluster (brokers k1..kN on ports
+19092 on, controllers c1..c3). --config sets a Kafka server property on
+every node (--config broker.session.timeout.ms=4000) or on one
+(--config c1:broker.session.timeout.ms=4000); the nodes whose settings
+change are recreated.
+
+-f FILE uses your own compose file instead, as docker compose -f does: kbf
+finds the brokers and controllers from each service's KAFKA_NODE_ID,
+KAFKA_PROCESS_ROLES and advertised listeners, and reaches each broker on the
+advertised listener it publishes to the host. A stack already started with
+docker compose is used as it is.
+
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("image") && o.image == "" {
@@ -64,13 +83,19 @@ ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
 			if o.singleTopic == o.topic {
 				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
 			}
-			if err := compose.ValidateTopics(o.topics()); err != nil {
+			opts, err := o.cluster.options()
+			if err != nil {
+				return err
+			}
+			opts.Topics = o.topics()
+			if err := compose.Check(opts); err != nil {
 				return usageError{err}
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
+	o.cluster.register(f, true)
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
 	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
@@ -78,17 +103,18 @@ ports on 127.0.0.1 are $KBF_K1_PORT, $KBF_K2_PORT, $KBF_K3_PORT (19092-19094).`,
 	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
 	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
 	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
-	return cmd
+	return wrapHelp(cmd)
 }
 
 func runUp(ctx context.Context, o *upOptions) error {
-	c, err := compose.New(compose.Options{
-		Image:  o.image,
-		Topics: o.topics(),
-		Progress: func(p compose.Phase) {
-			fmt.Fprintln(o.g.out, phaseLine(p))
-		},
-	})
+	opts, err := o.cluster.options()
+	if err != nil {
+		return err
+	}
+	opts.Image, opts.Topics = o.image, o.topics()
+	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, phaseLine(p)) }
+	withOffline(&opts, o.g)
+	c, err := compose.New(opts)
 	if err != nil {
 		return err
 	}
@@ -102,6 +128,80 @@ func runUp(ctx context.Context, o *upOptions) error {
 	}
 	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", fmtDur(rep.Took))
 	return nil
+}
+
+// clusterFlags bind the flags that say which cluster: the user's compose
+// file, or the embedded one's size, and the nodes' settings. kbf up, down
+// and status share them, and kbf run can.
+type clusterFlags struct {
+	file        string
+	project     string
+	config      []string
+	brokers     int
+	controllers int
+	shaped      bool // register added --brokers, --controllers and --config
+	fs          *pflag.FlagSet
+}
+
+// register adds -f and --project-name to fs, and with shape --brokers,
+// --controllers and --config.
+func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
+	f.fs, f.shaped = fs, shape
+	fs.StringVarP(&f.file, "file", "f", "", "your own compose file (default: kbf's embedded cluster)")
+	fs.StringVar(&f.project, "project-name", "", "the compose project of --file, as docker compose -p (default: the file's name:, else its directory)")
+	if !shape {
+		return
+	}
+	fs.StringArrayVar(&f.config, "config", nil, "a Kafka server property, KEY=VALUE on every node or NODE:KEY=VALUE on one (repeatable)")
+	fs.IntVar(&f.brokers, "brokers", 3, "brokers of the embedded cluster")
+	fs.IntVar(&f.controllers, "controllers", 1, "KRaft controllers of the embedded cluster: 1 or 3")
+}
+
+// options returns the compose options the flags describe.
+func (f *clusterFlags) options() (compose.Options, error) {
+	var o compose.Options
+	o.File, o.ProjectName = f.file, f.project
+	if f.project != "" && f.file == "" {
+		return o, usagef("--project-name: only with --file")
+	}
+	if !f.shaped {
+		return o, nil
+	}
+	if f.file != "" && (f.fs.Changed("brokers") || f.fs.Changed("controllers")) {
+		return o, usagef("--brokers and --controllers size the embedded cluster; with --file, the file says what the cluster is")
+	}
+	if f.file == "" {
+		o.Brokers, o.Controllers = f.brokers, f.controllers
+	}
+	for _, s := range f.config {
+		st, err := compose.ParseSetting(s)
+		if err != nil {
+			return o, usageError{err}
+		}
+		o.Config = append(o.Config, st)
+	}
+	return o, nil
+}
+
+// offlineScript builds the offline image; make image runs it.
+const offlineScript = "image/build.sh"
+
+// withOffline lets Up fall back to the offline image when the official one
+// cannot be pulled, building it with image/build.sh when kbf runs from its
+// source tree (as make build && ./kbf run does), and say so on stderr.
+func withOffline(opts *compose.Options, g *globals) {
+	opts.Notice = func(s string) { fmt.Fprintf(g.errOut, "kbf: %s\n", s) }
+	if st, err := os.Stat(offlineScript); err != nil || !st.Mode().IsRegular() {
+		return // the error then names make image
+	}
+	opts.BuildOffline = func(ctx context.Context) error {
+		cmd := exec.CommandContext(ctx, "bash", offlineScript)
+		cmd.Stdout, cmd.Stderr = g.errOut, g.errOut
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("%s: %w (its output is above; make image runs it again)", offlineScript, err)
+		}
+		return nil
+	}
 }
 
 // phaseLine is one line of up's output: the phase, its time, what it did.

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +45,7 @@ func TestUpFlags(t *testing.T) {
 				if len(ts) != 2 || ts[0].Name != want[0].Name || ts[0].Partitions != want[0].Partitions ||
 					ts[0].ReplicationFactor != want[0].ReplicationFactor || ts[0].MinInsync != want[0].MinInsync ||
 					ts[1].Name != want[1].Name || ts[1].Partitions != 1 || ts[1].ReplicationFactor != 1 ||
-					len(ts[1].Brokers) != 1 || ts[1].Brokers[0] != 1 {
+					!slices.EqualFunc(ts[1].Assignment([]int32{1, 2, 3}), [][]int32{{1}}, slices.Equal) {
 					t.Errorf("topics %+v, want %+v", ts, want)
 				}
 			},
@@ -84,7 +86,29 @@ func TestUpFlags(t *testing.T) {
 		{name: "zero timeout", args: []string{"up", "--timeout", "0s"}, wantErr: "--timeout 0s: must be positive"},
 		{name: "bad timeout", args: []string{"up", "--timeout", "soon"}, wantErr: "--timeout"},
 		{name: "argument", args: []string{"up", "now"}, wantErr: `unexpected argument "now"`},
-		{name: "unknown flag", args: []string{"up", "--brokers", "5"}, wantErr: "unknown flag: --brokers"},
+		{name: "unknown flag", args: []string{"up", "--nodes", "5"}, wantErr: "unknown flag: --nodes"},
+		{
+			name: "cluster shape and settings",
+			args: []string{"up", "--brokers", "5", "--controllers", "3", "--config", "broker.session.timeout.ms=4000",
+				"--config", "c2:broker.heartbeat.interval.ms=1000"},
+			check: func(t *testing.T, o *upOptions) {
+				opts, err := o.cluster.options()
+				want := []compose.Setting{{Key: "broker.session.timeout.ms", Value: "4000"},
+					{Node: "c2", Key: "broker.heartbeat.interval.ms", Value: "1000"}}
+				if err != nil || opts.Brokers != 5 || opts.Controllers != 3 || !slices.Equal(opts.Config, want) {
+					t.Errorf("options %+v, %v; want 5 brokers, 3 controllers, %v", opts, err, want)
+				}
+			},
+		},
+		{name: "two controllers", args: []string{"up", "--controllers", "2"}, wantErr: "--controllers 2: want 1 or 3"},
+		{name: "config without value", args: []string{"up", "--config", "broker.session.timeout.ms"},
+			wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
+		{name: "config on no such node", args: []string{"up", "--config", "k7:a.b=1"}, wantErr: "no node k7 (nodes: c1 k1 k2 k3)"},
+		{name: "config of the shape", args: []string{"up", "--config", "node.id=3"}, wantErr: "node.id is part of the cluster's shape"},
+		{name: "file and brokers", args: []string{"up", "-f", "compose.yaml", "--brokers", "4"},
+			wantErr: "--brokers and --controllers size the embedded cluster"},
+		{name: "missing file", args: []string{"up", "-f", "no-such-compose.yaml"}, wantErr: "no-such-compose.yaml"},
+		{name: "project name without file", args: []string{"up", "--project-name", "x"}, wantErr: "--project-name: only with --file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,6 +144,8 @@ func TestDownFlags(t *testing.T) {
 		{name: "timeout", args: []string{"down", "--timeout", "5m"}, timeout: 5 * time.Minute},
 		{name: "negative timeout", args: []string{"down", "--timeout", "-1s"}, wantErr: "--timeout -1s: must be positive"},
 		{name: "argument", args: []string{"down", "all"}, wantErr: `unexpected argument "all"`},
+		{name: "file", args: []string{"down", "-f", "shop.yaml", "--project-name", "shop"}, timeout: time.Minute},
+		{name: "project without file", args: []string{"down", "--project-name", "shop"}, wantErr: "--project-name: only with --file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,5 +179,34 @@ func TestPhaseLine(t *testing.T) {
 		if got := phaseLine(tt.p); got != tt.want {
 			t.Errorf("phaseLine = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+func TestWithOffline(t *testing.T) {
+	var errOut bytes.Buffer
+	g := &globals{out: &bytes.Buffer{}, errOut: &errOut}
+	t.Chdir(t.TempDir())
+	var opts compose.Options
+	withOffline(&opts, g)
+	if opts.BuildOffline != nil {
+		t.Errorf("outside the source tree: a builder, want none (the error names make image)")
+	}
+	opts.Notice("running kbf/kafka:4.3.1")
+	if errOut.String() != "kbf: running kbf/kafka:4.3.1\n" {
+		t.Errorf("notice %q", errOut.String())
+	}
+	if err := os.MkdirAll("image", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(offlineScript, []byte("echo building; exit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	withOffline(&opts, g)
+	if opts.BuildOffline == nil {
+		t.Fatalf("in the source tree: no builder")
+	}
+	err := opts.BuildOffline(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "image/build.sh: exit status 3") || !strings.Contains(errOut.String(), "building\n") {
+		t.Errorf("BuildOffline: %v, output %q; want the script's failure and its output", err, errOut.String())
 	}
 }

@@ -1,0 +1,196 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
+)
+
+// Metric is one measure of a trial, per partition role.
+type Metric struct {
+	// Name is what --limit takes (ack_stall); Unit is the benchmark unit
+	// (ack-stall-sec), in seconds unless it counts.
+	Name, Unit string
+	// Seconds is false for a count.
+	Seconds bool
+	Desc    string
+}
+
+// The metrics, in the order bench.txt lists them.
+var Metrics = []Metric{
+	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault"},
+	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault"},
+	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)"},
+	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)"},
+	{"client", "client-sec", true, "client: → the producer learns the new leader"},
+	{"first_ack", "first-ack-sec", true, "first ack: → the first ack"},
+	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase"},
+	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat"},
+	{"lost_acked", "lost-acked-records", false, "acknowledged records lost"},
+}
+
+// MetricByName returns the metric --limit names.
+func MetricByName(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name || m.Unit == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Roles of a partition, as the stall's.
+const (
+	RoleLeader   = string(results.RoleLed)      // the faulted broker led it
+	RoleFollower = string(results.RoleFollowed) // the faulted broker only followed it
+)
+
+// Measurement is what one trial measured, per role.
+type Measurement struct {
+	Dir string
+	// Valid is false when the trial cannot count; Reason says why.
+	Valid  bool
+	Reason string
+	// Meta is the trial's metadata, for the configuration lines.
+	Meta *results.Meta
+	// Roles are each role's values by metric unit. A metric the trial did
+	// not show (no client phase for a follower) is absent.
+	Roles map[string]map[string]float64
+}
+
+// Measure reads one trial's metrics back from its directory. For each role
+// the partition with the longest ack stall speaks for the role, and every
+// metric is that partition's, so the phases add up to the stall beside
+// them; the lost records are the role's partitions' sum.
+//
+// This and Runner are the only places bench meets the trial protocol.
+func Measure(dir string) (*Measurement, error) {
+	trials, err := results.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(trials) != 1 {
+		return nil, fmt.Errorf("%s: %d trials, want one trial directory", dir, len(trials))
+	}
+	tr, err := report.Analyze(trials[0], report.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("analyse %s: %w", dir, err)
+	}
+	m := &Measurement{Dir: dir, Meta: tr.Meta, Roles: map[string]map[string]float64{}, Valid: true}
+	if reason := invalid(tr); reason != "" {
+		m.Valid, m.Reason = false, reason
+		return m, nil
+	}
+	session, sessionKnown := sessionTimeout(tr)
+	lost := map[int32]int{}
+	if tr.Integrity != nil {
+		for _, p := range tr.Integrity.Partitions {
+			lost[p.Partition] = p.Lost
+		}
+	}
+	worst := map[string]*report.Stall{}
+	ack := map[int32]time.Duration{}
+	recv := map[int32]time.Duration{}
+	for _, p := range tr.Gaps.Partitions {
+		if g := p.Ack.Fault; g != nil {
+			ack[p.Partition] = g.Duration()
+		}
+		if g := p.Receive.Fault; g != nil {
+			recv[p.Partition] = g.Duration()
+		}
+	}
+	lostBy := map[string]int{}
+	for i := range tr.Stalls {
+		st := &tr.Stalls[i]
+		role := string(st.Role)
+		if role != RoleLeader && role != RoleFollower {
+			continue
+		}
+		lostBy[role] += lost[st.Partition]
+		if w := worst[role]; w == nil || ack[st.Partition] > ack[w.Partition] {
+			worst[role] = st
+		}
+	}
+	for role, st := range worst {
+		v := map[string]float64{}
+		v["ack-stall-sec"] = ack[st.Partition].Seconds()
+		if d, ok := recv[st.Partition]; ok {
+			v["receive-stall-sec"] = d.Seconds()
+		}
+		var detect time.Duration
+		detected := false
+		for _, ph := range st.Phases {
+			switch ph.Name {
+			case report.PhaseDetect:
+				v["detect-sec"] = ph.Duration.Seconds()
+				detect, detected = ph.Duration, true
+			case report.PhaseElect:
+				v["elect-sec"] = ph.Duration.Seconds()
+			case report.PhaseClient:
+				v["client-sec"] = ph.Duration.Seconds()
+			case report.PhaseFirstAck:
+				v["first-ack-sec"] = ph.Duration.Seconds()
+			}
+		}
+		// Only a stall that began at the fault and ended holds the whole
+		// detection; the rest of it is what the heartbeat's phase leaves.
+		if detected && st.Began == 0 && !st.FirstAck.IsZero() {
+			after := st.Total - detect
+			v["after-detect-sec"] = after.Seconds()
+			if sessionKnown && tr.Meta.Fault.Kind != "sigterm" {
+				v["from-heartbeat-sec"] = (after + session).Seconds()
+			}
+		}
+		v["lost-acked-records"] = float64(lostBy[role])
+		m.Roles[role] = v
+	}
+	if len(m.Roles) == 0 {
+		m.Valid, m.Reason = false, "no partition the faulted broker led or followed stalled"
+	}
+	return m, nil
+}
+
+// invalid says why a trial cannot count, or "" when it can: the trial's
+// verdict (package verdict) when it is not valid — a suspect trial is left
+// out too, as kbf run's summaries leave it out — or what the analysis lacks.
+func invalid(tr *report.Trial) string {
+	switch {
+	case tr.Verdict != nil && tr.Verdict.Status != verdict.Valid:
+		return tr.Verdict.String()
+	case tr.Meta == nil:
+		return "no " + results.MetaFile
+	case tr.Meta.Fault == nil:
+		return "no fault was injected"
+	case tr.Meta.Recovery != nil && tr.Meta.Recovery.Err != "":
+		return "recovery failed: " + tr.Meta.Recovery.Err
+	case tr.Gaps == nil || tr.Gaps.Sent == 0:
+		return "the probe recorded nothing"
+	case len(tr.Stalls) == 0:
+		return "no stall was split into phases (no node logs?)"
+	}
+	return ""
+}
+
+// sessionTimeout is broker.session.timeout.ms as a controller logged it.
+func sessionTimeout(tr *report.Trial) (time.Duration, bool) {
+	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
+	for _, e := range ents {
+		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; broker || !e.IsDir() {
+			continue
+		}
+		cfg := timeline.NodeConfigValues(tr.Dir, e.Name())
+		if v, ok := cfg["broker.session.timeout.ms"]; ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				return time.Duration(n) * time.Millisecond, true
+			}
+		}
+	}
+	return 0, false
+}

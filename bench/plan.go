@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// Variant is a scenario with its sweep, if any, fixed at one value: what
+// the trials of one sample share.
+type Variant struct {
+	Scenario Scenario
+	// Key and Value are the sweep's setting and value; empty without one.
+	Key, Value string
+}
+
+// Name is the variant in a benchmark name: scenario=NAME, then KEY=VALUE
+// for a sweep.
+func (v Variant) Name() string {
+	n := "scenario=" + v.Scenario.Name
+	if v.Key != "" {
+		n += "/" + v.Key + "=" + v.Value
+	}
+	return n
+}
+
+// Dir is the variant's directory inside the benchmark's: the scenario's
+// name, then the sweep's value. Characters that CI artifact stores refuse
+// (':') are left out.
+func (v Variant) Dir() string {
+	if v.Key == "" {
+		return v.Scenario.Name
+	}
+	return strings.NewReplacer(":", "_").Replace(v.Scenario.Name + "-" + v.Key + "=" + v.Value)
+}
+
+// Resolved returns the scenario the runner runs for this variant: the
+// sweep's value added to its config or client settings.
+func (v Variant) Resolved() Scenario {
+	s := v.Scenario
+	s.Sweep = nil
+	if v.Key == "" {
+		return s
+	}
+	if flag, ok := strings.CutPrefix(v.Key, ClientPrefix); ok {
+		c := make(map[string]string, len(s.Client)+1)
+		for k, val := range s.Client {
+			c[k] = val
+		}
+		c[flag] = v.Value
+		s.Client = c
+		return s
+	}
+	s.Config = append(append([]string(nil), s.Config...), v.Key+"="+v.Value)
+	return s
+}
+
+// Variants returns every scenario's variants, in file order.
+func (f *File) Variants() []Variant {
+	var out []Variant
+	for _, s := range f.Scenarios {
+		if s.Sweep == nil {
+			out = append(out, Variant{Scenario: s})
+			continue
+		}
+		for _, val := range s.Sweep.Values {
+			out = append(out, Variant{Scenario: s, Key: s.Sweep.Key, Value: val})
+		}
+	}
+	return out
+}
+
+// Trial is one planned trial.
+type Trial struct {
+	// Index is the trial's place in the whole benchmark's plan, from 0;
+	// Shard picks trials by it.
+	Index   int
+	Variant Variant
+	// Rep numbers the variant's trials from 1, across shards, so the
+	// directories of several shards can be put side by side.
+	Rep int
+}
+
+// ID names the trial uniquely within the plan.
+func (t Trial) ID() string { return t.Variant.Dir() + "/" + results.TrialDir(t.Rep) }
+
+// Dir is the trial's directory relative to the benchmark's.
+func (t Trial) Dir() string { return filepath.Join(t.Variant.Dir(), results.TrialDir(t.Rep)) }
+
+// Plan returns the benchmark's trials interleaved round by round — every
+// variant's first trial, then every variant's second — so that the drift
+// of a shared machine over the benchmark falls on all variants alike
+// rather than on whichever ran last.
+func (f *File) Plan() []Trial {
+	vs := f.Variants()
+	var out []Trial
+	for rep := 1; rep <= f.Trials; rep++ {
+		for _, v := range vs {
+			out = append(out, Trial{Index: len(out), Variant: v, Rep: rep})
+		}
+	}
+	return out
+}
+
+// Shard is a slice of a plan: the I-th of N, from 1.
+type Shard struct{ I, N int }
+
+// All is the whole plan.
+var All = Shard{1, 1}
+
+// ParseShard reads I/N.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("shard %q: want I/N with 1 <= I <= N, e.g. 2/3", s)
+	}
+	return Shard{i, n}, nil
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
+
+// Pick returns the shard's trials. The plan is dealt out round-robin,
+// shifted by one shard every round: a plain deal would give each shard one
+// variant when the shards are as many as the variants, and then one
+// machine's drift would fall on one variant only. Each shard gets within
+// about a round of an equal share, in plan order.
+func (s Shard) Pick(plan []Trial) []Trial {
+	if s.N <= 1 {
+		return plan
+	}
+	var out []Trial
+	for _, t := range plan {
+		if (t.Index+t.Rep-1)%s.N == s.I-1 {
+			out = append(out, t)
+		}
+	}
+	return out
+}

@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// Runner runs one trial of a scenario into dir, which does not exist yet.
+// It restores the cluster to healthy before it returns, whatever happens.
+type Runner interface {
+	Trial(ctx context.Context, s Scenario, dir string) error
+}
+
+// Checker is a Runner that can say, before the first trial, which
+// scenarios it cannot run yet.
+type Checker interface {
+	Check(s Scenario) error
+}
+
+// StateFile is a benchmark directory's record of its plan and of the
+// trials done, which resuming reads.
+const StateFile = "bench-state.json"
+
+// stateVersion is StateFile's format version.
+const stateVersion = 1
+
+// State is StateFile:
+//
+//	{"format_version": 1, "plan": "<sha256 of the file and shard>",
+//	 "file": {...}, "shard": "1/1", "cores": 2,
+//	 "done": [{"id": "sigkill/trial-01", "error": "", "took_ns": 51000000000}]}
+type State struct {
+	FormatVersion int    `json:"format_version"`
+	Plan          string `json:"plan"`
+	File          *File  `json:"file"`
+	Shard         string `json:"shard"`
+	// Cores is the machine's when the benchmark began.
+	Cores int    `json:"cores"`
+	Done  []Done `json:"done"`
+}
+
+// Done is one finished trial: Error is set when the runner failed.
+type Done struct {
+	ID    string        `json:"id"`
+	Error string        `json:"error,omitempty"`
+	Took  time.Duration `json:"took_ns"`
+}
+
+// RefusedError is a scenario the runner cannot run (Checker).
+type RefusedError struct {
+	Scenario string
+	Err      error
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("scenario %q: %v", e.Scenario, e.Err) }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// ErrOtherPlan is reported for a directory that holds another benchmark.
+var ErrOtherPlan = errors.New("holds another benchmark (other scenarios, trials or shard): give another --out, or remove it")
+
+// Bench runs a benchmark into Dir.
+type Bench struct {
+	File   *File
+	Shard  Shard
+	Dir    string
+	Runner Runner
+	// Env is the configuration lines bench.txt opens with, before what the
+	// trials' metadata add.
+	Env Env
+	// Progress receives a line as each trial starts and ends.
+	Progress io.Writer
+	// Cores is recorded in the state when the benchmark begins.
+	Cores int
+}
+
+// maxFailures is how many trials in a row may fail before the benchmark
+// stops: one failure is noise, two in a row are a broken setup.
+const maxFailures = 2
+
+// Run runs the shard's trials that are not done yet and rewrites the
+// outputs after each. An interrupted benchmark resumes where it stopped:
+// the trials done are kept, and a trial cut off half-way is kept aside as
+// interrupted-trial-NN and run again.
+func (b *Bench) Run(ctx context.Context) (*Set, error) {
+	if b.Shard.N == 0 {
+		b.Shard = All
+	}
+	if b.Progress == nil {
+		b.Progress = io.Discard
+	}
+	// What the runner cannot do is said before anything is written.
+	if c, ok := b.Runner.(Checker); ok {
+		for _, v := range b.File.Variants() {
+			if err := c.Check(v.Resolved()); err != nil {
+				return nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
+			}
+		}
+	}
+	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	st, err := b.state()
+	if err != nil {
+		return nil, err
+	}
+	trials := b.Shard.Pick(b.File.Plan())
+	done := map[string]Done{}
+	for _, d := range st.Done {
+		done[d.ID] = d
+	}
+	set := &Set{Env: b.Env, Cores: st.Cores}
+	for _, t := range trials {
+		if d, ok := done[t.ID()]; ok {
+			set.add(t, d, b.Dir)
+		}
+	}
+	if err := set.WriteAll(b.Dir); err != nil {
+		return nil, err
+	}
+	var ran int
+	var spent time.Duration
+	failures := 0
+	for i, t := range trials {
+		if _, ok := done[t.ID()]; ok {
+			continue
+		}
+		dir := filepath.Join(b.Dir, t.Dir())
+		if err := keepAside(dir); err != nil {
+			return set, err
+		}
+		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+			return set, err
+		}
+		left := ""
+		if ran > 0 {
+			remaining := len(trials) - i
+			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran) * time.Duration(remaining)).Round(time.Second))
+		}
+		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s\n", i+1, len(trials), t.ID(), dir, left)
+		start := time.Now()
+		err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
+		if ctx.Err() != nil {
+			fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes at %s\n", b.Dir, t.ID())
+			return set, ctx.Err()
+		}
+		took := time.Since(start)
+		ran++
+		spent += took
+		d := Done{ID: t.ID(), Took: took}
+		if err != nil {
+			d.Error = err.Error()
+			failures++
+			fmt.Fprintf(b.Progress, "bench: trial %s failed: %v\n", t.ID(), err)
+		} else {
+			failures = 0
+		}
+		st.Done = append(st.Done, d)
+		if err := writeState(b.Dir, st); err != nil {
+			return set, err
+		}
+		set.add(t, d, b.Dir)
+		if err := set.WriteAll(b.Dir); err != nil {
+			return set, err
+		}
+		if failures >= maxFailures {
+			return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
+		}
+	}
+	return set, nil
+}
+
+// state reads the directory's state, or begins one; a state of another
+// plan is refused rather than mixed in.
+func (b *Bench) state() (*State, error) {
+	plan, err := planHash(b.File, b.Shard)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(b.Dir, StateFile)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		st := &State{FormatVersion: stateVersion, Plan: plan, File: b.File, Shard: b.Shard.String(), Cores: b.Cores}
+		return st, writeState(b.Dir, st)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if st.FormatVersion > stateVersion {
+		return nil, fmt.Errorf("%s: format version %d: %w", path, st.FormatVersion, results.ErrNewerFormat)
+	}
+	if st.Plan != plan {
+		return nil, fmt.Errorf("%s %w", b.Dir, ErrOtherPlan)
+	}
+	return &st, nil
+}
+
+func planHash(f *File, s Shard) (string, error) {
+	b, err := json.Marshal(struct {
+		F *File
+		S string
+	}{f, s.String()})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+func writeState(dir string, st *State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(dir, StateFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// InterruptedPrefix begins the name of a trial directory cut off
+// half-way, kept aside when its trial is run again.
+const InterruptedPrefix = "interrupted-"
+
+// keepAside moves a half-made trial directory out of the way, keeping it:
+// it may hold what someone wants to see.
+func keepAside(dir string) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	for n := 1; ; n++ {
+		to := filepath.Join(filepath.Dir(dir), fmt.Sprintf("%s%s-%d", InterruptedPrefix, filepath.Base(dir), n))
+		if _, err := os.Stat(to); errors.Is(err, fs.ErrNotExist) {
+			return os.Rename(dir, to)
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package bench
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// testdata is testdata/ made absolute.
+var testdata = func() string {
+	dir, err := filepath.Abs("testdata")
+	if err != nil {
+		panic(err)
+	}
+	return dir
+}()
+
+// The recorded trials (the same as report's): each archive holds
+// trial-01/, a trial kbf run wrote against a real three-broker cluster.
+var archives = map[string]string{"sigkill": "sigkill.tar.gz", "sigterm": "sigterm.tar.gz"}
+
+// unpacked caches each archive's trial, unpacked once.
+var unpacked sync.Map
+
+// recorded returns the directory of the recorded trial of fault.
+func recorded(t testing.TB, fault string) string {
+	t.Helper()
+	if d, ok := unpacked.Load(fault); ok {
+		return d.(string)
+	}
+	dst, err := os.MkdirTemp("", "kbf-bench-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(testdata, archives[fault]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := untar(f, dst); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(dst, "trial-01")
+	unpacked.Store(fault, dir)
+	return dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	unpacked.Range(func(_, v any) bool { os.RemoveAll(filepath.Dir(v.(string))); return true })
+	for _, d := range cleanup {
+		os.RemoveAll(d)
+	}
+	os.Exit(code)
+}
+
+// untar unpacks a gzipped tar of directories and regular files into dst,
+// refusing names that leave it.
+func untar(r io.Reader, dst string) error {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.FromSlash(hdr.Name)
+		if !filepath.IsLocal(name) {
+			return fmt.Errorf("%q: outside the destination", hdr.Name)
+		}
+		path := filepath.Join(dst, name)
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(path, 0o755)
+		case tar.TypeReg:
+			err = copyFile(path, io.LimitReader(tr, 64<<20))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func copyFile(path string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// copyTree copies the directory src to dst.
+func copyTree(src, dst string) error {
+	return filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return copyFile(to, f)
+	})
+}
+
+// fakeRunner "runs" a trial by copying the recorded trial of its fault.
+type fakeRunner struct {
+	t     *testing.T
+	calls []string // the trial directories, relative to the benchmark's
+	base  string
+	// fail makes the trials with these call numbers (from 1) fail;
+	// interrupt cancels the context during that call, leaving half a
+	// trial behind.
+	fail      map[int]bool
+	interrupt int
+	cancel    context.CancelFunc
+	refuse    string // a fault Check refuses
+}
+
+func (r *fakeRunner) Trial(ctx context.Context, s Scenario, dir string) error {
+	rel, _ := filepath.Rel(r.base, dir)
+	r.calls = append(r.calls, filepath.ToSlash(rel))
+	n := len(r.calls)
+	if _, err := os.Stat(dir); err == nil {
+		r.t.Errorf("trial %s: the directory exists already", rel)
+	}
+	if n == r.interrupt {
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(dir, "probe.csv"), []byte("partial"), 0o644)
+		r.cancel()
+		return ctx.Err()
+	}
+	if r.fail[n] {
+		return errors.New("the cluster would not come up")
+	}
+	return copyTree(recorded(r.t, s.Fault), dir)
+}
+
+func (r *fakeRunner) Check(s Scenario) error {
+	if s.Fault == r.refuse {
+		return fmt.Errorf("fault %q: not supported yet", s.Fault)
+	}
+	return nil
+}
+
+func twoScenarios(trials int) *File {
+	return &File{Trials: trials, Scenarios: []Scenario{{Name: "sigkill", Fault: "sigkill"}, {Name: "sigterm", Fault: "sigterm"}}}
+}
+
+func TestRunResumes(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &fakeRunner{t: t, base: dir, interrupt: 3, cancel: cancel}
+	b := &Bench{File: twoScenarios(2), Dir: dir, Runner: r, Cores: 2}
+	if _, err := b.Run(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if want := []string{"sigkill/trial-01", "sigterm/trial-01", "sigkill/trial-02"}; !slices.Equal(r.calls, want) {
+		t.Fatalf("first run ran %v, want %v", r.calls, want)
+	}
+	// The outputs hold what was done when it stopped.
+	if got := countLines(t, filepath.Join(dir, TextFile), "BenchmarkFailover/"); got != 4 {
+		t.Errorf("bench.txt after two trials has %d result lines, want 2 trials × 2 roles", got)
+	}
+
+	r2 := &fakeRunner{t: t, base: dir}
+	b.Runner = r2
+	set, err := b.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"sigkill/trial-02", "sigterm/trial-02"}; !slices.Equal(r2.calls, want) {
+		t.Errorf("resumed run ran %v, want %v", r2.calls, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sigkill", InterruptedPrefix+"trial-02-1", "probe.csv")); err != nil {
+		t.Errorf("the interrupted trial was not kept aside: %v", err)
+	}
+	if len(set.Records) != 4 {
+		t.Errorf("%d records, want 4", len(set.Records))
+	}
+	for _, rec := range set.Records {
+		if !rec.Valid() {
+			t.Errorf("%s invalid: %s", rec.Trial.ID(), rec.Reason)
+		}
+	}
+
+	// Run once more: nothing to do, the outputs rewritten.
+	r3 := &fakeRunner{t: t, base: dir}
+	b.Runner = r3
+	if _, err := b.Run(context.Background()); err != nil || len(r3.calls) != 0 {
+		t.Errorf("a finished benchmark ran %v again (%v)", r3.calls, err)
+	}
+
+	// Another plan in the same directory is refused, not mixed in.
+	other := &Bench{File: twoScenarios(3), Dir: dir, Runner: r3}
+	if _, err := other.Run(context.Background()); !errors.Is(err, ErrOtherPlan) {
+		t.Errorf("another plan: %v", err)
+	}
+	shard := &Bench{File: twoScenarios(2), Shard: Shard{1, 2}, Dir: dir, Runner: r3}
+	if _, err := shard.Run(context.Background()); !errors.Is(err, ErrOtherPlan) {
+		t.Errorf("another shard: %v", err)
+	}
+}
+
+func TestRunFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		fail      map[int]bool
+		wantErr   string
+		wantCalls int
+		invalid   int
+	}{
+		{name: "one failure is recorded and the benchmark goes on", fail: map[int]bool{2: true}, wantCalls: 4, invalid: 1},
+		{name: "two in a row stop it", fail: map[int]bool{2: true, 3: true}, wantErr: "2 trials in a row failed", wantCalls: 3, invalid: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := &fakeRunner{t: t, base: dir, fail: tt.fail}
+			set, err := (&Bench{File: twoScenarios(2), Dir: dir, Runner: r}).Run(context.Background())
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("error %v, want %q", err, tt.wantErr)
+			}
+			if len(r.calls) != tt.wantCalls {
+				t.Errorf("%d trials ran, want %d", len(r.calls), tt.wantCalls)
+			}
+			invalid := 0
+			for _, rec := range set.Records {
+				if !rec.Valid() {
+					invalid++
+					if !strings.Contains(rec.Reason, "would not come up") {
+						t.Errorf("reason %q", rec.Reason)
+					}
+				}
+			}
+			if invalid != tt.invalid {
+				t.Errorf("%d invalid, want %d", invalid, tt.invalid)
+			}
+			md, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
+			if !strings.Contains(string(md), "did not count: failed: the cluster would not come up") {
+				t.Errorf("summary.md does not say why a trial did not count:\n%s", md)
+			}
+		})
+	}
+}
+
+func TestRunRefusesUnsupported(t *testing.T) {
+	dir := t.TempDir()
+	r := &fakeRunner{t: t, base: dir, refuse: "sigterm"}
+	_, err := (&Bench{File: twoScenarios(2), Dir: dir, Runner: r}).Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `scenario "sigterm": fault "sigterm": not supported yet`) || len(r.calls) != 0 {
+		t.Errorf("error %v after %d trials", err, len(r.calls))
+	}
+	if _, err := os.Stat(filepath.Join(dir, StateFile)); err == nil {
+		t.Error("a refused benchmark left its state behind: fixing the file would then be refused as another plan")
+	}
+}
+
+func countLines(t *testing.T, path, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMeasureVerdict checks that a trial whose verdict is not valid does
+// not count, and says why in the verdict's words.
+func TestMeasureVerdict(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(m map[string]any)
+		reason string // "" when valid
+	}{
+		{name: "as recorded", edit: func(map[string]any) {}},
+		{name: "no fault injected", edit: func(m map[string]any) { delete(m, "fault") }, reason: "no-fault"},
+		{name: "recovery failed", edit: func(m map[string]any) {
+			m["recovery"] = map[string]any{"error": "restart k1: gone", "leaders_back": false}
+		}, reason: "recovery failed: restart k1: gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "trial-01")
+			if err := copyTree(recorded(t, "sigkill"), dir); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "meta.json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var meta map[string]any
+			if err := json.Unmarshal(b, &meta); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(meta)
+			b, _ = json.Marshal(meta)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Measure(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.reason == "" {
+				if !m.Valid || m.Roles[RoleLeader]["ack-stall-sec"] <= 0 {
+					t.Errorf("valid %v (%s), roles %v", m.Valid, m.Reason, m.Roles)
+				}
+				return
+			}
+			if m.Valid || !strings.Contains(m.Reason, tt.reason) || len(m.Roles) != 0 {
+				t.Errorf("valid %v, reason %q, want one with %q and no metrics", m.Valid, m.Reason, tt.reason)
+			}
+		})
+	}
+}

@@ -1,0 +1,222 @@
+// Package bench runs a failover benchmark — a list of scenarios, each a
+// fault against a cluster and a probe, times a number of trials — and writes
+// what CI tools read: bench.txt in the Go benchmark format (benchstat reads
+// it), bench.json for github-action-benchmark, summary.md for a job's
+// summary page, and for a sweep a table and an SVG per role. It reads a
+// scenario file, plans the trials (interleaved, sharded, resumable), hands
+// each trial to a Runner and reads the trial's metrics back from its
+// directory, so any trial directory kbf wrote can be benchmarked again
+// offline.
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Example is a scenario file, as the README and kbf bench --help show it.
+const Example = `# kbf bench FILE: every scenario runs trials times, interleaved (A B A B ...).
+trials: 6
+fresh: false              # true: a fresh cluster for every trial
+scenarios:
+  - name: sigkill
+    fault: sigkill        # sigkill, sigterm or pause
+    broker: k1            # the broker to fault, by service name
+    duration: 30s         # how long each trial probes
+    fault_after: 8s       # when, after the probe starts, the fault comes
+    acks: all             # the probe's acks: all or 1
+    interval: 20ms        # time between two records of one partition
+  - name: sigterm
+    fault: sigterm
+  - name: session
+    fault: sigkill
+    sweep:                # one setting over values: a server property
+      key: broker.session.timeout.ms     # (NODE:key for one node) or client.<kbf run flag>
+      values: [6000, 9000]
+    config:               # --config pairs for every trial of the scenario
+      - broker.heartbeat.interval.ms=1000
+# Also per scenario: compose (a compose file, as -f) and its project_name,
+# brokers, controllers,
+# client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms).
+# A scenario on another cluster (compose file, brokers, controllers) than the
+# trial before it takes that one down first; other config only recreates the
+# nodes whose settings changed.
+`
+
+// File is a benchmark: its scenarios and how many trials of each.
+type File struct {
+	// Trials is the number of trials of every scenario, and of every value
+	// of a sweep.
+	Trials int `yaml:"trials" json:"trials"`
+	// Fresh asks for a fresh cluster for every trial.
+	Fresh     bool       `yaml:"fresh" json:"fresh,omitempty"`
+	Scenarios []Scenario `yaml:"scenarios" json:"scenarios"`
+}
+
+// Scenario is one fault against one cluster and probe. Zero fields take
+// kbf run's defaults.
+type Scenario struct {
+	Name       string        `yaml:"name" json:"name"`
+	Fault      string        `yaml:"fault" json:"fault"`
+	Broker     string        `yaml:"broker" json:"broker,omitempty"`
+	Duration   time.Duration `yaml:"duration" json:"duration,omitempty"`
+	FaultAfter time.Duration `yaml:"fault_after" json:"fault_after,omitempty"`
+	Acks       string        `yaml:"acks" json:"acks,omitempty"`
+	Interval   time.Duration `yaml:"interval" json:"interval,omitempty"`
+	// Config are server properties, KEY=VALUE on every node or
+	// NODE:KEY=VALUE on one, as kbf run --config takes them.
+	Config []string `yaml:"config" json:"config,omitempty"`
+	// Compose is a compose file to run the cluster from, as kbf run -f.
+	Compose string `yaml:"compose" json:"compose,omitempty"`
+	// ProjectName is Compose's project, as docker compose -p.
+	ProjectName string `yaml:"project_name" json:"project_name,omitempty"`
+	Brokers     int    `yaml:"brokers" json:"brokers,omitempty"`
+	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
+	// Client are probe settings by kbf run's flag name (retry-backoff: 100ms).
+	Client map[string]string `yaml:"client" json:"client,omitempty"`
+	// Fresh is the file's Fresh, for the runner's sake.
+	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
+	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`
+}
+
+// Sweep varies one setting of a scenario over values.
+type Sweep struct {
+	// Key is a server property (NODE:KEY for one node), or client.FLAG for
+	// a probe setting.
+	Key    string   `yaml:"key" json:"key"`
+	Values []string `yaml:"values" json:"values"`
+}
+
+// ClientPrefix marks a sweep key that is a probe setting.
+const ClientPrefix = "client."
+
+// AcksOrDefault returns the scenario's acks, "all" when unset.
+func (s Scenario) AcksOrDefault() string {
+	if s.Acks == "" {
+		return "all"
+	}
+	return s.Acks
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// Parse reads a scenario file. Unknown keys are refused, so a misspelt
+// setting is not silently left at its default.
+func Parse(r io.Reader, name string) (*File, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var f File
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty: want trials and scenarios (kbf bench --help shows an example)", name)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &f, nil
+}
+
+// ReadFile reads the scenario file at path.
+func ReadFile(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return Parse(fh, path)
+}
+
+// Validate checks what can be checked without a cluster; what a runner
+// cannot do yet it refuses itself (see Checker).
+func (f *File) Validate() error {
+	if f.Trials < 1 {
+		return fmt.Errorf("trials %d: want at least 1 (6 or more for a 95%% interval)", f.Trials)
+	}
+	if len(f.Scenarios) == 0 {
+		return errors.New("no scenarios: want at least one under scenarios:")
+	}
+	seen := map[string]bool{}
+	for i := range f.Scenarios {
+		s := &f.Scenarios[i]
+		s.Fresh = f.Fresh
+		where := fmt.Sprintf("scenario %d", i+1)
+		if s.Name != "" {
+			where = fmt.Sprintf("scenario %q", s.Name)
+		}
+		switch {
+		case s.Name == "":
+			return fmt.Errorf("%s: no name", where)
+		case !nameRE.MatchString(s.Name):
+			return fmt.Errorf("%s: a name is letters, digits, '.', '_' and '-'", where)
+		case seen[s.Name]:
+			return fmt.Errorf("%s: named twice", where)
+		case s.Fault == "":
+			return fmt.Errorf("%s: no fault (sigkill, sigterm or pause)", where)
+		case s.Duration < 0 || s.FaultAfter < 0 || s.Interval < 0:
+			return fmt.Errorf("%s: durations must be positive", where)
+		case s.Duration > 0 && s.FaultAfter >= s.Duration:
+			return fmt.Errorf("%s: fault_after %v must be within duration %v", where, s.FaultAfter, s.Duration)
+		case s.Acks != "" && s.Acks != "all" && s.Acks != "1":
+			return fmt.Errorf("%s: acks %q: want all or 1", where, s.Acks)
+		case s.Brokers < 0 || s.Controllers < 0:
+			return fmt.Errorf("%s: brokers and controllers must be positive", where)
+		}
+		seen[s.Name] = true
+		for _, kv := range s.Config {
+			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+				return fmt.Errorf("%s: config %q: want KEY=VALUE or NODE:KEY=VALUE", where, kv)
+			}
+		}
+		if sw := s.Sweep; sw != nil {
+			switch {
+			case sw.Key == "":
+				return fmt.Errorf("%s: sweep: no key", where)
+			case len(sw.Values) < 2:
+				return fmt.Errorf("%s: sweep of %s: want at least two values", where, sw.Key)
+			case strings.ContainsAny(sw.Key, "/= "):
+				return fmt.Errorf("%s: sweep key %q: no '/', '=' or space", where, sw.Key)
+			}
+			vals := map[string]bool{}
+			for _, v := range sw.Values {
+				if v == "" || strings.ContainsAny(v, "/ ") || vals[v] {
+					return fmt.Errorf("%s: sweep of %s: value %q empty, repeated or holding '/' or a space", where, sw.Key, v)
+				}
+				vals[v] = true
+			}
+		}
+	}
+	dirs := map[string]string{}
+	for _, v := range f.Variants() {
+		if other, ok := dirs[v.Dir()]; ok {
+			return fmt.Errorf("%s and %s would share the directory %s: rename one", other, v.Name(), v.Dir())
+		}
+		dirs[v.Dir()] = v.Name()
+	}
+	return nil
+}
+
+// FromRun is the one-scenario benchmark of kbf bench without a FILE.
+func FromRun(s Scenario, trials int) (*File, error) {
+	if s.Name == "" {
+		s.Name = s.Fault
+	}
+	f := &File{Trials: trials, Fresh: s.Fresh, Scenarios: []Scenario{s}}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		check   func(t *testing.T, f *File)
+		wantErr string
+	}{
+		{name: "the example", in: Example, check: func(t *testing.T, f *File) {
+			if f.Trials != 6 || len(f.Scenarios) != 3 {
+				t.Fatalf("trials %d, %d scenarios", f.Trials, len(f.Scenarios))
+			}
+			s := f.Scenarios[0]
+			if s.Duration != 30*time.Second || s.FaultAfter != 8*time.Second || s.Interval != 20*time.Millisecond || s.Acks != "all" || s.Broker != "k1" {
+				t.Errorf("first scenario %+v", s)
+			}
+			sw := f.Scenarios[2].Sweep
+			if sw == nil || sw.Key != "broker.session.timeout.ms" || strings.Join(sw.Values, ",") != "6000,9000" {
+				t.Errorf("sweep %+v: the numbers must read as values", sw)
+			}
+		}},
+		{name: "fresh reaches every scenario", in: "trials: 2\nfresh: true\nscenarios: [{name: a, fault: sigkill}, {name: b, fault: sigterm}]\n",
+			check: func(t *testing.T, f *File) {
+				if !f.Scenarios[0].Fresh || !f.Scenarios[1].Fresh {
+					t.Errorf("fresh not passed on: %+v", f.Scenarios)
+				}
+			}},
+		{name: "options passed through", in: "trials: 1\nscenarios:\n  - name: mine\n    fault: netsplit\n    compose: my.yaml\n    brokers: 5\n    controllers: 3\n    client: {retry-backoff: 100ms}\n",
+			check: func(t *testing.T, f *File) {
+				s := f.Scenarios[0]
+				if s.Fault != "netsplit" || s.Compose != "my.yaml" || s.Brokers != 5 || s.Controllers != 3 || s.Client["retry-backoff"] != "100ms" {
+					t.Errorf("scenario %+v", s)
+				}
+			}},
+		{name: "empty", in: "", wantErr: "empty"},
+		{name: "misspelt key", in: "trials: 1\nscenarios: [{name: a, falt: sigkill}]\n", wantErr: "field falt not found"},
+		{name: "no trials", in: "scenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 0"},
+		{name: "no scenarios", in: "trials: 3\n", wantErr: "no scenarios"},
+		{name: "no name", in: "trials: 1\nscenarios: [{fault: sigkill}]\n", wantErr: "scenario 1: no name"},
+		{name: "bad name", in: "trials: 1\nscenarios: [{name: a/b, fault: sigkill}]\n", wantErr: "a name is letters"},
+		{name: "twice", in: "trials: 1\nscenarios: [{name: a, fault: sigkill}, {name: a, fault: sigterm}]\n", wantErr: "named twice"},
+		{name: "no fault", in: "trials: 1\nscenarios: [{name: a}]\n", wantErr: "no fault"},
+		{name: "bad acks", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, acks: \"0\"}]\n", wantErr: `acks "0"`},
+		{name: "bad duration", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, duration: soon}]\n", wantErr: "soon"},
+		{name: "fault after the end", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, duration: 5s, fault_after: 5s}]\n", wantErr: "fault_after"},
+		{name: "bad config", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, config: [broker.session.timeout.ms]}]\n", wantErr: "want KEY=VALUE"},
+		{name: "sweep of one value", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [1]}}]\n", wantErr: "at least two values"},
+		{name: "sweep value repeated", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [1, 1]}}]\n", wantErr: "repeated"},
+		{name: "sweep values alike as directories", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [\"h:1\", h_1]}}]\n", wantErr: "would share the directory"},
+		{name: "sweep without key", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {values: [1, 2]}}]\n", wantErr: "no key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse(strings.NewReader(tt.in), "bench.yaml")
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "bench.yaml: ") {
+					t.Fatalf("error %v, want one naming the file and saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, f)
+		})
+	}
+}
+
+func TestFromRun(t *testing.T) {
+	f, err := FromRun(Scenario{Fault: "sigkill"}, 6)
+	if err != nil || f.Trials != 6 || f.Scenarios[0].Name != "sigkill" {
+		t.Fatalf("%+v, %v", f, err)
+	}
+	if _, err := FromRun(Scenario{Fault: "sigkill"}, 0); err == nil {
+		t.Error("no trials accepted")
+	}
+}

@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// The files a benchmark directory holds beside its trials.
+const (
+	TextFile     = "bench.txt"  // Go benchmark format: benchstat old.txt new.txt
+	JSONFile     = "bench.json" // github-action-benchmark's customSmallerIsBetter
+	MarkdownFile = "summary.md" // for a CI job's summary page
+)
+
+// BenchName is the base of every benchmark name in bench.txt.
+const BenchName = "Failover"
+
+// WriteAll rewrites the benchmark's outputs in dir, each atomically.
+func (s *Set) WriteAll(dir string) error {
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{TextFile, s.WriteText},
+		{JSONFile, s.WriteJSON},
+		{MarkdownFile, s.WriteMarkdown},
+	}
+	for _, f := range files {
+		if err := results.WriteFileAtomic(filepath.Join(dir, f.name), f.write); err != nil {
+			return fmt.Errorf("write %s: %w", f.name, err)
+		}
+	}
+	return s.writeSweeps(dir)
+}
+
+// config returns the configuration lines: the Env's, then what the first
+// valid trial's metadata says of the cluster and kbf, then the cores.
+func (s *Set) config() Env {
+	env := append(Env(nil), s.Env...)
+	for _, r := range s.Records {
+		if !r.Valid() || r.M.Meta == nil {
+			continue
+		}
+		m := r.M.Meta
+		env = append(env, [2]string{"kafka-version", m.Cluster.KafkaVersion}, [2]string{"image", m.Cluster.Image}, [2]string{"kbf-version", m.KBFVersion})
+		break
+	}
+	if s.Cores > 0 {
+		env = append(env, [2]string{"cores", strconv.Itoa(s.Cores)})
+	}
+	return env
+}
+
+// WriteText writes the Go benchmark format with benchfmt's Writer: the
+// configuration lines, one line per valid trial, variant and role,
+//
+//	BenchmarkFailover/scenario=sigkill/role=leader 1 8.66 ack-stall-sec 8.70 receive-stall-sec ...
+//
+// and every unit declared better=lower. The probe's acks is a
+// configuration line of its own, as it changes what a lost record means.
+func (s *Set) WriteText(w io.Writer) error {
+	bw := benchfmt.NewWriter(w)
+	for _, m := range Metrics {
+		u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: m.Unit, Key: "better"}, OrigUnit: m.Unit, Value: "lower"}
+		if err := bw.Write(u); err != nil {
+			return err
+		}
+	}
+	var base []benchfmt.Config
+	for _, kv := range s.config() {
+		if kv[1] != "" {
+			base = append(base, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+		}
+	}
+	for _, g := range s.groups(s.variants()) {
+		cfg := append(append([]benchfmt.Config(nil), base...), benchfmt.Config{Key: "acks", Value: []byte(g.V.Scenario.AcksOrDefault()), File: true})
+		for _, r := range g.Records {
+			if !r.Valid() {
+				continue
+			}
+			for _, role := range []string{RoleLeader, RoleFollower} {
+				vals := r.M.Roles[role]
+				if vals == nil {
+					continue
+				}
+				res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(BenchName + "/" + g.V.Name() + "/role=" + role), Iters: 1}
+				for _, m := range Metrics {
+					if v, ok := vals[m.Unit]; ok {
+						res.Values = append(res.Values, benchfmt.Value{Value: round(v), Unit: m.Unit})
+					}
+				}
+				if err := bw.Write(res); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// round keeps a millisecond: the logs' resolution, and no float noise in
+// the files.
+func round(v float64) float64 { return math.Round(v*1000) / 1000 }
+
+// jsonEntry is one entry of github-action-benchmark's custom format.
+type jsonEntry struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+	Range string  `json:"range,omitempty"`
+	Extra string  `json:"extra,omitempty"`
+}
+
+// WriteJSON writes github-action-benchmark's customSmallerIsBetter format:
+// per variant, role and metric, the median of the valid trials, its 95 %
+// interval as the range, and the trials' extremes and count as extra.
+func (s *Set) WriteJSON(w io.Writer) error {
+	entries := []jsonEntry{}
+	for _, g := range s.groups(s.variants()) {
+		for _, role := range g.roles() {
+			for _, st := range g.stats(role) {
+				unit := "s"
+				if !st.Metric.Seconds {
+					unit = "records"
+				}
+				e := jsonEntry{
+					Name:  strings.TrimPrefix(g.V.Name(), "scenario=") + " " + role + " " + st.Metric.Name,
+					Unit:  unit,
+					Value: round(st.Summary.Center),
+					Extra: fmt.Sprintf("min %s, max %s, n=%d of %d trials", num(st.Values[0]), num(st.Values[len(st.Values)-1]), len(st.Values), len(g.Records)),
+				}
+				if interval(st.Summary.Lo, st.Summary.Hi) {
+					e.Range = num(st.Summary.Lo) + "–" + num(st.Summary.Hi)
+				} else {
+					e.Range = fmt.Sprintf("no 95%% interval: need %d valid trials", NeedSamples())
+				}
+				entries = append(entries, e)
+			}
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(entries)
+}
+
+func interval(lo, hi float64) bool { return !math.IsInf(lo, 0) && !math.IsInf(hi, 0) }
+
+func num(v float64) string { return strconv.FormatFloat(round(v), 'f', -1, 64) }
+
+// WriteMarkdown writes the summary for a CI job's page: per variant the
+// trials valid of total, why the others did not count, and a table of each
+// metric's median, 95 % interval and range, per role.
+func (s *Set) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# kbf bench\n\n")
+	for _, kv := range s.config() {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "%s: `%s`  \n", kv[0], kv[1])
+		}
+	}
+	for _, g := range s.groups(s.variants()) {
+		fmt.Fprintf(&b, "\n## %s\n\n", strings.TrimPrefix(g.V.Name(), "scenario="))
+		valid := g.valid()
+		verdict := "enough for a 95 % interval"
+		if need := NeedSamples(); valid < need {
+			verdict = fmt.Sprintf("too few for a 95 %% interval: need %d valid", need)
+		}
+		fmt.Fprintf(&b, "%s of %s, acks=%s. Trials valid: %d of %d (%s).\n", g.V.Scenario.Fault, brokerOr(g.V.Scenario.Broker), g.V.Scenario.AcksOrDefault(), valid, len(g.Records), verdict)
+		for _, r := range g.Records {
+			if !r.Valid() {
+				fmt.Fprintf(&b, "- %s did not count: %s\n", r.Trial.ID(), r.Reason)
+			}
+		}
+		roles := g.roles()
+		if len(roles) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n| role | metric | median | 95 %% interval | min–max | n |\n|---|---|---:|---:|---:|---:|\n")
+		for _, role := range roles {
+			for _, st := range g.stats(role) {
+				unit := " s"
+				if !st.Metric.Seconds {
+					unit = ""
+				}
+				ci := "–"
+				if interval(st.Summary.Lo, st.Summary.Hi) {
+					ci = num(st.Summary.Lo) + "–" + num(st.Summary.Hi) + unit
+				}
+				fmt.Fprintf(&b, "| %s | %s | %s%s | %s | %s–%s%s | %d |\n", role, st.Metric.Name, num(st.Summary.Center), unit, ci,
+					num(st.Values[0]), num(st.Values[len(st.Values)-1]), unit, len(st.Values))
+			}
+		}
+	}
+	s.sweepMarkdown(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func brokerOr(b string) string {
+	if b == "" {
+		return "the default broker"
+	}
+	return b
+}

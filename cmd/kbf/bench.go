@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/experiment"
+)
+
+func init() { commands = append(commands, newBenchCmd) }
+
+type benchOptions struct {
+	// run holds the flags bench shares with kbf run: the scenario without
+	// a FILE, and the cluster's and the probe's settings either way.
+	run     runOptions
+	cluster clusterFlags
+	file    string
+	trials  int
+	// trialsSet is true when --trials was given: it then overrides FILE's.
+	trialsSet bool
+	shard     string
+	fresh     bool
+	out       string
+}
+
+func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
+
+func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
+	o := &benchOptions{run: runOptions{g: g}}
+	cmd := &cobra.Command{
+		Use:   "bench [FILE]",
+		Short: "Run a benchmark: scenarios × trials, interleaved, into files CI tools read",
+		Long: `bench runs every scenario of FILE (YAML, below) the given number of times,
+interleaving them (A B A B ...) so that a shared machine's drift falls on all
+alike, with the cluster restored to healthy between trials. Without FILE the
+flags of kbf run make one scenario (kbf bench --kill sigkill --trials 6).
+
+It keeps every trial directory under --out and writes there, as trials finish,
+bench.txt (Go benchmark format: benchstat old.txt new.txt reads it; when the
+two sides differ in a configuration line, add -ignore with its key),
+bench.json (github-action-benchmark, customSmallerIsBetter) and summary.md,
+and for a sweep a table in summary.md and sweep-SCENARIO-ROLE.svg. Run again
+with the same FILE and --out to resume an interrupted benchmark. --shard I/N
+runs a deterministic slice, for a CI matrix of N jobs; kbf compare merges them.
+
+The scenario file:
+
+` + bench.Example + `
+Exit status: 0 done; 3 a trial lost acknowledged records; 6 no trial was
+valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("bench takes at most one FILE, a scenario file")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.file = args[0]
+			}
+			o.trialsSet = cmd.Flags().Changed("trials")
+			if err := o.validate(cmd); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), o)
+		},
+	}
+	o.run.flags.register(cmd.Flags(), false)
+	o.cluster.register(cmd.Flags(), true)
+	f := cmd.Flags()
+	r := &o.run
+	f.StringVar(&r.kill, "kill", "", "without FILE: the fault, sigkill, sigterm or pause")
+	f.StringVar(&r.broker, "broker", "k1", "the broker to fault, by service name (a scenario's broker: overrides it)")
+	f.DurationVar(&r.duration, "duration", 30*time.Second, "how long each trial probes (a scenario's duration: overrides it)")
+	f.DurationVar(&r.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault comes (a scenario's fault_after: overrides it)")
+	f.StringVar(&r.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
+	f.DurationVar(&r.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
+	f.DurationVar(&r.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	b := experiment.DefaultBaseline
+	f.DurationVar(&r.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&r.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&r.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
+	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
+	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
+	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
+	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
+	return wrapHelp(cmd)
+}
+
+func (o *benchOptions) validate(cmd *cobra.Command) error {
+	if o.file != "" {
+		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
+			}
+		}
+	} else if o.run.kill == "" {
+		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
+	}
+	if _, err := o.cluster.options(); err != nil {
+		return err
+	}
+	if o.trials < 1 {
+		return usagef("--trials %d: must be at least 1", o.trials)
+	}
+	if _, err := bench.ParseShard(o.shard); err != nil {
+		return usagef("--%v", err)
+	}
+	r := o.run
+	switch {
+	case r.duration <= 0:
+		return usagef("--duration %v: must be positive", r.duration)
+	case r.faultAfter < 0 || r.faultAfter >= r.duration:
+		return usagef("--fault-after %v: must be within --duration %v", r.faultAfter, r.duration)
+	case r.grace <= 0:
+		return usagef("--grace %v: must be positive", r.grace)
+	case r.timeout <= 0:
+		return usagef("--recovery-timeout %v: must be positive", r.timeout)
+	case r.baseline.Period < 0 || r.baseline.Gap < 0 || r.baseline.Timeout < 0:
+		return usagef("--baseline, --baseline-gap and --baseline-timeout must not be negative")
+	}
+	_, err := r.flags.config()
+	return err
+}
+
+// file returns the benchmark: FILE's, or the one scenario of the flags.
+func (o *benchOptions) benchFile() (*bench.File, error) {
+	if o.file == "" {
+		c, _ := o.run.flags.config()
+		cl, _ := o.cluster.options() // validated
+		f, err := bench.FromRun(bench.Scenario{Fault: o.run.kill, Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config}, o.trials)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return f, nil
+	}
+	f, err := bench.ReadFile(o.file)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if o.trialsSet {
+		f.Trials = o.trials // a CI job's budget over the file's
+	}
+	return f, nil
+}
+
+func runBench(ctx context.Context, o *benchOptions) error {
+	f, err := o.benchFile()
+	if err != nil {
+		return err
+	}
+	shard, _ := bench.ParseShard(o.shard)
+	if o.out == "" {
+		o.out = defaultOut("bench")
+	}
+	runner := newBenchRunner(&o.run)
+	defer runner.close()
+	b := &bench.Bench{
+		File:     f,
+		Shard:    shard,
+		Dir:      o.out,
+		Runner:   runner,
+		Env:      benchEnv(),
+		Progress: o.run.g.errOut,
+		Cores:    runtime.NumCPU(),
+	}
+	set, err := b.Run(ctx)
+	var refused *bench.RefusedError
+	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.run.g.errOut, "bench: results in %s (%s, %s, %s); compare with kbf compare OLD %s\n",
+		o.out, bench.TextFile, bench.JSONFile, bench.MarkdownFile, o.out)
+	if err := set.WriteMarkdown(o.run.g.out); err != nil {
+		return err
+	}
+	valid := 0
+	for _, r := range set.Records {
+		if r.Valid() {
+			valid++
+		}
+		if r.Valid() && r.Trial.Variant.Scenario.AcksOrDefault() == "all" {
+			for _, vals := range r.M.Roles {
+				if vals["lost-acked-records"] > 0 {
+					return fmt.Errorf("%w: %s lost acknowledged records (see its report)", errFindings, r.Trial.ID())
+				}
+			}
+		}
+	}
+	if valid == 0 && len(set.Records) > 0 {
+		return fmt.Errorf("%w: none of %d trials (summary.md says why)", experiment.ErrNoValidTrial, len(set.Records))
+	}
+	return nil
+}
+
+// benchEnv is the configuration lines bench.txt opens with that the trials'
+// metadata do not hold: the probe's client and its version.
+func benchEnv() bench.Env {
+	env := bench.Env{{"client", "franz-go"}}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/twmb/franz-go" {
+				env = append(env, [2]string{"client-version", m.Version})
+			}
+		}
+	}
+	return env
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/compose"
+)
+
+func TestBenchFlags(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(file, []byte(bench.Example), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("trials: 0\nscenarios: [{name: a, fault: sigkill}]\n"), 0o644)
+	tests := []struct {
+		name    string
+		args    []string
+		check   func(t *testing.T, f *bench.File, o *benchOptions)
+		wantErr string
+	}{
+		{name: "one scenario from the flags", args: []string{"bench", "--kill", "sigkill", "--trials", "4", "--acks", "1"},
+			check: func(t *testing.T, f *bench.File, o *benchOptions) {
+				s := f.Scenarios[0]
+				if f.Trials != 4 || s.Name != "sigkill" || s.Fault != "sigkill" || s.Acks != "1" {
+					t.Errorf("file %+v", f)
+				}
+			}},
+		{name: "cluster flags without a file", args: []string{"bench", "--kill", "sigkill", "--config", "broker.session.timeout.ms=8000", "--brokers", "4"},
+			check: func(t *testing.T, f *bench.File, o *benchOptions) {
+				s := f.Scenarios[0]
+				if s.Brokers != 4 || len(s.Config) != 1 || s.Config[0] != "broker.session.timeout.ms=8000" || s.Compose != "" {
+					t.Errorf("scenario %+v", s)
+				}
+			}},
+		{name: "config with a file", args: []string{"bench", file, "--config", "a.b=1"}, wantErr: "--config: FILE says it"},
+		{name: "bad config", args: []string{"bench", "--kill", "sigkill", "--config", "nothing"}, wantErr: `--config "nothing"`},
+		{name: "a file", args: []string{"bench", file, "--shard", "2/3"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if len(f.Scenarios) != 3 || o.shard != "2/3" {
+				t.Errorf("file %+v, shard %s", f, o.shard)
+			}
+		}},
+		{name: "neither", args: []string{"bench"}, wantErr: "a scenario FILE or --kill is required"},
+		{name: "both", args: []string{"bench", file, "--kill", "sigkill"}, wantErr: "--kill: FILE says it"},
+		{name: "trials over a file's", args: []string{"bench", file, "--trials", "3"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 3 {
+				t.Errorf("trials %d, want 3", f.Trials)
+			}
+		}},
+		{name: "fresh with a file", args: []string{"bench", file, "--fresh"}, wantErr: "--fresh: FILE says it"},
+		{name: "two files", args: []string{"bench", file, file}, wantErr: "at most one FILE"},
+		{name: "bad shard", args: []string{"bench", "--kill", "sigkill", "--shard", "0/2"}, wantErr: `--shard "0/2"`},
+		{name: "zero trials", args: []string{"bench", "--kill", "sigkill", "--trials", "0"}, wantErr: "--trials 0"},
+		{name: "bad acks", args: []string{"bench", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
+		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
+		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
+		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got *bench.File
+			var opts *benchOptions
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error {
+					f, err := o.benchFile()
+					got, opts = f, o
+					return err
+				})
+			}, tt.args...)
+			if tt.wantErr != "" {
+				if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
+					t.Errorf("exit %d, stderr %q; want one usage line with %q", code, stderr, tt.wantErr)
+				}
+				return
+			}
+			if code != exitOK || got == nil {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			tt.check(t, got, opts)
+		})
+	}
+}
+
+// TestBenchRunnerOptions checks the adapter to kbf run's trial protocol:
+// the scenario's settings over the command's flags, through kbf run's own
+// flags, and what the protocol cannot do yet refused in one line.
+func TestBenchRunnerOptions(t *testing.T) {
+	var base *benchOptions
+	runOnly(t, func(g *globals) *cobra.Command {
+		return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { base = o; return nil })
+	}, "bench", "--kill", "sigkill", "--interval", "50ms", "--duration", "20s")
+	if base == nil {
+		t.Fatal("no options")
+	}
+	r := newBenchRunner(&base.run)
+	tests := []struct {
+		name    string
+		s       bench.Scenario
+		check   func(t *testing.T, o *runOptions)
+		wantErr string
+	}{
+		{name: "the flags' settings", s: bench.Scenario{Fault: "sigterm"}, check: func(t *testing.T, o *runOptions) {
+			c, _ := o.flags.config()
+			if o.kill != "sigterm" || o.duration != 20*time.Second || o.broker != "k1" || c.Interval != 50*time.Millisecond || c.Acks != "all" {
+				t.Errorf("options %+v, probe %+v", o, c)
+			}
+		}},
+		{name: "the scenario's over them", s: bench.Scenario{Fault: "pause", Broker: "k2", Duration: 40 * time.Second, FaultAfter: 10 * time.Second,
+			Acks: "1", Interval: 10 * time.Millisecond, Client: map[string]string{"retry-backoff": "250ms"}},
+			check: func(t *testing.T, o *runOptions) {
+				c, _ := o.flags.config()
+				if o.kill != "pause" || o.broker != "k2" || o.duration != 40*time.Second || o.faultAfter != 10*time.Second ||
+					c.Acks != "1" || c.Interval != 10*time.Millisecond || c.RetryBackoff != 250*time.Millisecond {
+					t.Errorf("options %+v, probe %+v", o, c)
+				}
+				// The command's own settings are left as they were.
+				if bc, _ := base.run.flags.config(); bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
+					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
+				}
+			}},
+		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
+		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
+			check: func(t *testing.T, o *runOptions) {
+				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}})
+				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" {
+					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "bad config", s: bench.Scenario{Fault: "sigkill", Config: []string{"=1"}}, wantErr: "not a Kafka property name"},
+		{name: "missing compose file", s: bench.Scenario{Fault: "sigkill", Compose: filepath.Join(t.TempDir(), "mine.yaml")}, wantErr: "mine.yaml"},
+		{name: "compose and brokers", s: bench.Scenario{Fault: "sigkill", Compose: "mine.yaml", Brokers: 5}, wantErr: "the file says what the cluster is"},
+		{name: "two controllers", s: bench.Scenario{Fault: "sigkill", Controllers: 2}, wantErr: "controllers 2: want 1 or 3"},
+		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o *runOptions) {}},
+		{name: "unknown client setting", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"lingr": "1ms"}}, wantErr: "client lingr: no such probe setting"},
+		{name: "bad client value", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"linger": "soon"}}, wantErr: "client linger"},
+		{name: "fault after the end", s: bench.Scenario{Fault: "sigkill", Duration: 5 * time.Second}, wantErr: "fault_after 8s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := r.Check(tt.s)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %v, want one line with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := r.options(tt.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, o)
+		})
+	}
+}
+
+func TestSameCluster(t *testing.T) {
+	base := compose.Options{Image: "kbf/kafka:4.3.1", Config: []compose.Setting{{Key: "a", Value: "1"}}}
+	tests := []struct {
+		name string
+		edit func(o *compose.Options)
+		same bool
+	}{
+		{"other settings only", func(o *compose.Options) { o.Config = nil }, true},
+		{"another compose file", func(o *compose.Options) { o.File = "mine.yaml" }, false},
+		{"more brokers", func(o *compose.Options) { o.Brokers = 5 }, false},
+		{"three controllers", func(o *compose.Options) { o.Controllers = 3 }, false},
+		{"another image", func(o *compose.Options) { o.Image = "apache/kafka:4.3.1" }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := base
+			tt.edit(&o)
+			if got := sameCluster(base, o); got != tt.same {
+				t.Errorf("sameCluster = %v, want %v", got, tt.same)
+			}
+		})
+	}
+}
+
+// benchTxt writes a bench.txt of n trials of one scenario's leader ack
+// stall, each value times k, with lost records on the last.
+func benchTxt(t *testing.T, name string, n int, k float64, lost int) string {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("Unit ack-stall-sec better=lower\nUnit lost-acked-records better=lower\nacks: all\n\n")
+	for i := range n {
+		l := 0
+		if i == n-1 {
+			l = lost
+		}
+		fmt.Fprintf(&b, "BenchmarkFailover/scenario=sigkill/role=leader 1 %.3f ack-stall-sec %d lost-acked-records\n", k*(7.4+0.45*float64(i)), l)
+	}
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCompareExit(t *testing.T) {
+	old := benchTxt(t, "old.txt", 6, 1, 0)
+	shard1, shard2 := benchTxt(t, "s1.txt", 3, 1, 0), benchTxt(t, "s2.txt", 3, 1, 0)
+	md := filepath.Join(t.TempDir(), "summary.md")
+	tests := []struct {
+		name string
+		args []string
+		want int
+		line string // in stderr
+	}{
+		{"equal", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitOK, ""},
+		{"shifted 50 %", []string{"compare", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: regression"},
+		{"shifted 50 %, no fail", []string{"compare", "--no-fail", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitOK, ""},
+		{"over a limit", []string{"compare", "--limit", "leader:ack_stall=8s", old, old}, exitRegress, "verdict: regression"},
+		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side"},
+		{"shards merged", []string{"compare", shard1 + "," + shard2, benchTxt(t, "new.txt", 6, 1, 0)}, exitOK, ""},
+		{"a lost record", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 1)}, exitFindings, "acknowledged records lost"},
+		{"markdown", []string{"compare", "--markdown", md, old, old}, exitOK, ""},
+		{"one side", []string{"compare", old}, exitUsage, "OLD and NEW"},
+		{"bad regression", []string{"compare", "--max-regression", "lots", old, old}, exitUsage, "--max-regression"},
+		{"bad alpha", []string{"compare", "--alpha", "5", old, old}, exitUsage, "--alpha 5"},
+		{"bad limit", []string{"compare", "--limit", "stall=1s", old, old}, exitUsage, `no metric "stall"`},
+		{"bad output", []string{"compare", "-o", "html", old, old}, exitUsage, `--output "html"`},
+		{"missing", []string{"compare", old, filepath.Join(t.TempDir(), "nope.txt")}, exitError, "new: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tt.args, &out, &errOut)
+			if code != tt.want || !strings.Contains(errOut.String(), tt.line) || tt.line != "" && strings.Count(errOut.String(), "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, errOut.String(), tt.want, tt.line)
+			}
+			if tt.want != exitUsage && tt.want != exitError && !strings.Contains(out.String(), "verdict:") {
+				t.Errorf("no comparison printed:\n%s", out.String())
+			}
+		})
+	}
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "| benchmark |") {
+		t.Errorf("--markdown wrote %q, %v", b, err)
+	}
+}

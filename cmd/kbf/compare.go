@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/compare"
+)
+
+func init() { commands = append(commands, newCompareCmd) }
+
+type compareOptions struct {
+	old, new      []string
+	maxRegression string
+	limits        []string
+	gate          compare.Gate
+	format        string
+	markdown      string
+	noFail        bool
+}
+
+func newCompareCmd(g *globals) *cobra.Command {
+	return newCompareCmdF(g, func(_ context.Context, o *compareOptions) error { return runCompare(g, o) })
+}
+
+func newCompareCmdF(g *globals, runF func(context.Context, *compareOptions) error) *cobra.Command {
+	o := &compareOptions{gate: compare.DefaultGate}
+	cmd := &cobra.Command{
+		Use:   "compare OLD NEW",
+		Short: "Compare two benchmarks and gate on a regression",
+		Long: `compare reads two kbf bench results — each a bench.txt, a kbf bench directory,
+a directory of such directories (a CI matrix's shards, merged), or several of
+these joined with commas — and compares them per scenario, role and metric:
+medians, 95% intervals and a Mann–Whitney U test (golang.org/x/perf's
+benchmath, as benchstat). A regression is a median worse by more than
+--max-regression with p < --alpha, or a median over a --limit.
+
+Exit status: 0 no regression; 4 a regression; 5 too few valid trials to
+conclude (6 a side give a 95% interval); 3 an acknowledged record lost under
+acks=all, which fails outright; 1 the results could not be read. With
+--no-fail, 0 whatever the verdict (figures, not a verdict).`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.old, o.new = splitPaths(args[0]), splitPaths(args[1])
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.maxRegression, "max-regression", "10%", "the smallest growth of a median worth failing for")
+	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
+	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
+	f.StringVarP(&o.format, "output", "o", "text", "text or md")
+	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
+	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
+	return wrapHelp(cmd)
+}
+
+func splitPaths(arg string) []string {
+	var out []string
+	for _, p := range strings.Split(arg, ",") {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (o *compareOptions) validate() error {
+	if len(o.old) == 0 || len(o.new) == 0 {
+		return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
+	}
+	v, err := compare.ParsePercent(o.maxRegression)
+	if err != nil {
+		return usagef("--max-regression %v", err)
+	}
+	o.gate.MaxRegression = v
+	if o.gate.Alpha <= 0 || o.gate.Alpha >= 1 {
+		return usagef("--alpha %v: want a level between 0 and 1, e.g. 0.05", o.gate.Alpha)
+	}
+	for _, s := range o.limits {
+		l, err := compare.ParseLimit(s)
+		if err != nil {
+			return usagef("--%v", err)
+		}
+		o.gate.Limits = append(o.gate.Limits, l)
+	}
+	if o.format != "text" && o.format != "md" {
+		return usagef("--output %q: want text or md", o.format)
+	}
+	return nil
+}
+
+func runCompare(g *globals, o *compareOptions) error {
+	old, err := compare.Read(o.old...)
+	if err != nil {
+		return fmt.Errorf("old: %w", err)
+	}
+	new, err := compare.Read(o.new...)
+	if err != nil {
+		return fmt.Errorf("new: %w", err)
+	}
+	res := compare.Compare(old, new, o.gate)
+	write := compare.WriteText
+	if o.format == "md" {
+		write = compare.WriteMarkdown
+	}
+	if err := write(g.out, res); err != nil {
+		return err
+	}
+	if o.markdown != "" {
+		f, err := os.OpenFile(o.markdown, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("--markdown: %w", err)
+		}
+		err = compare.WriteMarkdown(f, res)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("--markdown: %w", err)
+		}
+	}
+	if o.noFail {
+		return nil
+	}
+	switch res.Verdict {
+	case compare.Lost:
+		return fmt.Errorf("%w: %s", errFindings, res.Summary())
+	case compare.Regression:
+		return fmt.Errorf("%w: %s", errRegression, res.Summary())
+	case compare.TooFew:
+		return fmt.Errorf("%w: %s", errTooFew, res.Summary())
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
+)
+
+// TestSettingFlags: every mapped setting is one the probe records, and
+// every flag it names is one kbf run and kbf probe take.
+func TestSettingFlags(t *testing.T) {
+	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	f := &probeFlags{}
+	f.register(fs, true)
+	c := probe.Defaults()
+	effective := c.Effective()
+	for setting, flag := range settingFlags {
+		t.Run(setting, func(t *testing.T) {
+			if _, ok := effective[setting]; !ok {
+				t.Errorf("%s is not a setting the probe records in meta.json", setting)
+			}
+			if fs.Lookup(strings.TrimPrefix(flag, "--")) == nil {
+				t.Errorf("%s maps to %s, which is not a probe flag", setting, flag)
+			}
+		})
+	}
+}
+
+// TestTextReportFlags: the text report names the flag of a client setting
+// that would shorten a stall, and not of a node's.
+func TestTextReportFlags(t *testing.T) {
+	tr := &report.Trial{Gaps: gaps.NewReport(gaps.Options{}), Stalls: []report.Stall{{Partition: 0, Role: "leader", Phases: []report.Phase{
+		{Name: report.PhaseClient, Setting: "metadata_min_age", Settings: []report.Setting{
+			{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}},
+		{Name: report.PhaseDetect, Setting: "broker.session.timeout.ms", Settings: []report.Setting{
+			{Name: "broker.session.timeout.ms", Node: "c1", Source: report.SourceUnknown}}},
+	}}}}
+	var b strings.Builder
+	if err := textReport.WriteText(&b, tr); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "shorten: metadata_min_age; flag --metadata-min-age\n") {
+		t.Errorf("report does not name the flag:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "shorten: broker.session.timeout.ms\n") {
+		t.Errorf("report names a flag for a node's setting:\n%s", b.String())
+	}
+}

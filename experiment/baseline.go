@@ -1,0 +1,179 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/results"
+)
+
+// Baseline is the health a trial waits for before the fault.
+type Baseline struct {
+	// Period is how long every probed partition must have acked and
+	// delivered steadily; zero injects as soon as the fault is due.
+	Period time.Duration
+	// Gap is the longest ack or receive gap that is steady; zero means
+	// max(10 × interval, 200 ms) (probe.Config.SteadyBound).
+	Gap time.Duration
+	// Timeout is how long past the fault's due time kbf waits for health
+	// before it records the trial invalid.
+	Timeout time.Duration
+}
+
+// DefaultBaseline is kbf run's baseline.
+var DefaultBaseline = Baseline{Period: 5 * time.Second, Timeout: time.Minute}
+
+// Unhealthy says why the baseline is not healthy now: which partition,
+// which gap, or which replica.
+type Unhealthy struct {
+	Partition int32
+	Why       string
+}
+
+func (u Unhealthy) Error() string { return fmt.Sprintf("p%d %s", u.Partition, u.Why) }
+
+// Steady applies the baseline rule at now to the probe's live progress and
+// the cluster's partitions: every probed partition has acked and been read
+// within bound of now, with no gap longer than bound for the last period,
+// and is led by its preferred replica with its whole replica set in sync.
+// It returns the first partition that breaks the rule, or nil.
+func Steady(now time.Time, period, bound time.Duration, stats []probe.PartitionStats, parts []Partition) *Unhealthy {
+	byID := make(map[int32]Partition, len(parts))
+	for _, p := range parts {
+		byID[p.Partition] = p
+	}
+	s := func(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+	for _, st := range stats {
+		bad := func(format string, a ...any) *Unhealthy {
+			return &Unhealthy{Partition: st.Partition, Why: fmt.Sprintf(format, a...)}
+		}
+		for _, c := range []struct {
+			what        string
+			last, since time.Time
+			gap         time.Duration
+		}{
+			{"ack", st.LastAck, st.AckSteadySince, st.LastAckGap},
+			{"read", st.LastRecv, st.RecvSteadySince, st.LastRecvGap},
+		} {
+			switch {
+			case c.last.IsZero():
+				return bad("no %s yet", c.what)
+			case now.Sub(c.last) > bound:
+				return bad("no %s for %s (steady: gaps up to %s)", c.what, s(now.Sub(c.last)), s(bound))
+			case now.Sub(c.since) < period && c.gap > 0:
+				return bad("%s gap of %s ended %s ago (steady for %s needed)", c.what, s(c.gap), s(now.Sub(c.since)), s(period))
+			case now.Sub(c.since) < period:
+				return bad("%ss steady for %s of %s", c.what, s(now.Sub(c.since)), s(period))
+			}
+		}
+		p, ok := byID[st.Partition]
+		switch {
+		case !ok:
+			return bad("not described by the cluster")
+		case len(p.Replicas) == 0 || p.Leader != p.Replicas[0]:
+			return bad("led by %d, not its preferred replica (replicas %v)", p.Leader, p.Replicas)
+		case !sameSet(p.ISR, p.Replicas):
+			return bad("ISR %v, not its whole replica set %v", p.ISR, p.Replicas)
+		}
+	}
+	return nil
+}
+
+func sameSet(a, b []int32) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// maxWaited bounds results.Baseline.Waited.
+const maxWaited = 20
+
+// waitHealthy waits from the fault's due time until the baseline is
+// healthy, saying why it waits each time the reason changes. It returns
+// the record for meta.json, and an error when ctx ended first; a baseline
+// never healthy within the timeout is no error, but a record whose
+// Unhealthy says why.
+func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Baseline, error) {
+	b := t.o.Baseline
+	cfg := t.p.Config()
+	rec := &results.Baseline{Period: b.Period, Bound: cfg.SteadyBound(), Due: start.Add(t.o.FaultAfter).UTC(), Timeout: b.Timeout}
+	if err := sleepUntil(ctx, rec.Due); err != nil {
+		return rec, err
+	}
+	deadline := rec.Due.Add(b.Timeout)
+	// The probe's progress is cheap and read often, so a gap is seen
+	// within a fraction of the bound; the cluster is asked once a second.
+	every := min(rec.Bound/4, 100*time.Millisecond)
+	var parts []Partition
+	var asked time.Time
+	last := ""
+	for {
+		now := time.Now()
+		if now.Sub(asked) >= time.Second {
+			var err error
+			if parts, err = t.r.Cluster.Partitions(ctx, cfg.Topic); err != nil {
+				parts = nil
+				if ctx.Err() != nil {
+					return rec, ctx.Err()
+				}
+			}
+			asked = now
+		}
+		u := Steady(now, b.Period, rec.Bound, t.p.Progress(), parts)
+		if u == nil {
+			rec.Healthy = now.UTC()
+			return rec, nil
+		}
+		// Say it when the partition or the kind of reason changes, not at
+		// every sample; the first reason always, even when it is also the
+		// last.
+		if key := fmt.Sprintf("%d %s", u.Partition, firstWords(u.Why)); key != last {
+			last = key
+			t.r.say("baseline: waiting: %s", u)
+			if len(rec.Waited) < maxWaited {
+				rec.Waited = append(rec.Waited, fmt.Sprintf("%.1fs: %s", now.Sub(start).Seconds(), u))
+			}
+		}
+		if !now.Before(deadline) {
+			rec.Unhealthy = u.Error()
+			return rec, nil
+		}
+		if err := sleepUntil(ctx, now.Add(every)); err != nil {
+			return rec, err
+		}
+	}
+}
+
+// firstWords is a reason without its figures, so a growing gap is one
+// reason, not one a sample.
+func firstWords(s string) string {
+	n := 0
+	for i, r := range s {
+		if r == ' ' {
+			n++
+			if n == 3 {
+				return s[:i]
+			}
+		}
+	}
+	return s
+}
+
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}

@@ -1,0 +1,539 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
+)
+
+// Options are one run's settings, as plain values.
+type Options struct {
+	Kill       string        // chaos.SigKill, chaos.SigTerm or chaos.Pause
+	Broker     string        // the broker to fault, by service name
+	Duration   time.Duration // how long a trial probes, fault included
+	FaultAfter time.Duration // the fault is due this long after the probe starts
+	Repeat     int           // trials in a Run
+	Out        string        // the run's results directory
+	Grace      time.Duration // sigterm: how long the broker may take to stop
+	// RecoveryTimeout bounds everything after the probe stops: the logs,
+	// the restart, the ISRs, the election and the read-back.
+	RecoveryTimeout time.Duration
+	// InjectTimeout bounds an injection past Ctrl-C: once a signal is sent
+	// its effect is awaited whatever the user does, but not for ever. A
+	// sigterm adds Grace to it. Zero means DefaultInjectTimeout.
+	InjectTimeout time.Duration
+	// Baseline is the health the fault waits for (DefaultBaseline in kbf
+	// run; the zero value waits for none of it to last).
+	Baseline Baseline
+	Probe    probe.Config
+	// ProcRoot is where the host's load is read, /proc when empty.
+	ProcRoot string
+
+	Version string   // kbf's version, for the metadata
+	Command []string // the command line, for the metadata
+}
+
+// DefaultInjectTimeout is how long a SIGKILL or a pause may take to be
+// confirmed by the engine.
+const DefaultInjectTimeout = 30 * time.Second
+
+// Validate reports the first option that cannot work.
+func (o *Options) Validate() error {
+	switch {
+	case o.Kill != chaos.SigKill && o.Kill != chaos.SigTerm && o.Kill != chaos.Pause:
+		return fmt.Errorf("kill %q: want sigkill, sigterm or pause", o.Kill)
+	case o.Broker == "":
+		return errors.New("no broker to fault")
+	case o.Duration <= 0:
+		return fmt.Errorf("duration %v: must be positive", o.Duration)
+	case o.FaultAfter < 0 || o.FaultAfter >= o.Duration:
+		return fmt.Errorf("fault after %v: must be within the duration %v", o.FaultAfter, o.Duration)
+	case o.Repeat < 1:
+		return fmt.Errorf("repeat %d: must be at least 1", o.Repeat)
+	case o.Grace <= 0:
+		return fmt.Errorf("grace %v: must be positive", o.Grace)
+	case o.RecoveryTimeout <= 0:
+		return fmt.Errorf("recovery timeout %v: must be positive", o.RecoveryTimeout)
+	case o.Baseline.Period < 0, o.Baseline.Gap < 0, o.Baseline.Timeout < 0:
+		return fmt.Errorf("baseline %v, gap %v, timeout %v: must not be negative", o.Baseline.Period, o.Baseline.Gap, o.Baseline.Timeout)
+	}
+	return nil
+}
+
+// ErrFindings marks a run that completed and found acknowledged records
+// lost, duplicated or reordered.
+var ErrFindings = errors.New("the run found a problem")
+
+// ErrNoValidTrial marks a run none of whose trials was valid (see package
+// verdict): it measured nothing to rely on.
+var ErrNoValidTrial = errors.New("no trial was valid")
+
+// Runner runs trials. Cluster and Faults are required; the other
+// dependencies have defaults.
+type Runner struct {
+	Opt     Options
+	Cluster Cluster
+	Faults  Injector
+	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
+	NewProbe NewProbe
+	ReadBack ReadBack
+	// Drawings are drawn beside each trial's report; nil draws none.
+	Drawings Drawings
+	// Text is how the reports are printed and written.
+	Text report.TextOptions
+	// Out receives the reports; Reporter the progress (default: none).
+	Out      io.Writer
+	Reporter Reporter
+}
+
+func (r *Runner) say(format string, a ...any) { r.reporter().Say(fmt.Sprintf(format, a...)) }
+
+func (r *Runner) reporter() Reporter {
+	if r.Reporter == nil {
+		return Discard
+	}
+	return r.Reporter
+}
+
+func (r *Runner) out() io.Writer {
+	if r.Out == nil {
+		return io.Discard
+	}
+	return r.Out
+}
+
+// Run runs Opt.Repeat trials into Opt.Out/trial-NN, prints each report and,
+// for more than one, a summary of the valid ones. An interrupted run
+// returns the context's error; a completed run whose audit found lost,
+// duplicated or reordered records an error wrapping ErrFindings, and one
+// with no valid trial an error wrapping ErrNoValidTrial.
+func (r *Runner) Run(ctx context.Context) error {
+	o := &r.Opt
+	var trials []*report.Trial
+	var findings bool
+	valid := 0
+	for i := 1; i <= o.Repeat; i++ {
+		dir := filepath.Join(o.Out, results.TrialDir(i))
+		r.say("trial %d of %d: %s of %s, into %s", i, o.Repeat, o.Kill, o.Broker, dir)
+		tr, err := r.Trial(ctx, i, dir)
+		if err != nil {
+			if ctx.Err() != nil {
+				r.say("interrupted: what was measured is in %s", dir)
+				return ctx.Err()
+			}
+			return fmt.Errorf("trial %d: %w", i, err)
+		}
+		trials = append(trials, tr)
+		if tr.Integrity != nil && !tr.Integrity.OK() {
+			findings = true
+		}
+		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
+			valid++
+		}
+	}
+	if len(trials) > 1 {
+		if err := r.summarize(trials); err != nil {
+			return err
+		}
+	}
+	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
+	// Lost records are a finding even in a trial that is not valid.
+	if findings {
+		return fmt.Errorf("%w: acknowledged records were lost, duplicated or reordered (see the integrity lines)", ErrFindings)
+	}
+	if valid == 0 {
+		return fmt.Errorf("%w: %d of %d trials not valid (see each report's verdict line)", ErrNoValidTrial, len(trials), len(trials))
+	}
+	return nil
+}
+
+// summarize prints the summary across trials and keeps it in the run
+// directory.
+func (r *Runner) summarize(trials []*report.Trial) error {
+	s := report.Summarize(trials)
+	fmt.Fprintln(r.out())
+	if err := report.WriteSummaryText(r.out(), s); err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryFile), func(f io.Writer) error { return report.WriteSummaryText(f, s) }); err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryJSON), func(f io.Writer) error { return report.WriteSummaryJSON(f, s) })
+}
+
+// Trial runs trial n (1-based) into dir, prints its report and returns it.
+// Whatever happens — an error, Ctrl-C (ctx cancelled) — the fault is undone
+// and what was measured is on disk before it returns; an interrupted trial
+// returns the context's error.
+func (r *Runner) Trial(ctx context.Context, n int, dir string) (*report.Trial, error) {
+	t := &trial{r: r, o: &r.Opt, n: n, dir: dir, ctx: ctx}
+	t.phase.Store("cluster")
+	return t.run(ctx)
+}
+
+// trial is one trial's state. Only the goroutine running run touches meta:
+// the probe's goroutine hands its result over a channel.
+type trial struct {
+	r     *Runner
+	o     *Options
+	n     int
+	dir   string
+	rec   *Recorder
+	meta  *results.Meta
+	p     Probe
+	phase atomic.Value // string, read by the progress line
+	// faultAt is when the fault was asked for: probing goes on from there.
+	faultAt time.Time
+	// interrupted is the phase Ctrl-C came in.
+	interrupted string
+	ctx         context.Context // the caller's, to date Ctrl-C by phase
+}
+
+// setPhase moves the trial to its next phase, first noting whether the
+// user interrupted the one it leaves.
+func (t *trial) setPhase(name string) {
+	if t.interrupted == "" && t.ctx.Err() != nil {
+		t.interrupted = t.phase.Load().(string)
+	}
+	if name != "" {
+		t.phase.Store(name)
+	}
+}
+
+type probeResult struct {
+	stats []probe.PartitionStats
+	err   error
+}
+
+func (t *trial) run(ctx context.Context) (*report.Trial, error) {
+	if err := t.clusterUp(ctx); err != nil {
+		return nil, err
+	}
+	if err := t.startProbe(ctx); err != nil {
+		return nil, err
+	}
+	defer t.rec.Close()
+	defer t.p.Close()
+
+	// The probe runs for the whole trial; the fault is injected into it.
+	probeCtx, stopProbe := context.WithCancel(ctx)
+	defer stopProbe()
+	start := time.Now()
+	probeDone := make(chan probeResult, 1)
+	go func() {
+		stats, err := t.p.Run(probeCtx)
+		probeDone <- probeResult{stats, err}
+	}()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start)
+	}()
+
+	host := startHost(t.o.ProcRoot)
+	attempted, faultErr := false, error(nil)
+	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
+		attempted, faultErr = t.fault(ctx)
+		if faultErr == nil {
+			t.probing(probeCtx, start)
+		}
+	}
+	stopProbe()
+	res := <-probeDone
+	stopWatch()
+	<-watchDone
+	SetProbeResult(t.meta, res.stats)
+	t.meta.Ended = time.Now().UTC()
+	t.meta.Host = host.stop()
+
+	// From here on the cluster is put back whatever the caller's context
+	// says: Ctrl-C must not leave a broker down.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.o.RecoveryTimeout)
+	defer cancel()
+	t.collectLogs(rctx)
+	var recErr error
+	if attempted {
+		recErr = t.recover(rctx)
+		if ctx.Err() != nil {
+			if recErr == nil {
+				t.r.say("the fault was undone: %s restarted, every ISR full, leaders back where they started", t.o.Broker)
+			} else {
+				t.r.say("the cluster is not whole (%v): kbf up restores it", recErr)
+			}
+		}
+	}
+	if faultErr == nil && res.err == nil && recErr == nil && ctx.Err() == nil {
+		// The read-back stops at Ctrl-C: the fault is undone by now, and
+		// without log.csv the report only leaves out the audit.
+		rbctx, cancel := context.WithTimeout(ctx, t.o.RecoveryTimeout)
+		t.readBack(rbctx)
+		cancel()
+	}
+	if ctx.Err() != nil {
+		t.setPhase("")
+		t.meta.Notes = append(t.meta.Notes, "interrupted by the user during "+t.interrupted)
+	}
+	if err := errors.Join(t.rec.Save(), t.rec.Close()); err != nil {
+		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := errors.Join(faultErr, res.err, recErr); err != nil {
+		return nil, err
+	}
+	return t.report()
+}
+
+// clusterUp makes sure the cluster is up with every ISR full.
+func (t *trial) clusterUp(ctx context.Context) error {
+	up, err := t.r.Cluster.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	if !up.Reused {
+		t.r.say("cluster up in %.1fs", up.Took.Seconds())
+	}
+	return nil
+}
+
+// startProbe makes the trial directory and the probe, and writes the
+// metadata known before the probe sends. A probe that cannot start leaves
+// no directory behind.
+func (t *trial) startProbe(ctx context.Context) error {
+	cfg := t.o.Probe
+	cfg.Bootstrap = t.r.Cluster.Bootstrap()
+	cfg.SteadyGap = t.o.Baseline.Gap
+	rec, err := NewRecorder(t.dir)
+	if err != nil {
+		return err
+	}
+	newProbe := t.r.NewProbe
+	if newProbe == nil {
+		newProbe = defaultNewProbe
+	}
+	p, err := newProbe(ctx, cfg, rec.Output())
+	if err != nil {
+		rec.Discard()
+		return fmt.Errorf("probe: %w", err)
+	}
+	m := NewMeta("trial", t.o.Version, t.o.Command, p)
+	m.Trial = t.n
+	m.Cluster.Image = t.r.Cluster.Image()
+	m.Cluster.Brokers = t.r.Cluster.Brokers()
+	if v, err := t.r.Cluster.KafkaVersion(ctx); err == nil {
+		m.Cluster.KafkaVersion = v
+	} else {
+		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
+	}
+	if parts, err := t.r.Cluster.Partitions(ctx, cfg.Topic); err == nil {
+		m.Probe.Leaders = map[int32]int32{}
+		m.Probe.Replicas = map[int32][]int32{}
+		for _, pt := range parts {
+			m.Probe.Leaders[pt.Partition] = pt.Leader
+			m.Probe.Replicas[pt.Partition] = pt.Replicas
+		}
+	}
+	if err := rec.SetMeta(m); err != nil {
+		p.Close()
+		rec.Discard()
+		return err
+	}
+	t.rec, t.meta, t.p = rec, m, p
+	return nil
+}
+
+// baseline waits until the fault is due and the cluster healthy (see
+// Steady), and records the wait. It returns false, with no error, for a
+// baseline never healthy within the timeout: the trial is then invalid and
+// the fault is not injected. An error means probing ended first (Ctrl-C):
+// there is nothing to undo.
+func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
+	t.setPhase("baseline")
+	b, err := t.waitHealthy(ctx, start)
+	t.meta.Baseline = b
+	if serr := t.rec.Save(); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return false, err
+	}
+	if b.Unhealthy != "" {
+		t.r.say("baseline: not healthy %v after the fault was due (%s): the trial is invalid; no fault injected",
+			t.o.Baseline.Timeout, b.Unhealthy)
+		return false, nil
+	}
+	return true, nil
+}
+
+// fault injects the fault and records its times. attempted is true once a
+// signal may have been sent: the fault must then be undone, whatever the
+// error.
+func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
+	t.setPhase(t.o.Kill)
+	// Once sent, the signal's effect is awaited even through Ctrl-C — a
+	// broker half-way through a controlled shutdown cannot be restarted —
+	// but for a bounded time.
+	limit := t.o.InjectTimeout
+	if limit <= 0 {
+		limit = DefaultInjectTimeout
+	}
+	if t.o.Kill == chaos.SigTerm {
+		limit += t.o.Grace
+	}
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	defer cancel()
+	t.faultAt = time.Now()
+	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace})
+	if f.Broker != "" {
+		f.NodeID = t.r.Cluster.Brokers()[t.o.Broker]
+		t.meta.Fault = &f
+		if serr := t.rec.Save(); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	}
+	if err != nil {
+		return true, fmt.Errorf("inject %s into %s: %w", t.o.Kill, t.o.Broker, err)
+	}
+	if f.Kind == chaos.Pause {
+		t.r.say("%s paused", t.o.Broker)
+	} else {
+		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
+	}
+	return true, nil
+}
+
+// probing keeps the probe running after the fault until the trial's
+// duration is over: as long after the fault as Duration − FaultAfter, and
+// not before Duration from the start.
+func (t *trial) probing(ctx context.Context, start time.Time) {
+	t.setPhase("probing")
+	end := start.Add(t.o.Duration)
+	if after := t.faultAt.Add(t.o.Duration - t.o.FaultAfter); after.After(end) {
+		end = after
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(end)):
+	}
+}
+
+// collectLogs copies every node's logs into the trial directory. What they
+// say (a graceful stop's SIGTERM line) is read at analysis time.
+func (t *trial) collectLogs(ctx context.Context) {
+	t.setPhase("logs")
+	for _, svc := range t.r.Cluster.Services() {
+		dst := filepath.Join(t.dir, results.NodeLogsDir, svc)
+		if err := t.r.Faults.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
+		}
+	}
+}
+
+// recover restarts the faulted broker, waits until every ISR is full, and
+// moves leadership back with a preferred leader election.
+func (t *trial) recover(ctx context.Context) error {
+	t.setPhase("recovery")
+	rc := &results.Recovery{}
+	t.meta.Recovery = rc
+	fail := func(what string, err error) error {
+		rc.Err = fmt.Sprintf("%s: %v", what, err)
+		t.r.say("recovery: %s", rc.Err)
+		return fmt.Errorf("recovery: %s: %w", what, err)
+	}
+	b := t.o.Broker
+	t.r.say("recovery: restarting %s", b)
+	switch err := t.r.Faults.Restart(ctx, b); {
+	case errors.Is(err, chaos.ErrAlreadyRunning):
+		t.r.say("recovery: %s was running", b)
+	case err != nil:
+		return fail("restart "+b, err)
+	}
+	rc.Restarted = time.Now().UTC()
+	topics := t.r.Cluster.TopicNames()
+	if err := t.r.Cluster.WaitISRFull(ctx, topics...); err != nil {
+		return fail("wait for full ISRs", err)
+	}
+	rc.ISRFull = time.Now().UTC()
+	if err := t.r.Cluster.EnsurePreferred(ctx); err != nil {
+		return fail("preferred leader election", err)
+	}
+	rc.PreferredElec = time.Now().UTC()
+	ok, err := t.r.Cluster.LeadersPreferred(ctx, topics...)
+	if err != nil {
+		return fail("check leaders", err)
+	}
+	rc.LeadersBack = ok
+	t.r.say("recovery: every ISR full %.1fs after the restart; leaders back on their preferred replicas: %v",
+		rc.ISRFull.Sub(rc.Restarted).Seconds(), ok)
+	return nil
+}
+
+// readBack reads the probed partitions back into log.csv. A failed
+// read-back is a note: the report then leaves out the audit.
+func (t *trial) readBack(ctx context.Context) {
+	t.setPhase("read-back")
+	t.r.say("reading the partitions back")
+	rb := t.r.ReadBack
+	if rb == nil {
+		rb = defaultReadBack
+	}
+	cfg := t.p.Config()
+	err := results.WriteFileAtomic(filepath.Join(t.dir, results.LogFile), func(f io.Writer) error {
+		return rb(ctx, cfg, t.meta.Probe.StartOffsets, results.NewLogEncoder(f))
+	})
+	if err != nil {
+		t.meta.Notes = append(t.meta.Notes, "read-back failed: "+err.Error())
+	}
+}
+
+// report analyses the trial from its directory, prints it and keeps it
+// beside the results.
+func (t *trial) report() (*report.Trial, error) {
+	trials, err := results.Find(t.dir)
+	if err != nil {
+		return nil, err
+	}
+	var drawings map[string]Drawing
+	if t.r.Drawings != nil {
+		drawings = t.r.Drawings()
+	}
+	opt := report.Options{}
+	if len(drawings) > 0 {
+		opt.Messages = func(m *results.Message) {
+			for _, d := range drawings {
+				d.Add(m)
+			}
+		}
+	}
+	tr, err := report.Analyze(trials[0], opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.r.Text.WriteText(t.r.out(), tr); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return t.r.Text.WriteText(f, tr) }); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
+		return nil, err
+	}
+	for name, d := range drawings {
+		if err := results.WriteFileAtomic(filepath.Join(t.dir, name), func(f io.Writer) error { return d.Draw(f, tr) }); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return tr, nil
+}

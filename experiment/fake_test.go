@@ -1,0 +1,249 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// world is a fake cluster, fault injector and probe sharing one log of the
+// calls the protocol made, in order. A hook runs on a call by its name —
+// to cancel the run's context there, or to fail it.
+type world struct {
+	mu    sync.Mutex
+	calls []string
+	hooks map[string]func(ctx context.Context) error
+
+	// parts is what the cluster describes; healthy when nil.
+	parts []Partition
+	// stats is what the probe reports of itself; healthy when nil.
+	stats func(now time.Time) []probe.PartitionStats
+	// injected is set once Inject ran; ran when the probe ran.
+	injected, probeRan, probeClosed bool
+	// injectDeadline is whether Inject's context had a deadline, and
+	// injectCanceled whether it was cancelled while Inject ran.
+	injectDeadline, injectCanceled bool
+}
+
+func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
+
+// call logs name and runs its hook.
+func (w *world) call(ctx context.Context, name string) error {
+	w.mu.Lock()
+	w.calls = append(w.calls, name)
+	h := w.hooks[name]
+	w.mu.Unlock()
+	if h != nil {
+		return h(ctx)
+	}
+	return nil
+}
+
+func (w *world) log() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.calls, " ")
+}
+
+// Cluster.
+
+func (w *world) Up(ctx context.Context) (UpInfo, error) {
+	return UpInfo{Reused: true}, w.call(ctx, "up")
+}
+func (w *world) WaitISRFull(ctx context.Context, _ ...string) error {
+	return w.call(ctx, "isr")
+}
+func (w *world) EnsurePreferred(ctx context.Context) error { return w.call(ctx, "elect") }
+func (w *world) LeadersPreferred(ctx context.Context, _ ...string) (bool, error) {
+	return true, w.call(ctx, "leaders")
+}
+func (w *world) Partitions(ctx context.Context, _ string) ([]Partition, error) {
+	w.mu.Lock()
+	parts := w.parts
+	w.mu.Unlock()
+	if parts == nil {
+		parts = []Partition{
+			{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},
+			{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
+		}
+	}
+	return parts, nil
+}
+func (w *world) Bootstrap() []string                          { return []string{"127.0.0.1:1"} }
+func (w *world) Brokers() map[string]int32                    { return map[string]int32{"k1": 1, "k2": 2, "k3": 3} }
+func (w *world) Services() []string                           { return []string{"c1", "k1"} }
+func (w *world) TopicNames() []string                         { return []string{"orders"} }
+func (w *world) Image() string                                { return "fake" }
+func (w *world) KafkaVersion(context.Context) (string, error) { return "4.3.1", nil }
+
+// Injector.
+
+func (w *world) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+	_, dl := ctx.Deadline()
+	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal), SignalSent: time.Now().UTC()}
+	err := w.call(ctx, "inject")
+	w.mu.Lock()
+	w.injected = true
+	w.injectDeadline = dl
+	w.injectCanceled = ctx.Err() != nil
+	w.mu.Unlock()
+	if errors.Is(err, errBeforeSignal) {
+		return results.Fault{}, err
+	}
+	rf.Finished = time.Now().UTC()
+	rf.ExitCode = 137
+	return rf, err
+}
+
+// errBeforeSignal fails Inject before any signal was sent.
+var errBeforeSignal = errors.New("container is not running")
+
+func (w *world) Restart(ctx context.Context, _ string) error { return w.call(ctx, "restart") }
+func (w *world) CollectLogs(ctx context.Context, svc string, _ time.Time, _ string) error {
+	return w.call(ctx, "logs-"+svc)
+}
+
+// Probe.
+
+type fakeProbe struct {
+	w   *world
+	cfg probe.Config
+	enc *results.Encoder
+}
+
+func (w *world) newProbe(ctx context.Context, cfg probe.Config, out probe.Output) (Probe, error) {
+	if err := w.call(ctx, "probe"); err != nil {
+		return nil, err
+	}
+	cfg.Partitions = []int32{0, 1}
+	cfg.RunID = "test"
+	return &fakeProbe{w: w, cfg: cfg, enc: results.NewEncoder(out.Messages)}, nil
+}
+
+func (p *fakeProbe) Config() probe.Config          { return p.cfg }
+func (p *fakeProbe) StartOffsets() map[int32]int64 { return map[int32]int64{0: 0, 1: 0} }
+
+func (p *fakeProbe) Progress() []probe.PartitionStats {
+	now := time.Now()
+	p.w.mu.Lock()
+	f := p.w.stats
+	p.w.mu.Unlock()
+	if f != nil {
+		return f(now)
+	}
+	var out []probe.PartitionStats
+	for _, part := range p.cfg.Partitions {
+		out = append(out, probe.PartitionStats{Partition: part, Sent: 1, Acked: 1, Received: 1, LastAck: now, LastRecv: now, LastSent: now})
+	}
+	return out
+}
+
+// Run writes one complete message per partition at the start and one at
+// the end, the least a report can be made of.
+func (p *fakeProbe) Run(ctx context.Context) ([]probe.PartitionStats, error) {
+	p.w.mu.Lock()
+	p.w.probeRan = true
+	p.w.mu.Unlock()
+	write := func(seq int64) {
+		now := time.Now().UTC()
+		for _, part := range p.cfg.Partitions {
+			p.enc.Encode(&results.Message{Partition: part, Seq: seq, Offset: seq, Sent: now, Acked: now, Received: now})
+		}
+	}
+	write(0)
+	<-ctx.Done()
+	write(1)
+	return []probe.PartitionStats{{Partition: 0, Sent: 2, LongestSendGap: 42 * time.Millisecond}}, p.enc.Flush()
+}
+
+func (p *fakeProbe) Close() error {
+	p.w.mu.Lock()
+	p.w.probeClosed = true
+	p.w.mu.Unlock()
+	return nil
+}
+
+// readBack writes back what the fake probe wrote.
+func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int64, out *results.LogEncoder) error {
+	if err := w.call(ctx, "readback"); err != nil {
+		return err
+	}
+	for _, part := range cfg.Partitions {
+		for seq := int64(0); seq < 2; seq++ {
+			out.Encode(results.LogRecord{Partition: part, Offset: seq, Seq: seq})
+		}
+	}
+	return out.Flush()
+}
+
+// drawings is one fake drawing, plot.svg, that counts the rows it is handed.
+func (w *world) drawings() map[string]Drawing {
+	return map[string]Drawing{results.PlotFile: &fakePlot{w: w}}
+}
+
+type fakePlot struct {
+	w    *world
+	rows int
+}
+
+func (p *fakePlot) Add(*results.Message) { p.rows++ }
+
+func (p *fakePlot) Draw(wr io.Writer, _ *report.Trial) error {
+	if err := p.w.call(context.Background(), "plot"); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(wr, "<svg rows=%q/>\n", fmt.Sprint(p.rows))
+	return err
+}
+
+// recorder is a Reporter that keeps what it was told.
+type recorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *recorder) Say(line string) {
+	r.mu.Lock()
+	r.lines = append(r.lines, line)
+	r.mu.Unlock()
+}
+func (r *recorder) Live(string) {}
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.lines, "\n")
+}
+
+// quietProc is a /proc of an idle two-CPU machine, so that no verdict
+// depends on the load of the machine the tests run on.
+func quietProc(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"loadavg":   "0.10 0.20 0.30 1/100 4242\n",
+		"stat":      "cpu  100 0 50 10000 0 0 0 0 0 0\ncpu0 50 0 25 5000 0 0 0 0 0 0\n",
+		"self/stat": "4242 (kbf test) S 1 1 1 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 1 0 0\n",
+	}
+	for name, body := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}

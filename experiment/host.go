@@ -1,0 +1,130 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// userHZ is the unit of /proc's CPU times: USER_HZ, 100 on every Linux
+// architecture kbf runs on.
+const userHZ = 100
+
+// hostSample is one reading of the machine's load from /proc.
+type hostSample struct {
+	at          time.Time
+	load1       float64
+	busy, steal int64 // every CPU's, in ticks: busy is user, nice, system, irq and softirq
+	self        int64 // this process's user and system time, in ticks
+}
+
+// readHost reads /proc under root ("/proc" but in tests).
+func readHost(root string) (hostSample, error) {
+	s := hostSample{at: time.Now()}
+	var errs []error
+	if b, err := os.ReadFile(root + "/loadavg"); err != nil {
+		errs = append(errs, err)
+	} else if f := strings.Fields(string(b)); len(f) == 0 {
+		errs = append(errs, errors.New("loadavg: empty"))
+	} else if s.load1, err = strconv.ParseFloat(f[0], 64); err != nil {
+		errs = append(errs, fmt.Errorf("loadavg: %w", err))
+	}
+	if b, err := os.ReadFile(root + "/stat"); err != nil {
+		errs = append(errs, err)
+	} else if err := s.parseStat(string(b)); err != nil {
+		errs = append(errs, err)
+	}
+	if b, err := os.ReadFile(root + "/self/stat"); err != nil {
+		errs = append(errs, err)
+	} else if err := s.parseSelf(string(b)); err != nil {
+		errs = append(errs, err)
+	}
+	return s, errors.Join(errs...)
+}
+
+// parseStat reads the first line of /proc/stat:
+//
+//	cpu  user nice system idle iowait irq softirq steal guest guest_nice
+func (s *hostSample) parseStat(stat string) error {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return fmt.Errorf("stat: first line %.40q is not the cpu total", line)
+	}
+	v := make([]int64, 8)
+	for i := range v {
+		n, err := strconv.ParseInt(f[i+1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("stat: cpu field %d: %w", i+1, err)
+		}
+		v[i] = n
+	}
+	s.busy = v[0] + v[1] + v[2] + v[5] + v[6]
+	s.steal = v[7]
+	return nil
+}
+
+// parseSelf reads utime and stime, fields 14 and 15 of /proc/self/stat;
+// the command name in field 2 may hold spaces and parentheses, so fields
+// are counted from its closing parenthesis.
+func (s *hostSample) parseSelf(stat string) error {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return errors.New("self/stat: no command name")
+	}
+	f := strings.Fields(stat[i+1:]) // from field 3
+	if len(f) < 13 {
+		return errors.New("self/stat: too few fields")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	k, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return fmt.Errorf("self/stat: %w", err)
+	}
+	s.self = u + k
+	return nil
+}
+
+// hostLoad is the machine's load between two samples.
+func hostLoad(a, b hostSample, cpus int, err error) *results.Host {
+	tick := func(n int64) time.Duration { return time.Duration(max(n, 0)) * time.Second / userHZ }
+	h := &results.Host{
+		CPUs:      cpus,
+		LoadStart: a.load1,
+		LoadEnd:   b.load1,
+		Wall:      b.at.Sub(a.at),
+		Self:      tick(b.self - a.self),
+		Others:    tick((b.busy - a.busy) - (b.self - a.self)),
+		Steal:     tick(b.steal - a.steal),
+	}
+	if err != nil {
+		h.Err = strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	return h
+}
+
+// hostMeter measures the machine's load over a trial.
+type hostMeter struct {
+	root  string
+	start hostSample
+	err   error
+}
+
+func startHost(root string) *hostMeter {
+	if root == "" {
+		root = "/proc"
+	}
+	s, err := readHost(root)
+	return &hostMeter{root: root, start: s, err: err}
+}
+
+func (m *hostMeter) stop() *results.Host {
+	s, err := readHost(m.root)
+	return hostLoad(m.start, s, runtime.NumCPU(), errors.Join(m.err, err))
+}

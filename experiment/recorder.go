@@ -1,0 +1,125 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/results"
+)
+
+// ErrDirInUse is returned for a results directory that already holds a
+// trial: kbf never writes over a measurement.
+var ErrDirInUse = errors.New("already holds results")
+
+// Recorder owns one trial directory while a probe writes into it. Only the
+// goroutine that made it may touch its Meta.
+type Recorder struct {
+	Dir  string
+	Meta *results.Meta
+	csv  *os.File
+	clog *os.File
+}
+
+// NewRecorder creates dir and its probe files; the metadata is written once
+// the probe is made (SetMeta).
+func NewRecorder(dir string) (*Recorder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.ProbeFile)); err == nil {
+		return nil, fmt.Errorf("%s %w; choose another --out", dir, ErrDirInUse)
+	}
+	r := &Recorder{Dir: dir}
+	var err error
+	if r.csv, err = os.Create(filepath.Join(dir, results.ProbeFile)); err != nil {
+		return nil, err
+	}
+	if r.clog, err = os.Create(filepath.Join(dir, results.ClientLog)); err != nil {
+		r.csv.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// SetMeta makes m the directory's metadata and writes it.
+func (r *Recorder) SetMeta(m *results.Meta) error {
+	r.Meta = m
+	return r.Save()
+}
+
+// Output is where the probe writes.
+func (r *Recorder) Output() probe.Output {
+	return probe.Output{Messages: r.csv, ClientLog: r.clog}
+}
+
+// Save writes the metadata as it is now.
+func (r *Recorder) Save() error {
+	if r.Meta == nil {
+		return nil
+	}
+	return results.WriteMeta(r.Dir, r.Meta)
+}
+
+// Discard closes and removes what NewRecorder made, for a probe that never
+// started: an empty trial directory would only puzzle kbf report later.
+func (r *Recorder) Discard() {
+	r.Close()
+	os.Remove(filepath.Join(r.Dir, results.ProbeFile))
+	os.Remove(filepath.Join(r.Dir, results.ClientLog))
+	os.Remove(filepath.Join(r.Dir, results.MetaFile))
+	os.Remove(r.Dir) // only if empty
+}
+
+// Close closes the probe files; a second Close does nothing.
+func (r *Recorder) Close() error {
+	if r.csv == nil {
+		return nil
+	}
+	err := errors.Join(r.csv.Close(), r.clog.Close())
+	r.csv, r.clog = nil, nil
+	return err
+}
+
+// NewMeta starts a run's metadata from the probe that will run; kind is
+// "trial" or "probe", command the command line as the user gave it.
+func NewMeta(kind, version string, command []string, p Probe) *results.Meta {
+	cfg := p.Config()
+	return &results.Meta{
+		Kind:       kind,
+		KBFVersion: version,
+		Command:    command,
+		Started:    time.Now().UTC(),
+		Cluster:    results.Cluster{Bootstrap: cfg.Bootstrap},
+		Probe: results.Probe{
+			Topic:        cfg.Topic,
+			Partitions:   cfg.Partitions,
+			Interval:     cfg.Interval,
+			Acks:         cfg.Acks,
+			StartOffsets: p.StartOffsets(),
+			Client:       cfg.Effective(),
+			RunID:        cfg.RunID,
+		},
+	}
+}
+
+// SetProbeResult records what the probe measured of itself once it has
+// stopped: the metadata is filled from values handed over, never written
+// by the probe's goroutine.
+func SetProbeResult(m *results.Meta, stats []probe.PartitionStats) {
+	var d time.Duration
+	for _, s := range stats {
+		d = max(d, s.LongestSendGap)
+		if s.Missed.Count > 0 {
+			if m.Probe.Missed == nil {
+				m.Probe.Missed = map[int32]*results.MissedSends{}
+			}
+			ms := s.Missed
+			m.Probe.Missed[s.Partition] = &ms
+		}
+	}
+	m.Probe.LongestSendGap = d
+}

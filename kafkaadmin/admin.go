@@ -1,0 +1,693 @@
+package kafkaadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// How often the waits look again, and how long one look may take.
+const (
+	pollEvery   = 250 * time.Millisecond
+	attemptTime = 5 * time.Second
+	electEvery  = 2 * time.Second
+)
+
+// client returns the Kafka client the package's requests go through,
+// making it on first use.
+func (c *Admin) client() (*kgo.Client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl != nil {
+		return c.cl, nil
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(c.Bootstrap()...),
+		kgo.ClientID("kbf-admin"),
+		// kadm routes by cached metadata; leaders move in an experiment.
+		kgo.MetadataMinAge(100*time.Millisecond),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("kafka client: %w", err)
+	}
+	c.cl = cl
+	return cl, nil
+}
+
+// Close closes the Kafka client. The Admin stays usable: the next request
+// makes a new one, so a caller about to remove the brokers closes it
+// rather than let it retry in vain.
+func (c *Admin) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cl != nil {
+		c.cl.Close()
+		c.cl = nil
+	}
+}
+
+// poll calls check until it reports done, an error that is final, or ctx
+// ends; the error then names what was awaited and the last state seen.
+func poll(ctx context.Context, what string, check func(ctx context.Context) (done bool, state string, err error)) error {
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	last := "no answer yet"
+	for {
+		actx, cancel := context.WithTimeout(ctx, attemptTime)
+		done, state, err := check(actx)
+		cancel()
+		var fe finalError
+		switch {
+		case errors.As(err, &fe):
+			return fe.err
+		case err != nil && ctx.Err() == nil:
+			last = err.Error()
+		case done:
+			return nil
+		case state != "":
+			last = state
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for %s (last seen: %s): %w", what, last, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// finalError ends a poll at once.
+type finalError struct{ err error }
+
+func (e finalError) Error() string { return e.err.Error() }
+
+// WaitBrokers waits until every broker is registered with the controller
+// and unfenced, and answers on its address. It fails at once when
+// Config.Alive says a node has stopped.
+func (c *Admin) WaitBrokers(ctx context.Context) error {
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	want := c.BrokerIDs()
+	return poll(ctx, "brokers "+JoinIDs(want)+" to register", func(ctx context.Context) (bool, string, error) {
+		if c.alive != nil {
+			if err := c.alive(ctx); err != nil {
+				return false, "", finalError{err}
+			}
+		}
+		fenced, err := brokerStates(ctx, cl)
+		if err != nil {
+			return false, "", plainConnError(err)
+		}
+		if state := brokersState(want, fenced); state != "" {
+			return false, state, nil
+		}
+		// The controller still counts a broker killed moments ago as
+		// registered and unfenced, until its session times out; only an
+		// answer from the broker itself shows the new process is up. A
+		// broker opens its listeners only once unfenced.
+		for i, b := range cl.SeedBrokers() {
+			if _, err := b.Request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
+				return false, fmt.Sprintf("broker %d does not answer on %s: %v", want[i], c.Bootstrap()[i], plainConnError(err)), nil
+			}
+		}
+		return true, "", nil
+	})
+}
+
+// plainConnError rewords the client's guess about TLS: before a broker's
+// process listens, the engine's port proxy accepts and closes connections,
+// which the client takes for a TLS mismatch.
+func plainConnError(err error) error {
+	var eof *kgo.ErrFirstReadEOF
+	if errors.As(err, &eof) {
+		return errors.New("the broker closed the connection at once (not listening yet)")
+	}
+	return err
+}
+
+// brokerStates returns each registered broker's node id and whether it is
+// fenced. Before DescribeCluster v2 (Kafka 4.0) fenced brokers are not
+// listed at all.
+func brokerStates(ctx context.Context, cl *kgo.Client) (map[int32]bool, error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.IncludeFencedBrokers = true
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return nil, err
+	}
+	fenced := make(map[int32]bool, len(resp.Brokers))
+	for _, b := range resp.Brokers {
+		fenced[b.NodeID] = b.IsFenced
+	}
+	return fenced, nil
+}
+
+// brokersState describes which of want are not yet registered or still
+// fenced; "" when all are ready.
+func brokersState(want []int32, fenced map[int32]bool) string {
+	var missing, fencedIDs []int32
+	for _, id := range want {
+		f, ok := fenced[id]
+		switch {
+		case !ok:
+			missing = append(missing, id)
+		case f:
+			fencedIDs = append(fencedIDs, id)
+		}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "not registered: "+JoinIDs(missing))
+	}
+	if len(fencedIDs) > 0 {
+		parts = append(parts, "fenced: "+JoinIDs(fencedIDs))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// metadata asks a broker directly, bypassing the client's cache.
+func metadata(ctx context.Context, cl *kgo.Client, topics ...string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest() // no topics: all of them
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req.RequestWith(ctx, cl)
+}
+
+// everywhere asks every broker directly for the topics' metadata and
+// returns the first non-empty state that judge finds, naming the broker:
+// right after a change the brokers' views can differ for a few
+// milliseconds, and a client may ask any of them.
+func (c *Admin) everywhere(ctx context.Context, cl *kgo.Client, topics []string, judge func(*kmsg.MetadataResponse) string) (string, error) {
+	ids := c.BrokerIDs()
+	for i, b := range cl.SeedBrokers() {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, t := range topics {
+			rt := kmsg.NewMetadataRequestTopic()
+			rt.Topic = kmsg.StringPtr(t)
+			req.Topics = append(req.Topics, rt)
+		}
+		resp, err := req.RequestWith(ctx, b)
+		if err != nil {
+			return "", fmt.Errorf("metadata from broker %d: %w", ids[i], err)
+		}
+		if state := judge(resp); state != "" {
+			return fmt.Sprintf("broker %d sees %s", ids[i], state), nil
+		}
+	}
+	return "", nil
+}
+
+// EnsureTopics creates the cluster's topics that are absent, with their
+// replica assignment and min.insync.replicas, and checks those present
+// have the same shape. It returns the names it created.
+func (c *Admin) EnsureTopics(ctx context.Context) ([]string, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	var created []string
+	for _, t := range c.topics {
+		want := t.Assignment(c.BrokerIDs())
+		var made bool
+		err := poll(ctx, "topic "+t.Name, func(ctx context.Context) (bool, string, error) {
+			md, err := metadata(ctx, cl, t.Name)
+			if err != nil {
+				return false, "", err
+			}
+			mt := md.Topics[0]
+			switch err := kerr.ErrorForCode(mt.ErrorCode); {
+			case errors.Is(err, kerr.UnknownTopicOrPartition):
+				ok, err := createTopic(ctx, cl, t, want)
+				made = made || ok
+				return false, "creating", err
+			case err != nil:
+				return false, "", err
+			}
+			if len(mt.Partitions) == 0 {
+				return false, "no partitions yet", nil
+			}
+			minInsync := ""
+			if t.MinInsync > 0 {
+				if minInsync, err = topicConfig(ctx, cl, t.Name, "min.insync.replicas"); err != nil {
+					return false, "", err
+				}
+			}
+			if diff := shapeDiff(t, want, replicasOf(mt), minInsync); diff != "" {
+				return false, "", finalError{fmt.Errorf(
+					"topic %s exists with another shape (%s): kbf down removes the cluster and its topics, then kbf up makes them anew",
+					t.Name, diff)}
+			}
+			return true, "", nil
+		})
+		if err != nil {
+			return created, err
+		}
+		if made {
+			created = append(created, t.Name)
+		}
+	}
+	return created, nil
+}
+
+// createTopic creates t; false when it already existed.
+func createTopic(ctx context.Context, cl *kgo.Client, t Topic, assignment [][]int32) (bool, error) {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = int32(attemptTime / time.Millisecond)
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic = t.Name
+	rt.NumPartitions, rt.ReplicationFactor = -1, -1
+	for p, replicas := range assignment {
+		ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+		ra.Partition = int32(p)
+		ra.Replicas = replicas
+		rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
+	}
+	if t.MinInsync > 0 {
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name = "min.insync.replicas"
+		cfg.Value = kmsg.StringPtr(strconv.Itoa(t.MinInsync))
+		rt.Configs = append(rt.Configs, cfg)
+	}
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return false, fmt.Errorf("create topic %s: %w", t.Name, err)
+	}
+	if len(resp.Topics) != 1 {
+		return false, fmt.Errorf("create topic %s: %d topics in the answer", t.Name, len(resp.Topics))
+	}
+	switch err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, kerr.TopicAlreadyExists):
+		return false, nil
+	default:
+		msg := ""
+		if m := resp.Topics[0].ErrorMessage; m != nil {
+			msg = ": " + *m
+		}
+		return false, finalError{fmt.Errorf("create topic %s: %w%s", t.Name, err, msg)}
+	}
+}
+
+// topicConfig returns one configuration value of a topic.
+func topicConfig(ctx context.Context, cl *kgo.Client, topic, key string) (string, error) {
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return "", fmt.Errorf("describe topic %s configs: %w", topic, err)
+	}
+	rc, err := rcs.On(topic, nil)
+	if err != nil {
+		return "", fmt.Errorf("describe topic %s configs: %w", topic, err)
+	}
+	if rc.Err != nil {
+		return "", fmt.Errorf("describe topic %s configs: %w", topic, rc.Err)
+	}
+	for _, cfg := range rc.Configs {
+		if cfg.Key == key && cfg.Value != nil {
+			return *cfg.Value, nil
+		}
+	}
+	return "", nil
+}
+
+func replicasOf(mt kmsg.MetadataResponseTopic) map[int32][]int32 {
+	m := make(map[int32][]int32, len(mt.Partitions))
+	for _, p := range mt.Partitions {
+		m[p.Partition] = p.Replicas
+	}
+	return m
+}
+
+// shapeDiff says how an existing topic differs from t; "" when it does
+// not. minInsync is the topic's min.insync.replicas ("" when unchecked).
+func shapeDiff(t Topic, want [][]int32, got map[int32][]int32, minInsync string) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d partitions, want %d", len(got), len(want))
+	}
+	for p, w := range want {
+		g, ok := got[int32(p)]
+		if !ok {
+			return fmt.Sprintf("no partition %d", p)
+		}
+		if !slices.Equal(g, w) {
+			return fmt.Sprintf("partition %d has replicas %s, want %s", p, JoinIDs(g), JoinIDs(w))
+		}
+	}
+	if t.MinInsync > 0 && minInsync != strconv.Itoa(t.MinInsync) {
+		if minInsync == "" {
+			minInsync = "unset"
+		}
+		return fmt.Sprintf("min.insync.replicas %s, want %d", minInsync, t.MinInsync)
+	}
+	return ""
+}
+
+// WaitISRFull waits until every partition of the topics has a leader and
+// all its replicas in the ISR, as every broker sees it. No topics means the
+// cluster's topics.
+func (c *Admin) WaitISRFull(ctx context.Context, topics ...string) error {
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	if len(topics) == 0 {
+		topics = c.TopicNames()
+	}
+	return poll(ctx, "full ISRs", func(ctx context.Context) (bool, string, error) {
+		state, err := c.everywhere(ctx, cl, topics, isrState)
+		return err == nil && state == "", state, err
+	})
+}
+
+// isrState describes the partitions whose ISR is not full; "" when all are.
+func isrState(md *kmsg.MetadataResponse) string {
+	var short []string
+	for _, t := range md.Topics {
+		name := ""
+		if t.Topic != nil {
+			name = *t.Topic
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			short = append(short, name+": "+err.Error())
+			continue
+		}
+		if len(t.Partitions) == 0 {
+			short = append(short, name+": no partitions")
+			continue
+		}
+		ps := slices.Clone(t.Partitions)
+		sort.Slice(ps, func(i, j int) bool { return ps[i].Partition < ps[j].Partition })
+		for _, p := range ps {
+			full := p.Leader >= 0 && len(p.ISR) == len(p.Replicas)
+			for _, r := range p.Replicas {
+				full = full && slices.Contains(p.ISR, r)
+			}
+			if !full {
+				short = append(short, fmt.Sprintf("%s-%d leader %d ISR [%s] of [%s]",
+					name, p.Partition, p.Leader, JoinIDs(p.ISR), JoinIDs(p.Replicas)))
+			}
+		}
+	}
+	return strings.Join(short, ", ")
+}
+
+// LeadersPreferred reports whether every partition of the topics is led by
+// its first replica, its preferred leader. No topics means the cluster's
+// topics.
+func (c *Admin) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
+	cl, err := c.client()
+	if err != nil {
+		return false, err
+	}
+	if len(topics) == 0 {
+		topics = c.TopicNames()
+	}
+	md, err := metadata(ctx, cl, topics...)
+	if err != nil {
+		return false, fmt.Errorf("metadata: %w", err)
+	}
+	return notPreferred(md) == "", nil
+}
+
+// notPreferred names the partitions not led by their first replica.
+func notPreferred(md *kmsg.MetadataResponse) string {
+	var off []string
+	for _, t := range md.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			off = append(off, *t.Topic+": "+err.Error())
+			continue
+		}
+		for _, p := range t.Partitions {
+			if len(p.Replicas) == 0 || p.Leader != p.Replicas[0] {
+				off = append(off, fmt.Sprintf("%s-%d led by %d", *t.Topic, p.Partition, p.Leader))
+			}
+		}
+	}
+	sort.Strings(off)
+	return strings.Join(off, ", ")
+}
+
+// PreferredElection asks the controller to give each partition of the
+// topics back to its preferred leader, as kafka-leader-election.sh
+// --election-type preferred does. Partitions already led by it are not an
+// error. No topics means the cluster's topics.
+func (c *Admin) PreferredElection(ctx context.Context, topics ...string) error {
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	if len(topics) == 0 {
+		topics = c.TopicNames()
+	}
+	md, err := metadata(ctx, cl, topics...)
+	if err != nil {
+		return fmt.Errorf("metadata: %w", err)
+	}
+	set := make(kadm.TopicsSet)
+	for _, t := range md.Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			return fmt.Errorf("topic %s: %w", *t.Topic, err)
+		}
+		for _, p := range t.Partitions {
+			set.Add(*t.Topic, p.Partition)
+		}
+	}
+	res, err := kadm.NewClient(cl).ElectLeaders(ctx, kadm.ElectPreferredReplica, set)
+	if err != nil {
+		return fmt.Errorf("preferred leader election: %w", err)
+	}
+	var errs []error
+	for _, t := range slices.Sorted(maps.Keys(res)) {
+		for _, r := range res[t] {
+			if r.Err != nil && !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+				errs = append(errs, fmt.Errorf("%s-%d: %w", r.Topic, r.Partition, r.Err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("preferred leader election: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// EnsurePreferred runs preferred leader elections, again every little while,
+// until every partition of the cluster's topics is led by its preferred
+// replica, or ctx ends. It reports whether an election was needed.
+func (c *Admin) EnsurePreferred(ctx context.Context) (bool, error) {
+	cl, err := c.client()
+	if err != nil {
+		return false, err
+	}
+	var elected bool
+	var lastElection time.Time
+	err = poll(ctx, "preferred leaders", func(ctx context.Context) (bool, string, error) {
+		off, err := c.everywhere(ctx, cl, c.TopicNames(), notPreferred)
+		if err != nil {
+			return false, "", err
+		}
+		if off == "" {
+			return true, "", nil
+		}
+		if c.now().Sub(lastElection) >= electEvery {
+			lastElection = c.now()
+			elected = true
+			if err := c.PreferredElection(ctx); err != nil {
+				return false, off + "; " + err.Error(), nil
+			}
+		}
+		return false, off, nil
+	})
+	return elected, err
+}
+
+// Partition is one partition's state as the brokers report it.
+type Partition struct {
+	Topic       string
+	Partition   int32
+	Leader      int32 // -1: none
+	LeaderEpoch int32
+	Replicas    []int32
+	ISR         []int32
+	// ELR are the eligible leader replicas (KIP-966): replicas out of the
+	// ISR that the controller knows hold the data up to the high watermark.
+	ELR []int32
+	// LastKnownELR are the ELR members last seen when the ELR emptied.
+	LastKnownELR []int32
+	// HighWatermark is the latest offset (ListOffsets latest), -1 when it
+	// could not be read (no leader).
+	HighWatermark int64
+	// Err is the partition's error as the broker reported it, if any.
+	Err error
+}
+
+// Describe reports the state of every partition of the topics, sorted by
+// topic and partition. No topics means every topic that is not internal.
+// It uses DescribeTopicPartitions (Kafka 3.7+), which carries the ELR.
+func (c *Admin) Describe(ctx context.Context, topics ...string) ([]Partition, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	if len(topics) == 0 {
+		md, err := metadata(ctx, cl)
+		if err != nil {
+			return nil, fmt.Errorf("metadata: %w", err)
+		}
+		for _, t := range md.Topics {
+			if !t.IsInternal && t.Topic != nil {
+				topics = append(topics, *t.Topic)
+			}
+		}
+		if len(topics) == 0 {
+			return nil, nil
+		}
+	}
+	var parts []Partition
+	for try := 1; ; try++ {
+		parts, err = describePartitions(ctx, cl, topics)
+		// A broker that has not yet heard of a new topic says it is
+		// unknown; another try likely reaches one that has.
+		var ke *kerr.Error
+		if err == nil || try == 3 || !errors.As(err, &ke) || !ke.Retriable {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(pollEvery):
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	if err != nil && len(ends) == 0 {
+		return nil, fmt.Errorf("list end offsets: %w", err)
+	}
+	for i := range parts {
+		parts[i].HighWatermark = -1
+		if o, ok := ends.Lookup(parts[i].Topic, parts[i].Partition); ok && o.Err == nil {
+			parts[i].HighWatermark = o.Offset
+		}
+	}
+	return parts, nil
+}
+
+func describePartitions(ctx context.Context, cl *kgo.Client, topics []string) ([]Partition, error) {
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	for _, t := range topics {
+		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
+		rt.Topic = t
+		req.Topics = append(req.Topics, rt)
+	}
+	var parts []Partition
+	for {
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return nil, fmt.Errorf("describe topic partitions: %w", err)
+		}
+		for _, t := range resp.Topics {
+			name := ""
+			if t.Topic != nil {
+				name = *t.Topic
+			}
+			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+				return nil, fmt.Errorf("describe topic %s: %w", name, err)
+			}
+			for _, p := range t.Partitions {
+				parts = append(parts, Partition{
+					Topic: name, Partition: p.Partition,
+					Leader: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
+					Replicas: p.Replicas, ISR: p.ISR,
+					ELR: p.EligibleLeaderReplicas, LastKnownELR: p.LastKnownELR,
+					Err: kerr.ErrorForCode(p.ErrorCode),
+				})
+			}
+		}
+		if resp.NextCursor == nil {
+			break
+		}
+		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
+		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
+		req.Cursor = &cur
+	}
+	sort.Slice(parts, func(i, j int) bool {
+		if parts[i].Topic != parts[j].Topic {
+			return parts[i].Topic < parts[j].Topic
+		}
+		return parts[i].Partition < parts[j].Partition
+	})
+	return parts, nil
+}
+
+// ClusterID returns the id of the cluster the brokers belong to, as a
+// broker reports it in its metadata: the id its storage was formatted with.
+func (c *Admin) ClusterID(ctx context.Context) (string, error) {
+	cl, err := c.client()
+	if err != nil {
+		return "", err
+	}
+	md, err := metadata(ctx, cl)
+	if err != nil {
+		return "", fmt.Errorf("metadata: %w", plainConnError(err))
+	}
+	if md.ClusterID == nil {
+		return "", errors.New("metadata: the broker reports no cluster id")
+	}
+	return *md.ClusterID, nil
+}
+
+// BrokerConfigs returns each broker's effective configuration, by node id:
+// every key the broker reports with a value, static or dynamic, defaults
+// included. Sensitive values, which brokers never return, are left out.
+func (c *Admin) BrokerConfigs(ctx context.Context) (map[int32]map[string]string, error) {
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	rcs, err := kadm.NewClient(cl).DescribeBrokerConfigs(ctx, c.BrokerIDs()...)
+	if err != nil {
+		return nil, fmt.Errorf("describe broker configs: %w", err)
+	}
+	return brokerConfigs(rcs)
+}
+
+func brokerConfigs(rcs kadm.ResourceConfigs) (map[int32]map[string]string, error) {
+	out := make(map[int32]map[string]string, len(rcs))
+	for _, rc := range rcs {
+		if rc.Err != nil {
+			return nil, fmt.Errorf("describe broker %s configs: %w", rc.Name, rc.Err)
+		}
+		id, err := strconv.ParseInt(rc.Name, 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("describe broker configs: %q is not a node id", rc.Name)
+		}
+		m := make(map[string]string, len(rc.Configs))
+		for _, cfg := range rc.Configs {
+			if cfg.Value != nil && !cfg.Sensitive {
+				m[cfg.Key] = *cfg.Value
+			}
+		}
+		out[int32(id)] = m
+	}
+	return out, nil
+}

@@ -1,0 +1,118 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDecodeMeta(t *testing.T) {
+	const good = `{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill", "signal_sent": "2026-11-30T03:26:09Z"}}`
+	for _, tc := range []struct {
+		name, in string
+		err      string // a substring of the one-line error; "" for none
+		sentinel error
+	}{
+		{name: "good", in: good},
+		{name: "version 1 with term_logged", in: `{"format_version": 1, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigterm", "signal_sent": "2026-11-30T03:26:09Z", "term_logged": "2026-11-30T03:26:09.01Z"}}`},
+		{name: "empty file", in: "", err: "meta.json: empty file", sentinel: ErrBadMeta},
+		{name: "null", in: "null", err: "meta.json: null: want a JSON object", sentinel: ErrBadMeta},
+		{name: "empty object", in: "{}", err: "meta.json: format_version 0: want 1 to 2", sentinel: ErrBadMeta},
+		{name: "version 0", in: `{"format_version": 0, "kind": "trial"}`, err: "format_version 0", sentinel: ErrBadMeta},
+		{name: "negative version", in: `{"format_version": -3, "kind": "trial"}`, err: "format_version -3", sentinel: ErrBadMeta},
+		{name: "newer", in: `{"format_version": 99}`, err: "format version 99", sentinel: ErrNewerFormat},
+		{name: "unknown kind", in: `{"format_version": 2, "kind": "bench", "started": "2026-11-30T03:25:00Z"}`, err: `kind "bench"`, sentinel: ErrBadMeta},
+		{name: "no start", in: `{"format_version": 2, "kind": "probe"}`, err: "started: no time", sentinel: ErrBadMeta},
+		{name: "ended before started", in: `{"format_version": 2, "kind": "probe", "started": "2026-11-30T03:25:00Z", "ended": "2026-11-30T03:24:00Z"}`,
+			err: "ended 2026-11-30T03:24:00Z is before started", sentinel: ErrBadMeta},
+		{name: "fault with no times", in: `{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill"}}`, err: "fault.signal_sent: no time", sentinel: ErrBadMeta},
+		{name: "unknown fault", in: strings.Replace(good, "sigkill", "meteor", 1), err: `fault.kind "meteor"`, sentinel: ErrBadMeta},
+		{name: "fault without broker", in: strings.Replace(good, `"k1"`, `""`, 1), err: "fault.broker: empty", sentinel: ErrBadMeta},
+		{name: "syntax", in: "{\n  \"format_version\": 2,\n  oops\n}", err: "meta.json: line 3, column 3"},
+		{name: "wrong type", in: "{\n \"format_version\": \"two\"\n}", err: "meta.json: line 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := DecodeMeta(strings.NewReader(tc.in), "meta.json")
+			if tc.err == "" {
+				if err != nil || m == nil {
+					t.Fatalf("DecodeMeta: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("decoded %+v, want an error with %q", m, tc.err)
+			}
+			if !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q, want one line with %q", err, tc.err)
+			}
+			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+				t.Errorf("error %v does not wrap %v", err, tc.sentinel)
+			}
+		})
+	}
+}
+
+// TestMetaDerivedNotWritten: a version 1 file's term_logged is read, used
+// as the fault's start, and not written back.
+func TestMetaDerivedNotWritten(t *testing.T) {
+	dir := t.TempDir()
+	in := `{"format_version": 1, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigterm", "signal_sent": "2026-11-30T03:26:09Z", "term_logged": "2026-11-30T03:26:09.01Z"}}`
+	if err := os.WriteFile(filepath.Join(dir, MetaFile), []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := time.Date(2026, 11, 30, 3, 26, 9, 10e6, time.UTC)
+	if got, ok := m.Fault.LoggedSignal(); !ok || !got.Equal(logged) {
+		t.Errorf("LoggedSignal = %v, %v; want %v", got, ok, logged)
+	}
+	if !m.Fault.At().Equal(logged) {
+		t.Errorf("At = %v, want the logged SIGTERM %v", m.Fault.At(), logged)
+	}
+	if err := WriteMeta(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "term_logged") || !strings.Contains(string(b), `"format_version": 2`) {
+		t.Errorf("rewritten meta.json:\n%s\nwant version 2 without term_logged", b)
+	}
+}
+
+// FuzzDecodeMeta: any input is decoded or refused with one short line,
+// never a panic; what is accepted is written and read back the same.
+func FuzzDecodeMeta(f *testing.F) {
+	f.Add([]byte(`{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill", "signal_sent": "2026-11-30T03:26:09Z"}}`))
+	f.Add([]byte(`{"format_version": 1, "kind": "probe", "started": "2026-11-30T03:25:00Z", "probe": {"partitions": [0, 1]}}`))
+	f.Add([]byte("null"))
+	f.Add([]byte("{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := DecodeMeta(bytes.NewReader(data), "meta.json")
+		if err != nil {
+			if s := err.Error(); strings.Contains(s, "\n") || len(s) > 400 {
+				t.Fatalf("error of %d bytes, or of several lines: %.400q", len(s), s)
+			}
+			return
+		}
+		dir := t.TempDir()
+		if err := WriteMeta(dir, m); err != nil {
+			t.Fatalf("accepted %q but cannot write it back: %v", data, err)
+		}
+		if _, err := ReadMeta(dir); err != nil {
+			t.Fatalf("accepted %q, wrote it back, and refused that: %v", data, err)
+		}
+	})
+}

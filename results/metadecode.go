@@ -1,0 +1,145 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// ErrBadMeta is reported, inside a located error, for a meta.json that
+// parses as JSON but does not describe a run.
+var ErrBadMeta = errors.New("not a valid kbf meta.json")
+
+// maxMetaSize bounds what DecodeMeta reads: a real meta.json is a few KiB,
+// and a device or a huge file given by mistake must not exhaust memory.
+const maxMetaSize = 16 << 20
+
+// Meta kinds.
+const (
+	KindProbe = "probe" // kbf probe: no fault
+	KindTrial = "trial" // one trial of kbf run
+)
+
+// metaFile is meta.json as it is read: the current fields and those only
+// older format versions wrote.
+type metaFile struct {
+	Meta
+	Fault *faultFile `json:"fault,omitempty"`
+}
+
+type faultFile struct {
+	Fault
+	TermLogged time.Time `json:"term_logged,omitzero"` // format version 1
+}
+
+// DecodeMeta reads one meta.json from r and validates it; file names it in
+// errors. A JSON error is a *ParseError at its line and column; a value
+// that cannot describe a run (null, {}, a format version below 1, an
+// unknown kind, a fault with no times) is an error naming the field,
+// wrapping ErrBadMeta; a newer format version wraps ErrNewerFormat.
+func DecodeMeta(r io.Reader, file string) (*Meta, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxMetaSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(b) > maxMetaSize {
+		return nil, fmt.Errorf("%s: larger than %d MiB: %w", file, maxMetaSize>>20, ErrBadMeta)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s: empty file: %w", file, ErrBadMeta)
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, jsonError(file, b, err)
+	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil, fmt.Errorf("%s: null: want a JSON object: %w", file, ErrBadMeta)
+	}
+	var mf metaFile
+	if err := json.Unmarshal(b, &mf); err != nil {
+		return nil, jsonError(file, b, err)
+	}
+	m := mf.Meta
+	if mf.Fault != nil {
+		f := mf.Fault.Fault
+		f.termLogged = mf.Fault.TermLogged.UTC()
+		m.Fault = &f
+	}
+	if err := m.validate(); err != nil {
+		if errors.Is(err, ErrNewerFormat) {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		return nil, fmt.Errorf("%s: %w: %w", file, err, ErrBadMeta)
+	}
+	return &m, nil
+}
+
+// jsonError locates a JSON decoding error by line and column.
+func jsonError(file string, b []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset - 1 // the offset after the byte at fault
+	case errors.As(err, &te):
+		off = te.Offset
+		if te.Field != "" {
+			err = fmt.Errorf("%s: %s where %s was wanted", te.Field, te.Value, te.Type)
+		}
+	}
+	if off < 0 || off > int64(len(b)) {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return &ParseError{File: file, Line: line, Column: col, Err: err}
+}
+
+// validate checks what every reader of a Meta relies on.
+func (m *Meta) validate() error {
+	switch v := m.FormatVersion; {
+	case v <= 0:
+		return fmt.Errorf("format_version %d: want 1 to %d", v, FormatVersion)
+	case v > FormatVersion:
+		return fmt.Errorf("format version %d: %w (this one reads up to %d)", v, ErrNewerFormat, FormatVersion)
+	}
+	if m.Kind != KindProbe && m.Kind != KindTrial {
+		return fmt.Errorf("kind %s: want %q or %q", excerpt(m.Kind), KindProbe, KindTrial)
+	}
+	if m.Started.IsZero() {
+		return errors.New("started: no time")
+	}
+	if !m.Ended.IsZero() && m.Ended.Before(m.Started) {
+		return fmt.Errorf("ended %s is before started %s", m.Ended.Format(time.RFC3339Nano), m.Started.Format(time.RFC3339Nano))
+	}
+	if m.Probe.Interval < 0 {
+		return fmt.Errorf("probe.interval_ns %d: negative", m.Probe.Interval)
+	}
+	for _, p := range m.Probe.Partitions {
+		if p < 0 {
+			return fmt.Errorf("probe.partitions: %d is negative", p)
+		}
+	}
+	if f := m.Fault; f != nil {
+		if f.Broker == "" {
+			return errors.New("fault.broker: empty")
+		}
+		if !f.Kind.Known() {
+			return fmt.Errorf("fault.kind %s: want one of %v", excerpt(string(f.Kind)), FaultKinds())
+		}
+		if f.SignalSent.IsZero() {
+			return errors.New("fault.signal_sent: no time: a fault needs at least the time kbf signalled the broker")
+		}
+	}
+	return nil
+}

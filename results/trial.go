@@ -1,0 +1,79 @@
+package results
+
+import (
+	"strings"
+)
+
+// The names and kinds of a trial directory are this package's contract: the
+// run writes them and the analysis reads them, so each is spelt once, here,
+// and a producer or consumer that compared its own literal would drift from
+// the other the day one of them changed.
+
+// FaultKind is what was done to the broker, as Fault.Kind records it.
+type FaultKind string
+
+// The faults kbf injects.
+const (
+	// FaultSIGKILL kills the broker's process: no shutdown, no goodbye.
+	FaultSIGKILL FaultKind = "sigkill"
+	// FaultSIGTERM stops the broker gracefully: a controlled shutdown.
+	FaultSIGTERM FaultKind = "sigterm"
+	// FaultPause freezes every process of the broker's container, its
+	// connections left open, as a long garbage collection would.
+	FaultPause FaultKind = "pause"
+)
+
+// FaultKinds lists the known faults, in the order help texts name them.
+func FaultKinds() []FaultKind { return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause} }
+
+// Known reports whether k is one of FaultKinds.
+func (k FaultKind) Known() bool {
+	switch k {
+	case FaultSIGKILL, FaultSIGTERM, FaultPause:
+		return true
+	}
+	return false
+}
+
+// Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause;
+// "signal" for none.
+func (k FaultKind) Signal() string {
+	if k == "" {
+		return "signal"
+	}
+	return strings.ToUpper(string(k))
+}
+
+// Role is what the faulted broker was to a partition when the fault began.
+// Its values are the JSON report's, kept as they were.
+type Role string
+
+// The roles of the faulted broker.
+const (
+	RoleLed      Role = "leader"   // the broker led the partition
+	RoleFollowed Role = "follower" // the broker was a follower in its ISR
+	RoleNone     Role = "none"     // the broker held no replica of it
+)
+
+// Client names one of the probe's Kafka clients, as client.log and the
+// timeline's events name it.
+type Client string
+
+// The probe's clients.
+const (
+	ClientProducer Client = "producer"
+	ClientConsumer Client = "consumer"
+	ClientAdmin    Client = "admin"
+)
+
+// The log files of a Kafka node under NodeLogsDir/<node>/, as the image's
+// log4j2 configuration names them. Rotated files carry a suffix:
+// server.log.2026-11-30-03.
+const (
+	ServerLog      = "server.log"       // everything not routed elsewhere
+	ControllerLog  = "controller.log"   // org.apache.kafka.controller
+	StateChangeLog = "state-change.log" // state.change.logger
+)
+
+// NodeLogs lists the node log files in the order a timeline reads them.
+func NodeLogs() []string { return []string{ServerLog, ControllerLog, StateChangeLog} }
