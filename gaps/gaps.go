@@ -33,15 +33,29 @@
 // Without a fault time there is no fault gap, and Longest is simply the
 // longest gap. Among equally long gaps the earliest is reported.
 //
-// Memory: a Report keeps two int64 times per message (ack and receive) and
-// a few counters per partition, so a million messages take about 16 MB.
-// Times must lie in the years 1678–2262 (those time.Time.UnixNano can hold).
+// # Memory
+//
+// A Report streams: it keeps, per partition and kind, the MaxTracked
+// longest gaps between the times seen so far, and the times within the
+// fault's window, never every time. A time that comes later than a larger
+// one (probe.csv is in completion order, so acks and receives come nearly
+// sorted, but not quite) can only split a gap in two: a tracked gap is
+// split exactly, and an untracked one was already shorter than the
+// shortest tracked, and so are its pieces. The longest gap is therefore
+// exact as long as it is among the tracked ones; when out-of-order times
+// have split them all below one forgotten, Close sets Err rather than
+// report a wrong number.
+//
+// Times must lie in the years 1678–2262 (those time.Time.UnixNano can
+// hold); results.Decoder keeps them well inside.
 package gaps
 
 import (
 	"cmp"
+	"container/heap"
+	"errors"
+	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -98,12 +112,18 @@ type Report struct {
 	// Partitions are sorted by partition number.
 	Partitions []Partition
 
+	// Err is set by Close when the times came too far out of order for
+	// the gaps to be known exactly (see the package comment); the other
+	// results are then not to be used.
+	Err error
+
 	opts   Options
 	series map[int32]*series
 	last   *series // the series of the previous Add, a likely repeat
 	errs   map[string]int
 	// min and max are the earliest and latest times seen, in Unix ns.
 	min, max int64
+	zone     *zone // the fault's window; nil without a fault
 	closed   bool
 }
 
@@ -160,9 +180,8 @@ func (g Gap) Duration() time.Duration { return g.End.Sub(g.Start) }
 
 // series is what a Report keeps of one partition while messages arrive.
 type series struct {
-	p     Partition
-	acks  []int64 // Unix ns, in arrival order until Close sorts them
-	recvs []int64
+	p           Partition
+	acks, recvs tracker
 }
 
 // NewReport returns an empty Report reading messages as opts says.
@@ -170,8 +189,13 @@ func NewReport(opts Options) *Report {
 	if opts.Window <= 0 {
 		opts.Window = DefaultWindow
 	}
-	return &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{},
+	r := &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{},
 		min: 1<<63 - 1, max: -1 << 63}
+	if !opts.FaultAt.IsZero() {
+		at := opts.FaultAt.UnixNano()
+		r.zone = &zone{from: at, to: at + int64(opts.Window)}
+	}
+	return r
 }
 
 // Add counts one message. Messages may come in any order. Add must not be
@@ -182,6 +206,8 @@ func (r *Report) Add(m *results.Message) {
 		s = r.series[m.Partition]
 		if s == nil {
 			s = &series{p: Partition{Partition: m.Partition}}
+			s.acks.zone.window(r.zone)
+			s.recvs.zone.window(r.zone)
 			r.series[m.Partition] = s
 		}
 		r.last = s
@@ -202,7 +228,7 @@ func (r *Report) Add(m *results.Message) {
 		p.Acked++
 		t := m.Acked.UnixNano()
 		r.see(t)
-		s.acks = append(s.acks, t)
+		s.acks.add(t)
 	} else if !m.Failed() {
 		p.NeverAcked++
 	}
@@ -210,7 +236,7 @@ func (r *Report) Add(m *results.Message) {
 		p.Received++
 		t := m.Received.UnixNano()
 		r.see(t)
-		s.recvs = append(s.recvs, t)
+		s.recvs.add(t)
 	} else if acked {
 		p.NotReceived++
 	}
@@ -256,10 +282,17 @@ func (r *Report) Close() {
 	}
 	r.Partitions = make([]Partition, 0, len(r.series))
 	for _, s := range r.series {
-		slices.Sort(s.acks)
-		slices.Sort(s.recvs)
-		s.p.Ack = stalls(s.acks, f)
-		s.p.Receive = stalls(s.recvs, f)
+		var errA, errR error
+		s.p.Ack, errA = s.acks.stalls(f)
+		s.p.Receive, errR = s.recvs.stalls(f)
+		for _, e := range []struct {
+			kind string
+			err  error
+		}{{"ack", errA}, {"receive", errR}} {
+			if e.err != nil && r.Err == nil {
+				r.Err = fmt.Errorf("p%d %s times: %w", s.p.Partition, e.kind, e.err)
+			}
+		}
 		r.Partitions = append(r.Partitions, s.p)
 		r.Sent += s.p.Sent
 		r.Failed += s.p.Failed
@@ -306,28 +339,221 @@ func (s span) gap() *Gap {
 		FromFault: s.fromFault, Open: s.open}
 }
 
-// stalls applies the package's rule to the sorted times ts.
-func stalls(ts []int64, f *fault) Stalls {
+// ErrTooDisordered is reported when times came so far out of order that
+// the longest gap is no longer known exactly.
+var ErrTooDisordered = errors.New("too far out of order to find the longest gap in one pass (probe.csv lists messages nearly in the order they completed; sort the file by partition and seq)")
+
+// MaxTracked is how many of the longest gaps a Report tracks per
+// partition and kind.
+const MaxTracked = 64
+
+// tracker follows the gaps between times added in any order, in constant
+// memory but for the fault's window.
+type tracker struct {
+	n        int
+	min, max int64
+	// top holds the longest gaps between the times so far, exactly, as a
+	// heap with the least of them first (worse, below, orders gaps).
+	top []span
+	// lost is the best gap ever dropped from top; every gap not in top is
+	// no better than it. hasLost is false while top holds every gap.
+	lost    span
+	hasLost bool
+	// zero is the earliest time seen twice, a gap of length zero, which
+	// is the longest only when every time is the same.
+	zero    int64
+	hasZero bool
+	zone    zone
+}
+
+// zone keeps the times that decide the fault gap: every time in
+// (from, to], the latest at or before from and the earliest after to.
+type zone struct {
+	on         bool
+	from, to   int64
+	in         []int64
+	pred, succ int64
+	hasPred    bool
+	hasSucc    bool
+}
+
+func (z *zone) window(w *zone) {
+	if w != nil {
+		z.on, z.from, z.to = true, w.from, w.to
+	}
+}
+
+func (z *zone) add(t int64) {
+	switch {
+	case !z.on:
+	case t <= z.from:
+		if !z.hasPred || t > z.pred {
+			z.pred, z.hasPred = t, true
+		}
+	case t > z.to:
+		if !z.hasSucc || t < z.succ {
+			z.succ, z.hasSucc = t, true
+		}
+	default:
+		z.in = append(z.in, t)
+	}
+}
+
+// sorted returns the times that decide the fault gap, in order, and how
+// many of them are at or before the fault (0 or 1).
+func (z *zone) sorted() ([]int64, int) {
+	slices.Sort(z.in)
+	ts := make([]int64, 0, len(z.in)+2)
+	k := 0
+	if z.hasPred {
+		ts, k = append(ts, z.pred), 1
+	}
+	ts = append(ts, z.in...)
+	if z.hasSucc {
+		ts = append(ts, z.succ)
+	}
+	return ts, k
+}
+
+// better reports whether gap a ranks before gap b: longer, or as long and
+// earlier.
+func better(a, b span) bool {
+	if a.len() != b.len() {
+		return a.len() > b.len()
+	}
+	return a.start < b.start
+}
+
+func (tr *tracker) add(t int64) {
+	tr.zone.add(t)
+	tr.n++
+	switch {
+	case tr.n == 1:
+		tr.min, tr.max = t, t
+	case t > tr.max:
+		tr.push(span{start: tr.max, end: t})
+		tr.max = t
+	case t < tr.min:
+		tr.push(span{start: t, end: tr.min})
+		tr.min = t
+	case t == tr.max || t == tr.min:
+		tr.sawTwice(t)
+	default:
+		tr.split(t)
+	}
+}
+
+func (tr *tracker) sawTwice(t int64) {
+	if !tr.hasZero || t < tr.zero {
+		tr.zero, tr.hasZero = t, true
+	}
+}
+
+// split records t, strictly between the first and last times: it splits
+// the gap it falls in, if tracked. If no tracked gap holds it, it falls in
+// an untracked gap, or, while every gap is tracked, repeats a time.
+func (tr *tracker) split(t int64) {
+	for i, g := range tr.top {
+		if g.start < t && t < g.end {
+			tr.top[i] = span{start: g.start, end: t}
+			heap.Fix((*gapHeap)(&tr.top), i)
+			tr.push(span{start: t, end: g.end})
+			return
+		}
+		if g.start == t || g.end == t {
+			tr.sawTwice(t)
+			return
+		}
+	}
+	if !tr.hasLost {
+		tr.sawTwice(t)
+	}
+}
+
+// push adds gap g to top, dropping the least when top is full.
+func (tr *tracker) push(g span) {
+	h := (*gapHeap)(&tr.top)
+	if len(tr.top) < MaxTracked {
+		heap.Push(h, g)
+		return
+	}
+	if better(g, tr.top[0]) {
+		g, tr.top[0] = tr.top[0], g
+		heap.Fix(h, 0)
+	}
+	if !tr.hasLost || better(g, tr.lost) {
+		tr.lost, tr.hasLost = g, true
+	}
+}
+
+// gapHeap orders gaps worst first.
+type gapHeap []span
+
+func (h gapHeap) Len() int           { return len(h) }
+func (h gapHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h gapHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *gapHeap) Push(x any)        { *h = append(*h, x.(span)) }
+func (h *gapHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
+
+// longest returns the longest gap but skip (nil: none), false when there
+// is none, and an error when it cannot be known.
+func (tr *tracker) longest(skip *span) (span, bool, error) {
+	var best span
+	found := false
+	for _, g := range tr.top {
+		if skip != nil && g.start < skip.end && g.end > skip.start {
+			continue
+		}
+		if !found || better(g, best) {
+			best, found = g, true
+		}
+	}
+	if tr.hasLost && (!found || !better(best, tr.lost)) {
+		return span{}, false, ErrTooDisordered
+	}
+	if !found && tr.hasZero && (skip == nil || !(tr.zero < skip.end && tr.zero > skip.start)) {
+		return span{start: tr.zero, end: tr.zero}, true, nil
+	}
+	return best, found, nil
+}
+
+// stalls applies the package's rule to the times added.
+func (tr *tracker) stalls(f *fault) (Stalls, error) {
 	var st Stalls
 	if f == nil {
-		if g, ok := longest(ts, nil); ok {
+		g, ok, err := tr.longest(nil)
+		if ok {
 			st.Longest = g.gap()
 		}
-		return st
+		return st, err
 	}
-	fg := faultGap(ts, f)
+	ts, k := tr.zone.sorted()
+	fg := faultGap(ts, k, f)
 	st.Fault = fg.gap()
-	if g, ok := longest(ts, &fg); ok {
+	g, ok, err := tr.longest(&fg)
+	if ok {
 		st.Longest = g.gap()
 	}
+	return st, err
+}
+
+// stalls applies the package's rule to the times ts, in any order.
+func stalls(ts []int64, f *fault) Stalls {
+	var tr tracker
+	if f != nil {
+		tr.zone.window(&zone{from: f.at, to: f.at + f.window})
+	}
+	for _, t := range ts {
+		tr.add(t)
+	}
+	st, _ := tr.stalls(f)
 	return st
 }
 
 // faultGap returns the longest gap in progress during [at, at+window],
-// with the stand-ins at either end of ts.
-func faultGap(ts []int64, f *fault) span {
-	// k is the first time after the fault.
-	k := sort.Search(len(ts), func(i int) bool { return ts[i] > f.at })
+// with the stand-ins at either end of ts: the sorted times that decide it,
+// of which the first k are at or before the fault.
+func faultGap(ts []int64, k int, f *fault) span {
 	var best span
 	found := false
 	consider := func(s span) {
@@ -347,21 +573,4 @@ func faultGap(ts []int64, f *fault) span {
 		consider(span{start: ts[i-1], end: ts[i]})
 	}
 	return best
-}
-
-// longest returns the longest gap between consecutive times of ts that
-// does not overlap skip; false when there is none.
-func longest(ts []int64, skip *span) (span, bool) {
-	var best span
-	found := false
-	for i := 1; i < len(ts); i++ {
-		s := span{start: ts[i-1], end: ts[i]}
-		if skip != nil && s.start < skip.end && s.end > skip.start {
-			continue
-		}
-		if !found || s.len() > best.len() {
-			best, found = s, true
-		}
-	}
-	return best, found
 }

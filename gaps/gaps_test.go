@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -406,4 +409,116 @@ func checkGolden(t *testing.T, name string, got []byte, mine bool) {
 		return
 	}
 	golden.Check(t, filepath.Join("testdata", name), got)
+}
+
+// referenceStalls is the rule applied the plain way, to every time sorted:
+// what the streaming tracker must agree with.
+func referenceStalls(ts []int64, f *fault) Stalls {
+	ts = slices.Sorted(slices.Values(ts))
+	longest := func(skip *span) (span, bool) {
+		var best span
+		found := false
+		for i := 1; i < len(ts); i++ {
+			s := span{start: ts[i-1], end: ts[i]}
+			if skip != nil && s.start < skip.end && s.end > skip.start {
+				continue
+			}
+			if !found || s.len() > best.len() {
+				best, found = s, true
+			}
+		}
+		return best, found
+	}
+	var st Stalls
+	if f == nil {
+		if g, ok := longest(nil); ok {
+			st.Longest = g.gap()
+		}
+		return st
+	}
+	k := 0
+	for k < len(ts) && ts[k] <= f.at {
+		k++
+	}
+	// faultGap wants the latest time at or before the fault and those after.
+	from := max(k-1, 0)
+	fg := faultGap(ts[from:], k-from, f)
+	st.Fault = fg.gap()
+	if g, ok := longest(&fg); ok {
+		st.Longest = g.gap()
+	}
+	return st
+}
+
+// TestTrackerAgrees checks the streaming tracker against the plain rule
+// on times in order, nearly in order, in reverse, and shuffled, with ties
+// and repeats; only a shuffle may be too disordered, and then it says so.
+func TestTrackerAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, order := range []string{"sorted", "nearly", "reversed", "shuffled"} {
+		for trial := range 300 {
+			n := 1 + rng.IntN(600)
+			ts := make([]int64, n)
+			var at int64
+			for i := range ts {
+				switch rng.IntN(10) {
+				case 0: // a repeat: a batch read at one instant
+				case 1:
+					at += int64(rng.IntN(5000)) // a stall
+				default:
+					at += int64(15 + rng.IntN(10))
+				}
+				ts[i] = at
+			}
+			switch order {
+			case "nearly":
+				for i := range ts {
+					if j := i + rng.IntN(8); j < n && rng.IntN(3) == 0 {
+						ts[i], ts[j] = ts[j], ts[i]
+					}
+				}
+				// and a few stragglers written at the end
+				for range rng.IntN(5) {
+					i := rng.IntN(n)
+					ts = append(slices.Delete(ts, i, i+1), ts[i])
+				}
+			case "reversed":
+				slices.Reverse(ts)
+			case "shuffled":
+				rng.Shuffle(n, func(i, j int) { ts[i], ts[j] = ts[j], ts[i] })
+			}
+			var f *fault
+			if trial%3 != 0 {
+				fat := ts[rng.IntN(n)] + int64(rng.IntN(50)) - 25
+				f = &fault{at: fat, window: int64(rng.IntN(200)), end: max(at+int64(rng.IntN(100)), fat)}
+			}
+			var tr tracker
+			if f != nil {
+				tr.zone.window(&zone{from: f.at, to: f.at + f.window})
+			}
+			for _, v := range ts {
+				tr.add(v)
+			}
+			got, err := tr.stalls(f)
+			if err != nil {
+				if order != "shuffled" {
+					t.Fatalf("%s, trial %d: %v", order, trial, err)
+				}
+				continue
+			}
+			if want := referenceStalls(ts, f); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, trial %d, fault %+v: got %+v, want %+v", order, trial, f, show(got), show(want))
+			}
+		}
+	}
+}
+
+func show(st Stalls) string {
+	s := func(g *Gap) string {
+		if g == nil {
+			return "none"
+		}
+		return fmt.Sprintf("%d~%d%v%v", g.Start.UnixNano(), g.End.UnixNano(), g.FromFault, g.Open)
+	}
+	return "fault " + s(st.Fault) + " longest " + s(st.Longest)
 }

@@ -36,9 +36,10 @@
 // guarantees acks=all with idempotence promises. The others are counted
 // and shown, for they explain what happened, but break no promise.
 //
-// Memory: an Audit keeps 32 bytes per sequence number in pages of 1,024,
-// and 16 bytes per log record until Close, so a million messages and their
-// records take about 50 MB.
+// Memory: an Audit keeps 32 bytes per message and 16 bytes per log record
+// until Close, whatever the sequence numbers are, so a million messages
+// and their records take about 50 MB. Close sorts both by sequence number
+// and walks them side by side, then walks the log in offset order.
 package integrity
 
 import (
@@ -76,11 +77,23 @@ func New() *Audit {
 type partition struct {
 	n    int32
 	c    Counts
-	seqs table
-	log  chunks
-	// unsorted is set when log came out of offset order.
-	unsorted bool
+	msgs []message
+	log  []logRecord
 }
+
+// message is what an Audit keeps of one probe message.
+type message struct {
+	seq       int64
+	ackOffset int64 // valid with acked
+	ackAt     int64 // Unix ns, valid with acked
+	err       int32 // Audit.errs index + 1, valid with failed; 0: not kept
+	flags     uint8
+}
+
+const (
+	acked  uint8 = 1 << iota // acknowledged without error
+	failed                   // the probe saw an error
+)
 
 type logRecord struct{ offset, seq int64 }
 
@@ -90,7 +103,7 @@ func (a *Audit) partition(n int32) *partition {
 	}
 	p := a.parts[n]
 	if p == nil {
-		p = &partition{n: n, seqs: table{pages: map[int64]*page{}}}
+		p = &partition{n: n}
 		a.parts[n] = p
 	}
 	a.last = p
@@ -98,21 +111,30 @@ func (a *Audit) partition(n int32) *partition {
 }
 
 // AddMessage records one probe message. A sequence number listed twice
-// keeps its last row.
+// counts once, and keeps its last row.
 func (a *Audit) AddMessage(m *results.Message) {
 	p := a.partition(m.Partition)
-	p.c.Messages++
-	e := p.seqs.at(m.Seq)
-	e.flags = e.flags&^(acked|failed) | seen
+	e := message{seq: m.Seq}
 	switch {
 	case m.Failed():
-		e.flags |= failed
+		e.flags = failed
 		e.err = a.errorRef(m.Err)
 	case !m.Acked.IsZero():
-		e.flags |= acked
+		e.flags = acked
 		e.ackOffset = m.Offset
 		e.ackAt = m.Acked.UnixNano()
 	}
+	p.msgs = appendDoubling(p.msgs, e)
+}
+
+// appendDoubling is append that doubles a full slice: append grows large
+// slices by a quarter, so the copies would allocate five times the final
+// size in all; doubling keeps that to twice.
+func appendDoubling[T any](s []T, v T) []T {
+	if len(s) == cap(s) {
+		s = slices.Grow(s, max(len(s), 64))
+	}
+	return append(s, v)
 }
 
 func (a *Audit) errorRef(s string) int32 {
@@ -131,61 +153,7 @@ func (a *Audit) errorRef(s string) int32 {
 func (a *Audit) AddLog(r results.LogRecord) {
 	p := a.partition(r.Partition)
 	p.c.Logged++
-	rec := logRecord{r.Offset, r.Seq}
-	if last, ok := p.log.last(); ok && cmpLog(last, rec) > 0 {
-		p.unsorted = true
-	}
-	p.log.append(rec)
-}
-
-// chunks holds log records in fixed-size blocks, so a growing log is never
-// copied and takes 16 bytes a record.
-type chunks struct {
-	blocks []*[chunkSize]logRecord
-	n      int
-}
-
-const chunkSize = 4096
-
-func (c *chunks) append(r logRecord) {
-	if c.n%chunkSize == 0 {
-		c.blocks = append(c.blocks, new([chunkSize]logRecord))
-	}
-	c.blocks[c.n/chunkSize][c.n%chunkSize] = r
-	c.n++
-}
-
-func (c *chunks) last() (logRecord, bool) {
-	if c.n == 0 {
-		return logRecord{}, false
-	}
-	return c.blocks[(c.n-1)/chunkSize][(c.n-1)%chunkSize], true
-}
-
-// each calls f for every record, in the order appended.
-func (c *chunks) each(f func(logRecord)) {
-	for i, b := range c.blocks {
-		for _, r := range b[:min(chunkSize, c.n-i*chunkSize)] {
-			f(r)
-		}
-	}
-}
-
-// sort puts the records in (offset, seq) order.
-func (c *chunks) sort() {
-	all := make([]logRecord, 0, c.n)
-	c.each(func(r logRecord) { all = append(all, r) })
-	slices.SortFunc(all, cmpLog)
-	for i, r := range all {
-		c.blocks[i/chunkSize][i%chunkSize] = r
-	}
-}
-
-func cmpLog(a, b logRecord) int {
-	if c := cmp.Compare(a.offset, b.offset); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.seq, b.seq)
+	p.log = appendDoubling(p.log, logRecord{r.Offset, r.Seq})
 }
 
 // Close compares the messages with the records and returns the findings.
@@ -203,35 +171,122 @@ func (a *Audit) Close() *Report {
 
 func (p *partition) close(errs []string) Partition {
 	out := Partition{Partition: p.n}
-	if p.unsorted {
-		p.log.sort()
+	// Messages by sequence number, the last row of a number kept; the
+	// stable sort keeps rows of one number in the order they came.
+	// The probe writes them nearly in order, often exactly.
+	bySeq := func(a, b message) int { return cmp.Compare(a.seq, b.seq) }
+	if !slices.IsSortedFunc(p.msgs, bySeq) {
+		slices.SortStableFunc(p.msgs, bySeq)
 	}
-	// Walk the log in offset order.
-	maxSeq, maxOff := int64(-1), int64(-1)
-	dupIx := map[int64]int{} // seq → index in out.First.Duplicated
-	p.log.each(func(rec logRecord) {
-		e := p.seqs.at(rec.seq)
-		if e.flags&acked != 0 && e.ackOffset == rec.offset {
-			e.flags |= matched
+	msgs := p.msgs[:0]
+	for i, m := range p.msgs {
+		if i+1 < len(p.msgs) && p.msgs[i+1].seq == m.seq {
+			continue
 		}
-		if e.flags&inLog != 0 { // a later copy
-			if e.flags&dup == 0 {
-				e.flags |= dup
-				p.c.Duplicated++
-				if len(out.First.Duplicated) < MaxOffenders {
-					dupIx[rec.seq] = len(out.First.Duplicated)
-					out.First.Duplicated = append(out.First.Duplicated,
-						Duplicate{Seq: rec.seq, Offsets: []int64{e.logOffset}})
+		msgs = append(msgs, m)
+	}
+	p.c.Messages = len(msgs)
+	// Records by sequence number, and each number's copies by offset.
+	bySeqOffset := func(a, b logRecord) int {
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.offset, b.offset)
+	}
+	if !slices.IsSortedFunc(p.log, bySeqOffset) {
+		slices.SortFunc(p.log, bySeqOffset)
+	}
+
+	// Walk both in sequence order. Duplicates are listed by the offset of
+	// their second copy, as a reader of the log in offset order meets them.
+	var dups []Duplicate
+	log := p.log
+	firsts := p.log[:0] // each number's first copy, in place of log
+	for len(msgs) > 0 || len(log) > 0 {
+		var seq int64
+		switch {
+		case len(log) == 0:
+			seq = msgs[0].seq
+		case len(msgs) == 0:
+			seq = log[0].seq
+		default:
+			seq = min(msgs[0].seq, log[0].seq)
+		}
+		var m *message
+		if len(msgs) > 0 && msgs[0].seq == seq {
+			m, msgs = &msgs[0], msgs[1:]
+		}
+		n := 0
+		for n < len(log) && log[n].seq == seq {
+			n++
+		}
+		copies := log[:n]
+		log = log[n:]
+		inLog := n > 0
+		var logOffset int64
+		if inLog {
+			logOffset = copies[0].offset
+			firsts = append(firsts, copies[0])
+		}
+		if n > 1 {
+			p.c.Duplicated++
+			d := Duplicate{Seq: seq, Offsets: make([]int64, n)}
+			for i, r := range copies {
+				d.Offsets[i] = r.offset
+			}
+			dups = keepFirstDuplicates(dups, d)
+		}
+		switch {
+		case m == nil:
+			if inLog {
+				p.c.Unrecorded++
+			}
+		case m.flags&failed != 0:
+			p.c.Failed++
+			if !inLog {
+				break
+			}
+			p.c.FailedPresent++
+			if len(out.First.FailedPresent) < MaxOffenders {
+				msg := otherError
+				if m.err > 0 {
+					msg = errs[m.err-1]
+				}
+				out.First.FailedPresent = append(out.First.FailedPresent,
+					FailedPresent{Seq: seq, Offset: logOffset, Err: msg})
+			}
+		case m.flags&acked != 0:
+			p.c.Acknowledged++
+			matched := slices.ContainsFunc(copies, func(r logRecord) bool { return r.offset == m.ackOffset })
+			switch {
+			case !inLog:
+				p.c.Lost++
+				if len(out.First.Lost) < MaxOffenders {
+					out.First.Lost = append(out.First.Lost,
+						Lost{Seq: seq, AckedOffset: m.ackOffset, AckedAt: time.Unix(0, m.ackAt).UTC()})
+				}
+			case m.ackOffset >= 0 && !matched:
+				p.c.OffsetMismatch++
+				if len(out.First.OffsetMismatch) < MaxOffenders {
+					out.First.OffsetMismatch = append(out.First.OffsetMismatch,
+						Mismatch{Seq: seq, AckedOffset: m.ackOffset, LogOffset: logOffset})
 				}
 			}
-			if i, ok := dupIx[rec.seq]; ok {
-				d := &out.First.Duplicated[i]
-				d.Offsets = append(d.Offsets, rec.offset)
-			}
-			return
 		}
-		e.flags |= inLog
-		e.logOffset = rec.offset
+	}
+	if len(dups) > 0 {
+		out.First.Duplicated = dups
+	}
+	p.msgs = nil
+
+	// Walk the first copies in offset order; later copies are duplicates,
+	// not reorders.
+	byOffset := func(a, b logRecord) int { return cmp.Compare(a.offset, b.offset) }
+	if !slices.IsSortedFunc(firsts, byOffset) {
+		slices.SortFunc(firsts, byOffset)
+	}
+	maxSeq, maxOff := int64(-1), int64(-1)
+	for _, rec := range firsts {
 		if rec.seq < maxSeq {
 			p.c.Reordered++
 			if len(out.First.Reordered) < MaxOffenders {
@@ -241,51 +296,24 @@ func (p *partition) close(errs []string) Partition {
 		} else {
 			maxSeq, maxOff = rec.seq, rec.offset
 		}
-	})
-	p.log = chunks{}
-
-	// Walk the messages in sequence order.
-	p.seqs.each(func(seq int64, e *entry) {
-		switch {
-		case e.flags&seen == 0:
-			if e.flags&inLog != 0 {
-				p.c.Unrecorded++
-			}
-		case e.flags&failed != 0:
-			p.c.Failed++
-			if e.flags&inLog == 0 {
-				break
-			}
-			p.c.FailedPresent++
-			if len(out.First.FailedPresent) < MaxOffenders {
-				msg := otherError
-				if e.err > 0 {
-					msg = errs[e.err-1]
-				}
-				out.First.FailedPresent = append(out.First.FailedPresent,
-					FailedPresent{Seq: seq, Offset: e.logOffset, Err: msg})
-			}
-		case e.flags&acked != 0:
-			p.c.Acknowledged++
-			switch {
-			case e.flags&inLog == 0:
-				p.c.Lost++
-				if len(out.First.Lost) < MaxOffenders {
-					out.First.Lost = append(out.First.Lost,
-						Lost{Seq: seq, AckedOffset: e.ackOffset, AckedAt: time.Unix(0, e.ackAt).UTC()})
-				}
-			case e.ackOffset >= 0 && e.flags&matched == 0:
-				p.c.OffsetMismatch++
-				if len(out.First.OffsetMismatch) < MaxOffenders {
-					out.First.OffsetMismatch = append(out.First.OffsetMismatch,
-						Mismatch{Seq: seq, AckedOffset: e.ackOffset, LogOffset: e.logOffset})
-				}
-			}
-		}
-	})
-	p.seqs = table{}
+	}
+	p.log = nil
 	out.Counts = p.c
 	return out
+}
+
+// keepFirstDuplicates adds d to ds, the MaxOffenders duplicates whose
+// second copies come first in the log, in that order.
+func keepFirstDuplicates(ds []Duplicate, d Duplicate) []Duplicate {
+	i, _ := slices.BinarySearchFunc(ds, d.Offsets[1], func(e Duplicate, off int64) int { return cmp.Compare(e.Offsets[1], off) })
+	if i >= MaxOffenders {
+		return ds
+	}
+	ds = slices.Insert(ds, i, d)
+	if len(ds) > MaxOffenders {
+		ds = ds[:MaxOffenders]
+	}
+	return ds
 }
 
 // Report is what Close found, per partition and in total.
@@ -390,59 +418,4 @@ type Mismatch struct {
 	Seq         int64 `json:"seq"`
 	AckedOffset int64 `json:"acked_offset"`
 	LogOffset   int64 `json:"log_offset"` // the first offset the log holds it at
-}
-
-// entry is what an Audit knows of one sequence number.
-type entry struct {
-	ackOffset int64 // valid with acked
-	ackAt     int64 // Unix ns, valid with acked
-	logOffset int64 // first offset in the log, valid with inLog
-	err       int32 // Audit.errs index + 1, valid with failed; 0: not kept
-	flags     uint8
-}
-
-const (
-	seen    uint8 = 1 << iota // probe.csv lists it
-	acked                     // acknowledged without error
-	failed                    // the probe saw an error
-	inLog                     // log.csv holds it
-	dup                       // log.csv holds it more than once
-	matched                   // log.csv holds it at its acked offset
-)
-
-// A table maps sequence numbers to entries in pages, so dense numbers cost
-// 32 bytes each and a stray huge one costs one page, not a huge slice.
-type table struct {
-	pages map[int64]*page
-	lastN int64
-	last  *page
-}
-
-const pageBits = 10
-
-type page [1 << pageBits]entry
-
-func (t *table) at(seq int64) *entry {
-	n := seq >> pageBits
-	if t.last == nil || t.lastN != n {
-		pg := t.pages[n]
-		if pg == nil {
-			pg = new(page)
-			t.pages[n] = pg
-		}
-		t.last, t.lastN = pg, n
-	}
-	return &t.last[seq&(1<<pageBits-1)]
-}
-
-// each calls f for every entry used, in sequence order.
-func (t *table) each(f func(seq int64, e *entry)) {
-	for _, n := range slices.Sorted(maps.Keys(t.pages)) {
-		pg := t.pages[n]
-		for i := range pg {
-			if pg[i].flags != 0 {
-				f(n<<pageBits|int64(i), &pg[i])
-			}
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
 
@@ -226,6 +227,45 @@ func TestSparseSeqs(t *testing.T) {
 	}
 }
 
+// TestSparseMemory: the audit's memory follows the number of records, not
+// the span of their sequence numbers (200,000 rows with sparse seqs once
+// took 892 MB).
+func TestSparseMemory(t *testing.T) {
+	const rows = 200_000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	a := New()
+	m := results.Message{Partition: 0, Sent: time.Unix(1, 0), Acked: time.Unix(2, 0)}
+	for i := int64(0); i < rows; i++ {
+		m.Seq = i * 1_000_003 // a page of its own for each, in a paged table
+		m.Offset = i
+		a.AddMessage(&m)
+		a.AddLog(results.LogRecord{Partition: 0, Offset: i, Seq: m.Seq})
+	}
+	r := a.Close()
+	runtime.ReadMemStats(&after)
+	if r.Acknowledged != rows || !r.OK() {
+		t.Fatalf("counts %+v", r.Counts)
+	}
+	// 48 bytes a row kept, twice over for slices that grow by doubling,
+	// and ample headroom (the race detector's own allocations): a table
+	// indexed by seq needs thousands of bytes a row.
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(rows*512); got > limit {
+		t.Errorf("the audit of %d rows allocated %d MB, want under %d MB", rows, got>>20, limit>>20)
+	}
+}
+
+// A message listed twice counts once, with its last row.
+func TestRepeatedMessage(t *testing.T) {
+	a := New()
+	a.AddMessage(&results.Message{Partition: 0, Seq: 3, Offset: -1, Sent: time.Unix(1, 0)})
+	a.AddMessage(&results.Message{Partition: 0, Seq: 3, Offset: 9, Sent: time.Unix(1, 0), Acked: time.Unix(2, 0)})
+	r := a.Close()
+	if want := (Counts{Messages: 1, Acknowledged: 1, Lost: 1}); r.Counts != want {
+		t.Errorf("counts %+v, want %+v", r.Counts, want)
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	r := New().Close()
 	if !r.OK() || r.Partitions == nil {
@@ -240,9 +280,10 @@ func TestEmpty(t *testing.T) {
 	}
 }
 
-// TestManyChunks adds more log records than one chunk holds, in reverse
-// offset order, with one pair swapped, so sorting must cross chunks.
-func TestManyChunks(t *testing.T) {
+// TestManyRecords adds thousands of log records in reverse offset order,
+// with one pair swapped.
+func TestManyRecords(t *testing.T) {
+	const chunkSize = 4096
 	const n = 3*chunkSize + 17
 	a := New()
 	for seq := int64(0); seq < n; seq++ {

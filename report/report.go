@@ -12,10 +12,10 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -63,6 +63,11 @@ type Trial struct {
 // by the broker's own SIGTERM line), then the probe CSV once, for the gaps
 // and the audit together, then the stalls.
 func Analyze(t results.Trial, opt Options) (*Trial, error) {
+	return AnalyzeContext(context.Background(), t, opt)
+}
+
+// AnalyzeContext is Analyze, stopping with ctx's error once ctx is done.
+func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, error) {
 	tr := &Trial{Dir: t.Dir, Meta: t.Meta}
 	var fault *results.Fault
 	if t.Meta != nil && t.Meta.Fault != nil {
@@ -88,22 +93,22 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
 	}
-	var partitions map[int32]bool
-	if t.Meta != nil {
-		partitions = t.Meta.PartitionSet()
-	}
 	// The audit keeps every message, so it runs only when there is a
 	// read-back to weigh them against; the gaps alone stream.
 	var audit *integrity.Audit
 	if t.Dir != "" {
-		if _, err := os.Stat(t.Path(results.LogFile)); err == nil {
+		logPath, err := t.LogPath()
+		if err != nil {
+			return nil, err
+		}
+		if logPath != "" {
 			audit = integrity.New()
 		} else {
 			tr.Notes = append(tr.Notes, "no "+results.LogFile+": the partitions were not read back, so no integrity check")
 		}
 	}
 	tr.Gaps = gaps.NewReport(gopt)
-	if err := readProbe(t.Probe, partitions, func(m *results.Message) {
+	if err := readProbe(ctx, t, func(m *results.Message) {
 		tr.Gaps.Add(m)
 		if audit != nil {
 			audit.AddMessage(m)
@@ -115,8 +120,11 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 		return nil, err
 	}
 	tr.Gaps.Close()
+	if err := tr.Gaps.Err; err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Probe, err)
+	}
 	if audit != nil {
-		if err := readLog(t.Path(results.LogFile), audit); err != nil {
+		if err := readLog(ctx, t, audit); err != nil {
 			return nil, err
 		}
 		tr.Integrity = audit.Close()
@@ -164,15 +172,13 @@ func (tr *Trial) buildTimeline(opt Options) error {
 	return nil
 }
 
-// readProbe decodes the probe CSV at path, handing each message to add.
-func readProbe(path string, partitions map[int32]bool, add func(*results.Message)) error {
-	f, err := os.Open(path)
+// readProbe decodes the trial's probe CSV, handing each message to add.
+func readProbe(ctx context.Context, t results.Trial, add func(*results.Message)) error {
+	dec, err := t.OpenProbe(ctx)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	dec := results.NewDecoder(f, path)
-	dec.Partitions = partitions
+	defer dec.Close()
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
@@ -187,13 +193,12 @@ func readProbe(path string, partitions map[int32]bool, add func(*results.Message
 	return nil
 }
 
-func readLog(path string, audit *integrity.Audit) error {
-	f, err := os.Open(path)
+func readLog(ctx context.Context, t results.Trial, audit *integrity.Audit) error {
+	dec, err := t.OpenLog(ctx)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	dec := results.NewLogDecoder(f, path)
+	defer dec.Close()
 	var r results.LogRecord
 	for {
 		err := dec.Decode(&r)

@@ -421,14 +421,6 @@ func TestIntegrityCatches(t *testing.T) {
 			lost: 1, text: "p0: 1 lost\np0 lost seq 100 (acked offset 100 at ",
 		},
 		{
-			name: "row repeated",
-			edit: func(l []string) []string {
-				i := slices.Index(l, row)
-				return slices.Insert(l, i, row)
-			},
-			dup: 1, text: "p0: 1 duplicated\n",
-		},
-		{
 			name: "row copied to the log's end",
 			edit: func(l []string) []string { return append(l, "0,1501,100\n") },
 			dup:  1, text: "p0: 1 duplicated\n",

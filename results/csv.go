@@ -23,6 +23,15 @@
 // Times are RFC 3339 in UTC with nine fractional digits. An empty cell means
 // the value is absent. The format's version is FormatVersion, kept in the
 // metadata file.
+//
+// The decoders refuse, as a ParseError at the line and column, anything the
+// probe cannot have written, so that no analysis of a broken file prints a
+// number: a time outside the trial's own window (or, without one, outside
+// 2000–2100), an ack or a read before its send, a second row for one
+// message (probe.csv: partition and seq; log.csv: partition and offset),
+// and a line longer than MaxLine. Errors quote at most an Excerpt of the
+// input. Find and Open refuse pipes, devices and other files that are not
+// regular before reading a byte.
 package results
 
 import (
@@ -34,6 +43,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // FormatVersion is the version of every file this package writes. A reader
@@ -200,6 +210,10 @@ func (lr *lineReader) read() {
 	rec, err := lr.csv.Read()
 	lr.aheadErr = err
 	if err != nil {
+		if lr.tail.long != nil { // the cause; the csv reader saw only a cut line
+			lr.aheadErr = lr.tail.long
+			return
+		}
 		lr.aheadErr = lr.truncated(err, len(rec))
 		return
 	}
@@ -247,7 +261,7 @@ func (lr *lineReader) next() ([]string, error) {
 		}
 		if !equal(rec, lr.names) {
 			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
-				Err: fmt.Errorf("%w: got %q, want %q", ErrHeader, joinComma(rec), joinComma(lr.names))}
+				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(rec)), joinComma(lr.names))}
 		}
 		lr.read()
 		if lr.aheadErr == io.EOF && !lr.tail.newline {
@@ -278,6 +292,9 @@ func (lr *lineReader) fieldError(i int, err error) error {
 func (lr *lineReader) csvError(err error) error {
 	var located *ParseError
 	if errors.As(err, &located) {
+		if located.File == "" {
+			located.File = lr.file
+		}
 		return err
 	}
 	var pe *csv.ParseError
@@ -287,18 +304,68 @@ func (lr *lineReader) csvError(err error) error {
 	return fmt.Errorf("%s: %w", lr.file, err)
 }
 
-// tailReader remembers whether the stream ended with a newline.
+// MaxLine is the longest line a decoder reads. The probe's rows are a few
+// hundred bytes, its longest a client error message; a longer line is not
+// kbf's, and reading it whole (a file of NUL bytes has no line break at
+// all) could take all memory.
+const MaxLine = 1 << 20
+
+// ErrLongLine is reported for a line longer than MaxLine.
+var ErrLongLine = fmt.Errorf("line longer than %d KiB: not a file kbf wrote", MaxLine>>10)
+
+// tailReader remembers whether the stream ended with a newline, and stops
+// at a line longer than MaxLine.
 type tailReader struct {
 	r       io.Reader
 	newline bool
+	lines   int // complete lines read
+	run     int // bytes since the last newline
+	long    error
 }
 
 func (t *tailReader) Read(p []byte) (int, error) {
+	if t.long != nil {
+		return 0, t.long
+	}
 	n, err := t.r.Read(p)
 	if n > 0 {
 		t.newline = p[n-1] == '\n'
+		for b := p[:n]; ; {
+			i := bytes.IndexByte(b, '\n')
+			if i < 0 {
+				t.run += len(b)
+				break
+			}
+			if t.run+i > MaxLine {
+				t.run += i
+				break
+			}
+			t.lines++
+			t.run, b = 0, b[i+1:]
+		}
+		if t.run > MaxLine {
+			t.long = &ParseError{Line: t.lines + 1, Err: ErrLongLine}
+			return 0, t.long
+		}
 	}
 	return n, err
+}
+
+// Excerpt quotes s as Go would write it, control bytes escaped, cut to
+// about 40 characters with an ellipsis and its length when longer: an
+// error message quotes the input it refuses, and the input may be anything.
+func Excerpt(s string) string {
+	const max = 40
+	if len(s) <= max {
+		if q := strconv.Quote(s); len(q) <= max+2 {
+			return q
+		}
+	}
+	cut := min(len(s), max)
+	for cut > 0 && (!utf8.RuneStart(s[cut]) || len(strconv.Quote(s[:cut])) > max+2) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
 func equal(a, b []string) bool {

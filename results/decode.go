@@ -4,27 +4,65 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 )
 
-// Decoder reads the probe CSV one row at a time, so a file of any length is
-// read in constant memory.
+// Decoder reads the probe CSV one row at a time. It keeps, per partition,
+// the runs of sequence numbers seen, to refuse a row listed twice: for the
+// file the probe writes, nearly in sequence order, that is a few runs, and
+// never more than one per row.
 type Decoder struct {
 	lr *lineReader
 	// Partitions, when set, is the set of partitions the file may name; a
 	// row naming another is an error.
 	Partitions map[int32]bool
+	// From and To bound the times a row may hold: a trial's own start and
+	// end (Meta.Started, Meta.Ended). Where zero, the plausible range
+	// EarliestTime–LatestTime bounds them instead, so no time can make a
+	// gap of centuries.
+	From, To time.Time
+
+	seen   map[int32]*runs
+	closer io.Closer
 }
+
+// The plausible range of a time in a file with no trial window to judge it
+// by.
+var (
+	EarliestTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	LatestTime   = time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)
+)
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	return &Decoder{lr: newLineReader(r, file, probeHeader)}
+	return &Decoder{lr: newLineReader(r, file, probeHeader), seen: map[int32]*runs{}}
 }
 
-// ErrUnknownPartition is reported for a row whose partition the run did not
-// probe.
-var ErrUnknownPartition = errors.New("partition not probed in this run")
+// Close closes the file Trial.OpenProbe opened; for a Decoder made by
+// NewDecoder it does nothing.
+func (d *Decoder) Close() error {
+	if d.closer == nil {
+		return nil
+	}
+	return d.closer.Close()
+}
+
+// Errors a Decoder reports inside a ParseError.
+var (
+	// ErrUnknownPartition is reported for a row whose partition the run
+	// did not probe.
+	ErrUnknownPartition = errors.New("partition not probed in this run")
+	// ErrOutsideTrial is reported for a time outside the trial's window,
+	// or outside the plausible range.
+	ErrOutsideTrial = errors.New("outside the trial")
+	// ErrBeforeSent is reported for an ack or a receive before the send.
+	ErrBeforeSent = errors.New("before the message was sent")
+	// ErrDuplicateRow is reported for a second row of one partition and
+	// sequence number.
+	ErrDuplicateRow = errors.New("duplicate row")
+)
 
 // Decode reads the next row into m. It returns io.EOF after the last row and
 // a *ParseError for a malformed one.
@@ -35,31 +73,121 @@ func (d *Decoder) Decode(m *Message) error {
 	}
 	p, err := strconv.ParseInt(row[0], 10, 32)
 	if err != nil || p < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %q", row[0]))
+		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(row[0])))
 	}
 	m.Partition = int32(p)
 	if d.Partitions != nil && !d.Partitions[m.Partition] {
 		return d.lr.fieldError(0, fmt.Errorf("%w: %d", ErrUnknownPartition, p))
 	}
 	if m.Seq, err = strconv.ParseInt(row[1], 10, 64); err != nil || m.Seq < 0 {
-		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %q", row[1]))
+		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(row[1])))
 	}
 	m.Offset = -1
 	if row[2] != "" {
 		if m.Offset, err = strconv.ParseInt(row[2], 10, 64); err != nil || m.Offset < 0 {
-			return d.lr.fieldError(2, fmt.Errorf("not an offset: %q", row[2]))
+			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(row[2])))
 		}
 	}
 	for i, t := range []*time.Time{&m.Sent, &m.Acked, &m.Received} {
 		if *t, err = ParseTime(row[3+i]); err != nil {
 			return d.lr.fieldError(3+i, err)
 		}
+		if err := d.inWindow(*t); err != nil {
+			return d.lr.fieldError(3+i, err)
+		}
 	}
 	if m.Sent.IsZero() {
 		return d.lr.fieldError(3, errors.New("empty: every message has a send time"))
 	}
+	// One clock times all three, so an ack or a read before the send is a
+	// broken file, and would make a negative latency.
+	if !m.Acked.IsZero() && m.Acked.Before(m.Sent) {
+		return d.lr.fieldError(4, fmt.Errorf("%s is %w at %s", clockOf(m.Acked), ErrBeforeSent, clockOf(m.Sent)))
+	}
+	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
+		return d.lr.fieldError(5, fmt.Errorf("%s is %w at %s", clockOf(m.Received), ErrBeforeSent, clockOf(m.Sent)))
+	}
+	r := d.seen[m.Partition]
+	if r == nil {
+		r = &runs{}
+		d.seen[m.Partition] = r
+	}
+	if !r.add(m.Seq) {
+		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
+			ErrDuplicateRow, m.Partition, m.Seq))
+	}
 	m.Err = row[6]
 	return nil
+}
+
+// inWindow refuses a non-zero t outside the decoder's window.
+func (d *Decoder) inWindow(t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	from, to, what := d.From, d.To, "the trial's"
+	if from.IsZero() {
+		from, what = EarliestTime, "a plausible"
+	}
+	if to.IsZero() {
+		to = LatestTime
+		if !d.From.IsZero() {
+			what = "the trial's" // started then, and never recorded its end
+		}
+	}
+	if t.Before(from) || t.After(to) {
+		return fmt.Errorf("%s is %w: %s window is %s ~ %s",
+			t.UTC().Format(time.RFC3339Nano), ErrOutsideTrial, what,
+			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
+	}
+	return nil
+}
+
+func clockOf(t time.Time) string { return t.UTC().Format("15:04:05.000000000") }
+
+// runs is a set of sequence numbers kept as sorted, disjoint, non-adjacent
+// closed ranges, so numbers that come nearly in order cost almost nothing
+// and any numbers cost at most one range each.
+type runs struct{ r [][2]int64 }
+
+// add adds n and reports whether it was new.
+func (s *runs) add(n int64) bool {
+	k := len(s.r)
+	if k > 0 && s.r[k-1][1] < n { // the usual case: past the end
+		if s.r[k-1][1] == n-1 {
+			s.r[k-1][1] = n
+		} else {
+			s.r = append(s.r, [2]int64{n, n})
+		}
+		return true
+	}
+	// i is the first range that ends at or after n.
+	i, _ := slices.BinarySearchFunc(s.r, n, func(r [2]int64, n int64) int {
+		switch {
+		case r[1] < n:
+			return -1
+		case r[1] > n:
+			return 1
+		}
+		return 0
+	})
+	if i < k && s.r[i][0] <= n {
+		return false
+	}
+	joinLeft := i > 0 && s.r[i-1][1] == n-1
+	joinRight := i < k && s.r[i][0] == n+1
+	switch {
+	case joinLeft && joinRight:
+		s.r[i-1][1] = s.r[i][1]
+		s.r = slices.Delete(s.r, i, i+1)
+	case joinLeft:
+		s.r[i-1][1] = n
+	case joinRight:
+		s.r[i][0] = n
+	default:
+		s.r = slices.Insert(s.r, i, [2]int64{n, n})
+	}
+	return true
 }
 
 // ParseTime parses an RFC 3339 time as the files hold it; "" is the zero
@@ -75,11 +203,11 @@ func ParseTime(s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("not an RFC 3339 time: %q", s)
+		return time.Time{}, fmt.Errorf("not an RFC 3339 time: %s", Excerpt(s))
 	}
 	t = t.UTC()
 	if y := t.Year(); y < 0 || y > 9999 {
-		return time.Time{}, fmt.Errorf("not an RFC 3339 time: %q is in year %d in UTC", s, y)
+		return time.Time{}, fmt.Errorf("not an RFC 3339 time: %s is in year %d in UTC", Excerpt(s), y)
 	}
 	return t, nil
 }

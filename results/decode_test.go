@@ -51,6 +51,14 @@ func decodeAllLog(d *LogDecoder) ([]LogRecord, error) {
 	}
 }
 
+// allYears widens d's window to every time the format can write, so a
+// round trip can test the format's edges.
+func allYears(d *Decoder) *Decoder {
+	d.From = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.To = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	return d
+}
+
 // checkParseError fails t unless err is a *ParseError at line:col naming
 // file, wrapping want (when set) and mentioning text (when set).
 func checkParseError(t *testing.T, err error, file string, line, col int, want error, text string) {
@@ -75,7 +83,8 @@ func TestDecoderErrors(t *testing.T) {
 		name       string
 		in         string
 		partitions map[int32]bool
-		rows       int // rows decoded before the error
+		from, to   time.Time // the decoder's window
+		rows       int       // rows decoded before the error
 		line, col  int
 		err        error
 		text       string
@@ -129,15 +138,95 @@ func TestDecoderErrors(t *testing.T) {
 			rows: 1, line: 3, col: 69, text: "received"},
 		{name: "no send time", in: probeHead + "0,0,1042,," + ts2 + ",,\n", line: 2, col: 10,
 			text: "every message has a send time"},
+		// Year 9999 once made a gap of 6,650,877,831 s.
+		{name: "bare CSV, year 9999", in: probeHead + goodRow + "0,1,1043," + ts1 + ",9999-11-30T03:26:09.084001200Z,,\n",
+			rows: 1, line: 3, col: 41, err: ErrOutsideTrial, text: "acked: 9999-11-30T03:26:09.0840012Z is outside the trial: a plausible window is 2000-01-01"},
+		{name: "bare CSV, 1999", in: probeHead + "0,0,1042,1999-12-31T23:59:59.999999999Z,,,\n",
+			line: 2, col: 10, err: ErrOutsideTrial, text: "sent: 1999-12-31T23:59:59.999999999Z"},
+		{name: "before the trial started", in: probeHead + goodRow,
+			from: time.Date(2026, 11, 30, 3, 26, 9, 81e6, time.UTC), line: 2, col: 10, err: ErrOutsideTrial,
+			text: "the trial's window is 2026-11-30T03:26:09.081Z ~ 2100-01-01T00:00:00Z"},
+		{name: "after the trial ended", in: probeHead + goodRow,
+			from: time.Date(2026, 11, 30, 3, 26, 9, 0, time.UTC), to: time.Date(2026, 11, 30, 3, 26, 9, 85e6, time.UTC),
+			line: 2, col: 72, err: ErrOutsideTrial, text: "received: 2026-11-30T03:26:09.086311Z is outside the trial"},
+		{name: "acked before sent", in: probeHead + "0,0,1042," + ts2 + "," + ts1 + ",,\n",
+			line: 2, col: 41, err: ErrBeforeSent, text: "acked: 03:26:09.080123456 is before the message was sent at 03:26:09.084001200"},
+		{name: "received before sent", in: probeHead + "0,0,1042," + ts2 + ",," + ts1 + ",\n",
+			line: 2, col: 42, err: ErrBeforeSent, text: "received: 03:26:09.080123456 is before"},
+		{name: "row listed twice", in: probeHead + goodRow + "1,0,1042," + ts1 + ",,,\n" + goodRow,
+			rows: 2, line: 4, col: 3, err: ErrDuplicateRow, text: "seq: duplicate row: an earlier row has partition 0 seq 0 too"},
+		{name: "row listed twice, out of order", in: probeHead + "0,5,," + ts1 + ",,,\n0,3,," + ts1 + ",,,\n0,4,," + ts1 + ",,,\n0,3,," + ts1 + ",,,\n",
+			rows: 3, line: 5, col: 3, err: ErrDuplicateRow},
+		{name: "NUL bytes and no line break", in: strings.Repeat("\x00", MaxLine+10),
+			line: 1, err: ErrLongLine},
+		{name: "a long line after good ones", in: probeHead + goodRow + goodRow[:10] + strings.Repeat("x", MaxLine) + "\n",
+			rows: 1, line: 3, err: ErrLongLine},
+		{name: "long bad field is cut", in: probeHead + "0,0," + strings.Repeat("\x01", 5000) + "," + ts1 + ",,,\n",
+			line: 2, col: 5, text: `offset: not an offset: "\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"... (5000 bytes)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := NewDecoder(strings.NewReader(tc.in), "probe.csv")
 			d.Partitions = tc.partitions
+			d.From, d.To = tc.from, tc.to
 			ms, err := decodeAll(d)
 			if len(ms) != tc.rows {
 				t.Errorf("decoded %d rows before the error, want %d", len(ms), tc.rows)
 			}
 			checkParseError(t, err, "probe.csv", tc.line, tc.col, tc.err, tc.text)
+		})
+	}
+}
+
+// A quoted excerpt stays short whatever the input, and shows control bytes
+// as escapes.
+func TestExcerpt(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{name: "short", in: "x1", want: `"x1"`},
+		{name: "forty bytes", in: strings.Repeat("a", 40), want: `"` + strings.Repeat("a", 40) + `"`},
+		{name: "long", in: strings.Repeat("a", 41), want: `"` + strings.Repeat("a", 40) + `"... (41 bytes)`},
+		{name: "NUL bytes", in: strings.Repeat("\x00", 50<<20),
+			want: `"` + strings.Repeat(`\x00`, 10) + `"... (52428800 bytes)`},
+		{name: "a line break", in: "a\nb", want: `"a\nb"`},
+		{name: "not cut inside a rune", in: strings.Repeat("a", 39) + "é" + "b",
+			want: `"` + strings.Repeat("a", 39) + `"... (42 bytes)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Excerpt(tc.in); got != tc.want {
+				t.Errorf("Excerpt = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		add  []int64
+		dup  int64 // added last; must be refused
+		runs int   // ranges kept before it
+	}{
+		{name: "in order", add: []int64{0, 1, 2, 3}, dup: 2, runs: 1},
+		{name: "a hole filled", add: []int64{0, 1, 3, 4, 2}, dup: 4, runs: 1},
+		{name: "reversed", add: []int64{5, 4, 3, 2, 1, 0}, dup: 0, runs: 1},
+		{name: "sparse", add: []int64{1 << 40, 7, 1 << 20, 9}, dup: 1 << 20, runs: 4},
+		{name: "joins on the left only", add: []int64{0, 10, 1}, dup: 1, runs: 2},
+		{name: "joins on the right only", add: []int64{0, 10, 9}, dup: 9, runs: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s runs
+			for _, n := range tc.add {
+				if !s.add(n) {
+					t.Fatalf("add(%d) refused, ranges %v", n, s.r)
+				}
+			}
+			if len(s.r) != tc.runs {
+				t.Errorf("ranges %v, want %d of them", s.r, tc.runs)
+			}
+			if s.add(tc.dup) {
+				t.Errorf("add(%d) a second time accepted, ranges %v", tc.dup, s.r)
+			}
 		})
 	}
 }
@@ -162,6 +251,12 @@ func TestLogDecoderErrors(t *testing.T) {
 			text: `offset: not a non-negative integer: "-1"`},
 		{name: "seq not a number", in: head + "0,1042,zero\n", line: 2, col: 8, text: "seq"},
 		{name: "partition beyond int32", in: head + "2147483648,1042,0\n", line: 2, col: 1, text: "partition"},
+		// One offset holds one record: the same seq at two offsets is the
+		// log's duplicate, for the audit; one offset twice is a broken file.
+		{name: "row repeated", in: head + "0,1042,0\n1,1042,0\n0,1043,1\n0,1042,0\n", rows: 3, line: 5, col: 3,
+			err: ErrDuplicateRow, text: "offset: duplicate row: an earlier row has partition 0 offset 1042 too"},
+		{name: "long field is cut", in: head + "0," + strings.Repeat("9", 100) + ",0\n", line: 2, col: 3,
+			text: `"9999999999999999999999999999999999999999"... (100 bytes)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs, err := decodeAllLog(NewLogDecoder(strings.NewReader(tc.in), "log.csv"))
@@ -295,7 +390,7 @@ func TestRoundTrip(t *testing.T) {
 			if err := e.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			got, err := decodeAll(NewDecoder(&buf, "probe.csv"))
+			got, err := decodeAll(allYears(NewDecoder(&buf, "probe.csv")))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,8 +1,11 @@
 package results
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,11 +17,69 @@ import (
 type Trial struct {
 	Dir   string // "" for a bare CSV
 	Probe string // path of the probe CSV
-	Meta  *Meta
+	// Log is the path of the read-back CSV, or "" when the trial has none.
+	// A log.csv that is there but cannot be read makes Find fail instead,
+	// so "" always means the partitions were not read back.
+	Log  string
+	Meta *Meta
 }
 
 // Path returns the path of the named file in the trial's directory.
 func (t *Trial) Path(name string) string { return filepath.Join(t.Dir, name) }
+
+// OpenProbe opens the trial's probe CSV for decoding: the decoder accepts
+// only the partitions the metadata names and times inside the trial's own
+// window, and stops with ctx's error once ctx is done. Close it when done.
+func (t *Trial) OpenProbe(ctx context.Context) (*Decoder, error) {
+	f, err := Open(ctx, t.Probe)
+	if err != nil {
+		return nil, err
+	}
+	d := NewDecoder(bufio.NewReaderSize(f, readBuffer), t.Probe)
+	d.closer = f
+	if t.Meta != nil {
+		d.Partitions = t.Meta.PartitionSet()
+		d.From, d.To = t.Meta.Started, t.Meta.Ended
+	}
+	return d, nil
+}
+
+// LogPath returns the path of the trial's read-back CSV, "" when it has
+// none, and an error when one is there but cannot be read. It is Log when
+// set; for a Trial not made by Find, it looks.
+func (t *Trial) LogPath() (string, error) {
+	if t.Log != "" || t.Dir == "" {
+		return t.Log, nil
+	}
+	path := filepath.Join(t.Dir, LogFile)
+	if ok, err := present(path); !ok || err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// OpenLog opens the trial's read-back CSV; it fails when there is none.
+// The decoder stops with ctx's error once ctx is done. Close it when done.
+func (t *Trial) OpenLog(ctx context.Context) (*LogDecoder, error) {
+	path, err := t.LogPath()
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, fmt.Errorf("%s: no %s: the partitions were not read back", t.Dir, LogFile)
+	}
+	f, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	d := NewLogDecoder(bufio.NewReaderSize(f, readBuffer), path)
+	d.closer = f
+	return d, nil
+}
+
+// readBuffer is how much of a file a decoder reads at once: the CSV
+// reader's own 4 KB would take a system call for every 40 rows.
+const readBuffer = 64 << 10
 
 // TrialDirPrefix begins the name of each trial's directory in a run's.
 const TrialDirPrefix = "trial-"
@@ -26,11 +87,41 @@ const TrialDirPrefix = "trial-"
 // TrialDir names trial n's directory (1-based).
 func TrialDir(n int) string { return fmt.Sprintf("%s%02d", TrialDirPrefix, n) }
 
-// ErrNoResults is reported for a path that holds no kbf results.
-var ErrNoResults = errors.New("no kbf results here: want a probe CSV, a trial directory (meta.json, probe.csv) or a run directory (trial-NN/)")
+// Errors Find reports.
+var (
+	// ErrNoResults is reported for a path that holds no kbf results.
+	ErrNoResults = errors.New("no kbf results here: want a probe CSV, a trial directory (meta.json, probe.csv) or a run directory (trial-NN/)")
+	// ErrNoProbe is reported for a trial directory without its probe CSV.
+	ErrNoProbe = errors.New("no " + ProbeFile + ": the trial recorded no message (it stopped before the probe started, or the file was moved)")
+	// ErrNotRegular is reported for a path that is a named pipe, a device,
+	// a socket or anything else that is not a plain file: reading one could
+	// block forever or never end.
+	ErrNotRegular = errors.New("not a regular file")
+)
+
+// BrokenTrials lists the trials of a run directory that Find or an
+// analysis could not read, while others could. Its Error has one line per
+// trial, each naming the trial.
+type BrokenTrials []error
+
+func (b BrokenTrials) Error() string {
+	lines := make([]string, len(b))
+	for i, err := range b {
+		lines[i] = err.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (b BrokenTrials) Unwrap() []error { return b }
 
 // Find resolves path — a probe CSV, a trial directory or a run directory of
-// trials — to the trials it holds, in order.
+// trials — to the trials it holds, in order. It refuses, before reading
+// anything, any file the analysis would read that is not a regular file.
+//
+// In a run directory a broken trial does not hide the others: Find returns
+// the trials it could read and, with them, a BrokenTrials error naming
+// each of the others. When no trial could be read the error wraps
+// ErrNoResults as well.
 func Find(path string) ([]Trial, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -40,46 +131,230 @@ func Find(path string) ([]Trial, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
+		if err := regular(path, st); err != nil {
+			return nil, err
+		}
 		return []Trial{{Probe: path}}, nil
 	}
 	if t, ok, err := trialAt(path); err != nil || ok {
-		return []Trial{t}, err
+		if err != nil {
+			return nil, err
+		}
+		return []Trial{t}, nil
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
 		return nil, err
 	}
 	var trials []Trial
+	var broken BrokenTrials
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), TrialDirPrefix) {
+		if !strings.HasPrefix(e.Name(), TrialDirPrefix) {
 			continue
 		}
-		t, ok, err := trialAt(filepath.Join(path, e.Name()))
-		if err != nil {
-			return nil, err
+		dir := filepath.Join(path, e.Name())
+		if !e.IsDir() {
+			// A trial-NN that is a link to a directory is still a trial.
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
 		}
-		if ok {
+		t, ok, err := trialAt(dir)
+		switch {
+		case err != nil:
+			broken = append(broken, err)
+		case !ok:
+			broken = append(broken, fmt.Errorf("%s: %w", dir, ErrNoProbe))
+		default:
 			trials = append(trials, t)
 		}
 	}
-	if len(trials) == 0 {
-		return nil, fmt.Errorf("%s: %w", path, ErrNoResults)
-	}
 	sort.Slice(trials, func(i, j int) bool { return trials[i].Dir < trials[j].Dir })
+	switch {
+	case len(trials) == 0 && len(broken) == 0:
+		return nil, fmt.Errorf("%s: %w", path, ErrNoResults)
+	case len(trials) == 0:
+		return nil, fmt.Errorf("%s: %w\n%w", path, ErrNoResults, broken)
+	case len(broken) > 0:
+		return trials, broken
+	}
 	return trials, nil
 }
 
+// trialAt reads the trial directory dir; ok is false when dir holds
+// neither a probe CSV nor metadata. A directory with metadata and no probe
+// CSV is a trial that recorded nothing, and an error.
 func trialAt(dir string) (Trial, bool, error) {
 	probe := filepath.Join(dir, ProbeFile)
-	if _, err := os.Stat(probe); errors.Is(err, fs.ErrNotExist) {
-		return Trial{}, false, nil
-	}
-	m, err := ReadMeta(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Trial{Dir: dir, Probe: probe}, true, nil
-	}
+	metaPath := filepath.Join(dir, MetaFile)
+	hasProbe, err := present(probe)
 	if err != nil {
 		return Trial{}, false, err
 	}
-	return Trial{Dir: dir, Probe: probe, Meta: m}, true, nil
+	hasMeta, err := present(metaPath)
+	if err != nil {
+		return Trial{}, false, err
+	}
+	switch {
+	case !hasProbe && !hasMeta:
+		return Trial{}, false, nil
+	case !hasProbe:
+		return Trial{}, false, fmt.Errorf("%s: %w", dir, ErrNoProbe)
+	}
+	if err := checkFiles(dir); err != nil {
+		return Trial{}, false, err
+	}
+	t := Trial{Dir: dir, Probe: probe}
+	if ok, err := present(filepath.Join(dir, LogFile)); err != nil {
+		return Trial{}, false, err
+	} else if ok {
+		t.Log = filepath.Join(dir, LogFile)
+	}
+	if hasMeta {
+		if t.Meta, err = ReadMeta(dir); err != nil {
+			return Trial{}, false, err
+		}
+	}
+	return t, true, nil
 }
+
+// present reports whether path names a regular file, false when there is
+// nothing there, and an error for anything else: a dangling link, a
+// directory, a pipe or a file that cannot be looked at is not "absent".
+func present(path string) (bool, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, fmt.Errorf("%s: cannot be read: %w", path, err)
+	}
+	return true, regular(path, st)
+}
+
+// checkFiles refuses every non-regular file in the trial directory dir and
+// in its node logs, which the analysis reads whole.
+func checkFiles(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		if d.IsDir() {
+			if path != dir && filepath.Dir(path) == dir && d.Name() != NodeLogsDir {
+				return fs.SkipDir // not the trial's: a copy, an editor's, a user's
+			}
+			return nil
+		}
+		st, err := os.Stat(path) // through a link, to what would be read
+		if err != nil {
+			if _, lerr := os.Lstat(path); lerr == nil && errors.Is(err, fs.ErrNotExist) && !read(dir, path) {
+				return nil // a dangling link the analysis never opens
+			}
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		switch {
+		case !read(dir, path):
+			return nil
+		case st.IsDir(): // a link to a node's logs kept elsewhere
+			return checkLinkedLogs(path)
+		}
+		return regular(path, st)
+	})
+}
+
+// checkLinkedLogs refuses every non-regular file under the linked
+// directory dir; links to directories inside it are not followed again.
+func checkLinkedLogs(dir string) error {
+	return filepath.WalkDir(dir+string(filepath.Separator), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("%s: cannot be read: %w", path, err)
+		}
+		if st.IsDir() {
+			return nil
+		}
+		return regular(path, st)
+	})
+}
+
+// read reports whether the analysis reads path of the trial directory dir:
+// its own files and everything under the node logs.
+func read(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return false
+	}
+	switch rel {
+	case MetaFile, ProbeFile, LogFile, ClientLog:
+		return true
+	}
+	return strings.HasPrefix(rel, NodeLogsDir+string(filepath.Separator))
+}
+
+// regular returns ErrNotRegular, saying what path is, unless st is a
+// regular file's.
+func regular(path string, st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	what := "a " + m.Type().String()
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		what = "a character device"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return fmt.Errorf("%s: %w but %s; kbf reads only files it can read to the end: give it the file kbf wrote", path, ErrNotRegular, what)
+}
+
+// Open opens path for reading if it is a regular file, and refuses it at
+// once otherwise, without blocking on a pipe that has no writer. Reads of
+// the returned file fail with ctx's error once ctx is done, so a decoding
+// loop over it stops within a buffer's worth of rows of a cancellation.
+func Open(ctx context.Context, path string) (io.ReadCloser, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(path, st); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	// The path may have been replaced between Stat and Open.
+	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
+		f.Close()
+		return nil, fmt.Errorf("%s: changed while being opened", path)
+	}
+	return &ctxFile{ctx: ctx, f: f}, nil
+}
+
+// ctxFile is a file whose reads stop once its context is done.
+type ctxFile struct {
+	ctx context.Context
+	f   io.ReadCloser
+}
+
+func (c *ctxFile) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.f.Read(p)
+}
+
+func (c *ctxFile) Close() error { return c.f.Close() }

@@ -102,6 +102,9 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Skip("beyond the year 9999")
 		}
 		fixed := Message{Partition: 1, Seq: 2, Offset: 3, Sent: time.Date(2026, 11, 30, 3, 26, 9, 0, time.UTC)}
+		if m.Partition == fixed.Partition && m.Seq == fixed.Seq {
+			fixed.Seq++ // a second row of one message is refused
+		}
 
 		var buf bytes.Buffer
 		e := NewEncoder(&buf)
@@ -110,7 +113,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if err := e.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		d := NewDecoder(&buf, "probe.csv")
+		d := allYears(NewDecoder(&buf, "probe.csv"))
 		want := m
 		want.Err = oneLine(m.Err)
 		for _, w := range []Message{want, fixed} {

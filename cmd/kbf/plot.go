@@ -38,7 +38,13 @@ send time, per partition, on a log scale, with the fault, the controller's
 detection, the new leaders, the producer learning them, and each partition's
 ack gap at the fault. It writes <trial>/plot.svg and prints its path; --out
 names another file, or - for standard output. It needs neither Docker nor
-Kafka.`,
+Kafka. In a run directory a trial that cannot be read is named on standard
+error and the others are still drawn.
+
+Exit status: 0 when every trial was drawn and no audit found an acknowledged
+record lost, duplicated or reordered; 3 when one did (the pictures are
+written); 1 when a trial could not be read; 2 when the command line is wrong;
+130 when interrupted (Ctrl-C or SIGTERM).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("plot takes one PATH: a trial directory, a run directory or a probe CSV")
@@ -64,30 +70,31 @@ Kafka.`,
 	return cmd
 }
 
-// plotPath draws every trial at path, each into its own file unless --out
-// says otherwise, and prints the files' paths.
+// plotPath draws every trial at path that can be read, each into its own
+// file unless --out says otherwise, and prints the files' paths; then it
+// returns the broken trials' errors and the audit's findings, as report
+// does.
 func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) error {
-	trials, err := results.Find(path)
+	// Each trial's picture takes its messages as the report reads them.
+	cols := map[string]*plot.Collector{}
+	analysed, trials, broken, err := analyseAll(ctx, path, func(t results.Trial) report.Options {
+		col := plot.NewCollector()
+		cols[t.Probe] = col
+		return report.Options{Messages: col.Add}
+	})
 	if err != nil {
 		return err
 	}
-	if o.out != "" && len(trials) > 1 {
+	if o.out != "" && len(trials)+len(broken) > 1 {
 		return usagef("--out %s: %s holds %d trials, and one file holds one picture; leave --out out to write each trial's %s",
-			o.out, path, len(trials), results.PlotFile)
+			o.out, path, len(trials)+len(broken), results.PlotFile)
 	}
 	opt := plot.Options{Width: o.width, Height: o.height}
-	for _, t := range trials {
+	for i, t := range trials {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		col := plot.NewCollector() // the picture's messages, taken as the report reads them
-		tr, err := report.Analyze(t, report.Options{Messages: col.Add})
-		if err != nil {
-			return err
-		}
-		if err := tr.Check(); err != nil {
-			return err
-		}
+		tr, col := analysed[i], cols[t.Probe]
 		dst := o.out
 		if dst == "" {
 			dst = defaultPlotPath(t)
@@ -103,7 +110,7 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 		}
 		fmt.Fprintln(w, dst)
 	}
-	return nil
+	return outcome(analysed, broken)
 }
 
 // defaultPlotPath is plot.svg in the trial's directory; beside a bare probe

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -36,7 +38,15 @@ func newReportCmdF(g *globals, runF func(context.Context, *reportOptions, string
 		Long: `report reads a probe CSV, a trial directory or a run directory of trials and
 prints, per partition, the ack and receive gaps at the fault and elsewhere,
 each stall split into phases, the integrity check and the timeline; for a run
-of several trials, a summary of ranges. It needs neither Docker nor Kafka.`,
+of several trials, a summary of ranges. It needs neither Docker nor Kafka.
+
+In a run directory a trial that cannot be read is named on standard error and
+the others are still reported.
+
+Exit status: 0 when every trial was reported and no audit found an
+acknowledged record lost, duplicated or reordered; 3 when one did; 1 when a
+trial could not be read (a bad file, a missing probe.csv); 2 when the command
+line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("report takes one PATH: a probe CSV, a trial directory or a run directory")
@@ -48,8 +58,13 @@ of several trials, a summary of ranges. It needs neither Docker nor Kafka.`,
 				return usagef("--output %q: want text or json", o.format)
 			}
 			if o.faultAt != "" {
-				if _, err := results.ParseTime(o.faultAt); err != nil {
+				at, err := results.ParseTime(o.faultAt)
+				if err != nil {
 					return usagef("--fault-at: %v", err)
+				}
+				if at.Before(results.EarliestTime) || at.After(results.LatestTime) {
+					return usagef("--fault-at %s: not a time a trial ran at; want one between %d and %d",
+						o.faultAt, results.EarliestTime.Year(), results.LatestTime.Year())
 				}
 			}
 			return runF(cmd.Context(), o, args[0])
@@ -62,27 +77,17 @@ of several trials, a summary of ranges. It needs neither Docker nor Kafka.`,
 	return cmd
 }
 
-// reportPath reports every trial at path, and a summary when there are
-// several.
-func reportPath(_ context.Context, w io.Writer, path string, o reportOptions) error {
-	trials, err := results.Find(path)
-	if err != nil {
-		return err
-	}
+// reportPath reports every trial at path that can be read, and a summary
+// when there are several; then it returns the broken trials' errors and
+// the audit's findings, so one broken trial does not hide the others.
+func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) error {
 	opt := report.Options{Window: o.window}
 	if o.faultAt != "" {
 		opt.FaultAt, _ = results.ParseTime(o.faultAt)
 	}
-	var analysed []*report.Trial
-	for _, t := range trials {
-		tr, err := report.Analyze(t, opt)
-		if err != nil {
-			return err
-		}
-		if err := tr.Check(); err != nil {
-			return err
-		}
-		analysed = append(analysed, tr)
+	analysed, _, broken, err := analyseAll(ctx, path, func(results.Trial) report.Options { return opt })
+	if err != nil {
+		return err
 	}
 	if o.html {
 		if err := htmlreport.WriteFile(htmlreport.Dest(path, trials), trials, analysed); err != nil {
@@ -90,7 +95,10 @@ func reportPath(_ context.Context, w io.Writer, path string, o reportOptions) er
 		}
 	}
 	if o.format == "json" {
-		return writeJSONReport(w, analysed)
+		if err := writeJSONReport(w, analysed, broken); err != nil {
+			return err
+		}
+		return outcome(analysed, broken)
 	}
 	for i, tr := range analysed {
 		if i > 0 {
@@ -102,13 +110,95 @@ func reportPath(_ context.Context, w io.Writer, path string, o reportOptions) er
 	}
 	if len(analysed) > 1 {
 		fmt.Fprintln(w)
-		return report.WriteSummaryText(w, report.Summarize(analysed))
+		if len(broken) > 0 {
+			fmt.Fprintf(w, "summary of the %d trials that could be read; %d could not\n", len(analysed), len(broken))
+		}
+		if err := report.WriteSummaryText(w, report.Summarize(analysed)); err != nil {
+			return err
+		}
+	}
+	return outcome(analysed, broken)
+}
+
+// analyseAll finds and analyses the trials at path, each with the options
+// optFor gives it. A trial that cannot be read goes into broken and the
+// others are analysed; err is set only when nothing at path can be, when
+// ctx is done, or for a --fault-at outside a trial's data. trials are the
+// analysed trials' files, in the same order.
+func analyseAll(ctx context.Context, path string, optFor func(results.Trial) report.Options) (analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials, err error) {
+	found, err := results.Find(path)
+	if len(found) == 0 {
+		return nil, nil, nil, err
+	}
+	errors.As(err, &broken)
+	for _, t := range found {
+		opt := optFor(t)
+		tr, err := report.AnalyzeContext(ctx, t, opt)
+		if ctx.Err() != nil {
+			return nil, nil, nil, ctx.Err()
+		}
+		if err == nil {
+			err = tr.Check()
+		}
+		if err != nil {
+			broken = append(broken, err)
+			continue
+		}
+		if err := faultInData(tr, opt.FaultAt); err != nil {
+			return nil, nil, nil, err
+		}
+		analysed = append(analysed, tr)
+		trials = append(trials, t)
+	}
+	if len(analysed) == 0 {
+		return nil, nil, nil, broken
+	}
+	return analysed, trials, broken, nil
+}
+
+// faultInData refuses a --fault-at outside the times of the trial's
+// messages: the fault gap would run from the last ack to a moment the probe
+// never saw, a number that means nothing.
+func faultInData(tr *report.Trial, at time.Time) error {
+	if at.IsZero() || tr.Gaps == nil || tr.Gaps.Start.IsZero() {
+		return nil
+	}
+	if at.Before(tr.Gaps.Start) || at.After(tr.Gaps.End) {
+		return usagef("--fault-at %s: outside the data of %s, which runs %s ~ %s; give a time within it",
+			at.UTC().Format(time.RFC3339Nano), where(tr), tr.Gaps.Start.UTC().Format(time.RFC3339Nano),
+			tr.Gaps.End.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
 }
 
-func writeJSONReport(w io.Writer, trials []*report.Trial) error {
-	if len(trials) == 1 {
+func where(tr *report.Trial) string {
+	if tr.Dir != "" {
+		return tr.Dir
+	}
+	return "the probe CSV"
+}
+
+// outcome is the error a command returns once it has reported the trials
+// it could: the broken trials, named, and errFindings when an audit found
+// acknowledged records lost, duplicated or reordered, which decides the
+// exit status (3) even beside a broken trial, so CI never misses a loss.
+func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
+	var errs []error
+	for _, tr := range analysed {
+		if in := tr.Integrity; in != nil && !in.OK() {
+			errs = append(errs, fmt.Errorf("%w: %s: the audit found acknowledged records lost (%d), duplicated (%d) or reordered (%d)",
+				errFindings, where(tr), in.Lost, in.Duplicated, in.Reordered))
+		}
+	}
+	errs = append(errs, broken...)
+	if len(errs) == 0 {
+		return nil
+	}
+	return results.BrokenTrials(errs)
+}
+
+func writeJSONReport(w io.Writer, trials []*report.Trial, broken results.BrokenTrials) error {
+	if len(trials) == 1 && len(broken) == 0 {
 		return report.WriteJSON(w, trials[0])
 	}
 	fmt.Fprintln(w, "{\"trials\": [")
@@ -124,6 +214,19 @@ func writeJSONReport(w io.Writer, trials []*report.Trial) error {
 	if err := report.WriteSummaryJSON(w, report.Summarize(trials)); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "}")
+	// The trials that could not be read, each with why, so a reader of
+	// the JSON alone knows the summary is of fewer.
+	type brokenTrial struct {
+		Error string `json:"error"`
+	}
+	bs := make([]brokenTrial, len(broken))
+	for i, err := range broken {
+		bs[i].Error = err.Error()
+	}
+	b, err := json.Marshal(bs)
+	if err != nil {
+		return fmt.Errorf("encode broken trials: %w", err)
+	}
+	_, err = fmt.Fprintf(w, ", \"broken\": %s}\n", b)
 	return err
 }

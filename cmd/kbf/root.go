@@ -83,7 +83,9 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	msg := err.Error()
+	// An error of several lines (a run's broken trials, each named) gets
+	// the prefix on every line.
+	msg := strings.ReplaceAll(err.Error(), "\n", "\nkbf: ")
 	var ue usageError
 	switch {
 	case errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag"):
