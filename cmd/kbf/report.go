@@ -85,7 +85,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if o.faultAt != "" {
 		opt.FaultAt, _ = results.ParseTime(o.faultAt)
 	}
-	analysed, _, broken, err := analyseAll(ctx, path, func(results.Trial) report.Options { return opt })
+	analysed, trials, broken, err := analyseAll(ctx, path, func(results.Trial) report.Options { return opt })
 	if err != nil {
 		return err
 	}
