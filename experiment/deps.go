@@ -42,6 +42,13 @@ type Cluster interface {
 	TopicNames() []string      // the topics recovery waits for
 	Image() string
 	KafkaVersion(ctx context.Context) (string, error)
+	// NodeConfigs reads back every node's configuration in effect, by
+	// service: what the trial's settings really were.
+	NodeConfigs(ctx context.Context) (map[string]map[string]string, error)
+	// CPUTimes is the CPU time each running node has used so far, by
+	// service: what the host's load owes to the cluster rather than to
+	// others.
+	CPUTimes(ctx context.Context) (map[string]time.Duration, error)
 }
 
 // UpInfo is what Cluster.Up did.

@@ -246,7 +246,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start)
 	}()
 
-	host := startHost(t.o.ProcRoot)
+	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Cluster.CPUTimes(ctx) })
 	attempted, faultErr := false, error(nil)
 	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
 		attempted, faultErr = t.fault(ctx)
@@ -342,6 +342,11 @@ func (t *trial) startProbe(ctx context.Context) error {
 		m.Cluster.KafkaVersion = v
 	} else {
 		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
+	}
+	if nodes, err := t.r.Cluster.NodeConfigs(ctx); err == nil {
+		m.Cluster.Nodes = nodes
+	} else {
+		m.Notes = append(m.Notes, "nodes' configuration not read back: "+err.Error())
 	}
 	if parts, err := t.r.Cluster.Partitions(ctx, cfg.Topic); err == nil {
 		m.Probe.Leaders = map[int32]int32{}

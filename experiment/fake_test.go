@@ -87,6 +87,12 @@ func (w *world) Services() []string                           { return []string{
 func (w *world) TopicNames() []string                         { return []string{"orders"} }
 func (w *world) Image() string                                { return "fake" }
 func (w *world) KafkaVersion(context.Context) (string, error) { return "4.3.1", nil }
+func (w *world) NodeConfigs(context.Context) (map[string]map[string]string, error) {
+	return map[string]map[string]string{"c1": {"broker.session.timeout.ms": "9000"}}, nil
+}
+func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
+	return map[string]time.Duration{"c1": time.Second}, nil
+}
 
 // Injector.
 

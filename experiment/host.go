@@ -109,22 +109,62 @@ func hostLoad(a, b hostSample, cpus int, err error) *results.Host {
 	return h
 }
 
-// hostMeter measures the machine's load over a trial.
+// hostMeter measures the machine's load over a trial, and the cluster's
+// share of it, so that the CPU the Kafka nodes use is not taken for other
+// processes competing with the trial.
 type hostMeter struct {
-	root  string
-	start hostSample
-	err   error
+	root    string
+	start   hostSample
+	cluster func() (map[string]time.Duration, error) // nil: not measured
+	cstart  map[string]time.Duration
+	err     error
 }
 
-func startHost(root string) *hostMeter {
+func startHost(root string, cluster func() (map[string]time.Duration, error)) *hostMeter {
 	if root == "" {
 		root = "/proc"
 	}
+	m := &hostMeter{root: root, cluster: cluster}
+	if cluster != nil {
+		var err error
+		if m.cstart, err = cluster(); err != nil {
+			m.err = fmt.Errorf("the cluster's CPU time: %w", err)
+		}
+	}
+	m.start, m.err = readHostJoin(root, m.err)
+	return m
+}
+
+func readHostJoin(root string, prev error) (hostSample, error) {
 	s, err := readHost(root)
-	return &hostMeter{root: root, start: s, err: err}
+	return s, errors.Join(prev, err)
 }
 
 func (m *hostMeter) stop() *results.Host {
-	s, err := readHost(m.root)
-	return hostLoad(m.start, s, runtime.NumCPU(), errors.Join(m.err, err))
+	s, err := readHostJoin(m.root, m.err)
+	var used time.Duration
+	if m.cluster != nil {
+		end, cerr := m.cluster()
+		if cerr != nil {
+			err = errors.Join(err, fmt.Errorf("the cluster's CPU time: %w", cerr))
+		}
+		used = clusterUsed(m.cstart, end)
+	}
+	h := hostLoad(m.start, s, runtime.NumCPU(), err)
+	h.Cluster = used
+	h.Others = max(h.Others-used, 0)
+	return h
+}
+
+// clusterUsed is the CPU time the nodes used between two readings, over the
+// nodes that ran at both: a node that stopped took its counter with it, and
+// one restarted in between started a new one.
+func clusterUsed(a, b map[string]time.Duration) time.Duration {
+	var d time.Duration
+	for svc, end := range b {
+		if start, ok := a[svc]; ok && end >= start {
+			d += end - start
+		}
+	}
+	return d
 }

@@ -59,7 +59,7 @@ func TestHostLoad(t *testing.T) {
 }
 
 func TestReadHostMissing(t *testing.T) {
-	m := startHost(t.TempDir())
+	m := startHost(t.TempDir(), nil)
 	h := m.stop()
 	if !strings.Contains(h.Err, "loadavg") || strings.Contains(h.Err, "\n") {
 		t.Errorf("error %q, want one line naming what could not be read", h.Err)
@@ -67,7 +67,7 @@ func TestReadHostMissing(t *testing.T) {
 }
 
 func TestReadHostQuiet(t *testing.T) {
-	h := startHost(quietProc(t)).stop()
+	h := startHost(quietProc(t), nil).stop()
 	if h.Err != "" || h.LoadStart != 0.10 || h.CPUs < 1 {
 		t.Errorf("%+v", h)
 	}

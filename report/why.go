@@ -38,6 +38,11 @@ func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
 		return c.cfg, c.err
 	}
 	cfg, err := timeline.ReadNodeConfig(x.tr.Dir, node)
+	if err != nil {
+		if rb, ok := timeline.ReadBackConfig(x.tr.Meta, node); ok {
+			cfg, err = rb, nil
+		}
+	}
 	x.brokers[node] = nodeConfig{cfg, err}
 	return cfg, err
 }
@@ -53,6 +58,14 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 			break
 		}
 		x.ctlErr = err
+	}
+	if x.ctl == nil {
+		for _, node := range nodes {
+			if c, ok := timeline.ReadBackConfig(tr.Meta, node); ok {
+				x.ctl, x.ctlErr = c, nil
+				break
+			}
+		}
 	}
 	return x
 }

@@ -66,6 +66,12 @@ type Cluster struct {
 	Image        string           `json:"image,omitempty"`
 	KafkaVersion string           `json:"kafka_version,omitempty"`
 	Brokers      map[string]int32 `json:"brokers,omitempty"` // container service name → node id
+	// Nodes is every node's configuration in effect, by service, read back
+	// from the cluster when the trial started (DescribeConfigs for the
+	// brokers, the written server.properties for the controllers). The
+	// analysis prefers what each node logged at its start, which also
+	// dates it; this answers where a log says nothing.
+	Nodes map[string]map[string]string `json:"nodes,omitempty"`
 }
 
 // Probe is the probe's configuration, and the client configuration in effect.

@@ -58,8 +58,11 @@ type Host struct {
 	LoadEnd   float64       `json:"load1_end"`
 	Wall      time.Duration `json:"wall_ns"`
 	Self      time.Duration `json:"self_cpu_ns"`
-	Others    time.Duration `json:"others_cpu_ns"`
-	Steal     time.Duration `json:"steal_ns"`
+	// Cluster is the CPU time the cluster's nodes used (their containers'
+	// accounting); Others is everything else's, kbf and the nodes apart.
+	Cluster time.Duration `json:"cluster_cpu_ns,omitempty"`
+	Others  time.Duration `json:"others_cpu_ns"`
+	Steal   time.Duration `json:"steal_ns"`
 	// Err says what could not be read; the other fields are then partial.
 	Err string `json:"error,omitempty"`
 }

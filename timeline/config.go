@@ -38,7 +38,25 @@ func (c *NodeConfig) Lookup(name string) (value, source string, ok bool) {
 	if !ok {
 		return "", "", false
 	}
+	if v.Line == 0 {
+		return v.Value, c.File, true // not a log: a file with no lines to name
+	}
 	return v.Value, c.File + ":" + strconv.Itoa(v.Line), true
+}
+
+// ReadBackConfig is a node's configuration as the run read it back from the
+// cluster and recorded it in meta.json (results.Cluster.Nodes), for a node
+// whose log holds none: its values have no line, and name meta.json as their
+// source.
+func ReadBackConfig(m *results.Meta, node string) (*NodeConfig, bool) {
+	if m == nil || m.Cluster.Nodes[node] == nil {
+		return nil, false
+	}
+	c := &NodeConfig{Node: node, File: results.MetaFile + " (read back from " + node + ")", Values: map[string]ConfigValue{}}
+	for k, v := range m.Cluster.Nodes[node] {
+		c.Values[k] = ConfigValue{Value: v}
+	}
+	return c, true
 }
 
 // ReadNodeConfig returns the configuration node logged when it last

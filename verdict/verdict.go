@@ -79,10 +79,11 @@ const (
 	// BusyShare is the share of every CPU's time busy (kbf, the Kafka
 	// nodes and everything else) at which the machine is saturated.
 	BusyShare = 0.90
+	// OthersShare is the share taken by processes that are neither kbf
+	// nor the cluster's nodes: competition the trial did not bring.
+	OthersShare = 0.25
 	// StealShare is the share stolen by the hypervisor.
 	StealShare = 0.05
-	// LoadPerCPU is the load average per CPU: runnable threads waiting.
-	LoadPerCPU = 2.0
 )
 
 // Judge returns the verdict on a trial from its metadata and its gaps as
@@ -197,20 +198,21 @@ func judgeHost(h *results.Host, add adder) {
 		return
 	}
 	capacity := float64(h.Wall) * float64(h.CPUs)
-	busy := float64(h.Self+h.Others) / capacity
-	steal := float64(h.Steal) / capacity
-	load := max(h.LoadStart, h.LoadEnd)
+	share := func(d time.Duration) float64 { return float64(d) / capacity }
+	busy := share(h.Self + h.Cluster + h.Others)
 	var why []string
 	if busy >= BusyShare {
-		why = append(why, fmt.Sprintf("the CPUs were %.0f%% busy (kbf %.0f%%, other processes %.0f%%)",
-			100*busy, 100*float64(h.Self)/capacity, 100*float64(h.Others)/capacity))
+		why = append(why, fmt.Sprintf("the CPUs were %.0f%% busy (kbf %.0f%%, the cluster %.0f%%, other processes %.0f%%)",
+			100*busy, 100*share(h.Self), 100*share(h.Cluster), 100*share(h.Others)))
 	}
-	if steal >= StealShare {
-		why = append(why, fmt.Sprintf("%.0f%% of the CPU time was stolen by the hypervisor", 100*steal))
+	if o := share(h.Others); o >= OthersShare {
+		why = append(why, fmt.Sprintf("other processes used %.0f%% of the CPUs", 100*o))
 	}
-	if load >= LoadPerCPU*float64(h.CPUs) {
-		why = append(why, fmt.Sprintf("load average %.1f on %d CPUs", load, h.CPUs))
+	if st := share(h.Steal); st >= StealShare {
+		why = append(why, fmt.Sprintf("%.0f%% of the CPU time was stolen by the hypervisor", 100*st))
 	}
+	// The load average is shown but not judged: it trails by a minute and
+	// counts the cluster's own start.
 	if len(why) > 0 {
 		add(Suspect, HostOverloaded, "%s", strings.Join(why, ", "))
 	}
@@ -222,7 +224,7 @@ func Describe(h *results.Host) string {
 		return ""
 	}
 	capacity := float64(h.Wall) * float64(h.CPUs)
-	return fmt.Sprintf("host: %d CPUs, load average %.1f → %.1f; CPU time over %.1f s: kbf %.0f%%, other processes %.0f%%, stolen %.0f%%",
+	return fmt.Sprintf("host: %d CPUs, load average %.1f → %.1f; CPU time over %.1f s: kbf %.0f%%, the cluster %.0f%%, other processes %.0f%%, stolen %.0f%%",
 		h.CPUs, h.LoadStart, h.LoadEnd, h.Wall.Seconds(),
-		100*float64(h.Self)/capacity, 100*float64(h.Others)/capacity, 100*float64(h.Steal)/capacity)
+		100*float64(h.Self)/capacity, 100*float64(h.Cluster)/capacity, 100*float64(h.Others)/capacity, 100*float64(h.Steal)/capacity)
 }

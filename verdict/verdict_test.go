@@ -20,7 +20,7 @@ func trial() (*results.Meta, *gaps.Report) {
 		Baseline: &results.Baseline{Period: 5 * time.Second, Bound: 200 * time.Millisecond, Timeout: time.Minute,
 			Healthy: t0.Add(-time.Second)},
 		Fault: &results.Fault{Broker: "k1", Kind: "sigkill", SignalSent: t0, Finished: t0, ExitCode: 137},
-		Host:  &results.Host{CPUs: 2, LoadStart: 0.5, LoadEnd: 1.2, Wall: 30 * time.Second, Self: 3 * time.Second, Others: 20 * time.Second},
+		Host:  &results.Host{CPUs: 2, LoadStart: 0.5, LoadEnd: 1.2, Wall: 30 * time.Second, Self: 3 * time.Second, Cluster: 17 * time.Second, Others: 3 * time.Second},
 	}
 	g := &gaps.Report{Start: t0.Add(-8 * time.Second), End: t0.Add(22 * time.Second), Partitions: []gaps.Partition{
 		{Partition: 0, Ack: gaps.Stalls{Fault: &gaps.Gap{Start: t0, End: t0.Add(8 * time.Second)}}},
@@ -72,14 +72,18 @@ func TestJudge(t *testing.T) {
 			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(time.Second), 3) }},
 		{name: "older run: long send gap, no missed slots", status: Suspect, kinds: []Kind{ProbeStalled}, detail: "when is not recorded",
 			edit: func(m *results.Meta) { m.Probe.LongestSendGap = time.Second }},
-		{name: "CPUs saturated", status: Suspect, kinds: []Kind{HostOverloaded}, detail: "95% busy",
-			edit: func(m *results.Meta) { m.Host.Others = 54 * time.Second }},
+		{name: "CPUs saturated by the cluster", status: Suspect, kinds: []Kind{HostOverloaded}, detail: "95% busy (kbf 5%, the cluster 85%, other processes 5%)",
+			edit: func(m *results.Meta) { m.Host.Cluster = 51 * time.Second }},
+		{name: "the cluster's CPU is not others'", status: Valid,
+			edit: func(m *results.Meta) { m.Host.Cluster = 40 * time.Second }},
 		{name: "stolen", status: Suspect, kinds: []Kind{HostOverloaded}, detail: "stolen",
 			edit: func(m *results.Meta) { m.Host.Steal = 6 * time.Second }},
-		{name: "load average", status: Suspect, kinds: []Kind{HostOverloaded}, detail: "load average 15.2 on 2 CPUs",
+		{name: "other processes", status: Suspect, kinds: []Kind{HostOverloaded}, detail: "other processes used 30% of the CPUs",
+			edit: func(m *results.Meta) { m.Host.Others = 18 * time.Second }},
+		{name: "a load average alone is not judged", status: Valid,
 			edit: func(m *results.Meta) { m.Host.LoadEnd = 15.15 }},
 		{name: "invalid outranks suspect", status: Invalid, kinds: []Kind{FaultNotConfirmed, HostOverloaded},
-			edit: func(m *results.Meta) { m.Host.LoadEnd, m.Fault.Escalated = 15, true }},
+			edit: func(m *results.Meta) { m.Host.Others, m.Fault.Escalated = 20*time.Second, true }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +122,7 @@ func kindStrings(ks []Kind) []string {
 func TestDescribe(t *testing.T) {
 	m, _ := trial()
 	got := Describe(m.Host)
-	for _, want := range []string{"2 CPUs", "load average 0.5 → 1.2", "kbf 5%", "other processes 33%", "stolen 0%"} {
+	for _, want := range []string{"2 CPUs", "load average 0.5 → 1.2", "kbf 5%", "the cluster 28%", "other processes 5%", "stolen 0%"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q does not say %q", got, want)
 		}
