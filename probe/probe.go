@@ -316,7 +316,7 @@ func (p *Probe) produce(ctx context.Context, part int32) {
 	r := &kgo.Record{
 		Topic:     p.cfg.Topic,
 		Partition: part,
-		Value:     encodeValue(p.cfg.RunID, part, seq, now),
+		Value:     results.AppendValue(make([]byte, 0, 64), results.Value{RunID: p.cfg.RunID, Partition: part, Seq: seq, Sent: now}),
 	}
 	// The record's context must outlive ctx: cancelling the send loop must
 	// not fail what is already buffered.
@@ -373,15 +373,15 @@ func (p *Probe) consume(ctx context.Context) {
 		now := time.Now()
 		p.mu.Lock()
 		fs.EachRecord(func(r *kgo.Record) {
-			v, ok := decodeValue(r.Value)
-			if !ok || v.runID != p.cfg.RunID || v.partition != r.Partition {
+			v, ok := results.ParseValue(r.Value)
+			if !ok || v.RunID != p.cfg.RunID || v.Partition != r.Partition {
 				return
 			}
 			ps := p.parts[r.Partition]
 			if ps == nil {
 				return
 			}
-			m := ps.pending[v.seq]
+			m := ps.pending[v.Seq]
 			if m == nil || !m.Received.IsZero() {
 				return // already complete, or read twice: the read-back judges that
 			}

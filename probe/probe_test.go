@@ -225,19 +225,6 @@ func TestProbeInjectedProduceError(t *testing.T) {
 	}
 }
 
-func TestValueRoundTrip(t *testing.T) {
-	now := time.Unix(1764473169, 115000123).UTC()
-	v, ok := decodeValue(encodeValue("abc123", 2, 99, now))
-	if !ok || v.runID != "abc123" || v.partition != 2 || v.seq != 99 || !v.sent.Equal(now) {
-		t.Fatalf("round trip: %+v %v", v, ok)
-	}
-	for _, bad := range []string{"", "kbf1", "kbf2 a 1 2 3", "kbf1 a x 2 3", "kbf1 a 1 2"} {
-		if _, ok := decodeValue([]byte(bad)); ok {
-			t.Errorf("decodeValue(%q) accepted", bad)
-		}
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
 		name string

@@ -66,8 +66,8 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 			return n, ferr
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if v, ok := decodeValue(r.Value); ok && v.runID == runID && v.partition == r.Partition {
-				out.Encode(results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.seq})
+			if v, ok := results.ParseValue(r.Value); ok && v.RunID == runID && v.Partition == r.Partition {
+				out.Encode(results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq})
 				n++
 			}
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {

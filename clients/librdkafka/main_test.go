@@ -64,23 +64,6 @@ func TestParseArgs(t *testing.T) {
 	}
 }
 
-func TestValueRoundTrip(t *testing.T) {
-	sent := time.Date(2026, 11, 30, 3, 26, 9, 80123456, time.UTC)
-	b := encodeValue("0a1b2c", 2, 41, sent)
-	if got, want := string(b), "kbf1 0a1b2c 2 41 1796009169080123456"; got != want {
-		t.Fatalf("encodeValue() = %q, want %q", got, want)
-	}
-	v, ok := decodeValue(b)
-	if !ok || v.runID != "0a1b2c" || v.partition != 2 || v.seq != 41 || !v.sent.Equal(sent) {
-		t.Fatalf("decodeValue() = %+v, %v", v, ok)
-	}
-	for _, bad := range []string{"", "kbf1 r 0 1", "kbf2 r 0 1 2", "kbf1 r x 1 2"} {
-		if _, ok := decodeValue([]byte(bad)); ok {
-			t.Errorf("decodeValue(%q) accepted it", bad)
-		}
-	}
-}
-
 func TestLevel(t *testing.T) {
 	tests := []struct {
 		syslog int

@@ -299,7 +299,7 @@ func (p *prober) produce(part int32) {
 
 	err := p.prod.Produce(&kafka.Message{
 		TopicPartition: kafka.TopicPartition{Topic: &p.o.topic, Partition: part},
-		Value:          encodeValue(p.o.runID, part, seq, now),
+		Value:          results.AppendValue(make([]byte, 0, 64), results.Value{RunID: p.o.runID, Partition: part, Seq: seq, Sent: now}),
 		Opaque:         record{part, seq},
 	}, nil)
 	if err != nil {
@@ -350,13 +350,13 @@ func (p *prober) consume(ctx context.Context, done chan<- struct{}) {
 			continue // errors are in client.log; the consumer retries by itself
 		}
 		now := time.Now()
-		v, ok := decodeValue(m.Value)
-		if !ok || v.runID != p.o.runID || v.partition != m.TopicPartition.Partition {
+		v, ok := results.ParseValue(m.Value)
+		if !ok || v.RunID != p.o.runID || v.Partition != m.TopicPartition.Partition {
 			continue
 		}
 		p.mu.Lock()
-		if ps := p.parts[v.partition]; ps != nil && !p.closing {
-			if pm := ps.pending[v.seq]; pm != nil && pm.Received.IsZero() {
+		if ps := p.parts[v.Partition]; ps != nil && !p.closing {
+			if pm := ps.pending[v.Seq]; pm != nil && pm.Received.IsZero() {
 				pm.Received = now
 				p.maybeDone(ps, pm)
 			}
