@@ -31,7 +31,7 @@ import (
 )
 
 func TestIntegration(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	cl, err := compose.New(compose.Options{})
 	if err != nil {
@@ -54,6 +54,11 @@ func TestIntegration(t *testing.T) {
 	t.Run("sigterm", func(t *testing.T) { testSigterm(ctx, t, cl) })
 	t.Run("pause", func(t *testing.T) { testPause(ctx, t, cl) })
 	t.Run("baseline", func(t *testing.T) { testBaselineDisturbed(ctx, t, cl) })
+	t.Run("isolate", func(t *testing.T) { testIsolate(ctx, t, cl) })
+	t.Run("isolate-controller", func(t *testing.T) { testIsolateController(ctx, t, cl) })
+	t.Run("isolate-clients", func(t *testing.T) { testIsolateClients(ctx, t, cl) })
+	// Last: it recreates the nodes with settings of its own.
+	t.Run("short-session", func(t *testing.T) { testShortSession(ctx, t) })
 }
 
 // kbfRun runs kbf run, which may exit 6 on a loaded machine: its trial is
@@ -129,10 +134,10 @@ func testProbe(ctx context.Context, t *testing.T) {
 }
 
 // trial runs one kbf run trial and analyses it.
-func trial(ctx context.Context, t *testing.T, kill string) *report.Trial {
+func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *report.Trial {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kill)
-	kbfRun(ctx, t, "run", "--kill", kill, "--duration", "25s", "--fault-after", "5s", "--out", out)
+	kbfRun(ctx, t, append([]string{"run", "--kill", kill, "--duration", "25s", "--fault-after", "5s", "--out", out}, flags...)...)
 	trials, err := results.Find(out)
 	if err != nil {
 		t.Fatal(err)
@@ -348,4 +353,94 @@ func testBaselineDisturbed(ctx context.Context, t *testing.T, cl *compose.Cluste
 	case len(b.Waited) == 0:
 		t.Error("the fault was delayed but no reason recorded")
 	}
+}
+
+// ackStalls are each partition's ack gap at the fault.
+func ackStalls(tr *report.Trial) map[int32]time.Duration {
+	m := map[int32]time.Duration{}
+	for _, p := range tr.Gaps.Partitions {
+		if g := p.Ack.Fault; g != nil {
+			m[p.Partition] = g.Duration()
+		}
+	}
+	return m
+}
+
+// testIsolate cuts k1 from everyone, its process running: the controller
+// fences it after broker.session.timeout.ms, and every partition stalls
+// until then; the led partition longer, its producer waiting out a request
+// on the cut connection.
+func testIsolate(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "isolate")
+	if f := tr.Meta.Fault; f.Cut.IsZero() || f.ExitCode != 0 {
+		t.Errorf("fault %+v: want a cut, the process running", f)
+	}
+	if _, ok := tr.Timeline.Fenced(tr.Meta.Fault.NodeID, tr.FaultAt); !ok {
+		t.Error("the cut broker was never fenced")
+	}
+	for p, d := range ackStalls(tr) {
+		if d < 5*time.Second {
+			t.Errorf("p%d ack stall %v, want at least 5 s (the fence)", p, d)
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// testIsolateController cuts k1 from the controller only: it goes on
+// leading until the fence, so partition 0 stalls late, and the partitions
+// it only follows keep their ISR (it still fetches from their leaders).
+func testIsolateController(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "isolate-controller")
+	fence, ok := tr.Timeline.Fenced(tr.Meta.Fault.NodeID, tr.FaultAt)
+	if !ok {
+		t.Fatal("the broker cut from the controller was never fenced")
+	}
+	if d := fence.Time.Sub(tr.FaultAt); d < 3*time.Second {
+		t.Errorf("fenced %v after the cut, want about broker.session.timeout.ms", d)
+	}
+	st := ackStalls(tr)
+	if st[0] < 3*time.Second {
+		t.Errorf("p0 ack stall %v: want the stall of a leader fenced without knowing it", st[0])
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// testIsolateClients cuts k1 from the clients only: the cluster sees it
+// healthy, elects nobody, and partition 0 stalls until the heal while the
+// partitions it follows do not.
+func testIsolateClients(ctx context.Context, t *testing.T, cl *compose.Cluster) {
+	tr := trial(ctx, t, "isolate-clients")
+	if _, ok := tr.Timeline.Fenced(tr.Meta.Fault.NodeID, tr.FaultAt); ok {
+		t.Error("a broker cut from the clients only was fenced")
+	}
+	st := ackStalls(tr)
+	if st[0] < 10*time.Second {
+		t.Errorf("p0 ack stall %v, want it to last the cut", st[0])
+	}
+	for _, p := range []int32{1, 2} {
+		if st[p] > 3*time.Second {
+			t.Errorf("p%d ack stall %v: a follower cut from the clients only should not stall it", p, st[p])
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// testShortSession runs a SIGKILL with a 4 s session and a 1 s heartbeat:
+// the partitions whose leader lived wait for the fence, now at most about
+// 4 s after the kill, below the 7 s floor of the defaults (9 s, 2 s).
+func testShortSession(ctx context.Context, t *testing.T) {
+	tr := trial(ctx, t, "sigkill", "--config", "broker.session.timeout.ms=4000", "--config", "broker.heartbeat.interval.ms=1000")
+	if v := tr.Meta.Cluster.Nodes["c1"]["broker.session.timeout.ms"]; v != "4000" {
+		t.Errorf("c1's broker.session.timeout.ms read back as %q, want 4000", v)
+	}
+	st := ackStalls(tr)
+	for _, p := range []int32{1, 2} {
+		if st[p] == 0 || st[p] >= 7*time.Second {
+			t.Errorf("p%d ack stall %v, want under the default's 7 s floor", p, st[p])
+		}
+	}
+	checkIntegrity(t, tr)
 }
