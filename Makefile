@@ -66,7 +66,7 @@ bench-ci: build
 	if [ $$rc = 6 ]; then echo "no trial was valid on this machine (see $$out/summary.md): no figures to compare"; \
 	elif [ $$rc != 0 ]; then exit $$rc; fi; \
 	cat $$out/summary.md; \
-	if [ -n "$$prev" ]; then echo; ./kbf compare --no-fail $$prev $$out; \
+	if [ -n "$$prev" ] && [ -e "$$prev" ]; then echo; ./kbf compare --no-fail $$prev $$out; \
 	else echo; echo "no earlier result to compare with: $$out is the next run's baseline"; fi
 	./kbf down
 
