@@ -90,6 +90,9 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 
 	gopt := gaps.Options{FaultAt: tr.FaultAt, Window: opt.Window}
+	if gopt.Window <= 0 {
+		gopt.Window = faultWindow(t.Meta, tr.FaultAt)
+	}
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
 	}
@@ -142,6 +145,27 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
 	return tr, nil
+}
+
+// faultWindow is how long after the fault at F a gap may begin and still
+// be the fault's, when the command line does not say: gaps.DefaultWindow
+// for a signal, and for a network cut the whole cut, to its heal (or the
+// probe's end, whichever came first). A broker cut only from the
+// controller leads on until it is fenced, so the stall the cut causes
+// begins seconds after it; a window of a second would miss it and report
+// some short gap of no consequence instead.
+func faultWindow(m *results.Meta, F time.Time) time.Duration {
+	if m == nil || m.Fault == nil || !m.Fault.Kind.Network() || F.IsZero() {
+		return 0
+	}
+	end := m.Ended
+	if r := m.Recovery; r != nil && !r.Restarted.IsZero() && (end.IsZero() || r.Restarted.Before(end)) {
+		end = r.Restarted
+	}
+	if !end.After(F) {
+		return 0
+	}
+	return end.Sub(F)
 }
 
 // buildTimeline reads the trial's logs into tr.Timeline. Node logs that
