@@ -197,6 +197,7 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 			fmt.Fprintf(b, "            shorten: %s\n", strings.TrimPrefix(f, "; "))
 		}
 	}
+	o.writeCut(b, st)
 	if st.ReceiveWhy != "" {
 		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
 		if st.ReceiveSetting != "" {

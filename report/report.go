@@ -111,8 +111,10 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		}
 	}
 	tr.Gaps = gaps.NewReport(gopt)
+	last := lastReceived{}
 	if err := readProbe(ctx, t, func(m *results.Message) {
 		tr.Gaps.Add(m)
+		last.add(m)
 		if audit != nil {
 			audit.AddMessage(m)
 		}
@@ -141,7 +143,8 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 	if hasNodeEvidence(tr.Timeline) {
 		tr.Stalls = explain(tr, fault)
-	} else {
+		tr.explainCut(fault, last)
+	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
 		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
 	return tr, nil
