@@ -50,6 +50,9 @@ type Trial struct {
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
 	Stalls []Stall `json:"stalls,omitempty"`
+	// Replicas summarises the replica view around the fault; nil without
+	// replicas.csv or a fault.
+	Replicas *ReplicaView `json:"replicas,omitempty"`
 	// Boundaries are the moments that bound the stalls' phases, in time
 	// order, the fault first: what a picture draws as lines.
 	Boundaries []Boundary `json:"boundaries,omitempty"`
@@ -134,6 +137,11 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		}
 		tr.Integrity = audit.Close()
 	}
+	rv, err := readReplicaView(ctx, t, tr.FaultAt, tr.Gaps.Window)
+	if err != nil {
+		return nil, err
+	}
+	tr.Replicas = rv
 	if t.Meta != nil {
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
