@@ -41,6 +41,18 @@ type Stall struct {
 	Note string `json:"note,omitempty"`
 	// NoteSettings are the settings that would shorten what Note says.
 	NoteSettings []Setting `json:"note_settings,omitempty"`
+	// StartWhy says why a stall began after the fault, where the logs tell
+	// (a broker cut from the controller leads on until it is fenced);
+	// StartEvidence and StartSource are the line that began it, and
+	// StartSettings the settings that place it.
+	StartWhy      string    `json:"start_why,omitempty"`
+	StartEvidence string    `json:"start_evidence,omitempty"`
+	StartSource   string    `json:"start_source,omitempty"`
+	StartSettings []Setting `json:"start_settings,omitempty"`
+	// ConsumerNote calls out a consumer that never received again after
+	// the stall; ConsumerSettings would make it look for the new leader.
+	ConsumerNote     string    `json:"consumer_note,omitempty"`
+	ConsumerSettings []Setting `json:"consumer_settings,omitempty"`
 	// ReceiveWhy explains a receive gap longer than the ack gap, and
 	// ReceiveSetting names the setting that would shorten it.
 	ReceiveWhy      string    `json:"receive_why,omitempty"`

@@ -42,6 +42,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 			o.writeStall(&b, &tr.Stalls[i])
 		}
 	}
+	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
 	if tr.Integrity != nil {
 		b.WriteString("\n")
 		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
@@ -113,6 +114,7 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 				ms.First.UTC().Format("15:04:05.000"), ms.Last.UTC().Format("15:04:05.000"))
 		}
 	}
+	writeReplicaSampling(b, m)
 	if h := verdict.Describe(m.Host); h != "" {
 		fmt.Fprintf(b, "%s\n", h)
 	}
@@ -197,6 +199,7 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 			fmt.Fprintf(b, "            shorten: %s\n", strings.TrimPrefix(f, "; "))
 		}
 	}
+	o.writeCut(b, st)
 	if st.ReceiveWhy != "" {
 		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
 		if st.ReceiveSetting != "" {

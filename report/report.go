@@ -50,6 +50,9 @@ type Trial struct {
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
 	Stalls []Stall `json:"stalls,omitempty"`
+	// Replicas summarises the replica view around the fault; nil without
+	// replicas.csv or a fault.
+	Replicas *ReplicaView `json:"replicas,omitempty"`
 	// Boundaries are the moments that bound the stalls' phases, in time
 	// order, the fault first: what a picture draws as lines.
 	Boundaries []Boundary `json:"boundaries,omitempty"`
@@ -90,6 +93,9 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 
 	gopt := gaps.Options{FaultAt: tr.FaultAt, Window: opt.Window}
+	if gopt.Window <= 0 {
+		gopt.Window = faultWindow(t.Meta, tr.FaultAt)
+	}
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
 	}
@@ -108,8 +114,10 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		}
 	}
 	tr.Gaps = gaps.NewReport(gopt)
+	last := lastReceived{}
 	if err := readProbe(ctx, t, func(m *results.Message) {
 		tr.Gaps.Add(m)
+		last.add(m)
 		if audit != nil {
 			audit.AddMessage(m)
 		}
@@ -129,6 +137,11 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		}
 		tr.Integrity = audit.Close()
 	}
+	rv, err := readReplicaView(ctx, t, tr.FaultAt, tr.Gaps.Window)
+	if err != nil {
+		return nil, err
+	}
+	tr.Replicas = rv
 	if t.Meta != nil {
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
@@ -138,10 +151,32 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 	if hasNodeEvidence(tr.Timeline) {
 		tr.Stalls = explain(tr, fault)
-	} else {
+		tr.explainCut(fault, last)
+	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
 		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
 	return tr, nil
+}
+
+// faultWindow is how long after the fault at F a gap may begin and still
+// be the fault's, when the command line does not say: gaps.DefaultWindow
+// for a signal, and for a network cut the whole cut, to its heal (or the
+// probe's end, whichever came first). A broker cut only from the
+// controller leads on until it is fenced, so the stall the cut causes
+// begins seconds after it; a window of a second would miss it and report
+// some short gap of no consequence instead.
+func faultWindow(m *results.Meta, F time.Time) time.Duration {
+	if m == nil || m.Fault == nil || !m.Fault.Kind.Network() || F.IsZero() {
+		return 0
+	}
+	end := m.Ended
+	if r := m.Recovery; r != nil && !r.Restarted.IsZero() && (end.IsZero() || r.Restarted.Before(end)) {
+		end = r.Restarted
+	}
+	if !end.After(F) {
+		return 0
+	}
+	return end.Sub(F)
 }
 
 // buildTimeline reads the trial's logs into tr.Timeline. Node logs that

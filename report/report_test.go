@@ -37,7 +37,13 @@ var testdata = func() string {
 const (
 	sigkillArchive = "sigkill.tar.gz" // SIGKILL of k1 (node 1), the leader of orders-0
 	sigtermArchive = "sigterm.tar.gz" // SIGTERM of the same broker
-	recordedTrial  = "trial-01"
+	// The same cluster on Kafka 4.3.1 with the replica view (replicas.csv),
+	// client.log kept from 3 s before the fault.
+	sigkillReplicasArchive   = "sigkill-replicas.tar.gz"
+	isolateArchive           = "isolate.tar.gz"            // k1 cut from every node and client
+	isolateControllerArchive = "isolate-controller.tar.gz" // k1 cut from the controller only
+	isolateClientsArchive    = "isolate-clients.tar.gz"    // k1 cut from the clients only
+	recordedTrial            = "trial-01"
 )
 
 // maxUnpacked bounds what untar writes per file; the recorded trials' files
@@ -138,7 +144,16 @@ func analyze(t *testing.T, dir string) *Trial {
 }
 
 func TestGolden(t *testing.T) {
-	for _, name := range []string{"sigkill", "sigterm"} {
+	// name is the archive's and the golden files'; fault the trial's.
+	for _, c := range []struct{ name, fault string }{
+		{"sigkill", "sigkill"},
+		{"sigterm", "sigterm"},
+		{"sigkill-replicas", "sigkill"},
+		{"isolate", "isolate"},
+		{"isolate-controller", "isolate-controller"},
+		{"isolate-clients", "isolate-clients"},
+	} {
+		name := c.name
 		t.Run(name, func(t *testing.T) {
 			tr := analyze(t, unpack(t, name+".tar.gz"))
 			var text, js bytes.Buffer
@@ -148,7 +163,7 @@ func TestGolden(t *testing.T) {
 			if err := WriteJSON(&js, tr); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(text.String(), recordedTrial+": trial, "+name+" of k1") {
+			if !strings.HasPrefix(text.String(), recordedTrial+": trial, "+c.fault+" of k1") {
 				t.Errorf("text does not open with the trial's relative name and fault:\n%.200s", text.String())
 			}
 			checkGolden(t, name+".txt.golden", text.Bytes())

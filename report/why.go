@@ -153,10 +153,7 @@ func (x *explainer) detect(ph *Phase) {
 	hbS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 	ph.Settings = []Setting{sessionS, hbS}
-	ended := "the process ended"
-	if x.f.Kind == results.FaultPause {
-		ended = "it froze"
-	}
+	ended := faultEnded(x.f.Kind)
 	session, ok := ms(sessionS)
 	if !ok {
 		ph.Why = fmt.Sprintf("the controller fences a broker broker.session.timeout.ms after its last heartbeat; here it fenced broker %d %s after %s (%s)",
@@ -237,6 +234,12 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 		ph.Setting = strings.TrimPrefix(ph.Setting+"; retry_backoff", "; ")
 		ph.Settings = append(ph.Settings, x.clientSetting("retry_backoff"))
 	}
+	if held, ok := x.heldProduce(st.Leader, prev, ph.End); ok && x.f.Kind == results.FaultIsolateController {
+		ph.Why = fmt.Sprintf("broker %d, cut from the controller only, led on until it was fenced; then its followers left it for the new leader, so its high watermark stopped and it held the producer's acks=all request %s, until the request's timeout, before answering that it timed out (%s); only then did the producer refresh metadata and find the new leader",
+			st.Leader, secs(held.Wait), held.Source)
+		ph.Setting = fmt.Sprintf("produce_request_timeout (now %s)", x.clientValue("produce_request_timeout"))
+		ph.Settings = []Setting{x.clientSetting("produce_request_timeout")}
+	}
 	if hung, ok := x.hungProduce(st.Leader, prev, ph.End); ok {
 		ph.Why = fmt.Sprintf("the producer had a produce request in flight to broker %d, which neither answered nor closed the connection; it gave up only after %s (%s), then refreshed metadata and found the new leader",
 			st.Leader, secs(hung.Wait), hung.Err)
@@ -267,6 +270,36 @@ func (x *explainer) hungProduce(b int32, from, to time.Time) (timeline.Event, bo
 		return timeline.Event{}, false
 	}
 	return hung[0], true
+}
+
+// heldProduce returns the producer's longest read of a produce response
+// from broker b within [from, to], when that broker held the request most
+// of its produce_request_timeout: a leader that could not advance its high
+// watermark (its followers gone) answers only when the request times out.
+func (x *explainer) heldProduce(b int32, from, to time.Time) (timeline.Event, bool) {
+	timeout, err := time.ParseDuration(x.clientValue("produce_request_timeout"))
+	if err != nil || timeout <= 0 {
+		return timeline.Event{}, false
+	}
+	var best timeline.Event
+	for _, e := range x.facts(from, to, timeline.OfKind(timeline.KindClientRead), timeline.ForRequest("Produce"), timeline.ForBroker(b)) {
+		if e.Wait > best.Wait {
+			best = e
+		}
+	}
+	return best, best.Wait >= timeout*9/10
+}
+
+// faultEnded names the fault's start for a sentence about broker b's
+// heartbeats: a broker that did not end is said to be cut or frozen.
+func faultEnded(k results.FaultKind) string {
+	switch {
+	case k == results.FaultPause:
+		return "the freeze"
+	case k.Network():
+		return "the cut"
+	}
+	return "the process ended"
 }
 
 // firstAck explains the last boundary → the first ack.

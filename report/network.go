@@ -1,0 +1,133 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/results"
+)
+
+// What a network cut adds to the stalls: a broker cut from the controller
+// only leads on until it is fenced, so its partition's stall begins then,
+// not at the cut, and a consumer fetching from it may never notice; a
+// broker cut from the clients only is healthy to the cluster, so nothing
+// is elected and its partition stalls until the heal.
+
+// lastReceived follows, per partition, the latest receive the probe
+// recorded, so the analysis can tell a consumer that stopped for good.
+type lastReceived map[int32]time.Time
+
+func (l lastReceived) add(m *results.Message) {
+	if !m.Received.IsZero() && m.Received.After(l[m.Partition]) {
+		l[m.Partition] = m.Received
+	}
+}
+
+// explainCut adds to tr's stalls what the network fault f explains: why a
+// stall began after the cut, and a consumer that never moved again.
+func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
+	if !f.Kind.Network() {
+		return
+	}
+	x := newExplainer(tr, f)
+	fence, fenced := tr.Timeline.Fenced(f.NodeID, tr.FaultAt)
+	for i := range tr.Stalls {
+		st := &tr.Stalls[i]
+		if f.Kind == results.FaultIsolateController && st.Role == results.RoleLed && st.Began > 0 && fenced {
+			start := tr.FaultAt.Add(st.Began)
+			if !fence.Time.After(start) {
+				st.StartWhy = fmt.Sprintf("broker %d, cut from the controller only, went on leading and acking for %s after the cut; the stall began %s after the controller fenced it (broker.session.timeout.ms after its last heartbeat): its followers left it for the new leader, so its high watermark could not move",
+					f.NodeID, secs(st.Began), secs(start.Sub(fence.Time)))
+				st.StartEvidence, st.StartSource = fence.Summary(), fence.Source
+				st.StartSettings = []Setting{nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")}
+			}
+		}
+		gp := tr.partitionGaps(st.Partition)
+		if gp == nil || gp.NotReceived == 0 || gp.Receive.Fault == nil {
+			continue
+		}
+		lr := last[st.Partition]
+		if lr.IsZero() || (!st.FirstAck.IsZero() && lr.After(st.FirstAck)) {
+			continue
+		}
+		st.ConsumerNote = fmt.Sprintf("the consumer never moved: its last record came at %s and %d acknowledged records after it were never received; it went on fetching from broker %d, which answered without error and with nothing new, so it had no reason to look for the new leader",
+			lr.UTC().Format("15:04:05.000"), gp.NotReceived, st.Leader)
+		st.ConsumerSettings = []Setting{x.clientSetting("metadata_max_age")}
+	}
+}
+
+// cutStalls are the stalls of a cut from the clients only, where the node
+// logs show nothing: the cluster saw the broker healthy, so no phase of
+// detection or election exists, and the stall is the cut's.
+func (tr *Trial) cutStalls(f *results.Fault) []Stall {
+	if f.Kind != results.FaultIsolateClients {
+		return nil
+	}
+	var out []Stall
+	for _, gp := range tr.Gaps.Partitions {
+		g := gp.Ack.Fault
+		if g == nil {
+			continue
+		}
+		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: results.RoleNone}
+		if l, ok := tr.Meta.Probe.Leaders[gp.Partition]; ok {
+			st.Leader = l
+		}
+		for _, id := range tr.Meta.Probe.Replicas[gp.Partition] {
+			if id == f.NodeID && st.Role != results.RoleLed {
+				st.Role = results.RoleFollowed
+			}
+		}
+		if st.Leader == f.NodeID {
+			st.Role = results.RoleLed
+		}
+		prev := tr.FaultAt
+		if g.Start.After(prev) && !g.FromFault {
+			st.Began = g.Start.Sub(prev)
+			prev = g.Start
+		}
+		if !g.Open {
+			st.FirstAck, st.Total = g.End, g.End.Sub(prev)
+		}
+		switch st.Role {
+		case results.RoleLed:
+			st.Note = fmt.Sprintf("the cluster saw broker %d healthy (it still reached the controller and its followers), so it was neither fenced nor replaced: nothing was elected, and the partition it led stalled for as long as the clients were cut from it", f.NodeID)
+			if g.Open {
+				st.Note += ", to the end of the probe"
+			}
+		default:
+			st.Note = fmt.Sprintf("broker %d still fetched from the leader as a follower, so the ISR and the high watermark moved as before: no stall of the fault's", f.NodeID)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (tr *Trial) partitionGaps(p int32) *gaps.Partition {
+	for i := range tr.Gaps.Partitions {
+		if tr.Gaps.Partitions[i].Partition == p {
+			return &tr.Gaps.Partitions[i]
+		}
+	}
+	return nil
+}
+
+// writeCut writes what explainCut added to a stall.
+func (o TextOptions) writeCut(b *bytes.Buffer, st *Stall) {
+	if st.StartWhy != "" {
+		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.StartEvidence, st.StartSource, st.StartWhy)
+	}
+	if st.ConsumerNote != "" {
+		fmt.Fprintf(b, "  consumer: %s\n            shorten: metadata_max_age (now %s), which makes it refresh metadata even without an error%s\n",
+			st.ConsumerNote, settingValue(st.ConsumerSettings), o.flags(st.ConsumerSettings))
+	}
+}
+
+func settingValue(ss []Setting) string {
+	if len(ss) == 0 || ss[0].Source == SourceUnknown {
+		return "unknown"
+	}
+	return ss[0].Value
+}

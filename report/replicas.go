@@ -1,0 +1,369 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// The replica view's summary: per partition, from replicas.csv, what each
+// replica's log end offset and the high watermark did through the fault —
+// the dead or cut replica's LEO frozen, the HW held, the new leader's LEO
+// taking over — and the ISR/ELR changes the cluster reported.
+
+// ReplicaView is the summary of a trial's replica view.
+type ReplicaView struct {
+	// Sampling is what the run achieved, from meta.json; nil when it did
+	// not record it.
+	Sampling   *results.ReplicaStats `json:"sampling,omitempty"`
+	Partitions []PartitionReplicas   `json:"partitions"`
+}
+
+// PartitionReplicas is one partition's replicas through the fault.
+type PartitionReplicas struct {
+	Partition int32 `json:"partition"`
+	// AtFault is each replica's latest LEO at or before the fault, by
+	// broker, in broker order.
+	AtFault []ReplicaOffset `json:"at_fault,omitempty"`
+	// HWAtFault is the latest high watermark at or before the fault; -1
+	// unknown.
+	HWAtFault int64 `json:"hw_at_fault"`
+	// HW is the high watermark's longest stop through the fault: nil when
+	// it never stopped for longer than the sampling could tell.
+	HW *Stop `json:"hw_stop,omitempty"`
+	// Frozen are the replicas whose LEO stopped through the fault.
+	Frozen []ReplicaStop `json:"frozen,omitempty"`
+	// TakeOver is the new leader's first answer as leader after the fault,
+	// nil when leadership did not move.
+	TakeOver *TakeOver `json:"take_over,omitempty"`
+	// Changes are the cluster's reported states of the partition: the one
+	// at the fault first, then each change after it.
+	Changes []StateChange `json:"changes,omitempty"`
+	// Stale counts the state answers after the fault that repeated an
+	// older state than the last one seen (a broker cut from the
+	// controller answers from the metadata it last had); FirstStale is the
+	// first of them. They are left out of Changes.
+	Stale      int       `json:"stale_answers,omitempty"`
+	FirstStale time.Time `json:"first_stale,omitzero"`
+}
+
+// ReplicaOffset is one replica's offset at a moment.
+type ReplicaOffset struct {
+	Broker int32     `json:"broker"`
+	Offset int64     `json:"offset"`
+	Time   time.Time `json:"time"`
+}
+
+// Stop is an offset that stopped: it reached Offset at Stopped (the first
+// sample showing it) and moved again at Moved (the first sample showing
+// more), zero when it never moved again while sampled.
+type Stop struct {
+	Offset  int64     `json:"offset"`
+	Stopped time.Time `json:"stopped"`
+	Moved   time.Time `json:"moved,omitzero"`
+}
+
+// ReplicaStop is one replica's LEO that stopped.
+type ReplicaStop struct {
+	Broker int32 `json:"broker"`
+	Stop
+}
+
+// TakeOver is the new leader starting to answer as leader.
+type TakeOver struct {
+	Broker int32     `json:"broker"`
+	Time   time.Time `json:"time"`
+	LEO    int64     `json:"leo"`
+}
+
+// StateChange is one state the cluster reported for the partition.
+type StateChange struct {
+	Time         time.Time `json:"time"`
+	Leader       int32     `json:"leader"`
+	LeaderEpoch  int32     `json:"leader_epoch"`
+	ISR          []int32   `json:"isr"`
+	ELR          []int32   `json:"elr,omitempty"`
+	LastKnownELR []int32   `json:"last_known_elr,omitempty"`
+}
+
+// readReplicaView reads the trial's replicas.csv once and summarises it
+// around the fault at F, over [F, F+window]; nil, nil when the trial has
+// no replica view.
+func readReplicaView(ctx context.Context, t results.Trial, F time.Time, window time.Duration) (*ReplicaView, error) {
+	if t.Dir == "" || F.IsZero() {
+		return nil, nil
+	}
+	path := t.Path(results.ReplicasFile)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	f, err := results.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("replica view: %w", err)
+	}
+	defer f.Close()
+	v, err := SummarizeReplicas(bufio.NewReader(f), path, F, window)
+	if err != nil {
+		return nil, err
+	}
+	if t.Meta != nil {
+		v.Sampling = t.Meta.Replicas
+	}
+	return v, nil
+}
+
+// minStop is the shortest stop the summary reports: shorter ones are the
+// sampling's own granularity, not the fault's.
+const minStop = 500 * time.Millisecond
+
+// SummarizeReplicas reads a replica view (results.ReplicasFile) from r,
+// file naming it in errors, and summarises each partition around the
+// fault at F: what stopped in progress at some moment of [F, F+window].
+func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Duration) (*ReplicaView, error) {
+	type series struct {
+		leo    map[int32][]ReplicaOffset
+		hw     []ReplicaOffset
+		states []StateChange
+	}
+	parts := map[int32]*series{}
+	// last is the latest row's time: a replica whose answers stopped (timed
+	// out, refused) stayed frozen at least until then, as far as kbf saw.
+	var last time.Time
+	d := results.NewReplicaDecoder(r, file)
+	var s results.ReplicaSample
+	for {
+		err := d.Decode(&s)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.Time.After(last) {
+			last = s.Time
+		}
+		p := parts[s.Partition]
+		if p == nil {
+			p = &series{leo: map[int32][]ReplicaOffset{}}
+			parts[s.Partition] = p
+		}
+		switch {
+		case s.Err != "":
+		case s.IsState():
+			p.states = append(p.states, StateChange{Time: s.Time, Leader: s.Leader, LeaderEpoch: s.LeaderEpoch,
+				ISR: slices.Clone(s.ISR), ELR: slices.Clone(s.ELR), LastKnownELR: slices.Clone(s.LastKnownELR)})
+		default:
+			if s.LEO >= 0 {
+				p.leo[s.Broker] = append(p.leo[s.Broker], ReplicaOffset{s.Broker, s.LEO, s.Time})
+			}
+			if s.HW >= 0 {
+				p.hw = append(p.hw, ReplicaOffset{s.Broker, s.HW, s.Time})
+			}
+		}
+	}
+	v := &ReplicaView{}
+	end := F.Add(window)
+	for _, id := range slices.Sorted(mapKeys(parts)) {
+		p := parts[id]
+		pr := PartitionReplicas{Partition: id, HWAtFault: -1}
+		for _, b := range slices.Sorted(mapKeys(p.leo)) {
+			xs := byTime(p.leo[b])
+			if at, ok := atOrBefore(xs, F); ok {
+				pr.AtFault = append(pr.AtFault, at)
+			}
+			if st := longestStop(xs, F, end, last); st != nil {
+				pr.Frozen = append(pr.Frozen, ReplicaStop{Broker: b, Stop: *st})
+			}
+		}
+		hw := byTime(p.hw)
+		if at, ok := atOrBefore(hw, F); ok {
+			pr.HWAtFault = at.Offset
+		}
+		pr.HW = longestStop(hw, F, end, last)
+		states := p.states
+		slices.SortStableFunc(states, func(a, b StateChange) int { return a.Time.Compare(b.Time) })
+		leader := int32(-1)
+		for _, st := range states {
+			if !st.Time.After(F) {
+				leader = st.Leader
+				pr.Changes = []StateChange{st}
+				continue
+			}
+			n := len(pr.Changes)
+			switch {
+			case n > 0 && sameState(pr.Changes[n-1], st):
+			case n > 0 && (st.LeaderEpoch < pr.Changes[n-1].LeaderEpoch ||
+				slices.ContainsFunc(pr.Changes[:n-1], func(c StateChange) bool { return sameState(c, st) })):
+				// Answered from metadata older than the last state seen:
+				// a broker that stopped hearing from the controller still
+				// serves what it last knew.
+				if pr.Stale == 0 {
+					pr.FirstStale = st.Time
+				}
+				pr.Stale++
+			default:
+				pr.Changes = append(pr.Changes, st)
+			}
+		}
+		if leader >= 0 {
+			for _, x := range hw {
+				if x.Time.After(F) && x.Broker != leader {
+					to := &TakeOver{Broker: x.Broker, Time: x.Time, LEO: -1}
+					if l, ok := atOrBefore(byTime(p.leo[x.Broker]), x.Time); ok {
+						to.LEO = l.Offset
+					}
+					pr.TakeOver = to
+					break
+				}
+			}
+		}
+		v.Partitions = append(v.Partitions, pr)
+	}
+	return v, nil
+}
+
+func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func byTime(xs []ReplicaOffset) []ReplicaOffset {
+	slices.SortStableFunc(xs, func(a, b ReplicaOffset) int { return a.Time.Compare(b.Time) })
+	return xs
+}
+
+func atOrBefore(xs []ReplicaOffset, t time.Time) (ReplicaOffset, bool) {
+	var out ReplicaOffset
+	ok := false
+	for _, x := range xs {
+		if x.Time.After(t) {
+			break
+		}
+		out, ok = x, true
+	}
+	return out, ok
+}
+
+// longestStop finds, in samples sorted by time, the longest time an offset
+// held still that was in progress at some moment of [from, to]: from the
+// first sample showing the offset to the first showing more. A stop never
+// ended runs to last, the end of the sampling.
+func longestStop(xs []ReplicaOffset, from, to, last time.Time) *Stop {
+	var best *Stop
+	var bestLen time.Duration
+	consider := func(st Stop, until time.Time) {
+		if !until.After(from) || st.Stopped.After(to) {
+			return
+		}
+		if l := until.Sub(st.Stopped); l >= minStop && l > bestLen {
+			c := st
+			best, bestLen = &c, l
+		}
+	}
+	var cur *Stop
+	for _, x := range xs {
+		switch {
+		case cur == nil:
+			cur = &Stop{Offset: x.Offset, Stopped: x.Time}
+		case x.Offset > cur.Offset:
+			done := *cur
+			done.Moved = x.Time
+			consider(done, x.Time)
+			cur = &Stop{Offset: x.Offset, Stopped: x.Time}
+		}
+	}
+	if cur != nil && len(xs) > 0 {
+		consider(*cur, last)
+	}
+	return best
+}
+
+func sameState(a, b StateChange) bool {
+	return a.Leader == b.Leader && a.LeaderEpoch == b.LeaderEpoch && slices.Equal(a.ISR, b.ISR) &&
+		slices.Equal(a.ELR, b.ELR) && slices.Equal(a.LastKnownELR, b.LastKnownELR)
+}
+
+// writeReplicaSampling writes the replica view's sampling as a self-check
+// line: the interval aimed at and the longest gap per broker.
+func writeReplicaSampling(b *bytes.Buffer, m *results.Meta) {
+	s := m.Replicas
+	if s == nil {
+		return
+	}
+	fmt.Fprintf(b, "replica view self-check: %d samples, aimed at one per broker every %v; longest gap", s.Rows, s.Interval)
+	for _, id := range slices.Sorted(mapKeys(s.LongestGap)) {
+		fmt.Fprintf(b, " broker %d %.3f s,", id, s.LongestGap[id].Seconds())
+	}
+	fmt.Fprintf(b, " ISR/ELR state %.3f s\n", s.StateLongestGap.Seconds())
+}
+
+// writeReplicaView writes the replica view's summary.
+func writeReplicaView(b *bytes.Buffer, v *ReplicaView, F time.Time) {
+	if v == nil || len(v.Partitions) == 0 {
+		return
+	}
+	at := func(t time.Time) string {
+		return fmt.Sprintf("%s (%+.2fs)", t.UTC().Format("15:04:05.000"), t.Sub(F).Seconds())
+	}
+	b.WriteString("\nreplicas, from replicas.csv:\n")
+	for _, p := range v.Partitions {
+		var leos []string
+		for _, r := range p.AtFault {
+			leos = append(leos, fmt.Sprintf("%d:%d", r.Broker, r.Offset))
+		}
+		hw := "unknown"
+		if p.HWAtFault >= 0 {
+			hw = fmt.Sprint(p.HWAtFault)
+		}
+		fmt.Fprintf(b, "p%d at the fault: LEO %s, HW %s\n", p.Partition, strings.Join(leos, " "), hw)
+		if h := p.HW; h != nil {
+			fmt.Fprintf(b, "  HW stopped at %d %s, ", h.Offset, at(h.Stopped))
+			if h.Moved.IsZero() {
+				b.WriteString("never moved again while sampled\n")
+			} else {
+				fmt.Fprintf(b, "moved again %s\n", at(h.Moved))
+			}
+		}
+		for _, fz := range p.Frozen {
+			fmt.Fprintf(b, "  broker %d LEO froze at %d %s, ", fz.Broker, fz.Offset, at(fz.Stopped))
+			if fz.Moved.IsZero() {
+				b.WriteString("never moved again while sampled\n")
+			} else {
+				fmt.Fprintf(b, "moved again %s\n", at(fz.Moved))
+			}
+		}
+		if t := p.TakeOver; t != nil {
+			fmt.Fprintf(b, "  broker %d answered as leader %s, LEO %d\n", t.Broker, at(t.Time), t.LEO)
+		}
+		for i, c := range p.Changes {
+			word := "state"
+			if i == 0 && !c.Time.After(F) {
+				word = "state at the fault"
+			}
+			fmt.Fprintf(b, "  %s %s: leader %d epoch %d ISR %v", word, at(c.Time), c.Leader, c.LeaderEpoch, c.ISR)
+			if len(c.ELR) > 0 || len(c.LastKnownELR) > 0 {
+				fmt.Fprintf(b, " ELR %v last-known ELR %v", c.ELR, c.LastKnownELR)
+			}
+			b.WriteString("\n")
+		}
+		if p.Stale > 0 {
+			fmt.Fprintf(b, "  %d state answer(s) from %s on repeated an older state than the last seen: a broker still serving the metadata it had before it lost the controller\n",
+				p.Stale, at(p.FirstStale))
+		}
+	}
+}
