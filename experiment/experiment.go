@@ -243,7 +243,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 	watchDone := make(chan struct{})
 	go func() {
 		defer close(watchDone)
-		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start)
+		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start, start.Add(t.o.Duration))
 	}()
 
 	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Cluster.CPUTimes(ctx) })
@@ -586,9 +586,11 @@ func (t *trial) report() (*report.Trial, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := t.r.Text.WriteText(t.r.out(), tr); err != nil {
+	// The terminal gets the digest; report.txt keeps the full explanation.
+	if err := t.r.Text.WriteDigest(t.r.out(), tr); err != nil {
 		return nil, err
 	}
+	fmt.Fprintf(t.r.out(), "the full report, why phase by phase: %s\n", filepath.Join(t.dir, results.ReportFile))
 	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return t.r.Text.WriteText(f, tr) }); err != nil {
 		return nil, err
 	}

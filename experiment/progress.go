@@ -11,7 +11,9 @@ import (
 
 // Watch shows the probe's progress on rep once a second until ctx is done.
 // phase names what the trial is doing; it is read from Watch's goroutine.
-func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, start time.Time) {
+// end is when the probe is due to stop, to say the time left; zero when
+// it is not known.
+func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, start, end time.Time) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -19,16 +21,23 @@ func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, star
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			rep.Live(progressLine(phase(), now, start, p.Progress()))
+			rep.Live(progressLine(phase(), now, start, end, p.Progress()))
 		}
 	}
 }
 
 // progressLine is one status line: the phase, the time since the probe
-// started, and each partition's time since its last ack.
-func progressLine(phase string, now, start time.Time, stats []probe.PartitionStats) string {
+// started and the time left, and each partition's time since its last ack,
+// the number a person watches rise through a stall.
+func progressLine(phase string, now, start, end time.Time, stats []probe.PartitionStats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-9s %5.1fs", phase, now.Sub(start).Seconds())
+	if !end.IsZero() {
+		// Past the end the probe is stopping, or recovery is running:
+		// nothing is left of the probing, and a negative count would
+		// read as a fault.
+		fmt.Fprintf(&b, " %5.1fs left", max(end.Sub(now), 0).Seconds())
+	}
 	for _, s := range stats {
 		age := "-"
 		if !s.LastAck.IsZero() {

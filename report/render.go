@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -71,27 +72,11 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 }
 
 func writeHeading(b *bytes.Buffer, tr *Trial) {
+	writeTitle(b, tr)
 	m := tr.Meta
 	if m == nil {
-		fmt.Fprintf(b, "%s (no metadata)\n", tr.where())
 		return
 	}
-	name := tr.Dir
-	if name == "" {
-		name = "probe"
-	}
-	fmt.Fprintf(b, "%s: %s", name, m.Kind)
-	if f := m.Fault; f != nil {
-		fmt.Fprintf(b, ", %s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID,
-			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
-		if !f.Finished.IsZero() {
-			fmt.Fprintf(b, ", exit code %d", f.ExitCode)
-		}
-		if f.Escalated {
-			b.WriteString(", ESCALATED to SIGKILL after the grace period")
-		}
-	}
-	b.WriteString("\n")
 	p := m.Probe
 	fmt.Fprintf(b, "probe: topic %s partitions %v, one record each every %v, acks=%s", p.Topic, p.Partitions, p.Interval, p.Acks)
 	if m.Cluster.KafkaVersion != "" {
@@ -121,6 +106,140 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 	if v := tr.Verdict; v != nil {
 		fmt.Fprintf(b, "verdict: %s\n", v)
 	}
+}
+
+// writeTitle writes the heading's first line: the trial and its fault.
+func writeTitle(b *bytes.Buffer, tr *Trial) {
+	m := tr.Meta
+	if m == nil {
+		fmt.Fprintf(b, "%s (no metadata)\n", tr.where())
+		return
+	}
+	name := tr.Dir
+	if name == "" {
+		name = "probe"
+	}
+	fmt.Fprintf(b, "%s: %s", name, m.Kind)
+	if f := m.Fault; f != nil {
+		fmt.Fprintf(b, ", %s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID,
+			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+		if !f.Finished.IsZero() {
+			fmt.Fprintf(b, ", exit code %d", f.ExitCode)
+		}
+		if f.Escalated {
+			b.WriteString(", ESCALATED to SIGKILL after the grace period")
+		}
+	}
+	b.WriteString("\n")
+}
+
+// WriteDigest writes the trial at a glance (Trial.Digest): its title, a
+// table with one row per partition, one line per distinct cause, the notes
+// and the verdict. The full report is WriteText's.
+func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
+	var b bytes.Buffer
+	writeTitle(&b, tr)
+	if tr.Gaps != nil && !tr.FaultAt.IsZero() {
+		fmt.Fprintf(&b, "stalls from the fault at %s", tr.FaultAt.UTC().Format("15:04:05.000"))
+		if tr.Gaps.Failed > 0 {
+			fmt.Fprintf(&b, "; %d sends failed", tr.Gaps.Failed)
+		}
+		b.WriteString(":\n")
+	} else if tr.Gaps != nil {
+		b.WriteString("no fault: the longest gaps\n")
+	}
+	d := tr.Digest()
+	writeDigestTable(&b, d)
+	for _, c := range d.Causes {
+		o.writeCause(&b, &c)
+	}
+	if !d.Audited {
+		b.WriteString("no audit: the partitions were not read back\n")
+	} else if !tr.Integrity.OK() {
+		// A loss is the one finding nobody may miss: its offenders too.
+		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
+			return err
+		}
+	}
+	for _, n := range tr.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	if tr.Meta != nil {
+		for _, n := range tr.Meta.Notes {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
+	if d.Verdict != "" {
+		fmt.Fprintf(&b, "verdict: %s\n", d.Verdict)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+var digestRole = map[results.Role]string{
+	results.RoleLed:      "led",
+	results.RoleFollowed: "followed",
+	results.RoleNone:     "none",
+}
+
+func writeDigestTable(b *bytes.Buffer, d *Digest) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	head := []string{"", "role", "ack stall", "receive"}
+	head = append(head, d.Phases...)
+	head = append(head, "acked", "failed")
+	if d.Audited {
+		head = append(head, "lost", "dup", "reordered")
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, r := range d.Rows {
+		role := digestRole[r.Role]
+		if role == "" {
+			role = "-"
+		}
+		cells := []string{fmt.Sprintf("p%d", r.Partition), role, gapCell(r.Ack, r.AckOpen), gapCell(r.Receive, r.ReceiveOpen)}
+		for _, ph := range r.Phases {
+			cells = append(cells, gapCell(ph, false))
+		}
+		cells = append(cells, fmt.Sprintf("%d/%d", r.Acked, r.Sent), fmt.Sprint(r.Failed))
+		if d.Audited {
+			cells = append(cells, fmt.Sprint(r.Lost), fmt.Sprint(r.Duplicated), fmt.Sprint(r.Reordered))
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// gapCell is a duration in the table: "-" for none, ">" before a gap that
+// had not closed when the probe stopped.
+func gapCell(d time.Duration, open bool) string {
+	if d < 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%.2f s", d.Seconds())
+	if open {
+		s = ">" + s
+	}
+	return s
+}
+
+func (o TextOptions) writeCause(b *bytes.Buffer, c *Cause) {
+	b.WriteString(c.Kind)
+	if c.Kind != CauseReceive && c.Kind != CauseNote {
+		r := Range{Min: c.Min, Max: c.Max, N: 1}
+		fmt.Fprintf(b, " %s", r)
+	}
+	parts := make([]string, len(c.Partitions))
+	for i, p := range c.Partitions {
+		parts[i] = fmt.Sprintf("p%d", p)
+	}
+	fmt.Fprintf(b, " (%s): %s", strings.Join(parts, " "), c.Why)
+	switch {
+	case c.Setting != "":
+		fmt.Fprintf(b, "; shorten: %s%s", c.Setting, o.flags(c.Settings))
+	case o.flags(c.Settings) != "":
+		fmt.Fprintf(b, "; shorten: %s", strings.TrimPrefix(o.flags(c.Settings), "; "))
+	}
+	b.WriteString("\n")
 }
 
 // flags says which flags set the client settings among ss: "; flag
@@ -239,8 +358,9 @@ func WriteJSON(w io.Writer, tr *Trial) error {
 	type trialJSON struct {
 		*Trial
 		Timeline json.RawMessage `json:"timeline,omitempty"`
+		Digest   *Digest         `json:"digest,omitempty"`
 	}
-	out := trialJSON{Trial: tr}
+	out := trialJSON{Trial: tr, Digest: tr.Digest()}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer
 		if err := timeline.WriteJSON(&tb, tr.Timeline); err != nil {

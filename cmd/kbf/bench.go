@@ -73,6 +73,7 @@ valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 		},
 	}
 	o.run.flags.register(cmd.Flags(), false)
+	registerQuiet(cmd.Flags(), &o.run.quiet)
 	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
 	r := &o.run
@@ -170,7 +171,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		Dir:      o.out,
 		Runner:   runner,
 		Env:      benchEnv(),
-		Progress: o.run.g.errOut,
+		Progress: progressOut(o.run.g.errOut, o.run.quiet),
 		Cores:    runtime.NumCPU(),
 	}
 	set, err := b.Run(ctx)

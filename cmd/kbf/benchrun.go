@@ -190,7 +190,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.
-	er := newRunner(o, r.cl, r.inj, io.Discard, newReporter(r.base.g.errOut))
+	er := newRunner(o, r.cl, r.inj, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
 	if err := er.Opt.Validate(); err != nil {
 		return err
 	}

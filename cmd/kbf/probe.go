@@ -26,6 +26,7 @@ type probeOptions struct {
 	// bootstrapSet is true when --bootstrap was given: the probe then
 	// probes what it is told, whoever's cluster it is.
 	bootstrapSet bool
+	quiet        bool
 }
 
 // clusterIDTimeout bounds the question of whose cluster answers.
@@ -69,6 +70,7 @@ there.
 	}
 	o.flags.register(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
+	registerQuiet(cmd.Flags(), &o.quiet)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
@@ -119,7 +121,7 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	if err := rec.SetMeta(experiment.NewMeta("probe", version, append([]string{"kbf"}, os.Args[1:]...), p)); err != nil {
 		return err
 	}
-	rep := newReporter(o.g.errOut)
+	rep := newReporter(o.g.errOut, o.quiet)
 	rep.Say(fmt.Sprintf("probing %s partitions %v every %v for %v into %s",
 		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out))
 
@@ -130,7 +132,7 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	progDone := make(chan struct{})
 	go func() {
 		defer close(progDone)
-		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start)
+		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start, start.Add(o.duration))
 	}()
 	stats, runErr := p.Run(runCtx)
 	stopProg()

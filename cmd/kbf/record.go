@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kbf-project/kbf/experiment"
 )
 
@@ -18,21 +20,33 @@ func defaultOut(kind string) string {
 
 // termReporter shows progress on the error stream: on a terminal the live
 // line is rewritten in place every second, elsewhere one in five is kept as
-// a line of its own.
+// a line of its own, so a CI log holds a line every five seconds and no
+// carriage returns. Quiet, it shows nothing.
 type termReporter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	tty  bool
-	live int
+	mu    sync.Mutex
+	w     io.Writer
+	tty   bool
+	quiet bool
+	live  int
 }
 
 var _ experiment.Reporter = (*termReporter)(nil)
 
-func newReporter(w io.Writer) *termReporter { return &termReporter{w: w, tty: isTerminal(w)} }
+func newReporter(w io.Writer, quiet bool) *termReporter {
+	return &termReporter{w: w, tty: isTerminal(w), quiet: quiet}
+}
+
+// registerQuiet adds --quiet, the flag run, bench and probe share.
+func registerQuiet(f *pflag.FlagSet, quiet *bool) {
+	f.BoolVarP(quiet, "quiet", "q", false, "show no progress: no live line, no phase lines (the reports and errors are still printed)")
+}
 
 func (r *termReporter) Say(line string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.quiet {
+		return
+	}
 	if r.tty {
 		fmt.Fprint(r.w, "\r\033[K")
 	}
@@ -44,6 +58,7 @@ func (r *termReporter) Live(line string) {
 	defer r.mu.Unlock()
 	r.live++
 	switch {
+	case r.quiet:
 	case r.tty:
 		fmt.Fprintf(r.w, "\r\033[K%s", line)
 	case r.live%5 == 0:
@@ -51,11 +66,20 @@ func (r *termReporter) Live(line string) {
 	}
 }
 
+// progressOut is where a writer of progress lines writes: w, or nowhere
+// when quiet.
+func progressOut(w io.Writer, quiet bool) io.Writer {
+	if quiet {
+		return io.Discard
+	}
+	return w
+}
+
 // clear removes the live line from a terminal.
 func (r *termReporter) clear() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.tty {
+	if r.tty && !r.quiet {
 		fmt.Fprint(r.w, "\r\033[K")
 	}
 }

@@ -22,6 +22,7 @@ type reportOptions struct {
 	faultAt string
 	window  time.Duration
 	html    bool
+	explain bool
 }
 
 func newReportCmd(g *globals) *cobra.Command {
@@ -36,9 +37,13 @@ func newReportCmdF(g *globals, runF func(context.Context, *reportOptions, string
 		Use:   "report PATH",
 		Short: "Report a run: gaps, stalls in phases, integrity, timeline",
 		Long: `report reads a probe CSV, a trial directory or a run directory of trials and
-prints, per partition, the ack and receive gaps at the fault and elsewhere,
-each stall split into phases, the integrity check and the timeline; for a run
-of several trials, a summary of ranges. It needs neither Docker nor Kafka.
+prints a table, one row per partition: what the faulted broker was to it, the
+ack and receive stalls, the stall's phases and the audit's counts; then each
+distinct cause once, with the partitions it applies to, and the verdict. For a
+run of several trials, a summary of ranges comes first. --explain prints the
+full report instead: the gaps at the fault and elsewhere, each phase's
+evidence and explanation, the integrity check and the timeline. It needs
+neither Docker nor Kafka.
 
 In a run directory a trial that cannot be read is named on standard error and
 the others are still reported.
@@ -72,6 +77,7 @@ line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
 	}
 	cmd.Flags().StringVarP(&o.format, "output", "o", "text", "text or json")
 	cmd.Flags().StringVar(&o.faultAt, "fault-at", "", "fault time (RFC 3339), overriding the recorded one")
+	cmd.Flags().BoolVar(&o.explain, "explain", false, "the full report of each trial (report.txt): the gaps, every phase's evidence and explanation, the integrity check and the timeline, in place of the table")
 	cmd.Flags().BoolVar(&o.html, "html", false, "also write report.html, a page that opens offline: in the trial's directory, or one for the run in the run's")
 	cmd.Flags().DurationVar(&o.window, "window", 0, "how long after the fault a gap may begin and still be the fault's (default 1s)")
 	return cmd
@@ -100,22 +106,29 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		}
 		return outcome(analysed, broken)
 	}
-	for i, tr := range analysed {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		if err := textReport.WriteText(w, tr); err != nil {
-			return err
-		}
-	}
+	// Several trials: the summary first, the answer, then each trial.
 	if len(analysed) > 1 {
-		fmt.Fprintln(w)
 		if len(broken) > 0 {
 			fmt.Fprintf(w, "summary of the %d trials that could be read; %d could not\n", len(analysed), len(broken))
 		}
 		if err := report.WriteSummaryText(w, report.Summarize(analysed)); err != nil {
 			return err
 		}
+	}
+	for i, tr := range analysed {
+		if i > 0 || len(analysed) > 1 {
+			fmt.Fprintln(w)
+		}
+		write := textReport.WriteDigest
+		if o.explain {
+			write = textReport.WriteText
+		}
+		if err := write(w, tr); err != nil {
+			return err
+		}
+	}
+	if !o.explain {
+		fmt.Fprintf(w, "\nwhy, phase by phase, with the evidence: kbf report --explain %s\n", path)
 	}
 	return outcome(analysed, broken)
 }

@@ -295,3 +295,37 @@ func TestReportHelpExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// kbf report prints the digest; --explain the full report in its place.
+func TestReportExplain(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{"digest by default", nil, []string{"ack stall", "kbf report --explain"}, []string{"integrity:", "ack gap"}},
+		{"explain", []string{"--explain"}, []string{"integrity:", "ack gap"}, []string{"ack stall", "kbf report --explain"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeTrial(t, dir)
+			writeLog(t, dir)
+			code, stdout, stderr := kbfCmd(context.Background(), append([]string{"report", dir}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout does not hold %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tc.notWant {
+				if strings.Contains(stdout, s) {
+					t.Errorf("stdout holds %q:\n%s", s, stdout)
+				}
+			}
+		})
+	}
+}

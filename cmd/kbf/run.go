@@ -40,6 +40,7 @@ type runOptions struct {
 	grace           time.Duration
 	timeout         time.Duration
 	baseline        experiment.Baseline
+	quiet           bool
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -95,6 +96,7 @@ Exit status:
 	f := cmd.Flags()
 	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
 	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
+	registerQuiet(f, &o.quiet)
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
@@ -185,7 +187,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	if _, ok := cl.Brokers()[o.broker]; !ok {
 		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
 	}
-	rep := newReporter(o.g.errOut)
+	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
 	r := newRunner(o, cl, stdoutLogs{chaos.New(cl.Docker(), cl.ContainerName), cl}, o.g.out, rep)
 	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {

@@ -1,0 +1,51 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/probe"
+)
+
+func TestProgressLine(t *testing.T) {
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	now := start.Add(12 * time.Second)
+	stats := []probe.PartitionStats{
+		{Partition: 0, LastAck: now.Add(-8100 * time.Millisecond)},
+		{Partition: 1, LastAck: now.Add(-20 * time.Millisecond), Failed: 2},
+		{Partition: 2},
+	}
+	tests := []struct {
+		name    string
+		phase   string
+		end     time.Time
+		want    []string
+		notWant []string
+	}{
+		{"time left while probing", "probing", start.Add(30 * time.Second),
+			[]string{"probing", " 12.0s", " 18.0s left", "p0 ack age 8.10s", "p1 ack age 0.02s (2 failed)", "p2 ack age -"}, nil},
+		{"nothing left after the end, never negative", "recovery", start.Add(10 * time.Second),
+			[]string{"recovery", "  0.0s left"}, []string{"-2.0s"}},
+		{"no end known", "probing", time.Time{},
+			[]string{"probing", "p0 ack age 8.10s"}, []string{"left"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := progressLine(tt.phase, now, start, tt.end, stats)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("progress line %q does not hold %q", got, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("progress line %q holds %q", got, w)
+				}
+			}
+			if strings.Contains(got, "\n") {
+				t.Errorf("progress line %q is more than one line", got)
+			}
+		})
+	}
+}
