@@ -42,6 +42,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 			o.writeStall(&b, &tr.Stalls[i])
 		}
 	}
+	writeClients(&b, tr)
 	if tr.Integrity != nil {
 		b.WriteString("\n")
 		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
