@@ -205,14 +205,15 @@ type trial struct {
 	rec   *Recorder
 	meta  *results.Meta
 	p     Probe
-	// clients are the external clients probing beside p.
-	clients []*external
-	phase   atomic.Value // string, read by the progress line
+	phase atomic.Value // string, read by the progress line
 	// faultAt is when the fault was asked for: probing goes on from there.
 	faultAt time.Time
 	// interrupted is the phase Ctrl-C came in.
 	interrupted string
 	ctx         context.Context // the caller's, to date Ctrl-C by phase
+
+	// clients are the external clients probing beside p.
+	clients []*external
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
