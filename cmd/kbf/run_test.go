@@ -92,6 +92,19 @@ func TestRunFlags(t *testing.T) {
 					t.Errorf("clients %v, want franz-go alone", e.Clients)
 				}
 			}},
+		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
+			check: func(t *testing.T, o *runOptions) {
+				if c, _ := o.flags.config(); !c.NoKIP951 {
+					t.Error("--kip951=false left KIP-951 on")
+				}
+			}},
+		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
+			check: func(t *testing.T, o *runOptions) {
+				if c, _ := o.flags.config(); c.NoKIP951 {
+					t.Error("KIP-951 off by default")
+				}
+			}},
+		{name: "kip951 not a bool", args: []string{"run", "--kill", "sigterm", "--kip951=maybe"}, wantErr: "want true or false"},
 		{name: "unknown client", args: []string{"run", "--kill", "sigkill", "--clients", "franz-go,sarama"}, wantErr: `unknown client "sarama"`},
 		{name: "client-set for a client not chosen", args: []string{"run", "--kill", "sigkill", "--client-set", "java:linger.ms=5"}, wantErr: "java is not in --clients"},
 		{name: "client-set without a value", args: []string{"run", "--kill", "sigkill", "--clients", "java", "--client-set", "java:linger.ms"}, wantErr: "want CLIENT:KEY=VALUE"},
