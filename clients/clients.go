@@ -100,7 +100,7 @@ func ParseList(s string) ([]Name, error) {
 
 // InfoFile is the file a reference probe writes beside probe.csv and
 // client.log: which client ran, its version and its settings.
-const InfoFile = "client.json"
+const InfoFile = results.ClientInfoFile
 
 // Info is a reference probe's client.json.
 type Info struct {

@@ -125,6 +125,9 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 		}
 		u := Steady(now, b.Period, rec.Bound, t.p.Progress(), parts)
 		if u == nil {
+			u = t.clientsSteady(now, b.Period, rec.Bound)
+		}
+		if u == nil {
 			rec.Healthy = now.UTC()
 			return rec, nil
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -37,6 +38,12 @@ type Options struct {
 	// run; the zero value waits for none of it to last).
 	Baseline Baseline
 	Probe    probe.Config
+	// Clients are the clients that probe the trial side by side; the
+	// external ones (not franz-go, the trial's own probe) run as their own
+	// processes and write into results.ClientDir. ClientSettings are each
+	// client's settings by its own names (clients.Spec.Settings).
+	Clients        []clients.Name
+	ClientSettings map[clients.Name]map[string]string
 	// ProcRoot is where the host's load is read, /proc when empty.
 	ProcRoot string
 
@@ -88,6 +95,9 @@ type Runner struct {
 	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe NewProbe
 	ReadBack ReadBack
+	// StartClient starts an external client (Opt.Clients); the default is
+	// clients.Start.
+	StartClient StartClient
 	// NewSampler, when set, watches the replicas through each trial into
 	// replicas.csv: each replica's LEO, the HW, the ISR and ELR.
 	NewSampler NewSampler
@@ -201,6 +211,9 @@ type trial struct {
 	// interrupted is the phase Ctrl-C came in.
 	interrupted string
 	ctx         context.Context // the caller's, to date Ctrl-C by phase
+
+	// clients are the external clients probing beside p.
+	clients []*external
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -224,6 +237,11 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		return nil, err
 	}
 	if err := t.startProbe(ctx); err != nil {
+		return nil, err
+	}
+	if err := t.startClients(ctx); err != nil {
+		t.p.Close()
+		t.rec.Discard()
 		return nil, err
 	}
 	defer t.rec.Close()
@@ -256,6 +274,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 	}
 	stopProbe()
 	res := <-probeDone
+	t.stopClients(ctx)
 	stopWatch()
 	<-watchDone
 	SetProbeResult(t.meta, res.stats)
@@ -290,7 +309,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		t.setPhase("")
 		t.meta.Notes = append(t.meta.Notes, "interrupted by the user during "+t.interrupted)
 	}
-	if err := errors.Join(t.rec.Save(), t.rec.Close()); err != nil {
+	if err := errors.Join(t.rec.Save(), t.saveClients(), t.rec.Close()); err != nil {
 		return nil, err
 	}
 	if ctx.Err() != nil {
@@ -561,6 +580,7 @@ func (t *trial) readBack(ctx context.Context) {
 	if err != nil {
 		t.meta.Notes = append(t.meta.Notes, "read-back failed: "+err.Error())
 	}
+	t.readBackClients(ctx, rb)
 }
 
 // report analyses the trial from its directory, prints it and keeps it

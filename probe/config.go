@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // Config is one probe's configuration. The client settings shape the stall a
@@ -61,6 +63,12 @@ type Config struct {
 	SteadyGap time.Duration
 	// LogLevel is the clients' log level written to client.log.
 	LogLevel kgo.LogLevel
+	// NoKIP951 turns off KIP-951 leader discovery: the clients then use
+	// Produce and Fetch versions below those whose answers name a
+	// partition's current leader (Produce v10, Fetch v16), so a moved
+	// leader is learnt from a metadata refresh only. Metadata's own
+	// version is left alone: KIP-951 changed no Metadata field.
+	NoKIP951 bool
 
 	// RunID marks this run's records; empty picks a random one.
 	RunID string
@@ -154,12 +162,32 @@ func clamp(d, min, max time.Duration) time.Duration {
 
 // clientOpts returns the options both clients share.
 func (c *Config) clientOpts() []kgo.Opt {
-	return []kgo.Opt{
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(c.Bootstrap...),
 		kgo.RetryBackoffFn(backoff(c.RetryBackoff, c.RetryBackoffMax)),
 		kgo.MetadataMinAge(c.MetadataMinAge),
 		kgo.RequestTimeoutOverhead(c.RequestTimeoutOverhead),
 	}
+	if c.NoKIP951 {
+		opts = append(opts, kgo.MaxVersions(noKIP951Versions()))
+	}
+	return opts
+}
+
+// The last request versions whose answers carry no current-leader hint:
+// KIP-951 added CurrentLeader to Produce v10 and Fetch v16.
+const (
+	maxProduceNoKIP951 = 9
+	maxFetchNoKIP951   = 15
+)
+
+// noKIP951Versions are franz-go's default versions (kversion.Stable) with
+// Produce and Fetch capped below KIP-951.
+func noKIP951Versions() *kversion.Versions {
+	vs := kversion.Stable()
+	vs.SetMaxKeyVersion(kmsg.Produce.Int16(), maxProduceNoKIP951)
+	vs.SetMaxKeyVersion(kmsg.Fetch.Int16(), maxFetchNoKIP951)
+	return vs
 }
 
 func (c *Config) producerOpts() []kgo.Opt {
@@ -204,6 +232,7 @@ func (c *Config) Effective() map[string]string {
 		"interval":                 d(c.Interval),
 		"drain":                    d(c.Drain),
 		"log_level":                c.LogLevel.String(),
+		"kip951":                   strconv.FormatBool(!c.NoKIP951),
 		"consumer":                 "direct partition assignment, no group, read_uncommitted",
 		"partitions":               strconv.Itoa(len(c.Partitions)),
 	}

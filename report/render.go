@@ -44,6 +44,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 		}
 	}
 	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
+	writeClients(&b, tr)
 	if tr.Integrity != nil {
 		b.WriteString("\n")
 		if err := integrity.WriteText(&b, tr.Integrity); err != nil {

@@ -36,6 +36,8 @@ type Options struct {
 	// picture) needs no second pass over the file. m is valid only during
 	// the call.
 	Messages func(m *results.Message)
+
+	clientLog string // the client log the timeline reads
 }
 
 // Trial is one trial's analyses: everything a renderer draws, decided.
@@ -60,6 +62,11 @@ type Trial struct {
 	Notes []string `json:"notes,omitempty"`
 	// Verdict says whether the trial can be trusted; nil without metadata.
 	Verdict *verdict.Verdict `json:"verdict,omitempty"`
+	// Clients compare every client that probed the trial, franz-go first,
+	// when more than one did (results.Trial.Clients); ClientDiffs say, per
+	// partition, how far their ack stalls differ and why.
+	Clients     []ClientResult `json:"clients,omitempty"`
+	ClientDiffs []ClientDiff   `json:"client_diffs,omitempty"`
 }
 
 // Analyze reads the trial t: the timeline first (a graceful stop is dated
@@ -71,7 +78,18 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 
 // AnalyzeContext is Analyze, stopping with ctx's error once ctx is done.
 func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, error) {
+	tr, err := analyzeProbe(ctx, t, opt)
+	if err != nil || len(t.Clients) == 0 {
+		return tr, err
+	}
+	return tr, tr.analyzeClients(ctx, t)
+}
+
+// analyzeProbe is one probe's analysis: the franz-go probe's, or an external
+// client's (its own probe CSV, read-back and client log).
+func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, error) {
 	tr := &Trial{Dir: t.Dir, Meta: t.Meta}
+	opt.clientLog = t.ClientLogFile()
 	var fault *results.Fault
 	if t.Meta != nil && t.Meta.Fault != nil {
 		fault = t.Meta.Fault
@@ -188,6 +206,7 @@ func (tr *Trial) buildTimeline(opt Options) error {
 		tr.Notes = append(tr.Notes, fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err))
 		return nil
 	}
+	src.ClientLog = opt.clientLog
 	topt := timeline.Options{From: tr.Meta.Started, ClientTo: tr.Meta.Ended}
 	// The client's facts matter from just before the fault; the fault's
 	// earliest record bounds it before the SIGTERM line is known.

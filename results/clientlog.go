@@ -283,6 +283,13 @@ func (d *ClientLogDecoder) parse(s string, l *ClientLine) error {
 	}
 	col += len(rest) - len(kvs)
 	kv, err := parseKeyValues(kvs)
+	if errors.Is(err, errNotPair) && !strings.HasPrefix(rest, `"`) {
+		// Not kbf's own shape: another client's text with a "=" inside
+		// it, such as the Java client's "[Producer clientId=p1] Node 1
+		// disconnected." The whole text is the message, with no pairs,
+		// rather than a line the timeline cannot read.
+		msg, kv, err = strings.TrimSpace(rest), nil, nil
+	}
 	if err != nil {
 		return d.errorf(col, "%w", err)
 	}
@@ -336,7 +343,7 @@ func parseKeyValues(s string) ([]KeyValue, error) {
 		}
 		key, rest, ok := strings.Cut(s, "=")
 		if !ok {
-			return nil, fmt.Errorf("not key=value: %s", excerpt(s))
+			return nil, fmt.Errorf("%w: %s", errNotPair, excerpt(s))
 		}
 		if !isWord(key) {
 			return nil, fmt.Errorf("key %s: %w", excerpt(key), ErrNotWord)
@@ -364,6 +371,9 @@ func parseKeyValues(s string) ([]KeyValue, error) {
 		s = rest
 	}
 }
+
+// errNotPair is a word without "=" where a key=value pair was due.
+var errNotPair = errors.New("not key=value")
 
 // excerpt quotes at most the first 40 bytes of s, so that an error about a
 // huge or binary line stays one short line.

@@ -22,6 +22,24 @@ type Trial struct {
 	// so "" always means the partitions were not read back.
 	Log  string
 	Meta *Meta
+	// Clients are the external clients that probed beside the franz-go
+	// probe in the same trial (ClientsDir), by name; none for most trials.
+	Clients []ClientTrial
+	// ClientLogPath is the client log the timeline reads; "" is the
+	// directory's ClientLog. ClientTrial.Trial sets it.
+	ClientLogPath string
+	// external marks a client's trial (ClientTrial.Trial): its log is the
+	// client's own, so LogPath never falls back to the directory's.
+	external bool
+}
+
+// ClientLogFile returns the path of the client log the trial's timeline
+// reads: ClientLogPath when set, else the directory's ClientLog.
+func (t *Trial) ClientLogFile() string {
+	if t.ClientLogPath != "" || t.external {
+		return t.ClientLogPath
+	}
+	return filepath.Join(t.Dir, ClientLog)
 }
 
 // Path returns the path of the named file in the trial's directory.
@@ -48,7 +66,7 @@ func (t *Trial) OpenProbe(ctx context.Context) (*Decoder, error) {
 // none, and an error when one is there but cannot be read. It is Log when
 // set; for a Trial not made by Find, it looks.
 func (t *Trial) LogPath() (string, error) {
-	if t.Log != "" || t.Dir == "" {
+	if t.Log != "" || t.Dir == "" || t.external {
 		return t.Log, nil
 	}
 	path := filepath.Join(t.Dir, LogFile)
@@ -215,6 +233,9 @@ func trialAt(dir string) (Trial, bool, error) {
 			return Trial{}, false, err
 		}
 	}
+	if t.Clients, err = clientTrials(dir); err != nil {
+		return Trial{}, false, err
+	}
 	return t, true, nil
 }
 
@@ -240,7 +261,7 @@ func checkFiles(dir string) error {
 			return fmt.Errorf("%s: cannot be read: %w", path, err)
 		}
 		if d.IsDir() {
-			if path != dir && filepath.Dir(path) == dir && d.Name() != NodeLogsDir {
+			if path != dir && filepath.Dir(path) == dir && d.Name() != NodeLogsDir && d.Name() != ClientsDir {
 				return fs.SkipDir // not the trial's: a copy, an editor's, a user's
 			}
 			return nil
@@ -293,6 +314,13 @@ func read(dir, path string) bool {
 	switch rel {
 	case MetaFile, ProbeFile, LogFile, ClientLog:
 		return true
+	}
+	if d, f := filepath.Split(rel); filepath.Dir(filepath.Clean(d)) == ClientsDir {
+		switch f {
+		case MetaFile, ProbeFile, LogFile, ClientLog, ClientInfoFile:
+			return true
+		}
+		return false
 	}
 	return strings.HasPrefix(rel, NodeLogsDir+string(filepath.Separator))
 }

@@ -291,5 +291,5 @@ func matchClient(l *results.ClientLine) (Event, bool, error) {
 		}
 		return e, true, nil
 	}
-	return Event{}, false, nil
+	return matchClientText(l)
 }

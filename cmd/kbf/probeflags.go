@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strconv"
+
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/probe"
@@ -36,7 +39,31 @@ func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 	fs.DurationVar(&c.RequestTimeoutOverhead, "request-timeout-overhead", c.RequestTimeoutOverhead, "how long past a request's own timeout to wait before giving up on a silent broker")
 	fs.DurationVar(&c.FetchMaxWait, "fetch-max-wait", c.FetchMaxWait, "how long a broker may hold a fetch with no new data")
 	fs.DurationVar(&c.Drain, "drain", c.Drain, "once sending stops, how long to wait for outstanding acks and reads")
+	fs.Var(notFlag{&c.NoKIP951}, "kip951", "KIP-951 leader discovery: --kip951=false caps Produce at v9 and Fetch at v15, below the answers that name a partition's new leader")
+	fs.Lookup("kip951").NoOptDefVal = "true"
 }
+
+// notFlag is a boolean flag stored inverted: --kip951=false sets
+// probe.Config.NoKIP951, whose zero value keeps the feature on.
+type notFlag struct{ p *bool }
+
+func (f notFlag) String() string {
+	if f.p == nil {
+		return "true"
+	}
+	return strconv.FormatBool(!*f.p)
+}
+
+func (f notFlag) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%q: want true or false", v)
+	}
+	*f.p = !b
+	return nil
+}
+
+func (notFlag) Type() string { return "bool" }
 
 // config returns the probe configuration, validated.
 func (f *probeFlags) config() (probe.Config, error) {

@@ -41,6 +41,7 @@ type runOptions struct {
 	timeout         time.Duration
 	baseline        experiment.Baseline
 	quiet           bool
+	clients         clientFlags
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -93,6 +94,7 @@ Exit status:
 	}
 	o.flags.register(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
+	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
 	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
@@ -137,6 +139,9 @@ func (o *runOptions) validate() error {
 	if _, err := o.cluster.options(); err != nil {
 		return err
 	}
+	if _, _, err := o.clients.parse(); err != nil {
+		return err
+	}
 	_, err := o.flags.config()
 	return err
 }
@@ -144,6 +149,7 @@ func (o *runOptions) validate() error {
 // experimentOptions turns the flags into the experiment's options.
 func (o *runOptions) experimentOptions() experiment.Options {
 	cfg, _ := o.flags.config() // validated
+	names, settings, _ := o.clients.parse()
 	out := o.out
 	if out == "" {
 		out = defaultOut(string(o.kill))
@@ -159,12 +165,19 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		RecoveryTimeout: o.timeout,
 		Baseline:        o.baseline,
 		Probe:           cfg,
+		Clients:         names,
+		ClientSettings:  settings,
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),
 	}
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
+	if names, _, _ := o.clients.parse(); len(names) > 0 { // validated
+		if err := checkBuilt(names); err != nil {
+			return err
+		}
+	}
 	opts, err := o.cluster.options()
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/experiment"
 )
 
@@ -78,6 +79,35 @@ func TestRunFlags(t *testing.T) {
 		{name: "zero repeat", args: []string{"run", "--kill", "sigkill", "--repeat", "0"}, wantErr: "--repeat 0"},
 		{name: "bad acks", args: []string{"run", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "bad duration", args: []string{"run", "--kill", "sigkill", "--duration", "soon"}, wantErr: "invalid argument"},
+		{name: "clients", args: []string{"run", "--kill", "sigkill", "--clients", "franz-go,librdkafka,java", "--client-set", "java:retry.backoff.ms=50"},
+			check: func(t *testing.T, o *runOptions) {
+				e := o.experimentOptions()
+				if len(e.Clients) != 3 || e.Clients[2] != clients.Java || e.ClientSettings[clients.Java]["retry.backoff.ms"] != "50" {
+					t.Errorf("clients %v, settings %v", e.Clients, e.ClientSettings)
+				}
+			}},
+		{name: "clients default", args: []string{"run", "--kill", "sigkill"},
+			check: func(t *testing.T, o *runOptions) {
+				if e := o.experimentOptions(); len(e.Clients) != 1 || e.Clients[0] != clients.FranzGo {
+					t.Errorf("clients %v, want franz-go alone", e.Clients)
+				}
+			}},
+		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
+			check: func(t *testing.T, o *runOptions) {
+				if c, _ := o.flags.config(); !c.NoKIP951 {
+					t.Error("--kip951=false left KIP-951 on")
+				}
+			}},
+		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
+			check: func(t *testing.T, o *runOptions) {
+				if c, _ := o.flags.config(); c.NoKIP951 {
+					t.Error("KIP-951 off by default")
+				}
+			}},
+		{name: "kip951 not a bool", args: []string{"run", "--kill", "sigterm", "--kip951=maybe"}, wantErr: "want true or false"},
+		{name: "unknown client", args: []string{"run", "--kill", "sigkill", "--clients", "franz-go,sarama"}, wantErr: `unknown client "sarama"`},
+		{name: "client-set for a client not chosen", args: []string{"run", "--kill", "sigkill", "--client-set", "java:linger.ms=5"}, wantErr: "java is not in --clients"},
+		{name: "client-set without a value", args: []string{"run", "--kill", "sigkill", "--clients", "java", "--client-set", "java:linger.ms"}, wantErr: "want CLIENT:KEY=VALUE"},
 		{name: "stray argument", args: []string{"run", "--kill", "sigkill", "k1"}, wantErr: "unexpected argument"},
 	}
 	for _, tt := range tests {

@@ -18,6 +18,7 @@ var settingFlags = map[string]string{
 	"interval":                 "--interval",
 	"drain":                    "--drain",
 	"acks":                     "--acks",
+	"kip951":                   "--kip951",
 }
 
 // flagName returns the flag that sets a client setting, "" for none.

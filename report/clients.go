@@ -1,0 +1,294 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// FranzGo is the in-process probe's client as kbf run --clients names it:
+// the trial's own probe.csv.
+const FranzGo = "franz-go"
+
+// ClientResult is one client's view of the fault, in a trial where several
+// clients probed the same partitions at the same time (kbf run --clients):
+// the franz-go probe's from the trial's own analysis, each external
+// client's from an analysis of its own files against the same node logs.
+type ClientResult struct {
+	Name       string            `json:"name"`
+	Partitions []ClientPartition `json:"partitions"`
+	// Audit is nil when the client's records were not read back.
+	Audit *ClientAudit `json:"audit,omitempty"`
+	// Settings are the client's settings that shape a stall, by its own
+	// names: retries, metadata, timeouts, leader discovery.
+	Settings []Setting `json:"settings,omitempty"`
+	// Err says why the client's records could not be analysed.
+	Err string `json:"error,omitempty"`
+	// Trial is the client's whole analysis; nil for franz-go (the trial
+	// itself) and when Err is set.
+	Trial *Trial `json:"-"`
+}
+
+// ClientAudit is a client's integrity check in brief.
+type ClientAudit struct {
+	Acknowledged int `json:"acknowledged"`
+	Lost         int `json:"lost"`
+	Duplicated   int `json:"duplicated"`
+	Reordered    int `json:"reordered"`
+}
+
+// ClientPartition is one client's stall on one partition.
+type ClientPartition struct {
+	Partition int32        `json:"partition"`
+	Role      results.Role `json:"role"`
+	// Ack and Receive are the fault gaps; zero when the partition had none.
+	Ack     time.Duration `json:"-"`
+	Receive time.Duration `json:"-"`
+	// Open is set when no ack came after the fault.
+	Open bool `json:"open,omitempty"`
+	// Learnt is when the client's log shows it learnt the new leader (the
+	// end of its client phase), Client how long that phase lasted and
+	// ClientWhy what it waited for; zero when its log shows no such line.
+	Learnt    time.Time     `json:"learnt,omitzero"`
+	Client    time.Duration `json:"-"`
+	ClientWhy string        `json:"client_why,omitempty"`
+	Evidence  string        `json:"evidence,omitempty"`
+}
+
+// ClientDiff is the largest difference between the clients' ack stalls on
+// one partition, and what explains it.
+type ClientDiff struct {
+	Partition int32         `json:"partition"`
+	Role      results.Role  `json:"role"`
+	Longest   string        `json:"longest"`
+	Shortest  string        `json:"shortest"`
+	Diff      time.Duration `json:"-"`
+	// Why says which phase the difference lies in, from the clients' logs.
+	Why string `json:"why"`
+}
+
+// MarshalJSON writes the partition with its durations in seconds.
+func (cp ClientPartition) MarshalJSON() ([]byte, error) {
+	type plain ClientPartition
+	return json.Marshal(struct {
+		plain
+		Ack     float64 `json:"ack_seconds"`
+		Receive float64 `json:"receive_seconds"`
+		Client  float64 `json:"client_seconds,omitempty"`
+	}{plain(cp), cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
+}
+
+// MarshalJSON writes the difference in seconds.
+func (d ClientDiff) MarshalJSON() ([]byte, error) {
+	type plain ClientDiff
+	return json.Marshal(struct {
+		plain
+		Diff float64 `json:"diff_seconds"`
+	}{plain(d), d.Diff.Seconds()})
+}
+
+// stallSettings are the settings that shape a client's stall, by each
+// client's own names, in the order the report prints them.
+var stallSettings = map[string][]string{
+	FranzGo:      {"retry_backoff", "retry_backoff_max", "metadata_min_age", "produce_request_timeout", "request_timeout_overhead", "kip951"},
+	"librdkafka": {"retry.backoff.ms", "retry.backoff.max.ms", "topic.metadata.refresh.fast.interval.ms", "request.timeout.ms", "socket.timeout.ms"},
+	"java":       {"retry.backoff.ms", "retry.backoff.max.ms", "metadata.max.age.ms", "request.timeout.ms", "delivery.timeout.ms"},
+}
+
+// analyzeClients analyses each external client of the trial t beside tr,
+// the franz-go probe's analysis, and compares them. A client whose files
+// cannot be read is reported so, not the trial.
+func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
+	tr.Clients = []ClientResult{clientResult(FranzGo, tr)}
+	for i := range t.Clients {
+		c := &t.Clients[i]
+		ct, err := analyzeProbe(ctx, c.Trial(&t), Options{FaultAt: tr.FaultAt})
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			tr.Clients = append(tr.Clients, ClientResult{Name: c.Name, Err: err.Error()})
+			continue
+		}
+		cr := clientResult(c.Name, ct)
+		cr.Trial = ct
+		tr.Clients = append(tr.Clients, cr)
+	}
+	tr.ClientDiffs = diffClients(tr.Clients)
+	return nil
+}
+
+func clientResult(name string, tr *Trial) ClientResult {
+	cr := ClientResult{Name: name}
+	if in := tr.Integrity; in != nil {
+		cr.Audit = &ClientAudit{Acknowledged: in.Acknowledged, Lost: in.Lost, Duplicated: in.Duplicated, Reordered: in.Reordered}
+	}
+	if tr.Meta != nil {
+		keys := stallSettings[name]
+		for _, k := range keys {
+			if v, ok := tr.Meta.Probe.Client[k]; ok {
+				cr.Settings = append(cr.Settings, Setting{Name: k, Value: v, Source: SourceClientConfig, Where: results.MetaFile})
+			}
+		}
+	}
+	stalls := map[int32]*Stall{}
+	for i := range tr.Stalls {
+		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
+	}
+	if tr.Gaps == nil {
+		return cr
+	}
+	for _, gp := range tr.Gaps.Partitions {
+		cp := ClientPartition{Partition: gp.Partition, Role: results.RoleNone}
+		if g := gp.Ack.Fault; g != nil {
+			cp.Ack, cp.Open = g.Duration(), g.Open
+		}
+		if g := gp.Receive.Fault; g != nil {
+			cp.Receive = g.Duration()
+		}
+		if st := stalls[gp.Partition]; st != nil {
+			cp.Role = st.Role
+			for _, ph := range st.Phases {
+				if ph.Name == PhaseClient {
+					cp.Learnt, cp.Client, cp.ClientWhy = ph.End, ph.Duration, ph.Why
+					cp.Evidence = ph.Evidence
+					if name != FranzGo {
+						// The phase's explanation weighs franz-go's own
+						// log lines and settings; another client's is
+						// its log line and the settings listed beside it.
+						cp.ClientWhy = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
+							ph.End.UTC().Format("15:04:05.000"), ph.Evidence, path.Join(results.ClientsDir, name, ph.Source))
+					}
+				}
+			}
+		}
+		cr.Partitions = append(cr.Partitions, cp)
+	}
+	return cr
+}
+
+// diffClients finds, per partition, the clients with the longest and the
+// shortest ack stall and says where the difference lies: the client phase
+// (one client learnt the new leader later) or after it (its first ack
+// came later once it knew).
+func diffClients(crs []ClientResult) []ClientDiff {
+	type seen struct {
+		client string
+		cp     ClientPartition
+	}
+	by := map[int32][]seen{}
+	var parts []int32
+	for _, cr := range crs {
+		for _, cp := range cr.Partitions {
+			if _, ok := by[cp.Partition]; !ok {
+				parts = append(parts, cp.Partition)
+			}
+			by[cp.Partition] = append(by[cp.Partition], seen{cr.Name, cp})
+		}
+	}
+	slices.Sort(parts)
+	var out []ClientDiff
+	for _, p := range parts {
+		ss := by[p]
+		if len(ss) < 2 {
+			continue
+		}
+		lo, hi := ss[0], ss[0]
+		for _, s := range ss[1:] {
+			if s.cp.Ack < lo.cp.Ack {
+				lo = s
+			}
+			if s.cp.Ack > hi.cp.Ack {
+				hi = s
+			}
+		}
+		d := ClientDiff{Partition: p, Role: hi.cp.Role, Longest: hi.client, Shortest: lo.client, Diff: hi.cp.Ack - lo.cp.Ack}
+		switch {
+		case d.Diff == 0:
+			d.Why = "the same stall"
+		case hi.cp.Open:
+			d.Why = fmt.Sprintf("%s had no ack after the fault before the probe stopped", hi.client)
+		case !hi.cp.Learnt.IsZero() && !lo.cp.Learnt.IsZero() && hi.cp.Learnt.Sub(lo.cp.Learnt) > d.Diff/2:
+			d.Why = fmt.Sprintf("%s learnt the new leader %s after %s", hi.client, secs(hi.cp.Learnt.Sub(lo.cp.Learnt)), lo.client)
+			if hi.cp.ClientWhy != "" {
+				d.Why += ": " + hi.cp.ClientWhy
+			}
+		case hi.cp.Role == results.RoleLed && hi.cp.Learnt.IsZero():
+			d.Why = fmt.Sprintf("%s's log shows no line naming the new leader, so its client phase cannot be told from its first ack", hi.client)
+		default:
+			d.Why = fmt.Sprintf("not in learning the leader: %s's first ack came later once the partition could take writes (its retry backoff and request scheduling)", hi.client)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// writeClients draws the clients side by side; nothing for a trial with
+// one client.
+func writeClients(b *bytes.Buffer, tr *Trial) {
+	if len(tr.Clients) < 2 {
+		return
+	}
+	b.WriteString("\nclients side by side (the same partitions, the same fault):\n")
+	fmt.Fprintf(b, "  %-10s %-10s %-9s %9s %9s %9s\n", "partition", "client", "role", "ack", "receive", "client")
+	rows := map[int32][]string{}
+	var parts []int32
+	for _, cr := range tr.Clients {
+		if cr.Err != "" {
+			continue
+		}
+		for _, cp := range cr.Partitions {
+			if _, ok := rows[cp.Partition]; !ok {
+				parts = append(parts, cp.Partition)
+			}
+			ack := secs(cp.Ack)
+			if cp.Open {
+				ack = ">" + ack
+			}
+			client := "-"
+			if !cp.Learnt.IsZero() {
+				client = secs(cp.Client)
+			}
+			rows[cp.Partition] = append(rows[cp.Partition], fmt.Sprintf("  %-10s %-10s %-9s %9s %9s %9s",
+				fmt.Sprintf("p%d", cp.Partition), cr.Name, cp.Role, ack, secs(cp.Receive), client))
+		}
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		for _, r := range rows[p] {
+			b.WriteString(r + "\n")
+		}
+	}
+	for _, d := range tr.ClientDiffs {
+		if d.Diff > 0 {
+			fmt.Fprintf(b, "  p%d: %s stalled %s longer than %s: %s\n", d.Partition, d.Longest, secs(d.Diff), d.Shortest, d.Why)
+		}
+	}
+	for _, cr := range tr.Clients {
+		switch {
+		case cr.Err != "":
+			fmt.Fprintf(b, "  %s: not analysed: %s\n", cr.Name, cr.Err)
+			continue
+		case cr.Audit == nil:
+			fmt.Fprintf(b, "  %s: not read back, no audit", cr.Name)
+		default:
+			a := cr.Audit
+			fmt.Fprintf(b, "  %s: %d acknowledged, %d lost, %d duplicated, %d reordered", cr.Name, a.Acknowledged, a.Lost, a.Duplicated, a.Reordered)
+		}
+		if len(cr.Settings) > 0 {
+			kv := make([]string, len(cr.Settings))
+			for i, s := range cr.Settings {
+				kv[i] = s.Name + "=" + s.Value
+			}
+			fmt.Fprintf(b, "; %s", strings.Join(kv, " "))
+		}
+		b.WriteString("\n")
+	}
+}

@@ -1,0 +1,149 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// addClient makes the recorded SIGKILL trial a two-client one: a copy of
+// the franz-go probe's records as another client's, with partition 0's
+// acks after the fault held back until lag after its first one, and a
+// client.log that learns the new leader just before.
+func addClient(t *testing.T, trial, name string, lag time.Duration) {
+	t.Helper()
+	dir := results.ClientDir(trial, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.Find(trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := trials[0]
+	firstAck := time.Date(2026, 11, 30, 16, 42, 18, 239000000, time.UTC) // p0's, in sigkill.txt.golden
+	held := firstAck.Add(lag)
+	dec, err := src.OpenProbe(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	var buf bytes.Buffer
+	enc := results.NewEncoder(&buf)
+	var m results.Message
+	for {
+		err := dec.Decode(&m)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Partition == 0 && !m.Acked.Before(firstAck.Add(-time.Millisecond)) && m.Acked.Before(held) {
+			m.Acked = held
+			if m.Received.Before(held) {
+				m.Received = held
+			}
+		}
+		enc.Encode(&m)
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	write := func(file string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(results.ProbeFile, buf.Bytes())
+	logCSV, err := os.ReadFile(src.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(results.LogFile, logCSV)
+	learnt := held.Add(-5 * time.Millisecond).Format(time.RFC3339Nano)
+	write(results.ClientLog, []byte(
+		learnt+" DEBUG producer BROKER [thrd:main]: orders [1]: leader 2 epoch 0 -> leader 2 epoch 0\n"+
+			learnt+" DEBUG producer BROKER [thrd:main]: orders [0]: leader 1 epoch 0 -> leader 2 epoch 1\n"))
+	meta := *src.Meta
+	meta.Probe.Client = map[string]string{"client": name + " 2.11.1", "retry.backoff.ms": "100", "request.timeout.ms": "10000"}
+	if err := results.WriteMeta(dir, &meta); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClientsSideBySide(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lag  time.Duration
+	}{
+		{name: "librdkafka later by 300ms", lag: 300 * time.Millisecond},
+		{name: "librdkafka later by 1.2s", lag: 1200 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			trial := unpack(t, "sigkill.tar.gz")
+			addClient(t, trial, "librdkafka", tc.lag)
+			tr := analyze(t, trial)
+			if len(tr.Clients) != 2 || tr.Clients[0].Name != FranzGo || tr.Clients[1].Name != "librdkafka" {
+				t.Fatalf("clients %+v, want franz-go and librdkafka", tr.Clients)
+			}
+			fg, lk := tr.Clients[0], tr.Clients[1]
+			if lk.Err != "" {
+				t.Fatalf("librdkafka not analysed: %s", lk.Err)
+			}
+			if lk.Audit == nil || lk.Audit.Lost != 0 || lk.Audit.Acknowledged != fg.Audit.Acknowledged {
+				t.Errorf("librdkafka audit %+v, want franz-go's acknowledged count %d and nothing lost", lk.Audit, fg.Audit.Acknowledged)
+			}
+			p0 := func(cr ClientResult) ClientPartition {
+				for _, cp := range cr.Partitions {
+					if cp.Partition == 0 {
+						return cp
+					}
+				}
+				t.Fatalf("%s: no partition 0", cr.Name)
+				return ClientPartition{}
+			}
+			if d := p0(lk).Ack - p0(fg).Ack; d < tc.lag-2*time.Millisecond || d > tc.lag+2*time.Millisecond {
+				t.Errorf("librdkafka's p0 ack stall is %v longer than franz-go's, want %v", d, tc.lag)
+			}
+			if p0(lk).Role != results.RoleLed {
+				t.Errorf("librdkafka's p0 role %s, want %s", p0(lk).Role, results.RoleLed)
+			}
+			if got, want := p0(lk).Learnt, p0(fg).Learnt.Add(tc.lag-5*time.Millisecond); got.Sub(want).Abs() > 2*time.Millisecond {
+				t.Errorf("librdkafka learnt the leader at %v, want about %v, from its own client.log", got, want)
+			}
+			var d0 *ClientDiff
+			for i := range tr.ClientDiffs {
+				if tr.ClientDiffs[i].Partition == 0 {
+					d0 = &tr.ClientDiffs[i]
+				}
+			}
+			if d0 == nil || d0.Longest != "librdkafka" || d0.Shortest != FranzGo || !strings.Contains(d0.Why, "learnt the new leader") {
+				t.Errorf("p0 difference %+v, want librdkafka longest, explained by its client phase", d0)
+			}
+			var text bytes.Buffer
+			if err := WriteText(&text, tr); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text.String(), "clients side by side") || !strings.Contains(text.String(), "retry.backoff.ms=100") {
+				t.Errorf("text has no clients section with the settings:\n%s", text.String())
+			}
+		})
+	}
+}
+
+// TestClientsSection keeps the section's text as a golden file.
+func TestClientsSection(t *testing.T) {
+	trial := unpack(t, "sigkill.tar.gz")
+	addClient(t, trial, "librdkafka", 300*time.Millisecond)
+	tr := analyze(t, trial)
+	var b bytes.Buffer
+	writeClients(&b, tr)
+	checkGolden(t, "clients.txt.golden", b.Bytes())
+}
