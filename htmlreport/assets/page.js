@@ -54,6 +54,15 @@
         charts.forEach(function (o) { if (o !== u) o.setScale("x", { min: s.min, max: s.max }); });
         busy = false;
       },
+      // span shows every chart over one time span: each chart alone would
+      // scale to its own points, and a lane that stopped acking at the
+      // fault would cut every other lane short there.
+      span: function (min, max) {
+        if (!(max > min)) return;
+        busy = true;
+        charts.forEach(function (o) { o.setScale("x", { min: min, max: max }); });
+        busy = false;
+      },
     };
   }
 
@@ -292,8 +301,23 @@
     var group = syncGroup();
     tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
+    group.span.apply(null, trialSpan(tm));
     sec.appendChild(eventsTable(tm));
     (tm.notes || []).forEach(function (n) { sec.appendChild(el("p", { cls: "note", text: "note: " + n })); });
+  }
+
+  // trialSpan is the time span of a trial's lanes, in seconds since its
+  // origin: from the first point of any lane to the last of any.
+  function trialSpan(tm) {
+    var min = Infinity, max = -Infinity;
+    tm.lanes.forEach(function (ln) {
+      ln.points.x.forEach(function (x) {
+        if (x === null) return;
+        if (x < min) min = x;
+        if (x > max) max = x;
+      });
+    });
+    return [min, max];
   }
 
   // overlayChart draws one partition's ack latency for every trial of a
