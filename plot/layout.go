@@ -82,6 +82,7 @@ type layout struct {
 	top, bottom     float64
 	foot            []string
 	footTop         float64 // baseline of the first footnote line
+	panelsTop       float64 // top of the replica panels, under the x axis' title
 
 	cols       int
 	start, end time.Time // the x axis' range
@@ -156,6 +157,13 @@ func newLayout(c *canvas, width, height int) layout {
 	l.top = l.stripTop + stripH + 4
 	l.bottom = float64(height) - bottomBlock
 	l.footTop = l.bottom + 54
+	// The replica panels go under the x axis' title, the footnote under
+	// them: the picture grows by their height.
+	if ph := panelsHeight(tr); ph > 0 {
+		l.panelsTop = l.bottom + panelsAfter
+		l.footTop += ph + 20
+		l.height += int(ph) + 20
+	}
 	return l
 }
 

@@ -97,6 +97,7 @@ func (c *canvas) render(w io.Writer) error {
 	my := (l.top + l.bottom) / 2
 	p("<text x=\"16\" y=\"%s\" text-anchor=\"middle\" transform=\"rotate(-90 16 %s)\">ack latency (log scale)</text>\n",
 		num(my), num(my))
+	c.writeReplicas(p)
 	for i, line := range l.foot {
 		p("<text x=\"%d\" y=\"%s\" font-size=\"%d\" fill=\"%s\">%s</text>\n", margin, num(l.footTop+float64(i*footGap)),
 			footSize, quietColour, esc(line))

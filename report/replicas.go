@@ -55,6 +55,17 @@ type PartitionReplicas struct {
 	// first of them. They are left out of Changes.
 	Stale      int       `json:"stale_answers,omitempty"`
 	FirstStale time.Time `json:"first_stale,omitzero"`
+	// LEOs are each replica's answers in time order, by broker in broker
+	// order, and HWs the high watermarks the leaders gave: what a picture
+	// draws as lines. Not in the JSON: replicas.csv holds them.
+	LEOs []ReplicaSeries `json:"-"`
+	HWs  []ReplicaOffset `json:"-"`
+}
+
+// ReplicaSeries is one replica's LEO answers, in time order.
+type ReplicaSeries struct {
+	Broker int32
+	Points []ReplicaOffset
 }
 
 // ReplicaOffset is one replica's offset at a moment.
@@ -178,6 +189,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		pr := PartitionReplicas{Partition: id, HWAtFault: -1}
 		for _, b := range slices.Sorted(mapKeys(p.leo)) {
 			xs := byTime(p.leo[b])
+			pr.LEOs = append(pr.LEOs, ReplicaSeries{Broker: b, Points: xs})
 			if at, ok := atOrBefore(xs, F); ok {
 				pr.AtFault = append(pr.AtFault, at)
 			}
@@ -186,6 +198,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 			}
 		}
 		hw := byTime(p.hw)
+		pr.HWs = hw
 		if at, ok := atOrBefore(hw, F); ok {
 			pr.HWAtFault = at.Offset
 		}
