@@ -45,7 +45,10 @@ scenarios:
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f) and its project_name,
 # brokers, controllers,
-# client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms).
+# client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms, kip951: false),
+# clients (the clients side by side, e.g. [franz-go, librdkafka, java]) and
+# client_settings (each external client's own settings, e.g.
+# java: {retry.backoff.ms: 50}).
 # A scenario on another cluster (compose file, brokers, controllers) than the
 # trial before it takes that one down first; other config only recreates the
 # nodes whose settings changed.
@@ -82,6 +85,13 @@ type Scenario struct {
 	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
 	// Client are probe settings by kbf run's flag name (retry-backoff: 100ms).
 	Client map[string]string `yaml:"client" json:"client,omitempty"`
+	// Clients are the clients that probe side by side, as kbf run
+	// --clients takes them; empty is franz-go alone.
+	Clients []string `yaml:"clients" json:"clients,omitempty"`
+	// ClientSettings are the external clients' settings by their own
+	// names, per client (librdkafka: {retry.backoff.ms: "50"}), as kbf run
+	// --client-set takes them.
+	ClientSettings map[string]map[string]string `yaml:"client_settings" json:"client_settings,omitempty"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`

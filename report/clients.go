@@ -292,3 +292,56 @@ func writeClients(b *bytes.Buffer, tr *Trial) {
 		b.WriteString("\n")
 	}
 }
+
+// ClientSummary is one client's stalls across a run's valid trials, for
+// the partitions of one role.
+type ClientSummary struct {
+	Client string       `json:"client"`
+	Role   results.Role `json:"role"`
+	Ack    Range        `json:"ack_gap"`
+	// Phase is the client phase: the new leader's election → the client
+	// learnt it, from the client's own log.
+	Phase Range `json:"client_phase"`
+	Lost  int   `json:"lost"`
+}
+
+// addClients adds the trial's clients to the summary, by client and role
+// in the order first seen.
+func (s *Summary) addClients(tr *Trial) {
+	for _, cr := range tr.Clients {
+		for _, cp := range cr.Partitions {
+			if cp.Ack == 0 || cp.Role == results.RoleNone {
+				continue
+			}
+			i := slices.IndexFunc(s.Clients, func(c ClientSummary) bool { return c.Client == cr.Name && c.Role == cp.Role })
+			if i < 0 {
+				s.Clients = append(s.Clients, ClientSummary{Client: cr.Name, Role: cp.Role})
+				i = len(s.Clients) - 1
+			}
+			s.Clients[i].Ack.add(cp.Ack)
+			if !cp.Learnt.IsZero() {
+				s.Clients[i].Phase.add(cp.Client)
+			}
+		}
+		if cr.Audit != nil {
+			for i := range s.Clients {
+				if s.Clients[i].Client == cr.Name {
+					s.Clients[i].Lost += cr.Audit.Lost
+					break
+				}
+			}
+		}
+	}
+}
+
+// writeClientSummary draws the clients' ranges; nothing for runs of one
+// client.
+func writeClientSummary(b *bytes.Buffer, s *Summary) {
+	if len(s.Clients) == 0 {
+		return
+	}
+	b.WriteString("  clients side by side:\n")
+	for _, c := range s.Clients {
+		fmt.Fprintf(b, "    %-10s %-8s ack gap %-13s client phase %-13s lost %d\n", c.Client, c.Role, c.Ack, c.Phase, c.Lost)
+	}
+}

@@ -147,3 +147,36 @@ func TestClientsSection(t *testing.T) {
 	writeClients(&b, tr)
 	checkGolden(t, "clients.txt.golden", b.Bytes())
 }
+
+func TestClientsSummary(t *testing.T) {
+	var trials []*Trial
+	for _, lag := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond} {
+		trial := unpack(t, "sigkill.tar.gz")
+		addClient(t, trial, "librdkafka", lag)
+		trials = append(trials, analyze(t, trial))
+	}
+	s := Summarize(trials)
+	var led *ClientSummary
+	for i := range s.Clients {
+		if s.Clients[i].Client == "librdkafka" && s.Clients[i].Role == results.RoleLed {
+			led = &s.Clients[i]
+		}
+	}
+	if led == nil {
+		t.Fatalf("no librdkafka leader row in %+v", s.Clients)
+	}
+	fg := trials[0].Clients[0].Partitions[0].Ack // franz-go's p0, the same in both trials
+	if got := led.Ack.Max - led.Ack.Min; got < 299*time.Millisecond || got > 301*time.Millisecond {
+		t.Errorf("librdkafka's leader ack range %v, want the lags' 300ms apart", led.Ack)
+	}
+	if led.Ack.Min < fg {
+		t.Errorf("librdkafka's shortest leader stall %v is shorter than franz-go's %v", led.Ack.Min, fg)
+	}
+	var b bytes.Buffer
+	if err := WriteSummaryText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "clients side by side") {
+		t.Errorf("summary has no clients:\n%s", b.String())
+	}
+}

@@ -78,6 +78,8 @@ type Summary struct {
 	// LeftOut are the trials not summarized, each with its verdict: only
 	// valid trials are.
 	LeftOut []string `json:"left_out,omitempty"`
+	// Clients are each client's ranges by role, when several probed.
+	Clients []ClientSummary `json:"clients,omitempty"`
 }
 
 // Summarize puts trials side by side.
@@ -97,6 +99,7 @@ func Summarize(trials []*Trial) *Summary {
 			}
 		}
 		s.Faults = append(s.Faults, kind)
+		s.addClients(tr)
 		s.FailedSends += tr.Gaps.Failed
 		if in := tr.Integrity; in != nil {
 			s.Lost += in.Lost
@@ -169,6 +172,7 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	}
 	fmt.Fprintf(&b, "  failed sends %d; acknowledged records lost %d, duplicated %d, reordered %d\n",
 		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
+	writeClientSummary(&b, s)
 	if s.Escalated > 0 {
 		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
 	}

@@ -189,6 +189,8 @@ func TestExcerpt(t *testing.T) {
 		{name: "NUL bytes", in: strings.Repeat("\x00", 50<<20),
 			want: `"` + strings.Repeat(`\x00`, 10) + `"... (52428800 bytes)`},
 		{name: "a line break", in: "a\nb", want: `"a\nb"`},
+		{name: "short with control bytes", in: strings.Repeat("0", 21) + "\x00\x00\x02\x00" + "0000",
+			want: `"` + strings.Repeat("0", 21) + `\x00\x00\x02\x00000"... (29 bytes)`}, // 40 characters quoted
 		{name: "not cut inside a rune", in: strings.Repeat("a", 39) + "é" + "b",
 			want: `"` + strings.Repeat("a", 39) + `"... (42 bytes)`},
 	} {

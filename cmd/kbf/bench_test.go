@@ -145,6 +145,21 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "unknown client setting", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"lingr": "1ms"}}, wantErr: "client lingr: no such probe setting"},
 		{name: "bad client value", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"linger": "soon"}}, wantErr: "client linger"},
 		{name: "fault after the end", s: bench.Scenario{Fault: "sigkill", Duration: 5 * time.Second}, wantErr: "fault_after 8s"},
+		{name: "clients and their settings", s: bench.Scenario{Fault: "sigterm", Clients: []string{"franz-go", "librdkafka", "java"},
+			Client:         map[string]string{"kip951": "false"},
+			ClientSettings: map[string]map[string]string{"java": {"retry.backoff.ms": "50"}, "librdkafka": {"socket.timeout.ms": "5000"}}},
+			check: func(t *testing.T, o *runOptions) {
+				e := o.experimentOptions()
+				if len(e.Clients) != 3 || e.ClientSettings["java"]["retry.backoff.ms"] != "50" || e.ClientSettings["librdkafka"]["socket.timeout.ms"] != "5000" || !e.Probe.NoKIP951 {
+					t.Errorf("clients %v, settings %v, kip951 off %v", e.Clients, e.ClientSettings, e.Probe.NoKIP951)
+				}
+				if len(base.run.clients.set) != 0 {
+					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.set)
+				}
+			}},
+		{name: "a setting of a client not chosen", s: bench.Scenario{Fault: "sigkill", ClientSettings: map[string]map[string]string{"java": {"linger.ms": "1"}}},
+			wantErr: "java is not in --clients"},
+		{name: "unknown client", s: bench.Scenario{Fault: "sigkill", Clients: []string{"sarama"}}, wantErr: `unknown client "sarama"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -130,6 +130,9 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 		return nil, err
 	}
 	o.flags = pf
+	if err := scenarioClients(&o, s); err != nil {
+		return nil, err
+	}
 	return &o, nil
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/clients"
 )
 
@@ -26,7 +29,11 @@ func (c *clientFlags) register(f *pflag.FlagSet) {
 
 // parse returns the chosen clients and each external client's settings.
 func (c *clientFlags) parse() ([]clients.Name, map[clients.Name]map[string]string, error) {
-	names, err := clients.ParseList(c.list)
+	list := c.list
+	if list == "" {
+		list = string(clients.FranzGo)
+	}
+	names, err := clients.ParseList(list)
 	if err != nil {
 		return nil, nil, usagef("--clients: %v", err)
 	}
@@ -62,6 +69,34 @@ func containsName(names []clients.Name, n clients.Name) bool {
 		}
 	}
 	return false
+}
+
+// scenarioClients sets o's clients from a bench scenario's clients and
+// client_settings, checked as kbf run's flags are.
+func scenarioClients(o *runOptions, s bench.Scenario) error {
+	if len(s.Clients) > 0 {
+		o.clients.list = strings.Join(s.Clients, ",")
+	}
+	names := make([]string, 0, len(s.ClientSettings))
+	for n := range s.ClientSettings {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	o.clients.set = slices.Clone(o.clients.set)
+	for _, n := range names {
+		keys := make([]string, 0, len(s.ClientSettings[n]))
+		for k := range s.ClientSettings[n] {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			o.clients.set = append(o.clients.set, n+":"+k+"="+s.ClientSettings[n][k])
+		}
+	}
+	if _, _, err := o.clients.parse(); err != nil {
+		return fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return nil
 }
 
 // checkBuilt says, before a trial starts, which chosen external probe is
