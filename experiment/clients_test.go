@@ -144,7 +144,12 @@ func TestTrialClients(t *testing.T) {
 			r, _, _ := newRunner(t, w, "sigkill")
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			r.Opt.Clients = []clients.Name{clients.FranzGo, clients.Librdkafka}
-			r.Opt.Baseline.Timeout = 50 * time.Millisecond
+			// Long enough for a loaded machine to write the fake client's
+			// rows; a client never ready needs no time to be found out.
+			r.Opt.Baseline.Timeout = 10 * time.Second
+			if tc.notReady {
+				r.Opt.Baseline.Timeout = 50 * time.Millisecond
+			}
 			r.StartClient = w.startClient(tc.notReady)
 			r.ReadBack = w.readBackAll(dir)
 			tr, err := r.Trial(context.Background(), 1, dir)
