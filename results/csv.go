@@ -380,7 +380,7 @@ func Excerpt(s string) string {
 		}
 	}
 	cut := min(len(s), max)
-	for cut > 0 && (!utf8.RuneStart(s[cut]) || len(strconv.Quote(s[:cut])) > max+2) {
+	for cut > 0 && ((cut < len(s) && !utf8.RuneStart(s[cut])) || len(strconv.Quote(s[:cut])) > max+2) {
 		cut--
 	}
 	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:cut]), len(s))

@@ -186,3 +186,38 @@ func TestForeignNotForKbf(t *testing.T) {
 		t.Errorf("Foreign() = %q for kbf's own file, want \"\"", f)
 	}
 }
+
+// In a trial directory probe.csv is kbf's own, so another header there is
+// damage, refused as before, not a foreign format.
+func TestForeignNotInTrialDir(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ProbeFile)
+	if err := os.WriteFile(path, []byte("partition,seq,sent_at\n0,0,1764520929.5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		trial   Trial
+		foreign bool
+	}{
+		{"a bare CSV", Trial{Probe: path}, true},
+		{"a trial directory's probe.csv", Trial{Dir: dir, Probe: path}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := tt.trial.OpenProbe(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var m Message
+			err = d.Decode(&m)
+			if tt.foreign && err != nil {
+				t.Errorf("error %v, want the row read by its header", err)
+			}
+			if !tt.foreign && !errors.Is(err, ErrHeader) {
+				t.Errorf("error %v, want %v", err, ErrHeader)
+			}
+		})
+	}
+}
