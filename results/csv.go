@@ -263,16 +263,25 @@ func (lr *lineReader) next() ([]string, error) {
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 			return nil, lr.csvError(err)
 		}
+		want := lr.names
+		adopted := false
 		if !equal(rec, lr.names) && lr.sniff != nil {
 			if err := lr.sniff(rec); err != nil {
 				return nil, &ParseError{File: lr.file, Line: 1, Column: 1, Err: err}
 			}
 			lr.adopt(rec)
+			adopted = true
 		} else if !equal(rec, lr.names) {
 			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
 				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(rec)), joinComma(lr.names))}
 		}
 		lr.read()
+		// kbf's own header cut short, above rows of kbf's width, is a
+		// damaged header, not another program's.
+		if adopted && errors.Is(lr.aheadErr, csv.ErrFieldCount) && len(lr.names) < len(want) && equal(lr.names, want[:len(lr.names)]) {
+			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
+				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(lr.names)), joinComma(want))}
+		}
 		if lr.aheadErr == io.EOF && !lr.tail.newline {
 			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
 		}

@@ -143,6 +143,8 @@ func TestForeignErrors(t *testing.T) {
 			[]string{"acked_at"}},
 		{"outside a plausible window", "partition,seq,sent_at\n0,0,2150-01-01T00:00:00Z\n", ErrOutsideTrial,
 			[]string{"sent_at"}},
+		{"kbf's own header cut short", "partition,seq,offset,sent,acked,received\n0,0,0,2026-11-30T03:26:00.05Z,,,\n", ErrHeader,
+			[]string{"line 1, column 1", "want \"partition,seq,offset,sent,acked,received,error\""}},
 		{"a negative partition", "partition,seq,sent_at\n-1,0,1764520929.5\n", nil, []string{"partition", "not a partition number"}},
 	}
 	for _, tt := range tests {
