@@ -133,7 +133,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	}
 	tr.Gaps = gaps.NewReport(gopt)
 	last := lastReceived{}
-	if err := readProbe(ctx, t, func(m *results.Message) {
+	if err := readProbe(ctx, t, &tr.Notes, func(m *results.Message) {
 		tr.Gaps.Add(m)
 		last.add(m)
 		if audit != nil {
@@ -227,7 +227,8 @@ func (tr *Trial) buildTimeline(opt Options) error {
 }
 
 // readProbe decodes the trial's probe CSV, handing each message to add.
-func readProbe(ctx context.Context, t results.Trial, add func(*results.Message)) error {
+// Another program's CSV is noted: how its columns and times were read.
+func readProbe(ctx context.Context, t results.Trial, notes *[]string, add func(*results.Message)) error {
 	dec, err := t.OpenProbe(ctx)
 	if err != nil {
 		return err
@@ -237,6 +238,9 @@ func readProbe(ctx context.Context, t results.Trial, add func(*results.Message))
 	for {
 		err := dec.Decode(&m)
 		if err == io.EOF {
+			if f := dec.Foreign(); f != "" {
+				*notes = append(*notes, f)
+			}
 			break
 		}
 		if err != nil {

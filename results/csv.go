@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -185,6 +186,9 @@ type lineReader struct {
 	tail   *tailReader
 	names  []string
 	header bool // the header has been read
+	// sniff, when set, is asked about a header that is not names: nil
+	// adopts it, and its columns name the fields in errors from then on.
+	sniff func(header []string) error
 
 	// The row read ahead, its error, and its fields' positions.
 	ahead    []string
@@ -259,11 +263,25 @@ func (lr *lineReader) next() ([]string, error) {
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 			return nil, lr.csvError(err)
 		}
-		if !equal(rec, lr.names) {
+		want := lr.names
+		adopted := false
+		if !equal(rec, lr.names) && lr.sniff != nil {
+			if err := lr.sniff(rec); err != nil {
+				return nil, &ParseError{File: lr.file, Line: 1, Column: 1, Err: err}
+			}
+			lr.adopt(rec)
+			adopted = true
+		} else if !equal(rec, lr.names) {
 			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
 				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(rec)), joinComma(lr.names))}
 		}
 		lr.read()
+		// kbf's own header cut short, above rows of kbf's width, is a
+		// damaged header, not another program's.
+		if adopted && errors.Is(lr.aheadErr, csv.ErrFieldCount) && len(lr.names) < len(want) && equal(lr.names, want[:len(lr.names)]) {
+			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
+				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(lr.names)), joinComma(want))}
+		}
 		if lr.aheadErr == io.EOF && !lr.tail.newline {
 			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
 		}
@@ -281,6 +299,15 @@ func (lr *lineReader) next() ([]string, error) {
 		return nil, &ParseError{File: lr.file, Line: lr.pos[0][0], Err: ErrTruncated}
 	}
 	return lr.row, nil
+}
+
+// adopt makes header the reader's columns.
+func (lr *lineReader) adopt(header []string) {
+	n := len(header)
+	lr.names = slices.Clone(header)
+	lr.csv.FieldsPerRecord = n
+	lr.ahead, lr.aheadPos = make([]string, n), make([][2]int, n)
+	lr.row, lr.pos = make([]string, n), make([][2]int, n)
 }
 
 // fieldError locates err at field i of the current row.

@@ -26,6 +26,9 @@ type Decoder struct {
 
 	seen   map[int32]*runs
 	closer io.Closer
+	// foreign is the column mapping of another program's probe CSV, once
+	// the header has shown one (foreign.go); nil for kbf's own.
+	foreign *foreignFormat
 }
 
 // The plausible range of a time in a file with no trial window to judge it
@@ -37,7 +40,9 @@ var (
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	return &Decoder{lr: newLineReader(r, file, probeHeader), seen: map[int32]*runs{}}
+	d := &Decoder{lr: newLineReader(r, file, probeHeader), seen: map[int32]*runs{}}
+	d.lr.sniff = d.sniff
+	return d
 }
 
 // Close closes the file Trial.OpenProbe opened; for a Decoder made by
@@ -70,6 +75,9 @@ func (d *Decoder) Decode(m *Message) error {
 	row, err := d.lr.next()
 	if err != nil {
 		return err
+	}
+	if d.foreign != nil {
+		return d.decodeForeign(row, m)
 	}
 	p, err := strconv.ParseInt(row[0], 10, 32)
 	if err != nil || p < 0 {

@@ -55,6 +55,11 @@ func (t *Trial) OpenProbe(ctx context.Context) (*Decoder, error) {
 	}
 	d := NewDecoder(bufio.NewReaderSize(f, readBuffer), t.Probe)
 	d.closer = f
+	// A trial directory's probe.csv is kbf's own: a header that is not
+	// kbf's is damage, not another program's format.
+	if t.Dir != "" {
+		d.lr.sniff = nil
+	}
 	if t.Meta != nil {
 		d.Partitions = t.Meta.PartitionSet()
 		d.From, d.To = t.Meta.Started, t.Meta.Ended
