@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -73,22 +72,9 @@ valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
 		},
 	}
 	o.run.flags.register(cmd.Flags(), false)
-	registerQuiet(cmd.Flags(), &o.run.quiet)
 	o.cluster.register(cmd.Flags(), true)
 	f := cmd.Flags()
-	r := &o.run
-	f.Var(faultFlag{&r.kill}, "fault", "without FILE: the fault, "+faultNames())
-	f.Var(faultFlag{&r.kill}, "kill", "the same as --fault")
-	f.StringVar(&r.broker, "broker", "k1", "the broker to fault, by service name (a scenario's broker: overrides it)")
-	f.DurationVar(&r.duration, "duration", 30*time.Second, "how long each trial probes (a scenario's duration: overrides it)")
-	f.DurationVar(&r.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault comes (a scenario's fault_after: overrides it)")
-	f.StringVar(&r.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
-	f.DurationVar(&r.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
-	f.DurationVar(&r.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	b := experiment.DefaultBaseline
-	f.DurationVar(&r.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
-	f.DurationVar(&r.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
-	f.DurationVar(&r.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
+	o.run.registerTrial(f, "overrides it")
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
@@ -96,22 +97,9 @@ Exit status:
 	o.cluster.register(cmd.Flags(), true)
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
-	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp)
-	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
-	registerQuiet(f, &o.quiet)
-	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
-	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
-	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
-	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected")
+	o.registerTrial(f, "")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
 	f.StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
-	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
-	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
-	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	b := experiment.DefaultBaseline
-	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
-	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
-	f.DurationVar(&o.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
 	return wrapHelp(cmd)
 }
 
@@ -312,6 +300,32 @@ func (d svgDrawing) Add(m *results.Message) { d.col.Add(m) }
 
 func (d svgDrawing) Draw(w io.Writer, tr *report.Trial) error {
 	return drawTrial(w, tr, d.col, plot.Options{})
+}
+
+// registerTrial adds the flags of one trial, which kbf run and kbf bench
+// share; scenario says, for kbf bench, what a scenario's own setting does
+// to the flag.
+func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
+	over := func(key string) string {
+		if scenario == "" {
+			return ""
+		}
+		return " (a scenario's " + key + ": " + scenario + ")"
+	}
+	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp+over("fault"))
+	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
+	registerQuiet(f, &o.quiet)
+	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
+	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name"+over("broker"))
+	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes"+over("duration"))
+	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
+	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
+	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
+	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	b := experiment.DefaultBaseline
+	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&o.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
 }
 
 // faultFlag is --fault (and --kill): one of the fault kinds results knows.
