@@ -28,11 +28,15 @@ const (
 	FaultIsolateController FaultKind = "isolate-controller"
 	// FaultIsolateClients cuts it from the clients only.
 	FaultIsolateClients FaultKind = "isolate-clients"
+	// FaultTwoBrokers SIGKILLs the broker and the next one, restarts the
+	// second after a while and the first in recovery: under
+	// min.insync.replicas=2 writes must be refused while reads go on.
+	FaultTwoBrokers FaultKind = "two-brokers"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers}
 }
 
 // Known reports whether k is one of FaultKinds.
@@ -43,6 +47,12 @@ func (k FaultKind) Known() bool {
 		}
 	}
 	return false
+}
+
+// MultiStep reports whether k is done in several steps, recorded in
+// Meta.Steps.
+func (k FaultKind) MultiStep() bool {
+	return k == FaultTwoBrokers
 }
 
 // Network reports whether k cuts network links rather than signalling the

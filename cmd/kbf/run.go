@@ -34,6 +34,7 @@ type runOptions struct {
 	broker          string
 	duration        time.Duration
 	faultAfter      time.Duration
+	returnAfter     time.Duration
 	repeat          int
 	out             string
 	image           string
@@ -99,6 +100,7 @@ Exit status:
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name")
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes")
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected")
+	f.DurationVar(&o.returnAfter, "return-after", 0, "two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault); the first returns in recovery")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
 	f.StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
@@ -119,6 +121,8 @@ func (o *runOptions) validate() error {
 		return usagef("--duration %v: must be positive", o.duration)
 	case o.faultAfter < 0 || o.faultAfter >= o.duration:
 		return usagef("--fault-after %v: must be within --duration %v", o.faultAfter, o.duration)
+	case o.returnAfter < 0 || (o.returnAfter > 0 && o.returnAfter >= o.duration-o.faultAfter):
+		return usagef("--return-after %v: must be within the %v left after --fault-after", o.returnAfter, o.duration-o.faultAfter)
 	case o.repeat < 1:
 		return usagef("--repeat %d: must be at least 1", o.repeat)
 	case o.grace <= 0:
@@ -151,6 +155,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Broker:          o.broker,
 		Duration:        o.duration,
 		FaultAfter:      o.faultAfter,
+		ReturnAfter:     o.returnAfter,
 		Repeat:          o.repeat,
 		Out:             out,
 		Grace:           o.grace,
@@ -181,6 +186,9 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	defer cl.Close()
 	if o.kill == chaos.IsolateController && len(cl.Services()) == len(cl.Brokers()) {
 		return usagef("--fault %s: the cluster has no dedicated controller to cut the broker from", o.kill)
+	}
+	if o.kill.MultiStep() && len(cl.Brokers()) < 3 {
+		return usagef("--fault %s: needs at least 3 brokers (kbf up --brokers 3)", o.kill)
 	}
 	if _, ok := cl.Brokers()[o.broker]; !ok {
 		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
@@ -335,4 +343,5 @@ func faultNames() string {
 const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
 	"until recovery), isolate (every network link cut, the process running), " +
 	"isolate-controller (cut from the controller quorum only), isolate-clients " +
-	"(cut from the clients only); the network faults need root"
+	"(cut from the clients only); the network faults need root; " +
+	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after)"

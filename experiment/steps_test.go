@@ -1,0 +1,125 @@
+package experiment
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/results"
+)
+
+// nodeWorld is world with each injection and restart logged by its node.
+type nodeWorld struct {
+	*world
+	mu    sync.Mutex
+	nodes []string
+}
+
+func (w *nodeWorld) note(s string) {
+	w.mu.Lock()
+	w.nodes = append(w.nodes, s)
+	w.mu.Unlock()
+}
+
+func (w *nodeWorld) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+	w.note(string(f.Signal) + " " + f.Broker)
+	return w.world.Inject(ctx, f)
+}
+
+func (w *nodeWorld) Restart(ctx context.Context, svc string) error {
+	w.note("start " + svc)
+	return w.world.Restart(ctx, svc)
+}
+
+func TestNext(t *testing.T) {
+	brokers := map[string]int32{"k3": 3, "k1": 1, "k2": 2}
+	for _, c := range []struct{ name, b, want string }{
+		{"first", "k1", "k2"},
+		{"middle", "k2", "k3"},
+		{"wraps round", "k3", "k1"},
+		{"unknown", "k9", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := next(brokers, c.b); got != c.want {
+				t.Errorf("next(%s) = %q, want %q", c.b, got, c.want)
+			}
+		})
+	}
+	if got := next(map[string]int32{"k1": 1}, "k1"); got != "" {
+		t.Errorf("next of the only broker = %q, want none", got)
+	}
+}
+
+func TestTwoBrokers(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// cancelOn is the call whose hook cancels the run (Ctrl-C); none: the trial runs whole.
+		cancelOn string
+		nodes    string // the injections and starts, in order
+		steps    []results.StepAction
+	}{
+		{
+			name:  "whole",
+			nodes: "sigkill k1, sigkill k2, start k2, start k1",
+			steps: []results.StepAction{results.StepKill, results.StepKill, results.StepStart},
+		},
+		{
+			// Ctrl-C as the first broker dies: no second is killed,
+			// and recovery starts the first.
+			name:     "interrupted at the first kill",
+			cancelOn: "inject",
+			nodes:    "sigkill k1, start k1",
+			steps:    []results.StepAction{results.StepKill},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, w.world, results.FaultTwoBrokers)
+			r.Faults = w
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if c.cancelOn != "" {
+				cancelOn(w.world, c.cancelOn, cancel)
+			}
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			_, err := r.Trial(ctx, 1, dir)
+			if c.cancelOn == "" && err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(w.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Fault == nil || m.Fault.Kind != results.FaultTwoBrokers || m.Fault.Broker != "k1" {
+				t.Errorf("fault %+v, want two-brokers of k1", m.Fault)
+			}
+			var got []results.StepAction
+			for _, s := range m.Steps {
+				got = append(got, s.Action)
+				if s.Node == "" || s.At.IsZero() || s.NodeID == 0 {
+					t.Errorf("step %+v: want its node, id and time", s)
+				}
+			}
+			if strings.Join(actions(got), " ") != strings.Join(actions(c.steps), " ") {
+				t.Errorf("steps %v, want %v", got, c.steps)
+			}
+			if len(m.Steps) > 1 && m.Steps[1].Node != "k2" {
+				t.Errorf("second kill of %s, want k2", m.Steps[1].Node)
+			}
+		})
+	}
+}
+
+func actions(s []results.StepAction) []string {
+	var out []string
+	for _, a := range s {
+		out = append(out, string(a))
+	}
+	return out
+}
