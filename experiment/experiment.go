@@ -29,6 +29,9 @@ type Options struct {
 	// ReturnAfter is, for two-brokers, how long after the fault the second
 	// broker is started again; zero: half the time left after the fault.
 	ReturnAfter time.Duration
+	// LastStep is how last-replica stops the leader: chaos.SigKill (the
+	// default, when empty) or chaos.SigTerm.
+	LastStep results.FaultKind
 	// RecoveryTimeout bounds everything after the probe stops: the logs,
 	// the restart, the ISRs, the election and the read-back.
 	RecoveryTimeout time.Duration
@@ -204,6 +207,8 @@ type trial struct {
 	// interrupted is the phase Ctrl-C came in.
 	interrupted string
 	ctx         context.Context // the caller's, to date Ctrl-C by phase
+	// quorum is the quorum's leader before a controller fault (steps.go).
+	quorum quorumState
 }
 
 // setPhase moves the trial to its next phase, first noting whether the

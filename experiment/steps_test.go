@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/results"
@@ -122,4 +123,124 @@ func actions(s []results.StepAction) []string {
 		out = append(out, string(a))
 	}
 	return out
+}
+
+func TestRolling(t *testing.T) {
+	w := &nodeWorld{world: newWorld()}
+	r, _, _ := newRunner(t, w.world, results.FaultRolling)
+	r.Faults = w
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	// Recovery's start of k1 comes last; the roll started it already.
+	want := "sigterm k1, start k1, sigterm k2, start k2, sigterm k3, start k3, start k1"
+	if got := strings.Join(w.nodes, ", "); got != want {
+		t.Errorf("nodes:\n got %s\nwant %s", got, want)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range m.Steps {
+		got = append(got, string(s.Action)+" "+s.Node)
+	}
+	wantSteps := "sigterm k1,start k1,isr-full ,sigterm k2,start k2,isr-full ,sigterm k3,start k3,isr-full "
+	if strings.Join(got, ",") != wantSteps {
+		t.Errorf("steps:\n got %s\nwant %s", strings.Join(got, ","), wantSteps)
+	}
+	if m.Fault == nil || m.Fault.Kind != results.FaultRolling {
+		t.Errorf("fault %+v, want rolling", m.Fault)
+	}
+}
+
+// quorumWorld is a cluster whose quorum is led by c1 until the fault, then
+// by c2.
+type quorumWorld struct {
+	*nodeWorld
+}
+
+func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.nodes) == 0 {
+		return "c1", 100, 5, nil
+	}
+	return "c2", 101, 6, nil
+}
+
+func TestControllerFaults(t *testing.T) {
+	for _, c := range []struct {
+		kind  results.FaultKind
+		nodes string
+		first results.StepAction
+	}{
+		{results.FaultControllerKill, "sigkill c1, start c1, start k1", results.StepKill},
+		{results.FaultControllerPause, "pause c1, start c1, start k1", results.StepPause},
+	} {
+		t.Run(string(c.kind), func(t *testing.T) {
+			nw := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, nw.world, c.kind)
+			r.Opt.Duration = 500 * time.Millisecond // room for the quorum's watch to look
+			r.Faults, r.Cluster = nw, quorumWorld{nw}
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(nw.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Fault == nil || m.Fault.Broker != "c1" || m.Fault.NodeID != 100 || m.Fault.Kind != c.kind {
+				t.Errorf("fault %+v, want %s of c1 (node 100)", m.Fault, c.kind)
+			}
+			if len(m.Steps) < 2 || m.Steps[0].Action != c.first || m.Steps[1].Action != results.StepQuorumLeader || m.Steps[1].NodeID != 101 {
+				t.Errorf("steps %+v: want %s of c1, then node 101 leading", m.Steps, c.first)
+			}
+		})
+	}
+	t.Run("no quorum to ask", func(t *testing.T) {
+		r, _, _ := newRunner(t, newWorld(), results.FaultControllerKill)
+		_, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+		if err == nil || !strings.Contains(err.Error(), "which controller is active") {
+			t.Errorf("err %v, want one saying the active controller cannot be found", err)
+		}
+	})
+}
+
+func TestLastReplica(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		last  results.FaultKind
+		nodes string
+	}{
+		{"sigkill", "", "sigterm k2, sigterm k3, sigkill k1, start k2, start k3, start k1, start k1"},
+		{"sigterm", results.FaultSIGTERM, "sigterm k2, sigterm k3, sigterm k1, start k2, start k3, start k1, start k1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, w.world, results.FaultLastReplica)
+			r.Faults, r.Opt.LastStep = w, c.last
+			r.Opt.Duration = 200 * time.Millisecond
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			// Recovery's start of k1 comes last; the steps started it already.
+			if got := strings.Join(w.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Steps) != 6 || m.Fault == nil || m.Fault.Broker != "k2" || m.Fault.Kind != results.FaultLastReplica {
+				t.Errorf("fault %+v, %d steps: want last-replica starting at k2, 6 steps", m.Fault, len(m.Steps))
+			}
+		})
+	}
 }

@@ -24,6 +24,10 @@ const (
 	// StepISRFull: every ISR of the probed topics held its whole replica
 	// set again; Node is empty.
 	StepISRFull StepAction = "isr-full"
+	// StepQuorumLeader: the controller quorum answered with a new leader;
+	// NodeID is its node id (Node its service when known), Note its epoch.
+	// At is the first answer that named it, asked about every 100 ms.
+	StepQuorumLeader StepAction = "quorum-leader"
 )
 
 // Step is one step of a fault of several steps, as meta.json's "steps"
