@@ -27,6 +27,12 @@ type Options struct {
 	Repeat     int               // trials in a Run
 	Out        string            // the run's results directory
 	Grace      time.Duration     // sigterm: how long the broker may take to stop
+	// ReturnAfter is, for two-brokers, how long after the fault the second
+	// broker is started again; zero: half the time left after the fault.
+	ReturnAfter time.Duration
+	// LastStep is how last-replica stops the leader: chaos.SigKill (the
+	// default, when empty) or chaos.SigTerm.
+	LastStep results.FaultKind
 	// RecoveryTimeout bounds everything after the probe stops: the logs,
 	// the restart, the ISRs, the election and the read-back.
 	RecoveryTimeout time.Duration
@@ -214,6 +220,8 @@ type trial struct {
 
 	// clients are the external clients probing beside p.
 	clients []*external
+	// quorum is the quorum's leader before a controller fault (steps.go).
+	quorum quorumState
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -411,6 +419,9 @@ func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
 // signal may have been sent: the fault must then be undone, whatever the
 // error.
 func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
+	if t.o.Kill.MultiStep() {
+		return t.stepsFault(ctx) // steps.go
+	}
 	t.setPhase(string(t.o.Kill))
 	// Once sent, the signal's effect is awaited even through Ctrl-C — a
 	// broker half-way through a controlled shutdown cannot be restarted —
@@ -452,6 +463,9 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	end := start.Add(t.o.Duration)
 	if after := t.faultAt.Add(t.o.Duration - t.o.FaultAfter); after.After(end) {
 		end = after
+	}
+	if t.o.Kill.MultiStep() {
+		end = t.laterSteps(ctx, end) // steps.go
 	}
 	select {
 	case <-ctx.Done():
@@ -535,6 +549,9 @@ func (t *trial) recover(ctx context.Context) error {
 		rc.Err = fmt.Sprintf("%s: %v", what, err)
 		t.r.say("recovery: %s", rc.Err)
 		return fmt.Errorf("recovery: %s: %w", what, err)
+	}
+	if err := t.undoSteps(ctx); err != nil { // steps.go
+		return fail("start what the steps stopped", err)
 	}
 	b := t.o.Broker
 	t.r.say("recovery: restarting %s", b)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/results"
@@ -20,11 +21,24 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 	if err != nil {
 		return 0, fmt.Errorf("read-back client: %w", err)
 	}
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	cl.Close()
-	if err == nil {
-		err = ends.Error()
+	// Just after a leader election (recovery's preferred one) the new
+	// leader answers OFFSET_NOT_AVAILABLE until its high watermark has
+	// caught up: a retriable error, retried until ctx ends.
+	var ends kadm.ListedOffsets
+	for {
+		ends, err = kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil || !kerr.IsRetriable(err) || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
+	cl.Close()
 	if err != nil {
 		return 0, fmt.Errorf("read back %s: end offsets: %w", topic, err)
 	}

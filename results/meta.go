@@ -46,6 +46,9 @@ type Meta struct {
 	Cluster Cluster `json:"cluster"`
 	Probe   Probe   `json:"probe"`
 	Fault   *Fault  `json:"fault,omitempty"`
+	// Steps are the steps of a fault of several steps (two-brokers,
+	// rolling, …), in order; Fault is then its first.
+	Steps []Step `json:"steps,omitempty"`
 	// Baseline is the wait for a healthy cluster before the fault; Host
 	// the machine's load over the trial (see trust.go).
 	Baseline *Baseline `json:"baseline,omitempty"`

@@ -28,11 +28,29 @@ const (
 	FaultIsolateController FaultKind = "isolate-controller"
 	// FaultIsolateClients cuts it from the clients only.
 	FaultIsolateClients FaultKind = "isolate-clients"
+	// FaultTwoBrokers SIGKILLs the broker and the next one, restarts the
+	// second after a while and the first in recovery: under
+	// min.insync.replicas=2 writes must be refused while reads go on.
+	FaultTwoBrokers FaultKind = "two-brokers"
+	// FaultRolling restarts every broker in turn, the faulted one first:
+	// each stopped gracefully and started again, the next only once every
+	// ISR is full again, as Strimzi's roller does.
+	FaultRolling FaultKind = "rolling"
+	// FaultControllerKill SIGKILLs the active controller of a quorum of
+	// three; FaultControllerPause freezes it until recovery. The steps
+	// record when a new leader of the quorum was seen.
+	FaultControllerKill  FaultKind = "controller-kill"
+	FaultControllerPause FaultKind = "controller-pause"
+	// FaultLastReplica is the last replica standing on partition 0: one
+	// follower stopped, then the other, leaving the leader alone in the
+	// ISR, then the leader stopped (SIGKILL or SIGTERM), then the two
+	// followers started, then the leader.
+	FaultLastReplica FaultKind = "last-replica"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica}
 }
 
 // Known reports whether k is one of FaultKinds.
@@ -43,6 +61,22 @@ func (k FaultKind) Known() bool {
 		}
 	}
 	return false
+}
+
+// MultiStep reports whether k is done in several steps, recorded in
+// Meta.Steps.
+func (k FaultKind) MultiStep() bool {
+	switch k {
+	case FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica:
+		return true
+	}
+	return false
+}
+
+// Controller reports whether k faults the active controller rather than a
+// broker.
+func (k FaultKind) Controller() bool {
+	return k == FaultControllerKill || k == FaultControllerPause
 }
 
 // Network reports whether k cuts network links rather than signalling the

@@ -35,6 +35,8 @@ type runOptions struct {
 	broker          string
 	duration        time.Duration
 	faultAfter      time.Duration
+	returnAfter     time.Duration
+	lastStep        string
 	repeat          int
 	out             string
 	image           string
@@ -98,6 +100,8 @@ Exit status:
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
+	f.DurationVar(&o.returnAfter, "return-after", 0, "two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault); the first returns in recovery")
+	f.StringVar(&o.lastStep, "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
 	f.StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
 	return wrapHelp(cmd)
@@ -111,6 +115,10 @@ func (o *runOptions) validate() error {
 		return usagef("--duration %v: must be positive", o.duration)
 	case o.faultAfter < 0 || o.faultAfter >= o.duration:
 		return usagef("--fault-after %v: must be within --duration %v", o.faultAfter, o.duration)
+	case o.returnAfter < 0 || (o.returnAfter > 0 && o.returnAfter >= o.duration-o.faultAfter):
+		return usagef("--return-after %v: must be within the %v left after --fault-after", o.returnAfter, o.duration-o.faultAfter)
+	case o.lastStep != string(chaos.SigKill) && o.lastStep != string(chaos.SigTerm):
+		return usagef("--last-step %q: want sigkill or sigterm", o.lastStep)
 	case o.repeat < 1:
 		return usagef("--repeat %d: must be at least 1", o.repeat)
 	case o.grace <= 0:
@@ -147,6 +155,8 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Broker:          o.broker,
 		Duration:        o.duration,
 		FaultAfter:      o.faultAfter,
+		ReturnAfter:     o.returnAfter,
+		LastStep:        results.FaultKind(o.lastStep),
 		Repeat:          o.repeat,
 		Out:             out,
 		Grace:           o.grace,
@@ -184,6 +194,12 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	defer cl.Close()
 	if o.kill == chaos.IsolateController && len(cl.Services()) == len(cl.Brokers()) {
 		return usagef("--fault %s: the cluster has no dedicated controller to cut the broker from", o.kill)
+	}
+	if o.kill.Controller() && len(cl.Services())-len(cl.Brokers()) < 3 {
+		return usagef("--fault %s: needs a quorum of three dedicated controllers (--controllers 3)", o.kill)
+	}
+	if o.kill.MultiStep() && len(cl.Brokers()) < 3 {
+		return usagef("--fault %s: needs at least 3 brokers (kbf up --brokers 3)", o.kill)
 	}
 	if _, ok := cl.Brokers()[o.broker]; !ok {
 		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
@@ -223,6 +239,19 @@ func (c composeCluster) Up(ctx context.Context) (experiment.UpInfo, error) {
 		return experiment.UpInfo{}, err
 	}
 	return experiment.UpInfo{Reused: up.Reused, Took: up.Took}, nil
+}
+
+// ActiveController names the controller leading the metadata quorum.
+func (c composeCluster) ActiveController(ctx context.Context) (string, int32, int32, error) {
+	id, epoch, err := c.Admin().QuorumLeader(ctx)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	svc, ok := c.Service(id)
+	if !ok {
+		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no service of the cluster", id)
+	}
+	return svc, id, epoch, nil
 }
 
 func (c composeCluster) EnsurePreferred(ctx context.Context) error {
@@ -364,4 +393,8 @@ func faultNames() string {
 const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
 	"until recovery), isolate (every network link cut, the process running), " +
 	"isolate-controller (cut from the controller quorum only), isolate-clients " +
-	"(cut from the clients only); the network faults need root"
+	"(cut from the clients only); the network faults need root; " +
+	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +
+	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
+	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +
+	"last-replica (partition 0's followers stopped one by one, then its leader by --last-step, then the followers started, then the leader)"

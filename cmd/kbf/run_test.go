@@ -76,6 +76,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "unknown kill", args: []string{"run", "--kill", "sighup"}, wantErr: `"sighup" is not a fault`},
 		{name: "two faults", args: []string{"run", "--fault", "isolate", "--kill", "sigkill"}, wantErr: "--fault and --kill name one fault"},
 		{name: "fault after the end", args: []string{"run", "--kill", "sigkill", "--duration", "5s", "--fault-after", "5s"}, wantErr: "--fault-after"},
+		{name: "return after the end", args: []string{"run", "--fault", "two-brokers", "--duration", "20s", "--fault-after", "5s", "--return-after", "15s"}, wantErr: "--return-after"},
 		{name: "zero repeat", args: []string{"run", "--kill", "sigkill", "--repeat", "0"}, wantErr: "--repeat 0"},
 		{name: "bad acks", args: []string{"run", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "bad duration", args: []string{"run", "--kill", "sigkill", "--duration", "soon"}, wantErr: "invalid argument"},

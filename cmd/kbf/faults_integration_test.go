@@ -1,0 +1,375 @@
+//go:build integration
+
+// These tests run kbf's faults of several steps against the real cluster in
+// Docker (KBF_IMAGE, e.g. kbf/kafka:4.3.1), one at a time:
+//
+//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration -p 1 ./cmd/kbf/ -run TestIntegrationTwoBrokers -v
+//
+// They assert what Kafka guarantees and what the steps must record, never a
+// timing tuned to one machine, and leave the cluster up and whole.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
+)
+
+// stepsCluster brings the default cluster up, or reuses it.
+func stepsCluster(ctx context.Context, t *testing.T, opt compose.Options) *compose.Cluster {
+	t.Helper()
+	cl, err := compose.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	if _, err := cl.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	return cl
+}
+
+// stepsTrial runs kbf run with args (which name the fault) into a fresh
+// directory and analyses its one trial. codes are the exits accepted
+// besides 0 and 6 (a suspect trial on a loaded machine).
+func stepsTrial(ctx context.Context, t *testing.T, codes []int, args ...string) *report.Trial {
+	t.Helper()
+	tr, _ := stepsTrialCode(ctx, t, codes, args...)
+	return tr
+}
+
+// stepsTrialCode is stepsTrial, returning kbf run's exit code too.
+func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...string) (*report.Trial, int) {
+	t.Helper()
+	// KBF_KEEP names a directory to keep the trial in, to read it after.
+	root := os.Getenv("KBF_KEEP")
+	if root == "" {
+		root = t.TempDir()
+	}
+	out := filepath.Join(root, t.Name()+"-"+time.Now().UTC().Format("150405"))
+	var stdout, stderr bytes.Buffer
+	// The shared machine's load makes 0.2 s gaps common; these tests
+	// check what the steps do, not a stall's length.
+	code := run(ctx, append(append([]string{"run", "--baseline-gap", "1s"}, args...), "--out", out), &stdout, &stderr)
+	ok := code == exitOK || code == exitNoValid
+	for _, c := range codes {
+		ok = ok || code == c
+	}
+	if !ok {
+		t.Fatalf("kbf run %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, stdout.String(), stderr.String())
+	}
+	trials, err := results.Find(out)
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("trials %v: %v", trials, err)
+	}
+	tr, err := report.Analyze(trials[0], report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			var b bytes.Buffer
+			report.WriteText(&b, tr)
+			t.Logf("report of the failed trial:\n%s\nstderr:\n%s", b.String(), stderr.String())
+		}
+	})
+	if v := tr.Verdict; v == nil || v.Status == verdict.Invalid {
+		t.Fatalf("verdict %v", v)
+	}
+	return tr, code
+}
+
+// stepsOf returns the trial's steps, failing unless their actions and nodes
+// are want, in order.
+func stepsOf(t *testing.T, tr *report.Trial, want ...string) []results.Step {
+	t.Helper()
+	var got []string
+	for _, s := range tr.Meta.Steps {
+		got = append(got, string(s.Action)+" "+s.Node)
+		if s.At.IsZero() {
+			t.Errorf("step %+v: no time", s)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("steps %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("steps %q, want %q", got, want)
+		}
+	}
+	return tr.Meta.Steps
+}
+
+// probeRows reads the trial's probe.csv.
+func probeRows(t *testing.T, tr *report.Trial) []results.Message {
+	t.Helper()
+	f, err := os.Open(filepath.Join(tr.Dir, results.ProbeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := results.NewDecoder(f, results.ProbeFile)
+	var ms []results.Message
+	for {
+		var m results.Message
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return ms
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+}
+
+// TestIntegrationTwoBrokers kills k1 and k2 of three: under acks=all and
+// min.insync.replicas=2 no record may be acknowledged while k3 alone runs,
+// and once k2 returns every partition must ack again, with nothing lost.
+func TestIntegrationTwoBrokers(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cl := stepsCluster(ctx, t, compose.Options{})
+	tr := stepsTrial(ctx, t, nil, "--fault", "two-brokers", "--duration", "40s", "--fault-after", "5s", "--return-after", "18s")
+	steps := stepsOf(t, tr, "sigkill k1", "sigkill k2", "start k2")
+	if f := tr.Meta.Fault; f == nil || f.Kind != results.FaultTwoBrokers || f.Broker != "k1" || f.ExitCode != 137 {
+		t.Errorf("fault %+v: want two-brokers of k1, exit 137", tr.Meta.Fault)
+	}
+	// A record k2 had fetched before it died may be acked once the
+	// controller drops k1 from the ISR; one sent after k2 died may not be
+	// until k2 is back. The engine's and the probe's clocks are the
+	// host's.
+	alone, back := steps[1].At, steps[2].At
+	acked := map[int32]bool{}
+	failed := 0
+	for _, m := range probeRows(t, tr) {
+		if m.Failed() {
+			failed++
+		}
+		if m.Acked.IsZero() {
+			continue
+		}
+		if m.Sent.After(alone) && m.Acked.Before(back) {
+			t.Errorf("p%d seq %d sent at %s and acked at %s, while only k3 ran (%s to %s)", m.Partition, m.Seq,
+				m.Sent.Format(time.RFC3339Nano), m.Acked.Format(time.RFC3339Nano), alone.Format(time.RFC3339Nano), back.Format(time.RFC3339Nano))
+		}
+		if m.Acked.After(back) {
+			acked[m.Partition] = true
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(tr.Dir, results.ClientLog))
+	t.Logf("failed sends %d; client.log lines naming NOT_ENOUGH_REPLICAS: %d", failed, bytes.Count(b, []byte("NOT_ENOUGH_REPLICAS")))
+	for _, p := range tr.Meta.Probe.Partitions {
+		if !acked[p] {
+			t.Errorf("p%d: nothing acked after k2 returned", p)
+		}
+	}
+	if tr.Integrity == nil {
+		t.Fatal("no integrity check: the partitions were not read back")
+	}
+	if !tr.Integrity.OK() || tr.Integrity.Lost != 0 {
+		t.Errorf("acks=all, two brokers down: integrity %+v", tr.Integrity.Counts)
+	}
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// TestIntegrationRolling rolls the three brokers: each stopped gracefully,
+// started, and the next only once every ISR is full. Under acks=all no
+// acknowledged record may be lost, and the probe must run past the roll.
+func TestIntegrationRolling(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	cl := stepsCluster(ctx, t, compose.Options{})
+	tr := stepsTrial(ctx, t, nil, "--fault", "rolling", "--duration", "20s", "--fault-after", "5s")
+	steps := stepsOf(t, tr, "sigterm k1", "start k1", "isr-full ", "sigterm k2", "start k2", "isr-full ",
+		"sigterm k3", "start k3", "isr-full ")
+	for _, s := range steps {
+		if s.Action == results.StepStop {
+			t.Logf("%s stopped with exit %d, escalated to SIGKILL: %v", s.Node, s.ExitCode, s.Escalated)
+			if s.ExitCode != 143 && !s.Escalated {
+				t.Errorf("%s: exit %d after SIGTERM, want 143", s.Node, s.ExitCode)
+			}
+		}
+	}
+	if last := steps[len(steps)-1].At; !tr.Meta.Ended.After(last) {
+		t.Errorf("the probe ended %s, before the roll's last ISR filled at %s", tr.Meta.Ended, last)
+	}
+	if tr.Integrity == nil {
+		t.Fatal("no integrity check: the partitions were not read back")
+	}
+	if !tr.Integrity.OK() || tr.Integrity.Lost != 0 {
+		t.Errorf("acks=all, a rolling restart: integrity %+v", tr.Integrity.Counts)
+	}
+	checkRecovered(ctx, t, cl, tr)
+}
+
+// TestIntegrationControllerKill kills, then freezes, the active controller
+// of a quorum of three: another must be elected, the data path must go on,
+// and the cluster is left as the default one afterwards.
+func TestIntegrationControllerKill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
+	defer cancel()
+	cl := stepsCluster(ctx, t, compose.Options{Controllers: 3})
+	t.Cleanup(func() {
+		// A quorum of three cannot shrink in place: its voters are in
+		// the metadata log. Down, then the default cluster afresh.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		if _, err := cl.Down(ctx); err != nil {
+			t.Errorf("down: %v", err)
+		}
+		stepsCluster(ctx, t, compose.Options{})
+	})
+	// The pause first: recovery does not wait for a restarted controller to
+	// rejoin the quorum, and a kill before it can leave too few voters.
+	for _, fault := range []string{"controller-pause", "controller-kill"} {
+		t.Run(fault, func(t *testing.T) {
+			tr := stepsTrial(ctx, t, nil, "--fault", fault, "--controllers", "3", "--duration", "30s", "--fault-after", "5s")
+			steps := tr.Meta.Steps
+			if len(steps) == 0 || steps[0].NodeID < 100 {
+				t.Fatalf("steps %+v: want the fault of a controller first", steps)
+			}
+			first := steps[0]
+			if fault == "controller-kill" && first.ExitCode != 137 {
+				t.Errorf("first step %+v: want exit 137", first)
+			}
+			// The quorum's own word: another controller became its leader.
+			svc, at, ok := quorumLeader(t, tr, first.At)
+			if !ok || svc == first.Node {
+				t.Errorf("no other controller logged becoming the quorum's leader after %s (%q)", first.At.Format(time.RFC3339Nano), svc)
+			} else {
+				t.Logf("%s of %s at %s; %s became the quorum's leader %.2f s later, by its log", fault, first.Node,
+					first.At.Format(time.RFC3339Nano), svc, at.Sub(first.At).Seconds())
+			}
+			// Asked through a broker, which forwards to the controller it
+			// knows: later than the logs, or never while that one is frozen.
+			for _, s := range steps {
+				if s.Action == results.StepQuorumLeader {
+					t.Logf("DescribeQuorum through a broker named node %d (%s) %.2f s after the fault", s.NodeID, s.Note, s.At.Sub(first.At).Seconds())
+				}
+			}
+			for _, p := range tr.Gaps.Partitions {
+				if g := p.Ack.Fault; g != nil {
+					t.Logf("p%d ack gap at the fault %.2f s", p.Partition, g.Duration().Seconds())
+				}
+			}
+			if tr.Integrity == nil || !tr.Integrity.OK() {
+				t.Errorf("integrity %+v", tr.Integrity)
+			}
+			if r := tr.Meta.Recovery; r == nil || r.Err != "" {
+				t.Errorf("recovery %+v", r)
+			}
+		})
+	}
+}
+
+// quorumLeader finds the first controller to log, after from, that it
+// completed its transition to the quorum's leader (KRaft's RaftManager:
+// "Completed transition to Leader(..."). The logs' times are UTC, as the
+// images run.
+func quorumLeader(t *testing.T, tr *report.Trial, from time.Time) (string, time.Time, bool) {
+	t.Helper()
+	var best string
+	var bestAt time.Time
+	for _, c := range []string{"c1", "c2", "c3"} {
+		// kafka.raft logs to server.log, rotated hourly.
+		files, _ := filepath.Glob(filepath.Join(tr.Dir, results.NodeLogsDir, c, results.ServerLog+"*"))
+		var text []byte
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			text = append(text, b...)
+		}
+		for _, line := range strings.Split(string(text), "\n") {
+			if !strings.Contains(line, "Completed transition to Leader(") || len(line) < 25 {
+				continue
+			}
+			at, err := time.ParseInLocation("2006-01-02 15:04:05,000", line[1:24], time.UTC)
+			if err != nil || !at.After(from) {
+				continue
+			}
+			if best == "" || at.Before(bestAt) {
+				best, bestAt = c, at
+			}
+		}
+	}
+	return best, bestAt, best != ""
+}
+
+// TestIntegrationLastReplica runs the last replica standing on partition
+// 0: k2 stopped, k3 stopped (the leader k1 alone in the ISR), k1 stopped,
+// k2 and k3 started, k1 started. With ELR (Kafka 4.x) and acks=all no
+// acknowledged record may be lost; with unclean election and acks=1 loss is
+// possible, and when it happens the run must exit 3.
+func TestIntegrationLastReplica(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	stepsCluster(ctx, t, compose.Options{})
+	for _, c := range []struct {
+		name   string
+		args   []string
+		unsafe bool // loss is possible
+	}{
+		{name: "sigkill", args: []string{"--last-step", "sigkill"}},
+		{name: "unclean-acks1", args: []string{"--last-step", "sigkill", "--config", "unclean.leader.election.enable=true", "--acks", "1"}, unsafe: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"--fault", "last-replica", "--duration", "55s", "--fault-after", "5s"}, c.args...)
+			tr, code := stepsTrialCode(ctx, t, []int{exitFindings}, args...)
+			steps := stepsOf(t, tr, "sigterm k2", "sigterm k3", "sigkill k1", "start k2", "start k3", "start k1")
+			for i, s := range steps {
+				t.Logf("step %d: %s %s at %s; then p0: %s", i+1, s.Action, s.Node, s.At.Format("15:04:05.000"), p0After(t, tr, s.At))
+			}
+			if tr.Integrity == nil {
+				t.Fatal("no integrity check: the partitions were not read back")
+			}
+			t.Logf("integrity %+v, exit %d", tr.Integrity.Counts, code)
+			if !c.unsafe && (!tr.Integrity.OK() || tr.Integrity.Lost != 0) {
+				t.Errorf("acks=all with ELR: integrity %+v", tr.Integrity.Counts)
+			}
+			if found := !tr.Integrity.OK(); found != (code == exitFindings) {
+				t.Errorf("integrity ok %v but exit %d", !found, code)
+			}
+		})
+	}
+	// The unclean setting must not outlive the test.
+	stepsCluster(ctx, t, compose.Options{})
+}
+
+// p0After describes partition 0's state rows of replicas.csv over the
+// second after at: leader, ISR, ELR and last-known ELR, each distinct one.
+func p0After(t *testing.T, tr *report.Trial, at time.Time) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(tr.Dir, results.ReplicasFile))
+	if err != nil {
+		return "no replica view"
+	}
+	var seen []string
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		f := strings.Split(line, ",")
+		if len(f) < 11 || f[1] != "0" || f[2] != "" || f[10] != "" { // state rows of p0 that were answered
+			continue
+		}
+		ts, err := time.Parse(time.RFC3339Nano, f[0])
+		if err != nil || ts.Before(at) || ts.After(at.Add(3*time.Second)) {
+			continue
+		}
+		s := "leader " + f[5] + " isr [" + f[7] + "] elr [" + f[8] + "] last-known [" + f[9] + "]"
+		if len(seen) == 0 || seen[len(seen)-1] != s {
+			seen = append(seen, s)
+		}
+	}
+	return strings.Join(seen, " → ")
+}

@@ -1,0 +1,246 @@
+package experiment
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/results"
+)
+
+// nodeWorld is world with each injection and restart logged by its node.
+type nodeWorld struct {
+	*world
+	mu    sync.Mutex
+	nodes []string
+}
+
+func (w *nodeWorld) note(s string) {
+	w.mu.Lock()
+	w.nodes = append(w.nodes, s)
+	w.mu.Unlock()
+}
+
+func (w *nodeWorld) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+	w.note(string(f.Signal) + " " + f.Broker)
+	return w.world.Inject(ctx, f)
+}
+
+func (w *nodeWorld) Restart(ctx context.Context, svc string) error {
+	w.note("start " + svc)
+	return w.world.Restart(ctx, svc)
+}
+
+func TestNext(t *testing.T) {
+	brokers := map[string]int32{"k3": 3, "k1": 1, "k2": 2}
+	for _, c := range []struct{ name, b, want string }{
+		{"first", "k1", "k2"},
+		{"middle", "k2", "k3"},
+		{"wraps round", "k3", "k1"},
+		{"unknown", "k9", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := next(brokers, c.b); got != c.want {
+				t.Errorf("next(%s) = %q, want %q", c.b, got, c.want)
+			}
+		})
+	}
+	if got := next(map[string]int32{"k1": 1}, "k1"); got != "" {
+		t.Errorf("next of the only broker = %q, want none", got)
+	}
+}
+
+func TestTwoBrokers(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		// cancelOn is the call whose hook cancels the run (Ctrl-C); none: the trial runs whole.
+		cancelOn string
+		nodes    string // the injections and starts, in order
+		steps    []results.StepAction
+	}{
+		{
+			name:  "whole",
+			nodes: "sigkill k1, sigkill k2, start k2, start k1",
+			steps: []results.StepAction{results.StepKill, results.StepKill, results.StepStart},
+		},
+		{
+			// Ctrl-C as the first broker dies: no second is killed,
+			// and recovery starts the first.
+			name:     "interrupted at the first kill",
+			cancelOn: "inject",
+			nodes:    "sigkill k1, start k1",
+			steps:    []results.StepAction{results.StepKill},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, w.world, results.FaultTwoBrokers)
+			r.Faults = w
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if c.cancelOn != "" {
+				cancelOn(w.world, c.cancelOn, cancel)
+			}
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			_, err := r.Trial(ctx, 1, dir)
+			if c.cancelOn == "" && err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(w.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Fault == nil || m.Fault.Kind != results.FaultTwoBrokers || m.Fault.Broker != "k1" {
+				t.Errorf("fault %+v, want two-brokers of k1", m.Fault)
+			}
+			var got []results.StepAction
+			for _, s := range m.Steps {
+				got = append(got, s.Action)
+				if s.Node == "" || s.At.IsZero() || s.NodeID == 0 {
+					t.Errorf("step %+v: want its node, id and time", s)
+				}
+			}
+			if strings.Join(actions(got), " ") != strings.Join(actions(c.steps), " ") {
+				t.Errorf("steps %v, want %v", got, c.steps)
+			}
+			if len(m.Steps) > 1 && m.Steps[1].Node != "k2" {
+				t.Errorf("second kill of %s, want k2", m.Steps[1].Node)
+			}
+		})
+	}
+}
+
+func actions(s []results.StepAction) []string {
+	var out []string
+	for _, a := range s {
+		out = append(out, string(a))
+	}
+	return out
+}
+
+func TestRolling(t *testing.T) {
+	w := &nodeWorld{world: newWorld()}
+	r, _, _ := newRunner(t, w.world, results.FaultRolling)
+	r.Faults = w
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	// Recovery's start of k1 comes last; the roll started it already.
+	want := "sigterm k1, start k1, sigterm k2, start k2, sigterm k3, start k3, start k1"
+	if got := strings.Join(w.nodes, ", "); got != want {
+		t.Errorf("nodes:\n got %s\nwant %s", got, want)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range m.Steps {
+		got = append(got, string(s.Action)+" "+s.Node)
+	}
+	wantSteps := "sigterm k1,start k1,isr-full ,sigterm k2,start k2,isr-full ,sigterm k3,start k3,isr-full "
+	if strings.Join(got, ",") != wantSteps {
+		t.Errorf("steps:\n got %s\nwant %s", strings.Join(got, ","), wantSteps)
+	}
+	if m.Fault == nil || m.Fault.Kind != results.FaultRolling {
+		t.Errorf("fault %+v, want rolling", m.Fault)
+	}
+}
+
+// quorumWorld is a cluster whose quorum is led by c1 until the fault, then
+// by c2.
+type quorumWorld struct {
+	*nodeWorld
+}
+
+func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.nodes) == 0 {
+		return "c1", 100, 5, nil
+	}
+	return "c2", 101, 6, nil
+}
+
+func TestControllerFaults(t *testing.T) {
+	for _, c := range []struct {
+		kind  results.FaultKind
+		nodes string
+		first results.StepAction
+	}{
+		{results.FaultControllerKill, "sigkill c1, start c1, start k1", results.StepKill},
+		{results.FaultControllerPause, "pause c1, start c1, start k1", results.StepPause},
+	} {
+		t.Run(string(c.kind), func(t *testing.T) {
+			nw := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, nw.world, c.kind)
+			r.Opt.Duration = 500 * time.Millisecond // room for the quorum's watch to look
+			r.Faults, r.Cluster = nw, quorumWorld{nw}
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(nw.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Fault == nil || m.Fault.Broker != "c1" || m.Fault.NodeID != 100 || m.Fault.Kind != c.kind {
+				t.Errorf("fault %+v, want %s of c1 (node 100)", m.Fault, c.kind)
+			}
+			if len(m.Steps) < 2 || m.Steps[0].Action != c.first || m.Steps[1].Action != results.StepQuorumLeader || m.Steps[1].NodeID != 101 {
+				t.Errorf("steps %+v: want %s of c1, then node 101 leading", m.Steps, c.first)
+			}
+		})
+	}
+	t.Run("no quorum to ask", func(t *testing.T) {
+		r, _, _ := newRunner(t, newWorld(), results.FaultControllerKill)
+		_, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+		if err == nil || !strings.Contains(err.Error(), "which controller is active") {
+			t.Errorf("err %v, want one saying the active controller cannot be found", err)
+		}
+	})
+}
+
+func TestLastReplica(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		last  results.FaultKind
+		nodes string
+	}{
+		{"sigkill", "", "sigterm k2, sigterm k3, sigkill k1, start k2, start k3, start k1, start k1"},
+		{"sigterm", results.FaultSIGTERM, "sigterm k2, sigterm k3, sigterm k1, start k2, start k3, start k1, start k1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, w.world, results.FaultLastReplica)
+			r.Faults, r.Opt.LastStep = w, c.last
+			r.Opt.Duration = 200 * time.Millisecond
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			// Recovery's start of k1 comes last; the steps started it already.
+			if got := strings.Join(w.nodes, ", "); got != c.nodes {
+				t.Errorf("nodes:\n got %s\nwant %s", got, c.nodes)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Steps) != 6 || m.Fault == nil || m.Fault.Broker != "k2" || m.Fault.Kind != results.FaultLastReplica {
+				t.Errorf("fault %+v, %d steps: want last-replica starting at k2, 6 steps", m.Fault, len(m.Steps))
+			}
+		})
+	}
+}
