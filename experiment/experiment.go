@@ -212,6 +212,7 @@ type trial struct {
 	meta  *results.Meta
 	p     Probe
 	phase atomic.Value // string, read by the progress line
+	end   atomic.Value // time.Time the probing is due to end, read by the progress line
 	// faultAt is when the fault was asked for: probing goes on from there.
 	faultAt time.Time
 	// interrupted is the phase Ctrl-C came in.
@@ -267,9 +268,10 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 	sampled := t.startSampler(probeCtx)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
+	t.end.Store(start.Add(t.o.Duration))
 	go func() {
 		defer close(watchDone)
-		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start, start.Add(t.o.Duration))
+		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start, func() time.Time { return t.end.Load().(time.Time) })
 	}()
 
 	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Cluster.CPUTimes(ctx) })
@@ -464,8 +466,10 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	if after := t.faultAt.Add(t.o.Duration - t.o.FaultAfter); after.After(end) {
 		end = after
 	}
+	t.end.Store(end)
 	if t.o.Kill.MultiStep() {
 		end = t.laterSteps(ctx, end) // steps.go
+		t.end.Store(end)
 	}
 	select {
 	case <-ctx.Done():

@@ -11,9 +11,10 @@ import (
 
 // Watch shows the probe's progress on rep once a second until ctx is done.
 // phase names what the trial is doing; it is read from Watch's goroutine.
-// end is when the probe is due to stop, to say the time left; zero when
-// it is not known.
-func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, start, end time.Time) {
+// end says when the probe is due to stop, to say the time left: read at
+// each line, since a baseline that made the fault wait moves it; nil or a
+// zero time when it is not known.
+func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, start time.Time, end func() time.Time) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -21,7 +22,11 @@ func Watch(ctx context.Context, rep Reporter, phase func() string, p Probe, star
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			rep.Live(progressLine(phase(), now, start, end, p.Progress()))
+			var e time.Time
+			if end != nil {
+				e = end()
+			}
+			rep.Live(progressLine(phase(), now, start, e, p.Progress()))
 		}
 	}
 }

@@ -132,7 +132,7 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	progDone := make(chan struct{})
 	go func() {
 		defer close(progDone)
-		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start, start.Add(o.duration))
+		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start, func() time.Time { return start.Add(o.duration) })
 	}()
 	stats, runErr := p.Run(runCtx)
 	stopProg()
