@@ -136,7 +136,7 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 	}
 	if f.Signal == Pause {
 		rf.SignalSent = in.now()
-		if err := in.docker.ContainerPause(ctx, name); err != nil {
+		if err := in.pause(ctx, name); err != nil {
 			return rf, fmt.Errorf("pause %s: %w", f.Broker, err)
 		}
 		rf.Paused = in.now() // the engine answers once the freezer has frozen every process
@@ -183,6 +183,28 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		}
 	}
 	return rf, nil
+}
+
+// pauseTries is how often a pause the freezer could not complete is tried.
+const pauseTries = 3
+
+// pause freezes the container. The cgroup freezer gives up when a process
+// will not freeze in time (runc: "unable to freeze"), which a loaded machine
+// sees now and then; the container is then left running, so trying again is
+// safe.
+func (in *Injector) pause(ctx context.Context, name string) error {
+	var err error
+	for i := 0; i < pauseTries; i++ {
+		if err = in.docker.ContainerPause(ctx, name); err == nil || !strings.Contains(err.Error(), "unable to freeze") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("%w (tried %d times)", err, pauseTries)
 }
 
 // waitStopped returns once the container is not running.

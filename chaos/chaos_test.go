@@ -38,7 +38,9 @@ type fakeEngine struct {
 	stopped  chan struct{} // closed when the container stops
 	calls    []string
 	killErr  error
-	files    []tarFile // the log directory, for CopyFromContainer
+	// freezeFails is how many pauses fail as a freezer that timed out does.
+	freezeFails int
+	files       []tarFile // the log directory, for CopyFromContainer
 }
 
 type tarFile struct {
@@ -115,6 +117,10 @@ func (f *fakeEngine) ContainerPause(_ context.Context, id string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, "pause "+id)
+	if f.freezeFails > 0 {
+		f.freezeFails--
+		return errors.New("Error response from daemon: Cannot pause container: OCI runtime pause failed: unable to freeze: unknown")
+	}
 	f.paused = true
 	return nil
 }
@@ -388,5 +394,30 @@ func TestPause(t *testing.T) {
 	}
 	if f.paused || !slices.Contains(f.calls, "unpause kbf-k1") || slices.Contains(f.calls, "start kbf-k1") {
 		t.Errorf("Restart of a paused broker: paused %v, calls %q; want one unpause, no start", f.paused, f.calls)
+	}
+}
+
+func TestPauseRetriesFreezer(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		fails  int
+		wantOK bool
+	}{
+		{"frozen at once", 0, true},
+		{"frozen on the third try", pauseTries - 1, true},
+		{"never frozen", pauseTries, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(nil)
+			f.freezeFails = tt.fails
+			in := New(f, func(string) string { return "kbf-k1" })
+			_, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: Pause})
+			if (err == nil) != tt.wantOK {
+				t.Fatalf("err %v, want ok %v", err, tt.wantOK)
+			}
+			if f.paused != tt.wantOK {
+				t.Errorf("paused %v, want %v", f.paused, tt.wantOK)
+			}
+		})
 	}
 }
