@@ -223,10 +223,24 @@ type stdoutLogs struct {
 }
 
 func (i stdoutLogs) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
-	if i.cl.LogsToStdout(service) {
-		return i.cl.CollectOutput(ctx, service, dst)
+	err := i.Injector.CollectLogs(ctx, service, since, dst)
+	if !i.cl.LogsToStdout(service) {
+		return err
 	}
-	return i.Injector.CollectLogs(ctx, service, since, dst)
+	// No log4j configuration is given, so the image's own decides: the
+	// official image's sends everything to the standard output, an image
+	// with Kafka's distribution configuration writes the controller's and
+	// the state changes' loggers to their files only. The files win where
+	// they hold those loggers' lines.
+	if err == nil && (nonEmpty(filepath.Join(dst, results.ControllerLog)) || nonEmpty(filepath.Join(dst, results.StateChangeLog))) {
+		return nil
+	}
+	return i.cl.CollectOutput(ctx, service, dst)
+}
+
+func nonEmpty(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
 }
 
 // composeCluster adapts compose's cluster to what the experiment asks of
