@@ -157,6 +157,12 @@ func (r *Runner) Run(ctx context.Context) error {
 		if tr.Integrity != nil && !tr.Integrity.OK() {
 			findings = true
 		}
+		// Every client's audit counts, not only the franz-go probe's.
+		for _, c := range tr.Clients {
+			if a := c.Audit; a != nil && a.Lost+a.Duplicated+a.Reordered > 0 {
+				findings = true
+			}
+		}
 		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
 			valid++
 		}
