@@ -1,12 +1,11 @@
 package bench
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kbf-project/kbf/internal/testtrial"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,7 +46,7 @@ func recorded(t testing.TB, fault string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := untar(f, dst); err != nil {
+	if err := testtrial.Untar(f, dst); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(dst, "trial-01")
@@ -62,39 +61,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(d)
 	}
 	os.Exit(code)
-}
-
-// untar unpacks a gzipped tar of directories and regular files into dst,
-// refusing names that leave it.
-func untar(r io.Reader, dst string) error {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return err
-	}
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(hdr.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("%q: outside the destination", hdr.Name)
-		}
-		path := filepath.Join(dst, name)
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(path, 0o755)
-		case tar.TypeReg:
-			err = copyFile(path, io.LimitReader(tr, 64<<20))
-		}
-		if err != nil {
-			return err
-		}
-	}
 }
 
 func copyFile(path string, r io.Reader) error {

@@ -1,11 +1,8 @@
 package htmlreport
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"fmt"
-	"io"
+	"github.com/kbf-project/kbf/internal/testtrial"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,60 +29,6 @@ var recordedArchives = func() map[string]string {
 
 const recordedTrial = "trial-01"
 
-// maxUnpacked bounds what untar writes per file.
-const maxUnpacked = 64 << 20
-
-// untar unpacks the gzipped tar r into dst: directories and regular files
-// only, and no name that would land outside dst.
-func untar(r io.Reader, dst string) error {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(hdr.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("%q: outside the destination", hdr.Name)
-		}
-		path := filepath.Join(dst, name)
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if hdr.Size > maxUnpacked {
-				return fmt.Errorf("%q: %d bytes, more than a test trial holds", hdr.Name, hdr.Size)
-			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = io.CopyN(f, tr, hdr.Size)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("%q: %w", hdr.Name, err)
-			}
-		default:
-			return fmt.Errorf("%q: entry type %q: only directories and regular files", hdr.Name, hdr.Typeflag)
-		}
-	}
-}
-
 // unpackTrial unpacks the named recorded trial into a new temporary
 // directory, makes that the working directory (so that the trial's name is
 // the relative trial-01, as in report.json) and analyses it as kbf report
@@ -98,7 +41,7 @@ func unpackTrial(t *testing.T, name string) (results.Trial, *report.Trial) {
 	}
 	defer f.Close()
 	dir := t.TempDir()
-	if err := untar(f, dir); err != nil {
+	if err := testtrial.Untar(f, dir); err != nil {
 		t.Fatalf("unpack %s: %v", name, err)
 	}
 	t.Chdir(dir)

@@ -6,8 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
-	"fmt"
-	"io"
+	"github.com/kbf-project/kbf/internal/testtrial"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,62 +45,6 @@ const (
 	recordedTrial            = "trial-01"
 )
 
-// maxUnpacked bounds what untar writes per file; the recorded trials' files
-// are a few MB at most.
-const maxUnpacked = 64 << 20
-
-// untar unpacks the gzipped tar r into dst. It takes directories and regular
-// files only, and refuses a name that would land outside dst (absolute,
-// "..", a link) rather than trusting the archive.
-func untar(r io.Reader, dst string) error {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return err
-	}
-	defer zr.Close()
-	tr := tar.NewReader(zr)
-	for {
-		hdr, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(hdr.Name)
-		if !filepath.IsLocal(name) {
-			return fmt.Errorf("%q: outside the destination", hdr.Name)
-		}
-		path := filepath.Join(dst, name)
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if hdr.Size > maxUnpacked {
-				return fmt.Errorf("%q: %d bytes, more than a test trial holds", hdr.Name, hdr.Size)
-			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = io.CopyN(f, tr, hdr.Size)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return fmt.Errorf("%q: %w", hdr.Name, err)
-			}
-		default:
-			return fmt.Errorf("%q: entry type %q: only directories and regular files", hdr.Name, hdr.Typeflag)
-		}
-	}
-}
-
 // unpack unpacks testdata/<archive> into a new temporary directory, makes
 // that the working directory for the rest of the test, and returns the
 // recorded trial's directory relative to it, "trial-01". A relative path
@@ -115,7 +58,7 @@ func unpack(t *testing.T, archive string) string {
 	}
 	defer f.Close()
 	dir := t.TempDir()
-	if err := untar(f, dir); err != nil {
+	if err := testtrial.Untar(f, dir); err != nil {
 		t.Fatalf("unpack %s: %v", archive, err)
 	}
 	t.Chdir(dir)
@@ -492,7 +435,7 @@ func TestUntarRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			dst := filepath.Join(t.TempDir(), "dst")
-			if err := untar(&b, dst); err == nil || !strings.Contains(err.Error(), tc.hdr.Name) {
+			if err := testtrial.Untar(&b, dst); err == nil || !strings.Contains(err.Error(), tc.hdr.Name) {
 				t.Errorf("untar of %q: %v, want an error naming it", tc.hdr.Name, err)
 			}
 			if _, err := os.Stat(filepath.Join(filepath.Dir(dst), "evil")); err == nil {
