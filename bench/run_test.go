@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kbf-project/kbf/internal/testtrial"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kbf-project/kbf/internal/testtrial"
 )
 
 // testdata is testdata/ made absolute.

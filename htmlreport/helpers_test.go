@@ -2,11 +2,11 @@ package htmlreport
 
 import (
 	"bytes"
-	"github.com/kbf-project/kbf/internal/testtrial"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/kbf-project/kbf/internal/testtrial"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
-	"github.com/kbf-project/kbf/internal/testtrial"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testtrial"
 
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
