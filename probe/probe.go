@@ -436,16 +436,7 @@ func (p *Probe) waitReceived(ctx context.Context) {
 // acknowledged or never read — in partition and sequence order.
 func (p *Probe) writeRemaining() {
 	for _, part := range p.cfg.Partitions {
-		ps := p.parts[part]
-		seqs := make([]int64, 0, len(ps.pending))
-		for s := range ps.pending {
-			seqs = append(seqs, s)
-		}
-		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
-		for _, s := range seqs {
-			p.enc.Encode(ps.pending[s])
-		}
-		clear(ps.pending)
+		p.enc.EncodePending(p.parts[part].pending)
 	}
 }
 

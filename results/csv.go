@@ -170,6 +170,21 @@ var lineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
 // Flush writes the buffered rows.
 func (e *Encoder) Flush() error { return e.lw.flush() }
 
+// EncodePending buffers the messages a probe still holds for a partition —
+// failed, never acknowledged or never read — in sequence order, and empties
+// pending: what every probe writes at its end.
+func (e *Encoder) EncodePending(pending map[int64]*Message) {
+	seqs := make([]int64, 0, len(pending))
+	for s := range pending {
+		seqs = append(seqs, s)
+	}
+	slices.Sort(seqs)
+	for _, s := range seqs {
+		e.Encode(pending[s])
+	}
+	clear(pending)
+}
+
 func formatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""

@@ -399,16 +399,7 @@ func (p *prober) wait(deadline time.Time, waiting func(*results.Message) bool) {
 // acknowledged or never read — in partition and sequence order.
 func (p *prober) writeRemaining() {
 	for _, part := range p.o.partitions {
-		ps := p.parts[part]
-		seqs := make([]int64, 0, len(ps.pending))
-		for s := range ps.pending {
-			seqs = append(seqs, s)
-		}
-		sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
-		for _, s := range seqs {
-			p.csv.Encode(ps.pending[s])
-		}
-		clear(ps.pending)
+		p.csv.EncodePending(p.parts[part].pending)
 	}
 }
 
