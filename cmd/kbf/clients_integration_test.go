@@ -41,11 +41,7 @@ func TestIntegrationClients(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cl, err := compose.New(compose.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := stepsCluster(ctx, t, compose.Options{})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -53,9 +49,6 @@ func TestIntegrationClients(t *testing.T) {
 			t.Errorf("down: %v", err)
 		}
 	})
-	if _, err := cl.Up(ctx); err != nil {
-		t.Fatalf("up: %v", err)
-	}
 
 	out := filepath.Join(t.TempDir(), "clients")
 	// Three clients, each a record per partition every 50 ms, on two

@@ -27,7 +27,8 @@ import (
 	"github.com/kbf-project/kbf/verdict"
 )
 
-// stepsCluster brings the default cluster up, or reuses it.
+// stepsCluster brings the cluster of opt up, or reuses it, for one test;
+// the integration tests of this package share it.
 func stepsCluster(ctx context.Context, t *testing.T, opt compose.Options) *compose.Cluster {
 	t.Helper()
 	cl, err := compose.New(opt)

@@ -33,11 +33,7 @@ import (
 func TestIntegration(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	cl, err := compose.New(compose.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := stepsCluster(ctx, t, compose.Options{})
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -45,9 +41,6 @@ func TestIntegration(t *testing.T) {
 			t.Errorf("down: %v", err)
 		}
 	})
-	if _, err := cl.Up(ctx); err != nil {
-		t.Fatalf("up: %v", err)
-	}
 
 	t.Run("probe", func(t *testing.T) { testProbe(ctx, t) })
 	t.Run("sigkill", func(t *testing.T) { testSigkill(ctx, t, cl) })
