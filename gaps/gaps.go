@@ -19,10 +19,13 @@
 // progress at some moment of [F, F+Window]: a gap whose end is after F and
 // whose start is at or before F+Window. Two gaps stand in at the edges:
 //
-//   - if the partition has no ack after F, the gap runs from its last ack to
-//     the run's end (Options.End, or the last time seen anywhere in the
-//     file; F if the run ended before it) and is marked Open: "no ack after
-//     the fault";
+//   - from the partition's last ack to the run's end (Options.End, or the
+//     last time seen anywhere in the file; F if the run ended before it),
+//     marked Open: the stall lasted at least until the end. With no ack
+//     after F at all this is "no ack after the fault". A partition that
+//     acked for a while after F and then stopped, leaving messages never
+//     acked (a broker that leads on without knowing it was replaced), has
+//     it too when that last ack is at or before F+Window;
 //   - if F precedes the partition's first ack, a gap runs from F to that
 //     first ack and is marked FromFault: "no ack before the fault". A
 //     partition with no ack at all has one gap, from F to the run's end,
@@ -283,8 +286,8 @@ func (r *Report) Close() {
 	r.Partitions = make([]Partition, 0, len(r.series))
 	for _, s := range r.series {
 		var errA, errR error
-		s.p.Ack, errA = s.acks.stalls(f)
-		s.p.Receive, errR = s.recvs.stalls(f)
+		s.p.Ack, errA = s.acks.stalls(f, s.p.NeverAcked > 0)
+		s.p.Receive, errR = s.recvs.stalls(f, s.p.NotReceived > 0)
 		for _, e := range []struct {
 			kind string
 			err  error
@@ -517,8 +520,10 @@ func (tr *tracker) longest(skip *span) (span, bool, error) {
 	return best, found, nil
 }
 
-// stalls applies the package's rule to the times added.
-func (tr *tracker) stalls(f *fault) (Stalls, error) {
+// stalls applies the package's rule to the times added; pending says
+// whether messages were left waiting (never acked, or acked and never
+// received) when the run ended.
+func (tr *tracker) stalls(f *fault, pending bool) (Stalls, error) {
 	var st Stalls
 	if f == nil {
 		g, ok, err := tr.longest(nil)
@@ -528,7 +533,7 @@ func (tr *tracker) stalls(f *fault) (Stalls, error) {
 		return st, err
 	}
 	ts, k := tr.zone.sorted()
-	fg := faultGap(ts, k, f)
+	fg := faultGap(ts, k, f, pending)
 	st.Fault = fg.gap()
 	g, ok, err := tr.longest(&fg)
 	if ok {
@@ -538,7 +543,7 @@ func (tr *tracker) stalls(f *fault) (Stalls, error) {
 }
 
 // stalls applies the package's rule to the times ts, in any order.
-func stalls(ts []int64, f *fault) Stalls {
+func stalls(ts []int64, f *fault, pending bool) Stalls {
 	var tr tracker
 	if f != nil {
 		tr.zone.window(&zone{from: f.at, to: f.at + f.window})
@@ -546,14 +551,15 @@ func stalls(ts []int64, f *fault) Stalls {
 	for _, t := range ts {
 		tr.add(t)
 	}
-	st, _ := tr.stalls(f)
+	st, _ := tr.stalls(f, pending)
 	return st
 }
 
 // faultGap returns the longest gap in progress during [at, at+window],
 // with the stand-ins at either end of ts: the sorted times that decide it,
-// of which the first k are at or before the fault.
-func faultGap(ts []int64, k int, f *fault) span {
+// of which the first k are at or before the fault; pending is whether
+// messages were still waiting at the end.
+func faultGap(ts []int64, k int, f *fault, pending bool) span {
 	var best span
 	found := false
 	consider := func(s span) {
@@ -571,6 +577,13 @@ func faultGap(ts []int64, k int, f *fault) span {
 	}
 	for i := max(k, 1); i < len(ts) && ts[i-1] <= f.at+f.window; i++ {
 		consider(span{start: ts[i-1], end: ts[i]})
+	}
+	// With messages still waiting at the end, the last ack (receive) within
+	// the window leaves a gap to the run's end: a partition that acked for
+	// a while after the fault and then never again stalled until the end,
+	// however short its earlier gaps.
+	if last := ts[len(ts)-1]; pending && last > f.at && last <= f.at+f.window && f.end > last {
+		consider(span{start: last, end: f.end, open: true})
 	}
 	return best
 }

@@ -259,6 +259,7 @@ func TestRule(t *testing.T) {
 		wantFault       *g
 		fromFault, open bool
 		wantLongest     *g
+		pending         bool // messages left waiting at the end
 	}{
 		{name: "no fault", ts: ms(0, 100, 400, 450), fault: -1, wantLongest: &g{100, 400}},
 		{name: "no fault, ties go to the earliest", ts: ms(0, 100, 200), fault: -1, wantLongest: &g{0, 100}},
@@ -288,13 +289,21 @@ func TestRule(t *testing.T) {
 			wantFault: &g{100, 400}, fromFault: true, open: true},
 		{name: "a single time after the fault", ts: ms(300), fault: 100, window: 10, end: 400,
 			wantFault: &g{100, 300}, fromFault: true},
+		{name: "acks after the fault, then none to the end", ts: ms(0, 100, 200, 300, 320), fault: 150, window: 1000, end: 2000,
+			pending: true, wantFault: &g{320, 2000}, open: true, wantLongest: &g{0, 100}},
+		{name: "nothing left waiting: the end is no stall", ts: ms(0, 100, 200, 300, 320), fault: 150, window: 1000, end: 2000,
+			wantFault: &g{100, 200}, wantLongest: &g{0, 100}},
+		{name: "a longer gap in the window beats the trailing one", ts: ms(0, 100, 600, 620), fault: 150, window: 1000, end: 630,
+			pending: true, wantFault: &g{100, 600}, wantLongest: &g{0, 100}},
+		{name: "last ack after the window leaves no trailing gap", ts: ms(0, 100, 150, 200, 900), fault: 120, window: 100, end: 5000,
+			pending: true, wantFault: &g{200, 900}, wantLongest: &g{0, 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f *fault
 			if tc.fault >= 0 {
 				f = &fault{at: tc.fault * 1e6, window: tc.window * 1e6, end: max(tc.end, tc.fault) * 1e6}
 			}
-			st := stalls(tc.ts, f)
+			st := stalls(tc.ts, f, tc.pending)
 			check := func(what string, got *Gap, want *g) {
 				t.Helper()
 				switch {
@@ -413,7 +422,7 @@ func checkGolden(t *testing.T, name string, got []byte, mine bool) {
 
 // referenceStalls is the rule applied the plain way, to every time sorted:
 // what the streaming tracker must agree with.
-func referenceStalls(ts []int64, f *fault) Stalls {
+func referenceStalls(ts []int64, f *fault, pending bool) Stalls {
 	ts = slices.Sorted(slices.Values(ts))
 	longest := func(skip *span) (span, bool) {
 		var best span
@@ -442,7 +451,7 @@ func referenceStalls(ts []int64, f *fault) Stalls {
 	}
 	// faultGap wants the latest time at or before the fault and those after.
 	from := max(k-1, 0)
-	fg := faultGap(ts[from:], k-from, f)
+	fg := faultGap(ts[from:], k-from, f, pending)
 	st.Fault = fg.gap()
 	if g, ok := longest(&fg); ok {
 		st.Longest = g.gap()
@@ -499,14 +508,15 @@ func TestTrackerAgrees(t *testing.T) {
 			for _, v := range ts {
 				tr.add(v)
 			}
-			got, err := tr.stalls(f)
+			pending := rng.IntN(2) == 0
+			got, err := tr.stalls(f, pending)
 			if err != nil {
 				if order != "shuffled" {
 					t.Fatalf("%s, trial %d: %v", order, trial, err)
 				}
 				continue
 			}
-			if want := referenceStalls(ts, f); !reflect.DeepEqual(got, want) {
+			if want := referenceStalls(ts, f, pending); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, trial %d, fault %+v: got %+v, want %+v", order, trial, f, show(got), show(want))
 			}
 		}

@@ -57,7 +57,7 @@ func WriteText(w io.Writer, r *Report) error {
 	} {
 		for i := range r.Partitions {
 			p := &r.Partitions[i]
-			writeStalls(&b, p.Partition, kind.name, kind.get(p), !r.FaultAt.IsZero())
+			writeStalls(&b, p.Partition, kind.name, kind.get(p), r.FaultAt)
 		}
 	}
 	for _, p := range r.Partitions {
@@ -71,7 +71,10 @@ func WriteText(w io.Writer, r *Report) error {
 	return err
 }
 
-func writeStalls(b *bytes.Buffer, part int32, kind string, st *Stalls, withFault bool) {
+// writeStalls writes one partition's gap of one kind: the fault gap when
+// there is a fault (faultAt not zero), else the longest.
+func writeStalls(b *bytes.Buffer, part int32, kind string, st *Stalls, faultAt time.Time) {
+	withFault := !faultAt.IsZero()
 	fmt.Fprintf(b, "p%d %s gap ", part, kind)
 	g := st.Longest
 	if withFault {
@@ -87,6 +90,8 @@ func writeStalls(b *bytes.Buffer, part int32, kind string, st *Stalls, withFault
 		fmt.Fprintf(b, ", no %s before or after the fault", kind)
 	case g.FromFault:
 		fmt.Fprintf(b, ", no %s before the fault", kind)
+	case g.Open && g.Start.After(faultAt):
+		b.WriteString(", none after it to the end")
 	case g.Open:
 		fmt.Fprintf(b, ", no %s after the fault", kind)
 	}

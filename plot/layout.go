@@ -353,7 +353,10 @@ func subtitleLine(tr *report.Trial, merged bool) string {
 		hi = max(hi, d)
 		n++
 		s := fmt.Sprintf("p%d %s", p.Partition, seconds(d))
-		if f.Open {
+		switch {
+		case f.Open && f.Start.After(g.FaultAt):
+			s = fmt.Sprintf("p%d ≥ %s (no ack again to the end)", p.Partition, seconds(d))
+		case f.Open:
 			s = fmt.Sprintf("p%d ≥ %s (no ack after the fault)", p.Partition, seconds(d))
 		}
 		parts = append(parts, s)

@@ -368,7 +368,10 @@ func (c *canvas) writeGapBrackets(p printf) {
 		for _, gp := range c.tr.Gaps.Partitions {
 			if g := gp.Ack.Fault; g != nil {
 				text := fmt.Sprintf("p%d gap %s", gp.Partition, seconds(g.Duration()))
-				if g.Open {
+				switch {
+				case g.Open && g.Start.After(c.tr.FaultAt):
+					text = fmt.Sprintf("p%d no ack again to the end, ≥ %s", gp.Partition, seconds(g.Duration()))
+				case g.Open:
 					text = fmt.Sprintf("p%d no ack after the fault, ≥ %s", gp.Partition, seconds(g.Duration()))
 				}
 				bs = append(bs, bracket{g.Start, g.End, c.colour(gp.Partition), text})

@@ -283,9 +283,12 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 	if st.Began > 0 {
 		fmt.Fprintf(b, "acked until %.2f s after the fault, then stalled ", st.Began.Seconds())
 	}
-	if st.FirstAck.IsZero() {
+	switch {
+	case st.FirstAck.IsZero() && st.Began > 0:
+		b.WriteString("to the end of the probe: no ack again")
+	case st.FirstAck.IsZero():
 		b.WriteString("no ack after the fault")
-	} else {
+	default:
 		fmt.Fprintf(b, "%.2f s", st.Total.Seconds())
 	}
 	for i, ph := range st.Phases {
