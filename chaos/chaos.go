@@ -70,6 +70,9 @@ type Fault struct {
 	// Controllers are the controller services an IsolateController cut
 	// separates the broker from.
 	Controllers []string
+	// HaltWait is how long a DiskFull fault waits for the broker's process
+	// to end once the disk is full; zero means DefaultHaltWait.
+	HaltWait time.Duration
 }
 
 // Validate checks f without Docker.
@@ -77,10 +80,12 @@ func (f Fault) Validate() error {
 	switch {
 	case f.Broker == "":
 		return errors.New("a fault needs a broker")
-	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause && !IsNetwork(f.Signal):
-		return fmt.Errorf("fault %q: want %s, %s, %s, %s, %s or %s", f.Signal, SigKill, SigTerm, Pause, Isolate, IsolateController, IsolateClients)
+	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause && f.Signal != DiskFull && !IsNetwork(f.Signal):
+		return fmt.Errorf("fault %q: want %s, %s, %s, %s, %s, %s or %s", f.Signal, SigKill, SigTerm, Pause, Isolate, IsolateController, IsolateClients, DiskFull)
 	case f.Grace < 0:
 		return fmt.Errorf("grace %v: must not be negative", f.Grace)
+	case f.HaltWait < 0:
+		return fmt.Errorf("halt wait %v: must not be negative", f.HaltWait)
 	}
 	return nil
 }
@@ -91,6 +96,7 @@ type Injector struct {
 	container func(service string) string
 	now       func() time.Time
 	netns     NetnsRunner // nil: no network faults
+	disk      *disk       // nil: no disk-full faults (WithDisk)
 }
 
 // New returns an Injector acting through docker; container names a
@@ -134,6 +140,13 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		rf.Cut = in.now() // the rules are hooked in: from here on packets drop
 		return rf, nil
 	}
+	if f.Signal == DiskFull {
+		wait := f.HaltWait
+		if wait == 0 {
+			wait = DefaultHaltWait
+		}
+		return rf, in.fill(ctx, f.Broker, wait, &rf)
+	}
 	if f.Signal == Pause {
 		rf.SignalSent = in.now()
 		if err := in.pause(ctx, name); err != nil {
@@ -171,10 +184,15 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 	if err != nil {
 		return rf, fmt.Errorf("wait for %s to stop: %w", f.Broker, err)
 	}
+	return rf, in.recordStop(ctx, f.Broker, &rf)
+}
 
-	ci, err = in.docker.ContainerInspect(ctx, name)
+// recordStop records the engine's account of the broker's stopped
+// container in rf: its exit code and finish time.
+func (in *Injector) recordStop(ctx context.Context, broker string, rf *results.Fault) error {
+	ci, err := in.docker.ContainerInspect(ctx, in.container(broker))
 	if err != nil {
-		return rf, fmt.Errorf("inspect %s after %s: %w", f.Broker, f.Signal, err)
+		return fmt.Errorf("inspect %s after %s: %w", broker, rf.Kind, err)
 	}
 	if ci.State != nil {
 		rf.ExitCode = ci.State.ExitCode
@@ -182,7 +200,7 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 			rf.Finished = t.UTC()
 		}
 	}
-	return rf, nil
+	return nil
 }
 
 // pauseTries is how often a pause the freezer could not complete is tried.
@@ -224,16 +242,22 @@ func (in *Injector) waitStopped(ctx context.Context, name string) error {
 	}
 }
 
+var startOptions = container.StartOptions{}
+
 // ErrAlreadyRunning is returned by Restart for a container that runs: the
 // fault never stopped it, or something else restarted it.
 var ErrAlreadyRunning = errors.New("container is already running")
 
 // Restart starts the broker's stopped container again, unpauses a paused
-// one, or heals a network cut; it keeps its data.
+// one, or heals a network cut; it keeps its data. After a disk-full fault
+// it restarts the broker on its emptied tmpfs.
 // A container already running, and not cut off, is an error wrapping
 // ErrAlreadyRunning.
 func (in *Injector) Restart(ctx context.Context, broker string) error {
 	if healed, err := in.healIfCut(ctx, broker); healed || err != nil {
+		return err
+	}
+	if undone, err := in.unfill(ctx, broker); undone || err != nil {
 		return err
 	}
 	name := in.container(broker)
@@ -250,7 +274,7 @@ func (in *Injector) Restart(ctx context.Context, broker string) error {
 	if ci.State != nil && ci.State.Running {
 		return fmt.Errorf("restart %s: %s: %w", broker, name, ErrAlreadyRunning)
 	}
-	if err := in.docker.ContainerStart(ctx, name, container.StartOptions{}); err != nil {
+	if err := in.docker.ContainerStart(ctx, name, startOptions); err != nil {
 		return fmt.Errorf("restart %s: %w", broker, err)
 	}
 	return nil

@@ -230,7 +230,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: Fault{Signal: SigKill}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller or isolate-clients`},
+		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients or disk-full`},
 		{name: "negative grace", fault: Fault{Broker: "k1", Signal: SigTerm, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: Fault{Broker: "k9", Signal: SigKill}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{

@@ -105,6 +105,11 @@ type Options struct {
 	// Notice, when set, is told what Up decided by itself, such as running
 	// the offline image in place of one it could not pull.
 	Notice func(string)
+	// DiskLimits mounts, per service, a tmpfs of that size ("128m", as
+	// docker run --tmpfs takes it) on the node's log directories, so that a
+	// disk-full fault can fill them without touching the host's disk. A
+	// node whose limit changes is recreated, its data starting empty.
+	DiskLimits map[string]string
 	// Lead is the broker service that is to lead partition 0 of the first
 	// topic (the probed one), so that a fault on it always hits a
 	// partition it leads; "" means the first broker by node id.
@@ -204,6 +209,7 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	proj, err := loadProject(context.Background(), source{
 		file: opts.File, projectName: opts.ProjectName, env: env,
 		brokers: opts.Brokers, controllers: opts.Controllers, config: opts.Config,
+		diskLimits: opts.DiskLimits,
 	})
 	if err != nil {
 		return nil, err
@@ -383,6 +389,15 @@ func (c *Cluster) ClusterID() string {
 // from the container's output (CollectOutput), not copied from files.
 func (c *Cluster) LogsToStdout(service string) bool {
 	return c.proj.services[service].Environment["KAFKA_LOG4J_OPTS"] == nil
+}
+
+// LogDir is the first log directory of a node, as its environment sets it;
+// "" when it sets none.
+func (c *Cluster) LogDir(service string) string {
+	if dirs := LogDirs(c.proj.services[service]); len(dirs) > 0 {
+		return dirs[0]
+	}
+	return ""
 }
 
 // Check loads the compose file opts names, shapes and configures it, and

@@ -171,6 +171,39 @@ func TestSpec(t *testing.T) {
 	}
 }
 
+// A disk limit mounts a tmpfs on the node's log directory, and only its;
+// the node's hash changes, so Up recreates it.
+func TestDiskLimits(t *testing.T) {
+	plain := testCluster(t, Options{}, newFakeEngine())
+	c := testCluster(t, Options{DiskLimits: map[string]string{"k1": "128m"}}, newFakeEngine())
+	sp := c.proj.spec("k1", "")
+	if got := sp.Host.Tmpfs; len(got) != 1 || got["/var/lib/kafka/data"] != "size=128m,mode=1777" {
+		t.Errorf("k1 tmpfs %v, want /var/lib/kafka/data of 128m", got)
+	}
+	if sp.hash() == plain.proj.spec("k1", "").hash() {
+		t.Error("the disk limit left k1's hash as it was")
+	}
+	if got := c.proj.spec("k2", "").Host.Tmpfs; got != nil {
+		t.Errorf("k2 tmpfs %v, want none", got)
+	}
+	if got := c.LogDir("k1"); got != "/var/lib/kafka/data" {
+		t.Errorf("LogDir(k1) = %q", got)
+	}
+	for _, tc := range []struct {
+		limits map[string]string
+		want   string
+	}{
+		{map[string]string{"k9": "128m"}, "disk limit: no Kafka node k9"},
+		{map[string]string{"k1": "lots"}, `disk size "lots": want a size such as 128m`},
+		{map[string]string{"k1": "0"}, `disk size "0"`},
+	} {
+		_, err := newCluster(Options{Env: map[string]string{}, DiskLimits: tc.limits}, newFakeEngine())
+		if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("DiskLimits %v: error %v, want ErrInvalid containing %q", tc.limits, err, tc.want)
+		}
+	}
+}
+
 func TestSubset(t *testing.T) {
 	const head = "services:\n  c1:\n    image: i\n    environment: {KAFKA_NODE_ID: '100', KAFKA_PROCESS_ROLES: controller}\n" +
 		"  k1:\n    image: i\n    ports: ['127.0.0.1:19092:19092']\n    environment: {KAFKA_NODE_ID: '1', KAFKA_PROCESS_ROLES: broker}\n"
@@ -178,6 +211,7 @@ func TestSubset(t *testing.T) {
 		name, extra, wantErr string
 	}{
 		{name: "minimal", extra: ""},
+		{name: "tmpfs", extra: "    tmpfs: ['/var/lib/kafka/data:size=64m']\n"},
 		{name: "volumes", extra: "    volumes: ['/a:/b']\n", wantErr: "service k1: volumes is not supported"},
 		{name: "command", extra: "    command: ['x']\n", wantErr: "service k1: command is not supported"},
 		{name: "restart", extra: "    restart: always\n", wantErr: "service k1: restart is not supported"},

@@ -116,7 +116,7 @@ func checkSubset(s types.ServiceConfig) error {
 	}
 	// What remains once the supported keys are cleared must be empty.
 	s.Name, s.Image, s.Hostname, s.ContainerName, s.PullPolicy = "", "", "", "", ""
-	s.Environment, s.Ports, s.Networks, s.DependsOn, s.StopGracePeriod = nil, nil, nil, nil, nil
+	s.Environment, s.Ports, s.Networks, s.DependsOn, s.StopGracePeriod, s.Tmpfs = nil, nil, nil, nil, nil, nil
 	if key := setKey(reflect.ValueOf(s)); key != "" {
 		return fmt.Errorf("%s is not supported", key)
 	}
@@ -210,6 +210,13 @@ func (p *project) spec(svc, imageID string) spec {
 		PortBindings: bindings,
 		// No restart policy: a killed broker stays down until kbf restarts it.
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
+	}
+	for _, t := range s.Tmpfs { // "PATH[:OPTIONS]", as docker run --tmpfs
+		if host.Tmpfs == nil {
+			host.Tmpfs = map[string]string{}
+		}
+		dir, opts, _ := strings.Cut(t, ":")
+		host.Tmpfs[dir] = opts
 	}
 	aliases := []string{svc}
 	if s.Hostname != "" && s.Hostname != svc {

@@ -71,6 +71,7 @@ type source struct {
 	brokers     int // the embedded cluster's brokers; 0 for the file's 3
 	controllers int // the embedded cluster's controllers; 0 for the file's 1
 	config      []Setting
+	diskLimits  map[string]string // service → tmpfs size on its log dirs
 }
 
 var (
@@ -145,6 +146,9 @@ func load(ctx context.Context, file []byte, src source) (*project, error) {
 	}
 	configured, err := applyConfig(p, src.config)
 	if err != nil {
+		return nil, invalid{err}
+	}
+	if err := limitDisks(p, src.diskLimits); err != nil {
 		return nil, invalid{err}
 	}
 	proj, err := analyse(ctx, p, src.file)
@@ -505,6 +509,51 @@ var fixed = map[string]bool{
 	"controller.quorum.voters": true, "controller.quorum.bootstrap.servers": true,
 	"controller.listener.names": true, "listener.security.protocol.map": true,
 	"inter.broker.listener.name": true, "log.dirs": true,
+}
+
+var tmpfsSize = regexp.MustCompile(`^[1-9][0-9]*[kmg]?$`)
+
+// limitDisks mounts a tmpfs of the given size on each service's log
+// directories (KAFKA_LOG_DIRS, else KAFKA_LOG_DIR).
+func limitDisks(p *types.Project, limits map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(limits)) {
+		size := limits[name]
+		s, ok := p.Services[name]
+		if !ok || s.Environment["KAFKA_NODE_ID"] == nil {
+			return fmt.Errorf("disk limit: no Kafka node %s", name)
+		}
+		if !tmpfsSize.MatchString(size) {
+			return fmt.Errorf("disk size %q: want a size such as 128m (bytes, k, m or g)", size)
+		}
+		dirs := LogDirs(s)
+		if len(dirs) == 0 {
+			return fmt.Errorf("service %s sets no KAFKA_LOG_DIRS: set it, so that kbf knows which directory to limit", name)
+		}
+		s.Tmpfs = slices.Clone(s.Tmpfs)
+		for _, d := range dirs {
+			// 1777: the image's user, whoever it is, formats the directory.
+			s.Tmpfs = append(s.Tmpfs, d+":size="+size+",mode=1777")
+		}
+		p.Services[name] = s
+	}
+	return nil
+}
+
+// LogDirs are the log directories a node's environment sets, as the
+// apache/kafka image reads them: KAFKA_LOG_DIRS, else KAFKA_LOG_DIR.
+func LogDirs(s types.ServiceConfig) []string {
+	for _, k := range []string{"KAFKA_LOG_DIRS", "KAFKA_LOG_DIR"} {
+		if v := s.Environment[k]; v != nil && strings.TrimSpace(*v) != "" {
+			var dirs []string
+			for _, d := range strings.Split(*v, ",") {
+				if d = strings.TrimSpace(d); d != "" {
+					dirs = append(dirs, d)
+				}
+			}
+			return dirs
+		}
+	}
+	return nil
 }
 
 // EnvName is the environment variable that sets a Kafka property in the

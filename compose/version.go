@@ -57,6 +57,12 @@ func versionFromLibs(listing string) string {
 	return ""
 }
 
+// Exec runs cmd in the running container of service and returns its
+// standard output; a non-zero exit is an error holding its standard error.
+func (c *Cluster) Exec(ctx context.Context, service string, cmd ...string) (string, error) {
+	return c.exec(ctx, c.ContainerName(service), cmd...)
+}
+
 // exec runs cmd in a running container and returns its standard output.
 func (c *Cluster) exec(ctx context.Context, name string, cmd ...string) (string, error) {
 	ex, err := c.docker.ContainerExecCreate(ctx, name, container.ExecOptions{

@@ -434,17 +434,11 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	// Once sent, the signal's effect is awaited even through Ctrl-C — a
 	// broker half-way through a controlled shutdown cannot be restarted —
 	// but for a bounded time.
-	limit := t.o.InjectTimeout
-	if limit <= 0 {
-		limit = DefaultInjectTimeout
-	}
-	if t.o.Kill == chaos.SigTerm {
-		limit += t.o.Grace
-	}
-	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.injectTimeout(t.o.Kill))
 	defer cancel()
 	t.faultAt = time.Now()
-	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace, Controllers: t.controllers()})
+	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace,
+		Controllers: t.controllers(), HaltWait: t.haltWait()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Cluster.Brokers()[t.o.Broker]
 		t.meta.Fault = &f
@@ -455,9 +449,14 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	if err != nil {
 		return true, fmt.Errorf("inject %s into %s: %w", t.o.Kill, t.o.Broker, err)
 	}
-	if f.Kind == chaos.Pause {
+	switch {
+	case f.Kind == chaos.Pause:
 		t.r.say("%s paused", t.o.Broker)
-	} else {
+	case f.Kind == chaos.DiskFull && f.Finished.IsZero():
+		t.r.say("%s's log directory is full; its process runs on", t.o.Broker)
+	case f.Kind == chaos.DiskFull:
+		t.r.say("%s's log directory is full; its process ended %.2f s later, exit code %d", t.o.Broker, f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
+	default:
 		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
 	}
 	return true, nil

@@ -39,10 +39,19 @@ func (t *trial) injectTimeout(kind results.FaultKind) time.Duration {
 	if limit <= 0 {
 		limit = DefaultInjectTimeout
 	}
-	if kind == chaos.SigTerm {
+	switch kind {
+	case chaos.SigTerm:
 		limit += t.o.Grace
+	case chaos.DiskFull:
+		limit += t.haltWait()
 	}
 	return limit
+}
+
+// haltWait is how long a disk-full fault waits for the broker's process to
+// end: the rest of the trial's probing.
+func (t *trial) haltWait() time.Duration {
+	return max(t.o.Duration-t.o.FaultAfter, time.Second)
 }
 
 // step injects kind (sigkill, sigterm or pause) into the node svc, records

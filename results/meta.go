@@ -115,7 +115,10 @@ type Fault struct {
 	Paused time.Time `json:"paused,omitzero"`
 	// Cut is when a network fault's rules took effect (isolate,
 	// isolate-controller, isolate-clients): packets drop from then on.
-	Cut      time.Time `json:"cut,omitzero"`
+	Cut time.Time `json:"cut,omitzero"`
+	// Filled is when a disk-full fault's filler met "No space left on
+	// device": the broker's next write into the log directory fails.
+	Filled   time.Time `json:"filled,omitzero"`
 	ExitCode int       `json:"exit_code"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
@@ -132,7 +135,7 @@ func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termL
 
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause the moment the engine had frozen
-// the container, for a graceful stop the broker's own SIGTERM line where an
+// the container, for a cut or a full disk the moment it took effect, for a graceful stop the broker's own SIGTERM line where an
 // old file recorded it; the signal's sending time where none of these is
 // known. The analysis prefers the SIGTERM line it reads from the broker's
 // log (timeline.Timeline.FaultAt).
@@ -144,6 +147,8 @@ func (f *Fault) At() time.Time {
 		return f.Paused
 	case !f.Cut.IsZero():
 		return f.Cut
+	case !f.Filled.IsZero():
+		return f.Filled
 	case f.Kind != FaultSIGTERM && !f.Finished.IsZero():
 		return f.Finished
 	}

@@ -46,11 +46,16 @@ const (
 	// ISR, then the leader stopped (SIGKILL or SIGTERM), then the two
 	// followers started, then the leader.
 	FaultLastReplica FaultKind = "last-replica"
+	// FaultDiskFull fills the filesystem of the broker's log directory (a
+	// size-limited one, made for the trial) until a write fails with "No
+	// space left on device"; its process runs on until Kafka itself gives
+	// up on the directory.
+	FaultDiskFull FaultKind = "disk-full"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull}
 }
 
 // Known reports whether k is one of FaultKinds.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,7 +142,7 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 // size) takes the last one down first: two clusters at once would share
 // the machine and its ports.
 func (r *benchRunner) connect(ctx context.Context, opts compose.Options) error {
-	if r.cl != nil && sameCluster(r.opts, opts) && slices.Equal(r.opts.Config, opts.Config) {
+	if r.cl != nil && sameCluster(r.opts, opts) && slices.Equal(r.opts.Config, opts.Config) && maps.Equal(r.opts.DiskLimits, opts.DiskLimits) {
 		return nil
 	}
 	if r.cl != nil {
@@ -157,7 +158,7 @@ func (r *benchRunner) connect(ctx context.Context, opts compose.Options) error {
 	if err != nil {
 		return err
 	}
-	r.cl, r.inj, r.opts = cl, chaos.New(cl.Docker(), cl.ContainerName), opts
+	r.cl, r.inj, r.opts = cl, newInjector(cl), opts
 	return nil
 }
 
@@ -171,6 +172,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	if err != nil {
 		return err
 	}
+	limitDisk(&opts, o)
 	if err := r.connect(ctx, opts); err != nil {
 		return err
 	}

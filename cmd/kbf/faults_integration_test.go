@@ -374,3 +374,42 @@ func p0After(t *testing.T, tr *report.Trial, at time.Time) string {
 	}
 	return strings.Join(seen, " → ")
 }
+
+// TestIntegrationDiskFull fills k1's log directory, a tmpfs of its own:
+// Kafka takes the directory offline and the broker halts. Under acks=all
+// nothing acknowledged may be lost, partition 0 gets a new leader, every
+// partition acks again before the probe stops, and recovery brings k1 back
+// on an empty directory with every ISR full.
+func TestIntegrationDiskFull(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	cl := stepsCluster(ctx, t, compose.Options{})
+	tr := stepsTrial(ctx, t, nil, "--fault", "disk-full", "--duration", "30s", "--fault-after", "5s")
+	f := tr.Meta.Fault
+	if f == nil || f.Kind != results.FaultDiskFull || f.Filled.IsZero() {
+		t.Fatalf("fault %+v: want a disk-full with the moment the disk was full", f)
+	}
+	if f.Finished.IsZero() {
+		t.Logf("k1 ran on with a full disk to the end of the probe")
+	} else {
+		t.Logf("k1 ended %.2f s after its disk was full, exit code %d", f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
+	}
+	if e, ok := tr.Timeline.LeaderStarted("orders", 0, tr.FaultAt); !ok || e.Broker == f.NodeID {
+		t.Errorf("no new leader of orders-0 after the fault (%+v)", e)
+	}
+	for _, p := range tr.Gaps.Partitions {
+		g := p.Ack.Fault
+		if g == nil || g.Open {
+			t.Errorf("p%d ack gap at the fault %+v: want one that ended", p.Partition, g)
+			continue
+		}
+		t.Logf("p%d ack stall %.2f s", p.Partition, g.Duration().Seconds())
+	}
+	for _, e := range tr.Timeline.Events {
+		if e.Node == "k1" && e.Time.After(f.SignalSent) {
+			t.Logf("k1: %s", e.Summary())
+		}
+	}
+	checkIntegrity(t, tr)
+	checkRecovered(ctx, t, cl, tr)
+}

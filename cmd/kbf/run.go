@@ -45,6 +45,8 @@ type runOptions struct {
 	baseline        experiment.Baseline
 	quiet           bool
 	clients         clientFlags
+	// diskSize is the size of the tmpfs a disk-full fault fills.
+	diskSize string
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -183,6 +185,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	// The faulted broker leads partition 0 of the probed topic, however
 	// many brokers there are.
 	opts.Image, opts.Lead = o.image, o.broker
+	limitDisk(&opts, o)
 	withOffline(&opts, o.g)
 	cl, err := compose.New(opts)
 	if errors.Is(err, compose.ErrInvalid) {
@@ -206,11 +209,24 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
-	r := newRunner(o, cl, stdoutLogs{chaos.New(cl.Docker(), cl.ContainerName), cl}, o.g.out, rep)
+	r := newRunner(o, cl, stdoutLogs{newInjector(cl), cl}, o.g.out, rep)
 	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
 		return usageError{err}
 	} else {
 		return err // ErrFindings is errFindings
+	}
+}
+
+// newInjector injects faults into cl's containers, disk-full ones too.
+func newInjector(cl *compose.Cluster) *chaos.Injector {
+	return chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
+}
+
+// limitDisk gives the broker of a disk-full fault a log directory of its
+// own size, which the fault fills; the other faults' clusters have none.
+func limitDisk(opts *compose.Options, o *runOptions) {
+	if o.kill == chaos.DiskFull {
+		opts.DiskLimits = map[string]string{o.broker: o.diskSize}
 	}
 }
 
@@ -365,6 +381,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	f.StringVar(&o.diskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
 	b := experiment.DefaultBaseline
 	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
 	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
@@ -411,4 +428,5 @@ const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (pro
 	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +
 	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
 	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +
-	"last-replica (partition 0's followers stopped one by one, then its leader by --last-step, then the followers started, then the leader)"
+	"last-replica (partition 0's followers stopped one by one, then its leader by --last-step, then the followers started, then the leader), " +
+	"disk-full (the broker's log directory, a tmpfs of --disk-size, filled until writes fail; recovery restarts it on an empty one)"
