@@ -148,9 +148,10 @@ func validateTopics(topics []Topic, brokers []int32) error {
 // act on the containers through Docker and, through package kafkaadmin, on
 // the brokers; New itself contacts neither.
 type Cluster struct {
-	proj  *project
-	image string
-	admin *kafkaadmin.Admin
+	proj   *project
+	image  string
+	admin  *kafkaadmin.Admin
+	topics []Topic // the topics Up makes sure exist
 
 	docker engine
 	cli    *client.Client // the engine's client when it is a real one
@@ -223,6 +224,7 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	}
 	c := &Cluster{
 		proj:     proj,
+		topics:   topics,
 		image:    proj.image,
 		docker:   docker,
 		portFree: listenable,
@@ -245,12 +247,20 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 
 // topicsFor returns the topics of a cluster: the given ones or the
 // defaults, the first spread from the lead broker on, and the defaults'
-// one-replica topic on the first broker of a user's file.
+// one-replica topic on the first broker (of a user's file too) whose log
+// directory is not a tmpfs: a restart empties a tmpfs, and the topic's one
+// replica with it.
 func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
 	ids := proj.brokerIDs()
 	if topics == nil {
 		topics = DefaultTopics()
 		topics[1].Brokers = []int32{ids[0]}
+		for _, id := range ids {
+			if len(proj.services[proj.byID[id]].Tmpfs) == 0 {
+				topics[1].Brokers = []int32{id}
+				break
+			}
+		}
 	}
 	topics = slices.Clone(topics)
 	if lead != "" && len(topics) > 0 {

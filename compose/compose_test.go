@@ -177,7 +177,7 @@ func TestDiskLimits(t *testing.T) {
 	plain := testCluster(t, Options{}, newFakeEngine())
 	c := testCluster(t, Options{DiskLimits: map[string]string{"k1": "128m"}}, newFakeEngine())
 	sp := c.proj.spec("k1", "")
-	if got := sp.Host.Tmpfs; len(got) != 1 || got["/var/lib/kafka/data"] != "size=128m,mode=1777" {
+	if got := sp.Host.Tmpfs; len(got) != 1 || got["/var/lib/kafka/data"] != "size=128m,uid=1000,gid=1000" {
 		t.Errorf("k1 tmpfs %v, want /var/lib/kafka/data of 128m", got)
 	}
 	if sp.hash() == plain.proj.spec("k1", "").hash() {
@@ -188,6 +188,12 @@ func TestDiskLimits(t *testing.T) {
 	}
 	if got := c.LogDir("k1"); got != "/var/lib/kafka/data" {
 		t.Errorf("LogDir(k1) = %q", got)
+	}
+	// A restart empties the tmpfs: the one-replica topic lives elsewhere.
+	for _, tp := range c.Topics() {
+		if tp.ReplicationFactor == 1 && !slices.Equal(tp.Brokers, []int32{2}) {
+			t.Errorf("topic %s on %v, want on broker 2, not on k1's tmpfs", tp.Name, tp.Brokers)
+		}
 	}
 	for _, tc := range []struct {
 		limits map[string]string

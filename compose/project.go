@@ -531,8 +531,10 @@ func limitDisks(p *types.Project, limits map[string]string) error {
 		}
 		s.Tmpfs = slices.Clone(s.Tmpfs)
 		for _, d := range dirs {
-			// 1777: the image's user, whoever it is, formats the directory.
-			s.Tmpfs = append(s.Tmpfs, d+":size="+size+",mode=1777")
+			// The engine gives a tmpfs the owner of the image's directory
+			// beneath it (root, in kbf's image), ignoring mode; both images
+			// run Kafka as appuser, uid 1000, which must format it.
+			s.Tmpfs = append(s.Tmpfs, d+":size="+size+",uid=1000,gid=1000")
 		}
 		p.Services[name] = s
 	}

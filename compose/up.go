@@ -179,7 +179,49 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 			}
 		}
 	}
+	// A broker made anew is empty, and a partition whose only replica it
+	// held (the one-replica topic's) can never be led again: the
+	// controller's metadata still names the lost replica, and no other holds
+	// the data. The whole cluster is then made anew. A broker whose log
+	// directory is or was a tmpfs counts too: the one-replica topic moves
+	// off it, or back (topicsFor), which only a new cluster does.
+	for svc := range c.proj.nodes {
+		remade := acts[svc] == recreate || acts[svc] == create && len(conts) > 0
+		if !remade || !c.soleReplicas()[svc] && !c.onTmpfs(svc, conts[svc]) {
+			continue
+		}
+		for n := range c.proj.nodes {
+			if conts[n] != nil && !c.adopted(conts[n]) {
+				acts[n] = recreate
+			}
+		}
+		break
+	}
 	return acts
+}
+
+// onTmpfs reports whether the service's log directory is a tmpfs in its
+// configuration or in its container ci (nil: none).
+func (c *Cluster) onTmpfs(svc string, ci *container.InspectResponse) bool {
+	if len(c.proj.services[svc].Tmpfs) > 0 {
+		return true
+	}
+	return ci != nil && ci.HostConfig != nil && len(ci.HostConfig.Tmpfs) > 0
+}
+
+// soleReplicas are the brokers, by service, that hold the only replica of
+// a partition of the cluster's topics.
+func (c *Cluster) soleReplicas() map[string]bool {
+	sole := map[string]bool{}
+	ids := c.proj.brokerIDs()
+	for _, t := range c.topics {
+		for _, replicas := range t.Assignment(ids) {
+			if len(replicas) == 1 {
+				sole[c.proj.byID[replicas[0]]] = true
+			}
+		}
+	}
+	return sole
 }
 
 // adopted reports whether a container of a user's compose file was made by

@@ -128,10 +128,31 @@ func TestUpContainers(t *testing.T) {
 			name: "container without the project label is recreated",
 			before: func(f *fakeEngine) {
 				upFromNothing(t, f, Options{})
-				delete(f.containers["kbf-k1"].Config.Labels, labelProject)
+				delete(f.containers["kbf-k2"].Config.Labels, labelProject)
 			},
-			calls:   []string{"remove kbf-k1", "create kbf-k1", "start kbf-k1"},
-			recreat: []string{"k1"},
+			calls:   []string{"remove kbf-k2", "create kbf-k2", "start kbf-k2"},
+			recreat: []string{"k2"},
+		},
+		{
+			// The disk limit moves single-0 off k1, which a new cluster does.
+			name: "a disk limit recreates the cluster",
+			opts: Options{DiskLimits: map[string]string{"k1": "64m"}},
+			before: func(f *fakeEngine) {
+				upFromNothing(t, f, Options{})
+			},
+			calls:   append(removeAll, createStart(all...)...),
+			recreat: []string{"c1", "k1", "k2", "k3"},
+		},
+		{
+			// k1 holds the only replica of single-0, which it would
+			// come back without: that partition could never be led again.
+			name: "changed config of the one-replica topic's broker recreates the cluster",
+			before: func(f *fakeEngine) {
+				upFromNothing(t, f, Options{})
+				f.containers["kbf-k1"].Config.Labels[labelConfigHash] = "old"
+			},
+			calls:   append(removeAll, createStart(all...)...),
+			recreat: []string{"c1", "k1", "k2", "k3"},
 		},
 		{
 			name: "missing network recreates everything",
