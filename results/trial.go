@@ -84,6 +84,13 @@ func (k FaultKind) Controller() bool {
 	return k == FaultControllerKill || k == FaultControllerPause
 }
 
+// Freezes reports whether k freezes a node's processes, its connections
+// left open, rather than ending them: the fault starts when the engine has
+// frozen the container (Fault.Paused), not when it was asked to.
+func (k FaultKind) Freezes() bool {
+	return k == FaultPause || k == FaultControllerPause
+}
+
 // Network reports whether k cuts network links rather than signalling the
 // process: the broker runs through it, and its clients' connections hang
 // rather than close.
