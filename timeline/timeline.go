@@ -1,6 +1,7 @@
 // Package timeline reads a trial's logs — controller.log, each broker's
-// state-change.log and server.log, the probe clients' client.log — and the
-// fault record, and produces typed events merged in time order.
+// state-change.log and server.log, the controllers' server.log with their
+// states in the KRaft quorum, the probe clients' client.log — and the fault
+// record, and produces typed events merged in time order.
 //
 // Only what the report needs is kept: a fixed set of Kafka messages (the
 // rules table in rules.go, each with the Kafka source it comes from), the
