@@ -142,7 +142,7 @@ func TestQuorumGap(t *testing.T) {
 			text: []string{
 				"quorum: no leader for 1.66 s after the fault of its active controller c2 (node 101, leader at epoch 4):\n",
 				"  led        -2.00 s, 03:26:07.115: c2 became leader of the quorum at epoch 4 [c2/server.log:1]\n",
-				"  fault      +0.00 s, 03:26:09.115: c2 process ended (CONTROLLER-KILL, exit 137) [meta.json]\n",
+				"  fault      +0.00 s, 03:26:09.115: c2 process ended (SIGKILL, exit 137) [meta.json]\n",
 				"  noticed    +1.62 s, 03:26:10.735: c1 became prospective at epoch 4: asks the voters for a pre-vote, its last leader 101 [c1/server.log:6]\n",
 				"  elected    +1.66 s, 03:26:10.777: c3 became leader of the quorum at epoch 5 [c3/server.log:4]\n",
 				"why: the other controllers give up on their leader 2.00 s after their last successful fetch from it (controller.quorum.fetch.timeout.ms = 2000 ms)",

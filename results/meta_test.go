@@ -143,3 +143,20 @@ func TestFaultAt(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultSignal: a fault is spelt as what was done to the node, so a
+// controller's kill reads as the SIGKILL it was.
+func TestFaultSignal(t *testing.T) {
+	for kind, want := range map[FaultKind]string{
+		"":                   "signal",
+		FaultSIGKILL:         "SIGKILL",
+		FaultSIGTERM:         "SIGTERM",
+		FaultPause:           "PAUSE",
+		FaultControllerKill:  "SIGKILL",
+		FaultControllerPause: "PAUSE",
+	} {
+		if got := kind.Signal(); got != want {
+			t.Errorf("%q: Signal = %q, want %q", kind, got, want)
+		}
+	}
+}

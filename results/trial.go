@@ -98,11 +98,16 @@ func (k FaultKind) Network() bool {
 	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients
 }
 
-// Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause;
-// "signal" for none.
+// Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause,
+// of a broker or of the active controller; "signal" for none.
 func (k FaultKind) Signal() string {
-	if k == "" {
+	switch k {
+	case "":
 		return "signal"
+	case FaultControllerKill:
+		return "SIGKILL"
+	case FaultControllerPause:
+		return "PAUSE"
 	}
 	return strings.ToUpper(string(k))
 }
