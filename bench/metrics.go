@@ -168,6 +168,10 @@ func invalid(tr *report.Trial) string {
 		return "no " + results.MetaFile
 	case tr.Meta.Fault == nil:
 		return "no fault was injected"
+	case tr.Meta.Fault.Kind.Controller():
+		// Its partitions have no broker that led or followed them; what
+		// it measures is the report's quorum gap, per trial, not per role.
+		return "a controller fault: no partition's stall is split into phases; the report's quorum gap measures it"
 	case tr.Meta.Recovery != nil && tr.Meta.Recovery.Err != "":
 		return "recovery failed: " + tr.Meta.Recovery.Err
 	case tr.Gaps == nil || tr.Gaps.Sent == 0:

@@ -277,6 +277,10 @@ func TestMeasureVerdict(t *testing.T) {
 	}{
 		{name: "as recorded", edit: func(map[string]any) {}},
 		{name: "no fault injected", edit: func(m map[string]any) { delete(m, "fault") }, reason: "no-fault"},
+		{name: "a controller fault", edit: func(m map[string]any) {
+			f := m["fault"].(map[string]any)
+			f["kind"], f["broker"], f["node_id"] = "controller-kill", "c1", 100
+		}, reason: "a controller fault"},
 		{name: "recovery failed", edit: func(m map[string]any) {
 			m["recovery"] = map[string]any{"error": "restart k1: gone", "leaders_back": false}
 		}, reason: "recovery failed: restart k1: gone"},

@@ -70,6 +70,8 @@ type handTrial struct {
 	files map[string]string
 	// replicas, when set, replace each partition's replicas.
 	replicas map[int32][]int32
+	// fault, when set, replaces k1's SIGKILL.
+	fault *results.Fault
 }
 
 // write lays the trial out in a new directory and returns it.
@@ -92,6 +94,9 @@ func (h handTrial) write(t *testing.T) string {
 	}
 	if h.replicas != nil {
 		meta.Probe.Replicas = h.replicas
+	}
+	if h.fault != nil {
+		meta.Fault = h.fault
 	}
 	if err := results.WriteMeta(dir, meta); err != nil {
 		t.Fatal(err)

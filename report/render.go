@@ -43,6 +43,9 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 			o.writeStall(&b, &tr.Stalls[i])
 		}
 	}
+	if tr.Quorum != nil {
+		writeQuorum(&b, tr.Quorum)
+	}
 	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
 	writeClients(&b, tr)
 	if tr.Integrity != nil {
@@ -153,6 +156,9 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 	writeDigestTable(&b, d)
 	for _, c := range d.Causes {
 		o.writeCause(&b, &c)
+	}
+	if tr.Quorum != nil {
+		writeQuorumDigest(&b, tr.Quorum)
 	}
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")

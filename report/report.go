@@ -1,8 +1,10 @@
 // Package report reads a trial directory — the probe CSV, the read-back CSV,
 // the nodes' and clients' logs and the metadata — and puts the analyses
 // together: the gaps per partition, the timeline, the integrity check and
-// each stall split into phases. It renders one trial, or a summary across
-// the trials of a run, as text or JSON. It needs neither Docker nor Kafka.
+// each stall split into phases, or, after a controller fault, the KRaft
+// quorum's leaderless gap and what the data path did meanwhile. It renders
+// one trial, or a summary across the trials of a run, as text or JSON. It
+// needs neither Docker nor Kafka.
 //
 // The analysis decides and the renderers draw: a Trial holds each Stall's
 // Phases with their explanations and the Settings behind them (the value
@@ -52,6 +54,10 @@ type Trial struct {
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
 	Stalls []Stall `json:"stalls,omitempty"`
+	// Quorum is the controller quorum's leaderless gap after a controller
+	// fault, and what the data path did meanwhile; nil for other faults,
+	// whose stalls are split into phases instead.
+	Quorum *QuorumGap `json:"quorum,omitempty"`
 	// Replicas summarises the replica view around the fault; nil without
 	// replicas.csv or a fault.
 	Replicas *ReplicaView `json:"replicas,omitempty"`
@@ -109,10 +115,16 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	if !opt.FaultAt.IsZero() {
 		tr.FaultAt = opt.FaultAt
 	}
+	if fault != nil && fault.Kind.Controller() && tr.Timeline != nil && !tr.FaultAt.IsZero() {
+		tr.Quorum = analyzeQuorum(tr, fault)
+	}
 
 	gopt := gaps.Options{FaultAt: tr.FaultAt, Window: opt.Window}
 	if gopt.Window <= 0 {
 		gopt.Window = faultWindow(t.Meta, tr.FaultAt)
+	}
+	if gopt.Window <= 0 && tr.Quorum != nil {
+		gopt.Window = quorumWindow(tr.Quorum, t.Meta)
 	}
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
@@ -163,6 +175,13 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	if t.Meta != nil {
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
+	}
+	if tr.Quorum != nil {
+		// A controller fault fences no broker and moves no partition:
+		// its stalls have no phases to split, and the quorum's gap
+		// says what there is.
+		tr.Quorum.DataPath = dataPath(tr.Gaps)
+		return tr, nil
 	}
 	if tr.Timeline == nil || fault == nil || tr.FaultAt.IsZero() {
 		return tr, nil

@@ -294,7 +294,7 @@ func (x *explainer) heldProduce(b int32, from, to time.Time) (timeline.Event, bo
 // heartbeats: a broker that did not end is said to be cut or frozen.
 func faultEnded(k results.FaultKind) string {
 	switch {
-	case k == results.FaultPause:
+	case k.Freezes():
 		return "the freeze"
 	case k.Network():
 		return "the cut"

@@ -134,16 +134,17 @@ type Fault struct {
 func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termLogged.IsZero() }
 
 // At is the fault's start as far as the fault record tells it: for a
-// SIGKILL the process's end, for a pause the moment the engine had frozen
-// the container, for a cut or a full disk the moment it took effect, for a graceful stop the broker's own SIGTERM line where an
-// old file recorded it; the signal's sending time where none of these is
-// known. The analysis prefers the SIGTERM line it reads from the broker's
-// log (timeline.Timeline.FaultAt).
+// SIGKILL the process's end, for a pause (of a broker or of the active
+// controller) the moment the engine had frozen the container, for a cut or
+// a full disk the moment it took effect, for a graceful stop the broker's
+// own SIGTERM line where an old file recorded it; the signal's sending time
+// where none of these is known. The analysis prefers the SIGTERM line it
+// reads from the broker's log (timeline.Timeline.FaultAt).
 func (f *Fault) At() time.Time {
 	switch {
 	case f.Kind == FaultSIGTERM && !f.termLogged.IsZero():
 		return f.termLogged
-	case f.Kind == FaultPause && !f.Paused.IsZero():
+	case f.Kind.Freezes() && !f.Paused.IsZero():
 		return f.Paused
 	case !f.Cut.IsZero():
 		return f.Cut

@@ -116,3 +116,47 @@ func FuzzDecodeMeta(f *testing.F) {
 		}
 	})
 }
+
+// TestFaultAt: each fault starts at the moment its record says it took
+// effect; a freeze, of a broker or of the active controller, when the
+// engine had frozen the container, not when kbf asked.
+func TestFaultAt(t *testing.T) {
+	sent := time.Date(2026, 12, 1, 12, 40, 1, 500e6, time.UTC)
+	took := sent.Add(80 * time.Millisecond)
+	for _, tc := range []struct {
+		name  string
+		fault Fault
+		want  time.Time
+	}{
+		{"sigkill", Fault{Kind: FaultSIGKILL, SignalSent: sent, Finished: took}, took},
+		{"controller-kill", Fault{Kind: FaultControllerKill, SignalSent: sent, Finished: took}, took},
+		{"pause", Fault{Kind: FaultPause, SignalSent: sent, Paused: took}, took},
+		{"controller-pause", Fault{Kind: FaultControllerPause, SignalSent: sent, Paused: took}, took},
+		{"pause not seen frozen", Fault{Kind: FaultControllerPause, SignalSent: sent}, sent},
+		{"sigterm", Fault{Kind: FaultSIGTERM, SignalSent: sent, Finished: took}, sent},
+		{"isolate", Fault{Kind: FaultIsolate, SignalSent: sent, Cut: took}, took},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.fault.At(); !got.Equal(tc.want) {
+				t.Errorf("At = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFaultSignal: a fault is spelt as what was done to the node, so a
+// controller's kill reads as the SIGKILL it was.
+func TestFaultSignal(t *testing.T) {
+	for kind, want := range map[FaultKind]string{
+		"":                   "signal",
+		FaultSIGKILL:         "SIGKILL",
+		FaultSIGTERM:         "SIGTERM",
+		FaultPause:           "PAUSE",
+		FaultControllerKill:  "SIGKILL",
+		FaultControllerPause: "PAUSE",
+	} {
+		if got := kind.Signal(); got != want {
+			t.Errorf("%q: Signal = %q, want %q", kind, got, want)
+		}
+	}
+}

@@ -84,6 +84,13 @@ func (k FaultKind) Controller() bool {
 	return k == FaultControllerKill || k == FaultControllerPause
 }
 
+// Freezes reports whether k freezes a node's processes, its connections
+// left open, rather than ending them: the fault starts when the engine has
+// frozen the container (Fault.Paused), not when it was asked to.
+func (k FaultKind) Freezes() bool {
+	return k == FaultPause || k == FaultControllerPause
+}
+
 // Network reports whether k cuts network links rather than signalling the
 // process: the broker runs through it, and its clients' connections hang
 // rather than close.
@@ -91,11 +98,16 @@ func (k FaultKind) Network() bool {
 	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients
 }
 
-// Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause;
-// "signal" for none.
+// Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause,
+// of a broker or of the active controller; "signal" for none.
 func (k FaultKind) Signal() string {
-	if k == "" {
+	switch k {
+	case "":
 		return "signal"
+	case FaultControllerKill:
+		return "SIGKILL"
+	case FaultControllerPause:
+		return "PAUSE"
 	}
 	return strings.ToUpper(string(k))
 }

@@ -46,6 +46,15 @@ const (
 	KindPartitionsChanged  // "<any other context>: changing N partition(s)"
 	KindPartitionChange    // "UNCLEAN partition change for T-P with topic ID X: isr: [..] -> [..], leader: a -> b, ..."
 
+	// From a controller's server.log: its state in the KRaft quorum that
+	// elects the active controller (org.apache.kafka.raft.QuorumState,
+	// "[RaftManager id=N] Completed transition to ..."), a voter's only.
+	// Broker is the controller's node id, Epoch the quorum's epoch.
+	KindQuorumProspective // "ProspectiveState(epoch=E, leaderId=...)": asks the voters for a pre-vote (KIP-996)
+	KindQuorumCandidate   // "CandidateState(localId=N, ..., epoch=E, ...)": asks the voters to elect it at a new epoch
+	KindQuorumLeader      // "Leader(localVoterNode=..., epoch=E, ...)": leads the quorum, the active controller
+	KindQuorumFollower    // "FollowerState(fetchTimeoutMs=T, epoch=E, leader=L, ..., voters=[..], ...)": follows leader L
+
 	// From a broker's state-change.log (leaders and followers) and
 	// server.log (the Partition logger's ISR changes).
 	KindLeaderStarted   // "[Broker id=2] Leader T-P with topic id X starts at leader epoch E from offset O ..."
@@ -92,6 +101,10 @@ var kindNames = [...]string{
 	KindUnfenceChanges:     "unfence-changes",
 	KindPartitionsChanged:  "partitions-changed",
 	KindPartitionChange:    "partition-change",
+	KindQuorumProspective:  "quorum-prospective",
+	KindQuorumCandidate:    "quorum-candidate",
+	KindQuorumLeader:       "quorum-leader",
+	KindQuorumFollower:     "quorum-follower",
 	KindLeaderStarted:      "leader-started",
 	KindFollowerStarted:    "follower-started",
 	KindLeaderUpdated:      "leader-updated",
@@ -168,17 +181,20 @@ type Event struct {
 	Node string
 	Kind Kind
 	// Broker is the node id the event concerns: the fenced broker, the
-	// broker that became leader, the broker whose process ended.
+	// broker that became leader, the broker whose process ended, the
+	// controller whose state in the quorum changed.
 	Broker int32
 	// Topic and Partition name the partition, for partition events.
 	Topic     string
 	Partition int32
-	// Leader is the partition's leader after the event; PrevLeader before
-	// it, where the source says.
+	// Leader is the partition's leader after the event (the quorum's, for
+	// a quorum event, where it is known); PrevLeader before it, where the
+	// source says.
 	Leader     int32
 	PrevLeader int32
-	// Epoch is the partition's leader epoch for partition events and the
-	// broker epoch for broker events (fenced, registered).
+	// Epoch is the partition's leader epoch for partition events, the
+	// broker epoch for broker events (fenced, registered) and the quorum's
+	// epoch for quorum events.
 	Epoch int64
 	// Offset is the log offset a new leader's epoch starts at (or a
 	// follower's log end offset when it starts following).
@@ -262,6 +278,18 @@ func (e *Event) Summary() string {
 		return e.TopicPartition() + ": " + firstSentence(stripContext(e.Text))
 	case KindPartitionChange:
 		return topicIDPattern.ReplaceAllString(stripContext(e.Text), "")
+	case KindQuorumLeader:
+		return "became leader of the quorum at epoch " + num(e.Epoch)
+	case KindQuorumCandidate:
+		return "became candidate at epoch " + num(e.Epoch) + ": asks the voters to elect it"
+	case KindQuorumProspective:
+		s := "became prospective at epoch " + num(e.Epoch) + ": asks the voters for a pre-vote"
+		if e.Leader >= 0 {
+			s += fmt.Sprintf(", its last leader %d", e.Leader)
+		}
+		return s
+	case KindQuorumFollower:
+		return fmt.Sprintf("became follower of quorum leader %s at epoch %s", num(int64(e.Leader)), num(e.Epoch))
 	case KindRegistered:
 		s := stripContext(e.Text)
 		if i := strings.Index(s, ": "); i >= 0 {

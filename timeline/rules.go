@@ -32,6 +32,11 @@ type rule struct {
 	self bool
 	// leads: the broker the event concerns leads the partition.
 	leads bool
+	// voter: the message is a node's state in the KRaft quorum that lists
+	// the quorum's voters (group voters); it counts only when they include
+	// the node that logged it (group broker). A broker, an observer of the
+	// quorum, follows its leader too, but is not one of its controllers.
+	voter bool
 	// after: when the message names no broker, take the broker of the event
 	// just before it in the same file, if that is one of these kinds and
 	// less than a second older. The controller logs "handleBrokerFenced:
@@ -43,6 +48,7 @@ type rule struct {
 const (
 	anyContext    = `^(?:\[[^\]]*\] )?`
 	brokerContext = `^(?:\[Broker id=(?P<broker>\d+)[^\]]*\] )?` // StateChangeLogger
+	raftContext   = `^(?:\[RaftManager id=(?P<broker>\d+)\] )?`  // KafkaRaftManager's LogContext
 )
 
 var rules = []rule{
@@ -119,6 +125,32 @@ var rules = []rule{
 			regexp.MustCompile(`\bleader: (?P<prev>-?\d+) -> (?P<leader>-?\d+)`),
 			regexp.MustCompile(`\bleaderEpoch: -?\d+ -> (?P<epoch>-?\d+)`),
 		}},
+
+	// org.apache.kafka.raft.QuorumState, to server.log, after each change
+	// of the node's state in the KRaft quorum:
+	//	log.info("Completed transition to {} from {}", newState, from)
+	// newState's toString (4.3):
+	//	"Leader(localVoterNode=VoterNode(voterKey=ReplicaKey(id=N, ...), ...), epoch=E, epochStartOffset=O, ...)"
+	//	  (3.x: "Leader(localReplicaKey=ReplicaKey(id=N, ...), epoch=E, ...)")
+	//	"CandidateState(localId=N, localDirectoryId=D, epoch=E, epochElection=..., ...)"
+	//	"ProspectiveState(epoch=E, leaderId=OptionalInt[L] or OptionalInt.empty, votedKey=..., ...)" (4.1+, KIP-996)
+	//	"FollowerState(fetchTimeoutMs=T, epoch=E, leader=L, leaderEndpoints=..., votedKey=..., voters=[100, 101, 102], ...)"
+	// The lazy ".*?" stops at the new state's own fields, before " from "
+	// and the old state's. "Attempting durable transition to" comes before
+	// the change is made, and is not it. Only a voter is ever leader,
+	// candidate or prospective.
+	{kind: KindQuorumLeader, key: "Completed transition to Leader(",
+		re:   regexp.MustCompile(raftContext + `Completed transition to Leader\(.*?\bepoch=(?P<epoch>\d+)`),
+		self: true, leads: true},
+	{kind: KindQuorumCandidate, key: "Completed transition to CandidateState(",
+		re:   regexp.MustCompile(raftContext + `Completed transition to CandidateState\(.*?\bepoch=(?P<epoch>\d+)`),
+		self: true},
+	{kind: KindQuorumProspective, key: "Completed transition to ProspectiveState(",
+		re:   regexp.MustCompile(raftContext + `Completed transition to ProspectiveState\(epoch=(?P<epoch>\d+)(?:, leaderId=OptionalInt\[(?P<leader>\d+)\])?`),
+		self: true},
+	{kind: KindQuorumFollower, key: "Completed transition to FollowerState(",
+		re:    regexp.MustCompile(`^\[RaftManager id=(?P<broker>\d+)\] Completed transition to FollowerState\(.*?\bepoch=(?P<epoch>\d+), leader=(?P<leader>\d+).*?\bvoters=\[(?P<voters>[\d, ]*)\]`),
+		voter: true},
 
 	// kafka.cluster.Partition.makeLeader, to state.change.logger:
 	//	4.x: "Leader $tp with topic id $topicId starts at leader epoch E from offset O
@@ -246,7 +278,7 @@ func match(msg string) (Event, *rule, bool, error) {
 			continue
 		}
 		m := r.re.FindStringSubmatch(msg)
-		if m == nil {
+		if m == nil || r.voter && !amongVoters(r.re, m) {
 			continue
 		}
 		e := newEvent(time.Time{}, "", r.kind)
@@ -263,6 +295,18 @@ func match(msg string) (Event, *rule, bool, error) {
 		return e, r, true, nil
 	}
 	return Event{}, nil, false, nil
+}
+
+// amongVoters reports whether the node that logged a quorum state (group
+// broker) is among the voters the state lists (group voters, "100, 101").
+func amongVoters(re *regexp.Regexp, m []string) bool {
+	node := m[re.SubexpIndex("broker")]
+	for _, v := range strings.Split(m[re.SubexpIndex("voters")], ",") {
+		if node != "" && strings.TrimSpace(v) == node {
+			return true
+		}
+	}
+	return false
 }
 
 func fill(e *Event, re *regexp.Regexp, m []string) error {

@@ -1,6 +1,7 @@
 // Package timeline reads a trial's logs — controller.log, each broker's
-// state-change.log and server.log, the probe clients' client.log — and the
-// fault record, and produces typed events merged in time order.
+// state-change.log and server.log, the controllers' server.log with their
+// states in the KRaft quorum, the probe clients' client.log — and the fault
+// record, and produces typed events merged in time order.
 //
 // Only what the report needs is kept: a fixed set of Kafka messages (the
 // rules table in rules.go, each with the Kafka source it comes from), the
@@ -81,8 +82,9 @@ type Timeline struct {
 // package writes it: logs/<node>/{server,controller,state-change}.log with
 // their rotated files, client.log and meta.json's fault. Node names are the
 // directory names under logs/ and the nodes meta names. A broker (a node in
-// meta.Cluster.Brokers) is expected to have server.log and state-change.log,
-// any other node server.log and controller.log; an expected file that is
+// meta.Cluster.Brokers, or the faulted node of a broker's fault) is expected
+// to have server.log and state-change.log, any other node server.log and
+// controller.log; an expected file that is
 // absent is listed, so Build reports it. The probe's topic, when meta names
 // one, becomes Topics. meta may be nil.
 func FromDir(dir string, meta *results.Meta) (Sources, error) {
@@ -103,12 +105,16 @@ func FromDir(dir string, meta *results.Meta) (Sources, error) {
 		}
 		if f := meta.Fault; f != nil && f.Broker != "" {
 			src.NodeIDs[f.Broker] = f.NodeID
-			brokers[f.Broker] = true
+			// A controller fault's node is the active controller: it
+			// keeps a controller's logs, not a broker's.
+			if !f.Kind.Controller() {
+				brokers[f.Broker] = true
+			}
 		}
 	}
 	logs := filepath.Join(dir, results.NodeLogsDir)
 	nodes := map[string]bool{}
-	for name := range brokers {
+	for name := range src.NodeIDs { // the nodes meta names
 		nodes[name] = true
 	}
 	ents, err := os.ReadDir(logs)

@@ -226,6 +226,36 @@ func TestFromDir(t *testing.T) {
 	}
 }
 
+// TestFromDirFaultedNode: the faulted node is expected to have a broker's
+// logs for a broker's fault, and a controller's for a controller fault, even
+// when it left no directory under logs/.
+func TestFromDirFaultedNode(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault results.Fault
+		want  string
+	}{
+		{"broker", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultSIGKILL}, "server.log state-change.log"},
+		{"controller-kill", results.Fault{Broker: "c2", NodeID: 101, Kind: results.FaultControllerKill}, "server.log controller.log"},
+		{"controller-pause", results.Fault{Broker: "c2", NodeID: 101, Kind: results.FaultControllerPause}, "server.log controller.log"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			meta := &results.Meta{Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1}}, Fault: &tc.fault}
+			src, err := FromDir(t.TempDir(), meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range src.Nodes[tc.fault.Broker] {
+				got = append(got, filepath.Base(p))
+			}
+			if strings.Join(got, " ") != tc.want || src.NodeIDs[tc.fault.Broker] != tc.fault.NodeID {
+				t.Errorf("%s: files %q, id %d; want %q, id %d", tc.fault.Broker, got, src.NodeIDs[tc.fault.Broker], tc.want, tc.fault.NodeID)
+			}
+		})
+	}
+}
+
 func TestMissingFiles(t *testing.T) {
 	dir := t.TempDir()
 	meta := &results.Meta{Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1}}}

@@ -150,3 +150,31 @@ func TestFirstIsInclusive(t *testing.T) {
 		t.Errorf("First(broker 2) = %+v, %v", e, ok)
 	}
 }
+
+// TestQuorumSummary: a quorum state is one short line of a timeline, its
+// numbers only: the state's logged toString runs to hundreds of characters.
+func TestQuorumSummary(t *testing.T) {
+	quorum := func(kind Kind, node, leader int32, epoch int64) Event {
+		e := newEvent(time.Time{}, "c1", kind)
+		e.Broker, e.Leader, e.Epoch = node, leader, epoch
+		e.Text = "[RaftManager id=100] Completed transition to ... from ..."
+		return e
+	}
+	for _, tc := range []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{"leader", quorum(KindQuorumLeader, 102, 102, 5), "became leader of the quorum at epoch 5"},
+		{"candidate", quorum(KindQuorumCandidate, 100, None, 5), "became candidate at epoch 5: asks the voters to elect it"},
+		{"prospective", quorum(KindQuorumProspective, 100, 101, 4), "became prospective at epoch 4: asks the voters for a pre-vote, its last leader 101"},
+		{"prospective without a leader", quorum(KindQuorumProspective, 100, None, 0), "became prospective at epoch 0: asks the voters for a pre-vote"},
+		{"follower", quorum(KindQuorumFollower, 100, 102, 5), "became follower of quorum leader 102 at epoch 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.e.Summary(); got != tc.want {
+				t.Errorf("Summary = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

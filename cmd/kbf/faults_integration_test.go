@@ -248,12 +248,16 @@ func TestIntegrationControllerKill(t *testing.T) {
 				t.Errorf("first step %+v: want exit 137", first)
 			}
 			// The quorum's own word: another controller became its leader.
-			svc, at, ok := quorumLeader(t, tr, first.At)
-			if !ok || svc == first.Node {
-				t.Errorf("no other controller logged becoming the quorum's leader after %s (%q)", first.At.Format(time.RFC3339Nano), svc)
+			q := tr.Quorum
+			if q == nil || q.Elected == nil || q.NewLeader == first.Node {
+				t.Errorf("no other controller logged becoming the quorum's leader after %s: %+v", first.At.Format(time.RFC3339Nano), q)
 			} else {
-				t.Logf("%s of %s at %s; %s became the quorum's leader %.2f s later, by its log", fault, first.Node,
-					first.At.Format(time.RFC3339Nano), svc, at.Sub(first.At).Seconds())
+				t.Logf("%s of %s at %s; %s became the quorum's leader at epoch %d %.2f s later, by its log [%s]; %d candidacies; the configuration predicts at most about %.2f s",
+					fault, first.Node, first.At.Format(time.RFC3339Nano), q.NewLeader, q.NewEpoch, q.Leaderless.Seconds(), q.Elected.Source,
+					q.Candidacies, q.Predicted.Seconds())
+				if d := q.DataPath; d != nil {
+					t.Logf("data path: %s", d)
+				}
 			}
 			// Asked through a broker, which forwards to the controller it
 			// knows: later than the logs, or never while that one is frozen.
@@ -275,38 +279,6 @@ func TestIntegrationControllerKill(t *testing.T) {
 			}
 		})
 	}
-}
-
-// quorumLeader finds the first controller to log, after from, that it
-// completed its transition to the quorum's leader (KRaft's RaftManager:
-// "Completed transition to Leader(..."). The logs' times are UTC, as the
-// images run.
-func quorumLeader(t *testing.T, tr *report.Trial, from time.Time) (string, time.Time, bool) {
-	t.Helper()
-	var best string
-	var bestAt time.Time
-	for _, c := range []string{"c1", "c2", "c3"} {
-		// kafka.raft logs to server.log, rotated hourly.
-		files, _ := filepath.Glob(filepath.Join(tr.Dir, results.NodeLogsDir, c, results.ServerLog+"*"))
-		var text []byte
-		for _, f := range files {
-			b, _ := os.ReadFile(f)
-			text = append(text, b...)
-		}
-		for _, line := range strings.Split(string(text), "\n") {
-			if !strings.Contains(line, "Completed transition to Leader(") || len(line) < 25 {
-				continue
-			}
-			at, err := time.ParseInLocation("2006-01-02 15:04:05,000", line[1:24], time.UTC)
-			if err != nil || !at.After(from) {
-				continue
-			}
-			if best == "" || at.Before(bestAt) {
-				best, bestAt = c, at
-			}
-		}
-	}
-	return best, bestAt, best != ""
 }
 
 // TestIntegrationLastReplica runs the last replica standing on partition
