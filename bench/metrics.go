@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,19 +22,23 @@ type Metric struct {
 	// Seconds is false for a count.
 	Seconds bool
 	Desc    string
+	// MultiStep is set for a metric only a fault of several steps has.
+	MultiStep bool
 }
 
 // The metrics, in the order bench.txt lists them.
 var Metrics = []Metric{
-	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault"},
-	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault"},
-	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)"},
-	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)"},
-	{"client", "client-sec", true, "client: → the producer learns the new leader"},
-	{"first_ack", "first-ack-sec", true, "first ack: → the first ack"},
-	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase"},
-	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat"},
-	{"lost_acked", "lost-acked-records", false, "acknowledged records lost"},
+	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false},
+	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false},
+	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false},
+	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false},
+	{"client", "client-sec", true, "client: → the producer learns the new leader", false},
+	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false},
+	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false},
+	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false},
+	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false},
+	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true},
+	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true},
 }
 
 // MetricByName returns the metric --limit names.
@@ -68,7 +73,10 @@ type Measurement struct {
 // Measure reads one trial's metrics back from its directory. For each role
 // the partition with the longest ack stall speaks for the role, and every
 // metric is that partition's, so the phases add up to the stall beside
-// them; the lost records are the role's partitions' sum.
+// them; the lost records are the role's partitions' sum. A fault of several
+// steps adds its total and its longest stall (report.StepView), each the
+// worst of the role's partitions: the stall at the first step is one of
+// several, and not always the worst.
 //
 // This and Runner are the only places bench meets the trial protocol.
 func Measure(dir string) (*Measurement, error) {
@@ -151,10 +159,52 @@ func Measure(dir string) (*Measurement, error) {
 		v["lost-acked-records"] = float64(lostBy[role])
 		m.Roles[role] = v
 	}
+	addStepStalls(tr, m.Roles)
 	if len(m.Roles) == 0 {
 		m.Valid, m.Reason = false, "no partition the faulted broker led or followed stalled"
 	}
 	return m, nil
+}
+
+// addStepStalls adds, for a fault of several steps, each role's worst
+// total stall and worst longest stall to its values. A partition's role is
+// what the first step's broker was to it when the probe started: the
+// steps' stalls are the whole fault's, not the first step's.
+func addStepStalls(tr *report.Trial, roles map[string]map[string]float64) {
+	if tr.Steps == nil {
+		return
+	}
+	for _, p := range tr.Steps.Partitions {
+		role := startRole(tr.Meta, p.Partition)
+		if role == "" {
+			continue
+		}
+		v := roles[role]
+		if v == nil {
+			v = map[string]float64{}
+			roles[role] = v
+		}
+		// No stall over the bound is a measure too: zero.
+		var longest time.Duration
+		if p.Longest != nil {
+			longest = p.Longest.Duration()
+		}
+		v["total-stall-sec"] = max(v["total-stall-sec"], p.Stalled.Seconds())
+		v["longest-stall-sec"] = max(v["longest-stall-sec"], longest.Seconds())
+	}
+}
+
+// startRole is RoleLeader or RoleFollower, what the faulted broker was to
+// partition p when the probe started; "" for neither.
+func startRole(m *results.Meta, p int32) string {
+	b := m.Fault.NodeID
+	if l, ok := m.Probe.Leaders[p]; ok && l == b {
+		return RoleLeader
+	}
+	if slices.Contains(m.Probe.Replicas[p], b) {
+		return RoleFollower
+	}
+	return ""
 }
 
 // invalid says why a trial cannot count, or "" when it can: the trial's

@@ -66,11 +66,15 @@ func (s *Set) config() Env {
 //
 //	BenchmarkFailover/scenario=sigkill/role=leader 1 8.66 ack-stall-sec 8.70 receive-stall-sec ...
 //
-// and every unit declared better=lower. The probe's acks is a
-// configuration line of its own, as it changes what a lost record means.
+// and every unit declared better=lower (a fault of several steps' own
+// units only where a trial has them). The probe's acks is a configuration
+// line of its own, as it changes what a lost record means.
 func (s *Set) WriteText(w io.Writer) error {
 	bw := benchfmt.NewWriter(w)
 	for _, m := range Metrics {
+		if m.MultiStep && !s.measured(m) {
+			continue
+		}
 		u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: m.Unit, Key: "better"}, OrigUnit: m.Unit, Value: "lower"}
 		if err := bw.Write(u); err != nil {
 			return err
@@ -106,6 +110,21 @@ func (s *Set) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// measured reports whether a valid trial of s has a value of m.
+func (s *Set) measured(m Metric) bool {
+	for _, r := range s.Records {
+		if !r.Valid() {
+			continue
+		}
+		for _, vals := range r.M.Roles {
+			if _, ok := vals[m.Unit]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // round keeps a millisecond: the logs' resolution, and no float noise in

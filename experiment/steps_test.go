@@ -155,6 +155,54 @@ func TestRolling(t *testing.T) {
 	}
 }
 
+// escalatingWorld is nodeWorld whose graceful stop of one broker outlives
+// its grace and ends in a SIGKILL, as chaos.Injector reports it.
+type escalatingWorld struct {
+	*nodeWorld
+	broker string
+}
+
+func (w escalatingWorld) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+	rf, err := w.nodeWorld.Inject(ctx, f)
+	if f.Broker == w.broker && f.Signal == chaos.SigTerm {
+		rf.Escalated, rf.ExitCode = true, 137
+	}
+	return rf, err
+}
+
+// The step of a graceful stop records whether it escalated, so the report
+// can say which stop of a roll turned into a SIGKILL.
+func TestRollingEscalation(t *testing.T) {
+	for _, broker := range []string{"k1", "k2"} {
+		t.Run(broker, func(t *testing.T) {
+			t.Parallel() // each waits out the roll's tail
+			w := &nodeWorld{world: newWorld()}
+			r, _, _ := newRunner(t, w.world, results.FaultRolling)
+			r.Faults = escalatingWorld{w, broker}
+			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			m, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var escalated []string
+			for _, s := range m.Steps {
+				if s.Escalated {
+					escalated = append(escalated, string(s.Action)+" "+s.Node)
+				}
+			}
+			if got, want := strings.Join(escalated, ", "), "sigterm "+broker; got != want {
+				t.Errorf("escalated steps %q, want %q", got, want)
+			}
+			if first := broker == "k1"; m.Fault == nil || m.Fault.Escalated != first {
+				t.Errorf("fault %+v: escalated should be %v, as its first step", m.Fault, first)
+			}
+		})
+	}
+}
+
 // quorumWorld is a cluster whose quorum is led by c1 until the fault, then
 // by c2.
 type quorumWorld struct {

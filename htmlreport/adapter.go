@@ -19,6 +19,10 @@ type analysis struct {
 	from, to   time.Time // the trial's span: the first and last time seen
 	stalls     map[int32]interval
 	partitions []int32
+	// leaderless are, by partition, the times the replica view found no
+	// leader (report.PartitionReplicas.Leaderless): the HW's line breaks
+	// there. One never ended runs to the trial's end.
+	leaderless map[int32][]interval
 }
 
 func fromReport(tr *report.Trial, client string) (*analysis, error) {
@@ -26,7 +30,18 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 	if g == nil || g.Sent == 0 || g.Start.IsZero() {
 		return nil, ErrNoMessages
 	}
-	a := &analysis{from: g.Start, to: g.End, stalls: map[int32]interval{}}
+	a := &analysis{from: g.Start, to: g.End, stalls: map[int32]interval{}, leaderless: map[int32][]interval{}}
+	if rv := tr.Replicas; rv != nil {
+		for _, p := range rv.Partitions {
+			for _, l := range p.Leaderless {
+				iv := interval{l.From, l.To}
+				if iv.to.IsZero() {
+					iv.to = g.End
+				}
+				a.leaderless[p.Partition] = append(a.leaderless[p.Partition], iv)
+			}
+		}
+	}
 	m := &a.model
 	m.Name = tr.Dir
 	if m.Name == "" {

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"encoding/json"
 	"io"
 	"time"
 
@@ -171,7 +172,22 @@ type replicaSet struct {
 type offsetSeries struct {
 	Label  string    `json:"label"`
 	T      []float64 `json:"t"`
-	Offset []int64   `json:"offset"`
+	Offset offsets   `json:"offset"`
+}
+
+// offsets are a series' offsets; a negative one is a gap, null in the
+// page's data, where the chart breaks the line.
+type offsets []int64
+
+// MarshalJSON writes the offsets, a gap as null.
+func (o offsets) MarshalJSON() ([]byte, error) {
+	out := make([]*int64, len(o))
+	for i := range o {
+		if o[i] >= 0 {
+			out[i] = &o[i]
+		}
+	}
+	return json.Marshal(out)
 }
 
 // overlayLane is one partition across the trials of a run.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -528,6 +529,49 @@ func TestReplicas(t *testing.T) {
 				t.Errorf("broker 1's LEO %+v, want 60 at 1 s", tm.Replicas[0].Series[1])
 			}
 		})
+	}
+}
+
+// While the report's replica view finds a partition without a leader, the
+// HW series has a gap (null in the page's data) at every LEO sample, and
+// the LEOs go on.
+func TestReplicasLeaderless(t *testing.T) {
+	msgs := steady(0, 10, 20*time.Millisecond, 5*time.Millisecond, nil)
+	path := writeCSV(t, msgs)
+	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tr.Replicas = &report.ReplicaView{Partitions: []report.PartitionReplicas{
+		{Partition: 0, Leaderless: []report.Leaderless{{From: at(100), To: at(150)}}},
+	}}
+	view := &ReplicaView{Samples: []ReplicaSample{
+		{Time: at(50), Partition: 0, Broker: 1, LEO: 10, HW: 10},
+		{Time: at(120), Partition: 0, Broker: 2, LEO: 12, HW: -1},
+		{Time: at(130), Partition: 0, Broker: 3, LEO: 12, HW: -1},
+		{Time: at(160), Partition: 0, Broker: 2, LEO: 20, HW: 20},
+	}}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tm, err := buildTrial(TrialPage{Report: tr, Probe: f, Replicas: view})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range tm.Replicas[0].Series {
+		b, err := json.Marshal(s.Offset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[s.Label] = string(b)
+	}
+	want := map[string]string{"HW": "[10,null,null,20]", "LEO broker 1": "[10]", "LEO broker 2": "[12,20]", "LEO broker 3": "[12]"}
+	if !maps.Equal(got, want) {
+		t.Errorf("series %v, want %v", got, want)
 	}
 }
 

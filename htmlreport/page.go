@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -91,7 +92,7 @@ func buildTrial(in TrialPage) (*trialModel, error) {
 		m.Lanes[i].Messages = lb.messages
 	}
 	if in.Replicas != nil {
-		m.Replicas = replicaSets(in.Replicas, &m)
+		m.Replicas = replicaSets(in.Replicas, &m, a.leaderless)
 	}
 	return &m, nil
 }
@@ -189,8 +190,11 @@ func buildBench(in BenchPage) (*page, error) {
 
 // replicaSets groups the replica view by partition: one LEO series per
 // broker and one HW series, in seconds since the trial's origin. Samples
-// outside the trial's lanes are left out.
-func replicaSets(v *ReplicaView, m *trialModel) []replicaSet {
+// outside the trial's lanes are left out. While a partition had no leader
+// (leaderless) the HW is unknown: the HW series has a gap (-1) at every
+// LEO sample then, so the chart breaks its line there rather than draw it
+// across, while the LEO lines go on.
+func replicaSets(v *ReplicaView, m *trialModel, leaderless map[int32][]interval) []replicaSet {
 	var out []replicaSet
 	for _, l := range m.Lanes {
 		rs := replicaSet{Partition: l.Partition}
@@ -213,8 +217,11 @@ func replicaSets(v *ReplicaView, m *trialModel) []replicaSet {
 			if s.LEO >= 0 {
 				addTo("LEO broker "+strconv.Itoa(int(s.Broker)), t, s.LEO)
 			}
-			if s.HW >= 0 {
+			switch {
+			case s.HW >= 0:
 				addTo("HW", t, s.HW)
+			case s.LEO >= 0 && within(leaderless[l.Partition], s.Time):
+				addTo("HW", t, -1)
 			}
 		}
 		if len(rs.Series) > 0 {
@@ -223,6 +230,16 @@ func replicaSets(v *ReplicaView, m *trialModel) []replicaSet {
 		}
 	}
 	return out
+}
+
+// within reports whether t falls in one of ivs, [from, to).
+func within(ivs []interval, t time.Time) bool {
+	for _, iv := range ivs {
+		if !t.Before(iv.from) && t.Before(iv.to) {
+			return true
+		}
+	}
+	return false
 }
 
 // dataJSON encodes the page model as the page embeds it. encoding/json

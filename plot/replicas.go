@@ -12,7 +12,7 @@ import (
 // partition with each replica's log end offset and the high watermark as
 // lines on the same time axis, as the report read them from replicas.csv —
 // the dead follower's LEO stopping, the HW held, the new leader's LEO taking
-// over.
+// over; the HW's line broken while the partition had no leader.
 
 const (
 	panelH      = 90 // a partition's replica panel
@@ -109,10 +109,30 @@ func (c *canvas) writeReplicas(p printf) {
 			if !ok {
 				col = hwColour
 			}
-			writeSteps(p, l, byBroker[b], y, col, "2", "")
+			for _, run := range splitAt(byBroker[b], pr.Leaderless) {
+				writeSteps(p, l, run, y, col, "2", "")
+			}
 		}
 		p("</g>\n")
 	}
+}
+
+// splitAt cuts offsets sorted by time where a time without a leader began
+// between two of them: the HW is unknown there, and its line breaks rather
+// than run flat across.
+func splitAt(xs []report.ReplicaOffset, none []report.Leaderless) [][]report.ReplicaOffset {
+	var runs [][]report.ReplicaOffset
+	from := 0
+	for i := 1; i < len(xs); i++ {
+		for _, n := range none {
+			if n.From.After(xs[i-1].Time) && !n.From.After(xs[i].Time) {
+				runs = append(runs, xs[from:i])
+				from = i
+				break
+			}
+		}
+	}
+	return append(runs, xs[from:])
 }
 
 // zoom is the time the replica panel of partition p scales its offsets

@@ -10,6 +10,14 @@
 // frozen delays only its own samples: its requests time out (Timeout) and
 // are recorded as such, while the other replicas go on being sampled at the
 // interval.
+//
+// A partition with no leader (leader -1: the last replica of its ISR died,
+// or two of three brokers did) is sampled as any other: every live broker
+// of its replica assignment still answers with its own LEO, while no broker
+// answers as leader, so its rows carry no HW (-1) until a leader is elected
+// again. A replica of the assignment that answers with an error for the
+// partition (its log not loaded yet after a restart) gets a row saying so,
+// rather than none.
 package replicas
 
 import (
@@ -72,6 +80,9 @@ type Sampler struct {
 	enc   *results.ReplicaEncoder
 	werr  error
 	stats results.ReplicaStats
+	// assigned are each partition's replicas, as the cluster last listed
+	// them (DescribeTopicPartitions lists them even without a leader).
+	assigned map[int32][]int32
 }
 
 // New connects to the cluster and learns its brokers and the topic's
@@ -86,7 +97,8 @@ func New(ctx context.Context, cfg Config, w io.Writer) (*Sampler, error) {
 		return nil, fmt.Errorf("replica view: %w", err)
 	}
 	s := &Sampler{cfg: cfg, cl: cl, enc: results.NewReplicaEncoder(w),
-		stats: results.ReplicaStats{Interval: cfg.Interval, LongestGap: map[int32]time.Duration{}}}
+		stats:    results.ReplicaStats{Interval: cfg.Interval, LongestGap: map[int32]time.Duration{}},
+		assigned: map[int32][]int32{}}
 	if err := s.discover(ctx); err != nil {
 		cl.Close()
 		return nil, err
@@ -94,7 +106,9 @@ func New(ctx context.Context, cfg Config, w io.Writer) (*Sampler, error) {
 	return s, nil
 }
 
-// discover finds the brokers and, when none were named, the partitions.
+// discover finds the brokers, the partitions' replicas and, when none were
+// named, the partitions. A broker the assignment lists but the metadata
+// does not (down when the sampler started) is asked too.
 func (s *Sampler) discover(ctx context.Context) error {
 	req := kmsg.NewPtrMetadataRequest()
 	t := kmsg.NewMetadataRequestTopic()
@@ -107,13 +121,18 @@ func (s *Sampler) discover(ctx context.Context) error {
 	for _, b := range resp.Brokers {
 		s.brokers = append(s.brokers, b.NodeID)
 	}
-	slices.Sort(s.brokers)
 	if len(resp.Topics) != 1 {
 		return fmt.Errorf("replica view: metadata of %s: %d topics in the answer", s.cfg.Topic, len(resp.Topics))
 	}
 	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
 		return fmt.Errorf("replica view: topic %s: %w", s.cfg.Topic, err)
 	}
+	for _, p := range resp.Topics[0].Partitions {
+		s.assigned[p.Partition] = slices.Clone(p.Replicas)
+		s.brokers = append(s.brokers, p.Replicas...)
+	}
+	slices.Sort(s.brokers)
+	s.brokers = slices.Compact(s.brokers)
 	if len(s.cfg.Partitions) == 0 {
 		for _, p := range resp.Topics[0].Partitions {
 			s.cfg.Partitions = append(s.cfg.Partitions, p.Partition)
@@ -121,6 +140,14 @@ func (s *Sampler) discover(ctx context.Context) error {
 		slices.Sort(s.cfg.Partitions)
 	}
 	return nil
+}
+
+// isReplica reports whether broker b is among partition p's replicas as
+// the cluster last listed them.
+func (s *Sampler) isReplica(p, b int32) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(s.assigned[p], b)
 }
 
 // Brokers returns the brokers the sampler asks, by node id.
@@ -206,7 +233,8 @@ func (s *Sampler) loop(ctx context.Context, sample func(context.Context) []resul
 }
 
 // sampleBroker asks broker b for its replicas' LEOs and, for the partitions
-// it leads, the high watermark.
+// it leads, the high watermark. Whether the partition has a leader does not
+// matter to the LEO: only the HW needs one.
 func (s *Sampler) sampleBroker(ctx context.Context, b int32) []results.ReplicaSample {
 	leo, lerr := s.listOffsets(ctx, b, debugReplicaID)
 	hw, _ := s.listOffsets(ctx, b, -1)
@@ -214,29 +242,41 @@ func (s *Sampler) sampleBroker(ctx context.Context, b int32) []results.ReplicaSa
 	var rows []results.ReplicaSample
 	for _, p := range s.cfg.Partitions {
 		row := results.ReplicaSample{Time: now, Partition: p, Broker: b, LEO: -1, HW: -1}
-		if lerr != nil {
+		a := leo[p]
+		switch {
+		case lerr != nil:
 			row.Err = shortError(lerr)
-			rows = append(rows, row)
-			continue
-		}
-		o, ok := leo[p]
-		if !ok {
+		case a.err == nil:
+			row.LEO = a.offset
+		case s.isReplica(p, b):
+			row.Err = shortError(a.err)
+		default:
 			continue // not a replica of p
 		}
-		row.LEO = o
-		if h, ok := hw[p]; ok {
-			row.HW = h
+		if h, ok := hw[p]; ok && h.err == nil {
+			row.HW = h.offset
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
+// offsetAnswer is a broker's answer for one partition: its offset, or why
+// it gave none.
+type offsetAnswer struct {
+	offset int64
+	err    error
+}
+
+// errNoAnswer is a partition the broker's answer left out.
+var errNoAnswer = errors.New("no answer for the partition")
+
 // listOffsets asks broker b for the latest offset of every probed partition
-// as replica id rid, returning the partitions it answered for: as the
-// debugging replica (-2) every replica answers with its LEO; as a consumer
-// (-1, read uncommitted) only the leader answers, with the HW.
-func (s *Sampler) listOffsets(ctx context.Context, b int32, rid int32) (map[int32]int64, error) {
+// as replica id rid, returning each partition's answer (errNoAnswer for one
+// left out): as the debugging replica (-2) every replica answers with its
+// LEO; as a consumer (-1, read uncommitted) only the leader answers, with
+// the HW.
+func (s *Sampler) listOffsets(ctx context.Context, b int32, rid int32) (map[int32]offsetAnswer, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = rid
 	t := kmsg.NewListOffsetsRequestTopic()
@@ -253,12 +293,17 @@ func (s *Sampler) listOffsets(ctx context.Context, b int32, rid int32) (map[int3
 	if err != nil {
 		return nil, err
 	}
-	got := make(map[int32]int64)
+	got := make(map[int32]offsetAnswer, len(s.cfg.Partitions))
+	for _, p := range s.cfg.Partitions {
+		got[p] = offsetAnswer{offset: -1, err: errNoAnswer}
+	}
 	for _, rt := range resp.Topics {
 		for _, rp := range rt.Partitions {
-			if rp.ErrorCode == 0 && rp.Offset >= 0 {
-				got[rp.Partition] = rp.Offset
+			a := offsetAnswer{offset: rp.Offset, err: kerr.ErrorForCode(rp.ErrorCode)}
+			if a.err == nil && rp.Offset < 0 {
+				a.err = errNoAnswer
 			}
+			got[rp.Partition] = a
 		}
 	}
 	return got, nil
@@ -306,6 +351,11 @@ func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
 		if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
 			row.Err = shortError(err)
 		}
+		if len(rp.Replicas) > 0 {
+			s.mu.Lock()
+			s.assigned[rp.Partition] = slices.Clone(rp.Replicas)
+			s.mu.Unlock()
+		}
 		rows = append(rows, row)
 	}
 	slices.SortFunc(rows, func(a, b results.ReplicaSample) int { return int(a.Partition - b.Partition) })
@@ -315,13 +365,17 @@ func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
 // Close closes the sampler's client.
 func (s *Sampler) Close() { s.cl.Close() }
 
-// shortError names why a broker gave no answer in a few words.
+// shortError names why a broker gave no answer in a few words: a Kafka
+// error by its name, without the paragraph that explains it.
 func shortError(err error) string {
+	var ke *kerr.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
+	case errors.As(err, &ke):
+		return ke.Message
 	}
 	return err.Error()
 }

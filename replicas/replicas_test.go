@@ -5,50 +5,45 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbf-project/kbf/results"
 )
 
-// TestSamplerReadsBack runs the sampler against kfake (which has leaders and
-// offsets but no ISR semantics) and reads its rows back: every broker's
-// replica LEO equals what was produced, the leader's rows carry the HW, and
-// the state rows name the leader.
-func TestSamplerReadsBack(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-
+// produce writes n records to partition p of orders.
+func produce(t *testing.T, ctx context.Context, c *kfake.Cluster, p int32, n int) {
+	t.Helper()
 	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 7
+	defer prod.Close()
 	for i := 0; i < n; i++ {
-		if err := prod.ProduceSync(ctx, &kgo.Record{Topic: "orders", Partition: 1, Value: []byte("x")}).FirstErr(); err != nil {
+		if err := prod.ProduceSync(ctx, &kgo.Record{Topic: "orders", Partition: p, Value: []byte("x")}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	prod.Close()
+}
 
+// sampled runs a sampler of orders against c until every broker and the
+// state have answered at least twice, and returns its rows read back.
+func sampled(t *testing.T, ctx context.Context, c *kfake.Cluster) []results.ReplicaSample {
+	t.Helper()
 	var buf syncBuffer
 	s, err := New(ctx, Config{Bootstrap: c.ListenAddrs(), Topic: "orders", Interval: 10 * time.Millisecond}, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if got := len(s.Brokers()); got != 3 {
-		t.Fatalf("brokers: got %d, want 3", got)
-	}
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan results.ReplicaStats)
 	go func() {
@@ -58,10 +53,9 @@ func TestSamplerReadsBack(t *testing.T) {
 		}
 		done <- st
 	}()
-	// Stop once every broker and the state have answered at least twice.
 	for {
 		s.mu.Lock()
-		enough := s.stats.StateLongestGap > 0 && len(s.stats.LongestGap) == 3
+		enough := s.stats.StateLongestGap > 0 && len(s.stats.LongestGap) == len(s.brokers)
 		s.mu.Unlock()
 		if enough {
 			break
@@ -73,24 +67,48 @@ func TestSamplerReadsBack(t *testing.T) {
 		}
 	}
 	stop()
-	st := <-done
-	if st.Rows == 0 {
+	if st := <-done; st.Rows == 0 {
 		t.Fatal("no samples counted")
 	}
-
-	leader1 := int32(-1)
-	leos := map[int32]int64{}
-	hw := int64(-1)
+	var rows []results.ReplicaSample
 	d := results.NewReplicaDecoder(bytes.NewReader(buf.Bytes()), results.ReplicasFile)
 	for {
 		var r results.ReplicaSample
 		err := d.Decode(&r)
 		if errors.Is(err, io.EOF) {
-			break
+			return rows
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		rows = append(rows, r)
+	}
+}
+
+func newCluster(t *testing.T, brokers int) (*kfake.Cluster, context.Context) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.SeedTopics(2, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c, ctx
+}
+
+// TestSamplerReadsBack runs the sampler against kfake (which has leaders and
+// offsets but no ISR semantics) and reads its rows back: every broker's
+// replica LEO equals what was produced, the leader's rows carry the HW, and
+// the state rows name the leader.
+func TestSamplerReadsBack(t *testing.T) {
+	c, ctx := newCluster(t, 3)
+	const n = 7
+	produce(t, ctx, c, 1, n)
+	leader1 := int32(-1)
+	leos := map[int32]int64{}
+	hw := int64(-1)
+	for _, r := range sampled(t, ctx, c) {
 		if r.Err != "" {
 			t.Fatalf("unexpected error row: %+v", r)
 		}
@@ -115,6 +133,146 @@ func TestSamplerReadsBack(t *testing.T) {
 	if hw != n {
 		t.Errorf("HW: got %d, want %d", hw, n)
 	}
+}
+
+// A partition without a leader (the last replica of its ISR dead) is still
+// sampled: every replica answers with its LEO, no row carries a HW, and
+// the state rows say leader -1 with the replicas kfake lists. kfake cannot
+// lose a leader, so the cluster's answers are made so: DescribeTopicPartitions
+// names none, and no broker answers ListOffsets as a consumer.
+func TestSamplerLeaderless(t *testing.T) {
+	c, ctx := newCluster(t, 3)
+	const n = 5
+	produce(t, ctx, c, 1, n)
+	c.ControlKey(int16(kmsg.DescribeTopicPartitions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := kreq.(*kmsg.DescribeTopicPartitionsRequest)
+		resp := req.ResponseKind().(*kmsg.DescribeTopicPartitionsResponse)
+		rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
+		rt.Topic = kmsg.StringPtr("orders")
+		for p := int32(0); p < 2; p++ {
+			rp := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
+			rp.Partition, rp.LeaderID, rp.LeaderEpoch = p, -1, 4
+			rp.Replicas, rp.ISR, rp.EligibleLeaderReplicas = []int32{0, 1, 2}, []int32{}, []int32{1, 2}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+		return resp, nil, true
+	})
+	c.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if req.ReplicaID != -1 {
+			return nil, nil, false // the debugging replica: every replica answers
+		}
+		return listOffsetsError(req, kerr.NotLeaderForPartition.Code), nil, true
+	})
+
+	leos := map[int32]int64{}
+	states := 0
+	for _, r := range sampled(t, ctx, c) {
+		switch {
+		case r.Err != "":
+			t.Errorf("error row: %+v", r)
+		case r.IsState():
+			states++
+			if r.Leader != -1 || !slices.Equal(r.ELR, []int32{1, 2}) {
+				t.Errorf("state row %+v: want leader -1, ELR [1 2]", r)
+			}
+		case r.HW >= 0:
+			t.Errorf("row %+v: a HW with no leader", r)
+		case r.Partition == 1:
+			leos[r.Broker] = r.LEO
+		}
+	}
+	if want := map[int32]int64{0: n, 1: n, 2: n}; !maps.Equal(leos, want) {
+		t.Errorf("p1 LEOs by broker %v, want %v: every replica sampled without a leader", leos, want)
+	}
+	if states == 0 {
+		t.Error("no state row")
+	}
+}
+
+// A replica that answers with an error for a partition gets a row saying
+// so; a broker that is no replica of it gets none. kfake answers the
+// debugging replica id from any broker, so one broker is made to refuse.
+func TestSamplerReplicaErrors(t *testing.T) {
+	c, ctx := newCluster(t, 4) // three replicas of four brokers
+	// Leaders 0 and 1 make the replicas 0 1 2 and 1 2 3: broker 3 is a
+	// replica of p1 only.
+	for p := int32(0); p < 2; p++ {
+		if err := c.MoveTopicPartition("orders", p, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const refuser int32 = 3
+	c.ControlKey(int16(kmsg.ListOffsets), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		if c.CurrentNode() != refuser || req.ReplicaID != -2 {
+			return nil, nil, false
+		}
+		return listOffsetsError(req, kerr.NotLeaderForPartition.Code), nil, true
+	})
+	replicas := assignment(t, ctx, c)
+	if slices.Contains(replicas[0], refuser) || !slices.Contains(replicas[1], refuser) {
+		t.Fatalf("replicas %v: want broker %d a replica of p1 only", replicas, refuser)
+	}
+	refused := map[int32]string{}
+	for _, r := range sampled(t, ctx, c) {
+		if r.Broker == refuser {
+			refused[r.Partition] = r.Err
+		}
+	}
+	for p, rs := range replicas {
+		err, row := refused[p]
+		switch {
+		case slices.Contains(rs, refuser) && err != kerr.NotLeaderForPartition.Message:
+			t.Errorf("p%d, replicas %v: broker %d's row says %q (row %v), want its error", p, rs, refuser, err, row)
+		case !slices.Contains(rs, refuser) && row:
+			t.Errorf("p%d, replicas %v: a row for broker %d, no replica of it", p, rs, refuser)
+		}
+	}
+}
+
+// assignment is each partition of orders' replicas, as c's metadata lists
+// them.
+func assignment(t *testing.T, ctx context.Context, c *kfake.Cluster) map[int32][]int32 {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr("orders")
+	req.Topics = append(req.Topics, rt)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32][]int32{}
+	for _, p := range resp.Topics[0].Partitions {
+		out[p.Partition] = p.Replicas
+	}
+	return out
+}
+
+// listOffsetsError answers every partition of req with the error code.
+func listOffsetsError(req *kmsg.ListOffsetsRequest, code int16) *kmsg.ListOffsetsResponse {
+	resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+	for _, t := range req.Topics {
+		rt := kmsg.NewListOffsetsResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			rp := kmsg.NewListOffsetsResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p.Partition, code
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp
 }
 
 func TestNewUnknownTopic(t *testing.T) {

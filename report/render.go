@@ -38,7 +38,11 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 		return err
 	}
 	if len(tr.Stalls) > 0 {
-		b.WriteString("\nstalls, from the fault to the first ack:\n")
+		if tr.Steps != nil {
+			b.WriteString("\nstalls, from the first step to the first ack after it:\n")
+		} else {
+			b.WriteString("\nstalls, from the fault to the first ack:\n")
+		}
 		for i := range tr.Stalls {
 			o.writeStall(&b, &tr.Stalls[i])
 		}
@@ -46,6 +50,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 	if tr.Quorum != nil {
 		writeQuorum(&b, tr.Quorum)
 	}
+	writeSteps(&b, tr.Steps)
 	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
 	writeClients(&b, tr)
 	if tr.Integrity != nil {
@@ -160,6 +165,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 	if tr.Quorum != nil {
 		writeQuorumDigest(&b, tr.Quorum)
 	}
+	writeStepsDigest(&b, tr.Steps)
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")
 	} else if !tr.Integrity.OK() {

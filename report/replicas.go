@@ -55,6 +55,11 @@ type PartitionReplicas struct {
 	// first of them. They are left out of Changes.
 	Stale      int       `json:"stale_answers,omitempty"`
 	FirstStale time.Time `json:"first_stale,omitzero"`
+	// Leaderless are the times Changes say the partition had no leader
+	// (leader -1: the last replica of its ISR dead): no broker answers as
+	// leader then, so the HW is unknown, while each live replica's LEO goes
+	// on being sampled. A picture breaks the HW's line there.
+	Leaderless []Leaderless `json:"leaderless,omitempty"`
 	// LEOs are each replica's answers in time order, by broker in broker
 	// order, and HWs the high watermarks the leaders gave: what a picture
 	// draws as lines. Not in the JSON: replicas.csv holds them.
@@ -95,6 +100,31 @@ type TakeOver struct {
 	Broker int32     `json:"broker"`
 	Time   time.Time `json:"time"`
 	LEO    int64     `json:"leo"`
+}
+
+// Leaderless is a time without a leader: from the first state answer that
+// named none to the first that named one again; To is zero when none did
+// while sampled.
+type Leaderless struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+// leaderless finds the times without a leader in changes, in time order.
+func leaderless(changes []StateChange) []Leaderless {
+	var out []Leaderless
+	open := false
+	for _, c := range changes {
+		switch {
+		case c.Leader < 0 && !open:
+			out = append(out, Leaderless{From: c.Time})
+			open = true
+		case c.Leader >= 0 && open:
+			out[len(out)-1].To = c.Time
+			open = false
+		}
+	}
+	return out
 }
 
 // StateChange is one state the cluster reported for the partition.
@@ -228,6 +258,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 				pr.Changes = append(pr.Changes, st)
 			}
 		}
+		pr.Leaderless = leaderless(pr.Changes)
 		if leader >= 0 {
 			for _, x := range hw {
 				if x.Time.After(F) && x.Broker != leader {
@@ -373,6 +404,15 @@ func writeReplicaView(b *bytes.Buffer, v *ReplicaView, F time.Time) {
 				fmt.Fprintf(b, " ELR %v last-known ELR %v", c.ELR, c.LastKnownELR)
 			}
 			b.WriteString("\n")
+		}
+		for _, l := range p.Leaderless {
+			fmt.Fprintf(b, "  no leader from %s ", at(l.From))
+			if l.To.IsZero() {
+				b.WriteString("on, none again while sampled")
+			} else {
+				fmt.Fprintf(b, "to %s", at(l.To))
+			}
+			b.WriteString(": the HW unknown, each live replica's LEO sampled on\n")
 		}
 		if p.Stale > 0 {
 			fmt.Fprintf(b, "  %d state answer(s) from %s on repeated an older state than the last seen: a broker still serving the metadata it had before it lost the controller\n",

@@ -71,6 +71,8 @@ func TestSummarizeReplicas(t *testing.T) {
 		takeOverAt         time.Duration
 		states             int
 		stale              bool
+		// leaderless are the times without a leader, [from, to).
+		leaderless [][2]time.Duration
 	}{
 		{
 			name: "a dead follower: its LEO frozen, the HW held until the ISR shrinks",
@@ -137,6 +139,44 @@ func TestSummarizeReplicas(t *testing.T) {
 			hwStopped: time.Second, hwMoved: 3 * time.Second,
 			frozen:   map[int32]time.Duration{1: 0, 2: 3 * time.Second, 3: 3 * time.Second},
 			takeOver: 2, takeOverAt: 3 * time.Second, states: 2,
+		},
+		{
+			// The leader was the last replica in the ISR: none is left to
+			// elect until broker 2, in the ELR, is made leader at 3 s.
+			name: "the last replica dead: no leader, the HW unknown, the live replicas' LEOs sampled on",
+			rt: replicaTrial{
+				leo: func(b int32, at time.Duration) int64 {
+					switch {
+					case b == 1 && at > time.Second:
+						return -1
+					case at < 3*time.Second:
+						return progress(at, time.Second)
+					}
+					return progress(at, never)
+				},
+				hw: func(b int32, at time.Duration) int64 {
+					switch {
+					case b == 1 && at <= time.Second:
+						return progress(at, never)
+					case b == 2 && at >= 3*time.Second:
+						return progress(at, never)
+					}
+					return -1
+				},
+				state: func(at time.Duration) (int32, int32, []int32) {
+					switch {
+					case at < 1100*time.Millisecond:
+						return 1, 0, []int32{1}
+					case at < 3*time.Second:
+						return -1, 1, []int32{1}
+					}
+					return 2, 2, []int32{2}
+				},
+			},
+			hwStopped: time.Second, hwMoved: 3 * time.Second,
+			frozen:   map[int32]time.Duration{1: 0, 2: 3 * time.Second, 3: 3 * time.Second},
+			takeOver: 2, takeOverAt: 3 * time.Second, states: 3,
+			leaderless: [][2]time.Duration{{1100 * time.Millisecond, 3 * time.Second}},
 		},
 		{
 			name: "nothing stops: no stop, no take-over, one state",
@@ -225,10 +265,33 @@ func TestSummarizeReplicas(t *testing.T) {
 			if len(p.Changes) != tt.states {
 				t.Errorf("%d states %+v, want %d", len(p.Changes), p.Changes, tt.states)
 			}
+			if len(p.Leaderless) != len(tt.leaderless) {
+				t.Errorf("without a leader %+v, want %v", p.Leaderless, tt.leaderless)
+			}
+			for i, l := range tt.leaderless {
+				if i < len(p.Leaderless) && (!near(p.Leaderless[i].From, l[0]) || !near(p.Leaderless[i].To, l[1])) {
+					t.Errorf("without a leader %+v, want about t0+%v to t0+%v", p.Leaderless[i], l[0], l[1])
+				}
+				// The live replicas' LEO lines go on through it.
+				for _, series := range p.LEOs {
+					n := 0
+					for _, x := range series.Points {
+						if !x.Time.Before(t0.Add(l[0])) && x.Time.Before(t0.Add(l[1])) {
+							n++
+						}
+					}
+					if live := series.Broker != 1; live != (n > 0) {
+						t.Errorf("broker %d: %d LEO samples without a leader", series.Broker, n)
+					}
+				}
+			}
 			var text bytes.Buffer
 			writeReplicaView(&text, v, F)
 			if !strings.Contains(text.String(), "p0 at the fault: LEO 1:") {
 				t.Errorf("text does not give p0's LEOs at the fault:\n%s", text.String())
+			}
+			if said := strings.Contains(text.String(), "no leader from"); said != (len(tt.leaderless) > 0) {
+				t.Errorf("text says no leader: %v, want %v:\n%s", said, len(tt.leaderless) > 0, text.String())
 			}
 		})
 	}

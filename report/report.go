@@ -1,7 +1,8 @@
 // Package report reads a trial directory — the probe CSV, the read-back CSV,
 // the nodes' and clients' logs and the metadata — and puts the analyses
 // together: the gaps per partition, the timeline, the integrity check and
-// each stall split into phases, or, after a controller fault, the KRaft
+// each stall split into phases; for a fault of several steps, every stall
+// after the step it followed; or, after a controller fault, the KRaft
 // quorum's leaderless gap and what the data path did meanwhile. It renders
 // one trial, or a summary across the trials of a run, as text or JSON. It
 // needs neither Docker nor Kafka.
@@ -58,6 +59,9 @@ type Trial struct {
 	// fault, and what the data path did meanwhile; nil for other faults,
 	// whose stalls are split into phases instead.
 	Quorum *QuorumGap `json:"quorum,omitempty"`
+	// Steps are a fault of several steps, step by step; nil for a fault of
+	// one, or without the steps in meta.json.
+	Steps *StepView `json:"steps,omitempty"`
 	// Replicas summarises the replica view around the fault; nil without
 	// replicas.csv or a fault.
 	Replicas *ReplicaView `json:"replicas,omitempty"`
@@ -144,9 +148,18 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		}
 	}
 	tr.Gaps = gaps.NewReport(gopt)
+	// A fault of several steps needs every stall, not only the first
+	// step's: they are read in the same pass.
+	var long *gaps.Longer
+	if multiStep(t.Meta) {
+		long = gaps.NewLonger(verdict.StallBound(t.Meta), gopt.End)
+	}
 	last := lastReceived{}
 	if err := readProbe(ctx, t, &tr.Notes, func(m *results.Message) {
 		tr.Gaps.Add(m)
+		if long != nil {
+			long.Add(m)
+		}
 		last.add(m)
 		if audit != nil {
 			audit.AddMessage(m)
@@ -160,6 +173,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	tr.Gaps.Close()
 	if err := tr.Gaps.Err; err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Probe, err)
+	}
+	if long != nil {
+		long.Close()
+		tr.Steps = stepView(t.Meta, long)
 	}
 	if audit != nil {
 		if err := readLog(ctx, t, audit); err != nil {

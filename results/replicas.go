@@ -17,9 +17,12 @@ package results
 //	leo        that replica's log end offset (asked with the debugging
 //	           replica id -2, which every replica serves, leader or not)
 //	hw         the high watermark, set only when the broker answered as the
-//	           partition's leader (the latest offset a consumer may read)
-//	error      why the broker gave no answer (timed out, refused, not a
-//	           replica); empty on success
+//	           partition's leader (the latest offset a consumer may read);
+//	           while the partition has no leader (leader -1) no broker does,
+//	           so the HW is unknown and empty, while the replicas' LEOs go on
+//	error      why the broker gave no answer (timed out, refused), or why
+//	           a replica of the partition gave none for it (its log not
+//	           loaded yet); empty on success
 //
 // A state row (broker empty) is the cluster's view of the partition, from
 // DescribeTopicPartitions:
@@ -54,7 +57,7 @@ type ReplicaSample struct {
 	Partition int32
 	Broker    int32 // -1 on a state row
 	LEO       int64 // -1 when absent
-	HW        int64 // -1 when absent (the broker did not answer as leader)
+	HW        int64 // -1 when absent: the broker did not answer as leader, or the partition had none
 
 	Leader       int32 // state rows only; -1 when there is none
 	LeaderEpoch  int32

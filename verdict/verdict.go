@@ -101,7 +101,7 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 	if m == nil {
 		return v
 	}
-	bound := stallBound(m)
+	bound := StallBound(m)
 	if b := m.Baseline; b != nil && b.Unhealthy != "" {
 		add(Invalid, UnhealthyBaseline, "not steady for %v within %v after the fault was due: %s", b.Period, b.Timeout, b.Unhealthy)
 	}
@@ -131,8 +131,10 @@ func judgeFault(f *results.Fault, add adder) {
 	}
 }
 
-// stallBound is the longest gap that counts as steady, as the run used it.
-func stallBound(m *results.Meta) time.Duration {
+// StallBound is the longest ack or receive gap that counts as steady, as
+// the run used it: the baseline's bound where meta.json records one, else
+// the probe's rule, max(10 × interval, 200 ms). A longer gap is a stall.
+func StallBound(m *results.Meta) time.Duration {
 	if b := m.Baseline; b != nil && b.Bound > 0 {
 		return b.Bound
 	}

@@ -131,3 +131,24 @@ func TestDescribe(t *testing.T) {
 		t.Error("an unknown host described")
 	}
 }
+
+func TestStallBound(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		interval time.Duration
+		baseline *results.Baseline
+		want     time.Duration
+	}{
+		{"the baseline's bound", 20 * time.Millisecond, &results.Baseline{Bound: 350 * time.Millisecond}, 350 * time.Millisecond},
+		{"no baseline: at least 200 ms", 10 * time.Millisecond, nil, 200 * time.Millisecond},
+		{"no baseline: ten intervals", 100 * time.Millisecond, nil, time.Second},
+		{"a baseline with no bound", 50 * time.Millisecond, &results.Baseline{}, 500 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &results.Meta{Probe: results.Probe{Interval: c.interval}, Baseline: c.baseline}
+			if got := StallBound(m); got != c.want {
+				t.Errorf("StallBound = %v, want %v", got, c.want)
+			}
+		})
+	}
+}

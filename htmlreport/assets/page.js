@@ -243,8 +243,12 @@
     var tables = rs.series.map(function (s) { return [s.t, s.offset]; });
     var data = uPlot.join(tables);
     var series = [{ label: "s since " + tm.origin_is }].concat(rs.series.map(function (s, i) {
-      var c = s.label === "HW" ? "#000" : COLOURS[(i + 2) % COLOURS.length];
-      return { label: s.label, stroke: c, width: s.label === "HW" ? 2 : 1, spanGaps: true };
+      // The HW's nulls are the times without a leader, when it is
+      // unknown: its line breaks there. Elsewhere a series has no value
+      // at another's sample times (undefined), which uPlot always spans.
+      var hw = s.label === "HW";
+      var c = hw ? "#000" : COLOURS[(i + 2) % COLOURS.length];
+      return { label: s.label, stroke: c, width: hw ? 2 : 1, spanGaps: !hw };
     }));
     var holder = el("div", { cls: "chart" });
     container.appendChild(el("div", { cls: "replicas", "data-partition": String(rs.partition) }, [
