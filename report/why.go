@@ -172,6 +172,34 @@ func (x *explainer) detect(ph *Phase) {
 		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after %s, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight at the fault, and expiry is noticed by a periodic check",
 			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 0))
 	}
+	if x.f.Kind == results.FaultDiskFull {
+		ph.Why += x.diskStory()
+	}
+}
+
+// diskStory tells, for a disk-full fault, what the broker did with its
+// full disk, from its own log: the failed write, the directory taken
+// offline, the halt, and that nothing of it reached the controller.
+func (x *explainer) diskStory() string {
+	tl, at, b := x.tr.Timeline, x.tr.FaultAt, x.f.Broker
+	var parts []string
+	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirWriteFailed), timeline.OnNode(b)); ok {
+		parts = append(parts, fmt.Sprintf("its next write failed %s after the disk filled (%s [%s])", secs(e.Time.Sub(at)), e.Summary(), e.Source))
+	}
+	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirOffline), timeline.OnNode(b)); ok {
+		parts = append(parts, fmt.Sprintf("it took the directory's replicas offline %s after", secs(e.Time.Sub(at))))
+	}
+	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirsFailed), timeline.OnNode(b)); ok {
+		parts = append(parts, fmt.Sprintf("with no log directory left it halted %s after (%s [%s])", secs(e.Time.Sub(at)), e.Summary(), e.Source))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := "; " + strings.Join(parts, ", ")
+	if !x.f.Finished.IsZero() {
+		s += fmt.Sprintf(", and its process ended %s after the disk filled (exit %d): a halt skips the controlled shutdown, so only the session's expiry told the controller", secs(x.f.Finished.Sub(at)), x.f.ExitCode)
+	}
+	return s
 }
 
 // elect explains the controller's change reaching the partition's leader.
@@ -298,6 +326,8 @@ func faultEnded(k results.FaultKind) string {
 		return "the freeze"
 	case k.Network():
 		return "the cut"
+	case k == results.FaultDiskFull:
+		return "the disk filled"
 	}
 	return "the process ended"
 }

@@ -26,11 +26,14 @@ const (
 	KindFrozen       // the engine had frozen the container (a pause fault)
 
 	// From a broker's server.log.
-	KindSignalReceived   // "Terminating process due to signal SIGTERM" (LoggingSignalHandler)
-	KindShutdownBegin    // "Beginning controlled shutdown." (BrokerLifecycleManager)
-	KindShutdownReleased // "The controller has asked us to exit controlled shutdown." (BrokerLifecycleManager)
-	KindBrokerStopped    // "Transition from SHUTTING_DOWN to SHUTDOWN" (BrokerServer)
-	KindBrokerRunning    // "The broker has been unfenced. Transitioning from RECOVERY to RUNNING." (BrokerLifecycleManager)
+	KindSignalReceived    // "Terminating process due to signal SIGTERM" (LoggingSignalHandler)
+	KindShutdownBegin     // "Beginning controlled shutdown." (BrokerLifecycleManager)
+	KindShutdownReleased  // "The controller has asked us to exit controlled shutdown." (BrokerLifecycleManager)
+	KindBrokerStopped     // "Transition from SHUTTING_DOWN to SHUTDOWN" (BrokerServer)
+	KindBrokerRunning     // "The broker has been unfenced. Transitioning from RECOVERY to RUNNING." (BrokerLifecycleManager)
+	KindLogDirWriteFailed // "Error while appending records to T-P in dir D" (LogDirFailureChannel): a write into a log directory failed
+	KindLogDirOffline     // "Stopping serving replicas in dir D ... because the log directory has failed." (ReplicaManager)
+	KindLogDirsFailed     // "Shutdown broker because all log dirs in D have failed" (LogManager): Kafka halts
 
 	// From the controller's controller.log.
 	KindFenced             // "Fencing broker N at epoch E because its session has timed out."
@@ -89,6 +92,9 @@ var kindNames = [...]string{
 	KindShutdownReleased:   "shutdown-released",
 	KindBrokerStopped:      "broker-stopped",
 	KindBrokerRunning:      "broker-running",
+	KindLogDirWriteFailed:  "log-dir-write-failed",
+	KindLogDirOffline:      "log-dir-offline",
+	KindLogDirsFailed:      "log-dirs-failed",
 	KindFenced:             "fenced",
 	KindFenceRequested:     "fence-requested",
 	KindControlledShutdown: "controlled-shutdown",

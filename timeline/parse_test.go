@@ -148,6 +148,15 @@ func TestMatch(t *testing.T) {
 		{"ISR updated under min ISR", "[Partition orders-0 broker=2] ISR updated to 2 (under-min-isr) and version updated to 3",
 			f(KindISRUpdated, func(v *fields) { v.broker, v.leader, v.topic, v.partition, v.isr = 2, 2, "orders", 0, []int32{2} })},
 
+		// A full disk, as Kafka 4.3.1 logged it in a disk-full trial.
+		{"write failed", "Error while appending records to orders-0 in dir /var/lib/kafka/data", f(KindLogDirWriteFailed, nil)},
+		{"a fetcher's error is no write of the directory's", "[ReplicaFetcher replicaId=1, leaderId=3, fetcherId=0] Error while processing data for partition orders-2 at offset 309",
+			f(KindUnknown, nil)},
+		{"directory offline", "[ReplicaManager broker=1] Stopping serving replicas in dir /var/lib/kafka/data with uuid Some(Y6kVyWXooH_mNj9SaQN24g) because the log directory has failed.",
+			f(KindLogDirOffline, func(v *fields) { v.broker = 1 })},
+		{"halt", "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", f(KindLogDirsFailed, nil)},
+		{"metadata dir halt", "Shutdown broker because the metadata log dir /var/lib/kafka/data has failed", f(KindLogDirsFailed, nil)},
+
 		{"SIGTERM", "Terminating process due to signal SIGTERM", f(KindSignalReceived, nil)},
 		{"SIGINT", "Terminating process due to signal SIGINT", f(KindSignalReceived, nil)},
 		{"shutdown begins", "[BrokerLifecycleManager id=1] Beginning controlled shutdown.",

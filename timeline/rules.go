@@ -73,6 +73,22 @@ var rules = []rule{
 		re:   regexp.MustCompile(`^(?:\[BrokerServer id=(?P<broker>\d+)\] )?Transition from SHUTTING_DOWN to SHUTDOWN\b`),
 		self: true},
 
+	// A log directory that fails, as a full disk makes it: the storage's
+	// LogDirFailureChannel logs the first failed write ("Error while
+	// appending records to orders-0 in dir /var/lib/kafka/data", then the
+	// IOException), ReplicaManager takes the directory's replicas offline,
+	// and LogManager halts the broker when no directory is left (the
+	// metadata log's directory failing halts it too).
+	{kind: KindLogDirWriteFailed, key: "Error while ",
+		re:   regexp.MustCompile(`^Error while .+ in dir (?P<dir>\S+)$`),
+		self: true},
+	{kind: KindLogDirOffline, key: "Stopping serving replicas in dir",
+		re:   regexp.MustCompile(`^(?:\[ReplicaManager broker=(?P<broker>\d+)\] )?Stopping serving replicas in dir (?P<dir>\S+)`),
+		self: true},
+	{kind: KindLogDirsFailed, key: "Shutdown broker because",
+		re:   regexp.MustCompile(`^Shutdown broker because (?:all log dirs in \S+ have failed|the metadata log dir \S+ has failed|none of the specified log dirs)`),
+		self: true},
+
 	// org.apache.kafka.controller.ReplicationControlManager.maybeFenceOneStaleBroker:
 	//	4.x: "Fencing broker {} at epoch {} because its session has timed out."
 	//	3.x: "Fencing broker {} because its session has timed out."
