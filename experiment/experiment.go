@@ -559,8 +559,15 @@ func (t *trial) recover(ctx context.Context) error {
 		t.r.say("recovery: %s", rc.Err)
 		return fmt.Errorf("recovery: %s: %w", what, err)
 	}
+	undone := time.Now()
 	if err := t.undoSteps(ctx); err != nil { // steps.go
 		return fail("start what the steps stopped", err)
+	}
+	if err := t.waitRejoined(ctx, undone); err != nil { // steps.go
+		return fail("wait for the quorum", err)
+	}
+	if t.o.Kill.Controller() {
+		rc.QuorumRejoined = time.Now().UTC()
 	}
 	b := t.o.Broker
 	t.r.say("recovery: restarting %s", b)

@@ -295,6 +295,40 @@ func (t *trial) undoSteps(ctx context.Context) error {
 // at which epoch.
 type Quorum interface {
 	ActiveController(ctx context.Context) (service string, id, epoch int32, err error)
+	// Rejoined reports whether controller id has caught up with the
+	// quorum's leader since since; the string says where it stands when
+	// it has not.
+	Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error)
+}
+
+// rejoinPoll is how often recovery asks whether a restarted controller
+// is back in the quorum.
+const rejoinPoll = 250 * time.Millisecond
+
+// waitRejoined waits, after a controller fault, until the controller the
+// fault hit has caught up with the quorum's leader since since: a quorum of
+// three with one voter still behind survives no second fault, so the next
+// trial must not start before.
+func (t *trial) waitRejoined(ctx context.Context, since time.Time) error {
+	q, ok := t.r.Cluster.(Quorum)
+	if !ok || !t.o.Kill.Controller() || t.meta.Fault == nil {
+		return nil
+	}
+	id := t.meta.Fault.NodeID
+	for {
+		ok, where, err := q.Rejoined(ctx, id, since)
+		if ok {
+			return nil
+		}
+		if err != nil {
+			where = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("controller %d not back in the quorum: %s: %w", id, where, ctx.Err())
+		case <-time.After(rejoinPoll):
+		}
+	}
 }
 
 // quorumState is the quorum's leader before a controller fault.

@@ -207,6 +207,7 @@ func TestRollingEscalation(t *testing.T) {
 // by c2.
 type quorumWorld struct {
 	*nodeWorld
+	rejoinAsked map[int32]int
 }
 
 func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, error) {
@@ -216,6 +217,14 @@ func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, er
 		return "c1", 100, 5, nil
 	}
 	return "c2", 101, 6, nil
+}
+
+// Rejoined says no once, then yes: recovery must ask again.
+func (w quorumWorld) Rejoined(_ context.Context, id int32, _ time.Time) (bool, string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rejoinAsked[id]++
+	return w.rejoinAsked[id] > 1, "behind", nil
 }
 
 func TestControllerFaults(t *testing.T) {
@@ -231,7 +240,8 @@ func TestControllerFaults(t *testing.T) {
 			nw := &nodeWorld{world: newWorld()}
 			r, _, _ := newRunner(t, nw.world, c.kind)
 			r.Opt.Duration = 500 * time.Millisecond // room for the quorum's watch to look
-			r.Faults, r.Cluster = nw, quorumWorld{nw}
+			qw := quorumWorld{nw, map[int32]int{}}
+			r.Faults, r.Cluster = nw, qw
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
@@ -248,6 +258,9 @@ func TestControllerFaults(t *testing.T) {
 			}
 			if len(m.Steps) < 2 || m.Steps[0].Action != c.first || m.Steps[1].Action != results.StepQuorumLeader || m.Steps[1].NodeID != 101 {
 				t.Errorf("steps %+v: want %s of c1, then node 101 leading", m.Steps, c.first)
+			}
+			if r := m.Recovery; r == nil || r.QuorumRejoined.IsZero() || qw.rejoinAsked[100] < 2 {
+				t.Errorf("recovery %+v, asked %v: want it to wait until node 100 rejoined the quorum", r, qw.rejoinAsked)
 			}
 		})
 	}

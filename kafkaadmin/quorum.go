@@ -3,18 +3,36 @@ package kafkaadmin
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// QuorumLeader asks the controller quorum, through a broker (which
-// forwards DescribeQuorum to it), which controller leads the metadata log
-// and at which epoch: the active controller a controller fault aims at.
-func (c *Admin) QuorumLeader(ctx context.Context) (leader, epoch int32, err error) {
+// Quorum is the controller quorum as its leader describes it.
+type Quorum struct {
+	Leader, Epoch int32
+	HighWatermark int64
+	Voters        []Voter
+}
+
+// Voter is one voter of the quorum as the leader sees it.
+type Voter struct {
+	ID           int32
+	LogEndOffset int64
+	// LastCaughtUp is when the voter last fetched up to the leader's log
+	// end, by the leader's clock; zero when never, or when the leader has
+	// not told.
+	LastCaughtUp time.Time
+}
+
+// DescribeQuorum asks the controller quorum, through a broker (which
+// forwards DescribeQuorum to it), which controller leads the metadata log,
+// at which epoch, and how far each voter has followed it.
+func (c *Admin) DescribeQuorum(ctx context.Context) (Quorum, error) {
 	cl, err := c.client()
 	if err != nil {
-		return 0, 0, err
+		return Quorum{}, err
 	}
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
@@ -24,17 +42,50 @@ func (c *Admin) QuorumLeader(ctx context.Context) (leader, epoch int32, err erro
 	req.Topics = append(req.Topics, t)
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
-		return 0, 0, fmt.Errorf("describe quorum: %w", err)
+		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
 	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return 0, 0, fmt.Errorf("describe quorum: %w", err)
+		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
 	}
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		return 0, 0, fmt.Errorf("describe quorum: %d topics in the answer, want the metadata log's one partition", len(resp.Topics))
+		return Quorum{}, fmt.Errorf("describe quorum: %d topics in the answer, want the metadata log's one partition", len(resp.Topics))
 	}
 	part := resp.Topics[0].Partitions[0]
 	if err := kerr.ErrorForCode(part.ErrorCode); err != nil {
-		return 0, 0, fmt.Errorf("describe quorum: %w", err)
+		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
 	}
-	return part.LeaderID, part.LeaderEpoch, nil
+	q := Quorum{Leader: part.LeaderID, Epoch: part.LeaderEpoch, HighWatermark: part.HighWatermark}
+	for _, v := range part.CurrentVoters {
+		vt := Voter{ID: v.ReplicaID, LogEndOffset: v.LogEndOffset}
+		if v.LastCaughtUpTimestamp > 0 {
+			vt.LastCaughtUp = time.UnixMilli(v.LastCaughtUpTimestamp).UTC()
+		}
+		q.Voters = append(q.Voters, vt)
+	}
+	return q, nil
+}
+
+// QuorumLeader is DescribeQuorum's leader and epoch: the active controller
+// a controller fault aims at.
+func (c *Admin) QuorumLeader(ctx context.Context) (leader, epoch int32, err error) {
+	q, err := c.DescribeQuorum(ctx)
+	return q.Leader, q.Epoch, err
+}
+
+// CaughtUpSince reports whether voter id has fetched up to the leader's log
+// end since since: a controller restarted at since has rejoined the quorum.
+// The string says where it stands when it has not.
+func (q Quorum) CaughtUpSince(id int32, since time.Time) (bool, string) {
+	for _, v := range q.Voters {
+		if v.ID != id {
+			continue
+		}
+		// The leader's clock keeps milliseconds.
+		if !v.LastCaughtUp.IsZero() && !v.LastCaughtUp.Before(since.Truncate(time.Millisecond)) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("voter %d at offset %d of the leader's high watermark %d, last caught up %s",
+			id, v.LogEndOffset, q.HighWatermark, v.LastCaughtUp.Format(time.RFC3339Nano))
+	}
+	return false, fmt.Sprintf("node %d is not among the quorum's voters", id)
 }

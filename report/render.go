@@ -351,6 +351,9 @@ func writeRecovery(b *bytes.Buffer, tr *Trial) {
 	if !r.Restarted.IsZero() {
 		parts = append(parts, "broker restarted "+since(r.Restarted))
 	}
+	if !r.QuorumRejoined.IsZero() {
+		parts = append(parts, "the controller back in the quorum "+since(r.QuorumRejoined))
+	}
 	if !r.ISRFull.IsZero() {
 		parts = append(parts, "every ISR full "+since(r.ISRFull))
 	}

@@ -158,11 +158,14 @@ func (f *Fault) At() time.Time {
 
 // Recovery records the cluster's return to its starting shape.
 type Recovery struct {
-	Restarted     time.Time `json:"restarted,omitzero"`
-	ISRFull       time.Time `json:"isr_full,omitzero"`
-	LeadersBack   bool      `json:"leaders_back"`
-	PreferredElec time.Time `json:"preferred_election,omitzero"`
-	Err           string    `json:"error,omitempty"`
+	Restarted time.Time `json:"restarted,omitzero"`
+	// QuorumRejoined is when the controller a controller fault hit had
+	// caught up with the quorum's leader again.
+	QuorumRejoined time.Time `json:"quorum_rejoined,omitzero"`
+	ISRFull        time.Time `json:"isr_full,omitzero"`
+	LeadersBack    bool      `json:"leaders_back"`
+	PreferredElec  time.Time `json:"preferred_election,omitzero"`
+	Err            string    `json:"error,omitempty"`
 }
 
 // WriteMeta writes m to dir/meta.json atomically.

@@ -234,8 +234,8 @@ func TestIntegrationControllerKill(t *testing.T) {
 		}
 		stepsCluster(ctx, t, compose.Options{})
 	})
-	// The pause first: recovery does not wait for a restarted controller to
-	// rejoin the quorum, and a kill before it can leave too few voters.
+	// Recovery waits until the controller the fault hit has caught up with
+	// the quorum's leader again, so the second fault finds three voters.
 	for _, fault := range []string{"controller-pause", "controller-kill"} {
 		t.Run(fault, func(t *testing.T) {
 			tr := stepsTrial(ctx, t, nil, "--fault", fault, "--controllers", "3", "--duration", "30s", "--fault-after", "5s")

@@ -284,6 +284,17 @@ func (c composeCluster) ActiveController(ctx context.Context) (string, int32, in
 	return svc, id, epoch, nil
 }
 
+// Rejoined reports whether controller id has caught up with the quorum's
+// leader since since, as the leader describes the quorum.
+func (c composeCluster) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
+	q, err := c.Admin().DescribeQuorum(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	ok, where := q.CaughtUpSince(id, since)
+	return ok, where, nil
+}
+
 func (c composeCluster) EnsurePreferred(ctx context.Context) error {
 	_, err := c.Cluster.EnsurePreferred(ctx)
 	return err
