@@ -343,13 +343,28 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 	}
 }
 
+// undone names how recovery undid the fault f.
+func undone(f *results.Fault) string {
+	switch {
+	case f == nil:
+		return "broker restarted"
+	case f.Kind.Network():
+		return "cut healed"
+	case f.Kind == results.FaultPause || f.Kind == results.FaultControllerPause:
+		return "unpaused"
+	case f.Kind == results.FaultDiskFull:
+		return "broker restarted on an empty log directory"
+	}
+	return "broker restarted"
+}
+
 func writeRecovery(b *bytes.Buffer, tr *Trial) {
 	r := tr.Meta.Recovery
 	b.WriteString("\nrecovery: ")
 	var parts []string
 	since := func(t time.Time) string { return fmt.Sprintf("+%.1fs", t.Sub(tr.FaultAt).Seconds()) }
 	if !r.Restarted.IsZero() {
-		parts = append(parts, "broker restarted "+since(r.Restarted))
+		parts = append(parts, undone(tr.Meta.Fault)+" "+since(r.Restarted))
 	}
 	if !r.QuorumRejoined.IsZero() {
 		parts = append(parts, "the controller back in the quorum "+since(r.QuorumRejoined))
