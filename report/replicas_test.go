@@ -55,9 +55,11 @@ func progress(at, stop time.Duration) int64 {
 	return 100 + int64(at/(100*time.Millisecond))*5
 }
 
+// never is a progress that stops past the trial's end.
+const never = time.Hour
+
 func TestSummarizeReplicas(t *testing.T) {
 	F := t0.Add(time.Second)
-	const never = time.Hour
 	tests := []struct {
 		name string
 		rt   replicaTrial
@@ -111,24 +113,8 @@ func TestSummarizeReplicas(t *testing.T) {
 		{
 			name: "a dead leader: every LEO frozen, the new leader takes over",
 			rt: replicaTrial{
-				leo: func(b int32, at time.Duration) int64 {
-					switch {
-					case b == 1 && at > time.Second:
-						return -1
-					case at < 3*time.Second:
-						return progress(at, time.Second)
-					}
-					return progress(at, never)
-				},
-				hw: func(b int32, at time.Duration) int64 {
-					switch {
-					case b == 1 && at <= time.Second:
-						return progress(at, never)
-					case b == 2 && at >= 3*time.Second:
-						return progress(at, never)
-					}
-					return -1
-				},
+				leo: deadLeaderLEO,
+				hw:  deadLeaderHW,
 				state: func(at time.Duration) (int32, int32, []int32) {
 					if at < 3*time.Second {
 						return 1, 0, []int32{1, 2, 3}
@@ -145,24 +131,8 @@ func TestSummarizeReplicas(t *testing.T) {
 			// elect until broker 2, in the ELR, is made leader at 3 s.
 			name: "the last replica dead: no leader, the HW unknown, the live replicas' LEOs sampled on",
 			rt: replicaTrial{
-				leo: func(b int32, at time.Duration) int64 {
-					switch {
-					case b == 1 && at > time.Second:
-						return -1
-					case at < 3*time.Second:
-						return progress(at, time.Second)
-					}
-					return progress(at, never)
-				},
-				hw: func(b int32, at time.Duration) int64 {
-					switch {
-					case b == 1 && at <= time.Second:
-						return progress(at, never)
-					case b == 2 && at >= 3*time.Second:
-						return progress(at, never)
-					}
-					return -1
-				},
+				leo: deadLeaderLEO,
+				hw:  deadLeaderHW,
 				state: func(at time.Duration) (int32, int32, []int32) {
 					switch {
 					case at < 1100*time.Millisecond:
@@ -319,4 +289,27 @@ func TestReadReplicaViewRefusesNonRegular(t *testing.T) {
 	if v, err := readReplicaView(context.Background(), results.Trial{Dir: t.TempDir()}, t0, time.Second); v != nil || err != nil {
 		t.Fatalf("without replicas.csv: %v, %v; want nothing and no error", v, err)
 	}
+}
+
+// deadLeaderLEO and deadLeaderHW are a partition whose leader, broker 1,
+// dies at 1 s and whose broker 2 leads from 3 s on: every LEO stops with
+// the HW at 1 s and moves again with broker 2's leadership.
+func deadLeaderLEO(b int32, at time.Duration) int64 {
+	switch {
+	case b == 1 && at > time.Second:
+		return -1
+	case at < 3*time.Second:
+		return progress(at, time.Second)
+	}
+	return progress(at, never)
+}
+
+func deadLeaderHW(b int32, at time.Duration) int64 {
+	switch {
+	case b == 1 && at <= time.Second:
+		return progress(at, never)
+	case b == 2 && at >= 3*time.Second:
+		return progress(at, never)
+	}
+	return -1
 }
