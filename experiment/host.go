@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -113,23 +114,45 @@ func hostLoad(a, b hostSample, cpus int, err error) *results.Host {
 // share of it, so that the CPU the Kafka nodes use is not taken for other
 // processes competing with the trial.
 type hostMeter struct {
-	root    string
-	start   hostSample
-	cluster func() (map[string]time.Duration, error) // nil: not measured
-	cstart  map[string]time.Duration
-	err     error
+	root  string
+	start hostSample
+	err   error
+	// cpu follows the nodes' counters while the trial runs; nil when the
+	// cluster's CPU is not measured.
+	cpu  *clusterCPU
+	done chan struct{}
+	wg   sync.WaitGroup
 }
+
+// clusterEvery is how often the nodes' CPU counters are read: a node's
+// counter ends with its container and starts anew with a restart, so what
+// it used after the last reading before it stopped is lost (at most this
+// long of one node's time), and a restart is seen as a counter gone back.
+const clusterEvery = time.Second
 
 func startHost(root string, cluster func() (map[string]time.Duration, error)) *hostMeter {
 	if root == "" {
 		root = "/proc"
 	}
-	m := &hostMeter{root: root, cluster: cluster}
+	m := &hostMeter{root: root}
 	if cluster != nil {
-		var err error
-		if m.cstart, err = cluster(); err != nil {
-			m.err = fmt.Errorf("the cluster's CPU time: %w", err)
-		}
+		m.cpu = &clusterCPU{read: cluster, last: map[string]time.Duration{}}
+		m.err = m.cpu.sample()
+		m.done = make(chan struct{})
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			t := time.NewTicker(clusterEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-m.done:
+					return
+				case <-t.C:
+					m.cpu.sample() // a failed reading is made up by the next
+				}
+			}
+		}()
 	}
 	m.start, m.err = readHostJoin(root, m.err)
 	return m
@@ -143,12 +166,13 @@ func readHostJoin(root string, prev error) (hostSample, error) {
 func (m *hostMeter) stop() *results.Host {
 	s, err := readHostJoin(m.root, m.err)
 	var used time.Duration
-	if m.cluster != nil {
-		end, cerr := m.cluster()
-		if cerr != nil {
-			err = errors.Join(err, fmt.Errorf("the cluster's CPU time: %w", cerr))
+	if m.cpu != nil {
+		close(m.done)
+		m.wg.Wait()
+		if cerr := m.cpu.sample(); cerr != nil {
+			err = errors.Join(err, cerr)
 		}
-		used = clusterUsed(m.cstart, end)
+		used = m.cpu.used
 	}
 	h := hostLoad(m.start, s, runtime.NumCPU(), err)
 	h.Cluster = used
@@ -156,15 +180,40 @@ func (m *hostMeter) stop() *results.Host {
 	return h
 }
 
-// clusterUsed is the CPU time the nodes used between two readings, over the
-// nodes that ran at both: a node that stopped took its counter with it, and
-// one restarted in between started a new one.
-func clusterUsed(a, b map[string]time.Duration) time.Duration {
-	var d time.Duration
-	for svc, end := range b {
-		if start, ok := a[svc]; ok && end >= start {
-			d += end - start
+// clusterCPU sums the CPU time the nodes use between readings of their
+// counters, through their restarts.
+type clusterCPU struct {
+	read    func() (map[string]time.Duration, error)
+	last    map[string]time.Duration // each running node's last reading
+	used    time.Duration
+	started bool // the first reading is the start
+}
+
+// sample reads the counters and adds what each node used since its last
+// reading: all of a counter that went back, which a restart started anew,
+// or of one first seen. The first sample only sets the start.
+func (c *clusterCPU) sample() error {
+	now, err := c.read()
+	if err != nil {
+		return fmt.Errorf("the cluster's CPU time: %w", err)
+	}
+	first := !c.started
+	c.started = true
+	for svc, v := range now {
+		last, ok := c.last[svc]
+		switch {
+		case first:
+		case ok && v >= last:
+			c.used += v - last
+		default:
+			c.used += v
+		}
+		c.last[svc] = v
+	}
+	for svc := range c.last {
+		if _, ok := now[svc]; !ok {
+			delete(c.last, svc) // stopped: its next counter starts at zero
 		}
 	}
-	return d
+	return nil
 }

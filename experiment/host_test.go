@@ -72,3 +72,29 @@ func TestReadHostQuiet(t *testing.T) {
 		t.Errorf("%+v", h)
 	}
 }
+
+// The nodes' CPU is followed through a stop and a restart, whose counter
+// starts anew, as the engine keeps it.
+func TestClusterCPU(t *testing.T) {
+	readings := []map[string]time.Duration{
+		{"c1": 10 * time.Second, "k1": 20 * time.Second},
+		{"c1": 11 * time.Second, "k1": 22 * time.Second}, // +1 +2
+		{"c1": 12 * time.Second},                         // +1; k1 stopped
+		{"c1": 12 * time.Second, "k1": 3 * time.Second},  // k1 restarted: +3
+		{"c1": 13 * time.Second, "k1": 4 * time.Second},  // +1 +1
+	}
+	i := 0
+	c := &clusterCPU{read: func() (map[string]time.Duration, error) {
+		r := readings[i]
+		i++
+		return r, nil
+	}, last: map[string]time.Duration{}}
+	for range readings {
+		if err := c.sample(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := 9 * time.Second; c.used != want {
+		t.Errorf("used %v, want %v", c.used, want)
+	}
+}
