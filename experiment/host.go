@@ -71,24 +71,28 @@ func (s *hostSample) parseStat(stat string) error {
 	return nil
 }
 
-// parseSelf reads utime and stime, fields 14 and 15 of /proc/self/stat;
-// the command name in field 2 may hold spaces and parentheses, so fields
-// are counted from its closing parenthesis.
+// parseSelf reads utime, stime, cutime and cstime, fields 14 to 17 of
+// /proc/self/stat: kbf's own CPU time and that of its children it waited
+// for, the other clients' probes, which stop before the trial's end is
+// read; the command name in field 2 may hold spaces and parentheses, so
+// fields are counted from its closing parenthesis.
 func (s *hostSample) parseSelf(stat string) error {
 	i := strings.LastIndexByte(stat, ')')
 	if i < 0 {
 		return errors.New("self/stat: no command name")
 	}
 	f := strings.Fields(stat[i+1:]) // from field 3
-	if len(f) < 13 {
+	if len(f) < 15 {
 		return errors.New("self/stat: too few fields")
 	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	k, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return fmt.Errorf("self/stat: %w", err)
+	s.self = 0
+	for _, v := range f[11:15] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("self/stat: %w", err)
+		}
+		s.self += n
 	}
-	s.self = u + k
 	return nil
 }
 

@@ -57,7 +57,9 @@ type Host struct {
 	LoadStart float64       `json:"load1_start"`
 	LoadEnd   float64       `json:"load1_end"`
 	Wall      time.Duration `json:"wall_ns"`
-	Self      time.Duration `json:"self_cpu_ns"`
+	// Self is kbf's CPU time, with its children's: the other clients'
+	// probes (librdkafka, Java), which end before it is read.
+	Self time.Duration `json:"self_cpu_ns"`
 	// Cluster is the CPU time the cluster's nodes used (their containers'
 	// accounting); Others is everything else's, kbf and the nodes apart.
 	Cluster time.Duration `json:"cluster_cpu_ns,omitempty"`
