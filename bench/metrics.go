@@ -152,7 +152,10 @@ func Measure(dir string) (*Measurement, error) {
 		if detected && st.Began == 0 && !st.FirstAck.IsZero() {
 			after := st.Total - detect
 			v["after-detect-sec"] = after.Seconds()
-			if sessionKnown && tr.Meta.Fault.Kind != "sigterm" {
+			// A graceful stop (a sigterm, a roll's first stop) is
+			// detected by its controlled shutdown, not by a session
+			// running out from a last heartbeat.
+			if sessionKnown && !tr.Meta.Fault.Graceful() {
 				v["from-heartbeat-sec"] = (after + session).Seconds()
 			}
 		}

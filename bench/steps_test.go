@@ -78,6 +78,16 @@ func TestMeasureSteps(t *testing.T) {
 		if got := [2]float64{v["total-stall-sec"], v["longest-stall-sec"]}; got != want[role] || got[0] <= 0 {
 			t.Errorf("%s: total and longest stall %v, want %v, more than none", role, got, want[role])
 		}
+		// The roll's first step is the SIGTERM: measured at that step,
+		// it is the SIGTERM's, phase by phase.
+		for unit, sigterm := range one.Roles[role] {
+			if got, ok := v[unit]; !ok || got != sigterm {
+				t.Errorf("%s: the roll's %s %v (%v), the SIGTERM's %v", role, unit, got, ok, sigterm)
+			}
+		}
+		if len(v) != len(one.Roles[role])+2 {
+			t.Errorf("%s: the roll measures %v, want the SIGTERM's %v and its two step stalls", role, v, one.Roles[role])
+		}
 	}
 
 	set := &Set{Records: []Record{{Trial: Trial{Variant: Variant{Scenario: Scenario{Name: "rolling", Fault: "rolling"}}, Rep: 1}, M: m}}}

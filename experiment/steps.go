@@ -159,11 +159,13 @@ func (t *trial) stepsFault(ctx context.Context) (attempted bool, err error) {
 }
 
 // first does the first step, recording it as the trial's Fault too, under
-// the trial's fault kind: its time is the fault's.
+// the trial's fault kind: its time is the fault's, and its action (the
+// step just recorded) says how the analysis dates and explains it.
 func (t *trial) first(ctx context.Context, svc string, kind results.FaultKind, note string) error {
 	f, err := t.step(ctx, svc, kind, note)
 	if f.Broker != "" {
 		f.Kind = t.o.Kill
+		f.FirstStep = t.meta.Steps[len(t.meta.Steps)-1].Action
 		t.meta.Fault = &f
 		if serr := t.rec.Save(); serr != nil {
 			err = errors.Join(err, serr)

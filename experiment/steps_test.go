@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -113,8 +115,30 @@ func TestTwoBrokers(t *testing.T) {
 			if len(m.Steps) > 1 && m.Steps[1].Node != "k2" {
 				t.Errorf("second kill of %s, want k2", m.Steps[1].Node)
 			}
+			if got := recordedFirstStep(t, dir); got != results.StepKill {
+				t.Errorf("fault.first_step %q, want %q", got, results.StepKill)
+			}
 		})
 	}
+}
+
+// recordedFirstStep is fault.first_step as the trial wrote it in
+// meta.json, before any reader fills it from the first step.
+func recordedFirstStep(t *testing.T, dir string) results.StepAction {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, results.MetaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Fault struct {
+			FirstStep results.StepAction `json:"first_step"`
+		} `json:"fault"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Fault.FirstStep
 }
 
 func actions(s []results.StepAction) []string {
@@ -152,6 +176,10 @@ func TestRolling(t *testing.T) {
 	}
 	if m.Fault == nil || m.Fault.Kind != results.FaultRolling {
 		t.Errorf("fault %+v, want rolling", m.Fault)
+	}
+	// The roll begins with a graceful stop, and the analysis must know it.
+	if got := recordedFirstStep(t, dir); got != results.StepStop {
+		t.Errorf("fault.first_step %q, want %q", got, results.StepStop)
 	}
 }
 
@@ -261,6 +289,9 @@ func TestControllerFaults(t *testing.T) {
 			}
 			if r := m.Recovery; r == nil || r.QuorumRejoined.IsZero() || qw.rejoinAsked[100] < 2 {
 				t.Errorf("recovery %+v, asked %v: want it to wait until node 100 rejoined the quorum", r, qw.rejoinAsked)
+			}
+			if got := recordedFirstStep(t, dir); got != c.first {
+				t.Errorf("fault.first_step %q, want %q", got, c.first)
 			}
 		})
 	}

@@ -88,10 +88,10 @@ type Setting struct {
 }
 
 // detection returns the event that ends the detection of fault f, at F:
-// the controller fencing the broker, or, for a SIGTERM, granting its
-// controlled shutdown.
+// the controller fencing the broker, or, for a graceful stop (a sigterm, or
+// a roll's first stop), granting its controlled shutdown.
 func detection(tl *timeline.Timeline, f *results.Fault, F time.Time) (timeline.Event, bool) {
-	if f.Kind == results.FaultSIGTERM {
+	if f.Graceful() {
 		if e, ok := tl.ControlledShutdown(f.NodeID, f.SignalSent); ok {
 			return e, true
 		}
@@ -138,7 +138,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 	b := f.NodeID
 
 	tr.Boundaries = []Boundary{{Kind: BoundaryFault, Time: F, Partition: -1, Broker: b, InStall: true,
-		Evidence: f.Kind.Signal() + " " + f.Broker}}
+		Evidence: f.Signal() + " " + f.Broker}}
 	detect, detected := detection(tl, f, F)
 	// The detection is one event the partitions share; its line is drawn
 	// at the latest end a stall gave it (ends are never after the event),

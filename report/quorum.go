@@ -162,7 +162,7 @@ func faultLine(tl *timeline.Timeline, f *results.Fault, F time.Time) LogLine {
 	if e, ok := tl.First(F, timeline.OfKind(timeline.KindProcessEnded, timeline.KindFrozen), timeline.OnNode(f.Broker)); ok && e.Time.Equal(F) {
 		return *logLine(e)
 	}
-	return LogLine{Node: f.Broker, Time: F, Evidence: f.Kind.Signal() + " " + f.Broker, Source: results.MetaFile}
+	return LogLine{Node: f.Broker, Time: F, Evidence: f.Signal() + " " + f.Broker, Source: results.MetaFile}
 }
 
 // explain says why the quorum had no leader as long as it did. A voter

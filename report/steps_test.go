@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -190,6 +192,68 @@ func TestRollingSteps(t *testing.T) {
 	checkGolden(t, "rolling.txt.golden", text.Bytes())
 	checkGolden(t, "rolling.json.golden", js.Bytes())
 	checkGolden(t, "rolling.digest.golden", digest.Bytes())
+}
+
+// A rolling restart begins with a graceful stop of its first broker, and
+// its first stall is that stop's: the recorded SIGTERM of k1, relabelled as
+// the first step of a roll (k1 stopped, started again, every ISR full), is
+// dated by k1's SIGTERM line and split into the same phases, explained by
+// the controlled shutdown, as the SIGTERM itself, not by a fence after
+// broker.session.timeout.ms. Its meta.json is written anew, as a kbf of now
+// writes it, without the SIGTERM line format version 1 kept; once with the
+// first step recorded in the fault, once as a kbf before that wrote it.
+func TestRollingFirstStopIsSigterm(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		first results.StepAction
+	}{
+		{"recorded", results.StepStop},
+		{"from the first step", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := unpack(t, sigtermArchive)
+			term := analyze(t, dir)
+			meta, err := results.ReadMeta(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, r := meta.Fault, meta.Recovery
+			meta.Fault = &results.Fault{Broker: f.Broker, NodeID: f.NodeID, Kind: results.FaultRolling, FirstStep: c.first,
+				SignalSent: f.SignalSent, Finished: f.Finished, ExitCode: f.ExitCode}
+			meta.Steps = []results.Step{
+				{Action: results.StepStop, Node: f.Broker, NodeID: f.NodeID, Sent: f.SignalSent, At: f.Finished, ExitCode: f.ExitCode, Note: "the roll's first broker"},
+				{Action: results.StepStart, Node: f.Broker, NodeID: f.NodeID, Sent: r.Restarted, At: r.Restarted, Note: "rolled"},
+				{Action: results.StepISRFull, At: r.ISRFull, Note: "after " + f.Broker},
+			}
+			if err := results.WriteMeta(dir, meta); err != nil {
+				t.Fatal(err)
+			}
+			roll := analyze(t, dir)
+
+			if !roll.FaultAt.Equal(term.FaultAt) {
+				t.Errorf("the roll's fault at %v, the SIGTERM's %v", roll.FaultAt, term.FaultAt)
+			}
+			if !reflect.DeepEqual(roll.Gaps.Partitions, term.Gaps.Partitions) {
+				t.Errorf("the roll's gaps differ from the SIGTERM's:\n%+v\n%+v", roll.Gaps.Partitions, term.Gaps.Partitions)
+			}
+			if len(term.Stalls) == 0 || !reflect.DeepEqual(roll.Stalls, term.Stalls) {
+				t.Errorf("the roll's stalls differ from the SIGTERM's:\n%+v\n%+v", roll.Stalls, term.Stalls)
+			}
+			if !reflect.DeepEqual(roll.Boundaries, term.Boundaries) {
+				t.Errorf("the roll's boundaries differ from the SIGTERM's:\n%+v\n%+v", roll.Boundaries, term.Boundaries)
+			}
+			var kinds []BoundaryKind
+			for _, b := range roll.Boundaries {
+				kinds = append(kinds, b.Kind)
+			}
+			if !slices.Contains(kinds, BoundaryControlledShutdown) || slices.Contains(kinds, BoundaryFenced) {
+				t.Errorf("boundaries %q: want the controlled shutdown, no fence", kinds)
+			}
+			if roll.Steps == nil || roll.Verdict == nil || roll.Verdict.Status != term.Verdict.Status {
+				t.Errorf("step view %v, verdict %v: want steps, and the SIGTERM's verdict %v", roll.Steps, roll.Verdict, term.Verdict)
+			}
+		})
+	}
 }
 
 // checkStepsJSON checks that report.json's step view holds the numbers the

@@ -143,7 +143,7 @@ func says(s Setting, def time.Duration) string {
 
 // detect explains fault → the controller acting on the broker.
 func (x *explainer) detect(ph *Phase) {
-	if x.f.Kind == results.FaultSIGTERM {
+	if x.f.Graceful() {
 		ph.Why = fmt.Sprintf("on SIGTERM broker %d asks the controller for a controlled shutdown with its next heartbeat; the controller granted it %s after the signal and moved its leaderships first",
 			x.f.NodeID, secs(ph.End.Sub(x.f.SignalSent)))
 		ph.Setting = "none: controlled.shutdown.enable (on by default) is what makes this short"
@@ -211,7 +211,7 @@ func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
 	}
 	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it until the controller removed it; the leader applied the smaller ISR %s later, and the high watermark moved again",
 		x.f.NodeID, secs(ph.End.Sub(prev)))
-	if x.f.Kind != results.FaultSIGTERM {
+	if !x.f.Graceful() {
 		ph.Setting = "the detection's: the ISR keeps a dead follower until the controller fences it"
 	}
 }

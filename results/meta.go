@@ -123,6 +123,12 @@ type Fault struct {
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
 	Escalated bool `json:"escalated,omitempty"`
+	// FirstStep is what a fault of several steps did first, the action of
+	// the step this record is (Meta.Steps[0]): a rolling restart's first
+	// broker is stopped gracefully, two-brokers' killed. A fault of one
+	// step leaves it empty, its Kind saying it. A file written before kbf
+	// recorded it gets it from its first step when read (DecodeMeta).
+	FirstStep StepAction `json:"first_step,omitempty"`
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
@@ -133,6 +139,46 @@ type Fault struct {
 // files leave it to the analysis, which reads it from the broker's log.
 func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termLogged.IsZero() }
 
+// Action is what the fault did first to its node's process: StepKill,
+// StepStop or StepPause, from Kind for a fault of one step and from
+// FirstStep for one of several; "" for a fault that signals no process (a
+// network cut, a full disk) or whose first step is not recorded.
+func (f *Fault) Action() StepAction {
+	switch f.Kind {
+	case FaultSIGKILL:
+		return StepKill
+	case FaultSIGTERM:
+		return StepStop
+	case FaultPause:
+		return StepPause
+	}
+	if f.Kind.MultiStep() {
+		return f.FirstStep
+	}
+	return ""
+}
+
+// Graceful reports whether the fault began with a graceful stop (SIGTERM),
+// as a sigterm, a rolling restart and last-replica do: the analysis then
+// dates it by the broker's own SIGTERM line and expects a controlled
+// shutdown, not a fence once the broker's session timed out.
+func (f *Fault) Graceful() bool { return f.Action() == StepStop }
+
+// Signal spells what the fault did first as its signal, so a rolling
+// restart's first stop reads as the SIGTERM it was; a fault that signals
+// no process is spelt by its kind (FaultKind.Signal).
+func (f *Fault) Signal() string {
+	switch f.Action() {
+	case StepKill:
+		return "SIGKILL"
+	case StepStop:
+		return "SIGTERM"
+	case StepPause:
+		return "PAUSE"
+	}
+	return f.Kind.Signal()
+}
+
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause (of a broker or of the active
 // controller) the moment the engine had frozen the container, for a cut or
@@ -142,7 +188,7 @@ func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termL
 // reads from the broker's log (timeline.Timeline.FaultAt).
 func (f *Fault) At() time.Time {
 	switch {
-	case f.Kind == FaultSIGTERM && !f.termLogged.IsZero():
+	case f.Graceful() && !f.termLogged.IsZero():
 		return f.termLogged
 	case f.Kind.Freezes() && !f.Paused.IsZero():
 		return f.Paused
@@ -150,7 +196,7 @@ func (f *Fault) At() time.Time {
 		return f.Cut
 	case !f.Filled.IsZero():
 		return f.Filled
-	case f.Kind != FaultSIGTERM && !f.Finished.IsZero():
+	case !f.Graceful() && !f.Finished.IsZero():
 		return f.Finished
 	}
 	return f.SignalSent

@@ -91,6 +91,33 @@ func TestMetaDerivedNotWritten(t *testing.T) {
 	}
 }
 
+// TestMetaFirstStep: a fault of several steps that a kbf wrote before it
+// recorded fault.first_step gets it from its first step, which the fault is.
+func TestMetaFirstStep(t *testing.T) {
+	const head = `{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
+ "fault": {"broker": "k1", "node_id": 1, "kind": "rolling", "signal_sent": "2026-11-30T03:26:09Z"`
+	const steps = `"steps": [{"action": "sigterm", "node": "k1", "node_id": 1, "sent": "2026-11-30T03:26:09Z", "at": "2026-11-30T03:26:11Z"},
+ {"action": "start", "node": "k1", "node_id": 1, "at": "2026-11-30T03:26:13Z"}]`
+	for _, tc := range []struct {
+		name, in string
+		want     StepAction
+	}{
+		{"older: from the first step", head + "},\n " + steps + "}", StepStop},
+		{"recorded", head + `, "first_step": "sigkill"},` + "\n " + steps + "}", StepKill},
+		{"no steps", head + "}}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := DecodeMeta(strings.NewReader(tc.in), "meta.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Fault.FirstStep; got != tc.want {
+				t.Errorf("first step %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzDecodeMeta: any input is decoded or refused with one short line,
 // never a panic; what is accepted is written and read back the same.
 func FuzzDecodeMeta(f *testing.F) {
@@ -134,11 +161,56 @@ func TestFaultAt(t *testing.T) {
 		{"controller-pause", Fault{Kind: FaultControllerPause, SignalSent: sent, Paused: took}, took},
 		{"pause not seen frozen", Fault{Kind: FaultControllerPause, SignalSent: sent}, sent},
 		{"sigterm", Fault{Kind: FaultSIGTERM, SignalSent: sent, Finished: took}, sent},
+		// A fault of several steps starts as its first step did.
+		{"rolling", Fault{Kind: FaultRolling, FirstStep: StepStop, SignalSent: sent, Finished: took}, sent},
+		{"two-brokers", Fault{Kind: FaultTwoBrokers, FirstStep: StepKill, SignalSent: sent, Finished: took}, took},
 		{"isolate", Fault{Kind: FaultIsolate, SignalSent: sent, Cut: took}, took},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.fault.At(); !got.Equal(tc.want) {
 				t.Errorf("At = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestFaultAction: a fault of several steps did first what its first step
+// did, so a rolling restart, which begins with a SIGTERM, is analysed as a
+// graceful stop; a fault of one step is what its kind says.
+func TestFaultAction(t *testing.T) {
+	for _, tc := range []struct {
+		kind     FaultKind
+		first    StepAction
+		want     StepAction
+		signal   string
+		graceful bool
+	}{
+		{FaultSIGKILL, "", StepKill, "SIGKILL", false},
+		{FaultSIGTERM, "", StepStop, "SIGTERM", true},
+		{FaultPause, "", StepPause, "PAUSE", false},
+		{FaultIsolate, "", "", "ISOLATE", false},
+		{FaultDiskFull, "", "", "DISK-FULL", false},
+		{FaultRolling, StepStop, StepStop, "SIGTERM", true},
+		{FaultLastReplica, StepStop, StepStop, "SIGTERM", true},
+		{FaultTwoBrokers, StepKill, StepKill, "SIGKILL", false},
+		{FaultControllerKill, StepKill, StepKill, "SIGKILL", false},
+		{FaultControllerPause, StepPause, StepPause, "PAUSE", false},
+		// Not recorded (a fault made by hand): the kind alone does not say.
+		{FaultRolling, "", "", "ROLLING", false},
+		{FaultControllerKill, "", "", "SIGKILL", false},
+		// A fault of one step is its kind, whatever else it holds.
+		{FaultSIGKILL, StepStop, StepKill, "SIGKILL", false},
+	} {
+		t.Run(string(tc.kind)+"/"+string(tc.first), func(t *testing.T) {
+			f := &Fault{Kind: tc.kind, FirstStep: tc.first}
+			if got := f.Action(); got != tc.want {
+				t.Errorf("Action = %q, want %q", got, tc.want)
+			}
+			if got := f.Graceful(); got != tc.graceful {
+				t.Errorf("Graceful = %v, want %v", got, tc.graceful)
+			}
+			if got := f.Signal(); got != tc.signal {
+				t.Errorf("Signal = %q, want %q", got, tc.signal)
 			}
 		})
 	}

@@ -66,6 +66,11 @@ func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 	if mf.Fault != nil {
 		f := mf.Fault.Fault
 		f.termLogged = mf.Fault.TermLogged.UTC()
+		if f.FirstStep == "" && f.Kind.MultiStep() && len(m.Steps) > 0 {
+			// Written before kbf recorded it: the fault is its first
+			// step (Meta.Steps), which says what was done.
+			f.FirstStep = m.Steps[0].Action
+		}
 		m.Fault = &f
 	}
 	if err := m.validate(); err != nil {

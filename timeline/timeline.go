@@ -268,12 +268,13 @@ func readFile(path string, parse func(io.Reader) (int, error)) (unparsed int, mi
 }
 
 // faultEvents turns the fault record into the signal's sending and the
-// process's end.
+// process's end, spelt as the signal it was: a roll's first stop is a
+// SIGTERM.
 func faultEvents(f *results.Fault, add func(Event)) {
 	if f == nil {
 		return
 	}
-	sig := f.Kind.Signal()
+	sig := f.Signal()
 	if !f.SignalSent.IsZero() {
 		e := newEvent(f.SignalSent, NodeKBF, KindSignalSent)
 		e.Broker = f.NodeID
@@ -327,17 +328,18 @@ func termFromFault(f *results.Fault, events []Event) []Event {
 }
 
 // FaultAt is the fault's start as the analysis uses it: for a graceful
-// stop the broker's own "Terminating process due to signal SIGTERM" line,
-// the first at or after the signal was sent (Kafka's log times have
-// millisecond resolution, so from a millisecond before); otherwise, or when
-// the broker's log does not have it, what the fault record says
-// (results.Fault.At). Zero without a fault.
+// stop (a sigterm, or a fault of several steps whose first step is one,
+// results.Fault.Graceful) the broker's own "Terminating process due to
+// signal SIGTERM" line, the first at or after the signal was sent (Kafka's
+// log times have millisecond resolution, so from a millisecond before);
+// otherwise, or when the broker's log does not have it, what the fault
+// record says (results.Fault.At). Zero without a fault.
 func (tl *Timeline) FaultAt() time.Time {
 	f := tl.Fault
 	if f == nil {
 		return time.Time{}
 	}
-	if f.Kind == results.FaultSIGTERM {
+	if f.Graceful() {
 		if e, ok := tl.First(f.SignalSent.Add(-time.Millisecond), OfKind(KindSignalReceived), OnNode(f.Broker)); ok {
 			return e.Time
 		}

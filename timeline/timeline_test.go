@@ -329,6 +329,54 @@ func TestTermFromFault(t *testing.T) {
 	}
 }
 
+// TestFaultAtFirstStep: a fault of several steps is dated as its first
+// step: a roll's first stop, a SIGTERM, by the broker's own SIGTERM line, as
+// a sigterm is; two brokers' first kill by the process's end. The recorded
+// SIGTERM's fault is made anew in each kind, as a newer kbf writes it,
+// without the SIGTERM line that format version 1 kept beside it.
+func TestFaultAtFirstStep(t *testing.T) {
+	dir := filepath.Join("testdata", "sigterm")
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := meta.Fault
+	line := at("2026-11-30 04:10:00.011000000") // k1's server.log
+	for _, c := range []struct {
+		kind  results.FaultKind
+		first results.StepAction
+		want  time.Time
+		sent  string
+	}{
+		{results.FaultSIGTERM, "", line, "sent SIGTERM to k1"},
+		{results.FaultRolling, results.StepStop, line, "sent SIGTERM to k1"},
+		{results.FaultLastReplica, results.StepStop, line, "sent SIGTERM to k1"},
+		{results.FaultTwoBrokers, results.StepKill, rec.Finished, "sent SIGKILL to k1"},
+		// A first step not recorded is not taken for a graceful stop.
+		{results.FaultRolling, "", rec.Finished, "sent ROLLING to k1"},
+	} {
+		t.Run(string(c.kind)+"/"+string(c.first), func(t *testing.T) {
+			f := &results.Fault{Broker: rec.Broker, NodeID: rec.NodeID, Kind: c.kind, FirstStep: c.first,
+				SignalSent: rec.SignalSent, Finished: rec.Finished, ExitCode: rec.ExitCode}
+			src, err := FromDir(dir, meta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Fault = f
+			tl, err := Build(src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tl.FaultAt(); !got.Equal(c.want) {
+				t.Errorf("fault at %v, want %v", got, c.want)
+			}
+			if e, ok := tl.First(time.Time{}, OfKind(KindSignalSent)); !ok || e.Text != c.sent {
+				t.Errorf("sending %+v, want %q", e, c.sent)
+			}
+		})
+	}
+}
+
 func TestGzippedRotatedFile(t *testing.T) {
 	dir := t.TempDir()
 	node := filepath.Join(dir, "logs", "c1")

@@ -39,8 +39,9 @@ const (
 	// NoFault: the trial ended before its fault was injected.
 	NoFault Kind = "no-fault"
 	// FaultNotConfirmed: the fault is not the one asked for, or the engine
-	// never confirmed it (a SIGTERM escalated to SIGKILL, a container that
-	// did not stop, a pause not reported).
+	// never confirmed it (a SIGTERM escalated to SIGKILL, at any step of a
+	// fault of several; a container that did not stop, a pause not
+	// reported).
 	FaultNotConfirmed Kind = "fault-not-confirmed"
 	// ProbeStalled: the probe itself missed sends, or went without sending
 	// longer than the bound, inside the window that decides the stall.
@@ -107,6 +108,7 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 	}
 	if f := m.Fault; f != nil {
 		judgeFault(f, add)
+		judgeSteps(m.Steps, add)
 	} else if m.Kind == "trial" && (m.Baseline == nil || m.Baseline.Unhealthy == "") {
 		add(Invalid, NoFault, "the trial ended before the fault was injected")
 	}
@@ -120,14 +122,29 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 
 type adder func(s Status, k Kind, format string, a ...any)
 
+// judgeFault judges the fault by what it did first (results.Fault.Action):
+// a fault of several steps records its first step as the fault, so a roll
+// whose first stop was not confirmed is judged as a sigterm would be.
 func judgeFault(f *results.Fault, add adder) {
-	switch {
+	switch a := f.Action(); {
 	case f.Escalated:
 		add(Invalid, FaultNotConfirmed, "the broker outlived its SIGTERM grace and was SIGKILLed")
-	case (f.Kind == "sigkill" || f.Kind == "sigterm") && f.Finished.IsZero():
+	case (a == results.StepKill || a == results.StepStop) && f.Finished.IsZero():
 		add(Invalid, FaultNotConfirmed, "the engine recorded no stop of %s's container", f.Broker)
-	case f.Kind == "pause" && f.Paused.IsZero():
+	case a == results.StepPause && f.Paused.IsZero():
 		add(Invalid, FaultNotConfirmed, "the engine did not report %s's container frozen", f.Broker)
+	}
+}
+
+// judgeSteps judges the steps after the first, which the fault is and
+// judgeFault judged: a later graceful stop that outlived its grace and was
+// SIGKILLed makes the fault not the one asked for, as the first's would.
+// Steps are numbered from 1, as the report's step view numbers them.
+func judgeSteps(steps []results.Step, add adder) {
+	for i, s := range steps {
+		if i > 0 && s.Action == results.StepStop && s.Escalated {
+			add(Invalid, FaultNotConfirmed, "step %d: %s outlived its SIGTERM grace and was SIGKILLed", i+1, s.Node)
+		}
 	}
 }
 

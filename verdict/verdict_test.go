@@ -29,6 +29,26 @@ func trial() (*results.Meta, *gaps.Report) {
 	return m, g
 }
 
+// roll makes m's fault a rolling restart of k1, k2 and k3, each stopped,
+// started and waited for, whose graceful stops exited by themselves but
+// the one at step escalated: 1 (the fault's own), 4 or 7; 0 for none.
+func roll(m *results.Meta, escalated int) {
+	m.Fault.Kind, m.Fault.FirstStep, m.Fault.ExitCode = results.FaultRolling, results.StepStop, 143
+	m.Steps = nil
+	for i, node := range []string{"k1", "k2", "k3"} {
+		at := t0.Add(time.Duration(i) * 10 * time.Second)
+		m.Steps = append(m.Steps,
+			results.Step{Action: results.StepStop, Node: node, Sent: at, At: at, ExitCode: 143},
+			results.Step{Action: results.StepStart, Node: node, Sent: at.Add(3 * time.Second), At: at.Add(3 * time.Second)},
+			results.Step{Action: results.StepISRFull, At: at.Add(8 * time.Second)})
+	}
+	if escalated > 0 {
+		s := &m.Steps[escalated-1]
+		s.Escalated, s.ExitCode = true, 137
+	}
+	m.Fault.Escalated = m.Steps[0].Escalated
+}
+
 func missed(from time.Time, slots int64) map[int32]*results.MissedSends {
 	return map[int32]*results.MissedSends{0: {Count: slots, First: from, Last: from.Add(time.Duration(slots-1) * 20 * time.Millisecond),
 		Runs: []results.MissedRun{{From: from, Slots: slots}}}}
@@ -62,6 +82,20 @@ func TestJudge(t *testing.T) {
 			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished = "pause", time.Time{} }},
 		{name: "pause confirmed", status: Valid,
 			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished, m.Fault.Paused = "pause", time.Time{}, t0 }},
+		// A fault of several steps is judged by its first step, and by
+		// every later graceful stop.
+		{name: "a roll whose stops obeyed", status: Valid,
+			edit: func(m *results.Meta) { roll(m, 0) }},
+		{name: "a roll's first stop not confirmed", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "no stop of k1",
+			edit: func(m *results.Meta) { roll(m, 0); m.Fault.Finished = time.Time{} }},
+		{name: "a roll's first stop escalated", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "the broker outlived its SIGTERM grace",
+			edit: func(m *results.Meta) { roll(m, 1) }},
+		{name: "a roll's later stop escalated", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "step 4: k2 outlived its SIGTERM grace and was SIGKILLed",
+			edit: func(m *results.Meta) { roll(m, 4) }},
+		{name: "two brokers' first kill not confirmed", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "no stop of k1",
+			edit: func(m *results.Meta) {
+				m.Fault.Kind, m.Fault.FirstStep, m.Fault.Finished = results.FaultTwoBrokers, results.StepKill, time.Time{}
+			}},
 		{name: "probe stalled inside the window", status: Suspect, kinds: []Kind{ProbeStalled}, detail: "p0: the probe missed 15 sends",
 			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) }},
 		{name: "probe stalled just before the fault", status: Suspect, kinds: []Kind{ProbeStalled},
