@@ -2,15 +2,12 @@ package bench
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -235,17 +232,19 @@ func invalid(tr *report.Trial) string {
 	return ""
 }
 
-// sessionTimeout is broker.session.timeout.ms as a controller logged it.
+// sessionTimeout is broker.session.timeout.ms as the report's detection
+// read it: from a controller's logged configuration, or the properties it
+// was started with.
 func sessionTimeout(tr *report.Trial) (time.Duration, bool) {
-	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
-	for _, e := range ents {
-		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; broker || !e.IsDir() {
-			continue
-		}
-		cfg := timeline.NodeConfigValues(tr.Dir, e.Name())
-		if v, ok := cfg["broker.session.timeout.ms"]; ok {
-			if n, err := strconv.Atoi(v); err == nil {
-				return time.Duration(n) * time.Millisecond, true
+	for _, st := range tr.Stalls {
+		for _, ph := range st.Phases {
+			for _, s := range ph.Settings {
+				if s.Name != "broker.session.timeout.ms" || s.Source == report.SourceUnknown {
+					continue
+				}
+				if n, err := strconv.Atoi(s.Value); err == nil {
+					return time.Duration(n) * time.Millisecond, true
+				}
 			}
 		}
 	}

@@ -67,6 +67,9 @@ const (
 	SourceNodeConfig SettingSource = "node-config"
 	// SourceClientConfig: the probe's client configuration in meta.json.
 	SourceClientConfig SettingSource = "client-config"
+	// SourceDefault: the properties the node was started with do not set
+	// it, so it had Kafka's default.
+	SourceDefault SettingSource = "default"
 	// SourceUnknown: the value could not be read. It is never assumed
 	// to be the default.
 	SourceUnknown SettingSource = "unknown"

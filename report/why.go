@@ -82,13 +82,29 @@ func controllers(tr *Trial) []string {
 	return out
 }
 
-// nodeSetting is a node's setting as it logged it, or unknown, saying why.
+// kafkaDefaults are Kafka 4.3's defaults of the node settings the
+// explanations name, for a node whose start properties do not set one.
+var kafkaDefaults = map[string]string{
+	"broker.session.timeout.ms":                 "9000",
+	"broker.heartbeat.interval.ms":              "2000",
+	"controller.quorum.fetch.timeout.ms":        "2000",
+	"controller.quorum.election.timeout.ms":     "1000",
+	"controller.quorum.election.backoff.max.ms": "1000",
+	"replica.fetch.backoff.ms":                  "1000",
+}
+
+// nodeSetting is a node's setting as it logged it, or as the properties it
+// was started with leave it (Kafka's default), or unknown, saying why.
 func nodeSetting(cfg *timeline.NodeConfig, cfgErr error, node, name string) Setting {
 	s := Setting{Name: name, Node: node, Source: SourceUnknown}
 	if cfg != nil {
 		s.Node = cfg.Node
 		if v, where, ok := cfg.Lookup(name); ok {
 			s.Value, s.Source, s.Where = v, SourceNodeConfig, where
+			return s
+		}
+		if d, ok := kafkaDefaults[name]; ok && cfg.StartFile {
+			s.Value, s.Source, s.Where = d, SourceDefault, "Kafka's default: "+cfg.File+" does not set it"
 			return s
 		}
 		s.Where = "not in " + cfg.File + "'s logged configuration"
@@ -136,6 +152,9 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 // is unknown and why, with Kafka's default named as such.
 func says(s Setting, def time.Duration) string {
 	if d, ok := ms(s); ok {
+		if s.Source == SourceDefault {
+			return fmt.Sprintf("%s = %d ms, Kafka's default", s.Name, d.Milliseconds())
+		}
 		return fmt.Sprintf("%s = %d ms", s.Name, d.Milliseconds())
 	}
 	return fmt.Sprintf("%s unknown: %s; Kafka's default is %d ms", s.Name, s.Where, def.Milliseconds())

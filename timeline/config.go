@@ -21,6 +21,10 @@ type NodeConfig struct {
 	Node   string
 	File   string // as a source names it: "c1/server.log"
 	Values map[string]ConfigValue
+	// StartFile is true when Values are the properties the node was
+	// started with, not its logged effective configuration: a key they do
+	// not set took Kafka's default.
+	StartFile bool
 }
 
 // ConfigValue is one "name = value" line of a logged configuration.
@@ -52,7 +56,9 @@ func ReadBackConfig(m *results.Meta, node string) (*NodeConfig, bool) {
 	if m == nil || m.Cluster.Nodes[node] == nil {
 		return nil, false
 	}
-	c := &NodeConfig{Node: node, File: results.MetaFile + " (read back from " + node + ")", Values: map[string]ConfigValue{}}
+	// A broker's read-back is its whole effective configuration; a
+	// controller's, the server.properties it was started with.
+	c := &NodeConfig{Node: node, File: results.MetaFile + " (read back from " + node + ")", Values: map[string]ConfigValue{}, StartFile: true}
 	for k, v := range m.Cluster.Nodes[node] {
 		c.Values[k] = ConfigValue{Value: v}
 	}
