@@ -354,6 +354,8 @@ func undone(f *results.Fault) string {
 		return "unpaused"
 	case f.Kind == results.FaultDiskFull:
 		return "broker restarted on an empty log directory"
+	case f.Kind.Controller():
+		return "controller restarted"
 	}
 	return "broker restarted"
 }
