@@ -185,9 +185,10 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 	// the data. The whole cluster is then made anew. A broker whose log
 	// directory is or was a tmpfs counts too: the one-replica topic moves
 	// off it, or back (topicsFor), which only a new cluster does.
+	sole := c.soleReplicas()
 	for svc := range c.proj.nodes {
 		remade := acts[svc] == recreate || acts[svc] == create && len(conts) > 0
-		if !remade || !c.soleReplicas()[svc] && !c.onTmpfs(svc, conts[svc]) {
+		if !remade || !sole[svc] && !c.onTmpfs(svc, conts[svc]) {
 			continue
 		}
 		for n := range c.proj.nodes {

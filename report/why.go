@@ -200,16 +200,26 @@ func (x *explainer) detect(ph *Phase) {
 // full disk, from its own log: the failed write, the directory taken
 // offline, the halt, and that nothing of it reached the controller.
 func (x *explainer) diskStory() string {
-	tl, at, b := x.tr.Timeline, x.tr.FaultAt, x.f.Broker
+	at := x.tr.FaultAt
 	var parts []string
-	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirWriteFailed), timeline.OnNode(b)); ok {
-		parts = append(parts, fmt.Sprintf("its next write failed %s after the disk filled (%s [%s])", secs(e.Time.Sub(at)), e.Summary(), e.Source))
-	}
-	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirOffline), timeline.OnNode(b)); ok {
-		parts = append(parts, fmt.Sprintf("it took the directory's replicas offline %s after", secs(e.Time.Sub(at))))
-	}
-	if e, ok := tl.First(at.Add(-time.Millisecond), timeline.OfKind(timeline.KindLogDirsFailed), timeline.OnNode(b)); ok {
-		parts = append(parts, fmt.Sprintf("with no log directory left it halted %s after (%s [%s])", secs(e.Time.Sub(at)), e.Summary(), e.Source))
+	for _, step := range []struct {
+		kind  timeline.Kind
+		what  string
+		cited bool // the log line is quoted
+	}{
+		{timeline.KindLogDirWriteFailed, "its next write failed %s after the disk filled", true},
+		{timeline.KindLogDirOffline, "it took the directory's replicas offline %s after", false},
+		{timeline.KindLogDirsFailed, "with no log directory left it halted %s after", true},
+	} {
+		e, ok := x.tr.Timeline.First(at.Add(-time.Millisecond), timeline.OfKind(step.kind), timeline.OnNode(x.f.Broker))
+		if !ok {
+			continue
+		}
+		part := fmt.Sprintf(step.what, secs(e.Time.Sub(at)))
+		if step.cited {
+			part += fmt.Sprintf(" (%s [%s])", e.Summary(), e.Source)
+		}
+		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return ""
