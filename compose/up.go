@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/filters"
 	"github.com/docker/docker/api/types/image"
 )
 
@@ -40,6 +42,9 @@ type UpReport struct {
 	// The services whose containers Up created, started, or removed and
 	// created again, in start order.
 	Created, Started, Recreated []string
+	// Removed are the containers of the project that are no service of it
+	// any more (a smaller cluster than the last), which Up removed first.
+	Removed []string
 }
 
 // Up brings the cluster to its starting shape and returns when Kafka is
@@ -118,7 +123,7 @@ func containersDetail(rep *UpReport) string {
 	for _, a := range []struct {
 		verb string
 		svcs []string
-	}{{"recreated", rep.Recreated}, {"created", rep.Created}, {"started", rep.Started}} {
+	}{{"removed", rep.Removed}, {"recreated", rep.Recreated}, {"created", rep.Created}, {"started", rep.Started}} {
 		if len(a.svcs) > 0 {
 			parts = append(parts, a.verb+" "+strings.Join(a.svcs, " "))
 		}
@@ -138,7 +143,10 @@ const (
 )
 
 // plan decides each service's action from its container (nil if missing).
-func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID string, netOK bool) map[string]action {
+// reshaped is true when nodes of the project were removed (orphans): the
+// rest is made anew, since a quorum or a replica set that named the removed
+// nodes would never be whole again.
+func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID string, netOK, reshaped bool) map[string]action {
 	acts := make(map[string]action)
 	for _, svc := range c.proj.order {
 		ci := conts[svc]
@@ -155,7 +163,7 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 			default:
 				acts[svc] = start
 			}
-		case !netOK || ci.Config == nil || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, imageID).hash() ||
+		case !netOK || reshaped || ci.Config == nil || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, imageID).hash() ||
 			ci.Config.Labels[labelProject] != c.proj.name:
 			acts[svc] = recreate
 		case imageID != "" && ci.Image != imageID:
@@ -286,12 +294,16 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 			}
 		}
 	}
-	acts := c.plan(conts, imageID, netOK)
+	orphans, err := c.orphans(ctx)
+	if err != nil {
+		return err
+	}
+	acts := c.plan(conts, imageID, netOK, len(orphans) > 0)
 	if err := c.checkPlan(conts, acts); err != nil {
 		return err
 	}
 
-	all := true
+	all := len(orphans) == 0
 	for _, svc := range c.proj.order {
 		all = all && acts[svc] == keep
 	}
@@ -306,7 +318,16 @@ func (c *Cluster) upContainers(ctx context.Context, rep *UpReport) error {
 			}
 		}
 		// Labels carry the image's id; plan again now that it is known.
-		acts = c.plan(conts, imageID, netOK)
+		acts = c.plan(conts, imageID, netOK, len(orphans) > 0)
+	}
+	// The nodes that no longer belong go first: a controller left running
+	// from a larger quorum would lead the new one astray, and each holds
+	// a port the new shape may publish again.
+	for _, name := range orphans {
+		if err := c.remove(ctx, name); err != nil {
+			return err
+		}
+		rep.Removed = append(rep.Removed, name)
 	}
 	if err := c.checkPorts(conts, acts); err != nil {
 		return err
@@ -488,6 +509,35 @@ func pullStreamError(r io.Reader) error {
 			return errors.New(m.Error)
 		}
 	}
+}
+
+// orphans are the containers of the project whose service the project no
+// longer has — the nodes of a larger cluster than this one — by name. Those
+// kbf made are removed by Up; one of a user's project that kbf did not make
+// is refused, since kbf never removes what it did not create.
+func (c *Cluster) orphans(ctx context.Context) ([]string, error) {
+	list, err := c.docker.ContainerList(ctx, container.ListOptions{
+		All:     true,
+		Filters: filters.NewArgs(filters.Arg("label", labelProject+"="+c.proj.name)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list containers: %w", err)
+	}
+	var names []string
+	for _, ct := range list {
+		svc := ct.Labels[labelService]
+		if _, ok := c.proj.services[svc]; ok || ct.Labels[labelOneoff] == "True" || len(ct.Names) == 0 {
+			continue
+		}
+		name := strings.TrimPrefix(ct.Names[0], "/")
+		if !c.proj.embedded && ct.Labels[labelKBF] != "true" {
+			return nil, invalidf("container %s of project %s is no service of %s: remove it (docker compose -f %s up -d --remove-orphans, or docker rm -f %s) and run kbf again",
+				name, c.proj.name, c.proj.file, c.proj.file, name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // checkPorts makes sure each port a container is about to publish is free,

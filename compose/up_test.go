@@ -46,6 +46,7 @@ func TestUpContainers(t *testing.T) {
 		created []string
 		started []string
 		recreat []string
+		removed []string
 	}{
 		{
 			name:    "from nothing",
@@ -164,6 +165,24 @@ func TestUpContainers(t *testing.T) {
 			recreat: []string{"c1", "k1", "k2", "k3"},
 		},
 		{
+			// c2 and c3 of the old quorum would lead the new c1 astray,
+			// and the quorum the brokers knew is gone: all made anew.
+			name:    "a smaller quorum removes the controllers that no longer belong",
+			before:  func(f *fakeEngine) { upFromNothing(t, f, Options{Controllers: 3}) },
+			calls:   append(append([]string{"remove kbf-c2", "remove kbf-c3"}, removeAll...), createStart(all...)...),
+			recreat: []string{"c1", "k1", "k2", "k3"},
+			removed: []string{"kbf-c2", "kbf-c3"},
+		},
+		{
+			// Partitions with replicas on k4 and k5 would never have a
+			// full ISR again: the cluster is made anew.
+			name:    "fewer brokers removes the brokers that no longer belong",
+			before:  func(f *fakeEngine) { upFromNothing(t, f, Options{Brokers: 5}) },
+			calls:   append(append([]string{"remove kbf-k4", "remove kbf-k5"}, removeAll...), createStart(all...)...),
+			recreat: []string{"c1", "k1", "k2", "k3"},
+			removed: []string{"kbf-k4", "kbf-k5"},
+		},
+		{
 			name: "image missing is pulled",
 			before: func(f *fakeEngine) {
 				delete(f.images, DefaultImage)
@@ -189,11 +208,15 @@ func TestUpContainers(t *testing.T) {
 				t.Errorf("calls\n got %q\nwant %q", f.calls, tt.calls)
 			}
 			if rep.Reused != tt.reused || !slices.Equal(rep.Created, tt.created) ||
-				!slices.Equal(rep.Started, tt.started) || !slices.Equal(rep.Recreated, tt.recreat) {
-				t.Errorf("report reused %v created %v started %v recreated %v; want %v %v %v %v",
-					rep.Reused, rep.Created, rep.Started, rep.Recreated, tt.reused, tt.created, tt.started, tt.recreat)
+				!slices.Equal(rep.Started, tt.started) || !slices.Equal(rep.Recreated, tt.recreat) || !slices.Equal(rep.Removed, tt.removed) {
+				t.Errorf("report reused %v created %v started %v recreated %v removed %v; want %v %v %v %v %v",
+					rep.Reused, rep.Created, rep.Started, rep.Recreated, rep.Removed, tt.reused, tt.created, tt.started, tt.recreat, tt.removed)
 			}
-			// Whatever the start, the end is the same: all running as configured.
+			// Whatever the start, the end is the same: all running as
+			// configured, and no other container of the project.
+			if len(f.containers) != len(c.Services()) {
+				t.Errorf("%d containers after up, want %d: %v", len(f.containers), len(c.Services()), sortedKeys(f.containers))
+			}
 			for _, svc := range c.Services() {
 				ci := f.containers[c.ContainerName(svc)]
 				if ci == nil || !ci.State.Running || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, "").hash() ||
