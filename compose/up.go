@@ -552,7 +552,7 @@ func (c *Cluster) checkPorts(conts map[string]*container.InspectResponse, acts m
 			continue // its own container holds the port until it is removed
 		}
 		host, _, _ := net.SplitHostPort(n.addr)
-		if err := c.portFree(host, n.port); err != nil {
+		if err := c.portFreeWithin(host, n.port, portRetry); err != nil {
 			how := "choose another port with " + n.portVar
 			if n.portVar == "" {
 				how = "publish another in " + c.proj.file
@@ -561,6 +561,24 @@ func (c *Cluster) checkPorts(conts map[string]*container.InspectResponse, acts m
 		}
 	}
 	return nil
+}
+
+// portRetry is how long a port that is taken is tried again before it is
+// called in use: a port in the ephemeral range may be held for an instant
+// by an outgoing connection, or by a container that was just removed.
+const portRetry = 2 * time.Second
+
+// portFreeWithin asks portFree until the port is free or within has passed,
+// and returns the last answer.
+func (c *Cluster) portFreeWithin(host string, port int, within time.Duration) error {
+	deadline := c.now().Add(within)
+	for {
+		err := c.portFree(host, port)
+		if err == nil || !c.now().Before(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func (c *Cluster) remove(ctx context.Context, name string) error {

@@ -493,3 +493,34 @@ func TestOfflineFallback(t *testing.T) {
 		})
 	}
 }
+
+func TestPortFreeWithin(t *testing.T) {
+	taken := errors.New("address already in use")
+	tests := []struct {
+		name   string
+		busy   int // the answers that say taken before the port is free; -1: always
+		within time.Duration
+		want   error
+	}{
+		{name: "free at once", busy: 0, within: 0},
+		{name: "held for an instant", busy: 2, within: time.Minute},
+		{name: "taken for good", busy: -1, within: 300 * time.Millisecond, want: taken},
+		{name: "no time to look again", busy: 1, within: 0, want: taken},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := testCluster(t, Options{}, newFakeEngine())
+			asked := 0
+			c.portFree = func(string, int) error {
+				asked++
+				if tt.busy < 0 || asked <= tt.busy {
+					return taken
+				}
+				return nil
+			}
+			if err := c.portFreeWithin("127.0.0.1", 19092, tt.within); err != tt.want {
+				t.Errorf("portFreeWithin = %v, want %v (asked %d times)", err, tt.want, asked)
+			}
+		})
+	}
+}
