@@ -23,6 +23,7 @@ const (
 	PhaseTopics     = "topics"
 	PhaseISR        = "ISR full"
 	PhaseLeaders    = "leaders preferred"
+	PhaseAnswer     = "leaders answer"
 )
 
 // Phase is one step of Up and how long it took.
@@ -110,6 +111,14 @@ func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 		detail = "after a preferred leader election"
 	}
 	phase(PhaseLeaders, t0, detail)
+
+	// A probe's first request must find every leader serving: one named
+	// by the controller may not have applied its election yet.
+	t0 = c.now()
+	if err := c.admin.WaitLeadersAnswer(ctx, c.TopicNames()...); err != nil {
+		return nil, err
+	}
+	phase(PhaseAnswer, t0, "")
 
 	rep.Took = c.now().Sub(start)
 	return rep, nil

@@ -691,3 +691,38 @@ func brokerConfigs(rcs kadm.ResourceConfigs) (map[int32]map[string]string, error
 	}
 	return out, nil
 }
+
+// WaitLeadersAnswer waits until every partition of the topics answers a
+// ListOffsets request on its leader, as a probe's first request does: a
+// leader the controller has named may not have applied its election yet
+// and answer NOT_LEADER_OR_FOLLOWER for a moment. No topics means the
+// cluster's topics.
+func (c *Admin) WaitLeadersAnswer(ctx context.Context, topics ...string) error {
+	cl, err := c.client()
+	if err != nil {
+		return err
+	}
+	if len(topics) == 0 {
+		topics = c.TopicNames()
+	}
+	adm := kadm.NewClient(cl)
+	return poll(ctx, "every partition's leader to answer", func(ctx context.Context) (bool, string, error) {
+		ends, err := adm.ListEndOffsets(ctx, topics...)
+		if err != nil {
+			return false, "", err
+		}
+		var silent []string
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Err != nil {
+				silent = append(silent, fmt.Sprintf("%s-%d: %v", o.Topic, o.Partition, o.Err))
+			}
+		})
+		for _, t := range topics {
+			if _, ok := ends[t]; !ok {
+				silent = append(silent, t+": no partitions listed")
+			}
+		}
+		sort.Strings(silent)
+		return len(silent) == 0, strings.Join(silent, ", "), nil
+	})
+}

@@ -431,3 +431,44 @@ func TestBrokerConfigs(t *testing.T) {
 		}
 	}
 }
+
+func TestWaitLeadersAnswer(t *testing.T) {
+	kc, a := fake(t, []Topic{orders})
+	seedOrders(t, kc)
+	// The first two answers say partition 1's leader has not taken over,
+	// as a leader that has not applied its election yet does.
+	refusals := 0
+	kc.ControlKey(kmsg.ListOffsets.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		if refusals >= 2 {
+			return nil, nil, false
+		}
+		refusals++
+		req := kreq.(*kmsg.ListOffsetsRequest)
+		resp := req.ResponseKind().(*kmsg.ListOffsetsResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewListOffsetsResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewListOffsetsResponseTopicPartition()
+				sp.Partition = rp.Partition
+				if rp.Partition == 1 {
+					sp.ErrorCode = kerr.NotLeaderForPartition.Code
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	if err := a.WaitLeadersAnswer(bounded(t)); err != nil {
+		t.Errorf("WaitLeadersAnswer: %v", err)
+	}
+	if refusals < 2 {
+		t.Errorf("the leaders were asked %d times before they answered, want at least 2 refusals", refusals)
+	}
+	err := a.WaitLeadersAnswer(short(t), "absent")
+	if err == nil || !strings.Contains(err.Error(), "absent") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("WaitLeadersAnswer(absent): %v, want a timeout naming the topic", err)
+	}
+}
