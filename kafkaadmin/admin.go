@@ -2,9 +2,13 @@ package kafkaadmin
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net"
 	"slices"
 	"sort"
 	"strconv"
@@ -108,6 +112,9 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 		}
 		fenced, err := brokerStates(ctx, cl)
 		if err != nil {
+			if serr := c.securedListener(ctx, cl, err); serr != nil {
+				return false, "", finalError{serr}
+			}
 			return false, "", plainConnError(err)
 		}
 		if state := brokersState(want, fenced); state != "" {
@@ -124,6 +131,75 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 		}
 		return true, "", nil
 	})
+}
+
+// ErrSecured marks a broker whose listener requires TLS or SASL, which
+// kbf's clients do not speak: waiting longer would not help.
+var ErrSecured = errors.New("the listener requires TLS or SASL")
+
+// securedListener tells, when err is a connection the broker closed at
+// once, whether a broker's listener asks for what kbf's clients do not
+// give: TLS (a TLS handshake with it completes) or SASL (it answers
+// ApiVersions, which Kafka serves before authentication, then closes on
+// the next request). It returns nil when neither is so: the broker may
+// simply not listen yet, and the engine's port proxy closes the
+// connection then too.
+func (c *Admin) securedListener(ctx context.Context, cl *kgo.Client, err error) error {
+	var eof *kgo.ErrFirstReadEOF
+	if !errors.As(err, &eof) {
+		return nil
+	}
+	ids, addrs := c.BrokerIDs(), c.Bootstrap()
+	for i := range cl.SeedBrokers() {
+		if speaksTLS(ctx, addrs[i]) {
+			return fmt.Errorf("broker %d's listener at %s speaks TLS, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
+		}
+		if answersApiVersions(ctx, addrs[i]) {
+			return fmt.Errorf("broker %d's listener at %s answers ApiVersions, then closes the connection: it requires SASL authentication, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
+		}
+	}
+	return nil
+}
+
+// answersApiVersions reports whether addr answers an ApiVersions request
+// sent as the first bytes of a new connection, as Kafka does before any
+// authentication. A client's own connection cannot ask this: it has sent
+// its ApiVersions already, and a SASL listener allows only one.
+func answersApiVersions(ctx context.Context, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	req := kmsg.NewPtrApiVersionsRequest() // version 0: no tagged fields
+	const corrID = 7
+	if _, err := conn.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("kbf")).AppendRequest(nil, req, corrID)); err != nil {
+		return false
+	}
+	var head [8]byte // the size, then the correlation id
+	if _, err := io.ReadFull(conn, head[:]); err != nil {
+		return false
+	}
+	return binary.BigEndian.Uint32(head[:4]) >= 4 && binary.BigEndian.Uint32(head[4:]) == corrID
+}
+
+// speaksTLS reports whether a TLS handshake with addr completes. The
+// certificate is not checked: only whether the listener speaks TLS.
+func speaksTLS(ctx context.Context, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // only asks whether the listener speaks TLS; nothing is sent
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }
 
 // plainConnError rewords the client's guess about TLS: before a broker's
