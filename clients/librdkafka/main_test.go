@@ -115,6 +115,17 @@ func TestSettings(t *testing.T) {
 			t.Errorf("%s: %s = %q, want %q", tt.name, tt.key, got, tt.value)
 		}
 	}
+	all, _ := settings(&options{bootstrap: "b:1", acks: "all", runID: "r2"})
+	if got := flat(all)["enable.idempotence"]; got != "true" {
+		t.Errorf("acks=all: enable.idempotence = %q, want true, as the franz-go and Java probes are", got)
+	}
+	if got := flat(prod)["enable.idempotence"]; got != "false" {
+		t.Errorf("acks=1: enable.idempotence = %q, want false (idempotence needs acks=all)", got)
+	}
+	off, _ := settings(&options{bootstrap: "b:1", acks: "all", runID: "r3", set: map[string]string{"enable.idempotence": "false"}})
+	if got := flat(off)["enable.idempotence"]; got != "false" {
+		t.Errorf("--client-set enable.idempotence=false gave %q", got)
+	}
 	if _, ok := flat(prod)["go.logs.channel.enable"]; ok {
 		t.Error("client.json would list the Go binding's own go.* settings")
 	}

@@ -14,11 +14,13 @@ package tctest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
@@ -270,5 +273,36 @@ func produce(ctx context.Context, t *testing.T, bootstrap []string) {
 				seen[r.Partition] = true
 			}
 		})
+	}
+}
+
+// TestIntegrationSASLListener: a real broker whose host listener asks for
+// SASL. kbf speaks PLAINTEXT, and must say which listener wants what in one
+// line, not wait in silence until its timeout.
+func TestIntegrationSASLListener(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	file, err := filepath.Abs(filepath.Join("testdata", "sasl.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "kbfsasl"
+	startStack(ctx, t, file, name)
+	c, err := compose.New(compose.Options{File: file, ProjectName: name, Env: map[string]string{"KBF_IMAGE": image()},
+		Topics: []compose.Topic{}})
+	if err != nil {
+		t.Fatalf("kbf on %s: %v", file, err)
+	}
+	defer c.Close()
+	upCtx, upCancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer upCancel()
+	start := time.Now()
+	_, err = c.Up(upCtx)
+	t.Logf("Up ended after %.1fs: %v", time.Since(start).Seconds(), err)
+	if !errors.Is(err, kafkaadmin.ErrSecured) {
+		t.Fatalf("Up: %v; want an error saying the listener requires SASL (kafkaadmin.ErrSecured)", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "SASL") || !strings.Contains(msg, "localhost:39192") {
+		t.Errorf("Up: %q; want it to name SASL and the listener localhost:39192", msg)
 	}
 }
