@@ -9,7 +9,8 @@
 #                      previous one or BENCH_BASELINE: figures, not a verdict
 #   make bench-gate    the CI benchmark job anywhere: kbf at BASE_REF and at HEAD benchmarked
 #                      on this machine, interleaved, then kbf compare; fails on a regression
-#   make image         the offline image kbf/kafka:4.3.1 (no registry needed)
+#   make image         the offline image kbf/kafka:4.3.1 (no registry needed); KAFKA_VERSION=4.0.2
+#                      builds kbf/kafka:4.0.2, any Kafka 4.x on Maven Central
 #   make probes        the reference probes for librdkafka and the Java client, into bin/
 #                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
 #   make probe-test    the reference probes' own unit tests
@@ -106,8 +107,11 @@ bench-gate: bench-ab
 # The offline image kbf/kafka:4.3.1, a stand-in for apache/kafka:4.3.1 under
 # compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,
 # Docker, Maven and Java; see image/build.sh.
+# KAFKA_VERSION: any Kafka 4.x release on Maven Central; the image is kbf/kafka:KAFKA_VERSION.
+KAFKA_VERSION ?= 4.3.1
+
 image:
-	image/build.sh
+	KAFKA_VERSION=$(KAFKA_VERSION) image/build.sh
 
 # The reference probes (clients/README.md), built into bin/ where kbf looks for them. The
 # librdkafka probe is its own Go module, so that cgo stays out of the kbf binary.

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# Builds the image kbf/kafka:4.3.1 (run by `make image` from the repository root, and by kbf up
-# and kbf run when the official image cannot be pulled) without pulling any image from a
-# registry. Missing debootstrap and Maven are installed with apt-get on Debian as root;
+# Builds the image kbf/kafka:VERSION, Kafka 4.3.1 unless KAFKA_VERSION says another 4.x (run by
+# `make image [KAFKA_VERSION=4.0.2]` from the repository root, and by kbf up and kbf run when
+# the official image cannot be pulled) without pulling any image from a registry. Missing debootstrap and Maven are installed with apt-get on Debian as root;
 # elsewhere it stops with the command to run.
 #
 #   1. base image kbf/debian-jre:bookworm: a Debian bookworm minbase root filesystem with
 #      openjdk-17-jre-headless, made by debootstrap (needs root and the Debian archive) and
 #      loaded with `docker import`. Skipped when the image exists; `docker rmi` it to rebuild.
-#   2. the Kafka jars of image/pom.xml, copied by Maven into .cache/image/libs. Skipped when
-#      they were copied from the same pom.xml.
+#   2. the Kafka jars of image/pom.xml at KAFKA_VERSION, copied by Maven into
+#      .cache/image/libs-VERSION. Skipped when they were copied from the same pom.xml and version.
 #   3. `docker build` of image/Dockerfile on top of the base image (the classic builder, which
 #      every engine has; layers are cached, so an unchanged rebuild takes seconds).
 #
-# Environment: KBF_IMAGE_TAG (default kbf/kafka:4.3.1), KBF_BASE_IMAGE (default
+# Environment: KAFKA_VERSION (default 4.3.1; any 4.x release on Maven Central), KBF_IMAGE_TAG
+# (default kbf/kafka:KAFKA_VERSION), KBF_BASE_IMAGE (default
 # kbf/debian-jre:bookworm), KBF_CACHE_DIR (default .cache/image in the repository).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 cache=${KBF_CACHE_DIR:-$repo/.cache/image}
-image=${KBF_IMAGE_TAG:-kbf/kafka:4.3.1}
+version=${KAFKA_VERSION:-4.3.1}
+case "$version" in
+  4.[0-9]*.[0-9]*) ;;
+  *)
+    echo "build.sh: KAFKA_VERSION=$version: want a Kafka 4.x release such as 4.0.2 (the image runs KRaft with log4j2, which 3.x does not)" >&2
+    exit 2
+    ;;
+esac
+image=${KBF_IMAGE_TAG:-kbf/kafka:$version}
 base=${KBF_BASE_IMAGE:-kbf/debian-jre:bookworm}
 suite=bookworm
 
@@ -108,24 +117,27 @@ else
 fi
 
 # --- 2. jars ---------------------------------------------------------------------------------
-libs="$cache/libs"
-pom_sum=$(sha256sum "$here/pom.xml" | cut -d' ' -f1)
+libs="$cache/libs-$version"
+pom_sum="$(sha256sum "$here/pom.xml" | cut -d' ' -f1) $version"
 
 copy_jars() {
   rm -rf "$libs.tmp"
-  mvn -q -f "$here/pom.xml" dependency:copy-dependencies \
-    -DincludeScope=runtime -DoutputDirectory="$libs.tmp"
+  if ! mvn -q -f "$here/pom.xml" dependency:copy-dependencies -Dkafka.version="$version" \
+    -DincludeScope=runtime -DoutputDirectory="$libs.tmp"; then
+    echo "build.sh: Maven could not fetch Kafka $version's jars: is $version a Kafka release on Maven Central (org.apache.kafka:kafka_2.13)?" >&2
+    exit 1
+  fi
   rm -rf "$libs"
   mv "$libs.tmp" "$libs"
-  echo "$pom_sum" >"$cache/libs.pom.sha256"
+  echo "$pom_sum" >"$libs.pom.sha256"
   echo "    $(find "$libs" -name '*.jar' | wc -l) jars, $(du -sh "$libs" | cut -f1)"
 }
 
-if [ -d "$libs" ] && [ "$(cat "$cache/libs.pom.sha256" 2>/dev/null)" = "$pom_sum" ]; then
-  timings+=("$(printf '%-40s %9s' "jars (pom.xml)" "cached")")
+if [ -d "$libs" ] && [ "$(cat "$libs.pom.sha256" 2>/dev/null)" = "$pom_sum" ]; then
+  timings+=("$(printf '%-40s %9s' "jars (pom.xml, Kafka $version)" "cached")")
   echo "==> jars: copied from this pom.xml already, skipped"
 else
-  step "jars (pom.xml)" copy_jars
+  step "jars (pom.xml, Kafka $version)" copy_jars
 fi
 
 # --- 3. image --------------------------------------------------------------------------------
@@ -141,7 +153,8 @@ build_image() {
   # Hard links: the context costs no copy of the jars.
   cp -al "$libs" "$context/libs"
   # The classic builder: the engine may be older than BuildKit-by-default clients expect.
-  DOCKER_BUILDKIT=0 docker build --build-arg "BASE_IMAGE=$base" --tag "$image" "$context"
+  DOCKER_BUILDKIT=0 docker build --build-arg "BASE_IMAGE=$base" --build-arg "KAFKA_VERSION=$version" \
+    --tag "$image" "$context"
 }
 
 step "image $image" build_image
