@@ -9,6 +9,7 @@
 #                      previous one or BENCH_BASELINE: figures, not a verdict
 #   make bench-gate    the CI benchmark job anywhere: kbf at BASE_REF and at HEAD benchmarked
 #                      on this machine, interleaved, then kbf compare; fails on a regression
+#   make lint-actions  actionlint over .github/workflows (the benchmark job, the action's own test)
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed); KAFKA_VERSION=4.0.2
 #                      builds kbf/kafka:4.0.2, any Kafka 4.x on Maven Central
 #   make probes        the reference probes for librdkafka and the Java client, into bin/
@@ -25,7 +26,12 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test
+.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test
+
+# The workflows and the action users call (action.yml), checked by actionlint.
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+lint-actions:
+	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf
