@@ -68,5 +68,11 @@ func (w *Writer) Write(r Line) error {
 }
 
 // Round keeps a millisecond: the logs' resolution, and no float noise in
-// the files.
-func Round(v float64) float64 { return math.Round(v*1000) / 1000 }
+// the files. A value too large to have a fraction of a millisecond stays
+// as it is rather than overflow.
+func Round(v float64) float64 {
+	if math.Abs(v) >= 1<<52/1000 {
+		return v
+	}
+	return math.Round(v*1000) / 1000
+}

@@ -441,7 +441,7 @@ func judge(row *Row, new *Side, g Gate, need int) {
 	if beyond && row.Cmp.P < g.Alpha {
 		// Values are rounded to the millisecond: compare in whole
 		// microseconds so that 20 ms is not 20.000000001 ms.
-		change := time.Duration(math.Round((row.New.Center - row.Old.Center) * 1e6)) * time.Microsecond
+		change := time.Duration(math.Round((row.New.Center-row.Old.Center)*1e6)) * time.Microsecond
 		if row.MinChange > 0 && change <= row.MinChange {
 			row.Note = fmt.Sprintf("+%v, within --min-change %v (the probe's resolution)", change, row.MinChange)
 		} else {
@@ -453,6 +453,7 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		set(TooFew, fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need))
 	}
 }
+
 // roleOf reads the role=… part of a benchmark name.
 func roleOf(name string) string {
 	for _, part := range strings.Split(name, "/") {

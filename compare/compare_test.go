@@ -304,13 +304,26 @@ func TestParsePercent(t *testing.T) {
 	tests := []struct {
 		in   string
 		want float64
-		ok   bool
-	}{{"10%", 0.1, true}, {"0.1", 0.1, true}, {"2.5%", 0.025, true}, {"-1%", 0, false}, {"ten", 0, false}}
+		err  string
+	}{
+		{"10%", 0.1, ""}, {"0.1", 0.1, ""}, {"2.5%", 0.025, ""}, {"0", 0, ""}, {"1", 1, ""}, {"150%", 1.5, ""},
+		{"-1%", 0, "at least 0"}, {"-0.1", 0, "at least 0"}, {"ten", 0, "want a percentage"},
+		{"NaN", 0, "want a percentage"}, {"NaN%", 0, "want a percentage"}, {"Inf%", 0, "want a percentage"},
+		{"5", 0, "a plain number is a fraction (0.05 is 5%); write 5% for 5 percent"},
+	}
 	for _, tt := range tests {
-		got, err := ParsePercent(tt.in)
-		if (err == nil) != tt.ok || math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("ParsePercent(%q) = %v, %v", tt.in, got, err)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParsePercent(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("ParsePercent(%q) = %v, %v; want %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("ParsePercent(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
 	}
 }
 

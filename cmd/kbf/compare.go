@@ -166,10 +166,22 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return fmt.Errorf("%w: %s", errFindings, res.Summary())
 	case compare.Regression:
 		return fmt.Errorf("%w: %s", errRegression, res.Summary())
-	case compare.TooFew, compare.Missing:
-		// Both are "no conclusion": a metric on one side only has no
-		// trials at all on the other.
+	case compare.Missing:
+		// No conclusion, as too few trials: a metric on one side only
+		// has none at all on the other.
+		return verdictError{errTooFew, res.Summary()}
+	case compare.TooFew:
 		return fmt.Errorf("%w: %s", errTooFew, res.Summary())
 	}
 	return nil
 }
+
+// verdictError is a gate's verdict that its summary line says in full,
+// with the exit code of the sentinel it wraps.
+type verdictError struct {
+	sentinel error
+	summary  string
+}
+
+func (e verdictError) Error() string { return e.summary }
+func (e verdictError) Unwrap() error { return e.sentinel }
