@@ -147,17 +147,32 @@ func (r *Reader) convert(rec *benchfmt.Result) error {
 		seen[m.Unit] = true
 		val := v.Value * scale
 		if err := check(m, val); err != nil {
+			if orig != m.Unit {
+				return fmt.Errorf("%s: %s %v is %w", res.Name, orig, origValue(v), err)
+			}
 			return fmt.Errorf("%s: %w", res.Name, err)
 		}
-		rec.Values[i] = benchfmt.Value{Value: val, Unit: m.Unit, OrigValue: v.Value, OrigUnit: orig}
+		rec.Values[i] = benchfmt.Value{Value: val, Unit: m.Unit, OrigValue: origValue(v), OrigUnit: orig}
 		res.Values = append(res.Values, Value{m, val})
 	}
 	r.res = res
 	return nil
 }
 
+// maxSeconds is the longest time.Duration, in seconds.
+var maxSeconds = time.Duration(math.MaxInt64).Seconds()
+
+// origValue is the value as the file wrote it.
+func origValue(v benchfmt.Value) float64 {
+	if v.OrigUnit != "" {
+		return v.OrigValue
+	}
+	return v.Value
+}
+
 // check says why v cannot be a value of m, or nil. Durations and counts
-// are finite and not negative; a count is whole.
+// are finite and not negative; a duration fits a time.Duration, a count is
+// whole and exact.
 func check(m Metric, v float64) error {
 	what := "a duration"
 	if !m.Seconds {
@@ -170,6 +185,10 @@ func check(m Metric, v float64) error {
 		return fmt.Errorf("%s %v: %w: %s is never negative", m.Unit, v, ErrNotMeasurement, what)
 	case !m.Seconds && v != math.Trunc(v):
 		return fmt.Errorf("%s %v: %w: %s is whole", m.Unit, v, ErrNotMeasurement, what)
+	case m.Seconds && v > maxSeconds:
+		return fmt.Errorf("%s %v: %w: longer than any duration (%.0f s)", m.Unit, v, ErrNotMeasurement, maxSeconds)
+	case !m.Seconds && v > 1<<53:
+		return fmt.Errorf("%s %v: %w: more records than a count holds exactly", m.Unit, v, ErrNotMeasurement)
 	}
 	return nil
 }
