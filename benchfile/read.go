@@ -137,7 +137,7 @@ func (r *Reader) convert(rec *benchfmt.Result) error {
 		if orig == "" {
 			orig = v.Unit
 		}
-		m, scale, err := unitOf(v.Unit)
+		m, mul, div, err := unitOf(v.Unit)
 		if err != nil {
 			return fmt.Errorf("%s: unit %q: %w", res.Name, orig, err)
 		}
@@ -145,7 +145,7 @@ func (r *Reader) convert(rec *benchfmt.Result) error {
 			return fmt.Errorf("%s: %s given twice (as %s)", res.Name, m.Name, orig)
 		}
 		seen[m.Unit] = true
-		val := v.Value * scale
+		val := v.Value * mul / div
 		if err := check(m, val); err != nil {
 			if orig != m.Unit {
 				return fmt.Errorf("%s: %s %v is %w", res.Name, orig, origValue(v), err)
@@ -203,16 +203,19 @@ func byUnit(unit string) (Metric, bool) {
 }
 
 // timeUnits are the suffixes a duration's unit may carry in place of -sec,
-// and what they are in seconds. benchfmt has already turned -ns into -sec.
-var timeUnits = map[string]float64{"sec": 1, "s": 1, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "min": 60}
+// and how to make seconds of them: times mul, over div (dividing by 1000
+// keeps 4.5 ms 0.0045 s, where multiplying by 0.001 does not). benchfmt
+// has already turned -ns into -sec.
+var timeUnits = map[string]struct{ mul, div float64 }{
+	"sec": {1, 1}, "s": {1, 1}, "ms": {1, 1e3}, "us": {1, 1e6}, "µs": {1, 1e6}, "min": {60, 1},
+}
 
-// unitOf finds the metric of a unit and the factor that converts the
-// unit's values to the metric's: ack-stall-ms is ack_stall in
-// milliseconds. A metric's name with a unit of another kind (a duration
+// unitOf finds the metric of a unit and how to convert the unit's values
+// to the metric's: ack-stall-ms is ack_stall in milliseconds, over 1000. A metric's name with a unit of another kind (a duration
 // in records) is refused, as is a unit no metric has.
-func unitOf(unit string) (Metric, float64, error) {
+func unitOf(unit string) (m Metric, mul, div float64, err error) {
 	if m, ok := byUnit(unit); ok {
-		return m, 1, nil
+		return m, 1, 1, nil
 	}
 	for _, m := range Metrics {
 		base := m.Unit[:strings.LastIndexByte(m.Unit, '-')]
@@ -221,18 +224,18 @@ func unitOf(unit string) (Metric, float64, error) {
 			continue
 		}
 		if !m.Seconds {
-			return Metric{}, 0, fmt.Errorf("%w: %s counts records, want %s", ErrUnit, m.Name, m.Unit)
+			return Metric{}, 0, 0, fmt.Errorf("%w: %s counts records, want %s", ErrUnit, m.Name, m.Unit)
 		}
-		if scale, ok := timeUnits[suffix]; ok {
-			return m, scale, nil
+		if t, ok := timeUnits[suffix]; ok {
+			return m, t.mul, t.div, nil
 		}
-		return Metric{}, 0, fmt.Errorf("%w: %s is a duration, want %s (or -ms, -us, -ns, -min)", ErrUnit, m.Name, m.Unit)
+		return Metric{}, 0, 0, fmt.Errorf("%w: %s is a duration, want %s (or -ms, -us, -ns, -min)", ErrUnit, m.Name, m.Unit)
 	}
 	units := make([]string, len(Metrics))
 	for i, m := range Metrics {
 		units[i] = m.Unit
 	}
-	return Metric{}, 0, fmt.Errorf("%w (want one of %s)", ErrUnit, strings.Join(units, ", "))
+	return Metric{}, 0, 0, fmt.Errorf("%w (want one of %s)", ErrUnit, strings.Join(units, ", "))
 }
 
 // Files resolves a path to the bench.txt files it stands for: the file

@@ -1,11 +1,12 @@
-// Package compare reads two sets of kbf bench results (bench.txt, in the Go
-// benchmark format) and compares them per benchmark and metric with
+// Package compare reads two sets of kbf bench results (bench.txt, through
+// package benchfile) and compares them per benchmark and metric with
 // golang.org/x/perf's benchmath — medians, 95 % intervals and a
 // Mann–Whitney U test, the statistics benchstat uses — then applies a gate:
-// a regression is a change both larger than the smallest worth failing for
-// and significant; too few samples is its own verdict, saying how many are
-// needed; an absolute limit or a lost acknowledged record under acks=all
-// fails outright.
+// a regression is a change larger than the smallest worth failing for, both
+// relative and absolute (the probe's resolution), and significant; too few
+// samples is its own verdict, saying how many are needed, and so is a
+// benchmark or metric on one side only; an absolute limit or a lost
+// acknowledged record under acks=all fails outright.
 package compare
 
 import (
