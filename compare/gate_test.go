@@ -339,3 +339,19 @@ func TestGateValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderMilliseconds checks that a median of a few milliseconds is
+// printed in ms, beside the floor's note that explains it.
+func TestRenderMilliseconds(t *testing.T) {
+	res := mustCompare(t, read(t, firstAcks(t, "old.txt", "", 0.002, 0.003, 0.003, 0.003, 0.003, 0.004)),
+		read(t, firstAcks(t, "new.txt", "", 0.004, 0.004, 0.0045, 0.0045, 0.005, 0.005)), DefaultGate)
+	var b strings.Builder
+	if err := WriteText(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"3.0 ms ± ", "4.5 ms ± ", "+1.5ms, within --min-change 20ms", "verdict: no regression (1 metrics compared)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}

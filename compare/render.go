@@ -51,11 +51,15 @@ func summary(s *benchmath.Summary, unit string) string {
 	if s == nil {
 		return "-"
 	}
-	u := " s"
 	if m, ok := benchfile.MetricByName(unit); ok && !m.Seconds {
-		u = ""
+		return strconv.FormatFloat(s.Center, 'f', 2, 64) + " ± " + s.PctRangeString()
 	}
-	return strconv.FormatFloat(s.Center, 'f', 2, 64) + u + " ± " + s.PctRangeString()
+	// A few milliseconds (a follower's first ack) would print as 0.00 s
+	// beside a change the floor explains in ms: print them in ms.
+	if s.Center != 0 && s.Center < 0.005 {
+		return strconv.FormatFloat(s.Center*1000, 'f', 1, 64) + " ms ± " + s.PctRangeString()
+	}
+	return strconv.FormatFloat(s.Center, 'f', 2, 64) + " s ± " + s.PctRangeString()
 }
 
 // WriteText writes the comparison as a table, then the verdict in one line.
