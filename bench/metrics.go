@@ -11,49 +11,6 @@ import (
 	"github.com/kbf-project/kbf/verdict"
 )
 
-// Metric is one measure of a trial, per partition role.
-type Metric struct {
-	// Name is what --limit takes (ack_stall); Unit is the benchmark unit
-	// (ack-stall-sec), in seconds unless it counts.
-	Name, Unit string
-	// Seconds is false for a count.
-	Seconds bool
-	Desc    string
-	// MultiStep is set for a metric only a fault of several steps has.
-	MultiStep bool
-}
-
-// The metrics, in the order bench.txt lists them.
-var Metrics = []Metric{
-	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false},
-	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false},
-	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false},
-	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false},
-	{"client", "client-sec", true, "client: → the producer learns the new leader", false},
-	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false},
-	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false},
-	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false},
-	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false},
-	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true},
-	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true},
-}
-
-// MetricByName returns the metric --limit names.
-func MetricByName(name string) (Metric, bool) {
-	for _, m := range Metrics {
-		if m.Name == name || m.Unit == name {
-			return m, true
-		}
-	}
-	return Metric{}, false
-}
-
-// Roles of a partition, as the stall's.
-const (
-	RoleLeader   = string(results.RoleLed)      // the faulted broker led it
-	RoleFollower = string(results.RoleFollowed) // the faulted broker only followed it
-)
-
 // Measurement is what one trial measured, per role.
 type Measurement struct {
 	Dir string

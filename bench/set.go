@@ -100,9 +100,6 @@ func (s *Set) variants() []Variant {
 	return vs
 }
 
-// Confidence is the level of every interval bench and compare give.
-const Confidence = 0.95
-
 // stat is one metric's sample over one variant's valid trials, one role.
 type stat struct {
 	Metric  Metric
@@ -155,23 +152,6 @@ func (g group) roles() []string {
 		}
 	}
 	return out
-}
-
-// NeedSamples is the fewest valid trials a side that give a finite
-// interval at Confidence, found by asking benchmath rather than restating
-// its order statistics.
-func NeedSamples() int {
-	for n := 2; n <= 50; n++ {
-		vals := make([]float64, n)
-		for i := range vals {
-			vals[i] = float64(i)
-		}
-		s := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), Confidence)
-		if len(s.Warnings) == 0 {
-			return n
-		}
-	}
-	return 50
 }
 
 func secs(v float64) string { return fmt.Sprintf("%.2f", v) }

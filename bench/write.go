@@ -9,21 +9,37 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
-	"golang.org/x/perf/benchfmt"
-
+	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/results"
 )
 
 // The files a benchmark directory holds beside its trials.
 const (
-	TextFile     = "bench.txt"  // Go benchmark format: benchstat old.txt new.txt
-	JSONFile     = "bench.json" // github-action-benchmark's customSmallerIsBetter
-	MarkdownFile = "summary.md" // for a CI job's summary page
+	TextFile     = benchfile.TextFile // Go benchmark format: benchstat old.txt new.txt
+	JSONFile     = "bench.json"       // github-action-benchmark's customSmallerIsBetter
+	MarkdownFile = "summary.md"       // for a CI job's summary page
 )
 
-// BenchName is the base of every benchmark name in bench.txt.
-const BenchName = "Failover"
+// The format's names, which package benchfile owns; bench's for the
+// runner's callers.
+const (
+	BenchName    = benchfile.BenchName
+	RoleLeader   = benchfile.RoleLeader
+	RoleFollower = benchfile.RoleFollower
+	Confidence   = benchfile.Confidence
+)
+
+// Metric is one measure of a trial, per partition role (benchfile.Metric).
+type Metric = benchfile.Metric
+
+// Metrics and their look-up, as benchfile has them.
+var (
+	Metrics      = benchfile.Metrics
+	MetricByName = benchfile.MetricByName
+	NeedSamples  = benchfile.NeedSamples
+)
 
 // WriteAll rewrites the benchmark's outputs in dir, each atomically.
 func (s *Set) WriteAll(dir string) error {
@@ -61,33 +77,32 @@ func (s *Set) config() Env {
 	return env
 }
 
-// WriteText writes the Go benchmark format with benchfmt's Writer: the
+// WriteText writes bench.txt with benchfile's Writer: the units, the
 // configuration lines, one line per valid trial, variant and role,
 //
 //	BenchmarkFailover/scenario=sigkill/role=leader 1 8.66 ack-stall-sec 8.70 receive-stall-sec ...
 //
-// and every unit declared better=lower (a fault of several steps' own
-// units only where a trial has them). The probe's acks is a configuration
-// line of its own, as it changes what a lost record means.
+// every unit declared better=lower (a fault of several steps' own units
+// only where a trial has them). The probe's acks and interval are lines of
+// their own per variant: acks changes what a lost record means, and the
+// interval is the resolution of every stall measured.
 func (s *Set) WriteText(w io.Writer) error {
-	bw := benchfmt.NewWriter(w)
+	bw := benchfile.NewWriter(w)
+	var units []Metric
 	for _, m := range Metrics {
-		if m.MultiStep && !s.measured(m) {
-			continue
-		}
-		u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: m.Unit, Key: "better"}, OrigUnit: m.Unit, Value: "lower"}
-		if err := bw.Write(u); err != nil {
-			return err
+		if !m.MultiStep || s.measured(m) {
+			units = append(units, m)
 		}
 	}
-	var base []benchfmt.Config
-	for _, kv := range s.config() {
-		if kv[1] != "" {
-			base = append(base, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
-		}
+	if err := bw.Units(units); err != nil {
+		return err
 	}
+	base := s.config()
 	for _, g := range s.groups(s.variants()) {
-		cfg := append(append([]benchfmt.Config(nil), base...), benchfmt.Config{Key: "acks", Value: []byte(g.V.Scenario.AcksOrDefault()), File: true})
+		cfg := append(append(Env(nil), base...), [2]string{benchfile.ConfigAcks, g.V.Scenario.AcksOrDefault()})
+		if iv := g.interval(); iv > 0 {
+			cfg = append(cfg, [2]string{benchfile.ConfigProbeInterval, iv.String()})
+		}
 		for _, r := range g.Records {
 			if !r.Valid() {
 				continue
@@ -97,19 +112,24 @@ func (s *Set) WriteText(w io.Writer) error {
 				if vals == nil {
 					continue
 				}
-				res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(BenchName + "/" + g.V.Name() + "/role=" + role), Iters: 1}
-				for _, m := range Metrics {
-					if v, ok := vals[m.Unit]; ok {
-						res.Values = append(res.Values, benchfmt.Value{Value: round(v), Unit: m.Unit})
-					}
-				}
-				if err := bw.Write(res); err != nil {
+				if err := bw.Write(benchfile.Line{Config: cfg, Variant: g.V.Name(), Role: role, Values: vals}); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	return nil
+}
+
+// interval is the probe interval of g's first valid trial that recorded
+// one, or zero.
+func (g group) interval() time.Duration {
+	for _, r := range g.Records {
+		if r.Valid() && r.M.Meta != nil && r.M.Meta.Probe.Interval > 0 {
+			return r.M.Meta.Probe.Interval
+		}
+	}
+	return 0
 }
 
 // measured reports whether a valid trial of s has a value of m.
@@ -127,9 +147,8 @@ func (s *Set) measured(m Metric) bool {
 	return false
 }
 
-// round keeps a millisecond: the logs' resolution, and no float noise in
-// the files.
-func round(v float64) float64 { return math.Round(v*1000) / 1000 }
+// round keeps a millisecond, as bench.txt does.
+func round(v float64) float64 { return benchfile.Round(v) }
 
 // jsonEntry is one entry of github-action-benchmark's custom format.
 type jsonEntry struct {

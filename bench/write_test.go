@@ -89,7 +89,7 @@ func TestTextReadBack(t *testing.T) {
 			t.Fatalf("benchfmt cannot read it: %v", rec)
 		case *benchfmt.Result:
 			n++
-			if rec.GetConfig("cores") != "2" || rec.GetConfig("client") != "franz-go" || rec.GetConfig("acks") != "all" || rec.GetConfig("kafka-version") == "" {
+			if rec.GetConfig("cores") != "2" || rec.GetConfig("client") != "franz-go" || rec.GetConfig("acks") != "all" || rec.GetConfig("probe-interval") != "20ms" || rec.GetConfig("kafka-version") == "" {
 				t.Errorf("%s: configuration %v", rec.Name, rec.Config)
 			}
 			vals := map[string]float64{}

@@ -1,29 +1,29 @@
-// Package compare reads two sets of kbf bench results (bench.txt, in the Go
-// benchmark format) and compares them per benchmark and metric with
+// Package compare reads two sets of kbf bench results (bench.txt, through
+// package benchfile) and compares them per benchmark and metric with
 // golang.org/x/perf's benchmath — medians, 95 % intervals and a
 // Mann–Whitney U test, the statistics benchstat uses — then applies a gate:
-// a regression is a change both larger than the smallest worth failing for
-// and significant; too few samples is its own verdict, saying how many are
-// needed; an absolute limit or a lost acknowledged record under acks=all
-// fails outright.
+// a regression is a change larger than the smallest worth failing for, both
+// relative and absolute (the probe's resolution), and significant; too few
+// samples is its own verdict, saying how many are needed, and so is a
+// benchmark or metric on one side only; an absolute limit or a lost
+// acknowledged record under acks=all fails outright.
 package compare
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
 
-	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/benchfile"
 )
 
 // Key identifies one sample: a benchmark (Failover/scenario=…/role=…)
@@ -38,8 +38,14 @@ type Side struct {
 	Files   []string
 	Samples map[Key][]float64
 	// Acks is each benchmark's acks configuration line.
-	Acks  map[string]string
-	Units benchfmt.UnitMetadataMap
+	Acks map[string]string
+	// Interval is each benchmark's probe interval, the longest its files
+	// recorded; absent where none was recorded.
+	Interval map[string]time.Duration
+	// Mixed are, per benchmark, the configuration keys whose values
+	// differ between the results merged into it (shards of two kbf
+	// versions, say): benchproc's residue, as benchstat warns of it.
+	Mixed map[string][]string
 	// order lists the keys as first seen.
 	order []Key
 }
@@ -49,15 +55,32 @@ var ErrNoResults = errors.New("no benchmark results: want bench.txt files or kbf
 
 // Read reads and merges the results at paths: bench.txt files, or kbf
 // bench directories (their bench.txt), as many as a CI matrix's shards.
-func Read(paths ...string) (*Side, error) {
-	s := &Side{Samples: map[Key][]float64{}, Acks: map[string]string{}, Units: benchfmt.UnitMetadataMap{}}
+// A value that cannot be a measurement is a located error
+// (benchfile.ParseError). Cancelling ctx ends the reading.
+func Read(ctx context.Context, paths ...string) (*Side, error) {
+	s := &Side{Samples: map[Key][]float64{}, Acks: map[string]string{}, Interval: map[string]time.Duration{}, Mixed: map[string][]string{}}
+	// The residue is every configuration key but the name's: results of
+	// one benchmark whose residues differ were run differently.
+	var pp benchproc.ProjectionParser
+	if _, err := pp.Parse(".fullname", nil); err != nil {
+		return nil, err
+	}
+	residue := pp.Residue()
+	residues := map[string]map[benchproc.Key]bool{}
+	var names []string
 	for _, p := range paths {
-		files, err := benchFiles(p)
+		files, err := benchfile.Files(p)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			if err := s.readFile(f); err != nil {
+			if err := s.readFile(ctx, f, func(r *benchfile.Result) {
+				if residues[r.Name] == nil {
+					residues[r.Name] = map[benchproc.Key]bool{}
+					names = append(names, r.Name)
+				}
+				residues[r.Name][residue.Project(r.Bench)] = true
+			}); err != nil {
 				return nil, err
 			}
 		}
@@ -65,75 +88,77 @@ func Read(paths ...string) (*Side, error) {
 	if len(s.order) == 0 {
 		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoResults)
 	}
+	for _, name := range names {
+		if len(residues[name]) < 2 {
+			continue
+		}
+		keys := make([]benchproc.Key, 0, len(residues[name]))
+		for k := range residues[name] {
+			keys = append(keys, k)
+		}
+		for _, f := range benchproc.NonSingularFields(keys) {
+			s.Mixed[name] = append(s.Mixed[name], f.Name)
+		}
+		sort.Strings(s.Mixed[name])
+	}
 	return s, nil
 }
 
-// benchFiles resolves a path to the bench.txt files it stands for: the file
-// itself, a kbf bench directory's, or, for a directory without one, those
-// of its subdirectories — where a CI job downloads its matrix's shards.
-func benchFiles(p string) ([]string, error) {
-	st, err := os.Stat(p)
-	if err != nil || !st.IsDir() {
-		return []string{p}, nil // readFile says what is wrong
-	}
-	own := filepath.Join(p, bench.TextFile)
-	if _, err := os.Stat(own); err == nil {
-		return []string{own}, nil
-	}
-	subs, err := filepath.Glob(filepath.Join(p, "*", bench.TextFile))
-	if err != nil {
-		return nil, err
-	}
-	if len(subs) == 0 {
-		return []string{own}, nil
-	}
-	sort.Strings(subs)
-	return subs, nil
-}
-
-func (s *Side) readFile(path string) error {
+func (s *Side) readFile(ctx context.Context, path string, seen func(*benchfile.Result)) error {
 	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: no such file (kbf bench writes %s into its --out directory)", path, bench.TextFile)
-	}
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	s.Files = append(s.Files, path)
-	r := benchfmt.NewReader(f, path)
-	for r.Scan() {
-		switch rec := r.Result().(type) {
-		case *benchfmt.SyntaxError:
-			return rec
-		case *benchfmt.Result:
-			name := string(rec.Name.Full())
-			if a := rec.GetConfig("acks"); a != "" {
-				s.Acks[name] = a
+	r := benchfile.NewReader(f, path)
+	for n := 0; r.Scan(); n++ {
+		if n%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("read %s: %w", path, err)
 			}
-			for _, v := range rec.Values {
-				k := Key{name, v.Unit}
-				if _, ok := s.Samples[k]; !ok {
-					s.order = append(s.order, k)
-				}
-				s.Samples[k] = append(s.Samples[k], v.Value)
+		}
+		res := r.Result()
+		seen(res)
+		if res.Acks != "" {
+			s.Acks[res.Name] = res.Acks
+		}
+		if res.ProbeInterval > s.Interval[res.Name] {
+			s.Interval[res.Name] = res.ProbeInterval
+		}
+		for _, v := range res.Values {
+			k := Key{res.Name, v.Metric.Unit}
+			if _, ok := s.Samples[k]; !ok {
+				s.order = append(s.order, k)
+			}
+			s.Samples[k] = append(s.Samples[k], v.Value)
+		}
+	}
+	return r.Err()
+}
+
+// Shared names a file both sides read, or "": a file compared with itself
+// shows no change whatever it holds.
+func Shared(old, new *Side) string {
+	for _, a := range old.Files {
+		sa, err := os.Stat(a)
+		if err != nil {
+			continue
+		}
+		for _, b := range new.Files {
+			if sb, err := os.Stat(b); err == nil && os.SameFile(sa, sb) {
+				return a
 			}
 		}
 	}
-	if err := r.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	for k, u := range r.Units() {
-		s.Units[k] = u
-	}
-	return nil
+	return ""
 }
 
 // Limit is an absolute bound on a metric's median in the new results.
 type Limit struct {
 	// Role is "" for every role.
 	Role   string
-	Metric bench.Metric
+	Metric benchfile.Metric
 	Value  float64
 }
 
@@ -146,15 +171,15 @@ func ParseLimit(s string) (Limit, error) {
 	}
 	var l Limit
 	if role, metric, ok := strings.Cut(lhs, ":"); ok {
-		if role != bench.RoleLeader && role != bench.RoleFollower {
+		if role != benchfile.RoleLeader && role != benchfile.RoleFollower {
 			return Limit{}, fmt.Errorf("limit %q: role %q: want leader or follower", s, role)
 		}
 		l.Role, lhs = role, metric
 	}
-	m, ok := bench.MetricByName(lhs)
+	m, ok := benchfile.MetricByName(lhs)
 	if !ok {
 		var names []string
-		for _, m := range bench.Metrics {
+		for _, m := range benchfile.Metrics {
 			names = append(names, m.Name)
 		}
 		return Limit{}, fmt.Errorf("limit %q: no metric %q (want one of %s)", s, lhs, strings.Join(names, ", "))
@@ -176,15 +201,22 @@ func ParseLimit(s string) (Limit, error) {
 	return l, nil
 }
 
-// ParsePercent reads 10% (or 0.1) as 0.1.
+// ParsePercent reads a relative change: 10% as 0.1, or a plain fraction
+// of at most 1 (0.1). A plain number above 1 is refused rather than read as
+// hundreds of percent: "5" meant 5 %, most likely, and would switch the
+// gate off.
 func ParsePercent(s string) (float64, error) {
-	pct := strings.HasSuffix(s, "%")
-	v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) {
+	num, pct := strings.CutSuffix(s, "%")
+	v, err := strconv.ParseFloat(num, 64)
+	switch {
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
 		return 0, fmt.Errorf("%q: want a percentage such as 10%%", s)
-	}
-	if pct {
-		v /= 100
+	case v < 0:
+		return 0, fmt.Errorf("%q: want a percentage of at least 0, such as 10%%", s)
+	case pct:
+		return v / 100, nil
+	case v > 1:
+		return 0, fmt.Errorf("%q: a plain number is a fraction (0.05 is 5%%); write %s%% for %s percent", s, num, num)
 	}
 	return v, nil
 }
@@ -195,12 +227,42 @@ type Gate struct {
 	// failing for (0.1 for 10 %).
 	MaxRegression float64
 	// Alpha is the U test's significance level.
-	Alpha  float64
-	Limits []Limit
+	Alpha float64
+	// MinChange is the smallest growth of a duration's median that can be
+	// a regression, whatever its ratio: a change within the probe's
+	// resolution is noise however large its ratio (3 ms against 4.5 ms is
+	// +50 %). AutoMinChange takes each benchmark's recorded probe
+	// interval, the longer of the two sides', else DefaultMinChange.
+	MinChange time.Duration
+	// AllowMissing lets a benchmark or metric present on one side only
+	// pass; it is listed either way.
+	AllowMissing bool
+	Limits       []Limit
 }
 
+// AutoMinChange is Gate.MinChange's "the probe interval bench.txt
+// recorded".
+const AutoMinChange time.Duration = -1
+
+// DefaultMinChange is the floor for a benchmark with no recorded probe
+// interval: the probe's default interval.
+const DefaultMinChange = 20 * time.Millisecond
+
 // DefaultGate is kbf compare's defaults.
-var DefaultGate = Gate{MaxRegression: 0.10, Alpha: 0.05}
+var DefaultGate = Gate{MaxRegression: 0.10, Alpha: 0.05, MinChange: AutoMinChange}
+
+// Validate says what in g is out of range, or nil.
+func (g Gate) Validate() error {
+	switch {
+	case !(g.Alpha > 0 && g.Alpha < 1):
+		return fmt.Errorf("alpha %v: want a level between 0 and 1, e.g. 0.05", g.Alpha)
+	case !(g.MaxRegression >= 0) || math.IsInf(g.MaxRegression, 0):
+		return fmt.Errorf("max regression %v: want a finite fraction of at least 0", g.MaxRegression)
+	case g.MinChange < 0 && g.MinChange != AutoMinChange:
+		return fmt.Errorf("min change %v: want a duration of at least 0", g.MinChange)
+	}
+	return nil
+}
 
 // Verdict is the outcome of one row or of a whole comparison, worst last.
 type Verdict int
@@ -209,12 +271,13 @@ type Verdict int
 const (
 	None       Verdict = iota // nothing regressed
 	TooFew                    // too few samples to conclude
-	Regression                // a significant change beyond the bound, or a limit passed
+	Missing                   // on one side only: nothing to compare it with
+	Regression                // a significant change beyond the bounds, or a limit passed
 	Lost                      // acknowledged records lost under acks=all
 )
 
 func (v Verdict) String() string {
-	return [...]string{"none", "too few", "regression", "lost"}[v]
+	return [...]string{"none", "too few", "missing", "regression", "lost"}[v]
 }
 
 // Row is one benchmark and metric compared.
@@ -226,11 +289,19 @@ type Row struct {
 	NNew     int
 	Cmp      *benchmath.Comparison
 	// Delta is new/old - 1 of the medians; NaN when not comparable.
-	Delta   float64
-	Verdict Verdict
+	Delta float64
+	// MinChange is the floor the row was judged with; zero for a count.
+	MinChange time.Duration
+	Verdict   Verdict
 	// Why says what decided the verdict, for every verdict but None.
 	Why string
+	// Note says why a row that looks worse is None: under the floor, or
+	// on one side only and allowed.
+	Note string
 }
+
+// Compared reports whether both sides had the row's sample.
+func (r Row) Compared() bool { return r.Old != nil && r.New != nil }
 
 // Result is a comparison.
 type Result struct {
@@ -239,11 +310,31 @@ type Result struct {
 	Verdict Verdict
 	// Need is the fewest valid trials a side for a 95 % interval.
 	Need int
+	// Warnings are one line each: results merged on one side that were
+	// run differently.
+	Warnings []string
 }
 
-// Compare compares new against old under gate g.
-func Compare(old, new *Side, g Gate) *Result {
-	res := &Result{Gate: g, Need: bench.NeedSamples()}
+// Compare compares new against old under gate g. Cancelling ctx ends it
+// between two rows.
+func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Gate: g, Need: benchfile.NeedSamples()}
+	for _, side := range []struct {
+		name string
+		s    *Side
+	}{{"old", old}, {"new", new}} {
+		names := make([]string, 0, len(side.s.Mixed))
+		for name := range side.s.Mixed {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %s merges results that differ in %s", side.name, shortName(name), strings.Join(side.s.Mixed[name], ", ")))
+		}
+	}
 	thr := benchmath.DefaultThresholds
 	thr.CompareAlpha = g.Alpha
 	keys := append([]Key(nil), old.order...)
@@ -253,30 +344,57 @@ func Compare(old, new *Side, g Gate) *Result {
 		}
 	}
 	for _, k := range keys {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
 		row := Row{Key: k, Delta: math.NaN()}
 		var so, sn *benchmath.Sample
-		if v, ok := old.Samples[k]; ok {
-			so = benchmath.NewSample(append([]float64(nil), v...), &thr)
-			sum := benchmath.AssumeNothing.Summary(so, bench.Confidence)
-			row.Old, row.NOld = &sum, len(v)
+		var err error
+		if so, row.Old, err = summarize(old.Samples[k], &thr); err != nil {
+			return nil, fmt.Errorf("old %s %s: %w", k.Name, k.Unit, err)
 		}
-		if v, ok := new.Samples[k]; ok {
-			sn = benchmath.NewSample(append([]float64(nil), v...), &thr)
-			sum := benchmath.AssumeNothing.Summary(sn, bench.Confidence)
-			row.New, row.NNew = &sum, len(v)
+		if sn, row.New, err = summarize(new.Samples[k], &thr); err != nil {
+			return nil, fmt.Errorf("new %s %s: %w", k.Name, k.Unit, err)
 		}
-		if so != nil && sn != nil {
+		row.NOld, row.NNew = len(old.Samples[k]), len(new.Samples[k])
+		if row.Compared() {
 			c := benchmath.AssumeNothing.Compare(so, sn)
 			row.Cmp = &c
 			if row.Old.Center != 0 {
 				row.Delta = row.New.Center/row.Old.Center - 1
 			}
 		}
+		if m, ok := benchfile.MetricByName(k.Unit); ok && m.Seconds {
+			row.MinChange = g.MinChange
+			if row.MinChange == AutoMinChange {
+				row.MinChange = max(old.Interval[k.Name], new.Interval[k.Name])
+				if row.MinChange == 0 {
+					row.MinChange = DefaultMinChange
+				}
+			}
+		}
 		judge(&row, new, g, res.Need)
 		res.Rows = append(res.Rows, row)
 		res.Verdict = max(res.Verdict, row.Verdict)
 	}
-	return res
+	return res, nil
+}
+
+// summarize is benchmath's summary of vals, nil for none. Read refuses
+// what is not a measurement; a Side built otherwise is checked here, as a
+// NaN sends benchmath's interval search on without end.
+func summarize(vals []float64, thr *benchmath.Thresholds) (*benchmath.Sample, *benchmath.Summary, error) {
+	if len(vals) == 0 {
+		return nil, nil, nil
+	}
+	for _, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil, fmt.Errorf("value %v: %w", v, benchfile.ErrNotMeasurement)
+		}
+	}
+	smp := benchmath.NewSample(append([]float64(nil), vals...), thr)
+	sum := benchmath.AssumeNothing.Summary(smp, benchfile.Confidence)
+	return smp, &sum, nil
 }
 
 // judge sets the row's verdict, the worst that applies.
@@ -286,7 +404,7 @@ func judge(row *Row, new *Side, g Gate, need int) {
 			row.Verdict, row.Why = v, why
 		}
 	}
-	m, known := bench.MetricByName(row.Unit)
+	m, known := benchfile.MetricByName(row.Unit)
 	if known && !m.Seconds && m.Name == "lost_acked" && row.New != nil && new.Acks[row.Name] != "1" {
 		var lost float64
 		for _, v := range new.Samples[row.Key] {
@@ -305,18 +423,32 @@ func judge(row *Row, new *Side, g Gate, need int) {
 			}
 		}
 	}
-	if row.Old == nil || row.New == nil {
+	if !row.Compared() {
+		side := "old"
+		if row.New != nil {
+			side = "new"
+		}
+		if g.AllowMissing {
+			row.Note = "only in " + side + " (allowed)"
+		} else {
+			set(Missing, "only in "+side)
+		}
 		return
 	}
-	lower := new.Units.GetBetter(row.Unit) <= 0 // kbf's units are all better=lower
+	// Every kbf metric is better=lower (the reader refuses a file that
+	// says otherwise).
 	worse := row.New.Center > row.Old.Center
-	if !lower {
-		worse = row.New.Center < row.Old.Center
-	}
 	beyond := worse && (math.IsNaN(row.Delta) || math.Abs(row.Delta) > g.MaxRegression)
 	if beyond && row.Cmp.P < g.Alpha {
-		set(Regression, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.Cmp.P, g.Alpha))
-		return
+		// Values are rounded to the millisecond: compare in whole
+		// microseconds so that 20 ms is not 20.000000001 ms.
+		change := time.Duration(math.Round((row.New.Center-row.Old.Center)*1e6)) * time.Microsecond
+		if row.MinChange > 0 && change <= row.MinChange {
+			row.Note = fmt.Sprintf("+%v, within --min-change %v (the probe's resolution)", change, row.MinChange)
+		} else {
+			set(Regression, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.Cmp.P, g.Alpha))
+			return
+		}
 	}
 	if row.NOld < need || row.NNew < need {
 		set(TooFew, fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need))
@@ -333,7 +465,7 @@ func roleOf(name string) string {
 	return ""
 }
 
-func fmtValue(m bench.Metric, v float64) string {
+func fmtValue(m benchfile.Metric, v float64) string {
 	if m.Seconds {
 		return strconv.FormatFloat(v, 'f', 2, 64) + " s"
 	}

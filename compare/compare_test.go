@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -68,9 +69,18 @@ func scale(k float64) func(int, *benchfmt.Result) bool {
 
 func keep(int, *benchfmt.Result) bool { return true }
 
+func mustCompare(t *testing.T, old, new *Side, g Gate) *Result {
+	t.Helper()
+	res, err := Compare(context.Background(), old, new, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func read(t *testing.T, paths ...string) *Side {
 	t.Helper()
-	s, err := Read(paths...)
+	s, err := Read(context.Background(), paths...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +151,7 @@ func TestVerdicts(t *testing.T) {
 			if g.Alpha == 0 {
 				g = DefaultGate
 			}
-			res := Compare(read(t, tt.old(t)...), read(t, tt.new(t)...), g)
+			res := mustCompare(t, read(t, tt.old(t)...), read(t, tt.new(t)...), g)
 			if res.Verdict != tt.want {
 				var b bytes.Buffer
 				WriteText(&b, res)
@@ -184,7 +194,7 @@ func mustLimit(t *testing.T, s string) Limit {
 }
 
 func TestLimitRole(t *testing.T) {
-	res := Compare(read(t, oldFile), read(t, oldFile), Gate{MaxRegression: 0.1, Alpha: 0.05, Limits: []Limit{mustLimit(t, "leader:ack_stall=8.5s")}})
+	res := mustCompare(t, read(t, oldFile), read(t, oldFile), Gate{MaxRegression: 0.1, Alpha: 0.05, Limits: []Limit{mustLimit(t, "leader:ack_stall=8.5s")}})
 	for _, r := range res.Rows {
 		leader := strings.Contains(r.Name, "role=leader") && strings.Contains(r.Name, "sigkill") && r.Unit == "ack-stall-sec"
 		if leader != (r.Verdict == Regression) {
@@ -203,7 +213,7 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("%d samples merged, want %d", len(merged.Samples), len(whole.Samples))
 	}
 	newer := read(t, rewrite(t, oldFile, "new.txt", scale(1.5)))
-	a, b := Compare(whole, newer, DefaultGate), Compare(merged, newer, DefaultGate)
+	a, b := mustCompare(t, whole, newer, DefaultGate), mustCompare(t, merged, newer, DefaultGate)
 	for i := range a.Rows {
 		ra, rb := a.Rows[i], b.Rows[i]
 		if ra.Key != rb.Key || ra.NOld != rb.NOld || ra.Old.Center != rb.Old.Center || ra.Cmp.P != rb.Cmp.P {
@@ -249,7 +259,7 @@ func TestReadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(tt.path)
+			_, err := Read(context.Background(), tt.path)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
@@ -294,18 +304,31 @@ func TestParsePercent(t *testing.T) {
 	tests := []struct {
 		in   string
 		want float64
-		ok   bool
-	}{{"10%", 0.1, true}, {"0.1", 0.1, true}, {"2.5%", 0.025, true}, {"-1%", 0, false}, {"ten", 0, false}}
+		err  string
+	}{
+		{"10%", 0.1, ""}, {"0.1", 0.1, ""}, {"2.5%", 0.025, ""}, {"0", 0, ""}, {"1", 1, ""}, {"150%", 1.5, ""},
+		{"-1%", 0, "at least 0"}, {"-0.1", 0, "at least 0"}, {"ten", 0, "want a percentage"},
+		{"NaN", 0, "want a percentage"}, {"NaN%", 0, "want a percentage"}, {"Inf%", 0, "want a percentage"},
+		{"5", 0, "a plain number is a fraction (0.05 is 5%); write 5% for 5 percent"},
+	}
 	for _, tt := range tests {
-		got, err := ParsePercent(tt.in)
-		if (err == nil) != tt.ok || math.Abs(got-tt.want) > 1e-12 {
-			t.Errorf("ParsePercent(%q) = %v, %v", tt.in, got, err)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParsePercent(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("ParsePercent(%q) = %v, %v; want %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("ParsePercent(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
 	}
 }
 
 func TestRender(t *testing.T) {
-	res := Compare(read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", scale(1.5))), DefaultGate)
+	res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", scale(1.5))), DefaultGate)
 	for _, r := range []struct {
 		name  string
 		write func(*bytes.Buffer, *Result) error

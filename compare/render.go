@@ -11,13 +11,12 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/benchfile"
 )
 
 // cells are one row's printed columns.
 func (r Row) cells() (name, old, new, delta, test string) {
-	name = strings.TrimPrefix(r.Name, bench.BenchName+"/")
-	name = strings.TrimPrefix(name, "scenario=") + " " + metricName(r.Unit)
+	name = shortName(r.Name) + " " + metricName(r.Unit)
 	old, new = summary(r.Old, r.Unit), summary(r.New, r.Unit)
 	delta, test = "", ""
 	if r.Cmp != nil {
@@ -34,8 +33,14 @@ func (r Row) cells() (name, old, new, delta, test string) {
 	return
 }
 
+// shortName is a benchmark's name without what every kbf benchmark's
+// has: Failover/scenario=.
+func shortName(name string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(name, benchfile.BenchName+"/"), "scenario=")
+}
+
 func metricName(unit string) string {
-	if m, ok := bench.MetricByName(unit); ok {
+	if m, ok := benchfile.MetricByName(unit); ok {
 		return m.Name
 	}
 	return unit
@@ -46,11 +51,15 @@ func summary(s *benchmath.Summary, unit string) string {
 	if s == nil {
 		return "-"
 	}
-	u := " s"
-	if m, ok := bench.MetricByName(unit); ok && !m.Seconds {
-		u = ""
+	if m, ok := benchfile.MetricByName(unit); ok && !m.Seconds {
+		return strconv.FormatFloat(s.Center, 'f', 2, 64) + " ± " + s.PctRangeString()
 	}
-	return strconv.FormatFloat(s.Center, 'f', 2, 64) + u + " ± " + s.PctRangeString()
+	// A few milliseconds (a follower's first ack) would print as 0.00 s
+	// beside a change the floor explains in ms: print them in ms.
+	if s.Center != 0 && s.Center < 0.005 {
+		return strconv.FormatFloat(s.Center*1000, 'f', 1, 64) + " ms ± " + s.PctRangeString()
+	}
+	return strconv.FormatFloat(s.Center, 'f', 2, 64) + " s ± " + s.PctRangeString()
 }
 
 // WriteText writes the comparison as a table, then the verdict in one line.
@@ -60,14 +69,18 @@ func WriteText(w io.Writer, res *Result) error {
 	fmt.Fprintln(tw, "\told\tnew\tvs old\t\tverdict")
 	for _, r := range res.Rows {
 		name, old, new, delta, test := r.cells()
-		v := ""
+		v := r.Note
 		if r.Verdict != None {
 			v = r.Verdict.String() + ": " + r.Why
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, old, new, delta, test, v)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "\n%s\n", res.Summary())
+	b.WriteString("\n")
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	fmt.Fprintf(&b, "%s\n", res.Summary())
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -76,11 +89,14 @@ func WriteText(w io.Writer, res *Result) error {
 func WriteMarkdown(w io.Writer, res *Result) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kbf compare\n\n**%s**\n\n", res.Summary())
-	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g is a regression; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha)
+	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g, and worse by more than %s, is a regression; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha, res.minChange())
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "Warning: %s\n\n", w)
+	}
 	b.WriteString("| benchmark | old | new | vs old | test | verdict |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range res.Rows {
 		name, old, new, delta, test := r.cells()
-		v := ""
+		v := r.Note
 		if r.Verdict != None {
 			v = "**" + r.Verdict.String() + "**: " + r.Why
 		}
@@ -90,19 +106,83 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	return err
 }
 
+// minChange says the floor the gate applied, for the Markdown's header.
+func (res *Result) minChange() string {
+	if res.Gate.MinChange != AutoMinChange {
+		return res.Gate.MinChange.String()
+	}
+	return fmt.Sprintf("the probe interval (%v where none is recorded)", DefaultMinChange)
+}
+
 // Summary is the verdict in one line.
 func (res *Result) Summary() string {
 	count := map[Verdict]int{}
+	compared := 0
 	for _, r := range res.Rows {
 		count[r.Verdict]++
+		if r.Compared() {
+			compared++
+		}
 	}
 	switch res.Verdict {
 	case Lost:
 		return fmt.Sprintf("verdict: acknowledged records lost under acks=all (%d benchmarks)", count[Lost])
 	case Regression:
 		return fmt.Sprintf("verdict: regression (%d metrics regressed)", count[Regression])
+	case Missing:
+		return fmt.Sprintf("verdict: cannot conclude: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
 	case TooFew:
 		return fmt.Sprintf("verdict: too few samples to conclude (%d metrics): run at least %d valid trials a side", count[TooFew], res.Need)
 	}
-	return fmt.Sprintf("verdict: no regression (%d metrics compared)", len(res.Rows))
+	if n := len(res.Rows) - compared; n > 0 {
+		return fmt.Sprintf("verdict: no regression (%d metrics compared; %d on one side only, allowed: %s)", compared, n, res.oneSided())
+	}
+	return fmt.Sprintf("verdict: no regression (%d metrics compared)", compared)
+}
+
+// oneSided lists what one side only has, a benchmark whole where all its
+// metrics are, the first few.
+func (res *Result) oneSided() string {
+	const most = 4
+	type group struct {
+		name, side string
+		units      []string
+		all        bool
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	for _, r := range res.Rows {
+		side := "new"
+		if r.New == nil {
+			side = "old"
+		}
+		g := byName[r.Name]
+		if g == nil {
+			g = &group{name: r.Name, side: side, all: true}
+			byName[r.Name] = g
+			groups = append(groups, g)
+		}
+		if r.Compared() || g.side != side {
+			g.all = false
+		}
+		if !r.Compared() {
+			g.units = append(g.units, metricName(r.Unit)+" only in "+side)
+		}
+	}
+	var items []string
+	for _, g := range groups {
+		switch {
+		case len(g.units) == 0:
+		case g.all:
+			items = append(items, shortName(g.name)+" only in "+g.side)
+		default:
+			for _, u := range g.units {
+				items = append(items, shortName(g.name)+" "+u)
+			}
+		}
+	}
+	if len(items) > most {
+		items = append(items[:most], fmt.Sprintf("and %d more", len(items)-most))
+	}
+	return strings.Join(items, "; ")
 }

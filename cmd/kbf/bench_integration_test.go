@@ -91,7 +91,7 @@ scenarios:
 	// bench.txt holds a result per valid trial, scenario and role, with no
 	// acknowledged record lost. A trial the verdict left out (a suspect one
 	// on a loaded machine) must say why, in summary.md too.
-	side, err := compare.Read(out)
+	side, err := compare.Read(ctx, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +136,13 @@ scenarios:
 	if code := run(ctx, []string{"bench", file, "--out", out}, &stdout, &stderr); code != exitOK || strings.Contains(stderr.String(), "bench: trial") {
 		t.Errorf("a finished benchmark ran again: exit %d\n%s", code, stderr.String())
 	}
-	// Two trials a side are too few to conclude.
-	if code := run(ctx, []string{"compare", out, out}, &stdout, &stderr); code != exitTooFew {
+	// Two trials a side are too few to conclude. A copy on one side:
+	// compare refuses one file on both.
+	again := filepath.Join(t.TempDir(), bench.TextFile)
+	if b, err := os.ReadFile(filepath.Join(out, bench.TextFile)); err != nil || os.WriteFile(again, b, 0o644) != nil {
+		t.Fatalf("copy %s: %v", bench.TextFile, err)
+	}
+	if code := run(ctx, []string{"compare", out, again}, &stdout, &stderr); code != exitTooFew {
 		t.Errorf("compare of two trials a side: exit %d, want %d", code, exitTooFew)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ func init() { commands = append(commands, newCompareCmd) }
 type compareOptions struct {
 	old, new      []string
 	maxRegression string
+	minChange     string
 	limits        []string
 	gate          compare.Gate
 	format        string
@@ -24,7 +26,7 @@ type compareOptions struct {
 }
 
 func newCompareCmd(g *globals) *cobra.Command {
-	return newCompareCmdF(g, func(_ context.Context, o *compareOptions) error { return runCompare(g, o) })
+	return newCompareCmdF(g, func(ctx context.Context, o *compareOptions) error { return runCompare(ctx, g, o) })
 }
 
 func newCompareCmdF(g *globals, runF func(context.Context, *compareOptions) error) *cobra.Command {
@@ -37,12 +39,21 @@ a directory of such directories (a CI matrix's shards, merged), or several of
 these joined with commas — and compares them per scenario, role and metric:
 medians, 95% intervals and a Mann–Whitney U test (golang.org/x/perf's
 benchmath, as benchstat). A regression is a median worse by more than
---max-regression with p < --alpha, or a median over a --limit.
+--max-regression, and by more than --min-change (the probe's resolution),
+with p < --alpha; or a median over a --limit.
 
-Exit status: 0 no regression; 4 a regression; 5 too few valid trials to
-conclude (6 a side give a 95% interval); 3 an acknowledged record lost under
-acks=all, which fails outright; 1 the results could not be read. With
---no-fail, 0 whatever the verdict (figures, not a verdict).`,
+A value that cannot be a duration or a count (NaN, an infinity, a negative
+stall) is refused with its file and line; a unit in other units of time
+(ack-stall-ms) is converted, one of another kind refused. What one side
+has and the other lacks (a scenario, a role, a metric) is listed, and fails
+the gate unless --allow-missing.
+
+Exit status: 0 no regression; 4 a regression; 5 no conclusion: too few
+valid trials (6 a side give a 95% interval) or something on one side only;
+3 an acknowledged record lost under acks=all, which fails outright; 1 the
+results could not be read; 2 a flag out of range, or one file on both
+sides; 130 interrupted. With --no-fail, 0 whatever the verdict (figures,
+not a verdict).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
@@ -58,7 +69,9 @@ acks=all, which fails outright; 1 the results could not be read. With
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.maxRegression, "max-regression", "10%", "the smallest growth of a median worth failing for")
+	f.StringVar(&o.maxRegression, "max-regression", "10%", "the smallest growth of a median worth failing for: a percentage (10%) or a fraction up to 1 (0.1)")
+	f.StringVar(&o.minChange, "min-change", "", "the smallest growth of a duration's median worth failing for, whatever its ratio (default the probe interval bench.txt records, else 20ms)")
+	f.BoolVar(&o.gate.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
 	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
 	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
 	f.StringVarP(&o.format, "output", "o", "text", "text or md")
@@ -86,8 +99,15 @@ func (o *compareOptions) validate() error {
 		return usagef("--max-regression %v", err)
 	}
 	o.gate.MaxRegression = v
-	if o.gate.Alpha <= 0 || o.gate.Alpha >= 1 {
-		return usagef("--alpha %v: want a level between 0 and 1, e.g. 0.05", o.gate.Alpha)
+	if a := o.gate.Alpha; !(a > 0 && a < 1) {
+		return usagef("--alpha %v: want a level between 0 and 1, e.g. 0.05", a)
+	}
+	if o.minChange != "" {
+		d, err := time.ParseDuration(o.minChange)
+		if err != nil || d < 0 {
+			return usagef("--min-change %q: want a duration of at least 0, such as 20ms", o.minChange)
+		}
+		o.gate.MinChange = d
 	}
 	for _, s := range o.limits {
 		l, err := compare.ParseLimit(s)
@@ -102,16 +122,22 @@ func (o *compareOptions) validate() error {
 	return nil
 }
 
-func runCompare(g *globals, o *compareOptions) error {
-	old, err := compare.Read(o.old...)
+func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
+	old, err := compare.Read(ctx, o.old...)
 	if err != nil {
 		return fmt.Errorf("old: %w", err)
 	}
-	new, err := compare.Read(o.new...)
+	new, err := compare.Read(ctx, o.new...)
 	if err != nil {
 		return fmt.Errorf("new: %w", err)
 	}
-	res := compare.Compare(old, new, o.gate)
+	if f := compare.Shared(old, new); f != "" {
+		return usagef("%s is on both sides: a file compared with itself shows no change; give the base's results as OLD and the head's as NEW", f)
+	}
+	res, err := compare.Compare(ctx, old, new, o.gate)
+	if err != nil {
+		return err
+	}
 	write := compare.WriteText
 	if o.format == "md" {
 		write = compare.WriteMarkdown
@@ -140,8 +166,22 @@ func runCompare(g *globals, o *compareOptions) error {
 		return fmt.Errorf("%w: %s", errFindings, res.Summary())
 	case compare.Regression:
 		return fmt.Errorf("%w: %s", errRegression, res.Summary())
+	case compare.Missing:
+		// No conclusion, as too few trials: a metric on one side only
+		// has none at all on the other.
+		return verdictError{errTooFew, res.Summary()}
 	case compare.TooFew:
 		return fmt.Errorf("%w: %s", errTooFew, res.Summary())
 	}
 	return nil
 }
+
+// verdictError is a gate's verdict that its summary line says in full,
+// with the exit code of the sentinel it wraps.
+type verdictError struct {
+	sentinel error
+	summary  string
+}
+
+func (e verdictError) Error() string { return e.summary }
+func (e verdictError) Unwrap() error { return e.sentinel }

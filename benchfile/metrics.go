@@ -1,0 +1,85 @@
+// Package benchfile owns kbf bench's results file, bench.txt: the metrics'
+// names and units, the partition roles, the configuration keys, and reading
+// and writing the file in the Go benchmark format with golang.org/x/perf's
+// benchfmt. kbf bench writes it, kbf compare reads it, and benchstat reads
+// it too:
+//
+//	Unit ack-stall-sec better=lower
+//	...
+//	kafka-version: 4.3.1
+//	cores: 2
+//	acks: all
+//	probe-interval: 20ms
+//
+//	BenchmarkFailover/scenario=sigkill/role=leader 1 8.228 ack-stall-sec 7.987 detect-sec 0 lost-acked-records
+//
+// One line is one valid trial's values for one scenario (or sweep value)
+// and role; durations are seconds, rounded to the millisecond, counts are
+// whole records. The reader refuses what cannot be a measurement (NaN, an
+// infinity, a negative duration or count) with the file and line.
+package benchfile
+
+import (
+	"github.com/kbf-project/kbf/results"
+)
+
+// TextFile is the file a kbf bench directory holds its results in.
+const TextFile = "bench.txt"
+
+// BenchName is the base of every benchmark name in bench.txt.
+const BenchName = "Failover"
+
+// Configuration keys bench.txt sets per benchmark beside the file-wide
+// ones (kafka-version, image, client, client-version, kbf-version, cores).
+const (
+	// ConfigAcks is the probe's acks: it changes what a lost record means.
+	ConfigAcks = "acks"
+	// ConfigProbeInterval is the probe's time between two records of one
+	// partition: the resolution of every stall and phase it measured.
+	ConfigProbeInterval = "probe-interval"
+)
+
+// Metric is one measure of a trial, per partition role.
+type Metric struct {
+	// Name is what --limit takes (ack_stall); Unit is the benchmark unit
+	// (ack-stall-sec), in seconds unless it counts.
+	Name, Unit string
+	// Seconds is false for a count.
+	Seconds bool
+	Desc    string
+	// MultiStep is set for a metric only a fault of several steps has.
+	MultiStep bool
+}
+
+// Metrics are every metric, in the order bench.txt lists them. All are
+// better=lower.
+var Metrics = []Metric{
+	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false},
+	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false},
+	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false},
+	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false},
+	{"client", "client-sec", true, "client: → the producer learns the new leader", false},
+	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false},
+	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false},
+	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false},
+	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false},
+	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true},
+	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true},
+}
+
+// MetricByName returns the metric with this name (ack_stall) or unit
+// (ack-stall-sec).
+func MetricByName(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name || m.Unit == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Roles of a partition, as the stall's.
+const (
+	RoleLeader   = string(results.RoleLed)      // the faulted broker led it
+	RoleFollower = string(results.RoleFollowed) // the faulted broker only followed it
+)
