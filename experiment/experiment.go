@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -142,7 +141,6 @@ func (r *Runner) out() io.Writer {
 func (r *Runner) Run(ctx context.Context) error {
 	o := &r.Opt
 	var trials []*report.Trial
-	var findings []string
 	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
@@ -156,11 +154,6 @@ func (r *Runner) Run(ctx context.Context) error {
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
 		trials = append(trials, tr)
-		// Every client's findings count, in a trial of any verdict, by
-		// the one rule kbf report and kbf bench follow too.
-		if tr.Findings.Fail() {
-			findings = append(findings, fmt.Sprintf("trial %d: %s", i, tr.Findings.Why()))
-		}
 		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
 			valid++
 		}
@@ -171,14 +164,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
-	// Lost records are a finding even in a trial that is not valid.
-	if len(findings) > 0 {
-		return fmt.Errorf("%w: %s", ErrFindings, strings.Join(findings, "; "))
-	}
-	if valid == 0 {
-		return fmt.Errorf("%w: %d of %d trials not valid (see each report's verdict line)", ErrNoValidTrial, len(trials), len(trials))
-	}
-	return nil
+	return Outcome(trials) // outcome.go
 }
 
 // summarize prints the summary across trials and keeps it in the run
