@@ -131,16 +131,17 @@ func finding(client string, tr *Trial) (Finding, bool) {
 	if tr.Meta != nil {
 		p = tr.Meta.Probe
 	}
-	f.Acks, f.Idempotent = promises(p)
+	f.Acks, f.Idempotent = promises(client, p)
 	return f, true
 }
 
 // promises reads a client's acks and idempotence from its recorded
 // settings: franz-go's "idempotent", librdkafka's and Java's
-// "enable.idempotence". Where the metadata does not say, they are kbf's
-// defaults: acks=all, and an idempotent producer unless acks=1, as the
-// franz-go probe has always run.
-func promises(p results.Probe) (acks string, idempotent bool) {
+// "enable.idempotence". Where the metadata does not say, acks is kbf's
+// default, all, and idempotence the client's own default: on under
+// acks=all for franz-go (as kbf's probe has always run) and the Java
+// client, off for librdkafka and a client kbf does not know.
+func promises(client string, p results.Probe) (acks string, idempotent bool) {
 	acks = "all"
 	switch p.Acks {
 	case "1", "0":
@@ -151,5 +152,9 @@ func promises(p results.Probe) (acks string, idempotent bool) {
 			return acks, v == "true"
 		}
 	}
-	return acks, acks == "all"
+	switch client {
+	case FranzGo, "java":
+		return acks, acks == "all"
+	}
+	return acks, false
 }

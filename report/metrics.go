@@ -48,8 +48,10 @@ var phaseMeasure = map[string]Measure{
 // summary ranges over, decided here once.
 type Metrics struct {
 	// SessionTimeout is the controller's broker.session.timeout.ms, as the
-	// detection's explanation reads it; SourceUnknown when it could not be
-	// read.
+	// detection's explanation reads it. It is read only for a stall that
+	// from_heartbeat measures (a kill's, detected by session expiry);
+	// otherwise, or when it could not be read, its Source is SourceUnknown
+	// and Where says why.
 	SessionTimeout Setting
 	// Partitions are every probed partition's measures, in the gaps'
 	// order.
@@ -173,7 +175,8 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 // stalls and the steps the analysis found. f is nil for a probe CSV given
 // a fault time and no metadata: its gaps are measured, with no role.
 func measure(tr *Trial, f *results.Fault) *Metrics {
-	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown}}
+	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
+		Where: "not read: no stall is measured from the broker's last heartbeat"}}
 	stalls := map[int32]*Stall{}
 	for i := range tr.Stalls {
 		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
