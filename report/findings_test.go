@@ -123,9 +123,16 @@ func TestDigestFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := b.String()
+			var full bytes.Buffer
+			if err := WriteText(&full, tr); err != nil {
+				t.Fatal(err)
+			}
 			for _, s := range []string{"audit, per client", "franz-go: 4503 acknowledged, 0 lost, 0 duplicated, 0 reordered (acks=all, idempotent)\n", tc.want} {
 				if !strings.Contains(d, s) {
 					t.Errorf("digest does not say %q:\n%s", s, d)
+				}
+				if !strings.Contains(full.String(), s) {
+					t.Errorf("full report does not say %q", s)
 				}
 			}
 		})

@@ -35,6 +35,10 @@ const (
 	MeasureLongestStall Measure = "longest_stall"
 )
 
+// Measures are every measure, in the order bench.txt lists them.
+var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
+	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall}
+
 // phaseMeasure is the measure of each stall phase.
 var phaseMeasure = map[string]Measure{
 	PhaseDetect:   MeasureDetect,

@@ -60,6 +60,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 			return err
 		}
 	}
+	writeFindings(&b, tr)
 	if m := tr.Meta; m != nil && m.Recovery != nil {
 		writeRecovery(&b, tr)
 	}
@@ -175,7 +176,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 			return err
 		}
 	}
-	writeFindingsDigest(&b, tr)
+	writeFindings(&b, tr)
 	for _, n := range tr.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
@@ -191,12 +192,12 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 	return err
 }
 
-// writeFindingsDigest writes each client's audit, and whether it breaks
-// what the client's settings promise, when several clients probed or any
-// audit counted a record lost, duplicated or reordered: which client found
-// what is then the digest's to say. A lone client with nothing to report
-// has its counts in the table.
-func writeFindingsDigest(b *bytes.Buffer, tr *Trial) {
+// writeFindings writes each client's audit, and whether it breaks what
+// the client's settings promise, when several clients probed or any audit
+// counted a record lost, duplicated or reordered: which client found what
+// is then the report's to say, in the digest and the full text alike. A
+// lone client with nothing to report has its counts in the table.
+func writeFindings(b *bytes.Buffer, tr *Trial) {
 	counted := slices.ContainsFunc(tr.Findings, func(f Finding) bool { return f.Lost+f.Duplicated+f.Reordered > 0 })
 	if len(tr.Clients) < 2 && !counted {
 		return
