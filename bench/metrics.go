@@ -2,9 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"slices"
-	"strconv"
-	"time"
 
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -22,15 +19,15 @@ type Measurement struct {
 	// Roles are each role's values by metric unit. A metric the trial did
 	// not show (no client phase for a follower) is absent.
 	Roles map[string]map[string]float64
+	// Findings are every client's audit, whatever the verdict:
+	// Findings.Fail decides exit 3, as it does for kbf run and kbf report.
+	Findings report.Findings
 }
 
-// Measure reads one trial's metrics back from its directory. For each role
-// the partition with the longest ack stall speaks for the role, and every
-// metric is that partition's, so the phases add up to the stall beside
-// them; the lost records are the role's partitions' sum. A fault of several
-// steps adds its total and its longest stall (report.StepView), each the
-// worst of the role's partitions: the stall at the first step is one of
-// several, and not always the worst.
+// Measure reads one trial's metrics back from its directory: each role's
+// values are the analysis's (report.Metrics.Role, where the partition with
+// the longest ack stall speaks for the role), by the units bench.txt
+// writes; a metric's name is its report.Measure.
 //
 // This and Runner are the only places bench meets the trial protocol.
 func Measure(dir string) (*Measurement, error) {
@@ -45,123 +42,33 @@ func Measure(dir string) (*Measurement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", dir, err)
 	}
-	m := &Measurement{Dir: dir, Meta: tr.Meta, Roles: map[string]map[string]float64{}, Valid: true}
+	m := &Measurement{Dir: dir, Meta: tr.Meta, Roles: map[string]map[string]float64{}, Valid: true, Findings: tr.Findings}
 	if reason := invalid(tr); reason != "" {
 		m.Valid, m.Reason = false, reason
 		return m, nil
 	}
-	session, sessionKnown := sessionTimeout(tr)
-	lost := map[int32]int{}
-	if tr.Integrity != nil {
-		for _, p := range tr.Integrity.Partitions {
-			lost[p.Partition] = p.Lost
-		}
-	}
-	worst := map[string]*report.Stall{}
-	ack := map[int32]time.Duration{}
-	recv := map[int32]time.Duration{}
-	for _, p := range tr.Gaps.Partitions {
-		if g := p.Ack.Fault; g != nil {
-			ack[p.Partition] = g.Duration()
-		}
-		if g := p.Receive.Fault; g != nil {
-			recv[p.Partition] = g.Duration()
-		}
-	}
-	lostBy := map[string]int{}
-	for i := range tr.Stalls {
-		st := &tr.Stalls[i]
-		role := string(st.Role)
-		if role != RoleLeader && role != RoleFollower {
+	for _, role := range []results.Role{results.RoleLed, results.RoleFollowed} {
+		rm, ok := tr.Metrics.Role(role)
+		if !ok {
 			continue
 		}
-		lostBy[role] += lost[st.Partition]
-		if w := worst[role]; w == nil || ack[st.Partition] > ack[w.Partition] {
-			worst[role] = st
-		}
-	}
-	for role, st := range worst {
 		v := map[string]float64{}
-		v["ack-stall-sec"] = ack[st.Partition].Seconds()
-		if d, ok := recv[st.Partition]; ok {
-			v["receive-stall-sec"] = d.Seconds()
-		}
-		var detect time.Duration
-		detected := false
-		for _, ph := range st.Phases {
-			switch ph.Name {
-			case report.PhaseDetect:
-				v["detect-sec"] = ph.Duration.Seconds()
-				detect, detected = ph.Duration, true
-			case report.PhaseElect:
-				v["elect-sec"] = ph.Duration.Seconds()
-			case report.PhaseClient:
-				v["client-sec"] = ph.Duration.Seconds()
-			case report.PhaseFirstAck:
-				v["first-ack-sec"] = ph.Duration.Seconds()
+		for _, mt := range Metrics {
+			if d, ok := rm.Values[report.Measure(mt.Name)]; ok && mt.Seconds {
+				v[mt.Unit] = d.Seconds()
 			}
 		}
-		// Only a stall that began at the fault and ended holds the whole
-		// detection; the rest of it is what the heartbeat's phase leaves.
-		if detected && st.Began == 0 && !st.FirstAck.IsZero() {
-			after := st.Total - detect
-			v["after-detect-sec"] = after.Seconds()
-			// A graceful stop (a sigterm, a roll's first stop) is
-			// detected by its controlled shutdown, not by a session
-			// running out from a last heartbeat.
-			if sessionKnown && !tr.Meta.Fault.Graceful() {
-				v["from-heartbeat-sec"] = (after + session).Seconds()
+		for _, mt := range Metrics {
+			if mt.Name == "lost_acked" {
+				v[mt.Unit] = float64(rm.Lost)
 			}
 		}
-		v["lost-acked-records"] = float64(lostBy[role])
-		m.Roles[role] = v
+		m.Roles[string(role)] = v
 	}
-	addStepStalls(tr, m.Roles)
 	if len(m.Roles) == 0 {
 		m.Valid, m.Reason = false, "no partition the faulted broker led or followed stalled"
 	}
 	return m, nil
-}
-
-// addStepStalls adds, for a fault of several steps, each role's worst
-// total stall and worst longest stall to its values. A partition's role is
-// what the first step's broker was to it when the probe started: the
-// steps' stalls are the whole fault's, not the first step's.
-func addStepStalls(tr *report.Trial, roles map[string]map[string]float64) {
-	if tr.Steps == nil {
-		return
-	}
-	for _, p := range tr.Steps.Partitions {
-		role := startRole(tr.Meta, p.Partition)
-		if role == "" {
-			continue
-		}
-		v := roles[role]
-		if v == nil {
-			v = map[string]float64{}
-			roles[role] = v
-		}
-		// No stall over the bound is a measure too: zero.
-		var longest time.Duration
-		if p.Longest != nil {
-			longest = p.Longest.Duration()
-		}
-		v["total-stall-sec"] = max(v["total-stall-sec"], p.Stalled.Seconds())
-		v["longest-stall-sec"] = max(v["longest-stall-sec"], longest.Seconds())
-	}
-}
-
-// startRole is RoleLeader or RoleFollower, what the faulted broker was to
-// partition p when the probe started; "" for neither.
-func startRole(m *results.Meta, p int32) string {
-	b := m.Fault.NodeID
-	if l, ok := m.Probe.Leaders[p]; ok && l == b {
-		return RoleLeader
-	}
-	if slices.Contains(m.Probe.Replicas[p], b) {
-		return RoleFollower
-	}
-	return ""
 }
 
 // invalid says why a trial cannot count, or "" when it can: the trial's
@@ -187,23 +94,4 @@ func invalid(tr *report.Trial) string {
 		return "no stall was split into phases (no node logs?)"
 	}
 	return ""
-}
-
-// sessionTimeout is broker.session.timeout.ms as the report's detection
-// read it: from a controller's logged configuration, or the properties it
-// was started with.
-func sessionTimeout(tr *report.Trial) (time.Duration, bool) {
-	for _, st := range tr.Stalls {
-		for _, ph := range st.Phases {
-			for _, s := range ph.Settings {
-				if s.Name != "broker.session.timeout.ms" || s.Source == report.SourceUnknown {
-					continue
-				}
-				if n, err := strconv.Atoi(s.Value); err == nil {
-					return time.Duration(n) * time.Millisecond, true
-				}
-			}
-		}
-	}
-	return 0, false
 }

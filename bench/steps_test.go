@@ -2,6 +2,7 @@ package bench
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +99,17 @@ func TestMeasureSteps(t *testing.T) {
 	for _, unit := range []string{"total-stall-sec", "longest-stall-sec"} {
 		if !strings.Contains(b.String(), "Unit "+unit+" better=lower\n") || !strings.Contains(b.String(), " "+unit) {
 			t.Errorf("bench.txt lacks %s or its unit line:\n%s", unit, b.String())
+		}
+	}
+}
+
+// TestMetricsAreMeasures checks that every metric in seconds is one the
+// analysis measures (report.Measures): a metric bench named otherwise
+// would never have a value.
+func TestMetricsAreMeasures(t *testing.T) {
+	for _, m := range Metrics {
+		if m.Seconds != slices.Contains(report.Measures, report.Measure(m.Name)) {
+			t.Errorf("metric %s (seconds %v): report.Measures %v", m.Name, m.Seconds, report.Measures)
 		}
 	}
 }

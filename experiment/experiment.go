@@ -84,8 +84,8 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// ErrFindings marks a run that completed and found acknowledged records
-// lost, duplicated or reordered.
+// ErrFindings marks a run that completed and found a client's records
+// breaking what its settings promise (report.Findings.Fail).
 var ErrFindings = errors.New("the run found a problem")
 
 // ErrNoValidTrial marks a run none of whose trials was valid (see package
@@ -134,13 +134,13 @@ func (r *Runner) out() io.Writer {
 
 // Run runs Opt.Repeat trials into Opt.Out/trial-NN, prints each report and,
 // for more than one, a summary of the valid ones. An interrupted run
-// returns the context's error; a completed run whose audit found lost,
-// duplicated or reordered records an error wrapping ErrFindings, and one
-// with no valid trial an error wrapping ErrNoValidTrial.
+// returns the context's error; a completed run one of whose trials'
+// findings fail it (report.Findings.Fail) an error wrapping ErrFindings
+// that names the client and what it found, and one with no valid trial an
+// error wrapping ErrNoValidTrial.
 func (r *Runner) Run(ctx context.Context) error {
 	o := &r.Opt
 	var trials []*report.Trial
-	var findings bool
 	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
@@ -154,15 +154,6 @@ func (r *Runner) Run(ctx context.Context) error {
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
 		trials = append(trials, tr)
-		if tr.Integrity != nil && !tr.Integrity.OK() {
-			findings = true
-		}
-		// Every client's audit counts, not only the franz-go probe's.
-		for _, c := range tr.Clients {
-			if a := c.Audit; a != nil && a.Lost+a.Duplicated+a.Reordered > 0 {
-				findings = true
-			}
-		}
 		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
 			valid++
 		}
@@ -173,14 +164,7 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
-	// Lost records are a finding even in a trial that is not valid.
-	if findings {
-		return fmt.Errorf("%w: acknowledged records were lost, duplicated or reordered (see the integrity lines)", ErrFindings)
-	}
-	if valid == 0 {
-		return fmt.Errorf("%w: %d of %d trials not valid (see each report's verdict line)", ErrNoValidTrial, len(trials), len(trials))
-	}
-	return nil
+	return Outcome(trials) // outcome.go
 }
 
 // summarize prints the summary across trials and keeps it in the run

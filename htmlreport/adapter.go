@@ -175,7 +175,7 @@ func summaryFigures(trials []*report.Trial) []figure {
 	add("detection (fault → fence or shutdown granted)", "detect", s.Detect)
 	add("election + client (→ producer on new leader)", "elect_and_client", s.ElectAndClient)
 	add("ack gap, partitions the broker led", "leader_ack_gap", s.LeaderGap)
-	add("ack gap, other partitions", "other_ack_gap", s.FollowerGap)
+	add("ack gap, partitions the broker followed", "follower_ack_gap", s.FollowerGap)
 	add("ack gap, every partition", "ack_gap", s.AnyGap)
 	add("receive gap, every partition", "receive_gap", s.ReceiveGap)
 	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseFirstAck} {

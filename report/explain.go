@@ -162,12 +162,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			st.Leader = l
 		}
 		newLeader, leaderMoved := tl.LeaderStarted(topic, p, F)
-		switch {
-		case st.Leader == b || (st.Leader < 0 && leaderMoved):
-			st.Role = results.RoleLed
-		case tr.inReplicas(p, b):
-			st.Role = results.RoleFollowed
-		}
+		st.Role = tr.Role(p) // decided once, in partitionRoles
 
 		var bounds []bound
 		if detected {

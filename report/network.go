@@ -71,17 +71,9 @@ func (tr *Trial) cutStalls(f *results.Fault) []Stall {
 		if g == nil {
 			continue
 		}
-		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: results.RoleNone}
+		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: tr.Role(gp.Partition)}
 		if l, ok := tr.Meta.Probe.Leaders[gp.Partition]; ok {
 			st.Leader = l
-		}
-		for _, id := range tr.Meta.Probe.Replicas[gp.Partition] {
-			if id == f.NodeID && st.Role != results.RoleLed {
-				st.Role = results.RoleFollowed
-			}
-		}
-		if st.Leader == f.NodeID {
-			st.Role = results.RoleLed
 		}
 		prev := tr.FaultAt
 		if g.Start.After(prev) && !g.FromFault {

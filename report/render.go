@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -59,6 +60,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 			return err
 		}
 	}
+	writeFindings(&b, tr)
 	if m := tr.Meta; m != nil && m.Recovery != nil {
 		writeRecovery(&b, tr)
 	}
@@ -174,6 +176,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 			return err
 		}
 	}
+	writeFindings(&b, tr)
 	for _, n := range tr.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
@@ -187,6 +190,30 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// writeFindings writes each client's audit, and whether it breaks what
+// the client's settings promise, when several clients probed or any audit
+// counted a record lost, duplicated or reordered: which client found what
+// is then the report's to say, in the digest and the full text alike. A
+// lone client with nothing to report has its counts in the table.
+func writeFindings(b *bytes.Buffer, tr *Trial) {
+	counted := slices.ContainsFunc(tr.Findings, func(f Finding) bool { return f.Lost+f.Duplicated+f.Reordered > 0 })
+	if len(tr.Clients) < 2 && !counted {
+		return
+	}
+	b.WriteString("audit, per client (exit 3 when a client breaks what its settings promise):\n")
+	for _, f := range tr.Findings {
+		fmt.Fprintf(b, "  %s\n", f)
+	}
+	for _, cr := range tr.Clients {
+		switch {
+		case cr.Err != "":
+			fmt.Fprintf(b, "  %s: not analysed: %s\n", cr.Name, cr.Err)
+		case cr.Audit == nil:
+			fmt.Fprintf(b, "  %s: not read back, no audit\n", cr.Name)
+		}
+	}
 }
 
 var digestRole = map[results.Role]string{

@@ -77,6 +77,14 @@ type Trial struct {
 	// partition, how far their ack stalls differ and why.
 	Clients     []ClientResult `json:"clients,omitempty"`
 	ClientDiffs []ClientDiff   `json:"client_diffs,omitempty"`
+	// Findings are every client's audit beside what its settings
+	// promised; Findings.Fail decides exit 3 for every command.
+	Findings Findings `json:"findings,omitempty"`
+	// Metrics are the fault's measures per partition and per role, for
+	// the run's summary and the benchmark alike; nil without a fault.
+	Metrics *Metrics `json:"-"`
+	// roles are what the faulted broker was to each partition (Role).
+	roles map[int32]results.Role
 }
 
 // Analyze reads the trial t: the timeline first (a graceful stop is dated
@@ -89,10 +97,16 @@ func Analyze(t results.Trial, opt Options) (*Trial, error) {
 // AnalyzeContext is Analyze, stopping with ctx's error once ctx is done.
 func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, error) {
 	tr, err := analyzeProbe(ctx, t, opt)
-	if err != nil || len(t.Clients) == 0 {
+	if err != nil {
 		return tr, err
 	}
-	return tr, tr.analyzeClients(ctx, t)
+	if len(t.Clients) > 0 {
+		if err := tr.analyzeClients(ctx, t); err != nil {
+			return tr, err
+		}
+	}
+	tr.Findings = findings(tr)
+	return tr, nil
 }
 
 // analyzeProbe is one probe's analysis: the franz-go probe's, or an external
@@ -193,15 +207,29 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
 	}
+	if tr.FaultAt.IsZero() {
+		return tr, nil
+	}
+	if fault != nil {
+		tr.roles = partitionRoles(tr, fault)
+		tr.explainFault(fault, last)
+	}
+	tr.Metrics = measure(tr, fault)
+	return tr, nil
+}
+
+// explainFault splits the stalls of fault f into phases, or, after a
+// controller fault, says what the data path did during the quorum's gap.
+func (tr *Trial) explainFault(fault *results.Fault, last lastReceived) {
 	if tr.Quorum != nil {
 		// A controller fault fences no broker and moves no partition:
 		// its stalls have no phases to split, and the quorum's gap
 		// says what there is.
 		tr.Quorum.DataPath = dataPath(tr.Gaps)
-		return tr, nil
+		return
 	}
-	if tr.Timeline == nil || fault == nil || tr.FaultAt.IsZero() {
-		return tr, nil
+	if tr.Timeline == nil {
+		return
 	}
 	if hasNodeEvidence(tr.Timeline) {
 		tr.Stalls = explain(tr, fault)
@@ -209,7 +237,6 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
 		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
-	return tr, nil
 }
 
 // faultWindow is how long after the fault at F a gap may begin and still

@@ -59,9 +59,10 @@ type Summary struct {
 	// leader, over the partitions the broker led.
 	ElectAndClient Range `json:"elect_and_client"`
 	// LeaderGap and FollowerGap are the ack gaps at the fault of the
-	// partitions the broker led and of the others.
+	// partitions the broker led and of those it followed; a partition it
+	// neither led nor followed is in AnyGap only.
 	LeaderGap   Range `json:"leader_ack_gap"`
-	FollowerGap Range `json:"other_ack_gap"`
+	FollowerGap Range `json:"follower_ack_gap"`
 	// ReceiveGap is the receive gap at the fault, every partition.
 	ReceiveGap Range `json:"receive_gap"`
 	// AnyGap is every partition's ack gap at the fault.
@@ -131,25 +132,33 @@ func Summarize(trials []*Trial) *Summary {
 				}
 			}
 		}
-		role := map[int32]results.Role{}
-		for _, st := range tr.Stalls {
-			role[st.Partition] = st.Role
-		}
-		for _, p := range tr.Gaps.Partitions {
-			if g := p.Ack.Fault; g != nil {
-				s.AnyGap.add(g.Duration())
-				if role[p.Partition] == results.RoleLed {
-					s.LeaderGap.add(g.Duration())
-				} else {
-					s.FollowerGap.add(g.Duration())
-				}
-			}
-			if g := p.Receive.Fault; g != nil {
-				s.ReceiveGap.add(g.Duration())
-			}
-		}
+		s.addGaps(tr)
 	}
 	return s
+}
+
+// addGaps adds the trial's ack and receive gaps at the fault, by the role
+// the analysis gave each partition (Trial.Metrics): a partition the
+// faulted broker neither led nor followed counts in neither role's range.
+// A trial without a fault has no gap at a fault to add.
+func (s *Summary) addGaps(tr *Trial) {
+	if tr.Metrics == nil {
+		return
+	}
+	for _, p := range tr.Metrics.Partitions {
+		if d, ok := p.Values[MeasureAckStall]; ok {
+			s.AnyGap.add(d)
+			switch p.Role {
+			case results.RoleLed:
+				s.LeaderGap.add(d)
+			case results.RoleFollowed:
+				s.FollowerGap.add(d)
+			}
+		}
+		if d, ok := p.Values[MeasureReceiveStall]; ok {
+			s.ReceiveGap.add(d)
+		}
+	}
 }
 
 // WriteSummaryText writes the summary as the blog did, one measure a line.
@@ -162,7 +171,7 @@ func WriteSummaryText(w io.Writer, s *Summary) error {
 	row("detection (fault → fence or shutdown granted)", s.Detect)
 	row("election + client (→ producer on new leader)", s.ElectAndClient)
 	row("ack gap, partitions the broker led", s.LeaderGap)
-	row("ack gap, other partitions", s.FollowerGap)
+	row("ack gap, partitions the broker followed", s.FollowerGap)
 	row("ack gap, every partition", s.AnyGap)
 	row("receive gap, every partition", s.ReceiveGap)
 	for _, name := range []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck} {

@@ -13,7 +13,7 @@ import (
 func ranges(s *Summary) map[string]Range {
 	m := map[string]Range{
 		"detect": s.Detect, "elect+client": s.ElectAndClient, "leader gap": s.LeaderGap,
-		"other gap": s.FollowerGap, "any gap": s.AnyGap, "receive gap": s.ReceiveGap,
+		"follower gap": s.FollowerGap, "any gap": s.AnyGap, "receive gap": s.ReceiveGap,
 	}
 	for name, r := range s.Phases {
 		m["phase "+name] = *r
@@ -42,14 +42,14 @@ func TestSummarize(t *testing.T) {
 			// controlled shutdown and the new leader's start, so their
 			// stalls have no detect or elect phase; p0's has a client
 			// phase.
-			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "other gap": 4, "any gap": 6, "receive gap": 6,
+			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "follower gap": 4, "any gap": 6, "receive gap": 6,
 				"phase detect": 3, "phase elect": 3, "phase client": 2, "phase first ack": 6},
 		},
 		{
 			name:     "sigkill-twice",
 			archives: []string{sigkillArchive, sigkillArchive},
 			faults:   []results.FaultKind{"sigkill", "sigkill"},
-			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "other gap": 4, "any gap": 6, "receive gap": 6,
+			n: map[string]int{"detect": 2, "elect+client": 2, "leader gap": 2, "follower gap": 4, "any gap": 6, "receive gap": 6,
 				"phase detect": 6, "phase elect": 6, "phase client": 2, "phase first ack": 6},
 			twice: true,
 		},

@@ -160,6 +160,13 @@ func says(s Setting, def time.Duration) string {
 	return fmt.Sprintf("%s unknown: %s; Kafka's default is %d ms", s.Name, s.Where, def.Milliseconds())
 }
 
+// sessionTimeout is the controller's broker.session.timeout.ms: the
+// detection's explanation and the metrics (Metrics.SessionTimeout) read it
+// here alike.
+func (x *explainer) sessionTimeout() Setting {
+	return nodeSetting(x.ctl, x.ctlErr, "", sessionTimeoutSetting)
+}
+
 // detect explains fault → the controller acting on the broker.
 func (x *explainer) detect(ph *Phase) {
 	if x.f.Graceful() {
@@ -168,7 +175,7 @@ func (x *explainer) detect(ph *Phase) {
 		ph.Setting = "none: controlled.shutdown.enable (on by default) is what makes this short"
 		return
 	}
-	sessionS := nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")
+	sessionS := x.sessionTimeout()
 	hbS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 	ph.Settings = []Setting{sessionS, hbS}

@@ -52,8 +52,10 @@ runs a deterministic slice, for a CI matrix of N jobs; kbf compare merges them.
 The scenario file:
 
 ` + bench.Example + `
-Exit status: 0 done; 3 a trial lost acknowledged records; 6 no trial was
-valid; 1 the benchmark could not run; 2 the command line or FILE is wrong.`,
+Exit status: 0 done; 3 a trial's records broke what a client's settings
+promise (lost under acks=all, duplicated or reordered by an idempotent
+producer; a trial of any verdict); 6 no trial was valid; 1 the benchmark
+could not run; 2 the command line or FILE is wrong.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("bench takes at most one FILE, a scenario file")
@@ -173,17 +175,21 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
 	}
+	return benchOutcome(set)
+}
+
+// benchOutcome is the benchmark's exit: errFindings when any trial's
+// findings fail it (report.Findings.Fail, the rule of kbf run and kbf
+// report, in a trial of any verdict), else ErrNoValidTrial when no trial
+// was valid.
+func benchOutcome(set *bench.Set) error {
 	valid := 0
 	for _, r := range set.Records {
 		if r.Valid() {
 			valid++
 		}
-		if r.Valid() && r.Trial.Variant.Scenario.AcksOrDefault() == "all" {
-			for _, vals := range r.M.Roles {
-				if vals["lost-acked-records"] > 0 {
-					return fmt.Errorf("%w: %s lost acknowledged records (see its report)", errFindings, r.Trial.ID())
-				}
-			}
+		if r.M != nil && r.M.Findings.Fail() {
+			return fmt.Errorf("%w: %s: %s (see its report)", errFindings, r.Trial.ID(), r.M.Findings.Why())
 		}
 	}
 	if valid == 0 && len(set.Records) > 0 {

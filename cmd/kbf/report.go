@@ -48,10 +48,12 @@ neither Docker nor Kafka.
 In a run directory a trial that cannot be read is named on standard error and
 the others are still reported.
 
-Exit status: 0 when every trial was reported and no audit found an
-acknowledged record lost, duplicated or reordered; 3 when one did; 1 when a
-trial could not be read (a bad file, a missing probe.csv); 2 when the command
-line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
+Exit status: 0 when every trial was reported and no client's records broke
+what its settings promise; 3 when one did (an acknowledged record lost under
+acks=all, or one duplicated or reordered by an idempotent producer; the
+others are reported, not failed); 1 when a trial could not be read (a bad
+file, a missing probe.csv); 2 when the command line is wrong;
+130 when interrupted (Ctrl-C or SIGTERM).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("report takes one PATH: a probe CSV, a trial directory or a run directory")
@@ -192,15 +194,15 @@ func where(tr *report.Trial) string {
 }
 
 // outcome is the error a command returns once it has reported the trials
-// it could: the broken trials, named, and errFindings when an audit found
-// acknowledged records lost, duplicated or reordered, which decides the
-// exit status (3) even beside a broken trial, so CI never misses a loss.
+// it could: the broken trials, named, and errFindings when a trial's
+// findings fail it (report.Findings.Fail: a client's records broke what its
+// settings promise), which decides the exit status (3) even beside a
+// broken trial, so CI never misses a loss.
 func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
 	var errs []error
 	for _, tr := range analysed {
-		if in := tr.Integrity; in != nil && !in.OK() {
-			errs = append(errs, fmt.Errorf("%w: %s: the audit found acknowledged records lost (%d), duplicated (%d) or reordered (%d)",
-				errFindings, where(tr), in.Lost, in.Duplicated, in.Reordered))
+		if tr.Findings.Fail() {
+			errs = append(errs, fmt.Errorf("%w: %s: %s", errFindings, where(tr), tr.Findings.Why()))
 		}
 	}
 	errs = append(errs, broken...)

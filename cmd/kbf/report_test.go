@@ -192,7 +192,7 @@ func TestReportBadInput(t *testing.T) {
 				writeLog(t, dir, 7)
 				return []string{"report", dir}
 			},
-			code: exitFindings, stderr: []string{"the audit found acknowledged records lost (1), duplicated (0) or reordered (0)"},
+			code: exitFindings, stderr: []string{"franz-go: 1 lost under acks=all"},
 			lines: 1, out: "p0 lost seq 7",
 		},
 		{
@@ -202,7 +202,7 @@ func TestReportBadInput(t *testing.T) {
 				writeLog(t, dir, 7)
 				return []string{"plot", dir}
 			},
-			code: exitFindings, stderr: []string{"lost (1)"}, lines: 1, out: results.PlotFile,
+			code: exitFindings, stderr: []string{"franz-go: 1 lost under acks=all"}, lines: 1, out: results.PlotFile,
 		},
 		{
 			name: "a run with a broken trial",

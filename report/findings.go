@@ -1,0 +1,160 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// Finding is one client's audit of a trial beside what the client's
+// settings promised. acks=all promises that no acknowledged record is lost;
+// an idempotent producer, that none is written twice or out of order. A
+// count the settings do not rule out (a loss under acks=1, a duplicate from
+// a producer that is not idempotent) is reported, but breaks no promise.
+type Finding struct {
+	Client string `json:"client"`
+	// Acks is the producer's acks: "all" or "1".
+	Acks string `json:"acks"`
+	// Idempotent is whether the producer was idempotent.
+	Idempotent   bool `json:"idempotent"`
+	Acknowledged int  `json:"acknowledged"`
+	Lost         int  `json:"lost"`
+	Duplicated   int  `json:"duplicated"`
+	Reordered    int  `json:"reordered"`
+}
+
+// Broken reports whether the finding breaks what the client's settings
+// promise: an acknowledged record lost under acks=all, or one duplicated
+// or reordered by an idempotent producer.
+func (f Finding) Broken() bool {
+	return len(f.broken()) > 0
+}
+
+// broken names the counts that break a promise.
+func (f Finding) broken() []string {
+	var out []string
+	if f.Lost > 0 && f.Acks == "all" {
+		out = append(out, fmt.Sprintf("%d lost under acks=all", f.Lost))
+	}
+	if f.Idempotent {
+		if f.Duplicated > 0 {
+			out = append(out, fmt.Sprintf("%d duplicated by an idempotent producer", f.Duplicated))
+		}
+		if f.Reordered > 0 {
+			out = append(out, fmt.Sprintf("%d reordered by an idempotent producer", f.Reordered))
+		}
+	}
+	return out
+}
+
+// allowed names the counts the client's settings allow, and why.
+func (f Finding) allowed() []string {
+	var out []string
+	if f.Lost > 0 && f.Acks != "all" {
+		out = append(out, fmt.Sprintf("acks=%s allows an acknowledged record to be lost with its leader", f.Acks))
+	}
+	if !f.Idempotent && f.Duplicated+f.Reordered > 0 {
+		out = append(out, "a producer that is not idempotent may write a retried record twice or out of order")
+	}
+	return out
+}
+
+// String is the finding in one line: the counts, the settings, and which
+// counts break a promise (a finding) or are allowed.
+func (f Finding) String() string {
+	idem := "idempotent"
+	if !f.Idempotent {
+		idem = "not idempotent"
+	}
+	s := fmt.Sprintf("%s: %d acknowledged, %d lost, %d duplicated, %d reordered (acks=%s, %s)",
+		f.Client, f.Acknowledged, f.Lost, f.Duplicated, f.Reordered, f.Acks, idem)
+	if b := f.broken(); len(b) > 0 {
+		s += ": FINDING, " + strings.Join(b, ", ")
+	}
+	if a := f.allowed(); len(a) > 0 {
+		s += "; not a finding: " + strings.Join(a, "; ")
+	}
+	return s
+}
+
+// Findings are a trial's audits, one per client whose records were read
+// back, franz-go first.
+type Findings []Finding
+
+// Fail reports whether the trial's findings make a failed run (exit 3):
+// some client broke what its settings promise (Finding.Broken). It is the
+// one rule every command's exit status follows. Findings count in a trial
+// of any verdict: records lost are lost, whether or not the stall can be
+// trusted.
+func (fs Findings) Fail() bool { return slices.ContainsFunc(fs, Finding.Broken) }
+
+// Why says, for a failed trial, which client broke which promise; "" when
+// none did.
+func (fs Findings) Why() string {
+	var out []string
+	for _, f := range fs {
+		if b := f.broken(); len(b) > 0 {
+			out = append(out, f.Client+": "+strings.Join(b, ", "))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// findings are the trial's audits: the franz-go probe's, then each
+// external client's that was read back.
+func findings(tr *Trial) Findings {
+	var fs Findings
+	if f, ok := finding(FranzGo, tr); ok {
+		fs = append(fs, f)
+	}
+	for _, cr := range tr.Clients {
+		if cr.Trial == nil {
+			continue // franz-go (above), or a client that could not be analysed
+		}
+		if f, ok := finding(cr.Name, cr.Trial); ok {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// finding is one client's audit and settings; false without an audit.
+func finding(client string, tr *Trial) (Finding, bool) {
+	in := tr.Integrity
+	if in == nil {
+		return Finding{}, false
+	}
+	f := Finding{Client: client, Acknowledged: in.Acknowledged, Lost: in.Lost, Duplicated: in.Duplicated, Reordered: in.Reordered}
+	var p results.Probe
+	if tr.Meta != nil {
+		p = tr.Meta.Probe
+	}
+	f.Acks, f.Idempotent = promises(client, p)
+	return f, true
+}
+
+// promises reads a client's acks and idempotence from its recorded
+// settings: franz-go's "idempotent", librdkafka's and Java's
+// "enable.idempotence". Where the metadata does not say, acks is kbf's
+// default, all, and idempotence the client's own default: on under
+// acks=all for franz-go (as kbf's probe has always run) and the Java
+// client, off for librdkafka and a client kbf does not know.
+func promises(client string, p results.Probe) (acks string, idempotent bool) {
+	acks = "all"
+	switch p.Acks {
+	case "1", "0":
+		acks = p.Acks
+	}
+	for _, k := range []string{"idempotent", "enable.idempotence"} {
+		if v, ok := p.Client[k]; ok {
+			return acks, v == "true"
+		}
+	}
+	switch client {
+	case FranzGo, "java":
+		return acks, acks == "all"
+	}
+	return acks, false
+}

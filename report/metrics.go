@@ -1,0 +1,268 @@
+package report
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// Measure names one measure of a fault, as kbf bench's metrics name them.
+type Measure string
+
+// The measures of a fault, per partition.
+const (
+	// MeasureAckStall and MeasureReceiveStall are the gaps at the fault.
+	MeasureAckStall     Measure = "ack_stall"
+	MeasureReceiveStall Measure = "receive_stall"
+	// The stall's phases.
+	MeasureDetect   Measure = "detect"
+	MeasureElect    Measure = "elect"
+	MeasureClient   Measure = "client"
+	MeasureFirstAck Measure = "first_ack"
+	// MeasureAfterDetect is the stall after the controller acted (elect +
+	// client + first ack): free of the heartbeat's phase. Only a stall
+	// that began at the fault and ended has it.
+	MeasureAfterDetect Measure = "after_detect"
+	// MeasureFromHeartbeat is the stall from the broker's last heartbeat
+	// as the controller's session timeout places it: after detect +
+	// Metrics.SessionTimeout. A graceful stop, detected by its controlled
+	// shutdown, has none.
+	MeasureFromHeartbeat Measure = "from_heartbeat"
+	// MeasureTotalStall and MeasureLongestStall are a fault of several
+	// steps' ack stalls over the stall bound, summed, and the longest.
+	MeasureTotalStall   Measure = "total_stall"
+	MeasureLongestStall Measure = "longest_stall"
+)
+
+// Measures are every measure, in the order bench.txt lists them.
+var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
+	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall}
+
+// phaseMeasure is the measure of each stall phase.
+var phaseMeasure = map[string]Measure{
+	PhaseDetect:   MeasureDetect,
+	PhaseElect:    MeasureElect,
+	PhaseClient:   MeasureClient,
+	PhaseFirstAck: MeasureFirstAck,
+}
+
+// Metrics are a trial's measures of its fault, per partition, each with
+// the role Trial.Role gives it: the numbers kbf bench writes and a run's
+// summary ranges over, decided here once.
+type Metrics struct {
+	// SessionTimeout is the controller's broker.session.timeout.ms, as the
+	// detection's explanation reads it. It is read only for a stall that
+	// from_heartbeat measures (a kill's, detected by session expiry);
+	// otherwise, or when it could not be read, its Source is SourceUnknown
+	// and Where says why.
+	SessionTimeout Setting
+	// Partitions are every probed partition's measures, in the gaps'
+	// order.
+	Partitions []PartitionMetrics
+}
+
+// PartitionMetrics are one partition's measures of the fault.
+type PartitionMetrics struct {
+	Partition int32
+	Role      results.Role
+	// Values are the measures the partition showed; one it did not show
+	// (no receive gap, no client phase for a follower) is absent.
+	Values map[Measure]time.Duration
+	// Lost is how many of its acknowledged records the audit found lost.
+	Lost int
+}
+
+// RoleMetrics are one role's measures in a trial. The partition with the
+// longest ack stall speaks for the role, and every measure of a stall is
+// that partition's, so the phases add up to the stall beside them; Lost is
+// the role's partitions' sum; a fault of several steps' total and longest
+// stall are each the worst of the role's partitions, for the stall at the
+// first step is one of several, and not always the worst.
+type RoleMetrics struct {
+	Role results.Role
+	// Partition speaks for the role; -1 when none of its partitions
+	// stalled (a fault of several steps may still measure it).
+	Partition int32
+	Values    map[Measure]time.Duration
+	Lost      int
+}
+
+// Role returns role r's measures; false when no partition of that role
+// stalled or, for a fault of several steps, was measured.
+func (m *Metrics) Role(r results.Role) (RoleMetrics, bool) {
+	rm := RoleMetrics{Role: r, Partition: -1, Values: map[Measure]time.Duration{}}
+	if m == nil {
+		return rm, false
+	}
+	var speaker *PartitionMetrics
+	found := false
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		if p.Role != r {
+			continue
+		}
+		rm.Lost += p.Lost
+		for _, k := range []Measure{MeasureTotalStall, MeasureLongestStall} {
+			if d, ok := p.Values[k]; ok {
+				rm.Values[k] = max(rm.Values[k], d)
+				found = true
+			}
+		}
+		ack, stalled := p.Values[MeasureAckStall]
+		if stalled && (speaker == nil || ack > speaker.Values[MeasureAckStall]) {
+			speaker = p
+		}
+	}
+	if speaker != nil {
+		found = true
+		rm.Partition = speaker.Partition
+		for k, d := range speaker.Values {
+			if k != MeasureTotalStall && k != MeasureLongestStall {
+				rm.Values[k] = d
+			}
+		}
+	}
+	return rm, found
+}
+
+// Role is what the faulted broker was to partition p when the fault
+// began, decided once per trial (partitionRoles); RoleNone without a
+// fault.
+func (tr *Trial) Role(p int32) results.Role {
+	if r, ok := tr.roles[p]; ok {
+		return r
+	}
+	return results.RoleNone
+}
+
+// partitionRoles decides what the faulted broker f was to each probed
+// partition when the fault began: it led it (the metadata says so, or,
+// the leader unknown, a new leader started after the fault), it followed
+// it (it was in the ISR as the timeline last showed it before the fault,
+// or, failing that, among its replicas), or neither.
+func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
+	roles := map[int32]results.Role{}
+	var parts []int32
+	if tr.Meta != nil {
+		parts = append(parts, tr.Meta.Probe.Partitions...)
+	}
+	if tr.Gaps != nil {
+		for _, p := range tr.Gaps.Partitions {
+			parts = append(parts, p.Partition)
+		}
+	}
+	b := f.NodeID
+	for _, p := range parts {
+		if _, done := roles[p]; done {
+			continue
+		}
+		leader, known := tr.Meta.Probe.Leaders[p]
+		moved := false
+		if !known && tr.Timeline != nil {
+			_, moved = tr.Timeline.LeaderStarted(tr.Meta.Probe.Topic, p, tr.FaultAt)
+		}
+		switch {
+		case (known && leader == b) || moved:
+			roles[p] = results.RoleLed
+		case tr.Timeline != nil && tr.inReplicas(p, b),
+			tr.Timeline == nil && slices.Contains(tr.Meta.Probe.Replicas[p], b):
+			roles[p] = results.RoleFollowed
+		default:
+			roles[p] = results.RoleNone
+		}
+	}
+	return roles
+}
+
+// measure takes each partition's measures of fault f from the gaps, the
+// stalls and the steps the analysis found. f is nil for a probe CSV given
+// a fault time and no metadata: its gaps are measured, with no role.
+func measure(tr *Trial, f *results.Fault) *Metrics {
+	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
+		Where: "not read: no stall is measured from the broker's last heartbeat"}}
+	stalls := map[int32]*Stall{}
+	for i := range tr.Stalls {
+		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
+	}
+	steps := map[int32]time.Duration{}
+	longest := map[int32]time.Duration{}
+	if tr.Steps != nil {
+		for _, p := range tr.Steps.Partitions {
+			steps[p.Partition] = p.Stalled
+			// No stall over the bound is a measure too: zero.
+			longest[p.Partition] = 0
+			if p.Longest != nil {
+				longest[p.Partition] = p.Longest.Duration()
+			}
+		}
+	}
+	lost := map[int32]int{}
+	if tr.Integrity != nil {
+		for _, p := range tr.Integrity.Partitions {
+			lost[p.Partition] = p.Lost
+		}
+	}
+	// The session timeout is read only when a stall needs it: it costs a
+	// read of the controller's log.
+	var session time.Duration
+	sessionRead, sessionKnown := false, false
+	sessionTimeout := func() (time.Duration, bool) {
+		if !sessionRead {
+			sessionRead = true
+			m.SessionTimeout = newExplainer(tr, f).sessionTimeout()
+			session, sessionKnown = ms(m.SessionTimeout)
+		}
+		return session, sessionKnown
+	}
+	if tr.Gaps == nil {
+		return m
+	}
+	for _, gp := range tr.Gaps.Partitions {
+		p := gp.Partition
+		pm := PartitionMetrics{Partition: p, Role: tr.Role(p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
+		if g := gp.Ack.Fault; g != nil {
+			pm.Values[MeasureAckStall] = g.Duration()
+		}
+		if g := gp.Receive.Fault; g != nil {
+			pm.Values[MeasureReceiveStall] = g.Duration()
+		}
+		if st := stalls[p]; st != nil {
+			var detect time.Duration
+			detected := false
+			for _, ph := range st.Phases {
+				if k, ok := phaseMeasure[ph.Name]; ok {
+					pm.Values[k] = ph.Duration
+				}
+				if ph.Name == PhaseDetect {
+					detect, detected = ph.Duration, true
+				}
+			}
+			// Only a stall that began at the fault and ended holds the
+			// whole detection; the rest of it is what the heartbeat's
+			// phase leaves.
+			if detected && st.Began == 0 && !st.FirstAck.IsZero() {
+				after := st.Total - detect
+				pm.Values[MeasureAfterDetect] = after
+				// A graceful stop (a sigterm, a roll's first stop) is
+				// detected by its controlled shutdown, not by a session
+				// running out from a last heartbeat.
+				if !f.Graceful() {
+					if s, ok := sessionTimeout(); ok {
+						pm.Values[MeasureFromHeartbeat] = after + s
+					}
+				}
+			}
+		}
+		if d, ok := steps[p]; ok {
+			pm.Values[MeasureTotalStall] = d
+			pm.Values[MeasureLongestStall] = longest[p]
+		}
+		m.Partitions = append(m.Partitions, pm)
+	}
+	return m
+}
+
+// sessionTimeoutSetting is the controller's setting that bounds a
+// detection by session expiry.
+const sessionTimeoutSetting = "broker.session.timeout.ms"
