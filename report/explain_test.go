@@ -190,8 +190,10 @@ func TestExplainEdges(t *testing.T) {
 		},
 		{
 			// The producer learnt the leader before the leader's own
-			// line: the client boundary counts as zero, as it does for
-			// a stall that begins at the fault (the next case).
+			// line: the client boundary bounds no phase (a phase ends
+			// at its line's time, never before it), and the note says
+			// so, as it does for a stall that begins at the fault (the
+			// next case).
 			name: "boundary logged early, stall begins after the fault",
 			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, every(100*msec, 500*msec, 100*msec), after(3000*msec))}, files: map[string]string{
 				"logs/c1/controller.log":   fenceLine(600 * msec),
@@ -199,7 +201,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(700*msec, 0),
 			}},
 			p: 0, role: "leader", began: 500 * msec, total: 2500 * msec,
-			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
+			text:   "producer-learned (client.log:1) is logged at ",
 		},
 		{
 			name: "boundary logged early, stall begins at the fault",
@@ -209,7 +212,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(700*msec, 0),
 			}},
 			p: 0, role: "leader", total: 3000 * msec,
-			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
+			text:   "producer-learned (client.log:",
 		},
 		{
 			// p0 never acked again: the phases the logs show are

@@ -204,11 +204,12 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		return tr, nil
 	}
 	if hasNodeEvidence(tr.Timeline) {
-		tr.Stalls = explain(tr, fault)
+		tr.Stalls, tr.Boundaries = explain(tr, fault)
 		tr.explainCut(fault, last)
 	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
 		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
 	}
+	tr.enforceChecks()
 	return tr, nil
 }
 
