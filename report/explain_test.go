@@ -72,6 +72,8 @@ type handTrial struct {
 	replicas map[int32][]int32
 	// fault, when set, replaces k1's SIGKILL.
 	fault *results.Fault
+	// ended, when set, is the trial's end after handF, in place of 6 s.
+	ended time.Duration
 }
 
 // write lays the trial out in a new directory and returns it.
@@ -97,6 +99,9 @@ func (h handTrial) write(t *testing.T) string {
 	}
 	if h.fault != nil {
 		meta.Fault = h.fault
+	}
+	if h.ended > 0 {
+		meta.Ended = handF.Add(h.ended)
 	}
 	if err := results.WriteMeta(dir, meta); err != nil {
 		t.Fatal(err)
