@@ -96,7 +96,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		return err
 	}
 	if o.html {
-		if err := htmlreport.WriteFile(htmlreport.Dest(path, trials), trials, analysed); err != nil {
+		if err := htmlreport.WriteFile(ctx, htmlreport.Dest(path, trials), trials, analysed); err != nil {
 			return err
 		}
 	}
