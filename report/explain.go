@@ -146,7 +146,12 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // for its partition (the fence or shutdown grant, its new leader, its ISR
 // without the broker) is not the fault's: it gets no phases, and says
 // whether it was any longer than the partition's own noise.
-func explain(tr *Trial, f *results.Fault) ([]Stall, []Boundary) {
+//
+// Where the detection's line is missing or misdated, the first phase of a
+// stall that begins at the fault holds the detection as well and is named
+// for both ("detect+elect"): its time is never blamed on the election
+// alone. damaged says what is missing, for the notes and the verdict.
+func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged []string) {
 	tl := tr.Timeline
 	F := tr.FaultAt
 	topic := tr.Meta.Probe.Topic
@@ -155,6 +160,13 @@ func explain(tr *Trial, f *results.Fault) ([]Stall, []Boundary) {
 	bounds := []Boundary{{Kind: BoundaryFault, Time: F, Partition: -1, Broker: b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
 	detect, detected := detection(tl, f, F)
+	// A cut from the clients only is detected by no one: nothing is
+	// missing when no line shows it.
+	undetected := ""
+	if !detected && f.Kind != results.FaultIsolateClients {
+		undetected = missingDetection(tl, f, F)
+		damaged = append(damaged, undetected+": the phase before the first boundary found holds the detection too, and is named for both")
+	}
 	// The detection is one event the partitions share: drawn once, at
 	// its own time, when some stall's phases or window hold it.
 	detectDrawn, detectInStall := false, false
@@ -259,6 +271,11 @@ func explain(tr *Trial, f *results.Fault) ([]Stall, []Boundary) {
 			case PhaseClient:
 				x.client(&st, &ph, prev)
 			}
+			if undetected != "" && prev.Equal(F) {
+				ph.Name = PhaseDetect + "+" + bd.name
+				ph.Why = fmt.Sprintf("%s, so this phase holds the detection as well, %s from the fault; of the rest: %s", undetected, secs(ph.Duration), ph.Why)
+				bdy.Phase = ph.Name
+			}
 			if bd.name != PhaseDetect {
 				bdy.InStall = true
 				bounds = append(bounds, bdy)
@@ -299,7 +316,32 @@ func explain(tr *Trial, f *results.Fault) ([]Stall, []Boundary) {
 		bounds = slices.Insert(bounds, 1, d)
 	}
 	sortBoundaries(bounds)
-	return out, bounds
+	return out, bounds, damaged
+}
+
+// missingDetection says why the detection of fault f, at F, is not in the
+// logs: the controller's log is missing, its line is dated before the
+// fault, or it has none.
+func missingDetection(tl *timeline.Timeline, f *results.Fault, F time.Time) string {
+	what := fmt.Sprintf("the controller's fence of broker %d", f.NodeID)
+	kinds := []timeline.Kind{timeline.KindFenced}
+	if f.Graceful() {
+		what = fmt.Sprintf("the controller's grant of broker %d's shutdown", f.NodeID)
+		kinds = []timeline.Kind{timeline.KindControlledShutdown, timeline.KindShutdownGranted, timeline.KindImmediateShutdown}
+	}
+	if e, ok := tl.First(time.Time{}, timeline.OfKind(kinds...), timeline.ForBroker(f.NodeID)); ok && e.Time.Before(F) {
+		return fmt.Sprintf("%s is misdated: [%s] is dated %s, before the fault at %s", what, e.Source, clock(e.Time), clock(F))
+	}
+	var missing []string
+	for _, m := range tl.Missing {
+		if strings.HasSuffix(m, " "+results.ControllerLog) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("%s is not in the logs: %s missing", what, strings.Join(missing, ", "))
+	}
+	return fmt.Sprintf("%s is not in the logs after the fault", what)
 }
 
 // noiseFactor is how many times a partition's own noise (its longest gap

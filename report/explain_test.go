@@ -243,8 +243,9 @@ func TestExplainEdges(t *testing.T) {
 			text:   "note: no other replica could take over: broker 1 holds the partition's only replica",
 		},
 		{
-			// The controller's log holds no fence: detection's time
-			// falls to the election.
+			// The controller's log holds no fence: the first phase
+			// holds the detection too and is named for both, never
+			// blamed on the election alone.
 			name: "no fence line, leader",
 			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
 				"logs/c1/controller.log":   kafkaLine(1000*msec, "[QuorumController id=100] Something else entirely.", "org.apache.kafka.controller.QuorumController"),
@@ -252,8 +253,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(2400*msec, 0),
 			}},
 			p: 0, role: "leader", total: 3000 * msec,
-			phases: []phase{{PhaseElect, 2100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
-			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.10 elect + 0.30 client + 0.60 first ack\n",
+			phases: []phase{{"detect+elect", 2100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.10 detect+elect + 0.30 client + 0.60 first ack\n",
 		},
 		{
 			name: "no fence line, follower",
@@ -262,8 +263,8 @@ func TestExplainEdges(t *testing.T) {
 				"logs/k2/state-change.log": shrunkLine(2150*msec, 1),
 			}},
 			p: 1, role: "follower", total: 2200 * msec,
-			phases: []phase{{PhaseElect, 2150 * msec}, {PhaseFirstAck, 50 * msec}},
-			text:   "p1 (the broker followed) 2.20 s = 2.15 elect + 0.05 first ack\n",
+			phases: []phase{{"detect+elect", 2150 * msec}, {PhaseFirstAck, 50 * msec}},
+			text:   "p1 (the broker followed) 2.20 s = 2.15 detect+elect + 0.05 first ack\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,8 +19,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,6 +78,22 @@ type Timeline struct {
 	// not parse, a stray continuation line, a recognised message whose
 	// numbers do not parse.
 	Unparsed int
+	// Dated counts, per node log file, the events Options.From and To
+	// kept and left out: a file whose events fall after the trial's end,
+	// or none within it, has a clock or dates that are off, and its lines
+	// must not be cited.
+	Dated []Dated
+}
+
+// Dated is what Build kept of one node log file's events by their times.
+type Dated struct {
+	// File is the file as events cite it: "k2/state-change.log".
+	File string
+	// Kept counts the events within [From, To]; Before and After those
+	// left out on either side, the earliest of them at First and the
+	// latest at Last (zero when none was left out).
+	Kept, Before, After int
+	First, Last         time.Time
 }
 
 // FromDir returns the sources of the trial in dir, laid out as the results
@@ -225,6 +243,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		topics[t] = true
 	}
 	tl.Events = []Event{}
+	dated := map[string]*Dated{}
 	for _, e := range events {
 		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
 			continue
@@ -233,14 +252,56 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		if e.Kind.ClientFact() {
 			from, to, dst = opt.ClientFrom, opt.ClientTo, &tl.Client
 		}
-		if !from.IsZero() && e.Time.Before(from) || !to.IsZero() && e.Time.After(to) {
+		var d *Dated
+		if file := sourceFile(e.Source); file != "" && src.Nodes[e.Node] != nil {
+			if d = dated[file]; d == nil {
+				d = &Dated{File: file}
+				dated[file] = d
+			}
+		}
+		before, after := !from.IsZero() && e.Time.Before(from), !to.IsZero() && e.Time.After(to)
+		if d != nil {
+			d.count(e.Time, before, after)
+		}
+		if before || after {
 			continue
 		}
 		*dst = append(*dst, e)
 	}
+	for _, file := range slices.Sorted(maps.Keys(dated)) {
+		tl.Dated = append(tl.Dated, *dated[file])
+	}
 	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
 	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
 	return tl, nil
+}
+
+// sourceFile is the file of an event's Source, "k2/state-change.log" of
+// "k2/state-change.log:28"; "" for the fault record's.
+func sourceFile(source string) string {
+	i := strings.LastIndexByte(source, ':')
+	if i < 0 || !strings.Contains(source[:i], "/") {
+		return ""
+	}
+	return source[:i]
+}
+
+func (d *Dated) count(t time.Time, before, after bool) {
+	switch {
+	case before:
+		d.Before++
+	case after:
+		d.After++
+	default:
+		d.Kept++
+		return
+	}
+	if d.First.IsZero() || t.Before(d.First) {
+		d.First = t
+	}
+	if t.After(d.Last) {
+		d.Last = t
+	}
 }
 
 // readFile opens path (gunzipping a .gz) and parses it. missing is true when
