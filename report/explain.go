@@ -273,7 +273,10 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 			}
 			if undetected != "" && prev.Equal(F) {
 				ph.Name = PhaseDetect + "+" + bd.name
-				ph.Why = fmt.Sprintf("%s, so this phase holds the detection as well, %s from the fault; of the rest: %s", undetected, secs(ph.Duration), ph.Why)
+				// The phase's own explanation would count its whole
+				// time as the election's: it is replaced, not kept.
+				ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
+					undetected, boundaryWhat[bd.kind], secs(ph.Duration))
 				bdy.Phase = ph.Name
 			}
 			if bd.name != PhaseDetect {
@@ -317,6 +320,13 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 	}
 	sortBoundaries(bounds)
 	return out, bounds, damaged
+}
+
+// boundaryWhat names a boundary for a sentence.
+var boundaryWhat = map[BoundaryKind]string{
+	BoundaryNewLeader:       "the new leader's first line as leader",
+	BoundaryISRShrunk:       "the leader's ISR without the broker",
+	BoundaryProducerLearned: "the producer's learning of the new leader",
 }
 
 // missingDetection says why the detection of fault f, at F, is not in the

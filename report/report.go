@@ -281,6 +281,9 @@ func (tr *Trial) buildTimeline(opt Options) error {
 		return nil
 	}
 	tr.Timeline = tl
+	for _, d := range tl.Damaged {
+		tr.damaged(fmt.Sprintf("%s: none of its lines is read, so nothing is explained from it", d))
+	}
 	tr.checkDates()
 	return nil
 }

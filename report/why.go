@@ -25,6 +25,10 @@ type explainer struct {
 	cfg    map[string]string // the probe's client configuration
 	// brokers caches the brokers' configurations, read once each.
 	brokers map[string]nodeConfig
+	// clientDamaged says why the probe's client.log was not read (it is
+	// not text); "" when it was. Nothing is then explained from the
+	// client's facts: their absence is no evidence.
+	clientDamaged string
 }
 
 type nodeConfig struct {
@@ -49,6 +53,11 @@ func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
 
 func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client, brokers: map[string]nodeConfig{}}
+	for _, d := range tr.Timeline.Damaged {
+		if strings.HasPrefix(d, results.ClientLog+":") {
+			x.clientDamaged = d
+		}
+	}
 	nodes := controllers(tr)
 	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
 	for _, node := range nodes {
@@ -253,8 +262,21 @@ func (x *explainer) facts(from, to time.Time, match ...timeline.Match) []timelin
 
 func timedOut(e *timeline.Event) bool { return strings.Contains(e.Err, "timeout") }
 
+// unexplained fills a phase that the client's facts would explain, when
+// its client.log could not be read, and reports whether it did.
+func (x *explainer) unexplained(ph *Phase) bool {
+	if x.clientDamaged == "" {
+		return false
+	}
+	ph.Why = fmt.Sprintf("not explained: %s, so what the producer waited for is unknown", x.clientDamaged)
+	return true
+}
+
 // client explains the producer learning the new leader.
 func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
+	if x.unexplained(ph) {
+		return
+	}
 	topic := x.tr.Meta.Probe.Topic
 	var stale, retries int
 	var lastStale time.Time
@@ -363,6 +385,9 @@ func faultEnded(k results.FaultKind) string {
 
 // firstAck explains the last boundary → the first ack.
 func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
+	if x.unexplained(ph) {
+		return
+	}
 	leader := st.NewLeader
 	if st.Role != results.RoleLed {
 		leader = x.tr.Meta.Probe.Leaders[st.Partition]
@@ -449,7 +474,7 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 // receive explains a receive gap much longer than the ack gap: the
 // consumer learnt the new leader later than the producer.
 func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
-	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond {
+	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond || x.clientDamaged != "" {
 		return
 	}
 	tl, topic := x.tr.Timeline, x.tr.Meta.Probe.Topic

@@ -14,6 +14,8 @@
 package timeline
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -26,6 +28,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kbf-project/kbf/results"
 )
@@ -78,6 +81,10 @@ type Timeline struct {
 	// not parse, a stray continuation line, a recognised message whose
 	// numbers do not parse.
 	Unparsed int
+	// Damaged lists the logs that are not text (binary, or not UTF-8),
+	// as "client.log: binary (a NUL byte in its first 8 KiB)": none of
+	// their lines is read, so nothing is explained from them.
+	Damaged []string
 	// Dated counts, per node log file, the events Options.From and To
 	// kept and left out: a file whose events fall after the trial's end,
 	// or none within it, has a clock or dates that are off, and its lines
@@ -212,7 +219,9 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		for _, path := range src.Nodes[node] {
 			name := node + "/" + filepath.Base(path)
 			n, missing, err := readFile(path, func(r io.Reader) (int, error) {
-				return parseKafkaLog(r, node, name, id, add)
+				return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
+					return parseKafkaLog(r, node, name, id, add)
+				})
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s log: %w", node, err)
@@ -226,7 +235,9 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	if src.ClientLog != "" {
 		name := filepath.Base(src.ClientLog)
 		n, missing, err := readFile(src.ClientLog, func(r io.Reader) (int, error) {
-			return parseClientLog(r, name, add)
+			return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
+				return parseClientLog(r, name, add)
+			})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("client log: %w", err)
@@ -302,6 +313,36 @@ func (d *Dated) count(t time.Time, before, after bool) {
 	if t.After(d.Last) {
 		d.Last = t
 	}
+}
+
+// sniffSize is how much of a log parseText looks at to tell text.
+const sniffSize = 8 << 10
+
+// parseText parses r with parse when it is text; a log that is not (a NUL
+// byte or bytes that are not UTF-8 in its first sniffSize) is listed in
+// damaged by name and not parsed: a line read from it would be noise
+// taken for evidence.
+func parseText(r io.Reader, name string, damaged *[]string, parse func(io.Reader) (int, error)) (int, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return 0, err
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		*damaged = append(*damaged, fmt.Sprintf("%s: binary (a NUL byte at offset %d)", name, i))
+		return 0, nil
+	}
+	// A rune cut by the end of the peek is not a fault of the file.
+	if len(head) == sniffSize {
+		for k := 0; k < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); k++ {
+			head = head[:len(head)-1]
+		}
+	}
+	if !utf8.Valid(head) {
+		*damaged = append(*damaged, fmt.Sprintf("%s: not text (bytes that are not UTF-8 in its first %d KiB)", name, sniffSize>>10))
+		return 0, nil
+	}
+	return parse(br)
 }
 
 // readFile opens path (gunzipping a .gz) and parses it. missing is true when
