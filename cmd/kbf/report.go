@@ -50,7 +50,8 @@ the others are still reported.
 
 Exit status: 0 when every trial was reported and no audit found an
 acknowledged record lost, duplicated or reordered; 3 when one did; 1 when a
-trial could not be read (a bad file, a missing probe.csv); 2 when the command
+trial, or a client's records in it, could not be read (a bad file, a missing
+probe.csv); 2 when the command
 line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -201,6 +202,13 @@ func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
 		if in := tr.Integrity; in != nil && !in.OK() {
 			errs = append(errs, fmt.Errorf("%w: %s: the audit found acknowledged records lost (%d), duplicated (%d) or reordered (%d)",
 				errFindings, where(tr), in.Lost, in.Duplicated, in.Reordered))
+		}
+		// A client's records that cannot be read are a bad file of
+		// the trial's: reported beside the others, never a silent 0.
+		for _, c := range tr.Clients {
+			if c.Err != "" {
+				errs = append(errs, fmt.Errorf("%s: client %s: %s", where(tr), c.Name, c.Err))
+			}
 		}
 	}
 	errs = append(errs, broken...)
