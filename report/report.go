@@ -129,9 +129,13 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		tr.Quorum = analyzeQuorum(tr, fault)
 	}
 
-	gopt := gaps.Options{FaultAt: tr.FaultAt, Window: opt.Window}
+	gopt := gaps.Options{FaultAt: tr.FaultAt, From: consequence(tr, fault), Window: opt.Window}
 	if gopt.Window <= 0 {
-		gopt.Window = faultWindow(t.Meta, tr.FaultAt)
+		from := tr.FaultAt
+		if !gopt.From.IsZero() {
+			from = gopt.From
+		}
+		gopt.Window = faultWindow(t.Meta, from)
 	}
 	if gopt.Window <= 0 && tr.Quorum != nil {
 		gopt.Window = quorumWindow(tr.Quorum, t.Meta)
@@ -229,6 +233,21 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	}
 	tr.enforceChecks()
 	return tr, nil
+}
+
+// consequence is when the fault's consequence for the partitions came,
+// when it comes late: a broker cut from the controller only leads on, its
+// partitions acking, until the controller fences it a session timeout
+// later, and only then can they stall; noise before it is no part of the
+// fault. Zero for every other fault, and when the logs show no fence.
+func consequence(tr *Trial, f *results.Fault) time.Time {
+	if f == nil || f.Kind != results.FaultIsolateController || tr.Timeline == nil || tr.FaultAt.IsZero() {
+		return time.Time{}
+	}
+	if e, ok := tr.Timeline.Fenced(f.NodeID, tr.FaultAt); ok {
+		return e.Time
+	}
+	return time.Time{}
 }
 
 // faultWindow is how long after the fault at F a gap may begin and still
