@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -243,4 +244,41 @@ func hasNote(tr *Trial, s string) bool {
 		}
 	}
 	return false
+}
+
+// A node that is broker and controller both holds the controller's
+// settings in its own log: the detection reads them there, rather than
+// calling them unknown for want of a node that is only a controller.
+func TestExplainCombinedNodeSettings(t *testing.T) {
+	config := kafkaLine(-10*time.Second, "KafkaConfig values: ", "org.apache.kafka.common.config.AbstractConfig") +
+		"\tbroker.session.timeout.ms = 6000\n\tprocess.roles = broker,controller\n\tnode.id = 2\n"
+	for _, tc := range []struct {
+		name  string
+		roles string
+		want  SettingSource
+	}{
+		{"broker and controller", "broker,controller", SourceNodeConfig},
+		{"broker only", "broker", SourceUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handTrial{acks: map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(6500*msec, 7500*msec, 100*msec))},
+				files: map[string]string{
+					"logs/k2/controller.log":   strings.ReplaceAll(fenceLine(6100*msec), "id=100", "id=2"),
+					"logs/k2/server.log":       strings.ReplaceAll(config, "broker,controller", tc.roles),
+					"logs/k2/state-change.log": leaderLine(6300*msec, 0),
+				}, ended: 10 * time.Second}
+			tr := analyzeHand(t, h.write(t))
+			st := stallOf(t, tr, 0)
+			if len(st.Phases) == 0 || st.Phases[0].Name != PhaseDetect {
+				t.Fatalf("phases %q, want detect first", phaseNames(st))
+			}
+			s := st.Phases[0].Settings[0]
+			if s.Name != "broker.session.timeout.ms" || s.Source != tc.want {
+				t.Fatalf("setting %+v, want broker.session.timeout.ms from %s", s, tc.want)
+			}
+			if tc.want == SourceNodeConfig && (s.Value != "6000" || !strings.HasPrefix(s.Where, "k2/server.log:")) {
+				t.Errorf("setting %+v, want 6000 from k2/server.log", s)
+			}
+		})
+	}
 }

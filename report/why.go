@@ -79,14 +79,36 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	return x
 }
 
-// controllers names the nodes with logs that are not brokers.
+// controllers names the nodes whose logs hold a controller's settings: the
+// nodes that are not brokers, then the brokers that logged a
+// process.roles with controller in it (a node that is both), the faulted
+// one last, as a survivor is the one that fenced it.
 func controllers(tr *Trial) []string {
 	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
-	var out []string
+	var out, combined []string
+	faulted := false
 	for _, e := range ents {
-		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; e.IsDir() && !broker && e.Name() != tr.Meta.Fault.Broker {
-			out = append(out, e.Name())
+		name := e.Name()
+		if !e.IsDir() {
+			continue
 		}
+		if _, broker := tr.Meta.Cluster.Brokers[name]; !broker && name != tr.Meta.Fault.Broker {
+			out = append(out, name)
+			continue
+		}
+		roles := timeline.NodeConfigValues(tr.Dir, name)["process.roles"]
+		if !strings.Contains(roles, "controller") {
+			continue
+		}
+		if name == tr.Meta.Fault.Broker {
+			faulted = true
+			continue
+		}
+		combined = append(combined, name)
+	}
+	out = append(out, combined...)
+	if faulted {
+		out = append(out, tr.Meta.Fault.Broker)
 	}
 	return out
 }
