@@ -282,3 +282,74 @@ func TestExplainCombinedNodeSettings(t *testing.T) {
 		})
 	}
 }
+
+// A node that is broker and controller both, SIGKILLed while it led the
+// controller quorum: the detection is the quorum's leaderless gap (its
+// elections, a split vote included) and then the session's expiry as the
+// new leader counts it, each a phase ending at its own line.
+func TestExplainCombinedQuorumLeader(t *testing.T) {
+	config := kafkaLine(-70*time.Second, "KafkaConfig values: ", "org.apache.kafka.common.config.AbstractConfig") +
+		"\tbroker.session.timeout.ms = 9000\n\tcontroller.quorum.fetch.timeout.ms = 2000\n\tprocess.roles = broker,controller\n"
+	fence := strings.ReplaceAll(fenceLine(11870*msec), "id=100", "id=2")
+	for _, tc := range []struct {
+		name   string
+		k1     string // k1's quorum states before the fault
+		phases []string
+	}{
+		{"it led the quorum", raftLine(-2*time.Second, 1, leaderState(1, 4), candidateState(1, 4)),
+			[]string{PhaseQuorum, PhaseDetect, PhaseElect, PhaseFirstAck}},
+		{"another led it", raftLine(-2*time.Second, 1, followerState(4, 3), candidateState(1, 4)),
+			[]string{PhaseDetect, PhaseElect, PhaseFirstAck}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handTrial{
+				acks: map[int32][]time.Duration{0: slices.Concat(every(-time.Second, 0, 100*msec), every(12200*msec, 13200*msec, 100*msec))},
+				files: map[string]string{
+					"logs/k1/server.log": config + tc.k1,
+					// k2 gives up on k1, loses a split vote at epoch 5
+					// and wins at epoch 6, 2.83 s after the fault.
+					"logs/k2/server.log": config +
+						raftLine(1800*msec, 2, candidateState(2, 5), followerState(4, 1)) +
+						raftLine(2600*msec, 2, candidateState(2, 6), candidateState(2, 5)) +
+						raftLine(2830*msec, 2, leaderState(2, 6), candidateState(2, 6)),
+					"logs/k2/controller.log":   fence,
+					"logs/k2/state-change.log": leaderLine(12000*msec, 0),
+				},
+				ended: 16 * time.Second,
+			}
+			tr := analyzeHand(t, h.write(t))
+			st := stallOf(t, tr, 0)
+			if got := phaseNames(st); !slices.Equal(got, tc.phases) {
+				t.Fatalf("phases %q, want %q", got, tc.phases)
+			}
+			for _, v := range tr.CheckExplanations() {
+				t.Errorf("reported despite the check: %s", v)
+			}
+			if st.Phases[0].Name != PhaseQuorum {
+				return
+			}
+			if testing.Verbose() {
+				t.Log(writeBoth(t, tr))
+			}
+			q, d := st.Phases[0], st.Phases[1]
+			if q.Duration != 2830*msec || !strings.HasPrefix(q.Source, "k2/server.log:") || !strings.Contains(q.Why, "also led the controller quorum") || !strings.Contains(q.Why, "2 candidacies") {
+				t.Errorf("quorum phase %v [%s]: %s", q.Duration, q.Source, q.Why)
+			}
+			if d.Duration != 9040*msec || !strings.Contains(d.Why, "k2, the controller that took the quorum over") || d.Settings[0].Value != "9000" {
+				t.Errorf("detect phase %v: %s (%+v)", d.Duration, d.Why, d.Settings)
+			}
+			n := 0
+			for _, b := range tr.Boundaries {
+				if b.Kind == BoundaryQuorumLeader {
+					n++
+					if b.Broker != 2 || !b.InStall {
+						t.Errorf("quorum boundary %+v, want broker 2 in the stall", b)
+					}
+				}
+			}
+			if n != 1 {
+				t.Errorf("%d quorum-leader boundaries, want one: %+v", n, tr.Boundaries)
+			}
+		})
+	}
+}

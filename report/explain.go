@@ -19,6 +19,10 @@ type BoundaryKind string
 const (
 	// BoundaryFault is the fault's start: the trial's time zero.
 	BoundaryFault BoundaryKind = "fault"
+	// BoundaryQuorumLeader: another controller took the quorum over from
+	// the faulted node, which led it (a node that is broker and
+	// controller both).
+	BoundaryQuorumLeader BoundaryKind = "quorum-leader"
 	// BoundaryFenced: the controller fenced the broker for a session
 	// timeout (SIGKILL, pause).
 	BoundaryFenced BoundaryKind = "fenced"
@@ -167,11 +171,24 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		undetected = missingDetection(tl, f, F)
 		damaged = append(damaged, undetected+": the phase before the first boundary found holds the detection too, and is named for both")
 	}
-	// The detection is one event the partitions share: drawn once, at
-	// its own time, when some stall's phases or window hold it.
-	detectDrawn, detectInStall := false, false
-
+	// A node that is broker and controller both, and led the controller
+	// quorum when the fault hit it: no controller could fence it until
+	// another took the quorum over, and the detection is that gap and
+	// then the session's expiry as the new leader counts it.
 	x := newExplainer(tr, f)
+	tookOver, quorumLost := quorumTakeover(tl, f, F)
+	if quorumLost && detected && tookOver.Time.After(detect.Time) {
+		quorumLost = false
+	}
+	if quorumLost {
+		x.tookOver = &tookOver
+		x.quorum = analyzeQuorum(tr, f)
+	}
+	// The detection and the quorum's takeover are events the partitions
+	// share: each drawn once, at its own time, when some stall's phases
+	// or window hold it; inStall says whether one bounded a phase.
+	shared := map[BoundaryKind]*Boundary{}
+	var sharedOrder []BoundaryKind
 	var out []Stall
 	for _, gp := range tr.Gaps.Partitions {
 		g := gp.Ack.Fault
@@ -192,6 +209,9 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		}
 
 		var cands []bound
+		if quorumLost {
+			cands = append(cands, bound{PhaseQuorum, BoundaryQuorumLeader, tookOver})
+		}
 		if detected {
 			cands = append(cands, bound{PhaseDetect, detectionKind(detect), detect})
 		}
@@ -237,8 +257,12 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		for _, bd := range cands {
 			bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: p, Role: st.Role, Broker: boundaryBroker(bd, b),
 				Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
-			if bd.name == PhaseDetect {
+			isShared := bd.name == PhaseDetect || bd.name == PhaseQuorum
+			if isShared {
 				bdy.Partition, bdy.Role = -1, ""
+				if shared[bd.kind] == nil {
+					shared[bd.kind] = &Boundary{}
+				}
 			}
 			if bd.kind == BoundaryProducerLearned {
 				bdy.Broker = st.NewLeader // as the stall names it
@@ -248,8 +272,12 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 			case st.Began > 0 && at.Before(g.Start):
 				// Before the stall: no phase of it, but drawn where it
 				// came.
-				if bd.name == PhaseDetect {
-					detectDrawn = true
+				if isShared {
+					if in := shared[bd.kind].InStall; shared[bd.kind].Kind == "" {
+						*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
+					} else {
+						shared[bd.kind].InStall = in
+					}
 				} else {
 					bounds = append(bounds, bdy)
 				}
@@ -263,9 +291,10 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 			}
 			ph := Phase{Name: bd.name, End: at, Duration: at.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
 			switch bd.name {
+			case PhaseQuorum:
+				x.quorumPhase(&ph)
 			case PhaseDetect:
 				x.detect(&ph)
-				detectDrawn, detectInStall = true, true
 			case PhaseElect:
 				x.elect(&st, &ph, prev)
 			case PhaseClient:
@@ -279,9 +308,14 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 					undetected, boundaryWhat[bd.kind], secs(ph.Duration))
 				bdy.Phase = ph.Name
 			}
-			if bd.name != PhaseDetect {
-				bdy.InStall = true
+			bdy.InStall = true
+			switch {
+			case !isShared:
 				bounds = append(bounds, bdy)
+			case shared[bd.kind].Kind == "":
+				*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
+			default:
+				shared[bd.kind].InStall = true
 			}
 			st.Phases = append(st.Phases, ph)
 			prev = at
@@ -311,15 +345,41 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		}
 		out = append(out, st)
 	}
-	if detectDrawn {
-		// Before the partitions' own, so that at one time the detection
-		// comes first.
-		d := Boundary{Kind: detectionKind(detect), Time: detect.Time, Phase: PhaseDetect,
-			Partition: -1, Broker: b, InStall: detectInStall, Evidence: detect.Summary(), Source: detect.Source}
-		bounds = slices.Insert(bounds, 1, d)
+	// Before the partitions' own, so that at one time the shared ones
+	// come first.
+	for i, k := range sharedOrder {
+		d := *shared[k]
+		if k != BoundaryQuorumLeader {
+			d.Broker = b
+		}
+		bounds = slices.Insert(bounds, 1+i, d)
 	}
 	sortBoundaries(bounds)
 	return out, bounds, damaged
+}
+
+// quorumTakeover returns the first line of another controller taking the
+// quorum over after fault f at F, when the faulted node itself led the
+// quorum at the fault (its last quorum state before it was a leader's): a
+// node that is broker and controller both.
+func quorumTakeover(tl *timeline.Timeline, f *results.Fault, F time.Time) (timeline.Event, bool) {
+	if f.Kind.Controller() {
+		return timeline.Event{}, false
+	}
+	var last *timeline.Event
+	for _, e := range tl.All(timeline.OnNode(f.Broker), timeline.OfKind(timeline.KindQuorumProspective, timeline.KindQuorumCandidate, timeline.KindQuorumLeader, timeline.KindQuorumFollower)) {
+		if e.Time.After(F) {
+			break
+		}
+		last = &e
+	}
+	if last == nil || last.Kind != timeline.KindQuorumLeader {
+		return timeline.Event{}, false
+	}
+	epoch := last.Epoch
+	return tl.First(F, timeline.OfKind(timeline.KindQuorumLeader), func(e *timeline.Event) bool {
+		return e.Node != f.Broker && e.Epoch > epoch
+	})
 }
 
 // boundaryWhat names a boundary for a sentence.
@@ -411,7 +471,7 @@ func (x *explainer) notTheFault(st *Stall, gp gaps.Partition, cs []bound) bool {
 // faulted broker for a detection or an ISR without it.
 func boundaryBroker(bd bound, faulted int32) int32 {
 	switch bd.kind {
-	case BoundaryNewLeader:
+	case BoundaryNewLeader, BoundaryQuorumLeader:
 		return bd.e.Broker
 	case BoundaryProducerLearned:
 		return bd.e.Leader

@@ -10,7 +10,9 @@ import (
 // Stall is one partition's fault stall, from the fault to the first ack
 // after it, split into phases by what the timeline shows:
 //
-//	detect     fault → the controller fences the broker (SIGKILL) or grants
+//	quorum     fault → another controller takes the quorum over, when the
+//	           faulted node (broker and controller both) led it
+//	detect     → the controller fences the broker (SIGKILL) or grants
 //	           its controlled shutdown (SIGTERM)
 //	elect      → the new leader's state-change line, or, where the faulted
 //	           broker was a follower, the ISR shrink that drops it
@@ -109,6 +111,9 @@ func (ph Phase) MarshalJSON() ([]byte, error) {
 
 // Phase names.
 const (
+	// PhaseQuorum is the controller quorum's leaderless gap, when the
+	// faulted node led it: the detection's first part.
+	PhaseQuorum   = "quorum"
 	PhaseDetect   = "detect"
 	PhaseElect    = "elect"
 	PhaseClient   = "client"

@@ -29,6 +29,11 @@ type explainer struct {
 	// not text); "" when it was. Nothing is then explained from the
 	// client's facts: their absence is no evidence.
 	clientDamaged string
+	// tookOver is the line of the controller that took the quorum over
+	// from the faulted node, and quorum the quorum's leaderless gap, when
+	// the faulted node led it (broker and controller both); nil else.
+	tookOver *timeline.Event
+	quorum   *QuorumGap
 }
 
 type nodeConfig struct {
@@ -203,6 +208,13 @@ func (x *explainer) detect(ph *Phase) {
 	hbS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 	ph.Settings = []Setting{sessionS, hbS}
+	if t := x.tookOver; t != nil {
+		// The new leader knows no heartbeat of the faulted broker's: it
+		// counts every broker's session from its own start as leader.
+		ph.Why = fmt.Sprintf("%s, the controller that took the quorum over at %s, starts every broker's session afresh when it takes over, and broker %d never heartbeat to it: it fenced it %s after taking over (%s)",
+			t.Node, clock(t.Time), x.f.NodeID, secs(ph.End.Sub(t.Time)), says(sessionS, 9*time.Second))
+		return
+	}
 	ended := faultEnded(x.f.Kind)
 	session, ok := ms(sessionS)
 	if !ok {
@@ -224,6 +236,16 @@ func (x *explainer) detect(ph *Phase) {
 	}
 	if x.f.Kind == results.FaultDiskFull {
 		ph.Why += x.diskStory()
+	}
+}
+
+// quorumPhase explains the quorum's leaderless gap, when the faulted node
+// led it: no controller could fence the broker until another took over.
+func (x *explainer) quorumPhase(ph *Phase) {
+	ph.Why = fmt.Sprintf("node %d, the faulted broker's, also led the controller quorum, so no controller could fence the broker until another took the quorum over", x.f.NodeID)
+	if q := x.quorum; q != nil && q.Why != "" {
+		ph.Why += ": " + q.Why
+		ph.Setting, ph.Settings = q.Setting, q.Settings
 	}
 }
 
