@@ -173,6 +173,12 @@ func FuzzExplanationsChecked(f *testing.F) {
 		if present&8 != 0 {
 			files["client.log"] = learntLine(ms(learnt), 0)
 		}
+		if present&16 != 0 {
+			// k1 is a controller too and led the quorum; k2 takes it
+			// over when the fence's time says, less a session.
+			files["logs/k1/server.log"] = raftLine(-2*time.Second, 1, leaderState(1, 4), candidateState(1, 4))
+			files["logs/k2/server.log"] = raftLine(ms(fence)-9*time.Second, 2, leaderState(2, 5), candidateState(2, 5))
+		}
 		h := handTrial{acks: map[int32][]time.Duration{0: acks(from0, to0), 1: acks(from1, to1)}, files: files, ended: 22 * time.Second}
 		if cut {
 			h.fault = &results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultIsolateController,
