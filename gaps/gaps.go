@@ -17,7 +17,11 @@
 //
 // With a fault at F, the fault gap of a partition is the longest gap in
 // progress at some moment of [F, F+Window]: a gap whose end is after F and
-// whose start is at or before F+Window. Two gaps stand in at the edges:
+// whose start is at or before F+Window. A fault whose consequence comes
+// late (a broker cut from the controller leads on until it is fenced, a
+// session timeout later) is measured at the consequence: with
+// Options.From set, the window is [From, From+Window] instead, and a gap
+// over before From is no part of the fault. Two gaps stand in at the edges:
 //
 //   - from the partition's last ack to the run's end (Options.End, or the
 //     last time seen anywhere in the file; F if the run ended before it),
@@ -73,9 +77,12 @@ type Options struct {
 	// FaultAt is the fault's start (results.Fault.At); zero for a run
 	// without a fault.
 	FaultAt time.Time
-	// Window is how long after FaultAt a gap may begin and still be the
-	// fault's; zero or less means DefaultWindow.
+	// Window is how long after FaultAt (or From) a gap may begin and
+	// still be the fault's; zero or less means DefaultWindow.
 	Window time.Duration
+	// From, when after FaultAt, is where the fault's window opens: the
+	// fault's consequence, when it comes late. Zero means FaultAt.
+	From time.Time
 	// End is when the run stopped watching; zero means the last time seen
 	// in the messages. It closes the gap of a partition that never acked
 	// again.
@@ -94,8 +101,10 @@ const topErrors = 5
 // Report holds, after Close, the stalls of every partition seen. Build it
 // with NewReport, Add and Close; its fields are valid only after Close.
 type Report struct {
-	// FaultAt and Window are the Options'; FaultAt is zero without a fault.
+	// FaultAt, From and Window are the Options'; FaultAt is zero without
+	// a fault, From is zero unless the window opened after FaultAt.
 	FaultAt time.Time
+	From    time.Time
 	Window  time.Duration
 	// Start is the earliest time seen; End is Options.End, or the last
 	// time seen when that was zero.
@@ -194,8 +203,15 @@ func NewReport(opts Options) *Report {
 	}
 	r := &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{},
 		min: 1<<63 - 1, max: -1 << 63}
+	if !opts.From.After(opts.FaultAt) {
+		opts.From = time.Time{}
+	}
+	r.opts = opts
 	if !opts.FaultAt.IsZero() {
 		at := opts.FaultAt.UnixNano()
+		if !opts.From.IsZero() {
+			at = opts.From.UnixNano()
+		}
 		r.zone = &zone{from: at, to: at + int64(opts.Window)}
 	}
 	return r
@@ -265,7 +281,7 @@ func (r *Report) Close() {
 		return
 	}
 	r.closed = true
-	r.FaultAt, r.Window = r.opts.FaultAt, r.opts.Window
+	r.FaultAt, r.From, r.Window = r.opts.FaultAt, r.opts.From, r.opts.Window
 	if r.min <= r.max {
 		r.Start = time.Unix(0, r.min).UTC()
 	}
@@ -281,7 +297,11 @@ func (r *Report) Close() {
 	var f *fault
 	if !r.FaultAt.IsZero() {
 		at := r.FaultAt.UnixNano()
-		f = &fault{at: at, window: int64(r.Window), end: max(end, at)}
+		f = &fault{at: at, from: at, window: int64(r.Window), end: max(end, at)}
+		if !r.From.IsZero() {
+			f.from = r.From.UnixNano()
+			f.end = max(f.end, f.from)
+		}
 	}
 	r.Partitions = make([]Partition, 0, len(r.series))
 	for _, s := range r.series {
@@ -326,7 +346,8 @@ func (r *Report) Close() {
 // fault is the fault as stalls needs it, in Unix ns.
 type fault struct {
 	at, window int64
-	end        int64 // the run's end, never before at
+	from       int64 // where the window opens: at, or the consequence after it
+	end        int64 // the run's end, never before from
 }
 
 // span is a gap in Unix ns.
@@ -546,7 +567,10 @@ func (tr *tracker) stalls(f *fault, pending bool) (Stalls, error) {
 func stalls(ts []int64, f *fault, pending bool) Stalls {
 	var tr tracker
 	if f != nil {
-		tr.zone.window(&zone{from: f.at, to: f.at + f.window})
+		if f.from == 0 {
+			f.from = f.at
+		}
+		tr.zone.window(&zone{from: f.from, to: f.from + f.window})
 	}
 	for _, t := range ts {
 		tr.add(t)
@@ -555,7 +579,7 @@ func stalls(ts []int64, f *fault, pending bool) Stalls {
 	return st
 }
 
-// faultGap returns the longest gap in progress during [at, at+window],
+// faultGap returns the longest gap in progress during [from, from+window],
 // with the stand-ins at either end of ts: the sorted times that decide it,
 // of which the first k are at or before the fault; pending is whether
 // messages were still waiting at the end.
@@ -575,14 +599,14 @@ func faultGap(ts []int64, k int, f *fault, pending bool) span {
 	case k == len(ts):
 		return span{start: ts[len(ts)-1], end: f.end, open: true}
 	}
-	for i := max(k, 1); i < len(ts) && ts[i-1] <= f.at+f.window; i++ {
+	for i := max(k, 1); i < len(ts) && ts[i-1] <= f.from+f.window; i++ {
 		consider(span{start: ts[i-1], end: ts[i]})
 	}
 	// With messages still waiting at the end, the last ack (receive) within
 	// the window leaves a gap to the run's end: a partition that acked for
 	// a while after the fault and then never again stalled until the end,
 	// however short its earlier gaps.
-	if last := ts[len(ts)-1]; pending && last > f.at && last <= f.at+f.window && f.end > last {
+	if last := ts[len(ts)-1]; pending && last > f.from && last <= f.from+f.window && f.end > last {
 		consider(span{start: last, end: f.end, open: true})
 	}
 	return best

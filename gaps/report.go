@@ -32,6 +32,9 @@ func WriteText(w io.Writer, r *Report) error {
 			at = r.FaultAt.UTC().Format("2006-01-02 15:04:05.000")
 		}
 		fmt.Fprintf(&b, "fault at %s", at)
+		if !r.From.IsZero() {
+			fmt.Fprintf(&b, " (its gaps measured from its consequence at %s)", clock(r.From))
+		}
 	}
 	fmt.Fprintf(&b, ", failed sends %d", r.Failed)
 	if r.Failed > 0 {
@@ -129,6 +132,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 func (r *Report) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		FaultAt       time.Time    `json:"fault_at,omitzero"`
+		From          time.Time    `json:"window_from,omitzero"`
 		WindowSeconds float64      `json:"window_seconds"`
 		Start         time.Time    `json:"start,omitzero"`
 		End           time.Time    `json:"end,omitzero"`
@@ -138,7 +142,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Errors        []ErrorCount `json:"errors,omitempty"`
 		OtherErrors   int          `json:"other_errors,omitempty"`
 		Partitions    []Partition  `json:"partitions"`
-	}{utc(r.FaultAt), r.Window.Seconds(), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
+	}{utc(r.FaultAt), utc(r.From), r.Window.Seconds(), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
 		r.Errors, r.OtherErrors, r.Partitions})
 }
 

@@ -268,7 +268,7 @@ func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (strin
 		t.Fatal(err)
 	}
 	dst := Dest(trial.Dir, []results.Trial{trial})
-	if err := WriteFile(dst, []results.Trial{trial}, []*report.Trial{tr}); err != nil {
+	if err := WriteFile(context.Background(), dst, []results.Trial{trial}, []*report.Trial{tr}); err != nil {
 		t.Fatal(err)
 	}
 	abs, err := filepath.Abs(dst)
@@ -338,7 +338,7 @@ func TestIntegrationBrowser(t *testing.T) {
 			docs = append(docs, reportJSON(t, tr))
 		}
 		page := filepath.Join(dir, FileName)
-		if err := WriteFile(page, trials, analysed); err != nil {
+		if err := WriteFile(context.Background(), page, trials, analysed); err != nil {
 			t.Fatal(err)
 		}
 		dom, res := b.open(t, page, "run.png")

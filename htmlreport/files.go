@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +20,9 @@ const FileName = results.ReportHTML
 // WriteFile writes the page of the trials found at one path (results.Find)
 // and analysed (report.Analyze, in the same order) to dst, atomically: a
 // trial's page for one trial, a run's page for several. It opens each
-// trial's probe CSV itself.
-func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) error {
+// trial's probe CSV itself. It stops with ctx's error once ctx is done (a
+// long run's page reads every probe CSV again), leaving dst as it was.
+func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed []*report.Trial) error {
 	if len(trials) != len(analysed) {
 		return fmt.Errorf("write %s: %d trials, %d analyses", dst, len(trials), len(analysed))
 	}
@@ -31,7 +33,7 @@ func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) err
 			return fmt.Errorf("write %s: %w", dst, err)
 		}
 		defer f.Close()
-		page := TrialPage{Report: analysed[i], Probe: f, ProbeName: t.Probe}
+		page := TrialPage{Report: analysed[i], Probe: ctxReader{ctx, f}, ProbeName: t.Probe}
 		if t.Dir != "" {
 			rv, err := ReadReplicas(t.Path(results.ReplicasFile))
 			if err != nil {
@@ -42,6 +44,9 @@ func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) err
 		pages = append(pages, page)
 	}
 	err := results.WriteFileAtomic(dst, func(w io.Writer) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if len(pages) == 1 {
 			return WriteTrial(w, pages[0])
 		}
@@ -51,6 +56,20 @@ func WriteFile(dst string, trials []results.Trial, analysed []*report.Trial) err
 		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	return nil
+}
+
+// ctxReader reads r until ctx is done, then fails with ctx's error: the
+// page is drawn while the probe CSV is read, so this is where it stops.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // Dest is where `kbf report --html PATH` writes the page of the trials found

@@ -522,6 +522,9 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		case report.BoundaryControlledShutdown:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " controlled shutdown " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
+		case report.BoundaryQuorumLeader:
+			lines = append(lines, eventLine{at: bd.Time, text: fmt.Sprintf("node %d leads the quorum %s", bd.Broker, since(bd.Time, F)), colour: eventColour, style: dashed})
+			continue
 		case report.BoundaryShutdownGranted:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " shutdown granted " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue

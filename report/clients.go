@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // FranzGo is the in-process probe's client as kbf run --clients names it:
@@ -115,7 +116,15 @@ func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
 		}
 		if err != nil {
 			tr.Clients = append(tr.Clients, ClientResult{Name: c.Name, Err: err.Error()})
+			tr.damaged(fmt.Sprintf("client %s's records could not be read (%v): it is left out of the comparison", c.Name, err))
 			continue
+		}
+		// What is wrong with a client's own files is wrong with the
+		// trial: its verdict says so.
+		for _, n := range ct.Notes {
+			if ct.Verdict != nil && damagedNote(ct.Verdict, n) {
+				tr.damaged(fmt.Sprintf("client %s: %s", c.Name, n))
+			}
 		}
 		cr := clientResult(c.Name, ct)
 		cr.Trial = ct
@@ -123,6 +132,17 @@ func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
 	}
 	tr.ClientDiffs = diffClients(tr.Clients)
 	return nil
+}
+
+// damagedNote reports whether note n is one the verdict v holds as
+// damaged evidence.
+func damagedNote(v *verdict.Verdict, n string) bool {
+	for _, r := range v.Reasons {
+		if r.Kind == verdict.EvidenceDamaged && r.Detail == n {
+			return true
+		}
+	}
+	return false
 }
 
 func clientResult(name string, tr *Trial) ClientResult {

@@ -197,7 +197,13 @@ func causes(stalls []Stall) []Cause {
 		if why == "" && setting == "" {
 			return
 		}
-		key := kind + "\x00" + figureless(why) + "\x00" + setting
+		// A note's figures are its partition's own (a gap, its times),
+		// not a range the line can show: notes merge only when equal.
+		same := figureless(why)
+		if kind == CauseNote {
+			same = why
+		}
+		key := kind + "\x00" + same + "\x00" + setting
 		if i, ok := index[key]; ok {
 			c := &out[i]
 			c.Min, c.Max = min(c.Min, d), max(c.Max, d)

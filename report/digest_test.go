@@ -45,7 +45,8 @@ func TestDigestCauses(t *testing.T) {
 		{"sigkill detection is one fence for all", "sigkill", PhaseDetect, [][]int32{{0, 1, 2}}},
 		{"sigkill election: leader and followers differ", "sigkill", PhaseElect, [][]int32{{0}, {1, 2}}},
 		{"sigkill client phase only where the broker led", "sigkill", PhaseClient, [][]int32{{0}}},
-		{"sigterm fetch backoff shared across roles", "sigterm", PhaseFirstAck, [][]int32{{0, 1}, {2}}},
+		// p2's 0.27 s gap is within its own noise: it has no phases.
+		{"sigterm fetch backoff shared across roles", "sigterm", PhaseFirstAck, [][]int32{{0, 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

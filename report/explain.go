@@ -3,10 +3,13 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // BoundaryKind is what ended a phase of a stall, as the logs showed it.
@@ -16,6 +19,10 @@ type BoundaryKind string
 const (
 	// BoundaryFault is the fault's start: the trial's time zero.
 	BoundaryFault BoundaryKind = "fault"
+	// BoundaryQuorumLeader: another controller took the quorum over from
+	// the faulted node, which led it (a node that is broker and
+	// controller both).
+	BoundaryQuorumLeader BoundaryKind = "quorum-leader"
 	// BoundaryFenced: the controller fenced the broker for a session
 	// timeout (SIGKILL, pause).
 	BoundaryFenced BoundaryKind = "fenced"
@@ -132,24 +139,56 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 	return false
 }
 
-// explain splits each partition's ack fault gap into phases, and records
-// every boundary it found in tr.Boundaries.
-func explain(tr *Trial, f *results.Fault) []Stall {
+// explain splits each partition's ack fault gap into phases, and returns
+// them with every boundary it found, in time order, the fault first. It
+// changes nothing of tr.
+//
+// A phase ends at the very time of the line it cites: a boundary logged
+// before the previous one, or after the stall's first ack, bounds no phase
+// of the stall (its time falls to the next phase) and is said in the
+// stall's note. A stall whose gap spans none of the fault's consequences
+// for its partition (the fence or shutdown grant, its new leader, its ISR
+// without the broker) is not the fault's: it gets no phases, and says
+// whether it was any longer than the partition's own noise.
+//
+// Where the detection's line is missing or misdated, the first phase of a
+// stall that begins at the fault holds the detection as well and is named
+// for both ("detect+elect"): its time is never blamed on the election
+// alone. damaged says what is missing, for the notes and the verdict.
+func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged []string) {
 	tl := tr.Timeline
 	F := tr.FaultAt
 	topic := tr.Meta.Probe.Topic
 	b := f.NodeID
 
-	tr.Boundaries = []Boundary{{Kind: BoundaryFault, Time: F, Partition: -1, Broker: b, InStall: true,
+	bounds := []Boundary{{Kind: BoundaryFault, Time: F, Partition: -1, Broker: b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
 	detect, detected := detection(tl, f, F)
-	// The detection is one event the partitions share; its line is drawn
-	// at the latest end a stall gave it (ends are never after the event),
-	// or at the event where a stall left it out.
-	var detectAt time.Time
-	detectFound := false
-
+	// A cut from the clients only is detected by no one: nothing is
+	// missing when no line shows it.
+	undetected := ""
+	if !detected && f.Kind != results.FaultIsolateClients {
+		undetected = missingDetection(tl, f, F)
+		damaged = append(damaged, undetected+": the phase before the first boundary found holds the detection too, and is named for both")
+	}
+	// A node that is broker and controller both, and led the controller
+	// quorum when the fault hit it: no controller could fence it until
+	// another took the quorum over, and the detection is that gap and
+	// then the session's expiry as the new leader counts it.
 	x := newExplainer(tr, f)
+	tookOver, quorumLost := quorumTakeover(tl, f, F)
+	if quorumLost && detected && tookOver.Time.After(detect.Time) {
+		quorumLost = false
+	}
+	if quorumLost {
+		x.tookOver = &tookOver
+		x.quorum = analyzeQuorum(tr, f)
+	}
+	// The detection and the quorum's takeover are events the partitions
+	// share: each drawn once, at its own time, when some stall's phases
+	// or window hold it; inStall says whether one bounded a phase.
+	shared := map[BoundaryKind]*Boundary{}
+	var sharedOrder []BoundaryKind
 	var out []Stall
 	for _, gp := range tr.Gaps.Partitions {
 		g := gp.Ack.Fault
@@ -164,22 +203,25 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 		newLeader, leaderMoved := tl.LeaderStarted(topic, p, F)
 		st.Role = tr.Role(p) // decided once, in partitionRoles
 
-		var bounds []bound
+		var cands []bound
+		if quorumLost {
+			cands = append(cands, bound{PhaseQuorum, BoundaryQuorumLeader, tookOver})
+		}
 		if detected {
-			bounds = append(bounds, bound{PhaseDetect, detectionKind(detect), detect})
+			cands = append(cands, bound{PhaseDetect, detectionKind(detect), detect})
 		}
 		switch st.Role {
 		case results.RoleLed:
 			if leaderMoved {
 				st.NewLeader = newLeader.Broker
-				bounds = append(bounds, bound{PhaseElect, BoundaryNewLeader, newLeader})
+				cands = append(cands, bound{PhaseElect, BoundaryNewLeader, newLeader})
 			}
 			if e, ok := tl.ClientLearnedLeader(results.ClientProducer, topic, p, F); ok {
-				bounds = append(bounds, bound{PhaseClient, BoundaryProducerLearned, e})
+				cands = append(cands, bound{PhaseClient, BoundaryProducerLearned, e})
 			}
 		case results.RoleFollowed:
 			if e, ok := tl.ISRShrunk(topic, p, b, F); ok {
-				bounds = append(bounds, bound{PhaseElect, BoundaryISRShrunk, e})
+				cands = append(cands, bound{PhaseElect, BoundaryISRShrunk, e})
 			}
 		}
 
@@ -194,7 +236,7 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			st.FirstAck = g.End
 			st.Total = g.End.Sub(prev)
 		}
-		if len(bounds) == 0 {
+		if len(cands) == 0 {
 			st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
 			if len(tl.Missing) > 0 {
 				st.Note += fmt.Sprintf("; missing: %v", tl.Missing)
@@ -202,53 +244,79 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			out = append(out, st)
 			continue
 		}
-		for _, bd := range bounds {
+		if st.Role != results.RoleNone && x.notTheFault(&st, gp, cands) {
+			out = append(out, st)
+			continue
+		}
+		var skipped []string
+		for _, bd := range cands {
 			bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: p, Role: st.Role, Broker: boundaryBroker(bd, b),
-				Evidence: bd.e.Summary(), Source: bd.e.Source}
-			if bd.name == PhaseDetect {
+				Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
+			isShared := bd.name == PhaseDetect || bd.name == PhaseQuorum
+			if isShared {
 				bdy.Partition, bdy.Role = -1, ""
+				if shared[bd.kind] == nil {
+					shared[bd.kind] = &Boundary{}
+				}
 			}
 			if bd.kind == BoundaryProducerLearned {
 				bdy.Broker = st.NewLeader // as the stall names it
 			}
-			if st.Began > 0 && bd.e.Time.Before(g.Start) {
+			at := bd.e.Time
+			switch {
+			case st.Began > 0 && at.Before(g.Start):
 				// Before the stall: no phase of it, but drawn where it
-				// came, if it came before the stall ended.
-				if st.FirstAck.IsZero() || !bd.e.Time.After(st.FirstAck) {
-					bdy.Time = bd.e.Time
-					if bd.name == PhaseDetect {
-						detectAt, detectFound = bd.e.Time, true
+				// came.
+				if isShared {
+					if in := shared[bd.kind].InStall; shared[bd.kind].Kind == "" {
+						*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
 					} else {
-						tr.Boundaries = append(tr.Boundaries, bdy)
+						shared[bd.kind].InStall = in
 					}
+				} else {
+					bounds = append(bounds, bdy)
 				}
 				continue
+			case at.Before(prev):
+				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, before the boundary before it, so it bounds no phase", bd.kind, bd.e.Source, clock(at)))
+				continue
+			case !st.FirstAck.IsZero() && at.After(st.FirstAck):
+				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
+				continue
 			}
-			end := bd.e.Time
-			if end.Before(prev) {
-				end = prev
-			}
-			if !st.FirstAck.IsZero() && end.After(st.FirstAck) {
-				end = st.FirstAck
-			}
-			ph := Phase{Name: bd.name, End: end, Duration: end.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
+			ph := Phase{Name: bd.name, End: at, Duration: at.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
 			switch bd.name {
+			case PhaseQuorum:
+				x.quorumPhase(&ph)
 			case PhaseDetect:
 				x.detect(&ph)
-				if !detectFound || end.After(detectAt) {
-					detectAt, detectFound = end, true
-				}
 			case PhaseElect:
 				x.elect(&st, &ph, prev)
 			case PhaseClient:
 				x.client(&st, &ph, prev)
 			}
-			if bd.name != PhaseDetect {
-				bdy.Time, bdy.InStall = end, true
-				tr.Boundaries = append(tr.Boundaries, bdy)
+			if undetected != "" && prev.Equal(F) {
+				ph.Name = PhaseDetect + "+" + bd.name
+				// The phase's own explanation would count its whole
+				// time as the election's: it is replaced, not kept.
+				ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
+					undetected, boundaryWhat[bd.kind], secs(ph.Duration))
+				bdy.Phase = ph.Name
+			}
+			bdy.InStall = true
+			switch {
+			case !isShared:
+				bounds = append(bounds, bdy)
+			case shared[bd.kind].Kind == "":
+				*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
+			default:
+				shared[bd.kind].InStall = true
 			}
 			st.Phases = append(st.Phases, ph)
-			prev = end
+			prev = at
+		}
+		if len(skipped) > 0 {
+			st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
 		}
 		if !st.FirstAck.IsZero() {
 			ph := Phase{Name: PhaseFirstAck, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
@@ -259,33 +327,146 @@ func explain(tr *Trial, f *results.Fault) []Stall {
 			x.receive(&st, g.Duration(), r.Duration())
 		}
 		if g.Open && st.Role == results.RoleLed {
+			var why string
 			switch r := tr.Meta.Probe.Replicas[p]; {
 			case !leaderMoved && len(r) == 1:
-				st.Note = fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", b)
+				why = fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", b)
 			case !leaderMoved:
-				st.Note = "no new leader appeared in the logs before the probe stopped"
+				why = "no new leader appeared in the logs before the probe stopped"
 			default:
-				st.Note, st.NoteSettings = x.stuck(b, F, g.End)
+				why, st.NoteSettings = x.stuck(b, F, g.End)
 			}
+			st.Note = joinNote(why, st.Note)
 		}
 		out = append(out, st)
 	}
-	if detectFound {
-		// Before the partitions' own, so that at one time the detection
-		// comes first.
-		d := Boundary{Kind: detectionKind(detect), Time: detectAt, Phase: PhaseDetect,
-			Partition: -1, Broker: b, InStall: true, Evidence: detect.Summary(), Source: detect.Source}
-		tr.Boundaries = slices.Insert(tr.Boundaries, 1, d)
+	// Before the partitions' own, so that at one time the shared ones
+	// come first.
+	for i, k := range sharedOrder {
+		d := *shared[k]
+		if k != BoundaryQuorumLeader {
+			d.Broker = b
+		}
+		bounds = slices.Insert(bounds, 1+i, d)
 	}
-	sortBoundaries(tr.Boundaries)
-	return out
+	sortBoundaries(bounds)
+	return out, bounds, damaged
+}
+
+// quorumTakeover returns the first line of another controller taking the
+// quorum over after fault f at F, when the faulted node itself led the
+// quorum at the fault (its last quorum state before it was a leader's): a
+// node that is broker and controller both.
+func quorumTakeover(tl *timeline.Timeline, f *results.Fault, F time.Time) (timeline.Event, bool) {
+	if f.Kind.Controller() {
+		return timeline.Event{}, false
+	}
+	var last *timeline.Event
+	for _, e := range tl.All(timeline.OnNode(f.Broker), timeline.OfKind(timeline.KindQuorumProspective, timeline.KindQuorumCandidate, timeline.KindQuorumLeader, timeline.KindQuorumFollower)) {
+		if e.Time.After(F) {
+			break
+		}
+		last = &e
+	}
+	if last == nil || last.Kind != timeline.KindQuorumLeader {
+		return timeline.Event{}, false
+	}
+	epoch := last.Epoch
+	return tl.First(F, timeline.OfKind(timeline.KindQuorumLeader), func(e *timeline.Event) bool {
+		return e.Node != f.Broker && e.Epoch > epoch
+	})
+}
+
+// boundaryWhat names a boundary for a sentence.
+var boundaryWhat = map[BoundaryKind]string{
+	BoundaryNewLeader:       "the new leader's first line as leader",
+	BoundaryISRShrunk:       "the leader's ISR without the broker",
+	BoundaryProducerLearned: "the producer's learning of the new leader",
+}
+
+// missingDetection says why the detection of fault f, at F, is not in the
+// logs: the controller's log is missing, its line is dated before the
+// fault, or it has none.
+func missingDetection(tl *timeline.Timeline, f *results.Fault, F time.Time) string {
+	what := fmt.Sprintf("the controller's fence of broker %d", f.NodeID)
+	kinds := []timeline.Kind{timeline.KindFenced}
+	if f.Graceful() {
+		what = fmt.Sprintf("the controller's grant of broker %d's shutdown", f.NodeID)
+		kinds = []timeline.Kind{timeline.KindControlledShutdown, timeline.KindShutdownGranted, timeline.KindImmediateShutdown}
+	}
+	if e, ok := tl.First(time.Time{}, timeline.OfKind(kinds...), timeline.ForBroker(f.NodeID)); ok && e.Time.Before(F) {
+		return fmt.Sprintf("%s is misdated: [%s] is dated %s, before the fault at %s", what, e.Source, clock(e.Time), clock(F))
+	}
+	var missing []string
+	for _, m := range tl.Missing {
+		if strings.HasSuffix(m, " "+results.ControllerLog) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("%s is not in the logs: %s missing", what, strings.Join(missing, ", "))
+	}
+	return fmt.Sprintf("%s is not in the logs after the fault", what)
+}
+
+// noiseFactor is how many times a partition's own noise (its longest gap
+// elsewhere, or the baseline's bound) a gap must exceed to stand out from
+// it: on a loaded host every partition has gaps of about the same length,
+// and a gap a few per cent longer than the longest elsewhere is one more
+// of them, not a stall.
+const noiseFactor = 2
+
+// notTheFault reports whether the partition's fault gap is not the
+// fault's, and if so fills st: no phases, and a note that says how long
+// the gap was beside the partition's longest gap elsewhere. cs are the
+// fault's consequences for the partition (the fence or shutdown grant,
+// its new leader, its ISR without the broker). A gap is not the fault's
+// when it ended before the first of them, or when it spans none of them
+// and was no longer than the partition's own noise: noiseFactor times its
+// longest gap elsewhere, or the baseline's bound.
+func (x *explainer) notTheFault(st *Stall, gp gaps.Partition, cs []bound) bool {
+	g := gp.Ack.Fault
+	first, spans := cs[0].e.Time, false
+	var when []string
+	for _, c := range cs {
+		if c.e.Time.Before(first) {
+			first = c.e.Time
+		}
+		if !c.e.Time.Before(g.Start) && (g.Open || !c.e.Time.After(g.End)) {
+			spans = true
+		}
+		when = append(when, fmt.Sprintf("%s at %s [%s]", c.kind, clock(c.e.Time), c.e.Source))
+	}
+	var elsewhere time.Duration
+	if l := gp.Ack.Longest; l != nil {
+		elsewhere = l.Duration()
+	}
+	bound := verdict.StallBound(x.tr.Meta)
+	noise := g.Duration() <= noiseFactor*max(elsewhere, bound)
+	before := !g.Open && g.End.Before(first)
+	if !before && (spans || !noise) {
+		return false
+	}
+	st.Unrelated, st.Noise, st.Elsewhere = true, noise, elsewhere
+	span := fmt.Sprintf("%s (%s ~ %s)", secs(g.Duration()), clock(g.Start), clock(g.End))
+	cons := strings.Join(when, ", ")
+	if before {
+		st.Note = fmt.Sprintf("its longest gap in the fault's window, %s, ended before the fault's first consequence for it (%s), so the fault did not cause it: it is not split into phases", span, cons)
+		if noise {
+			st.Note += fmt.Sprintf("; it is no longer than twice its longest gap elsewhere, %s, or the baseline's bound, %s", secs(elsewhere), secs(bound))
+		}
+		return true
+	}
+	st.Note = fmt.Sprintf("did not stall beyond its own noise: its longest gap in the fault's window, %s, spans none of the fault's consequences for it (%s) and is no longer than twice its longest gap elsewhere, %s, or the baseline's bound, %s",
+		span, cons, secs(elsewhere), secs(bound))
+	return true
 }
 
 // boundaryBroker is the broker a boundary names: the new leader, or the
 // faulted broker for a detection or an ISR without it.
 func boundaryBroker(bd bound, faulted int32) int32 {
 	switch bd.kind {
-	case BoundaryNewLeader:
+	case BoundaryNewLeader, BoundaryQuorumLeader:
 		return bd.e.Broker
 	case BoundaryProducerLearned:
 		return bd.e.Leader

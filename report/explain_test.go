@@ -72,6 +72,8 @@ type handTrial struct {
 	replicas map[int32][]int32
 	// fault, when set, replaces k1's SIGKILL.
 	fault *results.Fault
+	// ended, when set, is the trial's end after handF, in place of 6 s.
+	ended time.Duration
 }
 
 // write lays the trial out in a new directory and returns it.
@@ -97,6 +99,9 @@ func (h handTrial) write(t *testing.T) string {
 	}
 	if h.fault != nil {
 		meta.Fault = h.fault
+	}
+	if h.ended > 0 {
+		meta.Ended = handF.Add(h.ended)
 	}
 	if err := results.WriteMeta(dir, meta); err != nil {
 		t.Fatal(err)
@@ -190,8 +195,10 @@ func TestExplainEdges(t *testing.T) {
 		},
 		{
 			// The producer learnt the leader before the leader's own
-			// line: the client boundary counts as zero, as it does for
-			// a stall that begins at the fault (the next case).
+			// line: the client boundary bounds no phase (a phase ends
+			// at its line's time, never before it), and the note says
+			// so, as it does for a stall that begins at the fault (the
+			// next case).
 			name: "boundary logged early, stall begins after the fault",
 			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, every(100*msec, 500*msec, 100*msec), after(3000*msec))}, files: map[string]string{
 				"logs/c1/controller.log":   fenceLine(600 * msec),
@@ -199,7 +206,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(700*msec, 0),
 			}},
 			p: 0, role: "leader", began: 500 * msec, total: 2500 * msec,
-			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
+			text:   "producer-learned (client.log:1) is logged at ",
 		},
 		{
 			name: "boundary logged early, stall begins at the fault",
@@ -209,7 +217,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(700*msec, 0),
 			}},
 			p: 0, role: "leader", total: 3000 * msec,
-			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
+			text:   "producer-learned (client.log:",
 		},
 		{
 			// p0 never acked again: the phases the logs show are
@@ -234,8 +243,9 @@ func TestExplainEdges(t *testing.T) {
 			text:   "note: no other replica could take over: broker 1 holds the partition's only replica",
 		},
 		{
-			// The controller's log holds no fence: detection's time
-			// falls to the election.
+			// The controller's log holds no fence: the first phase
+			// holds the detection too and is named for both, never
+			// blamed on the election alone.
 			name: "no fence line, leader",
 			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
 				"logs/c1/controller.log":   kafkaLine(1000*msec, "[QuorumController id=100] Something else entirely.", "org.apache.kafka.controller.QuorumController"),
@@ -243,8 +253,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(2400*msec, 0),
 			}},
 			p: 0, role: "leader", total: 3000 * msec,
-			phases: []phase{{PhaseElect, 2100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
-			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.10 elect + 0.30 client + 0.60 first ack\n",
+			phases: []phase{{"detect+elect", 2100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.10 detect+elect + 0.30 client + 0.60 first ack\n",
 		},
 		{
 			name: "no fence line, follower",
@@ -253,8 +263,8 @@ func TestExplainEdges(t *testing.T) {
 				"logs/k2/state-change.log": shrunkLine(2150*msec, 1),
 			}},
 			p: 1, role: "follower", total: 2200 * msec,
-			phases: []phase{{PhaseElect, 2150 * msec}, {PhaseFirstAck, 50 * msec}},
-			text:   "p1 (the broker followed) 2.20 s = 2.15 elect + 0.05 first ack\n",
+			phases: []phase{{"detect+elect", 2150 * msec}, {PhaseFirstAck, 50 * msec}},
+			text:   "p1 (the broker followed) 2.20 s = 2.15 detect+elect + 0.05 first ack\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

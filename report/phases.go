@@ -10,7 +10,9 @@ import (
 // Stall is one partition's fault stall, from the fault to the first ack
 // after it, split into phases by what the timeline shows:
 //
-//	detect     fault → the controller fences the broker (SIGKILL) or grants
+//	quorum     fault → another controller takes the quorum over, when the
+//	           faulted node (broker and controller both) led it
+//	detect     → the controller fences the broker (SIGKILL) or grants
 //	           its controlled shutdown (SIGTERM)
 //	elect      → the new leader's state-change line, or, where the faulted
 //	           broker was a follower, the ISR shrink that drops it
@@ -41,6 +43,18 @@ type Stall struct {
 	Note string `json:"note,omitempty"`
 	// NoteSettings are the settings that would shorten what Note says.
 	NoteSettings []Setting `json:"note_settings,omitempty"`
+	// Unrelated is set for a stall whose gap spans none of the fault's
+	// consequences for the partition: it has no phases, and Note says
+	// why. Noise is set too when the gap was no longer than the
+	// partition's longest gap elsewhere (Elsewhere) or the baseline's
+	// bound: the partition did not stall beyond its own noise.
+	Unrelated bool          `json:"not_the_fault,omitempty"`
+	Noise     bool          `json:"within_noise,omitempty"`
+	Elsewhere time.Duration `json:"-"`
+	// Violations are the ways the phases the analysis found disagreed
+	// with their evidence (CheckStall); when there are any, Phases is
+	// empty and Note says so.
+	Violations []Violation `json:"violations,omitempty"`
 	// StartWhy says why a stall began after the fault, where the logs tell
 	// (a broker cut from the controller leads on until it is fenced);
 	// StartEvidence and StartSource are the line that began it, and
@@ -82,7 +96,8 @@ func (st Stall) MarshalJSON() ([]byte, error) {
 		plain
 		TotalSeconds float64 `json:"total_seconds"`
 		BeganSeconds float64 `json:"began_after_fault_seconds,omitempty"`
-	}{plain(st), st.Total.Seconds(), st.Began.Seconds()})
+		Elsewhere    float64 `json:"longest_elsewhere_seconds,omitempty"`
+	}{plain(st), st.Total.Seconds(), st.Began.Seconds(), st.Elsewhere.Seconds()})
 }
 
 // MarshalJSON writes the phase with its duration in seconds.
@@ -96,6 +111,9 @@ func (ph Phase) MarshalJSON() ([]byte, error) {
 
 // Phase names.
 const (
+	// PhaseQuorum is the controller quorum's leaderless gap, when the
+	// faulted node led it: the detection's first part.
+	PhaseQuorum   = "quorum"
 	PhaseDetect   = "detect"
 	PhaseElect    = "elect"
 	PhaseClient   = "client"

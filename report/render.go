@@ -319,6 +319,16 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 		fmt.Fprintf(b, "; new leader %d", st.NewLeader)
 	}
 	b.WriteString(") ")
+	if st.Unrelated {
+		// Its gap is not the fault's: no stall to total, only the note.
+		what := "stalled apart from the fault"
+		if st.Noise {
+			what = "did not stall beyond its own noise"
+		}
+		fmt.Fprintf(b, "%s: longest gap in the fault's window %.2f s, longest elsewhere %.2f s\n  note: %s\n",
+			what, st.Total.Seconds(), st.Elsewhere.Seconds(), st.Note)
+		return
+	}
 	if st.Began > 0 {
 		fmt.Fprintf(b, "acked until %.2f s after the fault, then stalled ", st.Began.Seconds())
 	}

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -70,6 +71,11 @@ type Trial struct {
 	Boundaries []Boundary `json:"boundaries,omitempty"`
 	// Notes say what could not be analysed and why.
 	Notes []string `json:"notes,omitempty"`
+	// pending are findings of damaged evidence (damaged) made before the
+	// verdict was judged, for it once it is.
+	pending []string
+	// misdated is set when node logs hold lines dated outside the trial.
+	misdated bool
 	// Verdict says whether the trial can be trusted; nil without metadata.
 	Verdict *verdict.Verdict `json:"verdict,omitempty"`
 	// Clients compare every client that probed the trial, franz-go first,
@@ -137,9 +143,13 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		tr.Quorum = analyzeQuorum(tr, fault)
 	}
 
-	gopt := gaps.Options{FaultAt: tr.FaultAt, Window: opt.Window}
+	gopt := gaps.Options{FaultAt: tr.FaultAt, From: consequence(tr, fault), Window: opt.Window}
 	if gopt.Window <= 0 {
-		gopt.Window = faultWindow(t.Meta, tr.FaultAt)
+		from := tr.FaultAt
+		if !gopt.From.IsZero() {
+			from = gopt.From
+		}
+		gopt.Window = faultWindow(t.Meta, from)
 	}
 	if gopt.Window <= 0 && tr.Quorum != nil {
 		gopt.Window = quorumWindow(tr.Quorum, t.Meta)
@@ -206,6 +216,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	if t.Meta != nil {
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
+		for _, d := range tr.pending {
+			tr.Verdict.Add(verdict.Suspect, verdict.EvidenceDamaged, d)
+		}
+		tr.pending = nil
 	}
 	if tr.FaultAt.IsZero() {
 		return tr, nil
@@ -232,11 +246,35 @@ func (tr *Trial) explainFault(fault *results.Fault, last lastReceived) {
 		return
 	}
 	if hasNodeEvidence(tr.Timeline) {
-		tr.Stalls = explain(tr, fault)
+		var damaged []string
+		tr.Stalls, tr.Boundaries, damaged = explain(tr, fault)
+		for _, d := range damaged {
+			tr.damaged(d)
+		}
 		tr.explainCut(fault, last)
 	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
-		tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
+		if tr.misdated {
+			tr.Notes = append(tr.Notes, "no event of the trial's time in the node logs under "+results.NodeLogsDir+"/: they are dated outside the trial, so the stalls are not split into phases")
+		} else {
+			tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")
+		}
 	}
+	tr.enforceChecks()
+}
+
+// consequence is when the fault's consequence for the partitions came,
+// when it comes late: a broker cut from the controller only leads on, its
+// partitions acking, until the controller fences it a session timeout
+// later, and only then can they stall; noise before it is no part of the
+// fault. Zero for every other fault, and when the logs show no fence.
+func consequence(tr *Trial, f *results.Fault) time.Time {
+	if f == nil || f.Kind != results.FaultIsolateController || tr.Timeline == nil || tr.FaultAt.IsZero() {
+		return time.Time{}
+	}
+	if e, ok := tr.Timeline.Fenced(f.NodeID, tr.FaultAt); ok {
+		return e.Time
+	}
+	return time.Time{}
 }
 
 // faultWindow is how long after the fault at F a gap may begin and still
@@ -270,7 +308,10 @@ func (tr *Trial) buildTimeline(opt Options) error {
 		return nil
 	}
 	src.ClientLog = opt.clientLog
-	topt := timeline.Options{From: tr.Meta.Started, ClientTo: tr.Meta.Ended}
+	// Node events are bounded by the trial's end as well as its start: a
+	// line dated later was not written during the trial, whatever it
+	// says, and is never cited.
+	topt := timeline.Options{From: tr.Meta.Started, To: tr.Meta.Ended, ClientTo: tr.Meta.Ended}
 	// The client's facts matter from just before the fault; the fault's
 	// earliest record bounds it before the SIGTERM line is known.
 	if f := tr.Meta.Fault; f != nil {
@@ -286,7 +327,52 @@ func (tr *Trial) buildTimeline(opt Options) error {
 		return nil
 	}
 	tr.Timeline = tl
+	for _, d := range tl.Damaged {
+		tr.damaged(fmt.Sprintf("%s: none of its lines is read, so nothing is explained from it", d))
+	}
+	tr.checkDates()
 	return nil
+}
+
+// skewTolerance is how long after the trial's end a node's log line may be
+// dated and still have been written before kbf collected the logs (it
+// does so as soon as the probe stops).
+const skewTolerance = time.Minute
+
+// checkDates names the node log files with lines dated outside the trial:
+// after its end by more than skewTolerance, or before any plausible time
+// (1970). Their clocks or dates are off, so their lines are left out, and
+// the trial is suspect.
+func (tr *Trial) checkDates() {
+	end := tr.Meta.Ended
+	var outside []string
+	for _, d := range tr.Timeline.Dated {
+		switch {
+		case d.After > 0 && !end.IsZero() && d.Last.After(end.Add(skewTolerance)):
+			outside = append(outside, fmt.Sprintf("%s has %d line(s) dated after the trial's end, up to %s, %s after it",
+				d.File, d.After, d.Last.UTC().Format(time.RFC3339), d.Last.Sub(end).Round(time.Second)))
+		case d.Before > 0 && d.First.Before(results.EarliestTime):
+			outside = append(outside, fmt.Sprintf("%s has line(s) dated %s, long before the trial", d.File, d.First.UTC().Format(time.RFC3339)))
+		}
+	}
+	if len(outside) == 0 {
+		return
+	}
+	tr.misdated = true
+	tr.damaged(fmt.Sprintf("node logs dated outside the trial (%s ~ %s), by a node's clock skew or damaged dates: %s; those lines are not cited",
+		tr.Meta.Started.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339), strings.Join(outside, "; ")))
+}
+
+// damaged says that evidence the analysis reads is missing, damaged or
+// misdated: in the trial's notes, and in its verdict, which it makes
+// suspect.
+func (tr *Trial) damaged(detail string) {
+	tr.Notes = append(tr.Notes, detail)
+	if tr.Verdict == nil {
+		tr.pending = append(tr.pending, detail)
+		return
+	}
+	tr.Verdict.Add(verdict.Suspect, verdict.EvidenceDamaged, detail)
 }
 
 // readProbe decodes the trial's probe CSV, handing each message to add.

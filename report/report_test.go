@@ -129,6 +129,13 @@ func phaseNames(st *Stall) []string {
 // which runs from the fault (or from the stall's start) to that ack.
 func checkPhases(t *testing.T, tr *Trial, st *Stall) {
 	t.Helper()
+	if st.Unrelated {
+		// A gap that is not the fault's has no phases to add up.
+		if len(st.Phases) > 0 || st.Note == "" {
+			t.Errorf("p%d: not the fault's stall, yet phases %q and note %q", st.Partition, phaseNames(st), st.Note)
+		}
+		return
+	}
 	var sum time.Duration
 	start := tr.FaultAt.Add(st.Began)
 	prev := start

@@ -25,6 +25,15 @@ type explainer struct {
 	cfg    map[string]string // the probe's client configuration
 	// brokers caches the brokers' configurations, read once each.
 	brokers map[string]nodeConfig
+	// clientDamaged says why the probe's client.log was not read (it is
+	// not text); "" when it was. Nothing is then explained from the
+	// client's facts: their absence is no evidence.
+	clientDamaged string
+	// tookOver is the line of the controller that took the quorum over
+	// from the faulted node, and quorum the quorum's leaderless gap, when
+	// the faulted node led it (broker and controller both); nil else.
+	tookOver *timeline.Event
+	quorum   *QuorumGap
 }
 
 type nodeConfig struct {
@@ -49,6 +58,11 @@ func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
 
 func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client, brokers: map[string]nodeConfig{}}
+	for _, d := range tr.Timeline.Damaged {
+		if strings.HasPrefix(d, results.ClientLog+":") {
+			x.clientDamaged = d
+		}
+	}
 	nodes := controllers(tr)
 	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
 	for _, node := range nodes {
@@ -70,14 +84,36 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	return x
 }
 
-// controllers names the nodes with logs that are not brokers.
+// controllers names the nodes whose logs hold a controller's settings: the
+// nodes that are not brokers, then the brokers that logged a
+// process.roles with controller in it (a node that is both), the faulted
+// one last, as a survivor is the one that fenced it.
 func controllers(tr *Trial) []string {
 	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
-	var out []string
+	var out, combined []string
+	faulted := false
 	for _, e := range ents {
-		if _, broker := tr.Meta.Cluster.Brokers[e.Name()]; e.IsDir() && !broker && e.Name() != tr.Meta.Fault.Broker {
-			out = append(out, e.Name())
+		name := e.Name()
+		if !e.IsDir() {
+			continue
 		}
+		if _, broker := tr.Meta.Cluster.Brokers[name]; !broker && name != tr.Meta.Fault.Broker {
+			out = append(out, name)
+			continue
+		}
+		roles := timeline.NodeConfigValues(tr.Dir, name)["process.roles"]
+		if !strings.Contains(roles, "controller") {
+			continue
+		}
+		if name == tr.Meta.Fault.Broker {
+			faulted = true
+			continue
+		}
+		combined = append(combined, name)
+	}
+	out = append(out, combined...)
+	if faulted {
+		out = append(out, tr.Meta.Fault.Broker)
 	}
 	return out
 }
@@ -179,6 +215,13 @@ func (x *explainer) detect(ph *Phase) {
 	hbS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
 	ph.Setting = "broker.session.timeout.ms on the controller (and broker.heartbeat.interval.ms on the brokers)"
 	ph.Settings = []Setting{sessionS, hbS}
+	if t := x.tookOver; t != nil {
+		// The new leader knows no heartbeat of the faulted broker's: it
+		// counts every broker's session from its own start as leader.
+		ph.Why = fmt.Sprintf("%s, the controller that took the quorum over at %s, starts every broker's session afresh when it takes over, and broker %d never heartbeat to it: it fenced it %s after taking over (%s)",
+			t.Node, clock(t.Time), x.f.NodeID, secs(ph.End.Sub(t.Time)), says(sessionS, 9*time.Second))
+		return
+	}
 	ended := faultEnded(x.f.Kind)
 	session, ok := ms(sessionS)
 	if !ok {
@@ -200,6 +243,16 @@ func (x *explainer) detect(ph *Phase) {
 	}
 	if x.f.Kind == results.FaultDiskFull {
 		ph.Why += x.diskStory()
+	}
+}
+
+// quorumPhase explains the quorum's leaderless gap, when the faulted node
+// led it: no controller could fence the broker until another took over.
+func (x *explainer) quorumPhase(ph *Phase) {
+	ph.Why = fmt.Sprintf("node %d, the faulted broker's, also led the controller quorum, so no controller could fence the broker until another took the quorum over", x.f.NodeID)
+	if q := x.quorum; q != nil && q.Why != "" {
+		ph.Why += ": " + q.Why
+		ph.Setting, ph.Settings = q.Setting, q.Settings
 	}
 }
 
@@ -260,8 +313,21 @@ func (x *explainer) facts(from, to time.Time, match ...timeline.Match) []timelin
 
 func timedOut(e *timeline.Event) bool { return strings.Contains(e.Err, "timeout") }
 
+// unexplained fills a phase that the client's facts would explain, when
+// its client.log could not be read, and reports whether it did.
+func (x *explainer) unexplained(ph *Phase) bool {
+	if x.clientDamaged == "" {
+		return false
+	}
+	ph.Why = fmt.Sprintf("not explained: %s, so what the producer waited for is unknown", x.clientDamaged)
+	return true
+}
+
 // client explains the producer learning the new leader.
 func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
+	if x.unexplained(ph) {
+		return
+	}
 	topic := x.tr.Meta.Probe.Topic
 	var stale, retries int
 	var lastStale time.Time
@@ -370,6 +436,9 @@ func faultEnded(k results.FaultKind) string {
 
 // firstAck explains the last boundary → the first ack.
 func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
+	if x.unexplained(ph) {
+		return
+	}
 	leader := st.NewLeader
 	if st.Role != results.RoleLed {
 		leader = x.tr.Meta.Probe.Leaders[st.Partition]
@@ -456,7 +525,7 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 // receive explains a receive gap much longer than the ack gap: the
 // consumer learnt the new leader later than the producer.
 func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
-	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond {
+	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond || x.clientDamaged != "" {
 		return
 	}
 	tl, topic := x.tr.Timeline, x.tr.Meta.Probe.Topic

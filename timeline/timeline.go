@@ -14,16 +14,21 @@
 package timeline
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kbf-project/kbf/results"
 )
@@ -76,6 +81,26 @@ type Timeline struct {
 	// not parse, a stray continuation line, a recognised message whose
 	// numbers do not parse.
 	Unparsed int
+	// Damaged lists the logs that are not text (binary, or not UTF-8),
+	// as "client.log: binary (a NUL byte in its first 8 KiB)": none of
+	// their lines is read, so nothing is explained from them.
+	Damaged []string
+	// Dated counts, per node log file, the events Options.From and To
+	// kept and left out: a file whose events fall after the trial's end,
+	// or none within it, has a clock or dates that are off, and its lines
+	// must not be cited.
+	Dated []Dated
+}
+
+// Dated is what Build kept of one node log file's events by their times.
+type Dated struct {
+	// File is the file as events cite it: "k2/state-change.log".
+	File string
+	// Kept counts the events within [From, To]; Before and After those
+	// left out on either side, the earliest of them at First and the
+	// latest at Last (zero when none was left out).
+	Kept, Before, After int
+	First, Last         time.Time
 }
 
 // FromDir returns the sources of the trial in dir, laid out as the results
@@ -194,7 +219,9 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		for _, path := range src.Nodes[node] {
 			name := node + "/" + filepath.Base(path)
 			n, missing, err := readFile(path, func(r io.Reader) (int, error) {
-				return parseKafkaLog(r, node, name, id, add)
+				return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
+					return parseKafkaLog(r, node, name, id, add)
+				})
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s log: %w", node, err)
@@ -208,7 +235,9 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	if src.ClientLog != "" {
 		name := filepath.Base(src.ClientLog)
 		n, missing, err := readFile(src.ClientLog, func(r io.Reader) (int, error) {
-			return parseClientLog(r, name, add)
+			return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
+				return parseClientLog(r, name, add)
+			})
 		})
 		if err != nil {
 			return nil, fmt.Errorf("client log: %w", err)
@@ -225,6 +254,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		topics[t] = true
 	}
 	tl.Events = []Event{}
+	dated := map[string]*Dated{}
 	for _, e := range events {
 		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
 			continue
@@ -233,14 +263,86 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		if e.Kind.ClientFact() {
 			from, to, dst = opt.ClientFrom, opt.ClientTo, &tl.Client
 		}
-		if !from.IsZero() && e.Time.Before(from) || !to.IsZero() && e.Time.After(to) {
+		var d *Dated
+		if file := sourceFile(e.Source); file != "" && src.Nodes[e.Node] != nil {
+			if d = dated[file]; d == nil {
+				d = &Dated{File: file}
+				dated[file] = d
+			}
+		}
+		before, after := !from.IsZero() && e.Time.Before(from), !to.IsZero() && e.Time.After(to)
+		if d != nil {
+			d.count(e.Time, before, after)
+		}
+		if before || after {
 			continue
 		}
 		*dst = append(*dst, e)
 	}
+	for _, file := range slices.Sorted(maps.Keys(dated)) {
+		tl.Dated = append(tl.Dated, *dated[file])
+	}
 	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
 	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
 	return tl, nil
+}
+
+// sourceFile is the file of an event's Source, "k2/state-change.log" of
+// "k2/state-change.log:28"; "" for the fault record's.
+func sourceFile(source string) string {
+	i := strings.LastIndexByte(source, ':')
+	if i < 0 || !strings.Contains(source[:i], "/") {
+		return ""
+	}
+	return source[:i]
+}
+
+func (d *Dated) count(t time.Time, before, after bool) {
+	switch {
+	case before:
+		d.Before++
+	case after:
+		d.After++
+	default:
+		d.Kept++
+		return
+	}
+	if d.First.IsZero() || t.Before(d.First) {
+		d.First = t
+	}
+	if t.After(d.Last) {
+		d.Last = t
+	}
+}
+
+// sniffSize is how much of a log parseText looks at to tell text.
+const sniffSize = 8 << 10
+
+// parseText parses r with parse when it is text; a log that is not (a NUL
+// byte or bytes that are not UTF-8 in its first sniffSize) is listed in
+// damaged by name and not parsed: a line read from it would be noise
+// taken for evidence.
+func parseText(r io.Reader, name string, damaged *[]string, parse func(io.Reader) (int, error)) (int, error) {
+	br := bufio.NewReaderSize(r, sniffSize)
+	head, err := br.Peek(sniffSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return 0, err
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		*damaged = append(*damaged, fmt.Sprintf("%s: binary (a NUL byte at offset %d)", name, i))
+		return 0, nil
+	}
+	// A rune cut by the end of the peek is not a fault of the file.
+	if len(head) == sniffSize {
+		for k := 0; k < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); k++ {
+			head = head[:len(head)-1]
+		}
+	}
+	if !utf8.Valid(head) {
+		*damaged = append(*damaged, fmt.Sprintf("%s: not text (bytes that are not UTF-8 in its first %d KiB)", name, sniffSize>>10))
+		return 0, nil
+	}
+	return parse(br)
 }
 
 // readFile opens path (gunzipping a .gz) and parses it. missing is true when

@@ -48,6 +48,10 @@ const (
 	ProbeStalled Kind = "probe-stalled"
 	// HostOverloaded: the machine's CPUs were saturated or stolen from.
 	HostOverloaded Kind = "host-overloaded"
+	// EvidenceDamaged: a file the analysis reads is missing, damaged or
+	// dated outside the trial, so part of what the trial measured or
+	// explains cannot be trusted. The analysis adds it (Verdict.Add).
+	EvidenceDamaged Kind = "evidence-damaged"
 )
 
 // Reason is one finding against a trial.
@@ -61,6 +65,16 @@ type Reason struct {
 type Verdict struct {
 	Status  Status   `json:"status"`
 	Reasons []Reason `json:"reasons,omitempty"`
+}
+
+// Add records one more finding against the trial, keeping the reasons
+// worst first: for what the analysis, not Judge, finds.
+func (v *Verdict) Add(s Status, k Kind, detail string) {
+	v.Reasons = append(v.Reasons, Reason{Kind: k, Status: s, Detail: detail})
+	if s.rank() > v.Status.rank() {
+		v.Status = s
+	}
+	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Status.rank() > v.Reasons[j].Status.rank() })
 }
 
 // String is the verdict in one line: "valid", or the status and reasons.

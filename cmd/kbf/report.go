@@ -51,9 +51,9 @@ the others are still reported.
 Exit status: 0 when every trial was reported and no client's records broke
 what its settings promise; 3 when one did (an acknowledged record lost under
 acks=all, or one duplicated or reordered by an idempotent producer; the
-others are reported, not failed); 1 when a trial could not be read (a bad
-file, a missing probe.csv); 2 when the command line is wrong;
-130 when interrupted (Ctrl-C or SIGTERM).`,
+others are reported, not failed); 1 when a trial, or a client's records in
+it, could not be read (a bad file, a missing probe.csv); 2 when the command
+line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("report takes one PATH: a probe CSV, a trial directory or a run directory")
@@ -98,7 +98,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		return err
 	}
 	if o.html {
-		if err := htmlreport.WriteFile(htmlreport.Dest(path, trials), trials, analysed); err != nil {
+		if err := htmlreport.WriteFile(ctx, htmlreport.Dest(path, trials), trials, analysed); err != nil {
 			return err
 		}
 	}
@@ -203,6 +203,13 @@ func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
 	for _, tr := range analysed {
 		if tr.Findings.Fail() {
 			errs = append(errs, fmt.Errorf("%w: %s: %s", errFindings, where(tr), tr.Findings.Why()))
+		}
+		// A client's records that cannot be read are a bad file of
+		// the trial's: reported beside the others, never a silent 0.
+		for _, c := range tr.Clients {
+			if c.Err != "" {
+				errs = append(errs, fmt.Errorf("%s: client %s: %s", where(tr), c.Name, c.Err))
+			}
 		}
 	}
 	errs = append(errs, broken...)

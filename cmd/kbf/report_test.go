@@ -118,6 +118,28 @@ func TestReportBadInput(t *testing.T) {
 			code: exitError, stderr: []string{"line 3, column 38: acked: 03:26:00.000000000 is before the message was sent at 03:26:00.005000000"}, lines: 1,
 		},
 		{
+			// Another client's probe CSV cut inside a line: the trial
+			// is still reported, and the exit says a file was bad.
+			name: "a client's probe CSV cut short",
+			setup: func(t *testing.T, dir string) []string {
+				writeTrial(t, dir)
+				b, err := os.ReadFile(filepath.Join(dir, results.ProbeFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cdir := results.ClientDir(dir, "librdkafka")
+				if err := os.MkdirAll(cdir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(cdir, results.ProbeFile), b[:len(b)/2+7], 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return []string{"report", dir}
+			},
+			code: exitError, stderr: []string{"client librdkafka: ", "probe.csv: line "}, lines: 1,
+			out:  "evidence-damaged (client librdkafka's records could not be read",
+		},
+		{
 			name: "a row twice",
 			setup: func(t *testing.T, dir string) []string {
 				writeTrial(t, dir)
