@@ -90,7 +90,7 @@ func TestClusterCPU(t *testing.T) {
 		return r, nil
 	}, last: map[string]time.Duration{}}
 	for range readings {
-		if err := c.sample(); err != nil {
+		if _, err := c.sample(); err != nil {
 			t.Fatal(err)
 		}
 	}
