@@ -98,7 +98,7 @@ func TestJudge(t *testing.T) {
 			}},
 		{name: "probe stalled inside the window", status: Suspect, kinds: []Kind{ProbeStalled},
 			detail: "missed 3.7% of its send slots in the window that decides the stall (15 of 410), its longest send gap 0.320 s from 12:00:03.000",
-			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) }},
+			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) }},
 		{name: "probe stalled just before the fault", status: Suspect, kinds: []Kind{ProbeStalled},
 			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(-300*time.Millisecond), 12) }},
 		{name: "probe stalled after the stall ended", status: Valid,
@@ -111,10 +111,13 @@ func TestJudge(t *testing.T) {
 		// held against the trial only when the probe missed sends.
 		{name: "CPUs saturated by the cluster, the probe on time", status: Valid, kinds: []Kind{ClusterBusy},
 			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%): the cluster's own work",
-			edit: func(m *results.Meta) { m.Host.Cluster = 51 * time.Second }},
+			edit:   func(m *results.Meta) { m.Host.Cluster = 51 * time.Second }},
 		{name: "CPUs saturated by the cluster, the probe missed sends", status: Suspect, kinds: []Kind{ProbeStalled, HostOverloaded},
 			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%), and the probe missed sends",
-			edit: func(m *results.Meta) { m.Host.Cluster = 51 * time.Second; m.Probe.Missed = missed(t0.Add(3*time.Second), 15) }},
+			edit: func(m *results.Meta) {
+				m.Host.Cluster = 51 * time.Second
+				m.Probe.Missed = missed(t0.Add(3*time.Second), 15)
+			}},
 		{name: "the cluster's CPU is said, not held against the trial", status: Valid, kinds: []Kind{ClusterBusy},
 			edit: func(m *results.Meta) { m.Host.Cluster = 40 * time.Second }},
 		{name: "a quiet cluster is not mentioned", status: Valid,
@@ -260,10 +263,14 @@ func TestJudgeWindow(t *testing.T) {
 		{name: "stolen only outside the window", before: use{self: 0.05, k2: 0.1, nodes: 0.1, steal: 0.3}, during: quiet, after: quiet,
 			status: Valid, kinds: []Kind{LoadOutsideWindow}, detail: "over the whole trial other processes used 0% of the CPUs and 8% was stolen, but not in the window"},
 		{name: "gone ahead unsettled, a quiet window", before: warm, during: quiet, after: quiet,
-			edit:   func(m *results.Meta) { m.Baseline.Unsettled = "the cluster's CPU is settling (k2 60 % over the last 3 s)" },
+			edit: func(m *results.Meta) {
+				m.Baseline.Unsettled = "the cluster's CPU is settling (k2 60 % over the last 3 s)"
+			},
 			status: Valid, kinds: []Kind{ClusterWarmup}, detail: "the fault went ahead before the cluster's CPU settled (the cluster's CPU is settling (k2 60 %"},
 		{name: "gone ahead unsettled, a saturated window", before: warm, during: warm, after: quiet,
-			edit:   func(m *results.Meta) { m.Baseline.Unsettled = "the cluster's CPU is settling (k2 60 % over the last 3 s)" },
+			edit: func(m *results.Meta) {
+				m.Baseline.Unsettled = "the cluster's CPU is settling (k2 60 % over the last 3 s)"
+			},
 			status: Suspect, kinds: []Kind{ClusterWarmup}, detail: "and the CPUs were 99% busy in the window"},
 	}
 	for _, tt := range tests {
