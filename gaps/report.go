@@ -26,6 +26,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if spansDates {
 			fmt.Fprintf(&b, " (run %s ~ %s)", r.Start.UTC().Format(time.DateOnly), r.End.UTC().Format(time.DateOnly))
 		}
+		if !r.Ready.IsZero() {
+			fmt.Fprintf(&b, " after the probe's start-up (to %s, every partition's first ack; %.2f s)", clock(r.Ready), r.Ready.Sub(r.Start).Seconds())
+		}
 	} else {
 		at := clock(r.FaultAt)
 		if spansDates {
@@ -130,6 +133,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		FaultAt       time.Time    `json:"fault_at,omitzero"`
 		WindowSeconds float64      `json:"window_seconds"`
+		Ready         time.Time    `json:"ready,omitzero"`
 		Start         time.Time    `json:"start,omitzero"`
 		End           time.Time    `json:"end,omitzero"`
 		Sent          int          `json:"sent"`
@@ -138,7 +142,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Errors        []ErrorCount `json:"errors,omitempty"`
 		OtherErrors   int          `json:"other_errors,omitempty"`
 		Partitions    []Partition  `json:"partitions"`
-	}{utc(r.FaultAt), r.Window.Seconds(), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
+	}{utc(r.FaultAt), r.Window.Seconds(), utc(r.Ready), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
 		r.Errors, r.OtherErrors, r.Partitions})
 }
 
