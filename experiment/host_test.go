@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -173,5 +174,34 @@ func TestMergeSamples(t *testing.T) {
 	}
 	if got[2].At != t0.Add(5*time.Second) || got[2].Others != 4*time.Second || got[2].Nodes["k1"] != time.Second {
 		t.Errorf("last, unpaired %+v", got[2])
+	}
+}
+
+// TestSetProbeResultReady records the end of the probe's start-up: every
+// partition's first ack, unknown while one never acked.
+func TestSetProbeResultReady(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		first []time.Time
+		want  time.Time
+	}{
+		{name: "the last first ack", first: []time.Time{t0.Add(time.Second), t0.Add(3 * time.Second), t0.Add(2 * time.Second)}, want: t0.Add(3 * time.Second)},
+		{name: "one partition never acked", first: []time.Time{t0.Add(time.Second), {}, t0.Add(2 * time.Second)}},
+		{name: "the first partition never acked", first: []time.Time{{}, t0.Add(2 * time.Second)}},
+		{name: "no partitions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stats []probe.PartitionStats
+			for i, f := range tt.first {
+				stats = append(stats, probe.PartitionStats{Partition: int32(i), FirstAck: f})
+			}
+			m := &results.Meta{}
+			SetProbeResult(m, stats)
+			if !m.Probe.Ready.Equal(tt.want) {
+				t.Errorf("ready %v, want %v", m.Probe.Ready, tt.want)
+			}
+		})
 	}
 }

@@ -385,7 +385,7 @@ func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, pr
 			add(Valid, ClusterWarmup, "the fault went ahead before the cluster's CPU settled (%s)", unsettled)
 		}
 		if l.Share(l.Cluster) >= ClusterNoted || busy >= BusyShare {
-			add(Valid, ClusterBusy, "%s: the cluster's own work, not outside load, and the probe kept its sends", breakdown)
+			add(Valid, ClusterBusy, "%s: kbf's and the cluster's own work, not outside load, and the probe kept its sends", breakdown)
 		}
 	}
 	if !outside && windowed {

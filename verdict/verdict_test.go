@@ -110,7 +110,7 @@ func TestJudge(t *testing.T) {
 		// Totals only (an older kbf): the cluster's own CPU is said, and is
 		// held against the trial only when the probe missed sends.
 		{name: "CPUs saturated by the cluster, the probe on time", status: Valid, kinds: []Kind{ClusterBusy},
-			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%): the cluster's own work",
+			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%): kbf's and the cluster's own work",
 			edit:   func(m *results.Meta) { m.Host.Cluster = 51 * time.Second }},
 		{name: "CPUs saturated by the cluster, the probe missed sends", status: Suspect, kinds: []Kind{ProbeStalled, HostOverloaded},
 			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%), and the probe missed sends",
