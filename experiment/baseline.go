@@ -45,17 +45,19 @@ func (u Unhealthy) Error() string {
 }
 
 // The cluster's CPU has settled when, over the last settleSpan, its nodes
-// used less than SettledShare of every CPU's time, or no less than
-// settleDrop below the settleSpan before: a cluster busy at a steady rate
-// (many partitions, a short interval) is settled too. Freshly started JVMs
+// used less than SettledShare of every CPU's time, or, the CPUs below
+// settleSaturated busy, no less than settleDrop below the settleSpan
+// before: a cluster busy at a steady rate (many partitions, a short
+// interval) is settled too. Freshly started JVMs
 // compile for tens of seconds after their first ack, and a fault then is
 // measured on a machine the cluster itself saturates.
 const (
 	settleSpan = 3 * time.Second
 	// SettledShare is the share of every CPU's time below which the
 	// cluster's nodes count as settled whatever their trend.
-	SettledShare = 0.5
-	settleDrop   = 0.05
+	SettledShare    = 0.5
+	settleDrop      = 0.05
+	settleSaturated = 0.9
 )
 
 // settling says why the cluster's CPU has not settled by the samples in h,
@@ -74,8 +76,11 @@ func settling(h *results.Host) (string, float64) {
 	if share < SettledShare {
 		return "", share
 	}
+	// A steady rate is no sign of rest on saturated CPUs: warming JVMs
+	// that could use more hold the CPUs busy at a plateau.
+	saturated := last.Share(last.Self+last.Cluster+last.Others) >= settleSaturated
 	before, ok := h.Window(end.Add(-2*settleSpan), end.Add(-settleSpan))
-	if ok && before.Span >= settleSpan*3/4 && share >= before.Share(before.Cluster)-settleDrop {
+	if ok && before.Span >= settleSpan*3/4 && !saturated && share >= before.Share(before.Cluster)-settleDrop {
 		return "", share
 	}
 	node, used := last.Busiest()

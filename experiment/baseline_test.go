@@ -173,6 +173,8 @@ func TestSettling(t *testing.T) {
 		{name: "too few samples to say", shares: []float64{0.99, 0.98}, want: ""},
 		{name: "quiet", shares: []float64{0.9, 0.9, 0.9, 0.2, 0.2, 0.2}, share: 0.2},
 		{name: "busy at a steady rate", shares: []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8}, share: 0.8},
+		{name: "a plateau on saturated CPUs is no rest", shares: []float64{0.96, 0.96, 0.96, 0.96, 0.96, 0.96}, share: 0.96,
+			want: "the cluster's CPU is settling (k2 72 % over the last 3 s; the cluster 96 % of the CPUs, 96 % the 3 s before)"},
 		{name: "warming up, falling", shares: []float64{0.99, 0.98, 0.97, 0.9, 0.85, 0.8}, share: 0.85,
 			want: "the cluster's CPU is settling (k2 64 % over the last 3 s; the cluster 85 % of the CPUs, 98 % the 3 s before)"},
 		{name: "busy with only 3 s to go by", shares: []float64{0.99, 0.98, 0.97}, share: 0.98,
