@@ -385,7 +385,11 @@ func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, pr
 			add(Valid, ClusterWarmup, "the fault went ahead before the cluster's CPU settled (%s)", unsettled)
 		}
 		if l.Share(l.Cluster) >= ClusterNoted || busy >= BusyShare {
-			add(Valid, ClusterBusy, "%s: kbf's and the cluster's own work, not outside load, and the probe kept its sends", breakdown)
+			kept := ", and the probe kept its sends"
+			if probeBad {
+				kept = "" // its own finding says what it missed
+			}
+			add(Valid, ClusterBusy, "%s: kbf's and the cluster's own work, not outside load%s", breakdown, kept)
 		}
 	}
 	if !outside && windowed {
