@@ -2,8 +2,11 @@
 // run observed of itself — the baseline before the fault, the fault's
 // confirmation, the sends the probe missed, the host's load, all in
 // results.Meta — against the analysed stall (the gaps), and says valid,
-// suspect or invalid with typed reasons. The rule lives here, apart from
-// the run, so an old trial is judged again by a newer kbf.
+// suspect or invalid with typed reasons, and notes that leave a trial
+// valid. The probe's timing and the host's load are judged inside the
+// window that decides the stall, the cluster's own CPU apart from load
+// from outside the trial. The rule lives here, apart from the run, so an
+// old trial is judged again by a newer kbf.
 package verdict
 
 import (
