@@ -33,7 +33,64 @@ type Unhealthy struct {
 	Why       string
 }
 
-func (u Unhealthy) Error() string { return fmt.Sprintf("p%d %s", u.Partition, u.Why) }
+// clusterWide is Unhealthy.Partition for a reason of the whole cluster's,
+// not one partition's: its CPU still settling.
+const clusterWide = -1
+
+func (u Unhealthy) Error() string {
+	if u.Partition == clusterWide {
+		return u.Why
+	}
+	return fmt.Sprintf("p%d %s", u.Partition, u.Why)
+}
+
+// The cluster's CPU has settled when, over the last settleSpan, its nodes
+// used less than SettledShare of every CPU's time, or, the CPUs below
+// settleSaturated busy, no less than settleDrop below the settleSpan
+// before: a cluster busy at a steady rate (many partitions, a short
+// interval) is settled too. Freshly started JVMs
+// compile for tens of seconds after their first ack, and a fault then is
+// measured on a machine the cluster itself saturates.
+const (
+	settleSpan = 3 * time.Second
+	// SettledShare is the share of every CPU's time below which the
+	// cluster's nodes count as settled whatever their trend.
+	SettledShare    = 0.5
+	settleDrop      = 0.05
+	settleSaturated = 0.9
+)
+
+// settling says why the cluster's CPU has not settled by the samples in h,
+// and its share over the last settleSpan; "" when it has, or when too few
+// samples say (a cluster not measured is not waited for).
+func settling(h *results.Host) (string, float64) {
+	if len(h.Samples) == 0 {
+		return "", 0
+	}
+	end := h.Samples[len(h.Samples)-1].At
+	last, ok := h.Window(end.Add(-settleSpan), end)
+	if !ok || last.Span < settleSpan*3/4 || len(last.Nodes) == 0 {
+		return "", 0
+	}
+	share := last.Share(last.Cluster)
+	if share < SettledShare {
+		return "", share
+	}
+	// A steady rate is no sign of rest on saturated CPUs: warming JVMs
+	// that could use more hold the CPUs busy at a plateau.
+	saturated := last.Share(last.Self+last.Cluster+last.Others) >= settleSaturated
+	before, ok := h.Window(end.Add(-2*settleSpan), end.Add(-settleSpan))
+	if ok && before.Span >= settleSpan*3/4 && !saturated && share >= before.Share(before.Cluster)-settleDrop {
+		return "", share
+	}
+	node, used := last.Busiest()
+	why := fmt.Sprintf("the cluster's CPU is settling (%s %.0f %% over the last %.0f s; the cluster %.0f %% of the CPUs",
+		node, 100*last.Share(used), settleSpan.Seconds(), 100*share)
+	if ok {
+		why += fmt.Sprintf(", %.0f %% the %.0f s before", 100*before.Share(before.Cluster), settleSpan.Seconds())
+	}
+	return why + ")", share
+}
 
 // Steady applies the baseline rule at now to the probe's live progress and
 // the cluster's partitions: every probed partition has acked and been read
@@ -127,8 +184,15 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 		if u == nil {
 			u = t.clientsSteady(now, b.Period, rec.Bound)
 		}
+		var share float64
+		if u == nil && t.host != nil {
+			var why string
+			if why, share = settling(t.host.snapshot()); why != "" {
+				u = &Unhealthy{Partition: clusterWide, Why: why}
+			}
+		}
 		if u == nil {
-			rec.Healthy = now.UTC()
+			rec.Healthy, rec.ClusterCPU = now.UTC(), share
 			return rec, nil
 		}
 		// Say it when the partition or the kind of reason changes, not at
@@ -142,6 +206,14 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 			}
 		}
 		if !now.Before(deadline) {
+			if u.Partition == clusterWide {
+				// The probe is steady and only the cluster's own CPU is
+				// still falling: a minute of it is no warm-up kbf can wait
+				// out, so the fault goes ahead and the verdict says so.
+				rec.Healthy, rec.ClusterCPU, rec.Unsettled = now.UTC(), share, u.Why
+				t.r.say("baseline: the cluster's CPU had not settled %v after the fault was due (%s): the fault goes ahead", b.Timeout, u.Why)
+				return rec, nil
+			}
 			rec.Unhealthy = u.Error()
 			return rec, nil
 		}

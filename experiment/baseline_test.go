@@ -147,3 +147,97 @@ func (h *healing) Partitions(ctx context.Context, topic string) ([]Partition, er
 	}
 	return h.world.Partitions(ctx, topic)
 }
+
+// cpuSamples is a 2-CPU host whose cluster used the given shares of both
+// CPUs, a second each, the last ending at end; k2 used most of it.
+func cpuSamples(end time.Time, shares ...float64) *results.Host {
+	start := end.Add(-time.Duration(len(shares)) * time.Second)
+	h := &results.Host{CPUs: 2, Start: start}
+	for i, f := range shares {
+		cpu := time.Duration(f * float64(2*time.Second))
+		h.Samples = append(h.Samples, results.HostSample{At: start.Add(time.Duration(i+1) * time.Second),
+			Nodes: map[string]time.Duration{"k2": cpu * 3 / 4, "k1": cpu / 4}})
+	}
+	return h
+}
+
+func TestSettling(t *testing.T) {
+	end := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		shares []float64
+		want   string // "" when settled
+		share  float64
+	}{
+		{name: "not measured", want: ""},
+		{name: "too few samples to say", shares: []float64{0.99, 0.98}, want: ""},
+		{name: "quiet", shares: []float64{0.9, 0.9, 0.9, 0.2, 0.2, 0.2}, share: 0.2},
+		{name: "busy at a steady rate", shares: []float64{0.8, 0.8, 0.8, 0.8, 0.8, 0.8}, share: 0.8},
+		{name: "a plateau on saturated CPUs is no rest", shares: []float64{0.96, 0.96, 0.96, 0.96, 0.96, 0.96}, share: 0.96,
+			want: "the cluster's CPU is settling (k2 72 % over the last 3 s; the cluster 96 % of the CPUs, 96 % the 3 s before)"},
+		{name: "warming up, falling", shares: []float64{0.99, 0.98, 0.97, 0.9, 0.85, 0.8}, share: 0.85,
+			want: "the cluster's CPU is settling (k2 64 % over the last 3 s; the cluster 85 % of the CPUs, 98 % the 3 s before)"},
+		{name: "busy with only 3 s to go by", shares: []float64{0.99, 0.98, 0.97}, share: 0.98,
+			want: "the cluster's CPU is settling (k2 74 % over the last 3 s; the cluster 98 % of the CPUs)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := cpuSamples(end, tt.shares...)
+			why, share := settling(h)
+			if why != tt.want {
+				t.Errorf("settling = %q, want %q", why, tt.want)
+			}
+			if tt.share != 0 && (share < tt.share-0.001 || share > tt.share+0.001) {
+				t.Errorf("share %.3f, want %.3f", share, tt.share)
+			}
+		})
+	}
+}
+
+// TestBaselineWaitsForTheClusterCPU runs the baseline against a cluster
+// whose CPU is still falling: it says so while it waits, and when the
+// timeout comes with the acks steady the fault goes ahead, the record
+// saying why.
+func TestBaselineWaitsForTheClusterCPU(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		shares    []float64
+		unsettled bool
+	}{
+		{"settled", []float64{0.9, 0.9, 0.9, 0.3, 0.3, 0.3}, false},
+		{"still falling", []float64{0.99, 0.98, 0.97, 0.9, 0.85, 0.8}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			r, _, rep := newRunner(t, w, chaos.SigKill)
+			r.Opt.Baseline.Timeout = 300 * time.Millisecond
+			p, err := w.newProbe(context.Background(), r.Opt.Probe, probe.Output{Messages: &strings.Builder{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := cpuSamples(time.Now(), tt.shares...)
+			m := &hostMeter{cpus: 2, start: hostSample{at: h.Start}, samples: h.Samples}
+			tr := &trial{r: r, o: &r.Opt, p: p, host: m, ctx: context.Background()}
+			b, err := tr.waitHealthy(context.Background(), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Healthy.IsZero() || b.Unhealthy != "" {
+				t.Fatalf("baseline %+v: the fault should go ahead", b)
+			}
+			if got := b.Unsettled != ""; got != tt.unsettled {
+				t.Errorf("unsettled %q, want it %v", b.Unsettled, tt.unsettled)
+			}
+			said := strings.Contains(rep.String(), "baseline: waiting: the cluster's CPU is settling (k2 64 % over the last 3 s")
+			if said != tt.unsettled || tt.unsettled && !strings.Contains(rep.String(), "the fault goes ahead") {
+				t.Errorf("progress:\n%s", rep)
+			}
+			if tt.unsettled && (len(b.Waited) == 0 || !strings.Contains(b.Waited[0], "the cluster's CPU is settling")) {
+				t.Errorf("waited %q", b.Waited)
+			}
+			if b.ClusterCPU < 0.29 {
+				t.Errorf("cluster CPU %.2f not recorded", b.ClusterCPU)
+			}
+		})
+	}
+}

@@ -205,6 +205,9 @@ type trial struct {
 	end   atomic.Value // time.Time the probing is due to end, read by the progress line
 	// faultAt is when the fault was asked for: probing goes on from there.
 	faultAt time.Time
+	// host samples the machine's and the nodes' CPU from the probe's start;
+	// the baseline waits for the cluster's own CPU to settle (baseline.go).
+	host *hostMeter
 	// interrupted is the phase Ctrl-C came in.
 	interrupted string
 	ctx         context.Context // the caller's, to date Ctrl-C by phase
@@ -266,6 +269,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 
 	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Cluster.CPUTimes(ctx) })
 	attempted, faultErr := false, error(nil)
+	t.host = host
 	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
 		attempted, faultErr = t.fault(ctx)
 		if faultErr == nil {

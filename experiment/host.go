@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,9 +117,12 @@ func hostLoad(a, b hostSample, cpus int, err error) *results.Host {
 
 // hostMeter measures the machine's load over a trial, and the cluster's
 // share of it, so that the CPU the Kafka nodes use is not taken for other
-// processes competing with the trial.
+// processes competing with the trial. It samples about once a second, so
+// the load can be judged inside the window that decides the stall, and the
+// baseline can wait for the cluster's own start-up to settle.
 type hostMeter struct {
 	root  string
+	cpus  int
 	start hostSample
 	err   error
 	// cpu follows the nodes' counters while the trial runs; nil when the
@@ -126,6 +130,11 @@ type hostMeter struct {
 	cpu  *clusterCPU
 	done chan struct{}
 	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	prev    hostSample // the reading the next sample starts from
+	pending map[string]time.Duration
+	samples []results.HostSample
 }
 
 // clusterEvery is how often the nodes' CPU counters are read: a node's
@@ -134,31 +143,36 @@ type hostMeter struct {
 // long of one node's time), and a restart is seen as a counter gone back.
 const clusterEvery = time.Second
 
+// maxHostSamples bounds Host.Samples: past it, neighbouring samples are
+// merged, so a long trial keeps coarser samples rather than growing
+// meta.json without bound.
+const maxHostSamples = 1200
+
 func startHost(root string, cluster func() (map[string]time.Duration, error)) *hostMeter {
 	if root == "" {
 		root = "/proc"
 	}
-	m := &hostMeter{root: root}
+	m := &hostMeter{root: root, cpus: runtime.NumCPU(), pending: map[string]time.Duration{}, done: make(chan struct{})}
 	if cluster != nil {
 		m.cpu = &clusterCPU{read: cluster, last: map[string]time.Duration{}}
-		m.err = m.cpu.sample()
-		m.done = make(chan struct{})
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			t := time.NewTicker(clusterEvery)
-			defer t.Stop()
-			for {
-				select {
-				case <-m.done:
-					return
-				case <-t.C:
-					m.cpu.sample() // a failed reading is made up by the next
-				}
-			}
-		}()
+		_, m.err = m.cpu.sample()
 	}
 	m.start, m.err = readHostJoin(root, m.err)
+	m.prev = m.start
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(clusterEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.done:
+				return
+			case <-t.C:
+				m.tick() // a failed reading is made up by the next
+			}
+		}
+	}()
 	return m
 }
 
@@ -167,20 +181,85 @@ func readHostJoin(root string, prev error) (hostSample, error) {
 	return s, errors.Join(prev, err)
 }
 
+// tick reads the nodes' counters and /proc, and adds a sample of what was
+// used since the last one. A reading that failed in part gives a partial
+// sample, as it gives partial totals; the error says so.
+func (m *hostMeter) tick() error {
+	var errs []error
+	if m.cpu != nil {
+		d, err := m.cpu.sample()
+		errs = append(errs, err)
+		m.mu.Lock()
+		for n, v := range d {
+			m.pending[n] += v
+		}
+		m.mu.Unlock()
+	}
+	s, err := readHost(m.root)
+	errs = append(errs, err)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := hostLoad(m.prev, s, m.cpus, nil)
+	hs := results.HostSample{At: s.at.UTC(), Self: h.Self, Steal: h.Steal, Others: h.Others}
+	if len(m.pending) > 0 {
+		hs.Nodes = m.pending
+		for _, v := range m.pending {
+			hs.Others -= v
+		}
+		hs.Others = max(hs.Others, 0)
+		m.pending = map[string]time.Duration{}
+	}
+	m.prev = s
+	m.samples = append(m.samples, hs)
+	if len(m.samples) > maxHostSamples {
+		m.samples = mergeSamples(m.samples)
+	}
+	return errors.Join(errs...)
+}
+
+// mergeSamples merges each pair of neighbouring samples into one.
+func mergeSamples(ss []results.HostSample) []results.HostSample {
+	out := ss[:0]
+	for i := 0; i < len(ss); i += 2 {
+		a := ss[i]
+		if i+1 < len(ss) {
+			b := ss[i+1]
+			nodes := map[string]time.Duration{}
+			for _, x := range []map[string]time.Duration{a.Nodes, b.Nodes} {
+				for n, v := range x {
+					nodes[n] += v
+				}
+			}
+			a = results.HostSample{At: b.At, Self: a.Self + b.Self, Others: a.Others + b.Others, Steal: a.Steal + b.Steal, Nodes: nodes}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// snapshot is the load so far, its samples copied, for the baseline.
+func (m *hostMeter) snapshot() *results.Host {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return &results.Host{CPUs: m.cpus, Start: m.start.at.UTC(), Samples: slices.Clone(m.samples)}
+}
+
 func (m *hostMeter) stop() *results.Host {
-	s, err := readHostJoin(m.root, m.err)
+	close(m.done)
+	m.wg.Wait()
+	terr := m.tick()
+	m.mu.Lock()
+	end := m.prev
+	m.mu.Unlock()
 	var used time.Duration
 	if m.cpu != nil {
-		close(m.done)
-		m.wg.Wait()
-		if cerr := m.cpu.sample(); cerr != nil {
-			err = errors.Join(err, cerr)
-		}
 		used = m.cpu.used
 	}
-	h := hostLoad(m.start, s, runtime.NumCPU(), err)
+	h := hostLoad(m.start, end, m.cpus, errors.Join(m.err, terr))
+	h.Start = m.start.at.UTC()
 	h.Cluster = used
 	h.Others = max(h.Others-used, 0)
+	h.Samples = m.samples
 	return h
 }
 
@@ -195,12 +274,14 @@ type clusterCPU struct {
 
 // sample reads the counters and adds what each node used since its last
 // reading: all of a counter that went back, which a restart started anew,
-// or of one first seen. The first sample only sets the start.
-func (c *clusterCPU) sample() error {
+// or of one first seen. It returns what each node used since the last
+// reading. The first sample only sets the start.
+func (c *clusterCPU) sample() (map[string]time.Duration, error) {
 	now, err := c.read()
 	if err != nil {
-		return fmt.Errorf("the cluster's CPU time: %w", err)
+		return nil, fmt.Errorf("the cluster's CPU time: %w", err)
 	}
+	used := map[string]time.Duration{}
 	first := !c.started
 	c.started = true
 	for svc, v := range now {
@@ -208,10 +289,11 @@ func (c *clusterCPU) sample() error {
 		switch {
 		case first:
 		case ok && v >= last:
-			c.used += v - last
+			used[svc] = v - last
 		default:
-			c.used += v
+			used[svc] = v
 		}
+		c.used += used[svc]
 		c.last[svc] = v
 	}
 	for svc := range c.last {
@@ -219,5 +301,5 @@ func (c *clusterCPU) sample() error {
 			delete(c.last, svc) // stopped: its next counter starts at zero
 		}
 	}
-	return nil
+	return used, nil
 }

@@ -2,9 +2,15 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/results"
 )
 
 func TestParseProc(t *testing.T) {
@@ -90,11 +96,112 @@ func TestClusterCPU(t *testing.T) {
 		return r, nil
 	}, last: map[string]time.Duration{}}
 	for range readings {
-		if err := c.sample(); err != nil {
+		if _, err := c.sample(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if want := 9 * time.Second; c.used != want {
 		t.Errorf("used %v, want %v", c.used, want)
+	}
+}
+
+// TestHostSamples follows a meter through two readings and its stop: each
+// sample splits the CPU time used since the last into kbf's, each node's,
+// the others' and the stolen, and the totals are their sums.
+func TestHostSamples(t *testing.T) {
+	dir := quietProc(t)
+	write := func(busy, steal, self int) {
+		t.Helper()
+		stat := fmt.Sprintf("cpu  %d 0 0 10000 0 0 0 %d 0 0\n", busy, steal)
+		selfStat := fmt.Sprintf("4242 (kbf test) S 1 1 1 0 -1 0 0 0 0 0 %d 0 0 0 20 0 1 0 1 0 0\n", self)
+		if err := errors.Join(os.WriteFile(filepath.Join(dir, "stat"), []byte(stat), 0o644),
+			os.WriteFile(filepath.Join(dir, "self", "stat"), []byte(selfStat), 0o644)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nodes := []map[string]time.Duration{
+		{"k1": 5 * time.Second, "k2": 5 * time.Second},
+		{"k1": 6 * time.Second, "k2": 5 * time.Second},                  // k1 +1 s
+		{"k1": 6 * time.Second, "k2": 5500 * time.Millisecond},          // k2 +0.5 s
+		{"k1": 6 * time.Second, "k2": 5500 * time.Millisecond, "c1": 0}, // nothing
+	}
+	i := 0
+	write(100, 0, 10)
+	m := &hostMeter{root: dir, cpus: 2, pending: map[string]time.Duration{}, done: make(chan struct{}),
+		cpu: &clusterCPU{read: func() (map[string]time.Duration, error) { i++; return nodes[i-1], nil }, last: map[string]time.Duration{}}}
+	if _, err := m.cpu.sample(); err != nil {
+		t.Fatal(err)
+	}
+	m.start, _ = readHost(dir)
+	m.prev = m.start
+	write(300, 10, 60) // 2 s busy: kbf 0.5 s, k1 1 s, others 0.5 s; 0.1 s stolen
+	if err := m.tick(); err != nil {
+		t.Fatal(err)
+	}
+	write(400, 10, 60) // 1 s busy: k2 0.5 s, others 0.5 s
+	if err := m.tick(); err != nil {
+		t.Fatal(err)
+	}
+	h := m.stop()
+	if h.Err != "" || len(h.Samples) != 3 {
+		t.Fatalf("%+v", h)
+	}
+	s0, s1 := h.Samples[0], h.Samples[1]
+	if s0.Self != 500*time.Millisecond || s0.Others != 500*time.Millisecond || s0.Steal != 100*time.Millisecond || s0.Nodes["k1"] != time.Second || s0.Nodes["k2"] != 0 {
+		t.Errorf("first sample %+v", s0)
+	}
+	if s1.Self != 0 || s1.Others != 500*time.Millisecond || s1.Nodes["k2"] != 500*time.Millisecond {
+		t.Errorf("second sample %+v", s1)
+	}
+	if h.Cluster != 1500*time.Millisecond || h.Self != 500*time.Millisecond || h.Others != time.Second || h.Steal != 100*time.Millisecond || h.Start.IsZero() {
+		t.Errorf("totals %+v", h)
+	}
+}
+
+func TestMergeSamples(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var ss []results.HostSample
+	for i := range 5 {
+		ss = append(ss, results.HostSample{At: t0.Add(time.Duration(i+1) * time.Second), Self: time.Second, Others: time.Duration(i) * time.Second,
+			Nodes: map[string]time.Duration{"k1": time.Second}})
+	}
+	got := mergeSamples(ss)
+	if len(got) != 3 {
+		t.Fatalf("%d samples, want 3", len(got))
+	}
+	if got[0].At != t0.Add(2*time.Second) || got[0].Self != 2*time.Second || got[0].Others != time.Second || got[0].Nodes["k1"] != 2*time.Second {
+		t.Errorf("first %+v", got[0])
+	}
+	if got[2].At != t0.Add(5*time.Second) || got[2].Others != 4*time.Second || got[2].Nodes["k1"] != time.Second {
+		t.Errorf("last, unpaired %+v", got[2])
+	}
+}
+
+// TestSetProbeResultReady records the end of the probe's start-up: every
+// partition's first ack, unknown while one never acked.
+func TestSetProbeResultReady(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		first []time.Time
+		want  time.Time
+	}{
+		{name: "the last first ack", first: []time.Time{t0.Add(time.Second), t0.Add(3 * time.Second), t0.Add(2 * time.Second)}, want: t0.Add(3 * time.Second)},
+		{name: "one partition never acked", first: []time.Time{t0.Add(time.Second), {}, t0.Add(2 * time.Second)}},
+		{name: "the first partition never acked", first: []time.Time{{}, t0.Add(2 * time.Second)}},
+		{name: "no partitions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stats []probe.PartitionStats
+			for i, f := range tt.first {
+				stats = append(stats, probe.PartitionStats{Partition: int32(i), FirstAck: f})
+			}
+			m := &results.Meta{}
+			SetProbeResult(m, stats)
+			if !m.Probe.Ready.Equal(tt.want) {
+				t.Errorf("ready %v, want %v", m.Probe.Ready, tt.want)
+			}
+		})
 	}
 }

@@ -111,8 +111,15 @@ func NewMeta(kind, version string, command []string, p Probe) *results.Meta {
 // by the probe's goroutine.
 func SetProbeResult(m *results.Meta, stats []probe.PartitionStats) {
 	var d time.Duration
-	for _, s := range stats {
+	var ready time.Time
+	for i, s := range stats {
 		d = max(d, s.LongestSendGap)
+		switch {
+		case s.FirstAck.IsZero():
+			ready = time.Time{} // never acked: the start-up never ended
+		case i == 0 || !ready.IsZero() && s.FirstAck.After(ready):
+			ready = s.FirstAck
+		}
 		if s.Missed.Count > 0 {
 			if m.Probe.Missed == nil {
 				m.Probe.Missed = map[int32]*results.MissedSends{}
@@ -122,4 +129,7 @@ func SetProbeResult(m *results.Meta, stats []probe.PartitionStats) {
 		}
 	}
 	m.Probe.LongestSendGap = d
+	if !ready.IsZero() {
+		m.Probe.Ready = ready.UTC()
+	}
 }

@@ -87,6 +87,12 @@ type Options struct {
 	// in the messages. It closes the gap of a partition that never acked
 	// again.
 	End time.Time
+	// Ready ends the probe's start-up (results.Probe.Ready, every
+	// partition's first ack): in a run without a fault, acks and receives
+	// before it are counted but make no gap, so the longest gap is the
+	// probe's steady state, not its first seconds of loading metadata.
+	// Ignored with a fault, whose baseline comes after the start-up.
+	Ready time.Time
 }
 
 // maxErrors bounds the distinct error strings a Report counts, so a client
@@ -106,6 +112,8 @@ type Report struct {
 	FaultAt time.Time
 	From    time.Time
 	Window  time.Duration
+	// Ready is Options.Ready where it applied: the gaps begin there.
+	Ready time.Time
 	// Start is the earliest time seen; End is Options.End, or the last
 	// time seen when that was zero.
 	Start, End time.Time
@@ -136,7 +144,10 @@ type Report struct {
 	// min and max are the earliest and latest times seen, in Unix ns.
 	min, max int64
 	zone     *zone // the fault's window; nil without a fault
-	closed   bool
+	// ready is Options.Ready where it applies: earlier times make no gap.
+	// The least time there is otherwise.
+	ready  int64
+	closed bool
 }
 
 // ErrorCount is one error string and how many sends failed with it.
@@ -202,7 +213,7 @@ func NewReport(opts Options) *Report {
 		opts.Window = DefaultWindow
 	}
 	r := &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{},
-		min: 1<<63 - 1, max: -1 << 63}
+		min: 1<<63 - 1, max: -1 << 63, ready: -1 << 63}
 	if !opts.From.After(opts.FaultAt) {
 		opts.From = time.Time{}
 	}
@@ -213,6 +224,8 @@ func NewReport(opts Options) *Report {
 			at = opts.From.UnixNano()
 		}
 		r.zone = &zone{from: at, to: at + int64(opts.Window)}
+	} else if !opts.Ready.IsZero() {
+		r.ready = opts.Ready.UnixNano()
 	}
 	return r
 }
@@ -247,7 +260,9 @@ func (r *Report) Add(m *results.Message) {
 		p.Acked++
 		t := m.Acked.UnixNano()
 		r.see(t)
-		s.acks.add(t)
+		if t >= r.ready {
+			s.acks.add(t)
+		}
 	} else if !m.Failed() {
 		p.NeverAcked++
 	}
@@ -255,7 +270,9 @@ func (r *Report) Add(m *results.Message) {
 		p.Received++
 		t := m.Received.UnixNano()
 		r.see(t)
-		s.recvs.add(t)
+		if t >= r.ready {
+			s.recvs.add(t)
+		}
 	} else if acked {
 		p.NotReceived++
 	}
@@ -282,6 +299,9 @@ func (r *Report) Close() {
 	}
 	r.closed = true
 	r.FaultAt, r.From, r.Window = r.opts.FaultAt, r.opts.From, r.opts.Window
+	if r.ready != -1<<63 {
+		r.Ready = r.opts.Ready
+	}
 	if r.min <= r.max {
 		r.Start = time.Unix(0, r.min).UTC()
 	}

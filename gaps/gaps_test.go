@@ -532,3 +532,60 @@ func show(st Stalls) string {
 	}
 	return "fault " + s(st.Fault) + " longest " + s(st.Longest)
 }
+
+// TestReady keeps a probe run's start-up out of its gaps: the acks before
+// every partition's first ack are counted but make no gap.
+func TestReady(t *testing.T) {
+	base := at("03:26:09.000")
+	msAt := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	// p0 acks at 0, then its next only at 3500 ms (the producer loading
+	// the other partitions' metadata), then every 100 ms; p1 first at 1900.
+	acks := map[int32][]int{0: {0, 3500, 3600, 3700, 3900}, 1: {1900, 2000, 2100, 2400}}
+	tests := []struct {
+		name        string
+		opts        Options
+		wantP0      time.Duration
+		wantP1      time.Duration
+		wantReady   bool
+		wantHeading string
+	}{
+		{name: "without Ready the start-up is the longest gap", opts: Options{}, wantP0: 3500 * time.Millisecond, wantP1: 300 * time.Millisecond},
+		{name: "after the start-up", opts: Options{Ready: msAt(1900)}, wantP0: 200 * time.Millisecond, wantP1: 300 * time.Millisecond, wantReady: true,
+			wantHeading: "no fault recorded; longest gaps after the probe's start-up (to 03:26:10.900, every partition's first ack; 1.91 s)"},
+		{name: "ignored with a fault", opts: Options{Ready: msAt(1900), FaultAt: msAt(3000), End: msAt(3900)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReport(tt.opts)
+			for part, ts := range acks {
+				for _, ms := range ts {
+					r.Add(&results.Message{Partition: part, Sent: msAt(ms - 5), Acked: msAt(ms), Received: msAt(ms + 1)})
+				}
+			}
+			r.Close()
+			if got := !r.Ready.IsZero(); got != tt.wantReady {
+				t.Errorf("ready %v, want it set %v", r.Ready, tt.wantReady)
+			}
+			if r.Partitions[0].Acked != 5 {
+				t.Errorf("p0 acked %d, want every ack counted", r.Partitions[0].Acked)
+			}
+			if tt.opts.FaultAt.IsZero() {
+				if got := r.Partitions[0].Ack.Longest.Duration(); got != tt.wantP0 {
+					t.Errorf("p0 longest %v, want %v", got, tt.wantP0)
+				}
+				if got := r.Partitions[1].Ack.Longest.Duration(); got != tt.wantP1 {
+					t.Errorf("p1 longest %v, want %v", got, tt.wantP1)
+				}
+			} else if f := r.Partitions[0].Ack.Fault; f == nil || f.Duration() != 3500*time.Millisecond {
+				t.Errorf("p0 fault gap %+v, want the start-up's 3.5 s kept", f)
+			}
+			var b strings.Builder
+			if err := WriteText(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), tt.wantHeading) {
+				t.Errorf("text does not say %q:\n%s", tt.wantHeading, b.String())
+			}
+		})
+	}
+}

@@ -26,6 +26,9 @@ func WriteText(w io.Writer, r *Report) error {
 		if spansDates {
 			fmt.Fprintf(&b, " (run %s ~ %s)", r.Start.UTC().Format(time.DateOnly), r.End.UTC().Format(time.DateOnly))
 		}
+		if !r.Ready.IsZero() {
+			fmt.Fprintf(&b, " after the probe's start-up (to %s, every partition's first ack; %.2f s)", clock(r.Ready), r.Ready.Sub(r.Start).Seconds())
+		}
 	} else {
 		at := clock(r.FaultAt)
 		if spansDates {
@@ -134,6 +137,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		FaultAt       time.Time    `json:"fault_at,omitzero"`
 		From          time.Time    `json:"window_from,omitzero"`
 		WindowSeconds float64      `json:"window_seconds"`
+		Ready         time.Time    `json:"ready,omitzero"`
 		Start         time.Time    `json:"start,omitzero"`
 		End           time.Time    `json:"end,omitzero"`
 		Sent          int          `json:"sent"`
@@ -142,7 +146,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 		Errors        []ErrorCount `json:"errors,omitempty"`
 		OtherErrors   int          `json:"other_errors,omitempty"`
 		Partitions    []Partition  `json:"partitions"`
-	}{utc(r.FaultAt), utc(r.From), r.Window.Seconds(), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
+	}{utc(r.FaultAt), utc(r.From), r.Window.Seconds(), utc(r.Ready), utc(r.Start), utc(r.End), r.Sent, r.Failed, utc(r.FirstFailure),
 		r.Errors, r.OtherErrors, r.Partitions})
 }
 

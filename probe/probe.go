@@ -58,6 +58,9 @@ type PartitionStats struct {
 	LastAck    time.Time
 	LastRecv   time.Time
 	LastFailed string
+	// FirstAck is the partition's first ack: the probe's start-up ends
+	// when every partition has one.
+	FirstAck time.Time
 	// LastSent and LongestSendGap check the instrument: a send gap much
 	// longer than the interval is a stall of the probe's own, not Kafka's.
 	LastSent       time.Time
@@ -347,6 +350,9 @@ func (p *Probe) acked(part int32, seq int64, r *kgo.Record, err error) {
 	m.Acked = now
 	m.Offset = r.Offset
 	ps.stats.Acked++
+	if ps.stats.FirstAck.IsZero() {
+		ps.stats.FirstAck = now
+	}
 	steady(&ps.stats.AckSteadySince, &ps.stats.LastAckGap, ps.stats.LastAck, now, p.cfg.SteadyBound())
 	ps.stats.LastAck = now
 	p.maybeDone(ps, m)

@@ -65,6 +65,9 @@ func runProbe(t *testing.T, cfg Config, d time.Duration, during func()) ([]resul
 		if st.LongestSendGap < cfg.Interval/2 {
 			t.Errorf("p%d longest send gap %v, below half the interval %v", st.Partition, st.LongestSendGap, cfg.Interval)
 		}
+		if st.Acked > 0 && (st.FirstAck.IsZero() || st.FirstAck.After(st.LastAck)) {
+			t.Errorf("p%d first ack %v, last %v", st.Partition, st.FirstAck, st.LastAck)
+		}
 	}
 	dec := results.NewDecoder(&csv, "probe.csv")
 	var ms []results.Message

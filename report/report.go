@@ -157,6 +157,9 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	if t.Meta != nil && !t.Meta.Ended.IsZero() {
 		gopt.End = t.Meta.Ended
 	}
+	if t.Meta != nil {
+		gopt.Ready = t.Meta.Probe.Ready // a probe run's gaps begin after its start-up
+	}
 	// The audit keeps every message, so it runs only when there is a
 	// read-back to weigh them against; the gaps alone stream.
 	var audit *integrity.Audit

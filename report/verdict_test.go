@@ -30,7 +30,7 @@ func TestVerdictInReport(t *testing.T) {
 	for _, want := range []string{
 		"probe self-check: p0 missed 40 send slots between",
 		"host: 2 CPUs, load average 9.0 → 12.0",
-		"verdict: suspect: probe-stalled (p0: the probe missed 40 sends",
+		"verdict: suspect: probe-stalled (the probe missed 8.2% of its send slots in the window that decides the stall (40 of 487)",
 		"host-overloaded (the CPUs were 98% busy",
 	} {
 		if !strings.Contains(b.String(), want) {

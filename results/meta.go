@@ -97,6 +97,11 @@ type Probe struct {
 	// LongestSendGap is the longest time between two sends to one
 	// partition: the probe's own stalls. Near Interval, the probe kept time.
 	LongestSendGap time.Duration `json:"longest_send_gap_ns,omitempty"`
+	// Ready is when every probed partition had acked once: before it the
+	// probe was starting (loading metadata, its first batches), and its
+	// self-check labels what it missed then as start-up. Zero when some
+	// partition never acked, or from a kbf that did not record it.
+	Ready time.Time `json:"ready,omitzero"`
 	// Missed are, per partition, the send slots the probe could not keep.
 	Missed map[int32]*MissedSends `json:"missed_sends,omitempty"`
 }

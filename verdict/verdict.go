@@ -2,8 +2,11 @@
 // run observed of itself — the baseline before the fault, the fault's
 // confirmation, the sends the probe missed, the host's load, all in
 // results.Meta — against the analysed stall (the gaps), and says valid,
-// suspect or invalid with typed reasons. The rule lives here, apart from
-// the run, so an old trial is judged again by a newer kbf.
+// suspect or invalid with typed reasons, and notes that leave a trial
+// valid. The probe's timing and the host's load are judged inside the
+// window that decides the stall, the cluster's own CPU apart from load
+// from outside the trial. The rule lives here, apart from the run, so an
+// old trial is judged again by a newer kbf.
 package verdict
 
 import (
@@ -46,15 +49,30 @@ const (
 	// ProbeStalled: the probe itself missed sends, or went without sending
 	// longer than the bound, inside the window that decides the stall.
 	ProbeStalled Kind = "probe-stalled"
-	// HostOverloaded: the machine's CPUs were saturated or stolen from.
+	// HostOverloaded: inside the window that decides the stall, processes
+	// other than kbf and the cluster, or the hypervisor, took the CPU; or
+	// the CPUs were saturated and the probe missed sends.
 	HostOverloaded Kind = "host-overloaded"
 	// EvidenceDamaged: a file the analysis reads is missing, damaged or
 	// dated outside the trial, so part of what the trial measured or
 	// explains cannot be trusted. The analysis adds it (Verdict.Add).
 	EvidenceDamaged Kind = "evidence-damaged"
+	// ClusterWarmup: the fault went ahead while the cluster's own CPU was
+	// still settling after its start (the baseline's timeout came first).
+	// Suspect when the CPUs were also saturated in the window that decides
+	// the stall, else a note.
+	ClusterWarmup Kind = "cluster-warmup"
+	// ClusterBusy is a note, never a finding against the trial: the CPU
+	// the cluster burnt in the window that decides the stall, and the node
+	// that burnt the most — its response to the fault, not outside load.
+	ClusterBusy Kind = "cluster-busy"
+	// LoadOutsideWindow is a note: the host was loaded from outside, but
+	// not inside the window that decides the stall.
+	LoadOutsideWindow Kind = "load-outside-window"
 )
 
-// Reason is one finding against a trial.
+// Reason is one finding against a trial, or, with Status Valid, a note
+// that leaves the trial's standing as it is.
 type Reason struct {
 	Kind   Kind   `json:"kind"`
 	Status Status `json:"status"`
@@ -88,6 +106,17 @@ func (v Verdict) String() string {
 	}
 	return fmt.Sprintf("%s: %s", v.Status, strings.Join(parts, "; "))
 }
+
+// Thresholds of the probe's self-check: past either, the probe's own
+// timing is too coarse to trust the gaps it measures.
+const (
+	// MissedShare is the share of its send slots the probe may miss.
+	MissedShare = 0.01
+	// SendGapIntervals and SendGapFloor: a send gap longer than both this
+	// many intervals and the floor is the probe's own stall.
+	SendGapIntervals = 10
+	SendGapFloor     = 50 * time.Millisecond
+)
 
 // Thresholds of the host's load past which a trial is suspect.
 const (
@@ -126,9 +155,10 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 	} else if m.Kind == "trial" && (m.Baseline == nil || m.Baseline.Unhealthy == "") {
 		add(Invalid, NoFault, "the trial ended before the fault was injected")
 	}
-	judgeProbe(m, g, faultAt, bound, add)
+	from, to := window(m, g, faultAt, bound)
+	probeBad := judgeProbe(m, from, to, bound, add)
 	if h := m.Host; h != nil {
-		judgeHost(h, add)
+		judgeHost(m, h, from, to, faultAt, probeBad, add)
 	}
 	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Status.rank() > v.Reasons[j].Status.rank() })
 	return v
@@ -172,84 +202,224 @@ func StallBound(m *results.Meta) time.Duration {
 	return max(10*m.Probe.Interval, 200*time.Millisecond)
 }
 
-// judgeProbe looks for the probe's own stalls inside the window that
-// decides the stall: from a bound before the fault to the end of the
-// longest fault gap; with no fault, the whole run.
-func judgeProbe(m *results.Meta, g *gaps.Report, faultAt time.Time, bound time.Duration, add adder) {
-	from, to := time.Time{}, time.Time{}
+// window is the span that decides the stall: from a bound before the fault
+// to the end of the longest fault gap (at least a bound past the fault).
+// With no fault it is the probe's run after its start-up, to its end; zero
+// times where the run says nothing of them.
+func window(m *results.Meta, g *gaps.Report, faultAt time.Time, bound time.Duration) (from, to time.Time) {
+	if faultAt.IsZero() {
+		from, to = m.Started, m.Ended
+		if g != nil {
+			if from.IsZero() || g.Start.Before(from) {
+				from = g.Start
+			}
+			if to.IsZero() {
+				to = g.End
+			}
+		}
+		if m.Probe.Ready.After(from) {
+			from = m.Probe.Ready
+		}
+		return from, to
+	}
+	from, to = faultAt.Add(-bound), faultAt.Add(bound)
 	if g != nil {
-		from, to = g.Start, g.End
-		if !faultAt.IsZero() {
-			from, to = faultAt.Add(-bound), faultAt
-			for _, p := range g.Partitions {
-				for _, gap := range []*gaps.Gap{p.Ack.Fault, p.Receive.Fault} {
-					if gap != nil && gap.End.After(to) {
-						to = gap.End
-					}
+		for _, p := range g.Partitions {
+			for _, gap := range []*gaps.Gap{p.Ack.Fault, p.Receive.Fault} {
+				if gap != nil && gap.End.After(to) {
+					to = gap.End
 				}
 			}
 		}
 	}
-	interval := m.Probe.Interval
-	parts := make([]int32, 0, len(m.Probe.Missed))
-	for p := range m.Probe.Missed {
-		parts = append(parts, p)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	for _, p := range parts {
-		ms := m.Probe.Missed[p]
-		var n int64
-		var worst time.Duration
-		var at time.Time
-		for _, r := range ms.Runs {
-			end := r.From.Add(time.Duration(r.Slots) * interval)
-			if !from.IsZero() && (end.Before(from) || r.From.After(to)) {
-				continue
-			}
-			n += r.Slots
-			// Slots missed in a row leave a send gap one interval longer.
-			if gap := time.Duration(r.Slots+1) * interval; gap > worst {
-				worst, at = gap, r.From
-			}
-		}
-		if worst > bound {
-			add(Suspect, ProbeStalled, "p%d: the probe missed %d sends in the window that decides the stall, %d in a row from %s (a send gap of %.2f s; bound %.2f s)",
-				p, n, int64(worst/interval)-1, at.UTC().Format("15:04:05.000"), worst.Seconds(), bound.Seconds())
-			return // one partition says it: the loop sends to all alike
-		}
-	}
-	if len(m.Probe.Missed) == 0 && m.Probe.LongestSendGap > bound {
-		// A run that recorded no missed slots (an older kbf) has only its
-		// longest send gap, anywhere in the run.
-		add(Suspect, ProbeStalled, "the probe's longest send gap, %.2f s, is past the bound %.2f s (when is not recorded)",
-			m.Probe.LongestSendGap.Seconds(), bound.Seconds())
-	}
+	return from, to
 }
 
-func judgeHost(h *results.Host, add adder) {
+// selfCheck is what the probe's missed slots say of its timing in a span.
+type selfCheck struct {
+	slots, missed int64
+	longest       time.Duration // the longest send gap the missed runs left
+	at            time.Time     // where it began
+}
+
+// check counts the slots the probe missed in [from, to], runs cut at the
+// edges; with from and to zero, the whole run. Runs are counted from the
+// partition that missed the most: the send loop serves all alike.
+func check(p results.Probe, from, to time.Time) selfCheck {
+	var c selfCheck
+	if p.Interval <= 0 {
+		return c
+	}
+	if !from.IsZero() && to.After(from) {
+		c.slots = int64(to.Sub(from) / p.Interval)
+	}
+	var ms *results.MissedSends
+	for _, m := range p.Missed {
+		if m != nil && (ms == nil || m.Count > ms.Count) {
+			ms = m
+		}
+	}
+	if ms == nil {
+		return c
+	}
+	var listed int64
+	for _, r := range ms.Runs {
+		listed += r.Slots
+		a, b := r.From, r.From.Add(time.Duration(r.Slots)*p.Interval)
+		if !from.IsZero() {
+			if a.Before(from) {
+				a = from
+			}
+			if b.After(to) {
+				b = to
+			}
+			if !b.After(a) {
+				continue
+			}
+		}
+		c.missed += max(int64(b.Sub(a)/p.Interval), 1)
+		// Slots missed in a row leave a send gap one interval longer; a
+		// run cut at an edge counts only its part inside.
+		if gap := b.Sub(a) + p.Interval; gap > c.longest {
+			c.longest, c.at = gap, a
+		}
+	}
+	if extra := ms.Count - listed; extra > 0 && (from.IsZero() || !ms.Last.Before(from) && !ms.Last.After(to)) {
+		// Runs past MaxMissedRuns are the latest ones, up to Last: counted
+		// where Last is in the span.
+		c.missed += extra
+	}
+	return c
+}
+
+func (c selfCheck) share() float64 {
+	if c.slots <= 0 {
+		return 0
+	}
+	return float64(c.missed) / float64(c.slots)
+}
+
+// judgeProbe is the probe's self-check in the window that decides the
+// stall: a probe that missed more than MissedShare of its send slots there,
+// or whose send gap exceeds SendGapIntervals intervals and SendGapFloor,
+// timed the cluster too coarsely to be trusted. A probe run's start-up,
+// until every partition's first ack, is said apart and not judged. It
+// returns whether the probe failed its check.
+func judgeProbe(m *results.Meta, from, to time.Time, bound time.Duration, add adder) bool {
+	p := m.Probe
+	if len(p.Missed) == 0 {
+		if p.LongestSendGap > bound && p.Ready.IsZero() {
+			// A run that recorded no missed slots (an older kbf) has only
+			// its longest send gap, anywhere in the run.
+			add(Suspect, ProbeStalled, "the probe's longest send gap, %.2f s, is past the bound %.2f s (when is not recorded)",
+				p.LongestSendGap.Seconds(), bound.Seconds())
+			return true
+		}
+		return false
+	}
+	c := check(p, from, to)
+	tooLong := c.longest > SendGapIntervals*p.Interval && c.longest > SendGapFloor
+	if c.share() <= MissedShare && !tooLong {
+		return false
+	}
+	where := "in the window that decides the stall"
+	if m.Fault == nil {
+		where = "after its start-up"
+		if p.Ready.IsZero() {
+			where = "over the run"
+		}
+	}
+	detail := fmt.Sprintf("the probe missed %.1f%% of its send slots %s (%d of %d), its longest send gap %.3f s from %s (interval %v)",
+		100*c.share(), where, c.missed, c.slots, c.longest.Seconds(), c.at.UTC().Format("15:04:05.000"), p.Interval)
+	if m.Fault == nil && !p.Ready.IsZero() && !m.Started.IsZero() {
+		if s := check(p, m.Started, p.Ready); s.missed > 0 {
+			detail += fmt.Sprintf("; its start-up, the %.1f s to every partition's first ack, missed %d more with send gaps up to %.2f s, not judged",
+				p.Ready.Sub(m.Started).Seconds(), s.missed, s.longest.Seconds())
+		}
+	}
+	add(Suspect, ProbeStalled, "%s", detail)
+	return true
+}
+
+// judgeHost judges the host's load inside the window that decides the
+// stall (from the fault), where the samples cover it, else over the whole
+// trial. Load from outside the trial — other processes, stolen time —
+// makes it suspect. The cluster's own CPU does not: before the fault the
+// baseline waited for it to settle (ClusterWarmup if it went ahead
+// anyway), and after it the cluster burns what the fault makes it burn
+// (ClusterBusy, naming the node), suspect only when it saturated the CPUs
+// and the probe missed sends.
+func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, probeBad bool, add adder) {
 	if h.CPUs <= 0 || h.Wall <= 0 {
 		return
 	}
-	capacity := float64(h.Wall) * float64(h.CPUs)
-	share := func(d time.Duration) float64 { return float64(d) / capacity }
-	busy := share(h.Self + h.Cluster + h.Others)
+	whole := results.Load{Span: h.Wall, CPUs: h.CPUs, Self: h.Self, Cluster: h.Cluster, Others: h.Others, Steal: h.Steal}
+	l, where, windowed := whole, "over the trial", false
+	if !faultAt.IsZero() && faultAt.After(from) {
+		from = faultAt
+	}
+	if w, ok := h.Window(from, to); ok && !from.IsZero() {
+		windowed = true
+		l, where = w, fmt.Sprintf("in the window that decides the stall (%s–%s)", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"))
+		if faultAt.IsZero() {
+			where = "over the run"
+		}
+	}
+	pct := func(d time.Duration) float64 { return 100 * l.Share(d) }
+	busy := l.Share(l.Self + l.Cluster + l.Others)
+	cluster := fmt.Sprintf("the cluster %.0f%%", pct(l.Cluster))
+	if n, d := l.Busiest(); n != "" {
+		cluster += fmt.Sprintf(", %s the most at %.0f%%", n, pct(d))
+	}
+	breakdown := fmt.Sprintf("the CPUs were %.0f%% busy %s (kbf %.0f%%, %s, other processes %.0f%%)",
+		100*busy, where, pct(l.Self), cluster, pct(l.Others))
 	var why []string
 	if busy >= BusyShare {
-		why = append(why, fmt.Sprintf("the CPUs were %.0f%% busy (kbf %.0f%%, the cluster %.0f%%, other processes %.0f%%)",
-			100*busy, 100*share(h.Self), 100*share(h.Cluster), 100*share(h.Others)))
+		why = append(why, breakdown)
 	}
-	if o := share(h.Others); o >= OthersShare {
-		why = append(why, fmt.Sprintf("other processes used %.0f%% of the CPUs", 100*o))
+	outside := false
+	if o := l.Share(l.Others); o >= OthersShare {
+		why, outside = append(why, fmt.Sprintf("other processes used %.0f%% of the CPUs %s", 100*o, where)), true
 	}
-	if st := share(h.Steal); st >= StealShare {
-		why = append(why, fmt.Sprintf("%.0f%% of the CPU time was stolen by the hypervisor", 100*st))
+	if st := l.Share(l.Steal); st >= StealShare {
+		why, outside = append(why, fmt.Sprintf("%.0f%% of the CPU time %s was stolen by the hypervisor", 100*st, where)), true
 	}
 	// The load average is shown but not judged: it trails by a minute and
 	// counts the cluster's own start.
-	if len(why) > 0 {
+	unsettled := ""
+	if b := m.Baseline; b != nil {
+		unsettled = b.Unsettled
+	}
+	switch {
+	case outside:
 		add(Suspect, HostOverloaded, "%s", strings.Join(why, ", "))
+	case busy >= BusyShare && probeBad:
+		add(Suspect, HostOverloaded, "%s, and the probe missed sends", breakdown)
+	case busy >= BusyShare && unsettled != "":
+		add(Suspect, ClusterWarmup, "the fault went ahead before the cluster's CPU settled (%s), and %s", unsettled, breakdown)
+	default:
+		if unsettled != "" {
+			add(Valid, ClusterWarmup, "the fault went ahead before the cluster's CPU settled (%s)", unsettled)
+		}
+		if l.Share(l.Cluster) >= ClusterNoted || busy >= BusyShare {
+			kept := ", and the probe kept its sends"
+			if probeBad {
+				kept = "" // its own finding says what it missed
+			}
+			add(Valid, ClusterBusy, "%s: kbf's and the cluster's own work, not outside load%s", breakdown, kept)
+		}
+	}
+	if !outside && windowed {
+		if o, st := whole.Share(whole.Others), whole.Share(whole.Steal); o >= OthersShare || st >= StealShare {
+			add(Valid, LoadOutsideWindow, "over the whole trial other processes used %.0f%% of the CPUs and %.0f%% was stolen, but not in the window that decides the stall",
+				100*o, 100*st)
+		}
 	}
 }
+
+// ClusterNoted is the cluster's share of the CPUs at which a verdict says
+// what the cluster burnt, and which node burnt the most.
+const ClusterNoted = 0.5
 
 // Describe says the host's load in one line, for a report.
 func Describe(h *results.Host) string {
