@@ -396,7 +396,7 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 			} else if m, ok := benchfile.MetricByName(k.Unit); ok && !m.Seconds {
 				row.Sought = max(row.Sought, 1) // a whole record
 			}
-			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/iqr(old.Samples[k], new.Samples[k]))
+			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/spread(old.Samples[k], new.Samples[k]))
 		}
 		judge(&row, new, g, res.Need)
 		res.Rows = append(res.Rows, row)
@@ -493,9 +493,16 @@ func judge(row *Row, new *Side, g Gate, need int) {
 			set(v, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.P, g.Alpha))
 			return
 		}
-		// A significant change within the bounds: the bounds say it is no
-		// change worth failing for, the p that it is real.
-		evidence(fmt.Sprintf("p=%.3f < %g, but the change is within the bounds", row.P, g.Alpha))
+		// A significant change whose median is within the bounds is the
+		// same only if the medians' intervals cannot reach the change
+		// sought: a change just over the bound is often measured just
+		// under it.
+		reach := max(row.New.Hi-row.Old.Lo, row.Old.Hi-row.New.Lo)
+		if reach <= row.Sought {
+			evidence(fmt.Sprintf("p=%.3f < %g, but the 95%% intervals allow a change of at most %s, within %s", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
+			return
+		}
+		set(Undecided, fmt.Sprintf("p=%.3f < %g, a change within the bounds, but the 95%% intervals allow up to %s, more than %s; run more trials", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
 		return
 	}
 	if row.NOld < need || row.NNew < need {

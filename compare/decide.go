@@ -107,9 +107,17 @@ func combinedP(pU, pKS float64) float64 {
 	return min(1, 2*min(pU, pKS))
 }
 
-// iqr is the interquartile range of the pooled samples.
-func iqr(a, b []float64) float64 {
-	all := append(slices.Clone(a), b...)
-	slices.Sort(all)
-	return stat.Quantile(0.75, stat.LinInterp, all, nil) - stat.Quantile(0.25, stat.LinInterp, all, nil)
+// spread is the interquartile range the change sought is measured in:
+// the widest of either side's and the pooled samples'. A few trials' IQR
+// is a rough estimate, and too small a one would call "same" too soon
+// (pooling two samples apart can narrow it, as can ties).
+func spread(a, b []float64) float64 {
+	return max(iqr(a), iqr(b), iqr(append(slices.Clone(a), b...)))
+}
+
+// iqr is the interquartile range of vals.
+func iqr(vals []float64) float64 {
+	s := slices.Clone(vals)
+	slices.Sort(s)
+	return stat.Quantile(0.75, stat.LinInterp, s, nil) - stat.Quantile(0.25, stat.LinInterp, s, nil)
 }
