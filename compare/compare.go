@@ -1,12 +1,17 @@
 // Package compare reads two sets of kbf bench results (bench.txt, through
 // package benchfile) and compares them per benchmark and metric with
-// golang.org/x/perf's benchmath — medians, 95 % intervals and a
-// Mann–Whitney U test, the statistics benchstat uses — then applies a gate:
-// a regression is a change larger than the smallest worth failing for, both
-// relative and absolute (the probe's resolution), and significant; too few
-// samples is its own verdict, saying how many are needed, and so is a
-// benchmark or metric on one side only; an absolute limit or a lost
-// acknowledged record under acks=all fails outright.
+// golang.org/x/perf's benchmath — medians and 95 % intervals, as benchstat
+// gives them — and a p in the manner of Chromium's Pinpoint: the smaller of
+// the Mann–Whitney U test's (benchmath) and the Kolmogorov–Smirnov test's
+// (gonum's statistic, an exact distribution here), doubled. Each metric,
+// and the comparison, gets one of three answers: different (a regression
+// or an improvement: significant, and beyond both the relative bound and
+// the absolute floor of the probe's resolution), same (a p above the
+// threshold that a change of the size sought stays under, falling as
+// trials grow), or undecided (run more trials; Next says when a sequential
+// benchmark may stop). A benchmark or metric on one side only is listed;
+// an absolute limit or a lost acknowledged record under acks=all fails
+// outright.
 package compare
 
 import (
