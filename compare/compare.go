@@ -474,7 +474,8 @@ func judge(row *Row, new *Side, g Gate, need int) {
 	// Every kbf metric is better=lower (the reader refuses a file that
 	// says otherwise).
 	worse := row.New.Center > row.Old.Center
-	if row.P < g.Alpha && row.New.Center != row.Old.Center {
+	tooFew := fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need)
+	if row.P < g.Alpha {
 		// Values are rounded to the millisecond: compare in whole
 		// microseconds so that 20 ms is not 20.000000001 ms.
 		change := time.Duration(math.Round((row.New.Center-row.Old.Center)*1e6)) * time.Microsecond
@@ -483,6 +484,10 @@ func judge(row *Row, new *Side, g Gate, need int) {
 			word, v = "better", Improvement
 		}
 		switch {
+		case change == 0:
+			// The distributions differ (KS sees a change of spread) but
+			// not their medians, which the gate judges.
+			row.Note = "medians equal"
 		case !math.IsNaN(row.Delta) && math.Abs(row.Delta) <= g.MaxRegression:
 			row.Note = fmt.Sprintf("%+.1f%%, within --max-regression %.0f%%", 100*row.Delta, 100*g.MaxRegression)
 		case row.MinChange > 0 && change.Abs() <= row.MinChange:
@@ -502,6 +507,10 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		// same only if the medians' intervals cannot reach the change
 		// sought: a change just over the bound is often measured just
 		// under it.
+		if row.NOld < need || row.NNew < need {
+			set(Undecided, tooFew)
+			return
+		}
 		reach := max(row.New.Hi-row.Old.Lo, row.Old.Hi-row.New.Lo)
 		if reach <= row.Sought {
 			evidence(fmt.Sprintf("p=%.3f < %g, but the 95%% intervals allow a change of at most %s, within %s", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
@@ -511,7 +520,7 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		return
 	}
 	if row.NOld < need || row.NNew < need {
-		set(Undecided, fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need))
+		set(Undecided, tooFew)
 		return
 	}
 	sought := fmtValue(m, row.Sought)

@@ -109,6 +109,17 @@ func TestThreeAnswers(t *testing.T) {
 		}
 		return out
 	}
+	// seq is n values from a by step, then n from b by step.
+	seq := func(a float64, n int, step, b float64) []float64 {
+		var out []float64
+		for i := range n {
+			out = append(out, math.Round((a+float64(i)*step)*1000)/1000)
+		}
+		for i := range n {
+			out = append(out, math.Round((b+float64(i)*step)*1000)/1000)
+		}
+		return out
+	}
 	tests := []struct {
 		name     string
 		old, new []float64
@@ -121,6 +132,8 @@ func TestThreeAnswers(t *testing.T) {
 		{"tight, 2 % slower: same, significant but within the bound", tight, scaled(1.02, tight), Same, "within --max-regression 10%"},
 		{"wide and equal, 6 a side: undecided", wide, slices.Clone(wide), Undecided, "6 and 6 trials cannot tell a change of 0.83 s from none"},
 		{"wide, 3 a side: undecided, too few", wide[:3], wide[3:], Undecided, "3 and 3 valid trials: need 6 a side"},
+		{"spread changed, medians equal: undecided, not an improvement", seq(7.990, 10, 0.001, 8.001), seq(5.0, 10, 0.1, 10.1), Undecided, "medians equal"},
+		{"tight, 5 a side, 2 % slower: undecided, too few", tight[:5], scaled(1.02, tight[:5]), Undecided, "5 and 5 valid trials: need 6 a side"},
 		{"wide and equal, 24 a side: same", repeat(wide, 4), repeat(wide, 4), Same, "which a change of 0.83 s stays under in 95% of comparisons"},
 	}
 	for _, tt := range tests {
