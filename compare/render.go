@@ -149,7 +149,7 @@ func (res *Result) Summary() string {
 	case Regression:
 		return fmt.Sprintf("verdict: different: regression (%d metrics regressed)", count[Regression])
 	case Missing:
-		return fmt.Sprintf("verdict: cannot conclude: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
+		return fmt.Sprintf("verdict: undecided: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
 	case Undecided:
 		return fmt.Sprintf("verdict: undecided (%d metrics neither different nor same): run more trials%s%s", count[Undecided], res.tooFew(), res.allowed(compared))
 	case Improvement:
