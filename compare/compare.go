@@ -1,12 +1,17 @@
 // Package compare reads two sets of kbf bench results (bench.txt, through
 // package benchfile) and compares them per benchmark and metric with
-// golang.org/x/perf's benchmath — medians, 95 % intervals and a
-// Mann–Whitney U test, the statistics benchstat uses — then applies a gate:
-// a regression is a change larger than the smallest worth failing for, both
-// relative and absolute (the probe's resolution), and significant; too few
-// samples is its own verdict, saying how many are needed, and so is a
-// benchmark or metric on one side only; an absolute limit or a lost
-// acknowledged record under acks=all fails outright.
+// golang.org/x/perf's benchmath — medians and 95 % intervals, as benchstat
+// gives them — and a p in the manner of Chromium's Pinpoint: the smaller of
+// the Mann–Whitney U test's (benchmath) and the Kolmogorov–Smirnov test's
+// (gonum's statistic, an exact distribution here), doubled. Each metric,
+// and the comparison, gets one of three answers: different (a regression
+// or an improvement: significant, and beyond both the relative bound and
+// the absolute floor of the probe's resolution), same (a p above the
+// threshold that a change of the size sought stays under, falling as
+// trials grow), or undecided (run more trials; Next says when a sequential
+// benchmark may stop). A benchmark or metric on one side only is listed;
+// an absolute limit or a lost acknowledged record under acks=all fails
+// outright.
 package compare
 
 import (
@@ -265,19 +270,23 @@ func (g Gate) Validate() error {
 }
 
 // Verdict is the outcome of one row or of a whole comparison, worst last.
+// The gate has three answers: Same, different (Improvement or
+// Regression), and Undecided (Missing is undecided too: nothing to
+// compare with); Lost fails whatever the rest says.
 type Verdict int
 
 // The verdicts, from best to worst; a comparison's is its worst row's.
 const (
-	None       Verdict = iota // nothing regressed
-	TooFew                    // too few samples to conclude
-	Missing                   // on one side only: nothing to compare it with
-	Regression                // a significant change beyond the bounds, or a limit passed
-	Lost                      // acknowledged records lost under acks=all
+	Same        Verdict = iota // no change of the size sought, with the evidence for it
+	Improvement                // different: significantly better, beyond the bounds
+	Undecided                  // neither different nor same: run more trials
+	Missing                    // on one side only: nothing to compare it with
+	Regression                 // different: significantly worse beyond the bounds, or a limit passed
+	Lost                       // acknowledged records lost under acks=all
 )
 
 func (v Verdict) String() string {
-	return [...]string{"none", "too few", "missing", "regression", "lost"}[v]
+	return [...]string{"same", "improvement", "undecided", "missing", "regression", "lost"}[v]
 }
 
 // Row is one benchmark and metric compared.
@@ -287,16 +296,26 @@ type Row struct {
 	Old, New *benchmath.Summary
 	NOld     int
 	NNew     int
-	Cmp      *benchmath.Comparison
+	// Cmp is benchmath's comparison: the U test's p.
+	Cmp *benchmath.Comparison
+	// PKS is the Kolmogorov–Smirnov test's p, and P the gate's: the
+	// smaller of the two doubled. Both are NaN when not compared.
+	PKS, P float64
+	// Sought is the smallest change worth finding, in the metric's unit:
+	// --max-regression of the old median, at least --min-change (a
+	// count's at least one). SameAbove is the p above which the row is
+	// Same: what a change of Sought exceeds in at most SameMiss of
+	// comparisons of these sample sizes (1: not at these sizes).
+	Sought, SameAbove float64
 	// Delta is new/old - 1 of the medians; NaN when not comparable.
 	Delta float64
 	// MinChange is the floor the row was judged with; zero for a count.
 	MinChange time.Duration
 	Verdict   Verdict
-	// Why says what decided the verdict, for every verdict but None.
+	// Why says what decided the verdict: the evidence.
 	Why string
-	// Note says why a row that looks worse is None: under the floor, or
-	// on one side only and allowed.
+	// Note says why a row that looks worse passes: under the floor, or on
+	// one side only and allowed.
 	Note string
 }
 
@@ -347,7 +366,7 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
-		row := Row{Key: k, Delta: math.NaN()}
+		row := Row{Key: k, Delta: math.NaN(), PKS: math.NaN(), P: math.NaN(), SameAbove: 1}
 		var so, sn *benchmath.Sample
 		var err error
 		if so, row.Old, err = summarize(old.Samples[k], &thr); err != nil {
@@ -360,6 +379,8 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 		if row.Compared() {
 			c := benchmath.AssumeNothing.Compare(so, sn)
 			row.Cmp = &c
+			_, row.PKS = ksTest(old.Samples[k], new.Samples[k])
+			row.P = combinedP(c.P, row.PKS)
 			if row.Old.Center != 0 {
 				row.Delta = row.New.Center/row.Old.Center - 1
 			}
@@ -372,6 +393,15 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 					row.MinChange = DefaultMinChange
 				}
 			}
+		}
+		if row.Compared() {
+			row.Sought = g.MaxRegression * math.Abs(row.Old.Center)
+			if row.MinChange > 0 {
+				row.Sought = max(row.Sought, row.MinChange.Seconds())
+			} else if m, ok := benchfile.MetricByName(k.Unit); ok && !m.Seconds {
+				row.Sought = max(row.Sought, 1) // a whole record
+			}
+			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/spread(old.Samples[k], new.Samples[k]))
 		}
 		judge(&row, new, g, res.Need)
 		res.Rows = append(res.Rows, row)
@@ -402,6 +432,12 @@ func judge(row *Row, new *Side, g Gate, need int) {
 	set := func(v Verdict, why string) {
 		if v > row.Verdict {
 			row.Verdict, row.Why = v, why
+		}
+	}
+	// evidence says why a row is Same, unless something worse was found.
+	evidence := func(why string) {
+		if row.Verdict == Same {
+			row.Why = why
 		}
 	}
 	m, known := benchfile.MetricByName(row.Unit)
@@ -438,21 +474,68 @@ func judge(row *Row, new *Side, g Gate, need int) {
 	// Every kbf metric is better=lower (the reader refuses a file that
 	// says otherwise).
 	worse := row.New.Center > row.Old.Center
-	beyond := worse && (math.IsNaN(row.Delta) || math.Abs(row.Delta) > g.MaxRegression)
-	if beyond && row.Cmp.P < g.Alpha {
+	tooFew := fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need)
+	if row.P < g.Alpha {
 		// Values are rounded to the millisecond: compare in whole
 		// microseconds so that 20 ms is not 20.000000001 ms.
 		change := time.Duration(math.Round((row.New.Center-row.Old.Center)*1e6)) * time.Microsecond
-		if row.MinChange > 0 && change <= row.MinChange {
-			row.Note = fmt.Sprintf("+%v, within --min-change %v (the probe's resolution)", change, row.MinChange)
-		} else {
-			set(Regression, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.Cmp.P, g.Alpha))
+		word, v := "worse", Regression
+		if !worse {
+			word, v = "better", Improvement
+		}
+		switch {
+		case change == 0:
+			// The distributions differ (KS sees a change of spread) but
+			// not their medians, which the gate judges.
+			row.Note = "medians equal"
+		case !math.IsNaN(row.Delta) && math.Abs(row.Delta) <= g.MaxRegression:
+			row.Note = fmt.Sprintf("%+.1f%%, within --max-regression %.0f%%", 100*row.Delta, 100*g.MaxRegression)
+		case row.MinChange > 0 && change.Abs() <= row.MinChange:
+			sign := "+"
+			if change < 0 {
+				sign = "-"
+			}
+			row.Note = fmt.Sprintf("%s%v, within --min-change %v (the probe's resolution)", sign, change.Abs(), row.MinChange)
+		case math.IsNaN(row.Delta):
+			set(v, fmt.Sprintf("%s than 0, p=%.3f < %g", word, row.P, g.Alpha))
+			return
+		default:
+			set(v, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.P, g.Alpha))
 			return
 		}
+		// A significant change whose median is within the bounds is the
+		// same only if the medians' intervals cannot reach the change
+		// sought: a change just over the bound is often measured just
+		// under it.
+		if row.NOld < need || row.NNew < need {
+			set(Undecided, tooFew)
+			return
+		}
+		reach := max(row.New.Hi-row.Old.Lo, row.Old.Hi-row.New.Lo)
+		if reach <= row.Sought {
+			evidence(fmt.Sprintf("p=%.3f < %g, but the 95%% intervals allow a change of at most %s, within %s", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
+			return
+		}
+		set(Undecided, fmt.Sprintf("p=%.3f < %g, a change within the bounds, but the 95%% intervals allow up to %s, more than %s; run more trials", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
+		return
 	}
 	if row.NOld < need || row.NNew < need {
-		set(TooFew, fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need))
+		set(Undecided, tooFew)
+		return
 	}
+	sought := fmtValue(m, row.Sought)
+	if !known {
+		sought = strconv.FormatFloat(row.Sought, 'g', 3, 64)
+	}
+	if row.P > row.SameAbove {
+		evidence(fmt.Sprintf("p=%.2f > %.2f, which a change of %s stays under in %.0f%% of comparisons", row.P, row.SameAbove, sought, 100*(1-SameMiss)))
+		return
+	}
+	if row.SameAbove >= 1 {
+		set(Undecided, fmt.Sprintf("p=%.2f: %d and %d trials cannot tell a change of %s from none; run more", row.P, row.NOld, row.NNew, sought))
+		return
+	}
+	set(Undecided, fmt.Sprintf("p=%.2f between %g (different) and %.2f (same for a change of %s); run more trials", row.P, g.Alpha, row.SameAbove, sought))
 }
 
 // roleOf reads the role=… part of a benchmark name.
@@ -467,6 +550,9 @@ func roleOf(name string) string {
 
 func fmtValue(m benchfile.Metric, v float64) string {
 	if m.Seconds {
+		if v != 0 && math.Abs(v) < 0.1 {
+			return strconv.FormatFloat(v*1000, 'f', 0, 64) + " ms"
+		}
 		return strconv.FormatFloat(v, 'f', 2, 64) + " s"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,23 +96,28 @@ func TestVerdicts(t *testing.T) {
 		gate Gate
 		want Verdict
 		why  string // part of the line that decided it
+		// improved is part of a row's line that says improvement.
+		improved string
 	}{
-		{name: "equal samples: no regression",
+		// Six trials of old.txt's spread (16–97 %) cannot say "same" of
+		// a 10 % change in most metrics: equal samples are undecided, not
+		// a pass. TestThreeAnswers gives "same" with tighter samples.
+		{name: "equal samples: undecided",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{rewrite(t, oldFile, "new.txt", keep)} },
-			want: None},
+			want: Undecided},
 		{name: "shifted by 50 %: regression",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{rewrite(t, oldFile, "new.txt", scale(1.5))} },
 			want: Regression, why: "+50.0% (more than 10%)"},
-		{name: "faster by 50 %: no regression",
+		{name: "faster by 50 %: improvement where decided",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{rewrite(t, oldFile, "new.txt", scale(0.5))} },
-			want: None},
+			want: Undecided, improved: "-50.0% (more than 10%), p=0.004"},
 		{name: "shifted by 5 %, under the bound: no regression",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{rewrite(t, oldFile, "new.txt", scale(1.05))} },
-			want: None},
+			want: Undecided},
 		{name: "3 trials a side: too few",
 			old: func(t *testing.T) []string {
 				return []string{rewrite(t, oldFile, "old3.txt", func(n int, _ *benchfmt.Result) bool { return n <= 3 })}
@@ -119,7 +125,7 @@ func TestVerdicts(t *testing.T) {
 			new: func(t *testing.T) []string {
 				return []string{rewrite(t, oldFile, "new3.txt", func(n int, r *benchfmt.Result) bool { return n <= 3 && scale(1.01)(n, r) })}
 			},
-			want: TooFew, why: "3 and 3 valid trials: need 6 a side"},
+			want: Undecided, why: "3 and 3 valid trials: need 6 a side"},
 		{name: "a lost acknowledged record under acks=all fails outright",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{rewrite(t, oldFile, "new.txt", loseOne)} },
@@ -133,7 +139,7 @@ func TestVerdicts(t *testing.T) {
 					return loseOne(n, r)
 				})}
 			},
-			want: None},
+			want: Undecided},
 		{name: "over an absolute limit, for the role it names",
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{oldFile} },
@@ -143,7 +149,7 @@ func TestVerdicts(t *testing.T) {
 			old:  func(t *testing.T) []string { return []string{oldFile} },
 			new:  func(t *testing.T) []string { return []string{oldFile} },
 			gate: Gate{MaxRegression: 0.1, Alpha: 0.05, Limits: []Limit{mustLimit(t, "ack_stall=12s")}},
-			want: None},
+			want: Undecided},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +162,11 @@ func TestVerdicts(t *testing.T) {
 				var b bytes.Buffer
 				WriteText(&b, res)
 				t.Fatalf("verdict %v, want %v:\n%s", res.Verdict, tt.want, b.String())
+			}
+			if tt.improved != "" && !slices.ContainsFunc(res.Rows, func(r Row) bool {
+				return r.Verdict == Improvement && strings.Contains(r.Why, tt.improved)
+			}) {
+				t.Errorf("no row says improvement: %q", tt.improved)
 			}
 			if tt.why == "" {
 				return

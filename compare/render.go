@@ -20,9 +20,9 @@ func (r Row) cells() (name, old, new, delta, test string) {
 	old, new = summary(r.Old, r.Unit), summary(r.New, r.Unit)
 	delta, test = "", ""
 	if r.Cmp != nil {
-		test = r.Cmp.String()
+		test = fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.NOld, r.NNew)
 		switch {
-		case r.Cmp.P > r.Cmp.Alpha:
+		case !(r.P < r.Cmp.Alpha):
 			delta = "~"
 		case math.IsNaN(r.Delta):
 			delta = "?"
@@ -62,6 +62,25 @@ func summary(s *benchmath.Summary, unit string) string {
 	return strconv.FormatFloat(s.Center, 'f', 2, 64) + " s ± " + s.PctRangeString()
 }
 
+// verdict is the row's verdict column: the answer, its evidence, and the
+// note; the answer between marks (** for Markdown) unless it is Same.
+func (r Row) verdict(mark string) string {
+	if !r.Compared() && r.Verdict == Same {
+		return r.Note // one-sided, allowed
+	}
+	v := r.Verdict.String()
+	if r.Verdict != Same {
+		v = mark + v + mark
+	}
+	if r.Why != "" {
+		v += ": " + r.Why
+	}
+	if r.Note != "" {
+		v += " (" + r.Note + ")"
+	}
+	return v
+}
+
 // WriteText writes the comparison as a table, then the verdict in one line.
 func WriteText(w io.Writer, res *Result) error {
 	var b bytes.Buffer
@@ -69,11 +88,7 @@ func WriteText(w io.Writer, res *Result) error {
 	fmt.Fprintln(tw, "\told\tnew\tvs old\t\tverdict")
 	for _, r := range res.Rows {
 		name, old, new, delta, test := r.cells()
-		v := r.Note
-		if r.Verdict != None {
-			v = r.Verdict.String() + ": " + r.Why
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, old, new, delta, test, v)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, old, new, delta, test, r.verdict(""))
 	}
 	tw.Flush()
 	b.WriteString("\n")
@@ -89,18 +104,14 @@ func WriteText(w io.Writer, res *Result) error {
 func WriteMarkdown(w io.Writer, res *Result) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kbf compare\n\n**%s**\n\n", res.Summary())
-	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g, and worse by more than %s, is a regression; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha, res.minChange())
+	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g, and worse by more than %s, is a regression (better, an improvement); p is the smaller of the Mann–Whitney U and Kolmogorov–Smirnov tests' p, doubled; same is a p above the threshold that a change of that size stays under in %.0f %% of comparisons; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha, res.minChange(), 100*(1-SameMiss))
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "Warning: %s\n\n", w)
 	}
 	b.WriteString("| benchmark | old | new | vs old | test | verdict |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range res.Rows {
 		name, old, new, delta, test := r.cells()
-		v := r.Note
-		if r.Verdict != None {
-			v = "**" + r.Verdict.String() + "**: " + r.Why
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, old, new, delta, test, v)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, old, new, delta, test, r.verdict("**"))
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -114,30 +125,56 @@ func (res *Result) minChange() string {
 	return fmt.Sprintf("the probe interval (%v where none is recorded)", DefaultMinChange)
 }
 
+// Compared counts the rows both sides had.
+func (res *Result) Compared() int {
+	n := 0
+	for _, r := range res.Rows {
+		if r.Compared() {
+			n++
+		}
+	}
+	return n
+}
+
 // Summary is the verdict in one line.
 func (res *Result) Summary() string {
 	count := map[Verdict]int{}
-	compared := 0
 	for _, r := range res.Rows {
 		count[r.Verdict]++
-		if r.Compared() {
-			compared++
-		}
 	}
+	compared := res.Compared()
 	switch res.Verdict {
 	case Lost:
 		return fmt.Sprintf("verdict: acknowledged records lost under acks=all (%d benchmarks)", count[Lost])
 	case Regression:
-		return fmt.Sprintf("verdict: regression (%d metrics regressed)", count[Regression])
+		return fmt.Sprintf("verdict: different: regression (%d metrics regressed)", count[Regression])
 	case Missing:
-		return fmt.Sprintf("verdict: cannot conclude: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
-	case TooFew:
-		return fmt.Sprintf("verdict: too few samples to conclude (%d metrics): run at least %d valid trials a side", count[TooFew], res.Need)
+		return fmt.Sprintf("verdict: undecided: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
+	case Undecided:
+		return fmt.Sprintf("verdict: undecided (%d metrics neither different nor same): run more trials%s%s", count[Undecided], res.tooFew(), res.allowed(compared))
+	case Improvement:
+		return fmt.Sprintf("verdict: different: improvement (%d metrics improved, %d same%s)", count[Improvement], count[Same]-(len(res.Rows)-compared), res.allowed(compared))
 	}
+	return fmt.Sprintf("verdict: same (%d metrics compared%s)", compared, res.allowed(compared))
+}
+
+// allowed says what one side only had, allowed, or "".
+func (res *Result) allowed(compared int) string {
 	if n := len(res.Rows) - compared; n > 0 {
-		return fmt.Sprintf("verdict: no regression (%d metrics compared; %d on one side only, allowed: %s)", compared, n, res.oneSided())
+		return fmt.Sprintf("; %d on one side only, allowed: %s", n, res.oneSided())
 	}
-	return fmt.Sprintf("verdict: no regression (%d metrics compared)", compared)
+	return ""
+}
+
+// tooFew says how many trials a side give an interval, where a row had
+// fewer, or "".
+func (res *Result) tooFew() string {
+	for _, r := range res.Rows {
+		if r.Verdict == Undecided && (r.NOld < res.Need || r.NNew < res.Need) {
+			return fmt.Sprintf(", at least %d valid trials a side", res.Need)
+		}
+	}
+	return ""
 }
 
 // oneSided lists what one side only has, a benchmark whole where all its

@@ -236,14 +236,14 @@ func TestCompareExit(t *testing.T) {
 		want int
 		line string // in stderr
 	}{
-		{"equal", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitOK, ""},
-		{"shifted 50 %", []string{"compare", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: regression"},
+		{"equal, too spread for 6 to say same", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitTooFew, "verdict: undecided"},
+		{"shifted 50 %", []string{"compare", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
 		{"shifted 50 %, no fail", []string{"compare", "--no-fail", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitOK, ""},
-		{"over a limit", []string{"compare", "--limit", "leader:ack_stall=8s", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitRegress, "verdict: regression"},
+		{"over a limit", []string{"compare", "--limit", "leader:ack_stall=8s", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitRegress, "verdict: different: regression"},
 		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side"},
-		{"shards merged", []string{"compare", shard1 + "," + shard2, benchTxt(t, "new.txt", 6, 1, 0)}, exitOK, ""},
+		{"shards merged", []string{"compare", shard1 + "," + shard2, benchTxt(t, "new.txt", 6, 1, 0)}, exitTooFew, "verdict: undecided"},
 		{"a lost record", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 1)}, exitFindings, "acknowledged records lost"},
-		{"markdown", []string{"compare", "--markdown", md, old, benchTxt(t, "new.txt", 6, 1, 0)}, exitOK, ""},
+		{"markdown", []string{"compare", "--markdown", md, old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
 		{"one side", []string{"compare", old}, exitUsage, "OLD and NEW"},
 		{"bad regression", []string{"compare", "--max-regression", "lots", old, old}, exitUsage, "--max-regression"},
 		{"bad alpha", []string{"compare", "--alpha", "5", old, old}, exitUsage, "--alpha 5"},

@@ -48,9 +48,18 @@ stall) is refused with its file and line; a unit in other units of time
 has and the other lacks (a scenario, a role, a metric) is listed, and fails
 the gate unless --allow-missing.
 
-Exit status: 0 no regression; 4 a regression; 5 no conclusion: too few
-valid trials (6 a side give a 95% interval) or something on one side only;
-3 an acknowledged record lost under acks=all, which fails outright; 1 the
+Three answers, per metric and for the whole (its worst metric's), in the
+manner of Chromium's Pinpoint. p is the smaller of the Mann–Whitney U and
+Kolmogorov–Smirnov tests' p, doubled. Different: p < --alpha and the
+change beyond both bounds — a regression, or an improvement. Same: p above
+a threshold that falls as trials grow, the p a change of the size sought
+(--max-regression of the old median, at least --min-change) stays under in
+95% of comparisons. Undecided: between the two, or fewer than 6 valid
+trials a side: run more.
+
+Exit status: 0 same, or an improvement (the summary says which); 4 a
+regression; 5 undecided, or something on one side only; 3 an acknowledged
+record lost under acks=all, which fails outright; 1 the
 results could not be read; 2 a flag out of range, or one file on both
 sides; 130 interrupted. With --no-fail, 0 whatever the verdict (figures,
 not a verdict).`,
@@ -166,13 +175,12 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return fmt.Errorf("%w: %s", errFindings, res.Summary())
 	case compare.Regression:
 		return fmt.Errorf("%w: %s", errRegression, res.Summary())
-	case compare.Missing:
-		// No conclusion, as too few trials: a metric on one side only
-		// has none at all on the other.
+	case compare.Missing, compare.Undecided:
+		// No conclusion: a metric on one side only has no trials at all
+		// to compare with on the other.
 		return verdictError{errTooFew, res.Summary()}
-	case compare.TooFew:
-		return fmt.Errorf("%w: %s", errTooFew, res.Summary())
 	}
+	// Same, or different the better way: the summary says which.
 	return nil
 }
 

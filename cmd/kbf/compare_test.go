@@ -46,8 +46,8 @@ func TestCompareGate(t *testing.T) {
 		{"lost_acked -3: located", []string{"compare", neg, old}, exitError, "neg.txt:5: Failover/scenario=sigkill/role=leader: lost-acked-records -3"},
 		{"one file on both sides", []string{"compare", old, old}, exitUsage, "old.txt is on both sides"},
 		{"a scenario on one side only", []string{"compare", old, same + "," + other}, exitTooFew, "sigterm/role=leader only in new"},
-		{"on one side only, allowed", []string{"compare", "--allow-missing", old, same + "," + other}, exitOK, ""},
-		{"a unit in ms: converted", []string{"compare", old, ms}, exitOK, ""},
+		{"on one side only, allowed", []string{"compare", "--allow-missing", old, same + "," + other}, exitTooFew, "2 on one side only, allowed: sigterm/role=leader only in new"},
+		{"a unit in ms: converted", []string{"compare", old, ms}, exitTooFew, "verdict: undecided (1 metrics"},
 		{"--alpha NaN", []string{"compare", "--alpha", "NaN", old, same}, exitUsage, "--alpha NaN"},
 		{"--alpha 0", []string{"compare", "--alpha", "0", old, same}, exitUsage, "--alpha 0"},
 		{"--max-regression NaN%", []string{"compare", "--max-regression", "NaN%", old, same}, exitUsage, `--max-regression "NaN%"`},
@@ -62,6 +62,41 @@ func TestCompareGate(t *testing.T) {
 			code := run(context.Background(), tt.args, &out, &errOut)
 			if code != tt.want || !strings.Contains(errOut.String(), tt.line) || tt.line != "" && strings.Count(errOut.String(), "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, errOut.String(), tt.want, tt.line)
+			}
+		})
+	}
+}
+
+// TestCompareAnswers checks each of the gate's three answers' exit code
+// and line, on samples tight enough to decide at 6 a side.
+func TestCompareAnswers(t *testing.T) {
+	tight := func(name string, k float64) string {
+		var lines []string
+		for i := range 6 {
+			lines = append(lines, fmt.Sprintf("BenchmarkFailover/scenario=sigkill/role=leader 1 %.3f ack-stall-sec 0 lost-acked-records", k*(8+0.01*float64(i))))
+		}
+		return writeBench(t, name, lines...)
+	}
+	old := tight("old.txt", 1)
+	tests := []struct {
+		name string
+		new  string
+		want int
+		say  string // in stdout
+		line string // in stderr, which has that one line
+	}{
+		{"same", tight("same.txt", 1), exitOK, "verdict: same (2 metrics compared)", ""},
+		{"2 % slower: same, within the bound", tight("slower2.txt", 1.02), exitOK, "verdict: same (2 metrics compared)", ""},
+		{"improvement", tight("faster.txt", 0.8), exitOK, "verdict: different: improvement (1 metrics improved, 1 same)", ""},
+		{"regression", tight("slower.txt", 1.2), exitRegress, "verdict: different: regression (1 metrics regressed)", "verdict: different: regression"},
+		{"undecided", benchTxt(t, "spread.txt", 6, 1, 0), exitTooFew, "undecided: p=", "verdict: undecided (1 metrics neither different nor same): run more trials"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), []string{"compare", old, tt.new}, &out, &errOut)
+			if code != tt.want || !strings.Contains(out.String(), tt.say) || !strings.Contains(errOut.String(), tt.line) || strings.Count(errOut.String(), "\n") > 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d, one line with %q, and %q in\n%s", code, errOut.String(), tt.want, tt.line, tt.say, out.String())
 			}
 		})
 	}

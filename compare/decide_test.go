@@ -1,0 +1,151 @@
+package compare
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/combin"
+)
+
+// TestKSPValue checks the exact p against the permutation distribution
+// itself: every way of splitting the ranks 1..n+m into samples of n and m,
+// each D from gonum.
+func TestKSPValue(t *testing.T) {
+	for _, sz := range []struct{ n, m int }{{3, 3}, {4, 5}, {6, 6}, {2, 7}, {5, 8}} {
+		total := combin.Binomial(sz.n+sz.m, sz.n)
+		var ds []float64
+		for _, pick := range combin.Combinations(sz.n+sz.m, sz.n) {
+			var x, y []float64
+			for v := range sz.n + sz.m {
+				if slices.Contains(pick, v) {
+					x = append(x, float64(v))
+				} else {
+					y = append(y, float64(v))
+				}
+			}
+			ds = append(ds, stat.KolmogorovSmirnov(x, nil, y, nil))
+		}
+		for _, d := range ds {
+			atLeast := 0
+			for _, e := range ds {
+				if e >= d-1e-12 {
+					atLeast++
+				}
+			}
+			want := float64(atLeast) / float64(total)
+			if got := ksPValue(d, sz.n, sz.m); math.Abs(got-want) > 1e-9 {
+				t.Fatalf("%d and %d, D=%.4f: p %.6f, want %.6f (the permutations')", sz.n, sz.m, d, got, want)
+			}
+		}
+	}
+	// Two samples of three that do not overlap: 2 of the 20 orders.
+	if _, p := ksTest([]float64{1, 2, 3}, []float64{4, 5, 6}); math.Abs(p-0.1) > 1e-12 {
+		t.Errorf("3 against 3 apart: p %v, want 0.1", p)
+	}
+	if _, p := ksTest([]float64{1, 2, 3}, []float64{1, 2, 3}); p != 1 {
+		t.Errorf("equal samples: p %v, want 1", p)
+	}
+}
+
+// TestSameAbove checks the shape Pinpoint's thresholds have: no "same" at
+// a few trials, a threshold that falls as trials grow and crosses alpha,
+// and falls sooner for a larger change.
+func TestSameAbove(t *testing.T) {
+	tests := []struct {
+		name      string
+		magnitude float64
+		// never is the largest n a side at which it is still 1; crosses
+		// the first at which it is below 0.05.
+		never, crosses int
+	}{
+		{"one IQR", 1, 8, 24},
+		{"two IQRs", 2, 4, 12},
+		{"constant samples (infinitely many IQRs)", math.Inf(1), 4, 11},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prev := 1.0
+			for n := 1; n <= 60; n++ {
+				h := sameAbove(n, n, tt.magnitude)
+				if h > prev {
+					t.Fatalf("n=%d: %.4f, above %.4f at n=%d", n, h, prev, n-1)
+				}
+				prev = h
+				switch {
+				case n <= tt.never && h < 1:
+					t.Errorf("n=%d: %.4f, want 1 (cannot tell)", n, h)
+				case n > tt.never && n < tt.crosses && !(h >= 0.05 && h < 1):
+					t.Errorf("n=%d: %.4f, want between 0.05 and 1", n, h)
+				case n >= tt.crosses && h >= 0.05:
+					t.Errorf("n=%d: %.4f, want under 0.05 (always decided)", n, h)
+				}
+			}
+		})
+	}
+	if h := sameAbove(10, 10, 0); h != 1 {
+		t.Errorf("no change sought: %v, want 1", h)
+	}
+}
+
+// TestThreeAnswers gives each answer from samples that support it.
+func TestThreeAnswers(t *testing.T) {
+	tight := []float64{8.00, 8.01, 8.02, 8.03, 8.04, 8.05}
+	wide := []float64{7.2, 7.7, 8.1, 8.6, 9.0, 9.5}
+	scaled := func(k float64, vals []float64) []float64 {
+		out := make([]float64, len(vals))
+		for i, v := range vals {
+			out[i] = math.Round(v*k*1000) / 1000
+		}
+		return out
+	}
+	repeat := func(vals []float64, k int) []float64 {
+		var out []float64
+		for range k {
+			out = append(out, vals...)
+		}
+		return out
+	}
+	// seq is n values from a by step, then n from b by step.
+	seq := func(a float64, n int, step, b float64) []float64 {
+		var out []float64
+		for i := range n {
+			out = append(out, math.Round((a+float64(i)*step)*1000)/1000)
+		}
+		for i := range n {
+			out = append(out, math.Round((b+float64(i)*step)*1000)/1000)
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		old, new []float64
+		want     Verdict
+		say      string
+	}{
+		{"tight and equal: same", tight, slices.Clone(tight), Same, "p=1.00 > 0.43, which a change of 0.80 s stays under"},
+		{"tight, 20 % slower: regression", tight, scaled(1.2, tight), Regression, "+20.0% (more than 10%), p=0.004"},
+		{"tight, 20 % faster: improvement", tight, scaled(0.8, tight), Improvement, "-20.0% (more than 10%), p=0.004"},
+		{"tight, 2 % slower: same, significant but within the bound", tight, scaled(1.02, tight), Same, "within --max-regression 10%"},
+		{"wide and equal, 6 a side: undecided", wide, slices.Clone(wide), Undecided, "6 and 6 trials cannot tell a change of 0.83 s from none"},
+		{"wide, 3 a side: undecided, too few", wide[:3], wide[3:], Undecided, "3 and 3 valid trials: need 6 a side"},
+		{"spread changed, medians equal: undecided, not an improvement", seq(7.990, 10, 0.001, 8.001), seq(5.0, 10, 0.1, 10.1), Undecided, "medians equal"},
+		{"tight, 5 a side, 2 % slower: undecided, too few", tight[:5], scaled(1.02, tight[:5]), Undecided, "5 and 5 valid trials: need 6 a side"},
+		{"wide and equal, 24 a side: same", repeat(wide, 4), repeat(wide, 4), Same, "which a change of 0.83 s stays under in 95% of comparisons"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Compare(context.Background(), read(t, firstAcks(t, "old.txt", "", tt.old...)), read(t, firstAcks(t, "new.txt", "", tt.new...)), DefaultGate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Rows[0]
+			if res.Verdict != tt.want || !strings.Contains(r.Why+" "+r.Note, tt.say) {
+				t.Errorf("%v: %s (%s); want %v saying %q", res.Verdict, r.Why, r.Note, tt.want, tt.say)
+			}
+		})
+	}
+}
