@@ -94,6 +94,10 @@ type Options struct {
 	// (node ids 1…N, ports 19092…) and controllers c1…cM (node ids 100…);
 	// 0 means 3 brokers and 1 controller. Only for the embedded file.
 	Brokers, Controllers int
+	// Combined makes each broker of the embedded cluster a controller too
+	// (process.roles broker,controller): the brokers are the quorum, and
+	// there is no dedicated controller. Brokers must then be odd.
+	Combined bool
 	// Config are Kafka server properties for the nodes, applied in order
 	// (a later one wins); a node whose configuration changes is recreated.
 	Config []Setting
@@ -209,7 +213,7 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	}
 	proj, err := loadProject(context.Background(), source{
 		file: opts.File, projectName: opts.ProjectName, env: env,
-		brokers: opts.Brokers, controllers: opts.Controllers, config: opts.Config,
+		brokers: opts.Brokers, controllers: opts.Controllers, combined: opts.Combined, config: opts.Config,
 		diskLimits: opts.DiskLimits,
 	})
 	if err != nil {

@@ -70,6 +70,7 @@ type source struct {
 	env         map[string]string
 	brokers     int // the embedded cluster's brokers; 0 for the file's 3
 	controllers int // the embedded cluster's controllers; 0 for the file's 1
+	combined    bool // the embedded cluster's brokers are its controllers too
 	config      []Setting
 	diskLimits  map[string]string // service → tmpfs size on its log dirs
 }
@@ -98,7 +99,7 @@ func loadProject(ctx context.Context, src source) (*project, error) {
 	if src.file == "" {
 		return load(ctx, composeFile, src)
 	}
-	if src.brokers != 0 || src.controllers != 0 {
+	if src.brokers != 0 || src.controllers != 0 || src.combined {
 		return nil, invalidf("--brokers and --controllers shape kbf's own cluster; the cluster of %s is the one it describes", src.file)
 	}
 	// Only a regular file: a named pipe or a device would block or never end.
@@ -140,7 +141,7 @@ func load(ctx context.Context, file []byte, src source) (*project, error) {
 		return nil, invalidf("compose file: %w", err)
 	}
 	if src.file == "" {
-		if p, err = resize(p, src.brokers, src.controllers, src.env); err != nil {
+		if p, err = resize(p, src.brokers, src.controllers, src.combined, src.env); err != nil {
 			return nil, invalid{err}
 		}
 	}
@@ -390,7 +391,9 @@ func startOrder(ctx context.Context, p *types.Project) ([]string, error) {
 // resize reshapes the embedded cluster to brokers k1…kN and controllers
 // c1…cM, each made from the file's own k1 or c1 as a template, so the
 // file stays the one definition of a node. Zero keeps the file's count.
-func resize(p *types.Project, brokers, controllers int, env map[string]string) (*types.Project, error) {
+// combined makes every broker a controller too (process.roles
+// broker,controller, as many small clusters run), and no c node.
+func resize(p *types.Project, brokers, controllers int, combined bool, env map[string]string) (*types.Project, error) {
 	if brokers == 0 {
 		brokers = 3
 	}
@@ -400,6 +403,10 @@ func resize(p *types.Project, brokers, controllers int, env map[string]string) (
 	switch {
 	case brokers < 1 || brokers > 9:
 		return nil, fmt.Errorf("--brokers %d: want 1 to 9", brokers)
+	case combined && brokers%2 == 0:
+		return nil, fmt.Errorf("--combined with --brokers %d: the brokers are the quorum, so want an odd number (a quorum of %d survives no more failures than one of %d)", brokers, brokers, brokers-1)
+	case combined:
+		controllers = 0
 	case controllers != 1 && controllers != 3:
 		return nil, fmt.Errorf("--controllers %d: want 1 or 3 (a quorum of 2 survives no failure)", controllers)
 	case brokers == 3 && controllers == 1:
@@ -416,6 +423,11 @@ func resize(p *types.Project, brokers, controllers int, env map[string]string) (
 	for i := 1; i <= controllers; i++ {
 		voters = append(voters, fmt.Sprintf("%d@c%d:9093", 99+i, i))
 		ctrls = append(ctrls, fmt.Sprintf("c%d", i))
+	}
+	if combined {
+		for i := 1; i <= brokers; i++ {
+			voters = append(voters, fmt.Sprintf("%d@k%d:9093", i, i))
+		}
 	}
 	deps := types.DependsOnConfig{}
 	for _, c := range ctrls {
@@ -452,6 +464,13 @@ func resize(p *types.Project, brokers, controllers int, env map[string]string) (
 		}
 		s.Ports = []types.ServicePortConfig{{HostIP: "127.0.0.1", Target: uint32(target), Published: port, Protocol: "tcp"}}
 		s.DependsOn = maps.Clone(deps)
+		if combined {
+			// Its controller's listener and heap beside the broker's.
+			s.Environment["KAFKA_PROCESS_ROLES"] = ptr("broker,controller")
+			s.Environment["KAFKA_LISTENERS"] = ptr("INTERNAL://:9092,EXTERNAL://:" + port + ",CONTROLLER://:9093")
+			s.Environment["KAFKA_HEAP_OPTS"] = ptr("-Xmx640m -Xms640m")
+			s.DependsOn = nil
+		}
 		q.Services[name] = s
 	}
 	return &q, nil

@@ -138,6 +138,7 @@ func TestResize(t *testing.T) {
 		name        string
 		brokers     int
 		controllers int
+		combined    bool
 		env         map[string]string
 		services    []string
 		bootstrap   []string
@@ -153,6 +154,9 @@ func TestResize(t *testing.T) {
 		{name: "one broker, port variable", brokers: 1, env: map[string]string{"KBF_K1_PORT": "29092"},
 			services: []string{"c1", "k1"}, bootstrap: []string{"127.0.0.1:29092"}, voters: "100@c1:9093"},
 		{name: "two controllers", controllers: 2, wantErr: "--controllers 2: want 1 or 3"},
+		{name: "combined", combined: true, services: []string{"k1", "k2", "k3"},
+			bootstrap: []string{"127.0.0.1:19092", "127.0.0.1:19093", "127.0.0.1:19094"}, voters: "1@k1:9093,2@k2:9093,3@k3:9093"},
+		{name: "combined, even", combined: true, brokers: 4, wantErr: "--combined with --brokers 4: the brokers are the quorum, so want an odd number"},
 		{name: "no broker", brokers: -1, wantErr: "--brokers -1: want 1 to 9"},
 	}
 	for _, tt := range tests {
@@ -161,7 +165,7 @@ func TestResize(t *testing.T) {
 			if env == nil {
 				env = map[string]string{}
 			}
-			opts := Options{Env: env, Brokers: tt.brokers, Controllers: tt.controllers}
+			opts := Options{Env: env, Brokers: tt.brokers, Controllers: tt.controllers, Combined: tt.combined}
 			if tt.brokers == 1 {
 				opts.Topics = []Topic{{Name: "t", Partitions: 1, ReplicationFactor: 1}}
 			}
@@ -189,6 +193,9 @@ func TestResize(t *testing.T) {
 				id, _ := c.NodeID(svc)
 				if env["KAFKA_NODE_ID"] != strings.TrimSpace(strings.Repeat(" ", 0)+itoa(id)) {
 					t.Errorf("%s: KAFKA_NODE_ID %q, node %d", svc, env["KAFKA_NODE_ID"], id)
+				}
+				if roles := env["KAFKA_PROCESS_ROLES"]; tt.combined && roles != "broker,controller" {
+					t.Errorf("%s: process roles %q, want broker,controller", svc, roles)
 				}
 				if c.ContainerName(svc) != "kbf-"+svc {
 					t.Errorf("%s: container %s", svc, c.ContainerName(svc))

@@ -139,6 +139,7 @@ type clusterFlags struct {
 	config      []string
 	brokers     int
 	controllers int
+	combined    bool
 	shaped      bool // register added --brokers, --controllers and --config
 	fs          *pflag.FlagSet
 }
@@ -155,6 +156,7 @@ func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
 	fs.StringArrayVar(&f.config, "config", nil, "a Kafka server property, KEY=VALUE on every node or NODE:KEY=VALUE on one (repeatable)")
 	fs.IntVar(&f.brokers, "brokers", 3, "brokers of the embedded cluster")
 	fs.IntVar(&f.controllers, "controllers", 1, "KRaft controllers of the embedded cluster: 1 or 3")
+	fs.BoolVar(&f.combined, "combined", false, "every broker of the embedded cluster is a controller too (process.roles broker,controller), and no dedicated controller")
 }
 
 // options returns the compose options the flags describe.
@@ -167,11 +169,14 @@ func (f *clusterFlags) options() (compose.Options, error) {
 	if !f.shaped {
 		return o, nil
 	}
-	if f.file != "" && (f.fs.Changed("brokers") || f.fs.Changed("controllers")) {
-		return o, usagef("--brokers and --controllers size the embedded cluster; with --file, the file says what the cluster is")
+	if f.file != "" && (f.fs.Changed("brokers") || f.fs.Changed("controllers") || f.combined) {
+		return o, usagef("--brokers, --controllers and --combined shape the embedded cluster; with --file, the file says what the cluster is")
+	}
+	if f.combined && f.fs.Changed("controllers") {
+		return o, usagef("--combined and --controllers: with --combined the brokers are the controllers")
 	}
 	if f.file == "" {
-		o.Brokers, o.Controllers = f.brokers, f.controllers
+		o.Brokers, o.Controllers, o.Combined = f.brokers, f.controllers, f.combined
 	}
 	for _, s := range f.config {
 		st, err := compose.ParseSetting(s)
