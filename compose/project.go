@@ -68,8 +68,8 @@ type source struct {
 	file        string // the user's compose file; "" for the embedded one
 	projectName string // as docker compose -p; "" for the file's own
 	env         map[string]string
-	brokers     int // the embedded cluster's brokers; 0 for the file's 3
-	controllers int // the embedded cluster's controllers; 0 for the file's 1
+	brokers     int  // the embedded cluster's brokers; 0 for the file's 3
+	controllers int  // the embedded cluster's controllers; 0 for the file's 1
 	combined    bool // the embedded cluster's brokers are its controllers too
 	config      []Setting
 	diskLimits  map[string]string // service → tmpfs size on its log dirs

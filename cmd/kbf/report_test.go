@@ -137,7 +137,7 @@ func TestReportBadInput(t *testing.T) {
 				return []string{"report", dir}
 			},
 			code: exitError, stderr: []string{"client librdkafka: ", "probe.csv: line "}, lines: 1,
-			out:  "evidence-damaged (client librdkafka's records could not be read",
+			out: "evidence-damaged (client librdkafka's records could not be read",
 		},
 		{
 			name: "a row twice",
