@@ -155,8 +155,8 @@ func writeFile(dir, name string, data []byte) (string, error) {
 // file as it is, unknown keys included, with no key of kbf's own added.
 // They hold the secrets: pass them in a file, never record them.
 func (c *Config) JavaProperties() map[string]string {
-	m := make(map[string]string, len(c.Props))
-	for _, p := range c.Props {
+	m := make(map[string]string, len(c.props))
+	for _, p := range c.props {
 		m[p.Key] = p.Value
 	}
 	return m

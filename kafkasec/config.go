@@ -3,6 +3,7 @@ package kafkasec
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,8 +59,9 @@ type Config struct {
 	// tls is the checked TLS side, nil unless Protocol is SSL or SASL_SSL.
 	tls *tlsSettings
 
-	// Props are every property of the file, in order, for the Java client.
-	Props []Property
+	// props are every property of the file, in order, for the Java client.
+	// Unexported: they hold the secrets.
+	props []Property
 	// Unknown are the keys kbf does not apply to its franz-go and
 	// librdkafka clients; the Java client still gets them.
 	Unknown []string
@@ -109,7 +111,7 @@ func Load(path string) (*Config, error) {
 // stores they name. An error is one line located at the property's line,
 // saying what is wrong and what to do; it never quotes a secret.
 func FromProperties(file string, props []Property) (*Config, error) {
-	c := &Config{File: file, Props: props, Protocol: Plaintext}
+	c := &Config{File: file, props: props, Protocol: Plaintext}
 	get := func(key string) (Property, bool) {
 		for _, p := range props {
 			if p.Key == key {
@@ -154,6 +156,16 @@ func FromProperties(file string, props []Property) (*Config, error) {
 	}
 	return c, nil
 }
+
+// String gives what may be recorded, as Describe: a Config printed by
+// mistake shows no secret.
+func (c *Config) String() string { return c.Describe().String() }
+
+// GoString is String, so %#v shows no secret either.
+func (c *Config) GoString() string { return c.String() }
+
+// MarshalJSON encodes Describe, never the secrets.
+func (c *Config) MarshalJSON() ([]byte, error) { return json.Marshal(c.Describe()) }
 
 // TLS reports whether the protocol is SSL or SASL_SSL.
 func (c *Config) TLS() bool { return c.Protocol == SSL || c.Protocol == SASLSSL }

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"syscall"
 	"time"
@@ -53,7 +54,6 @@ func (c *Config) Explain(addr string, err error) error {
 		unknownCA   x509.UnknownAuthorityError
 		hostErr     x509.HostnameError
 		invalid     x509.CertificateInvalidError
-		alert       tls.AlertError
 		recordErr   tls.RecordHeaderError
 		firstEOF    *kgo.ErrFirstReadEOF
 		usesTLS     = c.TLS()
@@ -86,7 +86,7 @@ func (c *Config) Explain(addr string, err error) error {
 	case errors.As(err, &hostErr):
 		e.Cause = fmt.Sprintf("its certificate (%s) is not valid for %q; it names %s", subject(hostErr.Certificate), hostErr.Host, names(hostErr.Certificate))
 		e.Setting = fmt.Sprintf("connect through a name the certificate holds (--bootstrap and the broker's advertised.listeners), or set ssl.endpoint.identification.algorithm= (empty) in %s to skip the check", file)
-	case errors.As(err, &alert) && (alert == 116 || alert == 42): // certificate_required, bad_certificate
+	case refusedClientCert(err):
 		e.Cause = "the listener requires a client certificate it trusts (mutual TLS), and refused kbf's"
 		e.Setting = fmt.Sprintf("set ssl.keystore.location (with ssl.keystore.password) in %s to the client's certificate and key", file)
 	case usesTLS && (errors.As(err, &recordErr) || errors.As(err, &firstEOF) || errors.Is(err, syscall.ECONNRESET)):
@@ -145,4 +145,22 @@ func validity(c *x509.Certificate, now time.Time) string {
 		return fmt.Sprintf("is not valid before %s (now %s)", c.NotBefore.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
 	return fmt.Sprintf("expired at %s (now %s)", c.NotAfter.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+}
+
+// refusedClientCert reports whether the broker ended the handshake with an
+// alert about the client's certificate. crypto/tls gives a received alert
+// only as a net.OpError whose Err is of an unexported type: its text is
+// all there is.
+func refusedClientCert(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" {
+		return false
+	}
+	msg := op.Err.Error()
+	for _, a := range []string{"certificate required", "bad certificate", "unknown certificate authority", "certificate unknown"} {
+		if strings.HasSuffix(msg, "tls: "+a) {
+			return true
+		}
+	}
+	return false
 }

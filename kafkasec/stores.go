@@ -71,7 +71,11 @@ func (t *tlsSettings) readTrust(get getter, fail failer) error {
 		if err != nil {
 			return fail(p.Key, "%v", err)
 		}
-		switch sniff(data) {
+		format := sniff(data)
+		if format != typePEM && typ == typePEM {
+			return fail(p.Key, "%s is not a PEM file, and ssl.truststore.type is PEM; set ssl.truststore.type=JKS or PKCS12", p.Value)
+		}
+		switch format {
 		case typePEM:
 			if typ != typePEM {
 				return fail(p.Key, "%s is a PEM file, and ssl.truststore.type is %s (Java's default is JKS); set ssl.truststore.type=PEM", p.Value, typ)
@@ -94,9 +98,6 @@ func (t *tlsSettings) readTrust(get getter, fail failer) error {
 			}
 			certs = cs
 		default:
-			if typ == typePEM {
-				return fail(p.Key, "%s is not a PEM file, and ssl.truststore.type is PEM; set ssl.truststore.type=JKS or PKCS12", p.Value)
-			}
 			cs, err := pkcs12.DecodeTrustStore(data, pass.Value)
 			if errors.Is(err, pkcs12.ErrIncorrectPassword) {
 				return fail("ssl.truststore.password", "does not open %s; give that store's password", p.Value)
@@ -151,7 +152,11 @@ func (t *tlsSettings) readKey(get getter, fail failer) error {
 		if err != nil {
 			return fail(p.Key, "%v", err)
 		}
-		switch sniff(data) {
+		format := sniff(data)
+		if format != typePEM && typ == typePEM {
+			return fail(p.Key, "%s is not a PEM file, and ssl.keystore.type is PEM; set ssl.keystore.type=JKS or PKCS12", p.Value)
+		}
+		switch format {
 		case typePEM:
 			if typ != typePEM {
 				return fail(p.Key, "%s is a PEM file, and ssl.keystore.type is %s (Java's default is JKS); set ssl.keystore.type=PEM", p.Value, typ)
@@ -179,9 +184,6 @@ func (t *tlsSettings) readKey(get getter, fail failer) error {
 			}
 			chain, key = cs, pk
 		default:
-			if typ == typePEM {
-				return fail(p.Key, "%s is not a PEM file, and ssl.keystore.type is PEM; set ssl.keystore.type=JKS or PKCS12", p.Value)
-			}
 			pk, leaf, cas, err := pkcs12.DecodeChain(data, storePass.Value)
 			if errors.Is(err, pkcs12.ErrIncorrectPassword) {
 				return fail("ssl.keystore.password", "does not open %s; give that store's password", p.Value)
