@@ -55,6 +55,7 @@ func (c *Config) Explain(addr string, err error) error {
 		hostErr     x509.HostnameError
 		invalid     x509.CertificateInvalidError
 		recordErr   tls.RecordHeaderError
+		verifyErr   *tls.CertificateVerificationError
 		firstEOF    *kgo.ErrFirstReadEOF
 		usesTLS     = c.TLS()
 		usesSASL    = c.sasl()
@@ -78,7 +79,13 @@ func (c *Config) Explain(addr string, err error) error {
 		e.Cause = "the listener does not take SASL (it is PLAINTEXT)"
 		e.Setting = fmt.Sprintf("set security.protocol=PLAINTEXT in %s", file)
 	case errors.As(err, &unknownCA):
-		e.Cause = fmt.Sprintf("its certificate (%s, issued by %s) is not signed by a CA kbf trusts", subject(unknownCA.Cert), issuer(unknownCA.Cert))
+		// unknownCA.Cert is where the chain ended, often the broker's
+		// own CA sent along: name the broker's certificate instead.
+		leaf := unknownCA.Cert
+		if errors.As(err, &verifyErr) && len(verifyErr.UnverifiedCertificates) > 0 {
+			leaf = verifyErr.UnverifiedCertificates[0]
+		}
+		e.Cause = fmt.Sprintf("its certificate (%s, issued by %s) is not signed by a CA kbf trusts", subject(leaf), issuer(leaf))
 		e.Setting = fmt.Sprintf("set ssl.truststore.location in %s to a store holding that CA", file)
 	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
 		e.Cause = fmt.Sprintf("its certificate (%s) %s", subject(invalid.Cert), validity(invalid.Cert, time.Now()))
@@ -92,8 +99,8 @@ func (c *Config) Explain(addr string, err error) error {
 	case usesTLS && (errors.As(err, &recordErr) || errors.As(err, &firstEOF) || errors.Is(err, syscall.ECONNRESET)):
 		e.Cause = "it closed the connection during the TLS handshake: the listener does not speak TLS (it is PLAINTEXT or SASL_PLAINTEXT)"
 		e.Setting = fmt.Sprintf("set security.protocol=%s in %s, or give the address of a TLS listener", plainProtocol, file)
-	case !usesTLS && errors.As(err, &firstEOF) && (usesSASL || strings.Contains(firstEOF.Error(), "api versions")):
-		e.Cause = fmt.Sprintf("it closed the connection at kbf's first request, as a TLS listener does to a client speaking %s", proto)
+	case !usesTLS && (tlsAlertAnswer(err) || errors.As(err, &firstEOF) && (usesSASL || strings.Contains(firstEOF.Error(), "api versions"))):
+		e.Cause = fmt.Sprintf("the listener speaks TLS, and kbf's client spoke %s to it", proto)
 		e.Setting = fmt.Sprintf("set security.protocol=%s in %s, with ssl.truststore.location for its CA", tlsProtocol, file)
 	case !usesSASL && errors.As(err, &firstEOF):
 		e.Cause = "it closed the connection after kbf's first request, as a listener requiring SASL does to a client without it"
@@ -163,4 +170,11 @@ func refusedClientCert(err error) bool {
 		}
 	}
 	return false
+}
+
+// tlsAlertAnswer reports whether franz-go read a TLS alert where it
+// expected a Kafka response: what a TLS listener of Kafka 4 answers to a
+// plain request. franz-go says so only in the text of an unwrapped error.
+func tlsAlertAnswer(err error) bool {
+	return strings.Contains(err.Error(), "appear to be a tls alert record")
 }
