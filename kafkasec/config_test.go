@@ -144,6 +144,10 @@ func TestLoadErrors(t *testing.T) {
 		{"PKCS12 keystore with a wrong password", []string{"security.protocol=SSL", "ssl.keystore.type=PKCS12", "ssl.keystore.location=" + f.clP12, "ssl.keystore.password=" + testPassword},
 			"4: ssl.keystore.password: does not open " + f.clP12},
 		{"PEM type on a JKS file", []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + f.caJKS}, "3: ssl.truststore.location: " + f.caJKS + " is not a PEM file, and ssl.truststore.type is PEM"},
+		{"password on a PEM truststore", []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + f.caPEM, "ssl.truststore.password=" + storePass},
+			"4: ssl.truststore.password: Kafka refuses a password with a PEM truststore; remove it"},
+		{"store password on a PEM keystore", []string{"security.protocol=SSL", "ssl.keystore.type=PEM", "ssl.keystore.location=" + f.clientPEM, "ssl.keystore.password=" + storePass},
+			"4: ssl.keystore.password: Kafka refuses a store password with a PEM keystore"},
 		{"unknown identification algorithm", []string{"security.protocol=SSL", "ssl.endpoint.identification.algorithm=dns"}, `2: ssl.endpoint.identification.algorithm: unknown algorithm "dns"`},
 		{"malformed escape", []string{"security.protocol=SSL", `ssl.truststore.password=\u00zz`}, `2: value of ssl.truststore.password: malformed \uxxxx escape`},
 	}

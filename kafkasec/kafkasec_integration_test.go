@@ -120,6 +120,7 @@ type secCluster struct {
 	caPEM     string // the CA that signed the brokers' certificates
 	otherCA   string // a CA that signed nothing the broker has
 	clientP12 string // the client's certificate and key for mutual TLS
+	caJKS     string // the CA again, as a JKS truststore
 }
 
 func startSecCluster(ctx context.Context, t *testing.T) *secCluster {
@@ -159,6 +160,7 @@ func startSecCluster(ctx context.Context, t *testing.T) *secCluster {
 		caPEM:     writeTestFile(t, filepath.Join(dir, "client"), "ca.pem", certPEM(ca.cert)),
 		otherCA:   writeTestFile(t, filepath.Join(dir, "client"), "other-ca.pem", certPEM(newCA(t, "some other CA").cert)),
 		clientP12: writeTestFile(t, filepath.Join(dir, "client"), "client.p12", p12KeyStore(t, storePass, clientCert, clientKey)),
+		caJKS:     writeTestFile(t, filepath.Join(dir, "client"), "ca.jks", jksTrustStore(t, storePass, ca.cert)),
 	}
 	file := writeTestFile(t, dir, "compose.yaml", []byte(composeFile))
 
@@ -251,6 +253,9 @@ func TestIntegrationSecuredListeners(t *testing.T) {
 		{"SASL_SSL PLAIN", addr(portSASLSSL), c.props(t, "ssl-plain", c.saslSSL(Plain, plainJAAS("admin", adminPassword))...)},
 		{"SASL_SSL SCRAM-SHA-256", addr(portSASLSSL), c.props(t, "ssl-256", c.saslSSL(ScramSHA256, scramJAAS("alice", alicePassword))...)},
 		{"SASL_SSL SCRAM-SHA-512", addr(portSASLSSL), c.props(t, "ssl-512", c.saslSSL(ScramSHA512, scramJAAS("bob", bobPassword))...)},
+		{"SASL_SSL SCRAM-SHA-512, JKS truststore", addr(portSASLSSL), c.props(t, "ssl-jks", "security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-512", scramJAAS("bob", bobPassword),
+			"ssl.truststore.location="+c.caJKS, "ssl.truststore.password="+storePass)},
+		{"SASL_SSL by IP, host name not checked", fmt.Sprintf("127.0.0.1:%d", portSASLSSL), c.props(t, "ssl-by-ip", append(c.saslSSL(Plain, plainJAAS("admin", adminPassword)), "ssl.endpoint.identification.algorithm=")...)},
 		{"SASL_PLAINTEXT PLAIN", addr(portSASL), admin},
 		{"SASL_PLAINTEXT SCRAM-SHA-256", addr(portSASL), c.props(t, "sasl-256", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-256", scramJAAS("alice", alicePassword))},
 		{"SSL with a client certificate", addr(portMTLS), c.props(t, "mtls", "security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location="+c.caPEM,
@@ -329,7 +334,7 @@ func waitAdmin(ctx context.Context, t *testing.T, cfg *Config, seed string) *kad
 		t.Fatal(err)
 	}
 	adm := kadm.NewClient(cl)
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(4 * time.Minute) // a loaded machine starts a JVM slowly
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := adm.ListBrokers(rctx)

@@ -16,6 +16,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Property is one key and value of a properties file, with the line its
@@ -44,10 +45,16 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // ':' or white space; a line ending in an odd number of backslashes goes on
 // on the next line, whose leading white space is dropped; \t \n \r \f and
 // \uXXXX are escapes and a backslash before any other character stands for
-// that character. A key given twice keeps its last value, as in Java. name
-// only locates errors.
+// that character. A key given twice keeps its last value, as in Java. The
+// bytes are read as ISO-8859-1, as Kafka's tools read --command-config
+// (Properties.load of an InputStream), so a non-ASCII password reaches
+// every client as it reaches Kafka's own. name only locates errors.
 func ParseProperties(name string, r io.Reader) ([]Property, error) {
-	sc := bufio.NewScanner(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(latin1(data)))
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	sc.Split(scanLines)
 	var (
@@ -214,4 +221,13 @@ func unescape(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// latin1 decodes ISO-8859-1: each byte is the rune of the same number.
+func latin1(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for _, c := range b {
+		out = utf8.AppendRune(out, rune(c))
+	}
+	return string(out)
 }

@@ -25,6 +25,7 @@ func TestParseProperties(t *testing.T) {
 		{"key alone", "lonely", []Property{{"lonely", "", 1}}},
 		{"value keeps inner and trailing spaces", "a = x y  ", []Property{{"a", "x y  ", 1}}},
 		{"continuation at end of file", "a=x\\", []Property{{"a", "x", 1}}},
+		{"bytes are ISO-8859-1, as Java reads them", "p=\xe9t\xc3\xa9", []Property{{"p", "\u00e9t\u00c3\u00a9", 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -80,6 +80,9 @@ func (t *tlsSettings) readTrust(get getter, fail failer) error {
 			if typ != typePEM {
 				return fail(p.Key, "%s is a PEM file, and ssl.truststore.type is %s (Java's default is JKS); set ssl.truststore.type=PEM", p.Value, typ)
 			}
+			if _, ok := get("ssl.truststore.password"); ok {
+				return fail("ssl.truststore.password", "Kafka refuses a password with a PEM truststore; remove it")
+			}
 			cs, err := pemCerts(data)
 			if err != nil {
 				return fail(p.Key, "%s: %v", p.Value, err)
@@ -160,6 +163,9 @@ func (t *tlsSettings) readKey(get getter, fail failer) error {
 		case typePEM:
 			if typ != typePEM {
 				return fail(p.Key, "%s is a PEM file, and ssl.keystore.type is %s (Java's default is JKS); set ssl.keystore.type=PEM", p.Value, typ)
+			}
+			if _, ok := get("ssl.keystore.password"); ok {
+				return fail("ssl.keystore.password", "Kafka refuses a store password with a PEM keystore (only ssl.key.password, for an encrypted key); remove it")
 			}
 			cs, err := pemCerts(data)
 			if err != nil {
