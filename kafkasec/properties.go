@@ -14,8 +14,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -214,8 +217,18 @@ func unescape(s string) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf(`malformed \uxxxx escape: it needs four hexadecimal digits`)
 			}
-			b.WriteRune(rune(r))
 			i += 4
+			// A character beyond U+FFFF is two escapes, a UTF-16 pair.
+			if utf16.IsSurrogate(rune(r)) && i+7 <= len(s) && strings.HasPrefix(s[i+1:], `\u`) {
+				if lo, err := strconv.ParseUint(s[i+3:i+7], 16, 16); err == nil {
+					if pair := utf16.DecodeRune(rune(r), rune(lo)); pair != utf8.RuneError {
+						b.WriteRune(pair)
+						i += 6
+						continue
+					}
+				}
+			}
+			b.WriteRune(rune(r))
 		default:
 			b.WriteByte(s[i])
 		}
@@ -230,4 +243,59 @@ func latin1(b []byte) string {
 		out = utf8.AppendRune(out, rune(c))
 	}
 	return string(out)
+}
+
+// WriteProperties writes m to path as a properties file that
+// ParseProperties and java.util.Properties read back as m: keys sorted,
+// '=', ':', '#', '!', white space and backslashes escaped, and every
+// character outside printable ASCII as \uXXXX (the file is ISO-8859-1 to
+// Java). The file is made readable by its owner only: it may hold
+// passwords, such as Librdkafka's map for the librdkafka probe.
+func WriteProperties(path string, m map[string]string) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(escape(k, true))
+		b.WriteByte('=')
+		b.WriteString(escape(m[k], false))
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return fmt.Errorf("write properties: %w", err)
+	}
+	return nil
+}
+
+// escape spells s for a properties file, as Properties.store does: in a
+// key every space is escaped, in a value only a leading one.
+func escape(s string, key bool) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == '\\' || r == '=' || r == ':' || r == '#' || r == '!':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == ' ' && (key || i == 0):
+			b.WriteString(`\ `)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || r > 0x7e:
+			for _, u := range utf16.Encode([]rune{r}) {
+				fmt.Fprintf(&b, `\u%04X`, u)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

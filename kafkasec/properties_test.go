@@ -2,8 +2,10 @@ package kafkasec
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseProperties(t *testing.T) {
@@ -125,5 +127,62 @@ func FuzzParseJAAS(f *testing.F) {
 	f.Add(`M required username="a\"b" password='c';`)
 	f.Fuzz(func(t *testing.T, in string) {
 		parseJAAS(in) // must not panic or hang
+	})
+}
+
+func TestWritePropertiesRoundTrip(t *testing.T) {
+	m := map[string]string{
+		"sasl.password":     `p@ss=w:rd #1! \ "q"`,
+		"ssl.ca.location":   "/tmp/a b/ca.pem",
+		" key with spaces ": " leading and trailing ",
+		"unicode":           "mot de passe é ✓ 😀",
+		"control":           "a\tb\nc\rd\fe\x01",
+		"empty":             "",
+	}
+	path := t.TempDir() + "/librdkafka.properties"
+	if err := WriteProperties(path, m); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, %v; want 0600", fi.Mode(), err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	props, err := ParseProperties(path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(props) != len(m) {
+		t.Fatalf("read %d properties, want %d: %+v", len(props), len(m), props)
+	}
+	for _, p := range props {
+		if m[p.Key] != p.Value {
+			t.Errorf("%q = %q, want %q", p.Key, p.Value, m[p.Key])
+		}
+	}
+}
+
+func FuzzWriteProperties(f *testing.F) {
+	f.Add("k", "v")
+	f.Add(" #k", "\\u0041 😀")
+	f.Fuzz(func(t *testing.T, k, v string) {
+		if k == "" || !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return
+		}
+		path := t.TempDir() + "/p"
+		if err := WriteProperties(path, map[string]string{k: v}); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		props, err := ParseProperties(path, strings.NewReader(string(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(props) != 1 || props[0].Key != k || props[0].Value != v {
+			t.Fatalf("wrote %q=%q, read %+v", k, v, props)
+		}
 	})
 }
