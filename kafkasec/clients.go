@@ -46,7 +46,7 @@ func (c *Config) TLSConfig() *tls.Config {
 	return cfg
 }
 
-// Mechanism returns the franz-go SASL mechanism, nil without SASL.
+// saslMechanism returns the franz-go SASL mechanism, nil without SASL.
 func (c *Config) saslMechanism() sasl.Mechanism {
 	if c == nil || !c.sasl() {
 		return nil

@@ -223,28 +223,33 @@ func TestExplainSASL(t *testing.T) {
 	scram := &Config{File: "c.properties", Protocol: SASLSSL, Mechanism: ScramSHA512, Username: "erin"}
 	plainText := &Config{File: "c.properties", Protocol: SASLPlaintext, Mechanism: Plain, Username: "erin"}
 	tests := []struct {
-		name string
-		c    *Config
-		err  error
-		want string
+		name  string
+		c     *Config
+		err   error
+		want  string
+		guess bool
 	}{
 		{"wrong password", scram, fmt.Errorf("%w: Authentication failed", kerr.SaslAuthenticationFailed),
-			`listener k1:9093: SCRAM-SHA-512 authentication of user "erin" failed (a wrong password, or no such user); check username and password in sasl.jaas.config of c.properties`},
+			`listener k1:9093: SCRAM-SHA-512 authentication of user "erin" failed (a wrong password, or no such user); check username and password in sasl.jaas.config of c.properties`, false},
 		{"mechanism not enabled", scram, kerr.UnsupportedSaslMechanism,
-			"listener k1:9093: the listener does not enable SASL mechanism SCRAM-SHA-512; set sasl.mechanism in c.properties to one of the broker's sasl.enabled.mechanisms"},
+			"listener k1:9093: the listener does not enable SASL mechanism SCRAM-SHA-512; set sasl.mechanism in c.properties to one of the broker's sasl.enabled.mechanisms", false},
 		{"SASL client on a TLS listener", plainText, &kgo.ErrFirstReadEOF{},
-			"listener k1:9093: the listener speaks TLS, and kbf's client spoke SASL_PLAINTEXT to it; set security.protocol=SASL_SSL in c.properties, with ssl.truststore.location for its CA"},
+			"listener k1:9093: the listener speaks TLS, and kbf's client spoke SASL_PLAINTEXT to it; set security.protocol=SASL_SSL in c.properties, with ssl.truststore.location for its CA", true},
 		{"SASL client answered with a TLS alert", plainText, errors.New("invalid large response size 352518912 > limit 104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?"),
-			"listener k1:9093: the listener speaks TLS, and kbf's client spoke SASL_PLAINTEXT to it; set security.protocol=SASL_SSL in c.properties, with ssl.truststore.location for its CA"},
+			"listener k1:9093: the listener speaks TLS, and kbf's client spoke SASL_PLAINTEXT to it; set security.protocol=SASL_SSL in c.properties, with ssl.truststore.location for its CA", false},
 		{"TLS client on a plain listener", scram, &kgo.ErrFirstReadEOF{},
-			"listener k1:9093: it closed the connection during the TLS handshake: the listener does not speak TLS (it is PLAINTEXT or SASL_PLAINTEXT); set security.protocol=SASL_PLAINTEXT in c.properties, or give the address of a TLS listener"},
-		{"unrelated error is kept", scram, kerr.NotLeaderForPartition, kerr.NotLeaderForPartition.Error()},
+			"listener k1:9093: it closed the connection during the TLS handshake: the listener does not speak TLS (it is PLAINTEXT or SASL_PLAINTEXT); set security.protocol=SASL_PLAINTEXT in c.properties, or give the address of a TLS listener", true},
+		{"unrelated error is kept", scram, kerr.NotLeaderForPartition, kerr.NotLeaderForPartition.Error(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := tt.c.Explain("k1:9093", tt.err)
 			if got.Error() != tt.want {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+			var ce *ConnError
+			if errors.As(got, &ce) && ce.Guess != tt.guess {
+				t.Errorf("Guess = %v, want %v", ce.Guess, tt.guess)
 			}
 			if !errors.Is(got, tt.err) {
 				t.Errorf("%v does not wrap %v", got, tt.err)

@@ -21,7 +21,16 @@ type ConnError struct {
 	Addr    string
 	Cause   string
 	Setting string
-	Err     error
+	// Guess is set when the cause is read from a connection the listener
+	// closed without saying why. A port proxy in front of a broker that
+	// does not listen yet (Docker's, while the broker starts) closes
+	// connections the same way, so a caller waiting for a broker to start
+	// should keep waiting on a guess, or confirm it first (as kafkaadmin
+	// does with a TLS handshake and a bare ApiVersions request). Causes
+	// the listener stated (an error code, a certificate, a TLS alert) are
+	// not guesses.
+	Guess bool
+	Err   error
 }
 
 func (e *ConnError) Error() string {
@@ -97,12 +106,15 @@ func (c *Config) Explain(addr string, err error) error {
 		e.Cause = "the listener requires a client certificate it trusts (mutual TLS), and refused kbf's"
 		e.Setting = fmt.Sprintf("set ssl.keystore.location (with ssl.keystore.password) in %s to the client's certificate and key", file)
 	case usesTLS && (errors.As(err, &recordErr) || errors.As(err, &firstEOF) || errors.Is(err, syscall.ECONNRESET)):
+		e.Guess = !errors.As(err, &recordErr)
 		e.Cause = "it closed the connection during the TLS handshake: the listener does not speak TLS (it is PLAINTEXT or SASL_PLAINTEXT)"
 		e.Setting = fmt.Sprintf("set security.protocol=%s in %s, or give the address of a TLS listener", plainProtocol, file)
 	case !usesTLS && (tlsAlertAnswer(err) || errors.As(err, &firstEOF) && (usesSASL || strings.Contains(firstEOF.Error(), "api versions"))):
+		e.Guess = !tlsAlertAnswer(err)
 		e.Cause = fmt.Sprintf("the listener speaks TLS, and kbf's client spoke %s to it", proto)
 		e.Setting = fmt.Sprintf("set security.protocol=%s in %s, with ssl.truststore.location for its CA", tlsProtocol, file)
 	case !usesSASL && errors.As(err, &firstEOF):
+		e.Guess = true
 		e.Cause = "it closed the connection after kbf's first request, as a listener requiring SASL does to a client without it"
 		if usesTLS {
 			e.Setting = fmt.Sprintf("set security.protocol=SASL_SSL, sasl.mechanism and sasl.jaas.config in %s", file)

@@ -312,7 +312,11 @@ func TestIntegrationSecuredListeners(t *testing.T) {
 			t.Logf("%.1fs: %v", took.Seconds(), got)
 			var ce *ConnError
 			if !errors.As(got, &ce) || !strings.Contains(got.Error(), "listener "+f.addr+": ") || !strings.Contains(got.Error(), f.want) {
-				t.Errorf("got  %v\nfrom %v\nwant a line about listener %s with %q", got, err, f.addr, f.want)
+				t.Fatalf("got  %v\nfrom %v\nwant a line about listener %s with %q", got, err, f.addr, f.want)
+			}
+			// Only a connection closed without a word is a guess.
+			if wantGuess := strings.Contains(f.name, "spoken to SASL_PLAINTEXT"); ce.Guess != wantGuess {
+				t.Errorf("Guess = %v, want %v (from %v)", ce.Guess, wantGuess, err)
 			}
 			if took > 10*time.Second {
 				t.Errorf("the failure took %s to show, want seconds", took.Round(time.Millisecond))
