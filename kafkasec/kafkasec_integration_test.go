@@ -13,6 +13,7 @@ package kafkasec
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
 	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -121,6 +123,7 @@ type secCluster struct {
 	otherCA   string // a CA that signed nothing the broker has
 	clientP12 string // the client's certificate and key for mutual TLS
 	caJKS     string // the CA again, as a JKS truststore
+	stack     *tccompose.DockerCompose
 }
 
 func startSecCluster(ctx context.Context, t *testing.T) *secCluster {
@@ -182,6 +185,7 @@ func startSecCluster(ctx context.Context, t *testing.T) *secCluster {
 	if err := stack.WithEnv(map[string]string{"KBF_IMAGE": secImage(), "SEC_DIR": dir}).Up(ctx, tccompose.Wait(true)); err != nil {
 		t.Fatalf("compose up: %v", err)
 	}
+	c.stack = stack
 	return c
 }
 
@@ -245,6 +249,8 @@ func TestIntegrationSecuredListeners(t *testing.T) {
 		t.Fatalf("create SCRAM users: %v", err)
 	}
 
+	jks, p12 := c.keytoolStores(ctx, t)
+
 	works := []struct {
 		name string
 		addr string
@@ -255,6 +261,8 @@ func TestIntegrationSecuredListeners(t *testing.T) {
 		{"SASL_SSL SCRAM-SHA-512", addr(portSASLSSL), c.props(t, "ssl-512", c.saslSSL(ScramSHA512, scramJAAS("bob", bobPassword))...)},
 		{"SASL_SSL SCRAM-SHA-512, JKS truststore", addr(portSASLSSL), c.props(t, "ssl-jks", "security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-512", scramJAAS("bob", bobPassword),
 			"ssl.truststore.location="+c.caJKS, "ssl.truststore.password="+storePass)},
+		{"SASL_SSL SCRAM-SHA-256, truststore and keystore made by keytool", addr(portSASLSSL), c.props(t, "keytool", "security.protocol=SASL_SSL", "sasl.mechanism=SCRAM-SHA-256", scramJAAS("alice", alicePassword),
+			"ssl.truststore.location="+jks, "ssl.truststore.password="+storePass, "ssl.keystore.location="+p12, "ssl.keystore.password="+storePass)},
 		{"SASL_SSL by IP, host name not checked", fmt.Sprintf("127.0.0.1:%d", portSASLSSL), c.props(t, "ssl-by-ip", append(c.saslSSL(Plain, plainJAAS("admin", adminPassword)), "ssl.endpoint.identification.algorithm=")...)},
 		{"SASL_PLAINTEXT PLAIN", addr(portSASL), admin},
 		{"SASL_PLAINTEXT SCRAM-SHA-256", addr(portSASL), c.props(t, "sasl-256", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-256", scramJAAS("alice", alicePassword))},
@@ -328,6 +336,40 @@ func TestIntegrationSecuredListeners(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keytoolStores has Java's keytool, in the broker's image, make a JKS
+// truststore holding the test's CA and a PKCS12 keystore with a key pair of
+// its own, so that kafkasec is shown to read the stores Kafka users have,
+// not only those the Go libraries write. It returns their paths.
+func (c *secCluster) keytoolStores(ctx context.Context, t *testing.T) (jks, p12 string) {
+	t.Helper()
+	ctr, err := c.stack.ServiceContainer(ctx, "b1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := func(name, script string) string {
+		t.Helper()
+		// keytool's own words only when it fails: the output is the store.
+		code, out, err := ctr.Exec(ctx, []string{"bash", "-c", script + " >/tmp/keytool.log 2>&1 || { cat /tmp/keytool.log; exit 1; }; base64 -w0 /tmp/" + name}, tcexec.Multiplexed())
+		data, _ := io.ReadAll(out)
+		if err != nil || code != 0 {
+			t.Fatalf("keytool %s: exit %d, %v: %s", name, code, err, data)
+		}
+		raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(data)))
+		if err != nil {
+			t.Fatalf("keytool %s: %v", name, err)
+		}
+		return writeTestFile(t, filepath.Join(c.dir, "client"), "keytool-"+name, raw)
+	}
+	jks = store("ca.jks", "keytool -importcert -noprompt -alias ca -file /etc/kafka/secrets/ca.pem -storetype JKS -keystore /tmp/ca.jks -storepass "+storePass)
+	p12 = store("client.p12", "keytool -genkeypair -alias client -keyalg EC -groupname secp256r1 -dname CN=keytool-client -validity 2 -storetype PKCS12 -keystore /tmp/client.p12 -storepass "+storePass)
+	cfg := c.props(t, "keytool-check", "security.protocol=SSL", "ssl.truststore.location="+jks, "ssl.truststore.password="+storePass,
+		"ssl.keystore.location="+p12, "ssl.keystore.password="+storePass)
+	if d := cfg.Describe(); len(d.CASubjects) != 1 || d.CASubjects[0] != "CN=kbf security test CA" || d.ClientSubject != "CN=keytool-client" {
+		t.Fatalf("keytool's stores read as %+v", d)
+	}
+	return jks, p12
 }
 
 // waitAdmin waits for the broker to answer an admin request through cfg.
