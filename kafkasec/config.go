@@ -112,9 +112,11 @@ func Load(path string) (*Config, error) {
 // saying what is wrong and what to do; it never quotes a secret.
 func FromProperties(file string, props []Property) (*Config, error) {
 	c := &Config{File: file, props: props, Protocol: Plaintext}
+	// Kafka's ConfigDef trims every value it parses, passwords included.
 	get := func(key string) (Property, bool) {
 		for _, p := range props {
 			if p.Key == key {
+				p.Value = strings.TrimSpace(p.Value)
 				return p, true
 			}
 		}
@@ -182,9 +184,14 @@ func (c *Config) readSASL(get getter, fail failer) error {
 		// clients are not given.
 		return fail("security.protocol", "%s without sasl.mechanism means Kafka's default GSSAPI (Kerberos), which kbf does not support; set sasl.mechanism=PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", c.Protocol)
 	}
-	c.Mechanism = strings.ToUpper(strings.TrimSpace(p.Value))
+	// Java matches mechanism names exactly, so kbf does too: a file that
+	// works for one client works for all.
+	c.Mechanism = p.Value
 	module, ok := loginModules[c.Mechanism]
 	if !ok {
+		if _, upper := loginModules[strings.ToUpper(p.Value)]; upper {
+			return fail(p.Key, "%q: mechanism names are upper case; write %s", p.Value, strings.ToUpper(p.Value))
+		}
 		return fail(p.Key, "mechanism %q is not supported; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", p.Value)
 	}
 	j, ok := get("sasl.jaas.config")

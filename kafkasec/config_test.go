@@ -92,6 +92,9 @@ func TestLoad(t *testing.T) {
 		{"mTLS with a PKCS12 keystore", []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + f.caPEM,
 			"ssl.keystore.type=PKCS12", "ssl.keystore.location=" + f.clP12, "ssl.keystore.password=" + storePass},
 			Description{Protocol: SSL, CASubjects: caSubject, ClientSubject: f.clientSubject, HostnameCheck: true}},
+		{"values trimmed as Kafka's ConfigDef trims them", []string{"security.protocol=SASL_SSL ", "sasl.mechanism=PLAIN\t", plainJAAS("alice", testPassword) + "  ",
+			"ssl.truststore.type=PEM ", "ssl.truststore.location=" + f.caPEM + "   "},
+			Description{Protocol: SASLSSL, Mechanism: Plain, Principal: "alice", CASubjects: caSubject, HostnameCheck: true}},
 		{"unknown keys are kept and listed", []string{"security.protocol=PLAINTEXT", "request.timeout.ms=5000", "ssl.protocol=TLSv1.3"},
 			Description{Protocol: Plaintext, UnknownKeys: []string{"request.timeout.ms", "ssl.protocol"}}},
 	}
@@ -123,6 +126,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown protocol", []string{"security.protocol=TLS"}, `1: security.protocol: unknown protocol "TLS"; use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL`},
 		{"SASL without a mechanism", []string{"client.id=x", "security.protocol=SASL_SSL"}, "2: security.protocol: SASL_SSL without sasl.mechanism means Kafka's default GSSAPI"},
 		{"unknown mechanism", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=GSSAPI"}, `2: sasl.mechanism: mechanism "GSSAPI" is not supported; use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512`},
+		{"lower-case mechanism", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=scram-sha-256"}, `2: sasl.mechanism: "scram-sha-256": mechanism names are upper case; write SCRAM-SHA-256`},
 		{"no jaas config", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN"}, "2: sasl.mechanism: PLAIN needs sasl.jaas.config with the user"},
 		{"module of another mechanism", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-256", plainJAAS("u", testPassword)},
 			"3: sasl.jaas.config: login module org.apache.kafka.common.security.plain.PlainLoginModule does not go with sasl.mechanism=SCRAM-SHA-256"},
