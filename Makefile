@@ -45,7 +45,7 @@ unit: vet
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
-INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/
 
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
