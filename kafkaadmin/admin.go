@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -154,18 +155,21 @@ func (c *Admin) securedListener(ctx context.Context, cl *kgo.Client, err error) 
 		if speaksTLS(ctx, addrs[i]) {
 			return fmt.Errorf("broker %d's listener at %s speaks TLS, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
 		}
-		if answersApiVersions(ctx, addrs[i]) {
-			return fmt.Errorf("broker %d's listener at %s answers ApiVersions, then closes the connection: it requires SASL authentication, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
+		if wantsSASL(ctx, addrs[i]) {
+			return fmt.Errorf("broker %d's listener at %s answers ApiVersions, then closes the connection on the next request: it requires SASL authentication, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
 		}
 	}
 	return nil
 }
 
-// answersApiVersions reports whether addr answers an ApiVersions request
-// sent as the first bytes of a new connection, as Kafka does before any
-// authentication. A client's own connection cannot ask this: it has sent
-// its ApiVersions already, and a SASL listener allows only one.
-func answersApiVersions(ctx context.Context, addr string) bool {
+// wantsSASL reports whether addr speaks Kafka but only after SASL: on one
+// new connection it answers ApiVersions, which Kafka serves before any
+// authentication, then closes the connection on a Metadata request. Both
+// on the one connection, so a broker that begins to listen in between
+// cannot pass for one that wants SASL. A client's own connection cannot
+// ask this: it has sent its ApiVersions already, and a SASL listener
+// allows only one.
+func wantsSASL(ctx context.Context, addr string) bool {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
@@ -176,16 +180,28 @@ func answersApiVersions(ctx context.Context, addr string) bool {
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
-	req := kmsg.NewPtrApiVersionsRequest() // version 0: no tagged fields
-	const corrID = 7
-	if _, err := conn.Write(kmsg.NewRequestFormatter(kmsg.FormatterClientID("kbf")).AppendRequest(nil, req, corrID)); err != nil {
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("kbf"))
+	// Version 0 of each: no tagged fields, nothing the broker could refuse.
+	answered := func(req kmsg.Request, corrID int32) (bool, error) {
+		if _, err := conn.Write(f.AppendRequest(nil, req, corrID)); err != nil {
+			return false, err
+		}
+		var head [8]byte // the size, then the correlation id
+		if _, err := io.ReadFull(conn, head[:]); err != nil {
+			return false, err
+		}
+		size := binary.BigEndian.Uint32(head[:4])
+		if size < 4 || size > 1<<20 || int32(binary.BigEndian.Uint32(head[4:])) != corrID {
+			return false, nil
+		}
+		_, err := io.CopyN(io.Discard, conn, int64(size-4))
+		return err == nil, err
+	}
+	if ok, _ := answered(kmsg.NewPtrApiVersionsRequest(), 7); !ok {
 		return false
 	}
-	var head [8]byte // the size, then the correlation id
-	if _, err := io.ReadFull(conn, head[:]); err != nil {
-		return false
-	}
-	return binary.BigEndian.Uint32(head[:4]) >= 4 && binary.BigEndian.Uint32(head[4:]) == corrID
+	ok, err := answered(kmsg.NewPtrMetadataRequest(), 8)
+	return !ok && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET))
 }
 
 // speaksTLS reports whether a TLS handshake with addr completes. The

@@ -294,11 +294,18 @@ func TestExplainCombinedQuorumLeader(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		k1     string // k1's quorum states before the fault
+		k2     string // k2's first quorum state after it, before its candidacies
 		phases []string
 	}{
-		{"it led the quorum", raftLine(-2*time.Second, 1, leaderState(1, 4), candidateState(1, 4)),
+		{"it led the quorum", raftLine(-2*time.Second, 1, leaderState(1, 4), candidateState(1, 4)), "",
 			[]string{PhaseQuorum, PhaseDetect, PhaseElect, PhaseFirstAck}},
-		{"another led it", raftLine(-2*time.Second, 1, followerState(4, 3), candidateState(1, 4)),
+		{"another led it", raftLine(-2*time.Second, 1, followerState(4, 3), candidateState(1, 4)), "",
+			[]string{PhaseDetect, PhaseElect, PhaseFirstAck}},
+		// k1 took the lead before the trial's logs begin: k2's pre-vote
+		// names the leader it lost.
+		{"it led the quorum before the logs begin", "", raftLine(1700*msec, 2, prospectiveState(4, 1), followerState(4, 1)),
+			[]string{PhaseQuorum, PhaseDetect, PhaseElect, PhaseFirstAck}},
+		{"another led it before the logs begin", "", raftLine(1700*msec, 2, prospectiveState(4, 3), followerState(4, 3)),
 			[]string{PhaseDetect, PhaseElect, PhaseFirstAck}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -308,7 +315,7 @@ func TestExplainCombinedQuorumLeader(t *testing.T) {
 					"logs/k1/server.log": config + tc.k1,
 					// k2 gives up on k1, loses a split vote at epoch 5
 					// and wins at epoch 6, 2.83 s after the fault.
-					"logs/k2/server.log": config +
+					"logs/k2/server.log": config + tc.k2 +
 						raftLine(1800*msec, 2, candidateState(2, 5), followerState(4, 1)) +
 						raftLine(2600*msec, 2, candidateState(2, 6), candidateState(2, 5)) +
 						raftLine(2830*msec, 2, leaderState(2, 6), candidateState(2, 6)),

@@ -368,10 +368,24 @@ func quorumTakeover(tl *timeline.Timeline, f *results.Fault, F time.Time) (timel
 		}
 		last = &e
 	}
-	if last == nil || last.Kind != timeline.KindQuorumLeader {
+	var epoch int64
+	switch {
+	case last != nil && last.Kind == timeline.KindQuorumLeader:
+		epoch = last.Epoch
+	case last == nil:
+		// The node took the quorum's lead before the trial's logs begin
+		// (they are copied from the trial's start): the first voter to
+		// turn prospective after the fault names the leader it lost.
+		lost, ok := tl.First(F, timeline.OfKind(timeline.KindQuorumProspective), func(e *timeline.Event) bool {
+			return e.Node != f.Broker
+		})
+		if !ok || lost.Leader != f.NodeID {
+			return timeline.Event{}, false
+		}
+		epoch = lost.Epoch
+	default:
 		return timeline.Event{}, false
 	}
-	epoch := last.Epoch
 	return tl.First(F, timeline.OfKind(timeline.KindQuorumLeader), func(e *timeline.Event) bool {
 		return e.Node != f.Broker && e.Epoch > epoch
 	})
