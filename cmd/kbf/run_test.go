@@ -27,9 +27,9 @@ func TestRunFlags(t *testing.T) {
 			if o.broker != "k1" || o.duration != 30*time.Second || o.faultAfter != 8*time.Second || o.repeat != 1 {
 				t.Errorf("options %+v", o)
 			}
-			c, err := o.flags.config()
-			if err != nil || c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
-				t.Errorf("probe config %+v, %v", c, err)
+			c := o.flags.config()
+			if c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
+				t.Errorf("probe config %+v", c)
 			}
 		}},
 		{name: "cluster flags", args: []string{"run", "--kill", "sigkill", "--brokers", "5", "--config", "c1:broker.session.timeout.ms=4000",
@@ -52,7 +52,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
-				c, _ := o.flags.config()
+				c := o.flags.config()
 				if o.kill != "sigterm" || o.repeat != 3 || o.broker != "k2" || c.Acks != "1" {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
@@ -95,13 +95,13 @@ func TestRunFlags(t *testing.T) {
 			}},
 		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
 			check: func(t *testing.T, o *runOptions) {
-				if c, _ := o.flags.config(); !c.NoKIP951 {
+				if c := o.flags.config(); !c.NoKIP951 {
 					t.Error("--kip951=false left KIP-951 on")
 				}
 			}},
 		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
 			check: func(t *testing.T, o *runOptions) {
-				if c, _ := o.flags.config(); c.NoKIP951 {
+				if c := o.flags.config(); c.NoKIP951 {
 					t.Error("KIP-951 off by default")
 				}
 			}},
