@@ -110,6 +110,13 @@ func TestRunFlags(t *testing.T) {
 		{name: "client-set for a client not chosen", args: []string{"run", "--kill", "sigkill", "--client-set", "java:linger.ms=5"}, wantErr: "java is not in --clients"},
 		{name: "client-set without a value", args: []string{"run", "--kill", "sigkill", "--clients", "java", "--client-set", "java:linger.ms"}, wantErr: "want CLIENT:KEY=VALUE"},
 		{name: "stray argument", args: []string{"run", "--kill", "sigkill", "k1"}, wantErr: "unexpected argument"},
+		{name: "interval of a nanosecond", args: []string{"run", "--kill", "sigkill", "--interval", "1ns"}, wantErr: "--interval 1ns: must be at least 1ms"},
+		{name: "duration past a day", args: []string{"run", "--kill", "sigkill", "--duration", "2562047h"}, wantErr: "--duration 2562047h0m0s: must be positive and at most 24h0m0s"},
+		{name: "a partition twice", args: []string{"run", "--kill", "sigkill", "--partitions", "0,0"}, wantErr: "--partitions 0,0: partition 0 given twice"},
+		{name: "a partition past the bound", args: []string{"run", "--kill", "sigkill", "--partitions", "99999"}, wantErr: "--partitions 99999: partition 99999: want 0 to 9999"},
+		{name: "negative replica interval", args: []string{"run", "--kill", "sigkill", "--replica-interval", "-1s"}, wantErr: "--replica-interval -1s: must not be negative"},
+		{name: "a billion trials", args: []string{"run", "--kill", "sigkill", "--repeat", "1000000000"}, wantErr: "--repeat 1000000000: want 1 to 1000"},
+		{name: "bad last step", args: []string{"run", "--fault", "last-replica", "--last-step", "pause"}, wantErr: `--last-step "pause": want sigkill or sigterm`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
