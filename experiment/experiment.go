@@ -145,13 +145,13 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	return ValidateProbe(o.Probe)
+	return validateProbe(o.Probe)
 }
 
-// ValidateProbe checks a probe's configuration, kbf probe's too: the
+// validateProbe checks a probe's configuration, kbf probe's too: the
 // probe's own rules (probe.Config.Validate) and the bounds above. The
 // addresses are not checked: the target gives them.
-func ValidateProbe(c probe.Config) error {
+func validateProbe(c probe.Config) error {
 	switch {
 	case c.Interval < MinInterval:
 		return invalid("interval", c.Interval, "must be at least %v", MinInterval)

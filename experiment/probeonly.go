@@ -24,7 +24,7 @@ func (o *ProbeOptions) Validate() error {
 	if o.Duration <= 0 || o.Duration > MaxDuration {
 		return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
 	}
-	return ValidateProbe(o.Probe)
+	return validateProbe(o.Probe)
 }
 
 // Reachable is what a probe-only trial asks of the target: where its

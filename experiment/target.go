@@ -3,7 +3,7 @@ package experiment
 // The cluster under test is a target: whatever place it lives in (local
 // Docker, Kubernetes, a cluster reached over the network), the protocol
 // asks it only what these interfaces say, phase by phase. What a target
-// can do is stated (Faults.Supports, Faults.Quorum) and checked by Check
+// can do is stated (Abilities) and checked by Check
 // before anything starts; nothing is discovered half-way through a trial.
 
 import (
@@ -64,8 +64,8 @@ type Facts interface {
 	CPUTimes(ctx context.Context) (map[string]time.Duration, error)
 }
 
-// Faults are the faults a target can inject and how it undoes them.
-type Faults interface {
+// Abilities are what a target says, up front, it can do.
+type Abilities interface {
 	// Supports says, before anything starts, whether the target can
 	// inject kind into broker: nil when it can, else an error wrapping
 	// ErrUnsupported that says why not (Unsupportedf). Check has already
@@ -74,6 +74,10 @@ type Faults interface {
 	// Quorum is the controllers' quorum as the target sees it; nil when it
 	// cannot tell, and the controller faults are then refused.
 	Quorum() Quorum
+}
+
+// Faults are how a target injects a fault and undoes it.
+type Faults interface {
 	// Inject injects f and returns what it saw. Once a signal may have
 	// been sent, the returned fault names its broker.
 	Inject(ctx context.Context, f chaos.Fault) (results.Fault, error)
@@ -95,8 +99,15 @@ type Target interface {
 	Addresses
 	Health
 	Facts
+	Abilities
 	Faults
 	Logs
+}
+
+// Shape is what Check asks of a target: its nodes and its abilities.
+type Shape interface {
+	Nodes
+	Abilities
 }
 
 // Quorum is what a controller fault asks of the target: which controller
@@ -143,9 +154,10 @@ func Unsupportedf(format string, a ...any) error {
 // does not allow (isolate-controller with no dedicated controller, a
 // controller fault with fewer than three dedicated controllers or no
 // quorum to ask, a fault of several steps with fewer than three brokers),
-// or one the target says it cannot inject (Faults.Supports). It contacts
-// nothing: kbf run and kbf bench call it before the cluster is brought up.
-func Check(o *Options, t Target) error {
+// or one the target says it cannot inject (Abilities.Supports). It
+// contacts nothing: kbf run and kbf bench call it before the cluster is
+// brought up.
+func Check(o *Options, t Shape) error {
 	brokers := t.Brokers()
 	if _, ok := brokers[o.Broker]; !ok {
 		names := make([]string, 0, len(brokers))

@@ -66,7 +66,7 @@ func (f notFlag) Set(v string) error {
 func (notFlag) Type() string { return "bool" }
 
 // config returns the probe configuration the flags set; the experiment's
-// options check it (experiment.ValidateProbe).
+// options check it (experiment.Options.Validate, ProbeOptions.Validate).
 func (f *probeFlags) config() probe.Config {
 	c := f.cfg
 	c.Partitions = f.partitions
