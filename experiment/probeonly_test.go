@@ -16,7 +16,9 @@ import (
 // stranger is a probe-only target whose brokers are not its own.
 type stranger struct{ At }
 
-func (stranger) Identify(context.Context) error { return errors.New("the brokers are cluster X, not kbf's") }
+func (stranger) Identify(context.Context) error {
+	return errors.New("the brokers are cluster X, not kbf's")
+}
 
 func TestProbeOnly(t *testing.T) {
 	tests := []struct {
