@@ -8,9 +8,11 @@
 // The cluster under test is a target (target.go): interfaces declared
 // here, phase by phase, with only the methods the protocol calls, and the
 // abilities a target has stated up front, so that a fault it cannot do is
-// refused before anything starts. Package target/docker is the target of a
-// cluster kbf runs in Docker; the tests pass fakes. kbf run, kbf bench and
-// kbf probe all go through this package (Runner.Run, Runner.Trial, Probe).
+// refused before anything starts (Check). Package target/docker is the
+// target of a cluster kbf runs in Docker; the tests pass fakes. kbf run,
+// kbf bench and kbf probe all go through this package (Runner.Run,
+// Runner.Trial, ProbeOnly), and their options are checked here only
+// (Options.Validate, ProbeOptions.Validate).
 package experiment
 
 import (
