@@ -409,9 +409,9 @@ func TestCheck(t *testing.T) {
 	}{
 		{name: "sigkill", kill: chaos.SigKill, broker: "k1", brokers: three, controllers: []string{"c1"}},
 		{name: "not a broker", kill: chaos.SigKill, broker: "k9", brokers: three, controllers: []string{"c1"},
-			want: `broker "k9": not a broker of the cluster (k1 k2 k3)`},
+			want: "broker k9: not a broker of the cluster (k1 k2 k3)"},
 		{name: "a controller as the broker", kill: chaos.SigKill, broker: "c1", brokers: three, controllers: []string{"c1"},
-			want: `broker "c1": not a broker of the cluster (k1 k2 k3)`},
+			want: "broker c1: not a broker of the cluster (k1 k2 k3)"},
 		{name: "isolate-controller, combined nodes", kill: chaos.IsolateController, broker: "k1", brokers: three,
 			want: "fault isolate-controller: the cluster has no dedicated controller to cut the broker from"},
 		{name: "isolate-controller, one controller", kill: chaos.IsolateController, broker: "k1", brokers: three, controllers: []string{"c1"}},

@@ -165,7 +165,7 @@ func Check(o *Options, t Shape) error {
 			names = append(names, b)
 		}
 		slices.SortFunc(names, func(a, b string) int { return int(brokers[a]) - int(brokers[b]) })
-		return Unsupportedf("broker %q: not a broker of the cluster (%s)", o.Broker, strings.Join(names, " "))
+		return Unsupportedf("broker %s: not a broker of the cluster (%s)", o.Broker, strings.Join(names, " "))
 	}
 	controllers := len(controllersOf(t))
 	switch {

@@ -211,9 +211,9 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 		{name: "controller-pause with one controller", args: []string{"--fault", "controller-pause", "--controllers", "1"},
 			s: bench.Scenario{Fault: "controller-pause", Controllers: 1}, wantErr: "needs a quorum of three dedicated controllers"},
 		{name: "a broker the cluster lacks", args: []string{"--kill", "sigkill", "--broker", "k9"},
-			s: bench.Scenario{Fault: "sigkill", Broker: "k9"}, wantErr: "not a broker of the cluster (k1 k2 k3)"},
+			s: bench.Scenario{Fault: "sigkill", Broker: "k9"}, wantErr: "broker k9: not a broker of the cluster (k1 k2 k3)"},
 		{name: "the controller as the broker", args: []string{"--kill", "sigkill", "--broker", "c1"},
-			s: bench.Scenario{Fault: "sigkill", Broker: "c1"}, wantErr: "not a broker of the cluster"},
+			s: bench.Scenario{Fault: "sigkill", Broker: "c1"}, wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
 		// The embedded cluster's topics need three brokers: compose says
 		// so before the fault's own check can.
 		{name: "two-brokers with two brokers", args: []string{"--fault", "two-brokers", "--brokers", "2"},

@@ -129,7 +129,7 @@ func TestSupports(t *testing.T) {
 		{name: "controller-kill, three controllers", kind: results.FaultControllerKill, broker: "k1", opts: compose.Options{Controllers: 3}},
 		{name: "rolling, two brokers", kind: results.FaultRolling, broker: "k1", opts: compose.Options{Brokers: 2, Topics: []compose.Topic{}},
 			wantErr: "fault rolling: needs at least 3 brokers, the cluster has 2"},
-		{name: "not a broker", kind: chaos.SigKill, broker: "c1", wantErr: `broker "c1": not a broker of the cluster (k1 k2 k3)`},
+		{name: "not a broker", kind: chaos.SigKill, broker: "c1", wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
