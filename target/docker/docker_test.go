@@ -172,3 +172,31 @@ func TestForFault(t *testing.T) {
 		t.Errorf("disk-full: disk limits %v, want k3's 32m", opts.DiskLimits)
 	}
 }
+
+// TestPoolReuse checks the cases that need no Docker: the same cluster
+// with the same settings is the same target; other settings on the same
+// cluster make a new target without taking the cluster down (Up then
+// recreates only the nodes whose settings changed).
+func TestPoolReuse(t *testing.T) {
+	var p Pool
+	defer p.Close()
+	ctx := context.Background()
+	opts := compose.Options{Env: map[string]string{}}
+	a, err := p.Get(ctx, opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Get(ctx, opts, false)
+	if err != nil || b != a {
+		t.Fatalf("the same options: target %p then %p (%v), want one", a, b, err)
+	}
+	other := opts
+	other.Config = []compose.Setting{{Key: "broker.session.timeout.ms", Value: "6000"}}
+	c, err := p.Get(ctx, other, false)
+	if err != nil || c == a {
+		t.Fatalf("other settings: target %p then %p (%v), want a new one", a, c, err)
+	}
+	if _, err := p.Get(ctx, compose.Options{Env: map[string]string{}, Brokers: 0, Lead: "k9"}, false); err == nil {
+		t.Error("a lead that is no broker: no error")
+	}
+}
