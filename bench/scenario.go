@@ -54,6 +54,10 @@ scenarios:
 # nodes whose settings changed.
 `
 
+// MaxTrials bounds the trials of a scenario: a benchmark's plan holds every
+// trial, and a thousand trials of a minute are already most of a day.
+const MaxTrials = 1000
+
 // File is a benchmark: its scenarios and how many trials of each.
 type File struct {
 	// Trials is the number of trials of every scenario, and of every value
@@ -153,8 +157,8 @@ func ReadFile(path string) (*File, error) {
 // Validate checks what can be checked without a cluster; what a runner
 // cannot do yet it refuses itself (see Checker).
 func (f *File) Validate() error {
-	if f.Trials < 1 {
-		return fmt.Errorf("trials %d: want at least 1 (6 or more for a 95%% interval)", f.Trials)
+	if f.Trials < 1 || f.Trials > MaxTrials {
+		return fmt.Errorf("trials %d: want 1 to %d (6 or more for a 95%% interval)", f.Trials, MaxTrials)
 	}
 	if len(f.Scenarios) == 0 {
 		return errors.New("no scenarios: want at least one under scenarios:")

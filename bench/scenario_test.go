@@ -42,6 +42,7 @@ func TestParse(t *testing.T) {
 		{name: "empty", in: "", wantErr: "empty"},
 		{name: "misspelt key", in: "trials: 1\nscenarios: [{name: a, falt: sigkill}]\n", wantErr: "field falt not found"},
 		{name: "no trials", in: "scenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 0"},
+		{name: "a billion trials", in: "trials: 1000000000\nscenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 1000000000: want 1 to 1000"},
 		{name: "no scenarios", in: "trials: 3\n", wantErr: "no scenarios"},
 		{name: "no name", in: "trials: 1\nscenarios: [{fault: sigkill}]\n", wantErr: "scenario 1: no name"},
 		{name: "bad name", in: "trials: 1\nscenarios: [{name: a/b, fault: sigkill}]\n", wantErr: "a name is letters"},

@@ -172,7 +172,7 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 		now := time.Now()
 		if now.Sub(asked) >= time.Second {
 			var err error
-			if parts, err = t.r.Cluster.Partitions(ctx, cfg.Topic); err != nil {
+			if parts, err = t.r.Target.Partitions(ctx, cfg.Topic); err != nil {
 				parts = nil
 				if ctx.Err() != nil {
 					return rec, ctx.Err()

@@ -110,7 +110,7 @@ func TestBaselineWaitsForLeaders(t *testing.T) {
 	asked := 0
 	r, _, rep := newRunner(t, w, chaos.SigKill)
 	cl := &healing{world: w, after: 2, asked: &asked}
-	r.Cluster = cl
+	r.Target = cl
 	tr, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
 	if err != nil {
 		t.Fatal(err)

@@ -5,9 +5,14 @@
 // contract) and reads it back through report, so a trial's report is the
 // same whether printed now or by kbf report later.
 //
-// The cluster, the fault injector and the probe are interfaces declared
-// here with only the methods the protocol calls; cmd/kbf adapts compose,
-// chaos and probe to them, and the tests pass fakes.
+// The cluster under test is a target (target.go): interfaces declared
+// here, phase by phase, with only the methods the protocol calls, and the
+// abilities a target has stated up front, so that a fault it cannot do is
+// refused before anything starts (Check). Package target/docker is the
+// target of a cluster kbf runs in Docker; the tests pass fakes. kbf run,
+// kbf bench and kbf probe all go through this package (Runner.Run,
+// Runner.Trial, ProbeOnly), and their options are checked here only
+// (Options.Validate, ProbeOptions.Validate).
 package experiment
 
 import (
@@ -15,67 +20,10 @@ import (
 	"io"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
-
-// Cluster is what a trial asks of the cluster.
-type Cluster interface {
-	// Up makes sure every node runs and every ISR is full.
-	Up(ctx context.Context) (UpInfo, error)
-	// WaitISRFull waits until every partition of topics has its whole
-	// replica set in sync.
-	WaitISRFull(ctx context.Context, topics ...string) error
-	// EnsurePreferred runs a preferred leader election where a partition
-	// is not led by its first replica.
-	EnsurePreferred(ctx context.Context) error
-	// LeadersPreferred says whether every partition of topics is led by
-	// its first replica.
-	LeadersPreferred(ctx context.Context, topics ...string) (bool, error)
-	// Partitions describes the partitions of topic.
-	Partitions(ctx context.Context, topic string) ([]Partition, error)
-	Bootstrap() []string
-	Brokers() map[string]int32 // service name → node id
-	Services() []string        // every node's service, in start order
-	TopicNames() []string      // the topics recovery waits for
-	Image() string
-	KafkaVersion(ctx context.Context) (string, error)
-	// NodeConfigs reads back every node's configuration in effect, by
-	// service: what the trial's settings really were.
-	NodeConfigs(ctx context.Context) (map[string]map[string]string, error)
-	// CPUTimes is the CPU time each running node has used so far, by
-	// service: what the host's load owes to the cluster rather than to
-	// others.
-	CPUTimes(ctx context.Context) (map[string]time.Duration, error)
-}
-
-// UpInfo is what Cluster.Up did.
-type UpInfo struct {
-	Reused bool // every node already ran as configured
-	Took   time.Duration
-}
-
-// Partition is one partition's replicas as the cluster describes them.
-type Partition struct {
-	Partition int32
-	Leader    int32   // -1: none
-	Replicas  []int32 // the preferred leader first
-	ISR       []int32
-}
-
-// Injector is what a trial asks of the fault injector.
-type Injector interface {
-	// Inject injects f and returns what it saw. Once a signal may have
-	// been sent, the returned fault names its broker.
-	Inject(ctx context.Context, f chaos.Fault) (results.Fault, error)
-	// Restart starts (or unpauses) a faulted node again; a node that runs
-	// is an error wrapping chaos.ErrAlreadyRunning.
-	Restart(ctx context.Context, service string) error
-	// CollectLogs copies a node's logs written since since into dst.
-	CollectLogs(ctx context.Context, service string, since time.Time, dst string) error
-}
 
 // Probe is what a trial asks of the probe (probe.Probe).
 type Probe interface {
@@ -111,8 +59,9 @@ type Sampler interface {
 	Close()
 }
 
-// NewSampler makes a sampler of topic's partitions writing to w.
-type NewSampler func(ctx context.Context, bootstrap []string, topic string, partitions []int32, w io.Writer) (Sampler, error)
+// NewSampler makes a sampler of topic's partitions, asking every interval,
+// writing to w.
+type NewSampler func(ctx context.Context, bootstrap []string, topic string, partitions []int32, interval time.Duration, w io.Writer) (Sampler, error)
 
 // Reporter shows a run's progress to its user.
 type Reporter interface {

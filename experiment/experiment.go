@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +51,9 @@ type Options struct {
 	// client's settings by its own names (clients.Spec.Settings).
 	Clients        []clients.Name
 	ClientSettings map[clients.Name]map[string]string
+	// ReplicaInterval is how often the replica view (Runner.NewSampler)
+	// samples; zero turns it off.
+	ReplicaInterval time.Duration
 	// ProcRoot is where the host's load is read, /proc when empty.
 	ProcRoot string
 
@@ -61,27 +65,122 @@ type Options struct {
 // confirmed by the engine.
 const DefaultInjectTimeout = 30 * time.Second
 
-// Validate reports the first option that cannot work.
+// The bounds Validate holds options to: beyond them a setting is a typo or
+// exhausts the machine (an interval of 1ns is a busy loop, a billion trials
+// a plan that fills the memory) rather than an experiment.
+const (
+	MinInterval   = time.Millisecond
+	MaxDuration   = 24 * time.Hour
+	MaxPartitions = 10000 // a probed partition's number is below it
+	MaxRepeat     = 1000
+)
+
+// InvalidOption is an option that cannot work. Name is the option's name
+// as a bench scenario spells it (fault_after); the command line's flag is
+// the same with dashes (--fault-after).
+type InvalidOption struct {
+	Name  string
+	Value string
+	Why   string
+}
+
+func (e *InvalidOption) Error() string { return fmt.Sprintf("%s %s: %s", e.Name, e.Value, e.Why) }
+
+// Is makes an InvalidOption an ErrInvalidOption.
+func (e *InvalidOption) Is(target error) bool { return target == ErrInvalidOption }
+
+// ErrInvalidOption marks every error Validate returns: the options, not
+// the cluster, are wrong.
+var ErrInvalidOption = errors.New("invalid option")
+
+// invalidProbe is the probe's own refusal of its configuration, as it
+// says it.
+type invalidProbe struct{ err error }
+
+func (e invalidProbe) Error() string        { return e.err.Error() }
+func (e invalidProbe) Unwrap() error        { return e.err }
+func (e invalidProbe) Is(target error) bool { return target == ErrInvalidOption }
+
+// list is a value shown as it is, not quoted as a string is.
+type list string
+
+func invalid(name string, value any, format string, a ...any) error {
+	v := fmt.Sprint(value)
+	if s, ok := value.(string); ok {
+		v = fmt.Sprintf("%q", s)
+	}
+	return &InvalidOption{Name: name, Value: v, Why: fmt.Sprintf(format, a...)}
+}
+
+// Validate reports the first option that cannot work, as an
+// *InvalidOption, or the probe's configuration's error. It is the one
+// place a trial's options are checked: kbf run, kbf bench and Run call it.
 func (o *Options) Validate() error {
+	left := o.Duration - o.FaultAfter
 	switch {
 	case !o.Kill.Known():
-		return fmt.Errorf("fault %q: want one of %v", o.Kill, results.FaultKinds())
+		return invalid("fault", string(o.Kill), "want one of %v", results.FaultKinds())
 	case o.Broker == "":
-		return errors.New("no broker to fault")
-	case o.Duration <= 0:
-		return fmt.Errorf("duration %v: must be positive", o.Duration)
+		return invalid("broker", "", "no broker to fault")
+	case o.Duration <= 0 || o.Duration > MaxDuration:
+		return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
 	case o.FaultAfter < 0 || o.FaultAfter >= o.Duration:
-		return fmt.Errorf("fault after %v: must be within the duration %v", o.FaultAfter, o.Duration)
-	case o.Repeat < 1:
-		return fmt.Errorf("repeat %d: must be at least 1", o.Repeat)
+		return invalid("fault_after", o.FaultAfter, "must be within duration %v", o.Duration)
+	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
+		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
+	case o.LastStep != "" && o.LastStep != chaos.SigKill && o.LastStep != chaos.SigTerm:
+		return invalid("last_step", string(o.LastStep), "want sigkill or sigterm")
+	case o.Repeat < 1 || o.Repeat > MaxRepeat:
+		return invalid("repeat", o.Repeat, "want 1 to %d", MaxRepeat)
 	case o.Grace <= 0:
-		return fmt.Errorf("grace %v: must be positive", o.Grace)
+		return invalid("grace", o.Grace, "must be positive")
 	case o.RecoveryTimeout <= 0:
-		return fmt.Errorf("recovery timeout %v: must be positive", o.RecoveryTimeout)
-	case o.Baseline.Period < 0, o.Baseline.Gap < 0, o.Baseline.Timeout < 0:
-		return fmt.Errorf("baseline %v, gap %v, timeout %v: must not be negative", o.Baseline.Period, o.Baseline.Gap, o.Baseline.Timeout)
+		return invalid("recovery_timeout", o.RecoveryTimeout, "must be positive")
+	case o.ReplicaInterval < 0:
+		return invalid("replica_interval", o.ReplicaInterval, "must not be negative (0 turns the replica view off)")
+	case o.Baseline.Period < 0:
+		return invalid("baseline", o.Baseline.Period, "must not be negative")
+	case o.Baseline.Gap < 0:
+		return invalid("baseline_gap", o.Baseline.Gap, "must not be negative")
+	case o.Baseline.Timeout < 0:
+		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
+	}
+	return validateProbe(o.Probe)
+}
+
+// validateProbe checks a probe's configuration, kbf probe's too: the
+// probe's own rules (probe.Config.Validate) and the bounds above. The
+// addresses are not checked: the target gives them.
+func validateProbe(c probe.Config) error {
+	switch {
+	case c.Interval < MinInterval:
+		return invalid("interval", c.Interval, "must be at least %v", MinInterval)
+	}
+	seen := map[int32]bool{}
+	for _, p := range c.Partitions {
+		switch {
+		case p < 0 || p >= MaxPartitions:
+			return invalid("partitions", partitionList(c.Partitions), "partition %d: want 0 to %d", p, MaxPartitions-1)
+		case seen[p]:
+			return invalid("partitions", partitionList(c.Partitions), "partition %d given twice", p)
+		}
+		seen[p] = true
+	}
+	if len(c.Bootstrap) == 0 {
+		c.Bootstrap = []string{"the target's"} // filled in by the trial
+	}
+	if err := c.Validate(); err != nil {
+		return invalidProbe{err}
 	}
 	return nil
+}
+
+func partitionList(ps []int32) list {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = fmt.Sprint(p)
+	}
+	return list(strings.Join(s, ","))
 }
 
 // ErrFindings marks a run that completed and found a client's records
@@ -92,12 +191,11 @@ var ErrFindings = errors.New("the run found a problem")
 // verdict): it measured nothing to rely on.
 var ErrNoValidTrial = errors.New("no trial was valid")
 
-// Runner runs trials. Cluster and Faults are required; the other
-// dependencies have defaults.
+// Runner runs trials. Target is required; the other dependencies have
+// defaults.
 type Runner struct {
-	Opt     Options
-	Cluster Cluster
-	Faults  Injector
+	Opt    Options
+	Target Target
 	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe NewProbe
 	ReadBack ReadBack
@@ -105,7 +203,8 @@ type Runner struct {
 	// clients.Start.
 	StartClient StartClient
 	// NewSampler, when set, watches the replicas through each trial into
-	// replicas.csv: each replica's LEO, the HW, the ISR and ELR.
+	// replicas.csv every Opt.ReplicaInterval: each replica's LEO, the HW,
+	// the ISR and ELR.
 	NewSampler NewSampler
 	// Drawings are drawn beside each trial's report; nil draws none.
 	Drawings Drawings
@@ -114,6 +213,21 @@ type Runner struct {
 	// Out receives the reports; Reporter the progress (default: none).
 	Out      io.Writer
 	Reporter Reporter
+}
+
+// Check refuses, before anything starts, options that cannot work
+// (Options.Validate), a results directory that cannot be written, and a
+// fault the target cannot do (Check). Run and
+// Trial call it first; a command calls it before its first trial to
+// refuse a scenario before anything is written.
+func (r *Runner) Check() error {
+	if err := r.Opt.Validate(); err != nil {
+		return err
+	}
+	if err := Writable(r.Opt.Out); err != nil {
+		return err
+	}
+	return Check(&r.Opt, r.Target)
 }
 
 func (r *Runner) say(format string, a ...any) { r.reporter().Say(fmt.Sprintf(format, a...)) }
@@ -140,6 +254,9 @@ func (r *Runner) out() io.Writer {
 // error wrapping ErrNoValidTrial.
 func (r *Runner) Run(ctx context.Context) error {
 	o := &r.Opt
+	if err := r.Check(); err != nil {
+		return err
+	}
 	var trials []*report.Trial
 	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
@@ -182,10 +299,14 @@ func (r *Runner) summarize(trials []*report.Trial) error {
 }
 
 // Trial runs trial n (1-based) into dir, prints its report and returns it.
+// It refuses what Check refuses before anything starts.
 // Whatever happens — an error, Ctrl-C (ctx cancelled) — the fault is undone
 // and what was measured is on disk before it returns; an interrupted trial
 // returns the context's error.
 func (r *Runner) Trial(ctx context.Context, n int, dir string) (*report.Trial, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
 	t := &trial{r: r, o: &r.Opt, n: n, dir: dir, ctx: ctx}
 	t.phase.Store("cluster")
 	return t.run(ctx)
@@ -267,7 +388,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		Watch(watchCtx, t.r.reporter(), func() string { return t.phase.Load().(string) }, t.p, start, func() time.Time { return t.end.Load().(time.Time) })
 	}()
 
-	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Cluster.CPUTimes(ctx) })
+	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Target.CPUTimes(ctx) })
 	attempted, faultErr := false, error(nil)
 	t.host = host
 	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
@@ -327,7 +448,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 
 // clusterUp makes sure the cluster is up with every ISR full.
 func (t *trial) clusterUp(ctx context.Context) error {
-	up, err := t.r.Cluster.Up(ctx)
+	up, err := t.r.Target.Up(ctx)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -342,7 +463,7 @@ func (t *trial) clusterUp(ctx context.Context) error {
 // no directory behind.
 func (t *trial) startProbe(ctx context.Context) error {
 	cfg := t.o.Probe
-	cfg.Bootstrap = t.r.Cluster.Bootstrap()
+	cfg.Bootstrap = t.r.Target.Bootstrap()
 	cfg.SteadyGap = t.o.Baseline.Gap
 	rec, err := NewRecorder(t.dir)
 	if err != nil {
@@ -359,19 +480,19 @@ func (t *trial) startProbe(ctx context.Context) error {
 	}
 	m := NewMeta("trial", t.o.Version, t.o.Command, p)
 	m.Trial = t.n
-	m.Cluster.Image = t.r.Cluster.Image()
-	m.Cluster.Brokers = t.r.Cluster.Brokers()
-	if v, err := t.r.Cluster.KafkaVersion(ctx); err == nil {
+	m.Cluster.Image = t.r.Target.Image()
+	m.Cluster.Brokers = t.r.Target.Brokers()
+	if v, err := t.r.Target.KafkaVersion(ctx); err == nil {
 		m.Cluster.KafkaVersion = v
 	} else {
 		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
 	}
-	if nodes, err := t.r.Cluster.NodeConfigs(ctx); err == nil {
+	if nodes, err := t.r.Target.NodeConfigs(ctx); err == nil {
 		m.Cluster.Nodes = nodes
 	} else {
 		m.Notes = append(m.Notes, "nodes' configuration not read back: "+err.Error())
 	}
-	if parts, err := t.r.Cluster.Partitions(ctx, cfg.Topic); err == nil {
+	if parts, err := t.r.Target.Partitions(ctx, cfg.Topic); err == nil {
 		m.Probe.Leaders = map[int32]int32{}
 		m.Probe.Replicas = map[int32][]int32{}
 		for _, pt := range parts {
@@ -425,10 +546,10 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.injectTimeout(t.o.Kill))
 	defer cancel()
 	t.faultAt = time.Now()
-	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace,
-		Controllers: t.controllers(), HaltWait: t.haltWait()})
+	f, err := t.r.Target.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace,
+		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
 	if f.Broker != "" {
-		f.NodeID = t.r.Cluster.Brokers()[t.o.Broker]
+		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.meta.Fault = &f
 		if serr := t.rec.Save(); serr != nil {
 			err = errors.Join(err, serr)
@@ -476,7 +597,7 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 // a note, not the trial.
 func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 	none := func() *results.ReplicaStats { return nil }
-	if t.r.NewSampler == nil {
+	if t.r.NewSampler == nil || t.o.ReplicaInterval <= 0 {
 		return none
 	}
 	f, err := os.Create(filepath.Join(t.dir, results.ReplicasFile))
@@ -485,7 +606,7 @@ func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 		return none
 	}
 	cfg := t.p.Config()
-	s, err := t.r.NewSampler(ctx, cfg.Bootstrap, cfg.Topic, cfg.Partitions, f)
+	s, err := t.r.NewSampler(ctx, cfg.Bootstrap, cfg.Topic, cfg.Partitions, t.o.ReplicaInterval, f)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
@@ -512,25 +633,13 @@ func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 	}
 }
 
-// controllers are the nodes that are not brokers: what isolate-controller
-// cuts the broker from.
-func (t *trial) controllers() []string {
-	var cs []string
-	for _, svc := range t.r.Cluster.Services() {
-		if _, broker := t.r.Cluster.Brokers()[svc]; !broker {
-			cs = append(cs, svc)
-		}
-	}
-	return cs
-}
-
 // collectLogs copies every node's logs into the trial directory. What they
 // say (a graceful stop's SIGTERM line) is read at analysis time.
 func (t *trial) collectLogs(ctx context.Context) {
 	t.setPhase("logs")
-	for _, svc := range t.r.Cluster.Services() {
+	for _, svc := range t.r.Target.Services() {
 		dst := filepath.Join(t.dir, results.NodeLogsDir, svc)
-		if err := t.r.Faults.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
+		if err := t.r.Target.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
 		}
 	}
@@ -559,23 +668,23 @@ func (t *trial) recover(ctx context.Context) error {
 	}
 	b := t.o.Broker
 	t.r.say("recovery: restarting %s", b)
-	switch err := t.r.Faults.Restart(ctx, b); {
+	switch err := t.r.Target.Restart(ctx, b); {
 	case errors.Is(err, chaos.ErrAlreadyRunning):
 		t.r.say("recovery: %s was running", b)
 	case err != nil:
 		return fail("restart "+b, err)
 	}
 	rc.Restarted = time.Now().UTC()
-	topics := t.r.Cluster.TopicNames()
-	if err := t.r.Cluster.WaitISRFull(ctx, topics...); err != nil {
+	topics := t.r.Target.TopicNames()
+	if err := t.r.Target.WaitISRFull(ctx, topics...); err != nil {
 		return fail("wait for full ISRs", err)
 	}
 	rc.ISRFull = time.Now().UTC()
-	if err := t.r.Cluster.EnsurePreferred(ctx); err != nil {
+	if err := t.r.Target.EnsurePreferred(ctx); err != nil {
 		return fail("preferred leader election", err)
 	}
 	rc.PreferredElec = time.Now().UTC()
-	ok, err := t.r.Cluster.LeadersPreferred(ctx, topics...)
+	ok, err := t.r.Target.LeadersPreferred(ctx, topics...)
 	if err != nil {
 		return fail("check leaders", err)
 	}

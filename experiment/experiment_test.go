@@ -29,7 +29,7 @@ func newRunner(t *testing.T, w *world, kill results.FaultKind) (*Runner, *bytes.
 			Repeat: 1, Out: t.TempDir(), Grace: time.Second, RecoveryTimeout: time.Minute, Probe: cfg,
 			Baseline: Baseline{Period: time.Millisecond, Timeout: time.Minute}, ProcRoot: proc,
 		},
-		Cluster: w, Faults: w, NewProbe: w.newProbe, ReadBack: w.readBack, Drawings: w.drawings,
+		Target: w, NewProbe: w.newProbe, ReadBack: w.readBack, Drawings: w.drawings,
 		Out: &out, Reporter: rep,
 	}, &out, rep
 }
@@ -282,7 +282,7 @@ func TestRunRefusesUsedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	w2 := newWorld()
-	r.Cluster, r.Faults, r.NewProbe = w2, w2, w2.newProbe
+	r.Target, r.NewProbe = w2, w2.newProbe
 	if err := r.Run(context.Background()); !errors.Is(err, ErrDirInUse) {
 		t.Fatalf("error %v, want ErrDirInUse", err)
 	}
@@ -292,28 +292,212 @@ func TestRunRefusesUsedDirectory(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	good := Options{Kill: chaos.SigKill, Broker: "k1", Duration: time.Second, FaultAfter: 0, Repeat: 1, Grace: time.Second, RecoveryTimeout: time.Second}
+	good := Options{Kill: chaos.SigKill, Broker: "k1", Duration: time.Second, FaultAfter: 0, Repeat: 1, Grace: time.Second,
+		RecoveryTimeout: time.Second, Probe: probe.Defaults()}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good options: %v", err)
 	}
 	for _, tt := range []struct {
 		name string
 		edit func(o *Options)
-		want string
+		want string // the whole message; "" for options that are good
 	}{
-		{"kill", func(o *Options) { o.Kill = "sighup" }, `fault "sighup"`},
-		{"broker", func(o *Options) { o.Broker = "" }, "no broker"},
-		{"duration", func(o *Options) { o.Duration = 0 }, "duration 0s"},
-		{"fault after", func(o *Options) { o.FaultAfter = time.Second }, "fault after 1s"},
-		{"repeat", func(o *Options) { o.Repeat = 0 }, "repeat 0"},
-		{"grace", func(o *Options) { o.Grace = 0 }, "grace 0s"},
-		{"recovery", func(o *Options) { o.RecoveryTimeout = -1 }, "recovery timeout"},
+		{"kill", func(o *Options) { o.Kill = "sighup" }, `fault "sighup": want one of`},
+		{"broker", func(o *Options) { o.Broker = "" }, `broker "": no broker to fault`},
+		{"no duration", func(o *Options) { o.Duration = 0 }, "duration 0s: must be positive and at most 24h0m0s"},
+		{"a day", func(o *Options) { o.Duration = 24 * time.Hour }, ""},
+		{"duration past a day", func(o *Options) { o.Duration = 2562047 * time.Hour }, "duration 2562047h0m0s: must be positive and at most 24h0m0s"},
+		{"fault after the end", func(o *Options) { o.FaultAfter = time.Second }, "fault_after 1s: must be within duration 1s"},
+		{"return after the end", func(o *Options) { o.ReturnAfter = time.Second }, "return_after 1s: must be within the 1s left after fault_after"},
+		{"negative return", func(o *Options) { o.ReturnAfter = -time.Second }, "return_after -1s"},
+		{"last step", func(o *Options) { o.LastStep = chaos.Pause }, `last_step "pause": want sigkill or sigterm`},
+		{"no repeat", func(o *Options) { o.Repeat = 0 }, "repeat 0: want 1 to 1000"},
+		{"a thousand", func(o *Options) { o.Repeat = 1000 }, ""},
+		{"a billion", func(o *Options) { o.Repeat = 1000000000 }, "repeat 1000000000: want 1 to 1000"},
+		{"grace", func(o *Options) { o.Grace = 0 }, "grace 0s: must be positive"},
+		{"recovery", func(o *Options) { o.RecoveryTimeout = -1 }, "recovery_timeout -1ns: must be positive"},
+		{"replica interval off", func(o *Options) { o.ReplicaInterval = 0 }, ""},
+		{"negative replica interval", func(o *Options) { o.ReplicaInterval = -time.Second }, "replica_interval -1s: must not be negative (0 turns the replica view off)"},
+		{"negative baseline", func(o *Options) { o.Baseline.Period = -time.Second }, "baseline -1s: must not be negative"},
+		{"negative baseline gap", func(o *Options) { o.Baseline.Gap = -time.Second }, "baseline_gap -1s: must not be negative"},
+		{"interval 1ms", func(o *Options) { o.Probe.Interval = time.Millisecond }, ""},
+		{"interval 1ns", func(o *Options) { o.Probe.Interval = time.Nanosecond }, "interval 1ns: must be at least 1ms"},
+		{"partitions", func(o *Options) { o.Probe.Partitions = []int32{0, 2} }, ""},
+		{"a partition twice", func(o *Options) { o.Probe.Partitions = []int32{0, 0} }, "partitions 0,0: partition 0 given twice"},
+		{"partition 9999", func(o *Options) { o.Probe.Partitions = []int32{9999} }, ""},
+		{"partition 99999", func(o *Options) { o.Probe.Partitions = []int32{1, 99999} }, "partitions 1,99999: partition 99999: want 0 to 9999"},
+		{"negative partition", func(o *Options) { o.Probe.Partitions = []int32{-1} }, "partitions -1: partition -1: want 0 to 9999"},
+		{"the probe's own rule", func(o *Options) { o.Probe.Acks = "0" }, `acks "0": want all or 1`},
+		{"no bootstrap: the target's", func(o *Options) { o.Probe.Bootstrap = nil }, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			o := good
 			tt.edit(&o)
-			if err := o.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want %q", err, tt.want)
+			err := o.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || !errors.Is(err, ErrInvalidOption) {
+				t.Errorf("error %v, want %q wrapping ErrInvalidOption", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestProbeOptionsValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		o    ProbeOptions
+		want string
+	}{
+		{"good", ProbeOptions{Duration: time.Second, Probe: probe.Defaults()}, ""},
+		{"no duration", ProbeOptions{Probe: probe.Defaults()}, "duration 0s"},
+		{"past a day", ProbeOptions{Duration: 25 * time.Hour, Probe: probe.Defaults()}, "duration 25h0m0s: must be positive and at most 24h0m0s"},
+		{"interval 1ns", ProbeOptions{Duration: time.Second, Probe: func() probe.Config { c := probe.Defaults(); c.Interval = 1; return c }()},
+			"interval 1ns: must be at least 1ms"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.o.Validate()
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)) {
+				t.Errorf("Validate: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// shaped is a fake target of a given shape: its brokers and its
+// controllers, and whether it can name the quorum's leader.
+type shaped struct {
+	*world
+	brokers     map[string]int32
+	controllers []string
+	quorum      bool
+}
+
+func (s shaped) Brokers() map[string]int32 { return s.brokers }
+func (s shaped) Services() []string {
+	out := append([]string(nil), s.controllers...)
+	for b := range s.brokers {
+		out = append(out, b)
+	}
+	return out
+}
+func (s shaped) Quorum() Quorum {
+	if s.quorum {
+		return quorumWorld{&nodeWorld{world: s.world}, map[int32]int{}}
+	}
+	return nil
+}
+
+// TestCheck refuses, before any call to the target, the faults its shape
+// or its own word rule out.
+func TestCheck(t *testing.T) {
+	three := map[string]int32{"k1": 1, "k2": 2, "k3": 3}
+	two := map[string]int32{"k1": 1, "k2": 2}
+	tests := []struct {
+		name        string
+		kill        results.FaultKind
+		broker      string
+		brokers     map[string]int32
+		controllers []string
+		quorum      bool
+		cannot      map[results.FaultKind]string
+		want        string // "" when the trial may run
+	}{
+		{name: "sigkill", kill: chaos.SigKill, broker: "k1", brokers: three, controllers: []string{"c1"}},
+		{name: "not a broker", kill: chaos.SigKill, broker: "k9", brokers: three, controllers: []string{"c1"},
+			want: "broker k9: not a broker of the cluster (k1 k2 k3)"},
+		{name: "a controller as the broker", kill: chaos.SigKill, broker: "c1", brokers: three, controllers: []string{"c1"},
+			want: "broker c1: not a broker of the cluster (k1 k2 k3)"},
+		{name: "isolate-controller, combined nodes", kill: chaos.IsolateController, broker: "k1", brokers: three,
+			want: "fault isolate-controller: the cluster has no dedicated controller to cut the broker from"},
+		{name: "isolate-controller, one controller", kill: chaos.IsolateController, broker: "k1", brokers: three, controllers: []string{"c1"}},
+		{name: "controller-kill, one controller", kill: results.FaultControllerKill, broker: "k1", brokers: three, controllers: []string{"c1"}, quorum: true,
+			want: "fault controller-kill: needs a quorum of three dedicated controllers, the cluster has 1"},
+		{name: "controller-pause, three controllers", kill: results.FaultControllerPause, broker: "k1", brokers: three, controllers: []string{"c1", "c2", "c3"}, quorum: true},
+		{name: "controller-kill, no quorum to ask", kill: results.FaultControllerKill, broker: "k1", brokers: three, controllers: []string{"c1", "c2", "c3"},
+			want: "fault controller-kill: the target cannot say which controller is active"},
+		{name: "two-brokers, two brokers", kill: results.FaultTwoBrokers, broker: "k1", brokers: two, controllers: []string{"c1"},
+			want: "fault two-brokers: needs at least 3 brokers, the cluster has 2"},
+		{name: "last-replica, two brokers", kill: results.FaultLastReplica, broker: "k1", brokers: two, controllers: []string{"c1"},
+			want: "fault last-replica: needs at least 3 brokers, the cluster has 2"},
+		{name: "rolling, three brokers", kill: results.FaultRolling, broker: "k2", brokers: three, controllers: []string{"c1"}},
+		{name: "the target cannot", kill: chaos.Isolate, broker: "k1", brokers: three, controllers: []string{"c1"},
+			cannot: map[results.FaultKind]string{chaos.Isolate: "no root"}, want: "fault isolate on k1: no root"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			w.cannot = tt.cannot
+			tg := shaped{world: w, brokers: tt.brokers, controllers: tt.controllers, quorum: tt.quorum}
+			r, _, _ := newRunner(t, w, tt.kill)
+			r.Target, r.Opt.Broker = tg, tt.broker
+			err := r.Check()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Check: %v", err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tt.want || !errors.Is(err, ErrUnsupported) {
+				t.Errorf("Check: %v, want %q wrapping ErrUnsupported", err, tt.want)
+			}
+			// Run refuses it the same way, before it calls the target.
+			if err := r.Run(context.Background()); err == nil || err.Error() != tt.want {
+				t.Errorf("Run: %v, want %q", err, tt.want)
+			}
+			if w.log() != "" {
+				t.Errorf("the target was called before the refusal: %s", w.log())
+			}
+			if entries, _ := os.ReadDir(r.Opt.Out); len(entries) != 0 {
+				t.Errorf("the refused run wrote %d entries into its directory", len(entries))
+			}
+		})
+	}
+}
+
+func TestWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	locked := filepath.Join(dir, "locked")
+	if err := os.Mkdir(locked, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		dir  string
+		want string // part of the error; "" for none
+	}{
+		{"an existing directory", dir, ""},
+		{"a new one under it", filepath.Join(dir, "a", "b"), ""},
+		{"under a file", filepath.Join(file, "run"), "is not a directory"},
+		{"a file", file, "is not a directory"},
+	}
+	if os.Geteuid() != 0 { // root writes anywhere
+		tests = append(tests, struct{ name, dir, want string }{"under a read-only directory", filepath.Join(locked, "run"), "cannot write in " + locked + " (permission denied)"})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Writable(tt.dir)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Writable: %v", err)
+				}
+			} else if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "out ") {
+				t.Fatalf("Writable: %v, want out ...%q", err, tt.want)
+			}
+			// It leaves nothing behind.
+			if _, err := os.Stat(filepath.Join(dir, "a")); err == nil {
+				t.Error("Writable made the directory")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+				t.Errorf("%d entries left in %s, want the 2 made here", len(entries), dir)
 			}
 		})
 	}

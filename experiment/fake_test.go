@@ -18,7 +18,7 @@ import (
 	"github.com/kbf-project/kbf/results"
 )
 
-// world is a fake cluster, fault injector and probe sharing one log of the
+// world is a fake target and probe sharing one log of the
 // calls the protocol made, in order. A hook runs on a call by its name —
 // to cancel the run's context there, or to fail it.
 type world struct {
@@ -35,6 +35,8 @@ type world struct {
 	// injectDeadline is whether Inject's context had a deadline, and
 	// injectCanceled whether it was cancelled while Inject ran.
 	injectDeadline, injectCanceled bool
+	// cannot are the faults the target says it cannot do (Supports).
+	cannot map[results.FaultKind]string
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -94,7 +96,18 @@ func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
 	return map[string]time.Duration{"c1": time.Second}, nil
 }
 
-// Injector.
+// Faults.
+
+func (w *world) Supports(kind results.FaultKind, broker string) error {
+	if why, ok := w.cannot[kind]; ok {
+		return Unsupportedf("fault %s on %s: %s", kind, broker, why)
+	}
+	return nil
+}
+
+// Quorum is nil: the fake cannot say which controller leads (quorumWorld
+// can).
+func (w *world) Quorum() Quorum { return nil }
 
 func (w *world) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
 	_, dl := ctx.Deadline()

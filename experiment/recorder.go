@@ -3,8 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/kbf-project/kbf/probe"
@@ -131,5 +133,39 @@ func SetProbeResult(m *results.Meta, stats []probe.PartitionStats) {
 	m.Probe.LongestSendGap = d
 	if !ready.IsZero() {
 		m.Probe.Ready = ready.UTC()
+	}
+}
+
+// Writable reports, as an *InvalidOption named out, a results directory
+// that cannot be made or written: its nearest existing ancestor is not a
+// directory, or not one this process may write in. It leaves nothing
+// behind, so that a trial refused later leaves no empty directory.
+func Writable(dir string) error {
+	d := filepath.Clean(dir)
+	for {
+		st, err := os.Stat(d)
+		switch {
+		case err == nil && !st.IsDir():
+			return invalid("out", dir, "%s is not a directory", d)
+		case err == nil:
+			f, err := os.CreateTemp(d, ".kbf-write-check-*")
+			if err != nil {
+				var pe *fs.PathError
+				if errors.As(err, &pe) {
+					err = pe.Err
+				}
+				return invalid("out", dir, "cannot write in %s (%v)", d, err)
+			}
+			f.Close()
+			os.Remove(f.Name())
+			return nil
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return invalid("out", dir, "%v", err)
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return nil
+		}
+		d = up
 	}
 }

@@ -60,11 +60,11 @@ func (t *trial) haltWait() time.Duration {
 func (t *trial) step(ctx context.Context, svc string, kind results.FaultKind, note string) (results.Fault, error) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.injectTimeout(kind))
 	defer cancel()
-	f, err := t.r.Faults.Inject(ictx, chaos.Fault{Broker: svc, Signal: kind, Grace: t.o.Grace})
+	f, err := t.r.Target.Inject(ictx, chaos.Fault{Broker: svc, Signal: kind, Grace: t.o.Grace})
 	if f.Broker == "" {
 		return f, fmt.Errorf("%s %s: %w", kind, svc, err)
 	}
-	f.NodeID = t.r.Cluster.Brokers()[svc]
+	f.NodeID = t.r.Target.Brokers()[svc]
 	s := results.Step{Node: svc, NodeID: f.NodeID, Sent: f.SignalSent.UTC(), ExitCode: f.ExitCode, Escalated: f.Escalated, Note: note}
 	switch kind {
 	case chaos.SigKill:
@@ -89,10 +89,10 @@ func (t *trial) step(ctx context.Context, svc string, kind results.FaultKind, no
 // start starts (or unpauses) svc again and records it.
 func (t *trial) start(ctx context.Context, svc, note string) error {
 	sent := time.Now().UTC()
-	if err := t.r.Faults.Restart(ctx, svc); err != nil {
+	if err := t.r.Target.Restart(ctx, svc); err != nil {
 		return fmt.Errorf("start %s: %w", svc, err)
 	}
-	t.addStep(results.Step{Action: results.StepStart, Node: svc, NodeID: t.r.Cluster.Brokers()[svc], Sent: sent, At: time.Now().UTC(), Note: note})
+	t.addStep(results.Step{Action: results.StepStart, Node: svc, NodeID: t.r.Target.Brokers()[svc], Sent: sent, At: time.Now().UTC(), Note: note})
 	t.r.say("step: %s started", svc)
 	return nil
 }
@@ -112,7 +112,7 @@ func (t *trial) stepsFault(ctx context.Context) (attempted bool, err error) {
 	t.faultAt = time.Now()
 	switch t.o.Kill {
 	case results.FaultTwoBrokers:
-		second := next(t.r.Cluster.Brokers(), t.o.Broker)
+		second := next(t.r.Target.Brokers(), t.o.Broker)
 		if second == "" {
 			return false, fmt.Errorf("%s: the cluster has no second broker beside %s", t.o.Kill, t.o.Broker)
 		}
@@ -135,9 +135,9 @@ func (t *trial) stepsFault(ctx context.Context) (attempted bool, err error) {
 		}
 		return true, t.first(ctx, f[0], chaos.SigTerm, "the first follower of partition 0")
 	case results.FaultControllerKill, results.FaultControllerPause:
-		q, ok := t.r.Cluster.(Quorum)
-		if !ok {
-			return false, fmt.Errorf("%s: the cluster cannot say which controller is active", t.o.Kill)
+		q := t.r.Target.Quorum()
+		if q == nil { // refused by Check; a Runner built without it fails here
+			return false, fmt.Errorf("%s: the target cannot say which controller is active", t.o.Kill)
 		}
 		svc, id, epoch, err := q.ActiveController(ctx)
 		if err != nil {
@@ -191,7 +191,7 @@ func (t *trial) laterSteps(ctx context.Context, end time.Time) time.Time {
 		if after <= 0 {
 			after = (t.o.Duration - t.o.FaultAfter) / 2
 		}
-		second := next(t.r.Cluster.Brokers(), t.o.Broker)
+		second := next(t.r.Target.Brokers(), t.o.Broker)
 		if wait(t.faultAt.Add(after)) {
 			if err := t.start(ctx, second, "the second broker back; the first stays down until recovery"); err != nil {
 				t.meta.Notes = append(t.meta.Notes, "step failed: "+err.Error())
@@ -234,14 +234,14 @@ func (t *trial) roll(ctx context.Context) (time.Time, bool) {
 		}
 		return time.Time{}, false
 	}
-	topics := t.r.Cluster.TopicNames()
+	topics := t.r.Target.TopicNames()
 	b := t.o.Broker
 	for {
 		if err := t.start(ctx, b, "rolled"); err != nil {
 			return fail(err)
 		}
 		wctx, cancel := context.WithTimeout(ctx, t.o.RecoveryTimeout)
-		err := t.r.Cluster.WaitISRFull(wctx, topics...)
+		err := t.r.Target.WaitISRFull(wctx, topics...)
 		cancel()
 		if err != nil {
 			return fail(fmt.Errorf("wait for full ISRs after %s: %w", b, err))
@@ -249,7 +249,7 @@ func (t *trial) roll(ctx context.Context) (time.Time, bool) {
 		now := time.Now().UTC()
 		t.addStep(results.Step{Action: results.StepISRFull, At: now, Note: "after " + b})
 		t.r.say("step: every ISR full after %s", b)
-		b = next(t.r.Cluster.Brokers(), b)
+		b = next(t.r.Target.Brokers(), b)
 		if b == t.o.Broker || b == "" {
 			return now, true
 		}
@@ -292,17 +292,6 @@ func (t *trial) undoSteps(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Quorum is what a controller fault asks of the cluster beside Cluster:
-// which controller leads the metadata quorum, by service and node id, and
-// at which epoch.
-type Quorum interface {
-	ActiveController(ctx context.Context) (service string, id, epoch int32, err error)
-	// Rejoined reports whether controller id has caught up with the
-	// quorum's leader since since; the string says where it stands when
-	// it has not.
-	Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error)
-}
-
 // rejoinPoll is how often recovery asks whether a restarted controller
 // is back in the quorum.
 const rejoinPoll = 250 * time.Millisecond
@@ -312,8 +301,8 @@ const rejoinPoll = 250 * time.Millisecond
 // three with one voter still behind survives no second fault, so the next
 // trial must not start before.
 func (t *trial) waitRejoined(ctx context.Context, since time.Time) error {
-	q, ok := t.r.Cluster.(Quorum)
-	if !ok || !t.o.Kill.Controller() || t.meta.Fault == nil {
+	q := t.r.Target.Quorum()
+	if q == nil || !t.o.Kill.Controller() || t.meta.Fault == nil {
 		return nil
 	}
 	id := t.meta.Fault.NodeID
@@ -343,7 +332,7 @@ type quorumState struct {
 // or ctx, and records each new leader it names as a step: when the data
 // path's controller came back, as the quorum itself says.
 func (t *trial) watchQuorum(ctx context.Context, end time.Time) {
-	q := t.r.Cluster.(Quorum) // checked by stepsFault
+	q := t.r.Target.Quorum() // not nil: stepsFault checked it
 	last := t.quorum
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -369,7 +358,7 @@ func (t *trial) watchQuorum(ctx context.Context, end time.Time) {
 // service, in replica order.
 func (t *trial) followers() []string {
 	byID := map[int32]string{}
-	for svc, id := range t.r.Cluster.Brokers() {
+	for svc, id := range t.r.Target.Brokers() {
 		byID[id] = svc
 	}
 	var out []string

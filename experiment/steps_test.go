@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func TestTwoBrokers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := &nodeWorld{world: newWorld()}
 			r, _, _ := newRunner(t, w.world, results.FaultTwoBrokers)
-			r.Faults = w
+			r.Target = w
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if c.cancelOn != "" {
@@ -152,7 +153,7 @@ func actions(s []results.StepAction) []string {
 func TestRolling(t *testing.T) {
 	w := &nodeWorld{world: newWorld()}
 	r, _, _ := newRunner(t, w.world, results.FaultRolling)
-	r.Faults = w
+	r.Target = w
 	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 	if _, err := r.Trial(context.Background(), 1, dir); err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestRollingEscalation(t *testing.T) {
 			t.Parallel() // each waits out the roll's tail
 			w := &nodeWorld{world: newWorld()}
 			r, _, _ := newRunner(t, w.world, results.FaultRolling)
-			r.Faults = escalatingWorld{w, broker}
+			r.Target = escalatingWorld{w, broker}
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
@@ -247,6 +248,12 @@ func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, er
 	return "c2", 101, 6, nil
 }
 
+// Quorum is the world itself: it can say which controller leads.
+func (w quorumWorld) Quorum() Quorum { return w }
+
+// Services are a quorum of three dedicated controllers and the brokers.
+func (w quorumWorld) Services() []string { return []string{"c1", "c2", "c3", "k1", "k2", "k3"} }
+
 // Rejoined says no once, then yes: recovery must ask again.
 func (w quorumWorld) Rejoined(_ context.Context, id int32, _ time.Time) (bool, string, error) {
 	w.mu.Lock()
@@ -269,7 +276,7 @@ func TestControllerFaults(t *testing.T) {
 			r, _, _ := newRunner(t, nw.world, c.kind)
 			r.Opt.Duration = 500 * time.Millisecond // room for the quorum's watch to look
 			qw := quorumWorld{nw, map[int32]int{}}
-			r.Faults, r.Cluster = nw, qw
+			r.Target = qw
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
@@ -296,13 +303,25 @@ func TestControllerFaults(t *testing.T) {
 		})
 	}
 	t.Run("no quorum to ask", func(t *testing.T) {
-		r, _, _ := newRunner(t, newWorld(), results.FaultControllerKill)
+		// Three controllers, but a target that cannot say which leads.
+		w := threeControllers{newWorld()}
+		r, _, _ := newRunner(t, w.world, results.FaultControllerKill)
+		r.Target = w
 		_, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
-		if err == nil || !strings.Contains(err.Error(), "which controller is active") {
-			t.Errorf("err %v, want one saying the active controller cannot be found", err)
+		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "cannot say which controller is active") {
+			t.Errorf("err %v, want a refusal saying the active controller cannot be found", err)
+		}
+		if w.log() != "" {
+			t.Errorf("refused after %q; want before anything", w.log())
 		}
 	})
 }
+
+// threeControllers is a world with a quorum of three dedicated
+// controllers and no way to ask it.
+type threeControllers struct{ *world }
+
+func (threeControllers) Services() []string { return []string{"c1", "c2", "c3", "k1", "k2", "k3"} }
 
 func TestLastReplica(t *testing.T) {
 	for _, c := range []struct {
@@ -316,7 +335,7 @@ func TestLastReplica(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w := &nodeWorld{world: newWorld()}
 			r, _, _ := newRunner(t, w.world, results.FaultLastReplica)
-			r.Faults, r.Opt.LastStep = w, c.last
+			r.Target, r.Opt.LastStep = w, c.last
 			r.Opt.Duration = 200 * time.Millisecond
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if _, err := r.Trial(context.Background(), 1, dir); err != nil {

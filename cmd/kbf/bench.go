@@ -32,7 +32,7 @@ type benchOptions struct {
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
 func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	o := &benchOptions{run: runOptions{g: g}}
+	o := &benchOptions{run: runOptions{g: g, repeat: 1}} // each trial of bench is one of kbf run
 	cmd := &cobra.Command{
 		Use:   "bench [FILE]",
 		Short: "Run a benchmark: scenarios × trials, interleaved, into files CI tools read",
@@ -97,33 +97,23 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if _, err := o.cluster.options(); err != nil {
 		return err
 	}
-	if o.trials < 1 {
-		return usagef("--trials %d: must be at least 1", o.trials)
+	if o.trials < 1 || o.trials > bench.MaxTrials {
+		return usagef("--trials %d: want 1 to %d", o.trials, bench.MaxTrials)
 	}
 	if _, err := bench.ParseShard(o.shard); err != nil {
 		return usagef("--%v", err)
 	}
-	r := o.run
-	switch {
-	case r.duration <= 0:
-		return usagef("--duration %v: must be positive", r.duration)
-	case r.faultAfter < 0 || r.faultAfter >= r.duration:
-		return usagef("--fault-after %v: must be within --duration %v", r.faultAfter, r.duration)
-	case r.grace <= 0:
-		return usagef("--grace %v: must be positive", r.grace)
-	case r.timeout <= 0:
-		return usagef("--recovery-timeout %v: must be positive", r.timeout)
-	case r.baseline.Period < 0 || r.baseline.Gap < 0 || r.baseline.Timeout < 0:
-		return usagef("--baseline, --baseline-gap and --baseline-timeout must not be negative")
+	if o.file != "" {
+		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
 	}
-	_, err := r.flags.config()
-	return err
+	e := o.run.experimentOptions()
+	return flagError(e.Validate())
 }
 
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		c, _ := o.run.flags.config()
+		c := o.run.flags.config()
 		cl, _ := o.cluster.options() // validated
 		f, err := bench.FromRun(bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config}, o.trials)

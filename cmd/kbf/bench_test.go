@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
-	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -62,6 +65,10 @@ func TestBenchFlags(t *testing.T) {
 		{name: "two files", args: []string{"bench", file, file}, wantErr: "at most one FILE"},
 		{name: "bad shard", args: []string{"bench", "--kill", "sigkill", "--shard", "0/2"}, wantErr: `--shard "0/2"`},
 		{name: "zero trials", args: []string{"bench", "--kill", "sigkill", "--trials", "0"}, wantErr: "--trials 0"},
+		{name: "a billion trials", args: []string{"bench", "--kill", "sigkill", "--trials", "1000000000"}, wantErr: "--trials 1000000000: want 1 to 1000"},
+		{name: "a billion trials over a file's", args: []string{"bench", file, "--trials", "1000000000"}, wantErr: "--trials 1000000000: want 1 to 1000"},
+		{name: "negative replica interval", args: []string{"bench", "--kill", "sigkill", "--replica-interval", "-1s"}, wantErr: "--replica-interval -1s"},
+		{name: "interval of a nanosecond", args: []string{"bench", "--kill", "sigkill", "--interval", "1ns"}, wantErr: "--interval 1ns: must be at least 1ms"},
 		{name: "bad acks", args: []string{"bench", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
@@ -94,7 +101,7 @@ func TestBenchFlags(t *testing.T) {
 
 // TestBenchRunnerOptions checks the adapter to kbf run's trial protocol:
 // the scenario's settings over the command's flags, through kbf run's own
-// flags, and what the protocol cannot do yet refused in one line.
+// flags, and what the protocol cannot do refused in one line.
 func TestBenchRunnerOptions(t *testing.T) {
 	var base *benchOptions
 	runOnly(t, func(g *globals) *cobra.Command {
@@ -107,33 +114,40 @@ func TestBenchRunnerOptions(t *testing.T) {
 	tests := []struct {
 		name    string
 		s       bench.Scenario
-		check   func(t *testing.T, o *runOptions)
+		check   func(t *testing.T, o experiment.Options)
 		wantErr string
 	}{
-		{name: "the flags' settings", s: bench.Scenario{Fault: "sigterm"}, check: func(t *testing.T, o *runOptions) {
-			c, _ := o.flags.config()
-			if o.kill != "sigterm" || o.duration != 20*time.Second || o.broker != "k1" || c.Interval != 50*time.Millisecond || c.Acks != "all" {
-				t.Errorf("options %+v, probe %+v", o, c)
+		{name: "the flags' settings", s: bench.Scenario{Fault: "sigterm"}, check: func(t *testing.T, o experiment.Options) {
+			c := o.Probe
+			if o.Kill != "sigterm" || o.Duration != 20*time.Second || o.Broker != "k1" || c.Interval != 50*time.Millisecond || c.Acks != "all" || o.Repeat != 1 {
+				t.Errorf("options %+v", o)
 			}
 		}},
 		{name: "the scenario's over them", s: bench.Scenario{Fault: "pause", Broker: "k2", Duration: 40 * time.Second, FaultAfter: 10 * time.Second,
 			Acks: "1", Interval: 10 * time.Millisecond, Client: map[string]string{"retry-backoff": "250ms"}},
-			check: func(t *testing.T, o *runOptions) {
-				c, _ := o.flags.config()
-				if o.kill != "pause" || o.broker != "k2" || o.duration != 40*time.Second || o.faultAfter != 10*time.Second ||
+			check: func(t *testing.T, o experiment.Options) {
+				c := o.Probe
+				if o.Kill != "pause" || o.Broker != "k2" || o.Duration != 40*time.Second || o.FaultAfter != 10*time.Second ||
 					c.Acks != "1" || c.Interval != 10*time.Millisecond || c.RetryBackoff != 250*time.Millisecond {
-					t.Errorf("options %+v, probe %+v", o, c)
+					t.Errorf("options %+v", o)
 				}
 				// The command's own settings are left as they were.
-				if bc, _ := base.run.flags.config(); bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
+				if bc := base.run.flags.config(); bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
 					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
 				}
 			}},
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
-			check: func(t *testing.T, o *runOptions) {
-				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}})
-				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" {
+			check: func(t *testing.T, o experiment.Options) {
+				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o)
+				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" || opts.DiskLimits != nil {
+					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
+			check: func(t *testing.T, o experiment.Options) {
+				opts, err := r.clusterOptions(bench.Scenario{}, o)
+				if err != nil || opts.DiskLimits["k2"] != "128m" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
@@ -141,15 +155,15 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "missing compose file", s: bench.Scenario{Fault: "sigkill", Compose: filepath.Join(t.TempDir(), "mine.yaml")}, wantErr: "mine.yaml"},
 		{name: "compose and brokers", s: bench.Scenario{Fault: "sigkill", Compose: "mine.yaml", Brokers: 5}, wantErr: "the file says what the cluster is"},
 		{name: "two controllers", s: bench.Scenario{Fault: "sigkill", Controllers: 2}, wantErr: "controllers 2: want 1 or 3"},
-		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o *runOptions) {}},
+		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o experiment.Options) {}},
 		{name: "unknown client setting", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"lingr": "1ms"}}, wantErr: "client lingr: no such probe setting"},
 		{name: "bad client value", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"linger": "soon"}}, wantErr: "client linger"},
+		{name: "client interval too short", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"interval": "1ns"}}, wantErr: "interval 1ns: must be at least 1ms"},
 		{name: "fault after the end", s: bench.Scenario{Fault: "sigkill", Duration: 5 * time.Second}, wantErr: "fault_after 8s"},
 		{name: "clients and their settings", s: bench.Scenario{Fault: "sigterm", Clients: []string{"franz-go", "librdkafka", "java"},
 			Client:         map[string]string{"kip951": "false"},
 			ClientSettings: map[string]map[string]string{"java": {"retry.backoff.ms": "50"}, "librdkafka": {"socket.timeout.ms": "5000"}}},
-			check: func(t *testing.T, o *runOptions) {
-				e := o.experimentOptions()
+			check: func(t *testing.T, e experiment.Options) {
 				if len(e.Clients) != 3 || e.ClientSettings["java"]["retry.backoff.ms"] != "50" || e.ClientSettings["librdkafka"]["socket.timeout.ms"] != "5000" || !e.Probe.NoKIP951 {
 					t.Errorf("clients %v, settings %v, kip951 off %v", e.Clients, e.ClientSettings, e.Probe.NoKIP951)
 				}
@@ -182,25 +196,69 @@ func TestBenchRunnerOptions(t *testing.T) {
 	}
 }
 
-func TestSameCluster(t *testing.T) {
-	base := compose.Options{Image: "kbf/kafka:4.3.1", Config: []compose.Setting{{Key: "a", Value: "1"}}}
+// TestBenchRefusesWhatRunRefuses puts the same impossible trials to kbf
+// run (up to the call that would bring the cluster up) and to kbf bench:
+// both refuse each, for the same reason, before anything starts.
+func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 	tests := []struct {
-		name string
-		edit func(o *compose.Options)
-		same bool
+		name    string
+		args    []string // kbf run's
+		s       bench.Scenario
+		wantErr string
 	}{
-		{"other settings only", func(o *compose.Options) { o.Config = nil }, true},
-		{"another compose file", func(o *compose.Options) { o.File = "mine.yaml" }, false},
-		{"more brokers", func(o *compose.Options) { o.Brokers = 5 }, false},
-		{"three controllers", func(o *compose.Options) { o.Controllers = 3 }, false},
-		{"another image", func(o *compose.Options) { o.Image = "apache/kafka:4.3.1" }, false},
+		{name: "controller-kill with one controller", args: []string{"--fault", "controller-kill"},
+			s: bench.Scenario{Fault: "controller-kill"}, wantErr: "needs a quorum of three dedicated controllers, the cluster has 1"},
+		{name: "controller-pause with one controller", args: []string{"--fault", "controller-pause", "--controllers", "1"},
+			s: bench.Scenario{Fault: "controller-pause", Controllers: 1}, wantErr: "needs a quorum of three dedicated controllers"},
+		{name: "a broker the cluster lacks", args: []string{"--kill", "sigkill", "--broker", "k9"},
+			s: bench.Scenario{Fault: "sigkill", Broker: "k9"}, wantErr: "broker k9: not a broker of the cluster (k1 k2 k3)"},
+		{name: "the controller as the broker", args: []string{"--kill", "sigkill", "--broker", "c1"},
+			s: bench.Scenario{Fault: "sigkill", Broker: "c1"}, wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
+		// The embedded cluster's topics need three brokers: compose says
+		// so before the fault's own check can.
+		{name: "two-brokers with two brokers", args: []string{"--fault", "two-brokers", "--brokers", "2"},
+			s: bench.Scenario{Fault: "two-brokers", Brokers: 2}, wantErr: "replication factor 3 needs 3 brokers, there are 2"},
+		{name: "disk-full's broker not a broker", args: []string{"--fault", "disk-full", "--broker", "k7"},
+			s: bench.Scenario{Fault: "disk-full", Broker: "k7"}, wantErr: "no Kafka node k7"},
+		{name: "interval of a nanosecond", args: []string{"--kill", "sigkill", "--interval", "1ns"},
+			s: bench.Scenario{Fault: "sigkill", Interval: time.Nanosecond}, wantErr: "interval 1ns: must be at least 1ms"},
+		{name: "duration beyond a day", args: []string{"--kill", "sigkill", "--duration", "2562047h"},
+			s: bench.Scenario{Fault: "sigkill", Duration: 2562047 * time.Hour}, wantErr: "must be positive and at most 24h0m0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := base
-			tt.edit(&o)
-			if got := sameCluster(base, o); got != tt.same {
-				t.Errorf("sameCluster = %v, want %v", got, tt.same)
+			// kbf run, with runTrials' first steps: the check comes before
+			// the cluster is brought up, so no Docker is needed to see it.
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newRunCmdF(g, func(ctx context.Context, o *runOptions) error {
+					tg, err := newTarget(o)
+					if err != nil {
+						return err
+					}
+					defer tg.Close()
+					o.out = t.TempDir()
+					return flagError(newRunner(o.experimentOptions(), tg, io.Discard, nil).Check())
+				})
+			}, append([]string{"run"}, tt.args...)...)
+			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("kbf run: exit %d, stderr %q; want one usage line with %q", code, stderr, tt.wantErr)
+			}
+			// kbf bench: the same reason, before anything is written.
+			var base *benchOptions
+			runOnly(t, func(g *globals) *cobra.Command {
+				return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { base = o; return nil })
+			}, "bench", "--kill", "sigkill")
+			out := filepath.Join(t.TempDir(), "bench")
+			s := tt.s
+			s.Name = "impossible"
+			b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: newBenchRunner(&base.run)}
+			_, err := b.Run(context.Background())
+			var refused *bench.RefusedError
+			if !errors.As(err, &refused) || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("kbf bench: %v; want a refusal with %q", err, tt.wantErr)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("kbf bench made %s before refusing: %v", out, err)
 			}
 		})
 	}

@@ -1,47 +1,41 @@
 package main
 
 // The adapter from bench.Runner to the trial protocol, experiment.Runner's
-// Trial, with kbf run's cluster and fault adapters. It is all that ties kbf
-// bench to that protocol.
+// Trial, on the Docker target kbf run uses. It is all that ties kbf bench
+// to that protocol.
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/bench"
-	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/docker"
 )
 
 type benchRunner struct {
 	base *runOptions
-	cl   *compose.Cluster
-	inj  *chaos.Injector
-	opts compose.Options // cl's
+	// pool keeps the cluster from one trial to the next.
+	pool docker.Pool
 }
 
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
 
-func (r *benchRunner) close() {
-	if r.cl != nil {
-		r.cl.Close()
-	}
-}
+func (r *benchRunner) close() { r.pool.Close() }
 
-// Check refuses what the trial protocol cannot do yet, in one line each.
+// Check refuses, in one line each, before anything is written, what kbf
+// run would refuse of the scenario: the same options check and the same
+// check of the fault against the cluster (experiment.Runner.Check).
 func (r *benchRunner) Check(s bench.Scenario) error {
 	switch {
-	case !results.FaultKind(s.Fault).Known():
-		return fmt.Errorf("fault %q: want one of %s", s.Fault, faultNames())
 	case s.Compose != "" && (s.Brokers != 0 || s.Controllers != 0):
 		return fmt.Errorf("brokers and controllers size the embedded cluster; with compose %q, the file says what the cluster is", s.Compose)
 	case s.Brokers < 0 || s.Controllers < 0 || s.Controllers > 0 && s.Controllers != 1 && s.Controllers != 3:
@@ -52,15 +46,30 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 			return fmt.Errorf("compose %q: %w", s.Compose, err)
 		}
 	}
-	if _, err := r.clusterOptions(s); err != nil {
+	opt, err := r.options(s)
+	if err != nil {
 		return err
 	}
-	_, err := r.options(s)
-	return err
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	opts, err := r.clusterOptions(s, opt)
+	if err != nil {
+		return err
+	}
+	// A target made only to be asked: it contacts neither Docker nor
+	// Kafka, and brings nothing up.
+	t, err := docker.New(opts)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return experiment.Check(&opt, t)
 }
 
-// clusterOptions are the compose options of s's cluster.
-func (r *benchRunner) clusterOptions(s bench.Scenario) (compose.Options, error) {
+// clusterOptions are the compose options of s's cluster, shaped for the
+// fault of opt.
+func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options) (compose.Options, error) {
 	opts := compose.Options{Image: r.base.image, File: s.Compose, ProjectName: s.ProjectName, Brokers: s.Brokers, Controllers: s.Controllers}
 	for _, kv := range s.Config {
 		st, err := compose.ParseSetting(kv)
@@ -69,21 +78,16 @@ func (r *benchRunner) clusterOptions(s bench.Scenario) (compose.Options, error) 
 		}
 		opts.Config = append(opts.Config, st)
 	}
+	docker.ForFault(&opts, opt.Kill, opt.Broker, r.base.diskSize)
 	withOffline(&opts, r.base.g)
 	return opts, nil
 }
 
-// sameCluster reports whether a and b describe one cluster, perhaps with
-// other settings: Up then recreates only the nodes whose settings changed.
-func sameCluster(a, b compose.Options) bool {
-	return a.File == b.File && a.ProjectName == b.ProjectName && a.Brokers == b.Brokers && a.Controllers == b.Controllers && a.Image == b.Image
-}
-
-// options are kbf run's options for one trial of s: the bench command's
-// flags, then the scenario's settings over them.
-func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
+// options are the experiment's options for one trial of s: the bench
+// command's flags, then the scenario's settings over them. They are not
+// validated here: Check and the trial do it.
+func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
 	o := *r.base
-	o.g = &globals{out: io.Discard, errOut: r.base.g.errOut} // the reports go to the trial directories
 	o.kill, o.repeat = results.FaultKind(s.Fault), 1
 	if s.Broker != "" {
 		o.broker = s.Broker
@@ -94,16 +98,29 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 	if s.FaultAfter > 0 {
 		o.faultAfter = s.FaultAfter
 	}
-	if o.faultAfter >= o.duration {
-		return nil, fmt.Errorf("fault_after %v: must be within duration %v", o.faultAfter, o.duration)
+	pf, err := scenarioProbe(r.base.flags, s)
+	if err != nil {
+		return experiment.Options{}, err
 	}
-	// The probe's settings go through kbf run's own flags, so a client
-	// setting takes the flag's name, syntax and checks.
+	o.flags = pf
+	if err := scenarioClients(&o, s); err != nil {
+		return experiment.Options{}, err
+	}
+	return o.experimentOptions(), nil
+}
+
+// scenarioProbe sets a scenario's probe settings (client, acks, interval)
+// over the command's. They are replayed through kbf run's own probe flags
+// rather than set on probe.Config directly: a scenario's client setting is
+// spelt as the flag is (retry-backoff: 100ms, kip951: false), so the flags'
+// parser is the one that gives it its names, syntax and checks, and a
+// setting added to kbf run is one a scenario takes.
+func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
 	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var pf probeFlags
 	pf.register(fs, false)
-	pf.cfg, pf.partitions = r.base.flags.cfg, r.base.flags.partitions
+	pf.cfg, pf.partitions = base.cfg, base.partitions
 	set := map[string]string{}
 	for k, v := range s.Client {
 		set[k] = v
@@ -121,84 +138,34 @@ func (r *benchRunner) options(s bench.Scenario) (*runOptions, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		if fs.Lookup(k) == nil {
-			return nil, fmt.Errorf("client %s: no such probe setting (kbf run --help lists them)", k)
+			return pf, fmt.Errorf("client %s: no such probe setting (kbf run --help lists them)", k)
 		}
 		if err := fs.Set(k, set[k]); err != nil {
-			return nil, fmt.Errorf("client %s: %w", k, err)
+			return pf, fmt.Errorf("client %s: %w", k, err)
 		}
 	}
-	if _, err := pf.config(); err != nil {
-		return nil, err
-	}
-	o.flags = pf
-	if err := scenarioClients(&o, s); err != nil {
-		return nil, err
-	}
-	return &o, nil
+	return pf, nil
 }
 
-// connect makes the cluster's client for opts, reusing the last one when
-// nothing changed. A scenario on another cluster (another compose file or
-// size) takes the last one down first: two clusters at once would share
-// the machine and its ports.
-func (r *benchRunner) connect(ctx context.Context, opts compose.Options) error {
-	if r.cl != nil && sameCluster(r.opts, opts) && slices.Equal(r.opts.Config, opts.Config) && maps.Equal(r.opts.DiskLimits, opts.DiskLimits) {
-		return nil
-	}
-	if r.cl != nil {
-		if !sameCluster(r.opts, opts) {
-			if _, err := r.cl.Down(ctx); err != nil {
-				return fmt.Errorf("the last scenario's cluster: %w", err)
-			}
-		}
-		r.close()
-		r.cl = nil
-	}
-	cl, err := compose.New(opts)
-	if err != nil {
-		return err
-	}
-	r.cl, r.inj, r.opts = cl, newInjector(cl), opts
-	return nil
-}
-
-// Trial runs one trial of s into dir with kbf run's protocol.
+// Trial runs one trial of s into dir with kbf run's protocol and target.
 func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) error {
-	o, err := r.options(s)
+	opt, err := r.options(s)
 	if err != nil {
 		return err
 	}
-	opts, err := r.clusterOptions(s)
+	opts, err := r.clusterOptions(s, opt)
 	if err != nil {
 		return err
 	}
-	limitDisk(&opts, o)
-	if err := r.connect(ctx, opts); err != nil {
+	t, err := r.pool.Get(ctx, opts, s.Fresh)
+	if err != nil {
 		return err
 	}
-	if s.Fresh {
-		// A fresh cluster: this one removed and a new client made, so that
-		// the trial brings the cluster up from nothing.
-		if _, err := r.cl.Down(ctx); err != nil {
-			return fmt.Errorf("fresh cluster: %w", err)
-		}
-		r.close()
-		r.cl = nil
-		if err := r.connect(ctx, opts); err != nil {
-			return err
-		}
-	}
-	if _, ok := r.cl.Brokers()[o.broker]; !ok {
-		return fmt.Errorf("broker %q: not a broker of the cluster (%v)", o.broker, r.cl.BrokerServices())
-	}
-	o.out = dir
+	opt.Out = dir
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.
-	er := newRunner(o, r.cl, r.inj, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
-	if err := er.Opt.Validate(); err != nil {
-		return err
-	}
+	er := newRunner(opt, t, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
 	_, err = er.Trial(ctx, n, dir)
 	return err
 }

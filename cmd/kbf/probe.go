@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/target/docker"
 )
 
 func init() { commands = append(commands, newProbeCmd) }
@@ -55,14 +52,15 @@ there.
 ` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.duration <= 0 {
-				return usagef("--duration %v: must be positive", o.duration)
-			}
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			if o.bootstrapSet && o.cluster.file != "" {
 				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
 			}
 			if _, err := o.cluster.options(); err != nil {
+				return err
+			}
+			e := o.experimentOptions()
+			if err := flagError(e.Validate()); err != nil {
 				return err
 			}
 			return runF(cmd.Context(), o)
@@ -76,99 +74,58 @@ there.
 	return wrapHelp(cmd)
 }
 
-func runProbe(ctx context.Context, o *probeOptions) error {
-	cfg, err := o.flags.config()
-	if err != nil {
-		return err
-	}
+// probeOptions' experiment options: the probe's settings and where the
+// trial goes.
+func (o *probeOptions) experimentOptions() experiment.ProbeOptions {
+	cfg := o.flags.config()
 	if !o.bootstrapSet {
-		// kbf's own cluster, on the ports its compose file publishes: make
-		// sure it is kbf's, not another cluster that holds those ports.
+		cfg.Bootstrap = nil // the cluster's own addresses
+	}
+	out := o.out
+	if out == "" {
+		out = defaultOut("probe")
+	}
+	return experiment.ProbeOptions{Duration: o.duration, Out: out, Probe: cfg, Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
+}
+
+func runProbe(ctx context.Context, o *probeOptions) error {
+	opt := o.experimentOptions()
+	var t experiment.Reachable = experiment.At(opt.Probe.Bootstrap)
+	if !o.bootstrapSet {
+		// kbf's own cluster, on the ports its compose file publishes: the
+		// target makes sure it is kbf's, not another cluster that holds
+		// those ports.
 		opts, err := o.cluster.options()
 		if err != nil {
 			return err
 		}
 		opts.Topics = []compose.Topic{}
-		c, err := compose.New(opts)
+		dt, err := docker.New(opts)
 		if err != nil {
 			return err
 		}
-		defer c.Close()
-		cfg.Bootstrap = c.Bootstrap()
-		cctx, cancel := context.WithTimeout(ctx, clusterIDTimeout)
-		err = checkOwnCluster(cctx, c.Admin().ClusterID, c.ClusterID(), cfg.Bootstrap)
-		cancel()
-		if err != nil {
-			return err
-		}
-	}
-	if o.out == "" {
-		o.out = defaultOut("probe")
-	}
-	rec, err := experiment.NewRecorder(o.out)
-	if errors.Is(err, experiment.ErrDirInUse) {
-		return usageError{err}
-	} else if err != nil {
-		return err
-	}
-	defer rec.Close()
-	p, err := probe.New(ctx, cfg, rec.Output())
-	if err != nil {
-		rec.Discard()
-		return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
-	}
-	defer p.Close()
-	if err := rec.SetMeta(experiment.NewMeta("probe", version, append([]string{"kbf"}, os.Args[1:]...), p)); err != nil {
-		return err
+		defer dt.Close()
+		t = identifyWithin{dt, clusterIDTimeout}
 	}
 	rep := newReporter(o.g.errOut, o.quiet)
-	rep.Say(fmt.Sprintf("probing %s partitions %v every %v for %v into %s",
-		cfg.Topic, p.Config().Partitions, cfg.Interval, o.duration, o.out))
-
-	runCtx, cancel := context.WithTimeout(ctx, o.duration)
-	defer cancel()
-	progCtx, stopProg := context.WithCancel(ctx)
-	start := time.Now()
-	progDone := make(chan struct{})
-	go func() {
-		defer close(progDone)
-		experiment.Watch(progCtx, rep, func() string { return "probing" }, p, start, func() time.Time { return start.Add(o.duration) })
-	}()
-	stats, runErr := p.Run(runCtx)
-	stopProg()
-	<-progDone
+	err := (&experiment.ProbeOnly{Opt: opt, Target: t, Reporter: rep}).Run(ctx)
 	rep.clear()
-	experiment.SetProbeResult(rec.Meta, stats)
-	rec.Meta.Ended = time.Now().UTC()
-	if ctx.Err() != nil {
-		rec.Meta.Notes = append(rec.Meta.Notes, "interrupted after "+time.Since(start).Round(time.Millisecond).String())
+	if err != nil {
+		return flagError(err)
 	}
-	if err := errors.Join(runErr, rec.Save(), rec.Close()); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		rep.Say("interrupted: what was measured is in " + o.out)
-	}
-	return reportPath(ctx, o.g.out, o.out, reportOptions{format: "text"})
+	return reportPath(ctx, o.g.out, opt.Out, reportOptions{format: "text"})
 }
 
-// checkOwnCluster checks that the brokers at addrs report the cluster id
-// want (from idOf), so that kbf never measures a stranger's cluster that
-// happens to hold its ports. An empty want checks nothing.
-func checkOwnCluster(ctx context.Context, idOf func(context.Context) (string, error), want string, addrs []string) error {
-	if want == "" {
-		return nil
-	}
-	got, err := idOf(ctx)
-	if err != nil {
-		return fmt.Errorf("probe: no broker answers on %s (%w): is the cluster up? kbf up starts it",
-			strings.Join(addrs, ","), err)
-	}
-	if got != want {
-		return fmt.Errorf("probe: the brokers on %s are cluster %s, not kbf's (%s): pass --bootstrap to probe that cluster anyway, or free the ports for kbf up",
-			strings.Join(addrs, ","), got, want)
-	}
-	return nil
+// identifyWithin bounds the question of whose cluster answers.
+type identifyWithin struct {
+	experiment.Reachable
+	limit time.Duration
+}
+
+func (t identifyWithin) Identify(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, t.limit)
+	defer cancel()
+	return t.Reachable.Identify(ctx)
 }
 
 // noArgs refuses positional arguments with a usage error.

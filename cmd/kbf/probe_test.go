@@ -1,16 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kfake"
-
-	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
 func TestProbeBootstrapFlag(t *testing.T) {
@@ -46,60 +45,51 @@ func TestProbeFlagsRefused(t *testing.T) {
 	}
 }
 
-func TestCheckOwnCluster(t *testing.T) {
-	const kbfID = "a2JmLWNsdXN0ZXItMDAwMQ"
-	addrs := []string{"127.0.0.1:19092", "127.0.0.1:19093"}
-	id := func(s string, err error) func(context.Context) (string, error) {
-		return func(context.Context) (string, error) { return s, err }
-	}
+func TestProbeRanges(t *testing.T) {
 	tests := []struct {
 		name    string
-		idOf    func(context.Context) (string, error)
-		want    string
-		wantErr string // "" for none
+		args    []string
+		wantErr string
 	}{
-		{"kbf's own", id(kbfID, nil), kbfID, ""},
-		{"another cluster", id("MkU3OEVBNTcwNTJENDM2Qk", nil), kbfID,
-			"probe: the brokers on 127.0.0.1:19092,127.0.0.1:19093 are cluster MkU3OEVBNTcwNTJENDM2Qk, not kbf's (" + kbfID + "): pass --bootstrap"},
-		{"nobody answers", id("", errors.New("dial tcp: connection refused")), kbfID,
-			"probe: no broker answers on 127.0.0.1:19092,127.0.0.1:19093 (dial tcp: connection refused): is the cluster up?"},
-		{"compose file sets no id", id("anything", nil), "", ""},
+		{"no duration", []string{"probe", "--duration", "0s"}, "--duration 0s: must be positive"},
+		{"duration past a day", []string{"probe", "--duration", "2562047h"}, "--duration 2562047h0m0s: must be positive and at most 24h0m0s"},
+		{"interval of a nanosecond", []string{"probe", "--interval", "1ns"}, "--interval 1ns: must be at least 1ms"},
+		{"a partition twice", []string{"probe", "--partitions", "1,0,1"}, "--partitions 1,0,1: partition 1 given twice"},
+		{"a partition past the bound", []string{"probe", "--partitions", "99999"}, "--partitions 99999: partition 99999: want 0 to 9999"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkOwnCluster(context.Background(), tt.idOf, tt.want, addrs)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("checkOwnCluster: %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
-				t.Fatalf("checkOwnCluster: %v, want one line starting %q", err, tt.wantErr)
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newProbeCmdF(g, func(context.Context, *probeOptions) error { t.Error("ran"); return nil })
+			}, tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want one usage line with %q", code, stderr, tt.wantErr)
 			}
 		})
 	}
 }
 
-// The cluster id comes from what the brokers really report.
-func TestCheckOwnClusterKfake(t *testing.T) {
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("someone-elses"))
-	if err != nil {
+// An --out that cannot be written is found before anything starts: these
+// run the real commands, which would need Docker and Kafka past the
+// check.
+func TestOutNotWritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	defer kc.Close()
-	a, err := kafkaadmin.New(kafkaadmin.Config{Brokers: []kafkaadmin.Broker{{ID: 0, Addr: kc.ListenAddrs()[0]}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := checkOwnCluster(ctx, a.ClusterID, "someone-elses", kc.ListenAddrs()); err != nil {
-		t.Errorf("same id: %v", err)
-	}
-	if err := checkOwnCluster(ctx, a.ClusterID, "a2JmLWNsdXN0ZXItMDAwMQ", kc.ListenAddrs()); err == nil ||
-		!strings.Contains(err.Error(), "are cluster someone-elses, not kbf's") {
-		t.Errorf("other id: %v, want a refusal naming both", err)
+	out := filepath.Join(file, "run")
+	for _, args := range [][]string{
+		{"run", "--kill", "sigkill", "--out", out},
+		{"probe", "--out", out},
+		{"probe", "--bootstrap", "127.0.0.1:1", "--out", out},
+	} {
+		t.Run(args[0]+" "+args[1], func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), args, &stdout, &stderr)
+			want := "--out " + strconv.Quote(out) + ": " + file + " is not a directory"
+			if code != exitUsage || !strings.Contains(stderr.String(), want) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want one usage line with %q", code, stderr.String(), want)
+			}
+		})
 	}
 }

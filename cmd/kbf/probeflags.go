@@ -65,12 +65,10 @@ func (f notFlag) Set(v string) error {
 
 func (notFlag) Type() string { return "bool" }
 
-// config returns the probe configuration, validated.
-func (f *probeFlags) config() (probe.Config, error) {
+// config returns the probe configuration the flags set; the experiment's
+// options check it (experiment.Options.Validate, ProbeOptions.Validate).
+func (f *probeFlags) config() probe.Config {
 	c := f.cfg
 	c.Partitions = f.partitions
-	if err := c.Validate(); err != nil {
-		return c, usagef("%v", err)
-	}
-	return c, nil
+	return c
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/htmlreport"
@@ -21,6 +20,7 @@ import (
 	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/docker"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -109,30 +109,12 @@ Exit status:
 	return wrapHelp(cmd)
 }
 
+// validate checks what only the command line can get wrong (the fault
+// missing, the cluster's and the clients' flags), then the experiment's
+// options, the one place they are checked.
 func (o *runOptions) validate() error {
-	switch {
-	case o.kill == "":
+	if o.kill == "" {
 		return usagef("--fault is required (or --kill): %s", faultNames())
-	case o.duration <= 0:
-		return usagef("--duration %v: must be positive", o.duration)
-	case o.faultAfter < 0 || o.faultAfter >= o.duration:
-		return usagef("--fault-after %v: must be within --duration %v", o.faultAfter, o.duration)
-	case o.returnAfter < 0 || (o.returnAfter > 0 && o.returnAfter >= o.duration-o.faultAfter):
-		return usagef("--return-after %v: must be within the %v left after --fault-after", o.returnAfter, o.duration-o.faultAfter)
-	case o.lastStep != string(chaos.SigKill) && o.lastStep != string(chaos.SigTerm):
-		return usagef("--last-step %q: want sigkill or sigterm", o.lastStep)
-	case o.repeat < 1:
-		return usagef("--repeat %d: must be at least 1", o.repeat)
-	case o.grace <= 0:
-		return usagef("--grace %v: must be positive", o.grace)
-	case o.timeout <= 0:
-		return usagef("--recovery-timeout %v: must be positive", o.timeout)
-	case o.baseline.Period < 0:
-		return usagef("--baseline %v: must not be negative", o.baseline.Period)
-	case o.baseline.Gap < 0:
-		return usagef("--baseline-gap %v: must not be negative", o.baseline.Gap)
-	case o.baseline.Timeout < 0:
-		return usagef("--baseline-timeout %v: must not be negative", o.baseline.Timeout)
 	}
 	if _, err := o.cluster.options(); err != nil {
 		return err
@@ -140,14 +122,29 @@ func (o *runOptions) validate() error {
 	if _, _, err := o.clients.parse(); err != nil {
 		return err
 	}
-	_, err := o.flags.config()
+	e := o.experimentOptions()
+	return flagError(e.Validate())
+}
+
+// flagError turns the experiment's refusal of an option, or of a fault the
+// cluster cannot do, into a usage error naming the flag; other errors pass
+// as they are.
+func flagError(err error) error {
+	var bad *experiment.InvalidOption
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &bad):
+		return usagef("--%s %s: %s", strings.ReplaceAll(bad.Name, "_", "-"), bad.Value, bad.Why)
+	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrDirInUse), errors.Is(err, experiment.ErrInvalidOption):
+		return usageError{err}
+	}
 	return err
 }
 
 // experimentOptions turns the flags into the experiment's options.
 func (o *runOptions) experimentOptions() experiment.Options {
-	cfg, _ := o.flags.config() // validated
-	names, settings, _ := o.clients.parse()
+	names, settings, _ := o.clients.parse() // validated
 	out := o.out
 	if out == "" {
 		out = defaultOut(string(o.kill))
@@ -163,13 +160,33 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Out:             out,
 		Grace:           o.grace,
 		RecoveryTimeout: o.timeout,
+		ReplicaInterval: o.replicaInterval,
 		Baseline:        o.baseline,
-		Probe:           cfg,
+		Probe:           o.flags.config(),
 		Clients:         names,
 		ClientSettings:  settings,
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),
 	}
+}
+
+// newTarget is the Docker target of the cluster the flags name, shaped
+// for the fault: the faulted broker leads partition 0 of the probed topic,
+// however many brokers there are, and a disk-full fault's broker has a
+// tmpfs of --disk-size to fill. Nothing is contacted yet.
+func newTarget(o *runOptions) (*docker.Target, error) {
+	opts, err := o.cluster.options()
+	if err != nil {
+		return nil, err
+	}
+	opts.Image, opts.Lead = o.image, o.broker
+	docker.ForFault(&opts, o.kill, o.broker, o.diskSize)
+	withOffline(&opts, o.g)
+	t, err := docker.New(opts)
+	if errors.Is(err, compose.ErrInvalid) {
+		return nil, usageError{err}
+	}
+	return t, err
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
@@ -178,161 +195,31 @@ func runTrials(ctx context.Context, o *runOptions) error {
 			return err
 		}
 	}
-	opts, err := o.cluster.options()
+	t, err := newTarget(o)
 	if err != nil {
 		return err
 	}
-	// The faulted broker leads partition 0 of the probed topic, however
-	// many brokers there are.
-	opts.Image, opts.Lead = o.image, o.broker
-	limitDisk(&opts, o)
-	withOffline(&opts, o.g)
-	cl, err := compose.New(opts)
-	if errors.Is(err, compose.ErrInvalid) {
-		return usageError{err}
-	}
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	if o.kill == chaos.IsolateController && len(cl.Services()) == len(cl.Brokers()) {
-		return usagef("--fault %s: the cluster has no dedicated controller to cut the broker from", o.kill)
-	}
-	if o.kill.Controller() && len(cl.Services())-len(cl.Brokers()) < 3 {
-		return usagef("--fault %s: needs a quorum of three dedicated controllers (--controllers 3)", o.kill)
-	}
-	if o.kill.MultiStep() && len(cl.Brokers()) < 3 {
-		return usagef("--fault %s: needs at least 3 brokers (kbf up --brokers 3)", o.kill)
-	}
-	if _, ok := cl.Brokers()[o.broker]; !ok {
-		return usagef("--broker %q: not a broker of the cluster (%v)", o.broker, cl.BrokerServices())
-	}
+	defer t.Close()
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
-	r := newRunner(o, cl, stdoutLogs{newInjector(cl), cl}, o.g.out, rep)
-	if err := r.Run(ctx); errors.Is(err, experiment.ErrDirInUse) {
-		return usageError{err}
-	} else {
-		return err // ErrFindings is errFindings
-	}
+	r := newRunner(o.experimentOptions(), t, o.g.out, rep)
+	return flagError(r.Run(ctx)) // ErrFindings is errFindings
 }
 
-// newInjector injects faults into cl's containers, disk-full ones too.
-func newInjector(cl *compose.Cluster) *chaos.Injector {
-	return chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
-}
-
-// limitDisk gives the broker of a disk-full fault a log directory of its
-// own size, which the fault fills; the other faults' clusters have none.
-func limitDisk(opts *compose.Options, o *runOptions) {
-	if o.kill == chaos.DiskFull {
-		opts.DiskLimits = map[string]string{o.broker: o.diskSize}
-	}
-}
-
-// stdoutLogs collects the logs of a node that logs only to its standard
-// output (a user's compose file with the official image's default) from
-// that output, split by logger; the others' from their log files.
-type stdoutLogs struct {
-	*chaos.Injector
-	cl *compose.Cluster
-}
-
-func (i stdoutLogs) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
-	err := i.Injector.CollectLogs(ctx, service, since, dst)
-	if !i.cl.LogsToStdout(service) {
-		return err
-	}
-	// No log4j configuration is given, so the image's own decides: the
-	// official image's sends everything to the standard output, an image
-	// with Kafka's distribution configuration writes the controller's and
-	// the state changes' loggers to their files only. The files win where
-	// they hold those loggers' lines.
-	if err == nil && (nonEmpty(filepath.Join(dst, results.ControllerLog)) || nonEmpty(filepath.Join(dst, results.StateChangeLog))) {
-		return nil
-	}
-	return i.cl.CollectOutput(ctx, service, dst)
-}
-
-func nonEmpty(path string) bool {
-	st, err := os.Stat(path)
-	return err == nil && st.Mode().IsRegular() && st.Size() > 0
-}
-
-// composeCluster adapts compose's cluster to what the experiment asks of
-// one.
-type composeCluster struct{ *compose.Cluster }
-
-func (c composeCluster) Up(ctx context.Context) (experiment.UpInfo, error) {
-	up, err := c.Cluster.Up(ctx)
-	if err != nil {
-		return experiment.UpInfo{}, err
-	}
-	return experiment.UpInfo{Reused: up.Reused, Took: up.Took}, nil
-}
-
-// ActiveController names the controller leading the metadata quorum.
-func (c composeCluster) ActiveController(ctx context.Context) (string, int32, int32, error) {
-	id, epoch, err := c.Admin().QuorumLeader(ctx)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	svc, ok := c.Service(id)
-	if !ok {
-		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no service of the cluster", id)
-	}
-	return svc, id, epoch, nil
-}
-
-// Rejoined reports whether controller id has caught up with the quorum's
-// leader since since, as the leader describes the quorum.
-func (c composeCluster) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
-	q, err := c.Admin().DescribeQuorum(ctx)
-	if err != nil {
-		return false, "", err
-	}
-	ok, where := q.CaughtUpSince(id, since)
-	return ok, where, nil
-}
-
-func (c composeCluster) EnsurePreferred(ctx context.Context) error {
-	_, err := c.Cluster.EnsurePreferred(ctx)
-	return err
-}
-
-func (c composeCluster) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
-	parts, err := c.Cluster.Describe(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]experiment.Partition, 0, len(parts))
-	for _, p := range parts {
-		if p.Topic != topic {
-			continue
-		}
-		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
-	}
-	return out, nil
-}
-
-// newRunner is the trial protocol of kbf run and kbf bench on a compose
-// cluster, writing reports to out.
-func newRunner(o *runOptions, cl *compose.Cluster, inj experiment.Injector, out io.Writer, rep experiment.Reporter) *experiment.Runner {
-	r := &experiment.Runner{
-		Opt:      o.experimentOptions(),
-		Cluster:  composeCluster{cl},
-		Faults:   inj,
+// newRunner is the trial protocol of kbf run and kbf bench on target t,
+// writing reports to out.
+func newRunner(opt experiment.Options, t experiment.Target, out io.Writer, rep experiment.Reporter) *experiment.Runner {
+	return &experiment.Runner{
+		Opt:      opt,
+		Target:   t,
 		Drawings: trialDrawings,
 		Text:     textReport,
 		Out:      out,
 		Reporter: rep,
+		NewSampler: func(ctx context.Context, bootstrap []string, topic string, parts []int32, every time.Duration, w io.Writer) (experiment.Sampler, error) {
+			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: every}, w)
+		},
 	}
-	if o.replicaInterval > 0 {
-		r.NewSampler = func(ctx context.Context, bootstrap []string, topic string, parts []int32, w io.Writer) (experiment.Sampler, error) {
-			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: o.replicaInterval}, w)
-		}
-	}
-	return r
 }
 
 // trialDrawings are the pictures kbf run draws beside each trial's report.

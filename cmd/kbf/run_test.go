@@ -27,9 +27,9 @@ func TestRunFlags(t *testing.T) {
 			if o.broker != "k1" || o.duration != 30*time.Second || o.faultAfter != 8*time.Second || o.repeat != 1 {
 				t.Errorf("options %+v", o)
 			}
-			c, err := o.flags.config()
-			if err != nil || c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
-				t.Errorf("probe config %+v, %v", c, err)
+			c := o.flags.config()
+			if c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
+				t.Errorf("probe config %+v", c)
 			}
 		}},
 		{name: "cluster flags", args: []string{"run", "--kill", "sigkill", "--brokers", "5", "--config", "c1:broker.session.timeout.ms=4000",
@@ -48,11 +48,11 @@ func TestRunFlags(t *testing.T) {
 				}
 			}},
 		{name: "file and brokers", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--brokers", "4"},
-			wantErr: "--brokers and --controllers size the embedded cluster"},
+			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
-				c, _ := o.flags.config()
+				c := o.flags.config()
 				if o.kill != "sigterm" || o.repeat != 3 || o.broker != "k2" || c.Acks != "1" {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
@@ -95,13 +95,13 @@ func TestRunFlags(t *testing.T) {
 			}},
 		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
 			check: func(t *testing.T, o *runOptions) {
-				if c, _ := o.flags.config(); !c.NoKIP951 {
+				if c := o.flags.config(); !c.NoKIP951 {
 					t.Error("--kip951=false left KIP-951 on")
 				}
 			}},
 		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
 			check: func(t *testing.T, o *runOptions) {
-				if c, _ := o.flags.config(); c.NoKIP951 {
+				if c := o.flags.config(); c.NoKIP951 {
 					t.Error("KIP-951 off by default")
 				}
 			}},
@@ -110,6 +110,13 @@ func TestRunFlags(t *testing.T) {
 		{name: "client-set for a client not chosen", args: []string{"run", "--kill", "sigkill", "--client-set", "java:linger.ms=5"}, wantErr: "java is not in --clients"},
 		{name: "client-set without a value", args: []string{"run", "--kill", "sigkill", "--clients", "java", "--client-set", "java:linger.ms"}, wantErr: "want CLIENT:KEY=VALUE"},
 		{name: "stray argument", args: []string{"run", "--kill", "sigkill", "k1"}, wantErr: "unexpected argument"},
+		{name: "interval of a nanosecond", args: []string{"run", "--kill", "sigkill", "--interval", "1ns"}, wantErr: "--interval 1ns: must be at least 1ms"},
+		{name: "duration past a day", args: []string{"run", "--kill", "sigkill", "--duration", "2562047h"}, wantErr: "--duration 2562047h0m0s: must be positive and at most 24h0m0s"},
+		{name: "a partition twice", args: []string{"run", "--kill", "sigkill", "--partitions", "0,0"}, wantErr: "--partitions 0,0: partition 0 given twice"},
+		{name: "a partition past the bound", args: []string{"run", "--kill", "sigkill", "--partitions", "99999"}, wantErr: "--partitions 99999: partition 99999: want 0 to 9999"},
+		{name: "negative replica interval", args: []string{"run", "--kill", "sigkill", "--replica-interval", "-1s"}, wantErr: "--replica-interval -1s: must not be negative"},
+		{name: "a billion trials", args: []string{"run", "--kill", "sigkill", "--repeat", "1000000000"}, wantErr: "--repeat 1000000000: want 1 to 1000"},
+		{name: "bad last step", args: []string{"run", "--fault", "last-replica", "--last-step", "pause"}, wantErr: `--last-step "pause": want sigkill or sigterm`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

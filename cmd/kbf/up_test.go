@@ -106,7 +106,11 @@ func TestUpFlags(t *testing.T) {
 		{name: "config on no such node", args: []string{"up", "--config", "k7:a.b=1"}, wantErr: "no node k7 (nodes: c1 k1 k2 k3)"},
 		{name: "config of the shape", args: []string{"up", "--config", "node.id=3"}, wantErr: "node.id is part of the cluster's shape"},
 		{name: "file and brokers", args: []string{"up", "-f", "compose.yaml", "--brokers", "4"},
-			wantErr: "--brokers and --controllers size the embedded cluster"},
+			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
+		{name: "combined and controllers", args: []string{"up", "--combined", "--controllers", "3"},
+			wantErr: "--combined and --controllers: with --combined the brokers are the controllers"},
+		{name: "combined, even brokers", args: []string{"up", "--combined", "--brokers", "4"},
+			wantErr: "--combined with --brokers 4: the brokers are the quorum, so want an odd number"},
 		{name: "missing file", args: []string{"up", "-f", "no-such-compose.yaml"}, wantErr: "no-such-compose.yaml"},
 		{name: "project name without file", args: []string{"up", "--project-name", "x"}, wantErr: "--project-name: only with --file"},
 	}

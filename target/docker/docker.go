@@ -1,0 +1,263 @@
+// Package docker is the trial protocol's target (experiment.Target) for a
+// Kafka cluster kbf runs in Docker, kbf's embedded one or a user's compose
+// file: compose brings it up and describes it, chaos injects the faults
+// into its containers, kafkaadmin asks its brokers and its quorum.
+//
+// It states what it can do up front (Supports): the network faults need
+// root on the host, a full disk needs the faulted broker's log directory
+// to be a tmpfs of its own (ForFault gives it one). A node that logs only
+// to its standard output, as the official image does by default, has its
+// logs read from that output, split by logger.
+package docker
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/results"
+)
+
+// Target is a compose cluster as the trial protocol asks of it. The
+// embedded compose.Cluster answers what compose knows (the nodes, the
+// addresses, Down and Close for the commands that manage it).
+type Target struct {
+	*compose.Cluster
+	inj  *chaos.Injector
+	opts compose.Options
+	// netCheck says whether the host can cut a container's links:
+	// chaos.Nsenter's Check, replaced in tests.
+	netCheck func() error
+}
+
+var (
+	_ experiment.Target    = (*Target)(nil)
+	_ experiment.Reachable = (*Target)(nil)
+	_ experiment.Quorum    = quorum{}
+)
+
+// New makes the target of the cluster opts describes, contacting neither
+// Docker nor Kafka. Configuration errors wrap compose.ErrInvalid.
+func New(opts compose.Options) (*Target, error) {
+	cl, err := compose.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	inj := chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
+	return &Target{Cluster: cl, inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check}, nil
+}
+
+// ForFault shapes opts for a fault of kind on broker: the broker of a
+// disk-full fault gets a log directory of its own, a tmpfs of size, which
+// the fault fills; the other faults' clusters have none.
+func ForFault(opts *compose.Options, kind results.FaultKind, broker, size string) {
+	if kind == chaos.DiskFull {
+		opts.DiskLimits = map[string]string{broker: size}
+	}
+}
+
+// Supports says whether the target can inject kind into broker: a network
+// fault needs root and the host's nsenter and iptables, a disk-full fault
+// a tmpfs log directory for the broker (ForFault).
+func (t *Target) Supports(kind results.FaultKind, broker string) error {
+	switch {
+	case kind.Network():
+		if err := t.netCheck(); err != nil {
+			return experiment.Unsupportedf("fault %s: %v", kind, err)
+		}
+	case kind == chaos.DiskFull && t.opts.DiskLimits[broker] == "":
+		return experiment.Unsupportedf("fault %s: %s's log directory is no tmpfs of its own to fill", kind, broker)
+	}
+	return nil
+}
+
+// Quorum asks the brokers about the metadata quorum.
+func (t *Target) Quorum() experiment.Quorum { return quorum{t.Cluster} }
+
+// Up brings the cluster up, or reuses it, and waits until it is whole.
+func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
+	up, err := t.Cluster.Up(ctx)
+	if err != nil {
+		return experiment.UpInfo{}, err
+	}
+	return experiment.UpInfo{Reused: up.Reused, Took: up.Took}, nil
+}
+
+// EnsurePreferred runs a preferred leader election where one is due.
+func (t *Target) EnsurePreferred(ctx context.Context) error {
+	_, err := t.Cluster.EnsurePreferred(ctx)
+	return err
+}
+
+// Partitions describes topic's partitions as the brokers see them.
+func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
+	parts, err := t.Cluster.Describe(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]experiment.Partition, 0, len(parts))
+	for _, p := range parts {
+		if p.Topic != topic {
+			continue
+		}
+		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+	}
+	return out, nil
+}
+
+// Inject injects f into its broker's container.
+func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+	return t.inj.Inject(ctx, f)
+}
+
+// Restart starts, unpauses or heals a faulted container.
+func (t *Target) Restart(ctx context.Context, service string) error {
+	return t.inj.Restart(ctx, service)
+}
+
+// CollectLogs copies a node's log files since since into dst. A node that
+// logs only to its standard output (a user's compose file with the
+// official image's default) has them split from that output by logger.
+func (t *Target) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
+	err := t.inj.CollectLogs(ctx, service, since, dst)
+	if !t.Cluster.LogsToStdout(service) {
+		return err
+	}
+	// No log4j configuration is given, so the image's own decides: the
+	// official image's sends everything to the standard output, an image
+	// with Kafka's distribution configuration writes the controller's and
+	// the state changes' loggers to their files only. The files win where
+	// they hold those loggers' lines.
+	if err == nil && (nonEmpty(filepath.Join(dst, results.ControllerLog)) || nonEmpty(filepath.Join(dst, results.StateChangeLog))) {
+		return nil
+	}
+	return t.Cluster.CollectOutput(ctx, service, dst)
+}
+
+func nonEmpty(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
+}
+
+// Identify checks that the brokers on the cluster's addresses report the
+// cluster id its nodes were formatted with, so that kbf never probes a
+// stranger's cluster that happens to hold its ports.
+func (t *Target) Identify(ctx context.Context) error {
+	return CheckOwnCluster(ctx, t.Admin().ClusterID, t.ClusterID(), t.Bootstrap())
+}
+
+// CheckOwnCluster checks that the brokers at addrs report the cluster id
+// want (from idOf). An empty want checks nothing.
+func CheckOwnCluster(ctx context.Context, idOf func(context.Context) (string, error), want string, addrs []string) error {
+	if want == "" {
+		return nil
+	}
+	got, err := idOf(ctx)
+	if err != nil {
+		return fmt.Errorf("probe: no broker answers on %s (%w): is the cluster up? kbf up starts it",
+			strings.Join(addrs, ","), err)
+	}
+	if got != want {
+		return fmt.Errorf("probe: the brokers on %s are cluster %s, not kbf's (%s): pass --bootstrap to probe that cluster anyway, or free the ports for kbf up",
+			strings.Join(addrs, ","), got, want)
+	}
+	return nil
+}
+
+// quorum is the metadata quorum as the brokers describe it.
+type quorum struct{ cl *compose.Cluster }
+
+// ActiveController names the controller leading the metadata quorum.
+func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
+	id, epoch, err := q.cl.Admin().QuorumLeader(ctx)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	svc, ok := q.cl.Service(id)
+	if !ok {
+		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no service of the cluster", id)
+	}
+	return svc, id, epoch, nil
+}
+
+// Rejoined reports whether controller id has caught up with the quorum's
+// leader since since, as the leader describes the quorum.
+func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
+	qd, err := q.cl.Admin().DescribeQuorum(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	ok, where := qd.CaughtUpSince(id, since)
+	return ok, where, nil
+}
+
+// Pool keeps one target across a benchmark's trials: a trial on the same
+// cluster with other settings reuses it (Up then recreates only the nodes
+// whose settings changed), one on another cluster (another compose file,
+// size or image) takes the last one down first, since two clusters at
+// once would share the machine and its ports.
+type Pool struct {
+	t *Target
+}
+
+// Get returns the target of opts, reusing the last one when nothing
+// changed; fresh asks for a cluster brought up from nothing, the last one
+// removed first.
+func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Target, error) {
+	if p.t != nil && !same(p.t.opts, opts) {
+		if !SameCluster(p.t.opts, opts) {
+			if _, err := p.t.Down(ctx); err != nil {
+				return nil, fmt.Errorf("the last scenario's cluster: %w", err)
+			}
+		}
+		p.Close()
+	}
+	if p.t == nil {
+		t, err := New(opts)
+		if err != nil {
+			return nil, err
+		}
+		p.t = t
+	}
+	if fresh {
+		// The cluster removed and a new client made, so that the trial
+		// brings the cluster up from nothing.
+		if _, err := p.t.Down(ctx); err != nil {
+			return nil, fmt.Errorf("fresh cluster: %w", err)
+		}
+		p.Close()
+		t, err := New(opts)
+		if err != nil {
+			return nil, err
+		}
+		p.t = t
+	}
+	return p.t, nil
+}
+
+// Close closes the last target's clients; its cluster stays up.
+func (p *Pool) Close() {
+	if p.t != nil {
+		p.t.Close()
+		p.t = nil
+	}
+}
+
+// SameCluster reports whether a and b describe one cluster, perhaps with
+// other settings.
+func SameCluster(a, b compose.Options) bool {
+	return a.File == b.File && a.ProjectName == b.ProjectName && a.Brokers == b.Brokers && a.Controllers == b.Controllers && a.Image == b.Image
+}
+
+// same reports whether a and b describe one cluster with the same settings.
+func same(a, b compose.Options) bool {
+	return SameCluster(a, b) && slices.Equal(a.Config, b.Config) && maps.Equal(a.DiskLimits, b.DiskLimits) && a.Lead == b.Lead
+}
