@@ -51,17 +51,17 @@ type NetnsRunner interface {
 // Nsenter is the NetnsRunner of the host: nsenter -t PID -n iptables ARGS.
 type Nsenter struct{}
 
-// ErrNetworkFaults says why network faults cannot run here.
-var ErrNetworkFaults = errors.New("network faults need root and the host's nsenter and iptables")
+// errNetworkFaults says why network faults cannot run here.
+var errNetworkFaults = errors.New("network faults need root and the host's nsenter and iptables")
 
 // Check reports whether the host can run network faults.
 func (Nsenter) Check() error {
 	if os.Geteuid() != 0 {
-		return fmt.Errorf("%w: run kbf as root (sudo) for this fault", ErrNetworkFaults)
+		return fmt.Errorf("%w: run kbf as root (sudo) for this fault", errNetworkFaults)
 	}
 	for _, tool := range []string{"nsenter", "iptables"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%w: %s is not on PATH (Debian: apt-get install util-linux iptables)", ErrNetworkFaults, tool)
+			return fmt.Errorf("%w: %s is not on PATH (Debian: apt-get install util-linux iptables)", errNetworkFaults, tool)
 		}
 	}
 	return nil
@@ -143,7 +143,7 @@ func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out []
 // service) for IsolateController. On error, what was added is removed.
 func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKind, controllers []string) error {
 	if in.netns == nil {
-		return fmt.Errorf("%s: %w", kind, ErrNetworkFaults)
+		return fmt.Errorf("%s: %w", kind, errNetworkFaults)
 	}
 	self, err := in.link(ctx, broker)
 	if err != nil {

@@ -163,8 +163,8 @@ func DefaultLocator() *Locator {
 // ErrNotBuilt is reported when a probe cannot be found.
 var ErrNotBuilt = errors.New("probe not built")
 
-// ErrInProcess is reported for a client that does not run as a subprocess.
-var ErrInProcess = errors.New("runs in kbf's own process, not as a subprocess")
+// errInProcess is reported for a client that does not run as a subprocess.
+var errInProcess = errors.New("runs in kbf's own process, not as a subprocess")
 
 // Command returns the program and arguments that run spec's probe.
 func (l *Locator) Command(spec Spec) ([]string, error) {
@@ -173,7 +173,7 @@ func (l *Locator) Command(spec Spec) ([]string, error) {
 		return nil, err
 	}
 	if !c.External {
-		return nil, fmt.Errorf("%s %w (package probe)", c.Name, ErrInProcess)
+		return nil, fmt.Errorf("%s %w (package probe)", c.Name, errInProcess)
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, fmt.Errorf("%s probe: %w", c.Name, err)
@@ -291,8 +291,8 @@ func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-// ErrExited is reported by Ready for a probe that ended before it was ready.
-var ErrExited = errors.New("probe exited before its first send")
+// errExited is reported by Ready for a probe that ended before it was ready.
+var errExited = errors.New("probe exited before its first send")
 
 // Ready waits until the probe has written its client.json, which it does
 // once its clients are connected and it knows where each partition's log
@@ -312,7 +312,7 @@ func (p *Process) Ready(ctx context.Context) (*Info, error) {
 			if p.err != nil {
 				return nil, p.err
 			}
-			return nil, fmt.Errorf("%s %w", p.Spec.Client, ErrExited)
+			return nil, fmt.Errorf("%s %w", p.Spec.Client, errExited)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("%s probe not ready: %w", p.Spec.Client, ctx.Err())
 		case <-t.C:

@@ -54,7 +54,7 @@ func TestCommand(t *testing.T) {
 		{name: "not executable", loc: Locator{Dirs: []string{empty, second}}, client: Librdkafka,
 			wantErr: "is not executable: rebuild it with make probe-librdkafka"},
 		{name: "franz-go is in process", loc: Locator{Dirs: []string{first}}, client: FranzGo,
-			wantErr: "franz-go runs in kbf's own process", is: ErrInProcess},
+			wantErr: "franz-go runs in kbf's own process", is: errInProcess},
 		{name: "unknown client", loc: Locator{Dirs: []string{first}}, client: "sarama", is: ErrUnknown},
 	}
 	for _, tt := range tests {

@@ -383,9 +383,9 @@ func (s span) gap() *Gap {
 		FromFault: s.fromFault, Open: s.open}
 }
 
-// ErrTooDisordered is reported when times came so far out of order that
+// errTooDisordered is reported when times came so far out of order that
 // the longest gap is no longer known exactly.
-var ErrTooDisordered = errors.New("too far out of order to find the longest gap in one pass (probe.csv lists messages nearly in the order they completed; sort the file by partition and seq)")
+var errTooDisordered = errors.New("too far out of order to find the longest gap in one pass (probe.csv lists messages nearly in the order they completed; sort the file by partition and seq)")
 
 // MaxTracked is how many of the longest gaps a Report tracks per
 // partition and kind.
@@ -553,7 +553,7 @@ func (tr *tracker) longest(skip *span) (span, bool, error) {
 		}
 	}
 	if tr.hasLost && (!found || !better(best, tr.lost)) {
-		return span{}, false, ErrTooDisordered
+		return span{}, false, errTooDisordered
 	}
 	if !found && tr.hasZero && (skip == nil || !(tr.zero < skip.end && tr.zero > skip.start)) {
 		return span{start: tr.zero, end: tr.zero}, true, nil

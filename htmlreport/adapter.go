@@ -28,7 +28,7 @@ type analysis struct {
 func fromReport(tr *report.Trial, client string) (*analysis, error) {
 	g := tr.Gaps
 	if g == nil || g.Sent == 0 || g.Start.IsZero() {
-		return nil, ErrNoMessages
+		return nil, report.ErrNoMessages
 	}
 	a := &analysis{from: g.Start, to: g.End, stalls: map[int32]interval{}, leaderless: map[int32][]interval{}}
 	if rv := tr.Replicas; rv != nil {

@@ -127,10 +127,10 @@ type downsampler struct {
 	lanes map[int32]*laneBuilder
 }
 
-// ErrUnknownPartition is reported for a probe row whose partition the
+// errUnknownPartition is reported for a probe row whose partition the
 // analysis did not count: the CSV is not the one the trial was analysed
 // from.
-var ErrUnknownPartition = errors.New("partition not in the trial's report")
+var errUnknownPartition = errors.New("partition not in the trial's report")
 
 // interval is a time span, for the stalls the downsampler keeps whole.
 type interval struct{ from, to time.Time }
@@ -163,7 +163,7 @@ func (d *downsampler) read(r io.Reader, name string) error {
 		}
 		lb := d.lanes[m.Partition]
 		if lb == nil {
-			return fmt.Errorf("message p%d seq %d: %w", m.Partition, m.Seq, ErrUnknownPartition)
+			return fmt.Errorf("message p%d seq %d: %w", m.Partition, m.Seq, errUnknownPartition)
 		}
 		lb.messages++
 		p := pt{seq: m.Seq, offset: m.Offset, sent: m.Sent.UnixNano(), acked: unixOrZero(m.Acked), received: unixOrZero(m.Received)}

@@ -331,7 +331,7 @@ func TestWriteTrialErrors(t *testing.T) {
 		csv  string
 		want error
 	}{
-		{"another partition", "partition,seq,offset,sent,acked,received,error\n7,0,,2026-11-30T03:26:00.000000000Z,,,\n", ErrUnknownPartition},
+		{"another partition", "partition,seq,offset,sent,acked,received,error\n7,0,,2026-11-30T03:26:00.000000000Z,,,\n", errUnknownPartition},
 		{"a malformed row", "partition,seq,offset,sent,acked,received,error\n0,x,,2026-11-30T03:26:00.000000000Z,,,\n", new(results.ParseError)},
 	}
 	for _, tc := range tests {
@@ -356,8 +356,8 @@ func TestWriteTrialErrors(t *testing.T) {
 	}
 	t.Run("no messages", func(t *testing.T) {
 		err := WriteTrial(&bytes.Buffer{}, TrialPage{Report: &report.Trial{}, Probe: strings.NewReader("")})
-		if !errors.Is(err, ErrNoMessages) {
-			t.Errorf("error %v, want ErrNoMessages", err)
+		if !errors.Is(err, report.ErrNoMessages) {
+			t.Errorf("error %v, want report.ErrNoMessages", err)
 		}
 	})
 }
@@ -449,8 +449,8 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
-	if _, err := buildRun(RunPage{}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("an empty run: %v, want ErrEmpty", err)
+	if _, err := buildRun(RunPage{}); !errors.Is(err, errEmpty) {
+		t.Errorf("an empty run: %v, want errEmpty", err)
 	}
 }
 
@@ -480,8 +480,8 @@ func TestBench(t *testing.T) {
 	if len(sw.Points) != 2 || sw.Points[0].X != 3000 || sw.Points[1].X != 6000 || sw.Points[0].Median != 2.7 {
 		t.Errorf("sweep points %+v, want 3000 then 6000 with their medians", sw.Points)
 	}
-	if _, err := buildBench(BenchPage{}); !errors.Is(err, ErrEmpty) {
-		t.Errorf("an empty bench: %v, want ErrEmpty", err)
+	if _, err := buildBench(BenchPage{}); !errors.Is(err, errEmpty) {
+		t.Errorf("an empty bench: %v, want errEmpty", err)
 	}
 }
 

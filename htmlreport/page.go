@@ -29,12 +29,9 @@ var pageJS string
 //go:embed assets/page.css
 var pageCSS string
 
-// ErrNoMessages is reported for a trial whose report counted no message.
-var ErrNoMessages = errors.New("no messages to draw")
-
-// ErrEmpty is reported for a run without a trial or a benchmark without a
+// errEmpty is reported for a run without a trial or a benchmark without a
 // metric.
-var ErrEmpty = errors.New("nothing to draw")
+var errEmpty = errors.New("nothing to draw")
 
 // WriteTrial writes one trial's page on w. The probe CSV is read once, row
 // by row; nothing is written before it has been read whole, so a bad file
@@ -68,7 +65,7 @@ func WriteBench(w io.Writer, in BenchPage) error {
 
 func buildTrial(in TrialPage) (*trialModel, error) {
 	if in.Report == nil {
-		return nil, fmt.Errorf("trial page: no report: %w", ErrEmpty)
+		return nil, fmt.Errorf("trial page: no report: %w", errEmpty)
 	}
 	a, err := fromReport(in.Report, in.Client)
 	if err != nil {
@@ -99,7 +96,7 @@ func buildTrial(in TrialPage) (*trialModel, error) {
 
 func buildRun(in RunPage) (*page, error) {
 	if len(in.Trials) == 0 {
-		return nil, fmt.Errorf("run page: %w", ErrEmpty)
+		return nil, fmt.Errorf("run page: %w", errEmpty)
 	}
 	pg := &page{Kind: "run", Title: in.Title}
 	if pg.Title == "" {
@@ -149,7 +146,7 @@ func buildRun(in RunPage) (*page, error) {
 
 func buildBench(in BenchPage) (*page, error) {
 	if len(in.Metrics) == 0 {
-		return nil, fmt.Errorf("bench page: %w", ErrEmpty)
+		return nil, fmt.Errorf("bench page: %w", errEmpty)
 	}
 	b := &benchModel{}
 	for _, m := range in.Metrics {

@@ -71,9 +71,6 @@ type Options struct {
 // ErrSize is reported for a Width or Height outside its bounds.
 var ErrSize = errors.New("picture size out of bounds")
 
-// ErrNoMessages is reported for a trial whose report counted no message.
-var ErrNoMessages = errors.New("no messages to plot")
-
 // WriteSVG draws the trial tr as an SVG document on w, reading its probe
 // CSV, the file tr was analysed from, once, row by row; a malformed row
 // stops the drawing with the decoder's *results.ParseError. Nothing is
@@ -85,7 +82,7 @@ func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) er
 		return err
 	}
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
-		return ErrNoMessages
+		return report.ErrNoMessages
 	}
 	if opt.Source == "" {
 		opt.Source = results.ProbeFile
@@ -122,7 +119,7 @@ func Draw(w io.Writer, tr *report.Trial, col *Collector, opt Options) error {
 		opt.Height = DefaultHeight
 	}
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
-		return ErrNoMessages
+		return report.ErrNoMessages
 	}
 	c := newCanvas(tr, opt.Width, opt.Height)
 	if err := c.fill(col); err != nil {
@@ -193,17 +190,17 @@ func newCanvas(tr *report.Trial, width, height int) *canvas {
 	return c
 }
 
-// ErrUnknownPartition is reported for a message whose partition the trial's
+// errUnknownPartition is reported for a message whose partition the trial's
 // report did not count: the probe CSV is not the one the trial was analysed
 // from.
-var ErrUnknownPartition = errors.New("partition not in the trial's report")
+var errUnknownPartition = errors.New("partition not in the trial's report")
 
 // fill takes the collector's slots into the picture's columns, each slot
 // into the column of its middle.
 func (c *canvas) fill(col *Collector) error {
 	for p := range col.parts {
 		if _, ok := c.index[p]; !ok {
-			return fmt.Errorf("messages of p%d: %w", p, ErrUnknownPartition)
+			return fmt.Errorf("messages of p%d: %w", p, errUnknownPartition)
 		}
 	}
 	if col.width == 0 {

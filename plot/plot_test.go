@@ -316,8 +316,8 @@ func TestBadInput(t *testing.T) {
 	t.Run("no messages", func(t *testing.T) {
 		g := gaps.NewReport(gaps.Options{})
 		g.Close()
-		if err := WriteSVG(io.Discard, &report.Trial{Gaps: g}, strings.NewReader(""), Options{}); !errors.Is(err, ErrNoMessages) {
-			t.Errorf("error %v, want ErrNoMessages", err)
+		if err := WriteSVG(io.Discard, &report.Trial{Gaps: g}, strings.NewReader(""), Options{}); !errors.Is(err, report.ErrNoMessages) {
+			t.Errorf("error %v, want report.ErrNoMessages", err)
 		}
 	})
 }

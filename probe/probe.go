@@ -76,8 +76,8 @@ type PartitionStats struct {
 	LastAckGap, LastRecvGap         time.Duration
 }
 
-// ErrTopicMissing is returned when the probed topic does not exist.
-var ErrTopicMissing = errors.New("topic does not exist")
+// errTopicMissing is returned when the probed topic does not exist.
+var errTopicMissing = errors.New("topic does not exist")
 
 // New connects the probe's clients, resolves the partitions and records
 // where each partition's log ends now: the probe reads from there.
@@ -147,7 +147,7 @@ func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) 
 	got := make(map[int32]int64)
 	ends.Each(func(o kadm.ListedOffset) { got[o.Partition] = o.Offset })
 	if len(got) == 0 {
-		return nil, fmt.Errorf("%s: %w (kbf up creates it)", topic, ErrTopicMissing)
+		return nil, fmt.Errorf("%s: %w (kbf up creates it)", topic, errTopicMissing)
 	}
 	if len(want) == 0 {
 		return got, nil

@@ -65,12 +65,12 @@ func (l *ClientLine) Get(key string) string {
 	return v
 }
 
-// ErrNotWord is reported for a key, level or client name that is empty or
+// errNotWord is reported for a key, level or client name that is empty or
 // holds a space, a quote, a "=" or a control character.
-var ErrNotWord = errors.New("not a single word")
+var errNotWord = errors.New("not a single word")
 
-// ErrLineTooLong is reported for a client.log line over MaxClientLine bytes.
-var ErrLineTooLong = fmt.Errorf("line longer than %d bytes", MaxClientLine)
+// errLineTooLong is reported for a client.log line over MaxClientLine bytes.
+var errLineTooLong = fmt.Errorf("line longer than %d bytes", MaxClientLine)
 
 // ClientLogEncoder writes client.log; lines are held in memory until Flush,
 // so a crash between flushes never leaves half a line on disk.
@@ -94,12 +94,12 @@ func (e *ClientLogEncoder) Encode(l *ClientLine) error {
 	}
 	for _, w := range []struct{ what, s string }{{"level", l.Level}, {"client", string(l.Client)}} {
 		if !isWord(w.s) {
-			return fmt.Errorf("client log %s %q: %w", w.what, w.s, ErrNotWord)
+			return fmt.Errorf("client log %s %q: %w", w.what, w.s, errNotWord)
 		}
 	}
 	for _, kv := range l.KV {
 		if !isWord(kv.Key) {
-			return fmt.Errorf("client log key %q: %w", kv.Key, ErrNotWord)
+			return fmt.Errorf("client log key %q: %w", kv.Key, errNotWord)
 		}
 	}
 	start := len(e.buf)
@@ -113,7 +113,7 @@ func (e *ClientLogEncoder) Encode(l *ClientLine) error {
 	b = append(b, '\n')
 	if len(b)-start > MaxClientLine {
 		e.buf = b[:start]
-		return fmt.Errorf("client log line: %w", ErrLineTooLong)
+		return fmt.Errorf("client log line: %w", errLineTooLong)
 	}
 	e.buf = b
 	return nil
@@ -213,7 +213,7 @@ func (d *ClientLogDecoder) Decode(l *ClientLine) error {
 			return err
 		}
 		if long {
-			return d.errorf(0, "%w", ErrLineTooLong)
+			return d.errorf(0, "%w", errLineTooLong)
 		}
 		if strings.TrimSpace(string(line)) == "" {
 			continue
@@ -269,12 +269,12 @@ func (d *ClientLogDecoder) parse(s string, l *ClientLine) error {
 	col := len(ts) + 2
 	level, rest, _ := strings.Cut(rest, " ")
 	if !isWord(level) {
-		return d.errorf(col, "level %s: %w", excerpt(level), ErrNotWord)
+		return d.errorf(col, "level %s: %w", excerpt(level), errNotWord)
 	}
 	col += len(level) + 1
 	client, rest, _ := strings.Cut(rest, " ")
 	if !isWord(client) {
-		return d.errorf(col, "client %s: %w", excerpt(client), ErrNotWord)
+		return d.errorf(col, "client %s: %w", excerpt(client), errNotWord)
 	}
 	col += len(client) + 1
 	msg, kvs, err := splitMessage(rest)
@@ -346,7 +346,7 @@ func parseKeyValues(s string) ([]KeyValue, error) {
 			return nil, fmt.Errorf("%w: %s", errNotPair, excerpt(s))
 		}
 		if !isWord(key) {
-			return nil, fmt.Errorf("key %s: %w", excerpt(key), ErrNotWord)
+			return nil, fmt.Errorf("key %s: %w", excerpt(key), errNotWord)
 		}
 		var v string
 		if strings.HasPrefix(rest, `"`) {

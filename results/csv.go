@@ -352,8 +352,8 @@ func (lr *lineReader) csvError(err error) error {
 // all) could take all memory.
 const MaxLine = 1 << 20
 
-// ErrLongLine is reported for a line longer than MaxLine.
-var ErrLongLine = fmt.Errorf("line longer than %d KiB: not a file kbf wrote", MaxLine>>10)
+// errLongLine is reported for a line longer than MaxLine.
+var errLongLine = fmt.Errorf("line longer than %d KiB: not a file kbf wrote", MaxLine>>10)
 
 // tailReader remembers whether the stream ended with a newline, and stops
 // at a line longer than MaxLine.
@@ -386,7 +386,7 @@ func (t *tailReader) Read(p []byte) (int, error) {
 			t.run, b = 0, b[i+1:]
 		}
 		if t.run > MaxLine {
-			t.long = &ParseError{Line: t.lines + 1, Err: ErrLongLine}
+			t.long = &ParseError{Line: t.lines + 1, Err: errLongLine}
 			return 0, t.long
 		}
 	}

@@ -59,14 +59,14 @@ var (
 	// ErrUnknownPartition is reported for a row whose partition the run
 	// did not probe.
 	ErrUnknownPartition = errors.New("partition not probed in this run")
-	// ErrOutsideTrial is reported for a time outside the trial's window,
+	// errOutsideTrial is reported for a time outside the trial's window,
 	// or outside the plausible range.
-	ErrOutsideTrial = errors.New("outside the trial")
-	// ErrBeforeSent is reported for an ack or a receive before the send.
-	ErrBeforeSent = errors.New("before the message was sent")
-	// ErrDuplicateRow is reported for a second row of one partition and
+	errOutsideTrial = errors.New("outside the trial")
+	// errBeforeSent is reported for an ack or a receive before the send.
+	errBeforeSent = errors.New("before the message was sent")
+	// errDuplicateRow is reported for a second row of one partition and
 	// sequence number.
-	ErrDuplicateRow = errors.New("duplicate row")
+	errDuplicateRow = errors.New("duplicate row")
 )
 
 // Decode reads the next row into m. It returns io.EOF after the last row and
@@ -110,10 +110,10 @@ func (d *Decoder) Decode(m *Message) error {
 	// One clock times all three, so an ack or a read before the send is a
 	// broken file, and would make a negative latency.
 	if !m.Acked.IsZero() && m.Acked.Before(m.Sent) {
-		return d.lr.fieldError(4, fmt.Errorf("%s is %w at %s", clockOf(m.Acked), ErrBeforeSent, clockOf(m.Sent)))
+		return d.lr.fieldError(4, fmt.Errorf("%s is %w at %s", clockOf(m.Acked), errBeforeSent, clockOf(m.Sent)))
 	}
 	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
-		return d.lr.fieldError(5, fmt.Errorf("%s is %w at %s", clockOf(m.Received), ErrBeforeSent, clockOf(m.Sent)))
+		return d.lr.fieldError(5, fmt.Errorf("%s is %w at %s", clockOf(m.Received), errBeforeSent, clockOf(m.Sent)))
 	}
 	r := d.seen[m.Partition]
 	if r == nil {
@@ -122,7 +122,7 @@ func (d *Decoder) Decode(m *Message) error {
 	}
 	if !r.add(m.Seq) {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
-			ErrDuplicateRow, m.Partition, m.Seq))
+			errDuplicateRow, m.Partition, m.Seq))
 	}
 	m.Err = row[6]
 	return nil
@@ -145,7 +145,7 @@ func (d *Decoder) inWindow(t time.Time) error {
 	}
 	if t.Before(from) || t.After(to) {
 		return fmt.Errorf("%s is %w: %s window is %s ~ %s",
-			t.UTC().Format(time.RFC3339Nano), ErrOutsideTrial, what,
+			t.UTC().Format(time.RFC3339Nano), errOutsideTrial, what,
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 	}
 	return nil

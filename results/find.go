@@ -114,8 +114,8 @@ func TrialDir(n int) string { return fmt.Sprintf("%s%02d", TrialDirPrefix, n) }
 var (
 	// ErrNoResults is reported for a path that holds no kbf results.
 	ErrNoResults = errors.New("no kbf results here: want a probe CSV, a trial directory (meta.json, probe.csv) or a run directory (trial-NN/)")
-	// ErrNoProbe is reported for a trial directory without its probe CSV.
-	ErrNoProbe = errors.New("no " + ProbeFile + ": the trial recorded no message (it stopped before the probe started, or the file was moved)")
+	// errNoProbe is reported for a trial directory without its probe CSV.
+	errNoProbe = errors.New("no " + ProbeFile + ": the trial recorded no message (it stopped before the probe started, or the file was moved)")
 	// ErrNotRegular is reported for a path that is a named pipe, a device,
 	// a socket or anything else that is not a plain file: reading one could
 	// block forever or never end.
@@ -187,7 +187,7 @@ func Find(path string) ([]Trial, error) {
 		case err != nil:
 			broken = append(broken, err)
 		case !ok:
-			broken = append(broken, fmt.Errorf("%s: %w", dir, ErrNoProbe))
+			broken = append(broken, fmt.Errorf("%s: %w", dir, errNoProbe))
 		default:
 			trials = append(trials, t)
 		}
@@ -222,7 +222,7 @@ func trialAt(dir string) (Trial, bool, error) {
 	case !hasProbe && !hasMeta:
 		return Trial{}, false, nil
 	case !hasProbe:
-		return Trial{}, false, fmt.Errorf("%s: %w", dir, ErrNoProbe)
+		return Trial{}, false, fmt.Errorf("%s: %w", dir, errNoProbe)
 	}
 	if err := checkFiles(dir); err != nil {
 		return Trial{}, false, err

@@ -123,7 +123,7 @@ func TestFindRefuses(t *testing.T) {
 			symlink(t, filepath.Join(dir, "gone"), p)
 			return dir, p + ": cannot be read"
 		}},
-		{name: "meta.json without probe.csv", want: ErrNoProbe, edit: func(t *testing.T, dir string) (string, string) {
+		{name: "meta.json without probe.csv", want: errNoProbe, edit: func(t *testing.T, dir string) (string, string) {
 			if err := os.Remove(filepath.Join(dir, ProbeFile)); err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +261,7 @@ func TestOpenProbe(t *testing.T) {
 	}
 	defer d.Close()
 	_, err = decodeAll(d)
-	checkParseError(t, err, trials[0].Probe, 3, 10, ErrOutsideTrial, "the trial's window is 2026-11-30T03:26:09Z ~ 2026-11-30T03:26:10Z")
+	checkParseError(t, err, trials[0].Probe, 3, 10, errOutsideTrial, "the trial's window is 2026-11-30T03:26:09Z ~ 2026-11-30T03:26:10Z")
 }
 
 // endless is a probe CSV that never ends.

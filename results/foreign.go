@@ -40,15 +40,15 @@ import (
 
 // Errors a Decoder reports for another program's CSV.
 var (
-	// ErrNoHeader is reported for a CSV whose first line is data.
-	ErrNoHeader = fmt.Errorf("%w: no header", ErrHeader)
-	// ErrColumns is reported, with ErrHeader, for a header that lacks a
+	// errNoHeader is reported for a CSV whose first line is data.
+	errNoHeader = fmt.Errorf("%w: no header", ErrHeader)
+	// errColumns is reported, with ErrHeader, for a header that lacks a
 	// column kbf needs, names one twice or misspells one.
-	ErrColumns = errors.New("columns not understood")
-	// ErrTimeUnit is reported for a time that is neither RFC 3339 nor a
+	errColumns = errors.New("columns not understood")
+	// errTimeUnit is reported for a time that is neither RFC 3339 nor a
 	// number in a unit that puts it in the plausible range, or in another
 	// unit than the file's first time.
-	ErrTimeUnit = errors.New("time unit not understood")
+	errTimeUnit = errors.New("time unit not understood")
 )
 
 // The columns, by the names kbf's own header gives them.
@@ -153,7 +153,7 @@ func (d *Decoder) sniff(header []string) error {
 					continue
 				}
 				if j := f.col[c]; j >= 0 {
-					return fmt.Errorf("%w: %w: columns %d (%s) and %d (%s) both name the %s", ErrHeader, ErrColumns,
+					return fmt.Errorf("%w: %w: columns %d (%s) and %d (%s) both name the %s", ErrHeader, errColumns,
 						j+1, Excerpt(header[j]), i+1, Excerpt(h), probeHeader[c])
 				}
 				f.col[c] = i
@@ -174,19 +174,19 @@ func (d *Decoder) sniff(header []string) error {
 			for _, n := range names {
 				if d := distance(name, n); d > 0 && d <= 2 && len(n) > 3 {
 					return fmt.Errorf("%w: got %s: %w: column %d, %s, is not a column kbf knows; is it %s?", ErrHeader,
-						Excerpt(joinComma(header)), ErrColumns, i+1, Excerpt(h), n)
+						Excerpt(joinComma(header)), errColumns, i+1, Excerpt(h), n)
 				}
 			}
 		}
 	}
 	if data {
 		return fmt.Errorf("%w: the first line is data (%s); add a header line naming the columns, as %s",
-			ErrNoHeader, Excerpt(joinComma(header)), joinComma(probeHeader))
+			errNoHeader, Excerpt(joinComma(header)), joinComma(probeHeader))
 	}
 	for _, c := range required {
 		if f.col[c] < 0 {
 			return fmt.Errorf("%w: got %s: %w: no %s column; name it %s", ErrHeader,
-				Excerpt(joinComma(header)), ErrColumns, probeHeader[c], strings.Join(spellings[c], " or "))
+				Excerpt(joinComma(header)), errColumns, probeHeader[c], strings.Join(spellings[c], " or "))
 		}
 	}
 	d.foreign = f
@@ -262,10 +262,10 @@ func (d *Decoder) decodeForeign(row []string, m *Message) error {
 		return fail(colSent, errors.New("empty: every message has a send time"))
 	}
 	if !m.Acked.IsZero() && m.Acked.Before(m.Sent) {
-		return fail(colAcked, fmt.Errorf("%s is %w at %s", clockOf(m.Acked), ErrBeforeSent, clockOf(m.Sent)))
+		return fail(colAcked, fmt.Errorf("%s is %w at %s", clockOf(m.Acked), errBeforeSent, clockOf(m.Sent)))
 	}
 	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
-		return fail(colReceived, fmt.Errorf("%s is %w at %s", clockOf(m.Received), ErrBeforeSent, clockOf(m.Sent)))
+		return fail(colReceived, fmt.Errorf("%s is %w at %s", clockOf(m.Received), errBeforeSent, clockOf(m.Sent)))
 	}
 	r := d.seen[m.Partition]
 	if r == nil {
@@ -274,7 +274,7 @@ func (d *Decoder) decodeForeign(row []string, m *Message) error {
 	}
 	if !r.add(m.Seq) {
 		return fail(colSeq, fmt.Errorf("%w: an earlier row has partition %d seq %d too; a probe writes each message once",
-			ErrDuplicateRow, m.Partition, m.Seq))
+			errDuplicateRow, m.Partition, m.Seq))
 	}
 	m.Err = oneLine(field(colError))
 	return nil
@@ -297,7 +297,7 @@ func (d *Decoder) foreignTime(s string) (time.Time, error) {
 	f := d.foreign
 	if strings.ContainsAny(s, ":T") {
 		if f.unit != "" && f.unit != UnitRFC3339 {
-			return time.Time{}, fmt.Errorf("%w: %s is RFC 3339, but the file's first time was in %s", ErrTimeUnit, Excerpt(s), f.unit)
+			return time.Time{}, fmt.Errorf("%w: %s is RFC 3339, but the file's first time was in %s", errTimeUnit, Excerpt(s), f.unit)
 		}
 		// pandas writes "2026-11-30 16:42:09.503+00:00".
 		if len(s) > 10 && s[10] == ' ' {
@@ -318,7 +318,7 @@ func (d *Decoder) foreignTime(s string) (time.Time, error) {
 		f.unit = unitOf(ns)
 		if f.unit == "" {
 			return time.Time{}, fmt.Errorf("%w: %s is not RFC 3339, and as epoch seconds, milliseconds, microseconds or nanoseconds it falls outside %d–%d",
-				ErrTimeUnit, Excerpt(s), EarliestTime.Year(), LatestTime.Year())
+				errTimeUnit, Excerpt(s), EarliestTime.Year(), LatestTime.Year())
 		}
 	}
 	for _, u := range epochUnits {
@@ -326,21 +326,21 @@ func (d *Decoder) foreignTime(s string) (time.Time, error) {
 			continue
 		}
 		if got := unitOf(ns); got != "" && got != f.unit {
-			return time.Time{}, fmt.Errorf("%w: %s reads as %s, but the file's first time was in %s", ErrTimeUnit, Excerpt(s), got, f.unit)
+			return time.Time{}, fmt.Errorf("%w: %s reads as %s, but the file's first time was in %s", errTimeUnit, Excerpt(s), got, f.unit)
 		}
 		t, ok := scale(ns, u.ns)
 		if !ok {
-			return time.Time{}, fmt.Errorf("%w: %s in %s is no plausible time", ErrTimeUnit, Excerpt(s), f.unit)
+			return time.Time{}, fmt.Errorf("%w: %s in %s is no plausible time", errTimeUnit, Excerpt(s), f.unit)
 		}
 		return t, nil
 	}
-	return time.Time{}, fmt.Errorf("%w: %s", ErrTimeUnit, f.unit)
+	return time.Time{}, fmt.Errorf("%w: %s", errTimeUnit, f.unit)
 }
 
 // epochNanos parses a decimal number exactly, so that a time in seconds
 // with nine decimals keeps its nanoseconds, as float64 would not.
 func epochNanos(s string) (*big.Rat, error) {
-	bad := fmt.Errorf("%w: %s is neither RFC 3339 nor a number since the epoch", ErrTimeUnit, Excerpt(s))
+	bad := fmt.Errorf("%w: %s is neither RFC 3339 nor a number since the epoch", errTimeUnit, Excerpt(s))
 	// A number that long, a fraction or a huge exponent is no time, and
 	// an exact rational of 1e999999 would cost what it says.
 	if len(s) > 40 || strings.ContainsAny(s, "/xXpP_") {

@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// ErrBadMeta is reported, inside a located error, for a meta.json that
+// errBadMeta is reported, inside a located error, for a meta.json that
 // parses as JSON but does not describe a run.
-var ErrBadMeta = errors.New("not a valid kbf meta.json")
+var errBadMeta = errors.New("not a valid kbf meta.json")
 
 // maxMetaSize bounds what DecodeMeta reads: a real meta.json is a few KiB,
 // and a device or a huge file given by mistake must not exhaust memory.
@@ -39,24 +39,24 @@ type faultFile struct {
 // errors. A JSON error is a *ParseError at its line and column; a value
 // that cannot describe a run (null, {}, a format version below 1, an
 // unknown kind, a fault with no times) is an error naming the field,
-// wrapping ErrBadMeta; a newer format version wraps ErrNewerFormat.
+// wrapping errBadMeta; a newer format version wraps ErrNewerFormat.
 func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxMetaSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if len(b) > maxMetaSize {
-		return nil, fmt.Errorf("%s: larger than %d MiB: %w", file, maxMetaSize>>20, ErrBadMeta)
+		return nil, fmt.Errorf("%s: larger than %d MiB: %w", file, maxMetaSize>>20, errBadMeta)
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, fmt.Errorf("%s: empty file: %w", file, ErrBadMeta)
+		return nil, fmt.Errorf("%s: empty file: %w", file, errBadMeta)
 	}
 	var raw json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, jsonError(file, b, err)
 	}
 	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
-		return nil, fmt.Errorf("%s: null: want a JSON object: %w", file, ErrBadMeta)
+		return nil, fmt.Errorf("%s: null: want a JSON object: %w", file, errBadMeta)
 	}
 	var mf metaFile
 	if err := json.Unmarshal(b, &mf); err != nil {
@@ -77,7 +77,7 @@ func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 		if errors.Is(err, ErrNewerFormat) {
 			return nil, fmt.Errorf("%s: %w", file, err)
 		}
-		return nil, fmt.Errorf("%s: %w: %w", file, err, ErrBadMeta)
+		return nil, fmt.Errorf("%s: %w: %w", file, err, errBadMeta)
 	}
 	return &m, nil
 }

@@ -86,7 +86,7 @@ func (d *LogDecoder) Decode(r *LogRecord) error {
 		d.seen[r.Partition] = s
 	}
 	if !s.add(r.Offset) {
-		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d offset %d too", ErrDuplicateRow, r.Partition, r.Offset))
+		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d offset %d too", errDuplicateRow, r.Partition, r.Offset))
 	}
 	return nil
 }
