@@ -58,9 +58,8 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 			m.Client = meta.Probe.Client["client"]
 		}
 		m.Heading = fmt.Sprintf("%s: topic %s, acks=%s", meta.Kind, meta.Probe.Topic, meta.Probe.Acks)
-		if f := meta.Fault; f != nil {
-			m.Heading = fmt.Sprintf("%s of %s (node %d) at %s UTC; ", f.Kind, f.Broker, f.NodeID,
-				tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000")) + m.Heading
+		if f := tr.FaultTitle(); f != "" {
+			m.Heading = f + " UTC; " + m.Heading
 		}
 		m.Notes = append(m.Notes, meta.Notes...)
 	}

@@ -119,6 +119,17 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 	}
 }
 
+// FaultTitle names the trial's fault as every heading does — "sigkill of
+// k1 (node 1) at 2026-12-01 22:30:29.370", in UTC — or "" for a trial
+// without one.
+func (tr *Trial) FaultTitle() string {
+	if tr.Meta == nil || tr.Meta.Fault == nil {
+		return ""
+	}
+	f := tr.Meta.Fault
+	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+}
+
 // writeTitle writes the heading's first line: the trial and its fault.
 func writeTitle(b *bytes.Buffer, tr *Trial) {
 	m := tr.Meta
@@ -132,8 +143,7 @@ func writeTitle(b *bytes.Buffer, tr *Trial) {
 	}
 	fmt.Fprintf(b, "%s: %s", name, m.Kind)
 	if f := m.Fault; f != nil {
-		fmt.Fprintf(b, ", %s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID,
-			tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+		fmt.Fprintf(b, ", %s", tr.FaultTitle())
 		if !f.Finished.IsZero() {
 			fmt.Fprintf(b, ", exit code %d", f.ExitCode)
 		}
