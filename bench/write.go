@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kbf-project/kbf/compare"
 	"io"
 	"math"
 	"path/filepath"
@@ -240,6 +241,9 @@ func (s *Set) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	s.sweepMarkdown(&b)
+	if err := s.gateMarkdown(&b); err != nil {
+		return err
+	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -249,4 +253,22 @@ func brokerOr(b string) string {
 		return "the default broker"
 	}
 	return b
+}
+
+// gateMarkdown writes --until-decided's answer and the comparison that
+// gave it.
+func (s *Set) gateMarkdown(b *bytes.Buffer) error {
+	g := s.Gate
+	if g == nil {
+		return nil
+	}
+	a, bb := strings.TrimPrefix(s.GateNames[0], "scenario="), strings.TrimPrefix(s.GateNames[1], "scenario=")
+	fmt.Fprintf(b, "\n## Gate: %s (A) against %s (B)\n\n", a, bb)
+	fmt.Fprintf(b, "Answer: **%s** (%s). Valid trials: %d of %d attempts (A), %d of %d (B).\n", g.Answer(), g.Verdict, g.Valid[0], g.Attempts[0], g.Valid[1], g.Attempts[1])
+	fmt.Fprintf(b, "\n%s\n", g.Why)
+	if g.Decision != nil {
+		b.WriteString("\n")
+		return compare.WriteMarkdown(b, g.Decision.Result)
+	}
+	return nil
 }
