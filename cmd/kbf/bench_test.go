@@ -73,6 +73,25 @@ func TestBenchFlags(t *testing.T) {
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
+		{name: "until decided: a budget of 15 and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 15 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 8 || o.run.settle != 0 || o.gate.MaxRegression != 0.05 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "settle off by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if o.run.settle != 0 {
+				t.Errorf("settle %v, want 0 without --until-decided", o.run.settle)
+			}
+		}},
+		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
+		{name: "until decided: max regression of 5", args: []string{"bench", file, "--until-decided", "--max-regression", "5"}, wantErr: "--max-regression"},
+		{name: "max regression without the gate", args: []string{"bench", file, "--max-regression", "5%"}, wantErr: "--max-regression gates --until-decided"},
+		{name: "negative settle", args: []string{"bench", "--kill", "sigkill", "--settle", "-1s"}, wantErr: "--settle -1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
