@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/kbf-project/kbf/compare"
 )
 
@@ -17,15 +19,31 @@ import (
 type invalidRunner struct {
 	fakeRunner
 	invalid map[int]bool
+	// version is the Kafka version a scenario's trials record, by its
+	// kafka_version, over the recorded trial's.
+	version bool
 }
 
 func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) error {
 	if err := r.fakeRunner.Trial(ctx, s, dir); err != nil {
 		return err
 	}
+	if r.version && s.KafkaVersion != "" {
+		if err := editMeta(dir, func(meta map[string]any) {
+			c := meta["cluster"].(map[string]any)
+			c["kafka_version"], c["image"] = s.KafkaVersion, s.KafkaImage(nil)
+		}); err != nil {
+			return err
+		}
+	}
 	if !r.invalid[len(r.calls)] {
 		return nil
 	}
+	return editMeta(dir, func(meta map[string]any) { delete(meta, "fault") })
+}
+
+// editMeta edits a trial's meta.json.
+func editMeta(dir string, edit func(map[string]any)) error {
 	path := filepath.Join(dir, "meta.json")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -35,7 +53,7 @@ func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) error
 	if err := json.Unmarshal(b, &meta); err != nil {
 		return err
 	}
-	delete(meta, "fault")
+	edit(meta)
 	b, _ = json.Marshal(meta)
 	return os.WriteFile(path, b, 0o644)
 }
@@ -126,5 +144,42 @@ func TestRunUntilDecidedResumes(t *testing.T) {
 	three := &File{Trials: 6, Scenarios: []Scenario{{Name: "a", Fault: "sigkill"}, {Name: "b", Fault: "sigkill"}, {Name: "c", Fault: "sigterm"}}}
 	if _, _, err := (&Bench{File: three, Dir: t.TempDir(), Runner: r2}).RunUntilDecided(context.Background(), g); err == nil || !strings.Contains(err.Error(), "compares two things") {
 		t.Errorf("three scenarios: %v", err)
+	}
+}
+
+// TestVersionsAsScenarios checks that two scenarios on two Kafka versions
+// keep each its own version and image in bench.txt's configuration lines.
+func TestVersionsAsScenarios(t *testing.T) {
+	dir := t.TempDir()
+	f := &File{Trials: 1, Scenarios: []Scenario{{Name: "old", Fault: "sigkill", KafkaVersion: "4.0.2"}, {Name: "new", Fault: "sigkill", KafkaVersion: "4.3.1"}}}
+	r := &invalidRunner{fakeRunner: fakeRunner{t: t, base: dir}, version: true}
+	if _, err := (&Bench{File: f, Dir: dir, Runner: r}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(filepath.Join(dir, TextFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	got := map[string]string{}
+	rd := benchfmt.NewReader(fh, TextFile)
+	for rd.Scan() {
+		if rec, ok := rd.Result().(*benchfmt.Result); ok {
+			got[string(rec.Name.Full())] = rec.GetConfig("kafka-version") + " " + rec.GetConfig("image")
+		}
+	}
+	want := map[string]string{
+		"Failover/scenario=old/role=leader":   "4.0.2 apache/kafka:4.0.2",
+		"Failover/scenario=old/role=follower": "4.0.2 apache/kafka:4.0.2",
+		"Failover/scenario=new/role=leader":   "4.3.1 apache/kafka:4.3.1",
+		"Failover/scenario=new/role=follower": "4.3.1 apache/kafka:4.3.1",
+	}
+	if len(got) != len(want) {
+		t.Errorf("benchmarks %v, want %v", got, want)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: %q, want %q", name, got[name], w)
+		}
 	}
 }

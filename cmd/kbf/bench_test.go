@@ -158,16 +158,38 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o)
+				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil)
 				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" || opts.DiskLimits != nil {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{}, o)
+				opts, err := r.clusterOptions(bench.Scenario{}, o, nil)
 				if err != nil || opts.DiskLimits["k2"] != "128m" {
 					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "a Kafka version: the local build, else the public image", s: bench.Scenario{Fault: "sigkill", KafkaVersion: "4.0.2"},
+			check: func(t *testing.T, o experiment.Options) {
+				for _, tt := range []struct {
+					s     bench.Scenario
+					local bool
+					want  string
+				}{
+					{bench.Scenario{KafkaVersion: "4.0.2"}, true, "kbf/kafka:4.0.2"},
+					{bench.Scenario{KafkaVersion: "4.0.2"}, false, "apache/kafka:4.0.2"},
+					{bench.Scenario{Image: "mine/kafka:dev"}, true, "mine/kafka:dev"},
+					{bench.Scenario{}, true, base.run.image},
+				} {
+					asked := ""
+					opts, err := r.clusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local })
+					if err != nil || opts.Image != tt.want {
+						t.Errorf("%+v (here: %v): image %q, want %q (%v)", tt.s, tt.local, opts.Image, tt.want, err)
+					}
+					if tt.s.KafkaVersion != "" && asked != "kbf/kafka:"+tt.s.KafkaVersion {
+						t.Errorf("asked whether %q is here", asked)
+					}
 				}
 			}},
 		{name: "bad config", s: bench.Scenario{Fault: "sigkill", Config: []string{"=1"}}, wantErr: "not a Kafka property name"},
