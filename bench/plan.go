@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -103,6 +104,28 @@ func (f *File) Plan() []Trial {
 		}
 	}
 	return out
+}
+
+// trial is variant vi's trial rep, with the index Plan gives it (for
+// a rep beyond Trials, that Plan would give it with more).
+func (f *File) trial(vs []Variant, vi, rep int) Trial {
+	return Trial{Index: (rep-1)*len(vs) + vi, Variant: vs[vi], Rep: rep}
+}
+
+// trialByID is the trial whose ID is id, if a variant of f has it.
+func (f *File) trialByID(id string) (Trial, bool) {
+	vdir, tdir := path.Split(id)
+	var rep int
+	if _, err := fmt.Sscanf(tdir, results.TrialDirPrefix+"%d", &rep); err != nil || rep < 1 {
+		return Trial{}, false
+	}
+	vs := f.Variants()
+	for i, v := range vs {
+		if v.Dir()+"/" == vdir {
+			return f.trial(vs, i, rep), true
+		}
+	}
+	return Trial{}, false
 }
 
 // Shard is a slice of a plan: the I-th of N, from 1.

@@ -93,6 +93,50 @@ const maxFailures = 2
 // the trials done are kept, and a trial cut off half-way is kept aside as
 // interrupted-trial-NN and run again.
 func (b *Bench) Run(ctx context.Context) (*Set, error) {
+	set, st, err := b.begin()
+	if err != nil {
+		return nil, err
+	}
+	trials := b.Shard.Pick(b.File.Plan())
+	done := map[string]bool{}
+	for _, d := range st.Done {
+		done[d.ID] = true
+	}
+	var ran int
+	var spent time.Duration
+	failures := 0
+	for i, t := range trials {
+		if done[t.ID()] {
+			continue
+		}
+		left := ""
+		if ran > 0 {
+			remaining := len(trials) - i
+			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran) * time.Duration(remaining)).Round(time.Second))
+		}
+		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s\n", i+1, len(trials), t.ID(), filepath.Join(b.Dir, t.Dir()), left)
+		start := time.Now()
+		err := b.trial(ctx, st, set, t)
+		if ctx.Err() != nil {
+			return set, ctx.Err()
+		}
+		ran++
+		spent += time.Since(start)
+		if err != nil {
+			failures++
+		} else {
+			failures = 0
+		}
+		if failures >= maxFailures {
+			return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
+		}
+	}
+	return set, nil
+}
+
+// begin checks the runner can run every variant, then reads or begins the
+// directory's state and the set of the trials done.
+func (b *Bench) begin() (*Set, *State, error) {
 	if b.Shard.N == 0 {
 		b.Shard = All
 	}
@@ -103,81 +147,61 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 	if c, ok := b.Runner.(Checker); ok {
 		for _, v := range b.File.Variants() {
 			if err := c.Check(v.Resolved()); err != nil {
-				return nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
+				return nil, nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
 			}
 		}
 	}
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	st, err := b.state()
 	if err != nil {
-		return nil, err
-	}
-	trials := b.Shard.Pick(b.File.Plan())
-	done := map[string]Done{}
-	for _, d := range st.Done {
-		done[d.ID] = d
+		return nil, nil, err
 	}
 	set := &Set{Env: b.Env, Cores: st.Cores}
-	for _, t := range trials {
-		if d, ok := done[t.ID()]; ok {
+	// The trials done are added in the order they ran.
+	for _, d := range st.Done {
+		if t, ok := b.File.trialByID(d.ID); ok {
 			set.add(t, d, b.Dir)
 		}
 	}
 	if err := set.WriteAll(b.Dir); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var ran int
-	var spent time.Duration
-	failures := 0
-	for i, t := range trials {
-		if _, ok := done[t.ID()]; ok {
-			continue
-		}
-		dir := filepath.Join(b.Dir, t.Dir())
-		if err := keepAside(dir); err != nil {
-			return set, err
-		}
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-			return set, err
-		}
-		left := ""
-		if ran > 0 {
-			remaining := len(trials) - i
-			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran) * time.Duration(remaining)).Round(time.Second))
-		}
-		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s\n", i+1, len(trials), t.ID(), dir, left)
-		start := time.Now()
-		err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
-		if ctx.Err() != nil {
-			fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes at %s\n", b.Dir, t.ID())
-			return set, ctx.Err()
-		}
-		took := time.Since(start)
-		ran++
-		spent += took
-		d := Done{ID: t.ID(), Took: took}
-		if err != nil {
-			d.Error = err.Error()
-			failures++
-			fmt.Fprintf(b.Progress, "bench: trial %s failed: %v\n", t.ID(), err)
-		} else {
-			failures = 0
-		}
-		st.Done = append(st.Done, d)
-		if err := writeState(b.Dir, st); err != nil {
-			return set, err
-		}
-		set.add(t, d, b.Dir)
-		if err := set.WriteAll(b.Dir); err != nil {
-			return set, err
-		}
-		if failures >= maxFailures {
-			return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
-		}
+	return set, st, nil
+}
+
+// trial runs t, records it in the state and the set, and rewrites the
+// outputs. The error is the runner's, or that of recording it; when ctx
+// is cancelled the trial is not recorded, and the next run repeats it.
+func (b *Bench) trial(ctx context.Context, st *State, set *Set, t Trial) error {
+	dir := filepath.Join(b.Dir, t.Dir())
+	if err := keepAside(dir); err != nil {
+		return err
 	}
-	return set, nil
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
+	if ctx.Err() != nil {
+		fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes at %s\n", b.Dir, t.ID())
+		return ctx.Err()
+	}
+	d := Done{ID: t.ID(), Took: time.Since(start)}
+	if err != nil {
+		d.Error = err.Error()
+		fmt.Fprintf(b.Progress, "bench: trial %s failed: %v\n", t.ID(), err)
+	}
+	st.Done = append(st.Done, d)
+	if werr := writeState(b.Dir, st); werr != nil {
+		return werr
+	}
+	set.add(t, d, b.Dir)
+	if werr := set.WriteAll(b.Dir); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // state reads the directory's state, or begins one; a state of another

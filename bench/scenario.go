@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -45,6 +46,8 @@ scenarios:
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f) and its project_name,
 # brokers, controllers,
+# image (a Kafka image) or kafka_version (4.0.2: kbf/kafka:4.0.2 when make
+# image KAFKA_VERSION=4.0.2 built it here, else apache/kafka:4.0.2),
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms, kip951: false),
 # clients (the clients side by side, e.g. [franz-go, librdkafka, java]) and
 # client_settings (each external client's own settings, e.g.
@@ -87,6 +90,12 @@ type Scenario struct {
 	ProjectName string `yaml:"project_name" json:"project_name,omitempty"`
 	Brokers     int    `yaml:"brokers" json:"brokers,omitempty"`
 	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
+	// Image is the Kafka image the scenario's cluster runs, over kbf
+	// bench --image; KafkaVersion (4.0.2) says it by version instead
+	// (KafkaImage). A scenario on another image than the trial before it
+	// gets a cluster of its own.
+	Image        string `yaml:"image" json:"image,omitempty"`
+	KafkaVersion string `yaml:"kafka_version" json:"kafka_version,omitempty"`
 	// Client are probe settings by kbf run's flag name (retry-backoff: 100ms).
 	Client map[string]string `yaml:"client" json:"client,omitempty"`
 	// Clients are the clients that probe side by side, as kbf run
@@ -121,6 +130,32 @@ func (s Scenario) AcksOrDefault() string {
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// versionRE is a Kafka release: 4.0.2, 3.9.1, 4.1.0-rc1.
+var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?$`)
+
+// Images by Kafka version: the one make image builds offline, else the
+// project's own on Docker Hub.
+const (
+	OfflineRepo = "kbf/kafka"
+	PublicRepo  = "apache/kafka"
+)
+
+// KafkaImage is the image s's cluster runs, or "" for kbf bench's own:
+// Image as given, or for KafkaVersion the image make image built of it
+// when local says it is here, else the public one.
+func (s Scenario) KafkaImage(local func(image string) bool) string {
+	switch {
+	case s.Image != "":
+		return s.Image
+	case s.KafkaVersion == "":
+		return ""
+	}
+	if img := OfflineRepo + ":" + s.KafkaVersion; local != nil && local(img) {
+		return img
+	}
+	return PublicRepo + ":" + s.KafkaVersion
+}
 
 // Parse reads a scenario file. Unknown keys are refused, so a misspelt
 // setting is not silently left at its default.
@@ -188,6 +223,12 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s: acks %q: want all or 1", where, s.Acks)
 		case s.Brokers < 0 || s.Controllers < 0:
 			return fmt.Errorf("%s: brokers and controllers must be positive", where)
+		case s.Image != "" && s.KafkaVersion != "":
+			return fmt.Errorf("%s: image %q and kafka_version %q: give one (kafka_version names the image)", where, s.Image, s.KafkaVersion)
+		case s.KafkaVersion != "" && !versionRE.MatchString(s.KafkaVersion):
+			return fmt.Errorf("%s: kafka_version %q: want a release such as 4.0.2", where, s.KafkaVersion)
+		case s.Image != "" && strings.ContainsFunc(s.Image, unicode.IsSpace):
+			return fmt.Errorf("%s: image %q: want an image reference such as apache/kafka:4.0.2", where, s.Image)
 		}
 		seen[s.Name] = true
 		for _, kv := range s.Config {

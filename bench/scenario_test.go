@@ -40,6 +40,10 @@ func TestParse(t *testing.T) {
 				}
 			}},
 		{name: "empty", in: "", wantErr: "empty"},
+		{name: "image and version", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, image: 'x/kafka:1', kafka_version: 4.0.2}]\n", wantErr: `image "x/kafka:1" and kafka_version "4.0.2": give one`},
+		{name: "a version that is not one", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, kafka_version: latest}]\n", wantErr: `kafka_version "latest": want a release such as 4.0.2`},
+		{name: "a version of two parts", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, kafka_version: 4.0}]\n", wantErr: `kafka_version "4.0"`},
+		{name: "an image with a space", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, image: 'a b'}]\n", wantErr: `image "a b"`},
 		{name: "misspelt key", in: "trials: 1\nscenarios: [{name: a, falt: sigkill}]\n", wantErr: "field falt not found"},
 		{name: "no trials", in: "scenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 0"},
 		{name: "a billion trials", in: "trials: 1000000000\nscenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 1000000000: want 1 to 1000"},

@@ -29,6 +29,10 @@ type Set struct {
 	Cores int
 	// Records are in the order the trials finished.
 	Records []Record
+	// Gate is kbf bench --until-decided's answer, once given; GateNames
+	// are the variants compared, A then B.
+	Gate      *Decided
+	GateNames [2]string
 }
 
 func (s *Set) add(t Trial, d Done, dir string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kbf-project/kbf/compare"
 	"io"
 	"math"
 	"path/filepath"
@@ -59,22 +60,34 @@ func (s *Set) WriteAll(dir string) error {
 	return s.writeSweeps(dir)
 }
 
-// config returns the configuration lines: the Env's, then what the first
-// valid trial's metadata says of the cluster and kbf, then the cores.
+// config returns the configuration lines every variant shares: the Env's,
+// then kbf's version from the first valid trial's metadata, then the
+// cores. The cluster's Kafka version and image are each variant's own
+// (group.cluster): a scenario may run another.
 func (s *Set) config() Env {
 	env := append(Env(nil), s.Env...)
 	for _, r := range s.Records {
-		if !r.Valid() || r.M.Meta == nil {
-			continue
+		if r.Valid() && r.M.Meta != nil {
+			env = append(env, [2]string{"kbf-version", r.M.Meta.KBFVersion})
+			break
 		}
-		m := r.M.Meta
-		env = append(env, [2]string{"kafka-version", m.Cluster.KafkaVersion}, [2]string{"image", m.Cluster.Image}, [2]string{"kbf-version", m.KBFVersion})
-		break
 	}
 	if s.Cores > 0 {
 		env = append(env, [2]string{"cores", strconv.Itoa(s.Cores)})
 	}
 	return env
+}
+
+// cluster is the configuration lines of g's cluster, from its first valid
+// trial's metadata: the Kafka version and the image.
+func (g group) cluster() Env {
+	for _, r := range g.Records {
+		if r.Valid() && r.M.Meta != nil {
+			c := r.M.Meta.Cluster
+			return Env{{"kafka-version", c.KafkaVersion}, {"image", c.Image}}
+		}
+	}
+	return nil
 }
 
 // WriteText writes bench.txt with benchfile's Writer: the units, the
@@ -99,7 +112,7 @@ func (s *Set) WriteText(w io.Writer) error {
 	}
 	base := s.config()
 	for _, g := range s.groups(s.variants()) {
-		cfg := append(append(Env(nil), base...), [2]string{benchfile.ConfigAcks, g.V.Scenario.AcksOrDefault()})
+		cfg := append(append(append(Env(nil), base...), g.cluster()...), [2]string{benchfile.ConfigAcks, g.V.Scenario.AcksOrDefault()})
 		if iv := g.interval(); iv > 0 {
 			cfg = append(cfg, [2]string{benchfile.ConfigProbeInterval, iv.String()})
 		}
@@ -213,7 +226,11 @@ func (s *Set) WriteMarkdown(w io.Writer) error {
 		if need := NeedSamples(); valid < need {
 			verdict = fmt.Sprintf("too few for a 95 %% interval: need %d valid", need)
 		}
-		fmt.Fprintf(&b, "%s of %s, acks=%s. Trials valid: %d of %d (%s).\n", g.V.Scenario.Fault, brokerOr(g.V.Scenario.Broker), g.V.Scenario.AcksOrDefault(), valid, len(g.Records), verdict)
+		kafka := ""
+		if c := g.cluster(); c != nil && c[0][1] != "" {
+			kafka = fmt.Sprintf(", Kafka %s (`%s`)", c[0][1], c[1][1])
+		}
+		fmt.Fprintf(&b, "%s of %s%s, acks=%s. Trials valid: %d of %d (%s).\n", g.V.Scenario.Fault, brokerOr(g.V.Scenario.Broker), kafka, g.V.Scenario.AcksOrDefault(), valid, len(g.Records), verdict)
 		for _, r := range g.Records {
 			if !r.Valid() {
 				fmt.Fprintf(&b, "- %s did not count: %s\n", r.Trial.ID(), r.Reason)
@@ -240,6 +257,9 @@ func (s *Set) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	s.sweepMarkdown(&b)
+	if err := s.gateMarkdown(&b); err != nil {
+		return err
+	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
@@ -249,4 +269,22 @@ func brokerOr(b string) string {
 		return "the default broker"
 	}
 	return b
+}
+
+// gateMarkdown writes --until-decided's answer and the comparison that
+// gave it.
+func (s *Set) gateMarkdown(b *bytes.Buffer) error {
+	g := s.Gate
+	if g == nil {
+		return nil
+	}
+	a, bb := strings.TrimPrefix(s.GateNames[0], "scenario="), strings.TrimPrefix(s.GateNames[1], "scenario=")
+	fmt.Fprintf(b, "\n## Gate: %s (A) against %s (B)\n\n", a, bb)
+	fmt.Fprintf(b, "Answer: **%s** (%s). Valid trials: %d of %d attempts (A), %d of %d (B).\n", g.Answer(), g.Verdict, g.Valid[0], g.Attempts[0], g.Valid[1], g.Attempts[1])
+	fmt.Fprintf(b, "\n%s\n", g.Why)
+	if g.Decision != nil {
+		b.WriteString("\n")
+		return compare.WriteMarkdown(b, g.Decision.Result)
+	}
+	return nil
 }

@@ -557,3 +557,30 @@ func fmtValue(m benchfile.Metric, v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
+
+// Select returns the part of s whose benchmarks rename accepts, each under
+// the name rename gives it: the two variants of one kbf bench directory
+// made the two sides of a comparison (kbf bench --until-decided), under
+// one name so that their rows meet.
+func (s *Side) Select(rename func(name string) (string, bool)) *Side {
+	out := &Side{Files: s.Files, Samples: map[Key][]float64{}, Acks: map[string]string{}, Interval: map[string]time.Duration{}, Mixed: map[string][]string{}}
+	for _, k := range s.order {
+		name, ok := rename(k.Name)
+		if !ok {
+			continue
+		}
+		nk := Key{name, k.Unit}
+		if _, ok := out.Samples[nk]; !ok {
+			out.order = append(out.order, nk)
+		}
+		out.Samples[nk] = append(out.Samples[nk], s.Samples[k]...)
+		if a, ok := s.Acks[k.Name]; ok {
+			out.Acks[name] = a
+		}
+		out.Interval[name] = max(out.Interval[name], s.Interval[k.Name])
+		if m, ok := s.Mixed[k.Name]; ok {
+			out.Mixed[name] = m
+		}
+	}
+	return out
+}

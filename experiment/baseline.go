@@ -102,29 +102,12 @@ func Steady(now time.Time, period, bound time.Duration, stats []probe.PartitionS
 	for _, p := range parts {
 		byID[p.Partition] = p
 	}
-	s := func(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 	for _, st := range stats {
 		bad := func(format string, a ...any) *Unhealthy {
 			return &Unhealthy{Partition: st.Partition, Why: fmt.Sprintf(format, a...)}
 		}
-		for _, c := range []struct {
-			what        string
-			last, since time.Time
-			gap         time.Duration
-		}{
-			{"ack", st.LastAck, st.AckSteadySince, st.LastAckGap},
-			{"read", st.LastRecv, st.RecvSteadySince, st.LastRecvGap},
-		} {
-			switch {
-			case c.last.IsZero():
-				return bad("no %s yet", c.what)
-			case now.Sub(c.last) > bound:
-				return bad("no %s for %s (steady: gaps up to %s)", c.what, s(now.Sub(c.last)), s(bound))
-			case now.Sub(c.since) < period && c.gap > 0:
-				return bad("%s gap of %s ended %s ago (steady for %s needed)", c.what, s(c.gap), s(now.Sub(c.since)), s(period))
-			case now.Sub(c.since) < period:
-				return bad("%ss steady for %s of %s", c.what, s(now.Sub(c.since)), s(period))
-			}
+		if u := steadyProbe(now, period, bound, st); u != nil {
+			return u
 		}
 		p, ok := byID[st.Partition]
 		switch {
@@ -134,6 +117,52 @@ func Steady(now time.Time, period, bound time.Duration, stats []probe.PartitionS
 			return bad("led by %d, not its preferred replica (replicas %v)", p.Leader, p.Replicas)
 		case !sameSet(p.ISR, p.Replicas):
 			return bad("ISR %v, not its whole replica set %v", p.ISR, p.Replicas)
+		}
+	}
+	return nil
+}
+
+// steadyProbe is Steady's rule for one partition's acks and reads.
+func steadyProbe(now time.Time, period, bound time.Duration, st probe.PartitionStats) *Unhealthy {
+	bad := func(format string, a ...any) *Unhealthy {
+		return &Unhealthy{Partition: st.Partition, Why: fmt.Sprintf(format, a...)}
+	}
+	s := func(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+	for _, c := range []struct {
+		what        string
+		last, since time.Time
+		gap         time.Duration
+	}{
+		{"ack", st.LastAck, st.AckSteadySince, st.LastAckGap},
+		{"read", st.LastRecv, st.RecvSteadySince, st.LastRecvGap},
+	} {
+		switch {
+		case c.last.IsZero():
+			return bad("no %s yet", c.what)
+		case now.Sub(c.last) > bound:
+			return bad("no %s for %s (steady: gaps up to %s)", c.what, s(now.Sub(c.last)), s(bound))
+		case now.Sub(c.since) < period && c.gap > 0:
+			return bad("%s gap of %s ended %s ago (steady for %s needed)", c.what, s(c.gap), s(now.Sub(c.since)), s(period))
+		case now.Sub(c.since) < period:
+			return bad("%ss steady for %s of %s", c.what, s(now.Sub(c.since)), s(period))
+		}
+	}
+	return nil
+}
+
+// Recovered applies the rule that ends probing early (Options.Settle) at
+// now to the probe's live progress: every probed partition has acked and
+// been read with no gap longer than bound for the last settle. Unlike
+// Steady it asks nothing of the cluster: the faulted broker is still down
+// or paused, its replicas out of the ISR, until recovery. It returns the
+// first partition not yet recovered, or nil.
+func Recovered(now time.Time, settle, bound time.Duration, stats []probe.PartitionStats) *Unhealthy {
+	if len(stats) == 0 {
+		return &Unhealthy{Partition: clusterWide, Why: "no partition probed"}
+	}
+	for _, st := range stats {
+		if u := steadyProbe(now, settle, bound, st); u != nil {
+			return u
 		}
 	}
 	return nil

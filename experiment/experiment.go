@@ -21,13 +21,18 @@ import (
 
 // Options are one run's settings, as plain values.
 type Options struct {
-	Kill       results.FaultKind // the fault: chaos.SigKill, chaos.SigTerm, chaos.Pause or a network fault
-	Broker     string            // the broker to fault, by service name
-	Duration   time.Duration     // how long a trial probes, fault included
-	FaultAfter time.Duration     // the fault is due this long after the probe starts
-	Repeat     int               // trials in a Run
-	Out        string            // the run's results directory
-	Grace      time.Duration     // sigterm: how long the broker may take to stop
+	Kill     results.FaultKind // the fault: chaos.SigKill, chaos.SigTerm, chaos.Pause or a network fault
+	Broker   string            // the broker to fault, by service name
+	Duration time.Duration     // how long a trial probes, fault included
+	// Settle, when positive, ends probing this long after every probed
+	// partition acks and reads steadily again after the fault (Recovered),
+	// rather than at the end of Duration, which stays the cap. Zero probes
+	// for the whole Duration.
+	Settle     time.Duration
+	FaultAfter time.Duration // the fault is due this long after the probe starts
+	Repeat     int           // trials in a Run
+	Out        string        // the run's results directory
+	Grace      time.Duration // sigterm: how long the broker may take to stop
 	// ReturnAfter is, for two-brokers, how long after the fault the second
 	// broker is started again; zero: half the time left after the fault.
 	ReturnAfter time.Duration
@@ -126,6 +131,8 @@ func (o *Options) Validate() error {
 		return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
 	case o.FaultAfter < 0 || o.FaultAfter >= o.Duration:
 		return invalid("fault_after", o.FaultAfter, "must be within duration %v", o.Duration)
+	case o.Settle < 0 || o.Settle > MaxDuration:
+		return invalid("settle", o.Settle, "must be at least 0 (0 probes for the whole duration) and at most %v", MaxDuration)
 	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
 		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
 	case o.LastStep != "" && o.LastStep != chaos.SigKill && o.LastStep != chaos.SigTerm:
@@ -573,7 +580,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 
 // probing keeps the probe running after the fault until the trial's
 // duration is over: as long after the fault as Duration − FaultAfter, and
-// not before Duration from the start.
+// not before Duration from the start. With Settle it ends sooner, once the
+// probe has seen every partition recover and stay so for Settle.
 func (t *trial) probing(ctx context.Context, start time.Time) {
 	t.setPhase("probing")
 	end := start.Add(t.o.Duration)
@@ -581,13 +589,53 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 		end = after
 	}
 	t.end.Store(end)
+	from := t.faultAt
 	if t.o.Kill.MultiStep() {
 		end = t.laterSteps(ctx, end) // steps.go
 		t.end.Store(end)
+		from = later(from, time.Now()) // the steps are done: settle from the last
+	}
+	if t.o.Settle > 0 {
+		t.settle(ctx, from, end)
+		return
 	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Until(end)):
+	}
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// settle waits until the probe has seen every partition recover (Recovered)
+// for Settle, and at least Settle and the steady bound after from, or
+// until end; a trial ended
+// early says so in its notes.
+func (t *trial) settle(ctx context.Context, from, end time.Time) {
+	cfg := t.p.Config()
+	bound := cfg.SteadyBound()
+	every := min(bound/4, 100*time.Millisecond)
+	for {
+		now := time.Now()
+		if !now.Before(end) {
+			return
+		}
+		// A stall shows as a gap once it is longer than bound: until then
+		// a partition stalled at the fault looks steady.
+		if !now.Before(from.Add(t.o.Settle+bound)) && Recovered(now, t.o.Settle, bound, t.p.Progress()) == nil {
+			t.end.Store(now)
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("probing ended %.1fs after the fault: every partition had acked and been read steadily for --settle %v (the cap was %.1fs)",
+				now.Sub(t.faultAt).Seconds(), t.o.Settle, end.Sub(t.faultAt).Seconds()))
+			return
+		}
+		if err := sleepUntil(ctx, earlier(now.Add(every), end)); err != nil {
+			return
+		}
 	}
 }
 

@@ -308,6 +308,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"a day", func(o *Options) { o.Duration = 24 * time.Hour }, ""},
 		{"duration past a day", func(o *Options) { o.Duration = 2562047 * time.Hour }, "duration 2562047h0m0s: must be positive and at most 24h0m0s"},
 		{"fault after the end", func(o *Options) { o.FaultAfter = time.Second }, "fault_after 1s: must be within duration 1s"},
+		{"settle", func(o *Options) { o.Settle = 5 * time.Second }, ""},
+		{"negative settle", func(o *Options) { o.Settle = -time.Second }, "settle -1s: must be at least 0 (0 probes for the whole duration) and at most 24h0m0s"},
 		{"return after the end", func(o *Options) { o.ReturnAfter = time.Second }, "return_after 1s: must be within the 1s left after fault_after"},
 		{"negative return", func(o *Options) { o.ReturnAfter = -time.Second }, "return_after -1s"},
 		{"last step", func(o *Options) { o.LastStep = chaos.Pause }, `last_step "pause": want sigkill or sigterm`},

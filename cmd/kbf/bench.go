@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/experiment"
 )
 
@@ -27,7 +29,20 @@ type benchOptions struct {
 	shard     string
 	fresh     bool
 	out       string
+	// untilDecided runs A and B until the gate decides; maxRegression is
+	// its --max-regression.
+	untilDecided  bool
+	maxRegression string
+	gate          compare.Gate
 }
+
+// untilDecidedBudget is --until-decided's budget a side without --trials:
+// the looks compare.SequentialGate's false-alarm rate was simulated for.
+const untilDecidedBudget = 15
+
+// untilDecidedSettle is --until-decided's --settle unless given: there
+// the trials' cost decides whether the gate runs at all.
+const untilDecidedSettle = 5 * time.Second
 
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
@@ -48,6 +63,19 @@ bench.json (github-action-benchmark, customSmallerIsBetter) and summary.md,
 and for a sweep a table in summary.md and sweep-SCENARIO-ROLE.svg. Run again
 with the same FILE and --out to resume an interrupted benchmark. --shard I/N
 runs a deterministic slice, for a CI matrix of N jobs; kbf compare merges them.
+
+--until-decided compares two variants — two scenarios, A and B, or one
+scenario swept over two values — as kbf compare A B would, but as the
+trials run: after each pair of valid trials it compares what bench.txt
+holds (compare.SequentialGate: alpha 0.01, since it looks after every
+pair) and stops at the first answer, different (a regression or an
+improvement beyond --max-regression) or same; at --trials valid trials a
+side (default 15) the answer is undecided. A trial that does not count is
+replaced by another of its side, up to half the budget again; a side left
+short is fewer samples, never an abort. The answer ends summary.md, and
+the exit status is kbf compare's: 0 same or an improvement, 4 a
+regression, 5 undecided, 3 a record lost. Its trials end --settle after
+recovery (default 5s) rather than at --duration.
 
 The scenario file:
 
@@ -80,6 +108,8 @@ could not run; 2 the command line or FILE is wrong.`,
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
+	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (default 15)")
+	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
@@ -102,6 +132,25 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	}
 	if _, err := bench.ParseShard(o.shard); err != nil {
 		return usagef("--%v", err)
+	}
+	if o.untilDecided {
+		if o.shard != "1/1" {
+			return usagef("--shard %s: --until-decided runs the whole benchmark in one job", o.shard)
+		}
+		v, err := compare.ParsePercent(o.maxRegression)
+		if err != nil {
+			return usagef("--max-regression %v", err)
+		}
+		o.gate = compare.SequentialGate
+		o.gate.MaxRegression = v
+		if !o.trialsSet {
+			o.trials, o.trialsSet = untilDecidedBudget, true
+		}
+		if !cmd.Flags().Changed("settle") {
+			o.run.settle = untilDecidedSettle
+		}
+	} else if cmd.Flags().Changed("max-regression") {
+		return usagef("--max-regression gates --until-decided; kbf compare takes it for a finished benchmark")
 	}
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
@@ -152,6 +201,9 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		Progress: progressOut(o.run.g.errOut, o.run.quiet),
 		Cores:    runtime.NumCPU(),
 	}
+	if o.untilDecided {
+		return runUntilDecided(ctx, o, b)
+	}
 	set, err := b.Run(ctx)
 	var refused *bench.RefusedError
 	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
@@ -166,6 +218,29 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		return err
 	}
 	return benchOutcome(set)
+}
+
+// runUntilDecided is kbf bench --until-decided: the gate's answer printed
+// and in summary.md, and kbf compare's exit for it.
+func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error {
+	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.gate, Extra: bench.DefaultExtra})
+	var refused *bench.RefusedError
+	if errors.Is(err, bench.ErrOtherPlan) || errors.Is(err, bench.ErrNotTwo) || errors.As(err, &refused) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := set.WriteMarkdown(o.run.g.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.run.g.errOut, "bench: %s: %s (valid trials %d of %d attempts and %d of %d); results in %s\n",
+		d.Answer(), d.Why, d.Valid[0], d.Attempts[0], d.Valid[1], d.Attempts[1], o.out)
+	// A trial's findings fail the benchmark as they would without the gate.
+	if err := benchOutcome(set); errors.Is(err, errFindings) {
+		return err
+	}
+	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
 }
 
 // benchOutcome is the benchmark's exit: errFindings when any trial's

@@ -73,6 +73,25 @@ func TestBenchFlags(t *testing.T) {
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
+		{name: "until decided: a budget of 15 and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 15 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 8 || o.run.settle != 0 || o.gate.MaxRegression != 0.05 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "settle off by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if o.run.settle != 0 {
+				t.Errorf("settle %v, want 0 without --until-decided", o.run.settle)
+			}
+		}},
+		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
+		{name: "until decided: max regression of 5", args: []string{"bench", file, "--until-decided", "--max-regression", "5"}, wantErr: "--max-regression"},
+		{name: "max regression without the gate", args: []string{"bench", file, "--max-regression", "5%"}, wantErr: "--max-regression gates --until-decided"},
+		{name: "negative settle", args: []string{"bench", "--kill", "sigkill", "--settle", "-1s"}, wantErr: "--settle -1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,16 +158,38 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o)
+				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil)
 				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" || opts.DiskLimits != nil {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{}, o)
+				opts, err := r.clusterOptions(bench.Scenario{}, o, nil)
 				if err != nil || opts.DiskLimits["k2"] != "128m" {
 					t.Errorf("cluster options %+v, %v", opts, err)
+				}
+			}},
+		{name: "a Kafka version: the local build, else the public image", s: bench.Scenario{Fault: "sigkill", KafkaVersion: "4.0.2"},
+			check: func(t *testing.T, o experiment.Options) {
+				for _, tt := range []struct {
+					s     bench.Scenario
+					local bool
+					want  string
+				}{
+					{bench.Scenario{KafkaVersion: "4.0.2"}, true, "kbf/kafka:4.0.2"},
+					{bench.Scenario{KafkaVersion: "4.0.2"}, false, "apache/kafka:4.0.2"},
+					{bench.Scenario{Image: "mine/kafka:dev"}, true, "mine/kafka:dev"},
+					{bench.Scenario{}, true, base.run.image},
+				} {
+					asked := ""
+					opts, err := r.clusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local })
+					if err != nil || opts.Image != tt.want {
+						t.Errorf("%+v (here: %v): image %q, want %q (%v)", tt.s, tt.local, opts.Image, tt.want, err)
+					}
+					if tt.s.KafkaVersion != "" && asked != "kbf/kafka:"+tt.s.KafkaVersion {
+						t.Errorf("asked whether %q is here", asked)
+					}
 				}
 			}},
 		{name: "bad config", s: bench.Scenario{Fault: "sigkill", Config: []string{"=1"}}, wantErr: "not a Kafka property name"},

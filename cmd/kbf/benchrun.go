@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -25,6 +26,8 @@ type benchRunner struct {
 	base *runOptions
 	// pool keeps the cluster from one trial to the next.
 	pool docker.Pool
+	// local caches whether an image is here (a scenario's kafka_version).
+	local map[string]bool
 }
 
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
@@ -53,7 +56,9 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	opts, err := r.clusterOptions(s, opt)
+	// Whether kafka_version's image is here is asked of Docker only when a
+	// trial runs: the check contacts nothing.
+	opts, err := r.clusterOptions(s, opt, nil)
 	if err != nil {
 		return err
 	}
@@ -69,8 +74,13 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 
 // clusterOptions are the compose options of s's cluster, shaped for the
 // fault of opt.
-func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options) (compose.Options, error) {
+// A scenario's image or kafka_version is its image over --image; local
+// says whether an image is here.
+func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, local func(string) bool) (compose.Options, error) {
 	opts := compose.Options{Image: r.base.image, File: s.Compose, ProjectName: s.ProjectName, Brokers: s.Brokers, Controllers: s.Controllers}
+	if img := s.KafkaImage(local); img != "" {
+		opts.Image = img
+	}
 	for _, kv := range s.Config {
 		st, err := compose.ParseSetting(kv)
 		if err != nil {
@@ -153,7 +163,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	if err != nil {
 		return err
 	}
-	opts, err := r.clusterOptions(s, opt)
+	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
 	if err != nil {
 		return err
 	}
@@ -168,4 +178,25 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	er := newRunner(opt, t, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
 	_, err = er.Trial(ctx, n, dir)
 	return err
+}
+
+// isLocal reports whether Docker has the image here; when Docker cannot be
+// asked it says no, and the cluster then pulls the public image.
+func (r *benchRunner) isLocal(ctx context.Context, img string) bool {
+	if v, ok := r.local[img]; ok {
+		return v
+	}
+	cli, err := compose.NewDockerClient()
+	if err != nil {
+		return false
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err = cli.ImageInspect(ctx, img)
+	if r.local == nil {
+		r.local = map[string]bool{}
+	}
+	r.local[img] = err == nil
+	return err == nil
 }

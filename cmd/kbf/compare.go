@@ -170,17 +170,23 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 	if o.noFail {
 		return nil
 	}
-	switch res.Verdict {
+	return verdictExit(res.Verdict, res.Summary())
+}
+
+// verdictExit is a gate's verdict as kbf compare exits with it: 3 for a
+// lost record, 4 for a regression, 5 for undecided or one-sided, nil for
+// same or an improvement (the summary says which).
+func verdictExit(v compare.Verdict, summary string) error {
+	switch v {
 	case compare.Lost:
-		return fmt.Errorf("%w: %s", errFindings, res.Summary())
+		return fmt.Errorf("%w: %s", errFindings, summary)
 	case compare.Regression:
-		return fmt.Errorf("%w: %s", errRegression, res.Summary())
+		return fmt.Errorf("%w: %s", errRegression, summary)
 	case compare.Missing, compare.Undecided:
 		// No conclusion: a metric on one side only has no trials at all
 		// to compare with on the other.
-		return verdictError{errTooFew, res.Summary()}
+		return verdictError{errTooFew, summary}
 	}
-	// Same, or different the better way: the summary says which.
 	return nil
 }
 

@@ -34,6 +34,7 @@ type runOptions struct {
 	replicaInterval time.Duration
 	broker          string
 	duration        time.Duration
+	settle          time.Duration
 	faultAfter      time.Duration
 	returnAfter     time.Duration
 	lastStep        string
@@ -153,6 +154,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Kill:            o.kill,
 		Broker:          o.broker,
 		Duration:        o.duration,
+		Settle:          o.settle,
 		FaultAfter:      o.faultAfter,
 		ReturnAfter:     o.returnAfter,
 		LastStep:        results.FaultKind(o.lastStep),
@@ -275,6 +277,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name"+over("broker"))
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "how long each trial probes"+over("duration"))
+	f.DurationVar(&o.settle, "settle", 0, "end probing this long after every probed partition acks and reads steadily again after the fault, rather than at the end of --duration (then the cap); 0 probes for all of --duration")
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")

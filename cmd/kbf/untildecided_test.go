@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/compare"
+	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/results"
+)
+
+// recordedRunner runs a trial by unpacking report/testdata's recorded
+// trial of the scenario's fault.
+type recordedRunner struct{ t *testing.T }
+
+func (r recordedRunner) Trial(_ context.Context, s bench.Scenario, dir string) error {
+	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", s.Fault+".tar.gz"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	tmp := r.t.TempDir()
+	if err := testtrial.Untar(f, tmp); err != nil {
+		return err
+	}
+	return os.Rename(filepath.Join(tmp, results.TrialDir(1)), dir)
+}
+
+// TestUntilDecidedExit checks kbf bench --until-decided's answer as kbf
+// compare's exit, on stdout's summary and stderr's line.
+func TestUntilDecidedExit(t *testing.T) {
+	tests := []struct {
+		name   string
+		a, b   string
+		budget int
+		want   error // nil: exit 0
+		answer string
+	}{
+		{name: "same", a: "sigkill", b: "sigkill", budget: 15, answer: "same"},
+		{name: "regression", a: "sigterm", b: "sigkill", budget: 15, want: errRegression, answer: "different"},
+		{name: "undecided at the budget", a: "sigkill", b: "sigkill", budget: 2, want: errTooFew, answer: "undecided"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			o := &benchOptions{run: runOptions{g: &globals{out: &out, errOut: &errOut}}, out: t.TempDir(), gate: compare.SequentialGate}
+			f := &bench.File{Trials: tt.budget, Scenarios: []bench.Scenario{{Name: "a", Fault: tt.a}, {Name: "b", Fault: tt.b}}}
+			b := &bench.Bench{File: f, Dir: o.out, Runner: recordedRunner{t}}
+			err := runUntilDecided(context.Background(), o, b)
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("error %v, want %v", err, tt.want)
+			}
+			if !strings.Contains(out.String(), "Answer: **"+tt.answer+"**") {
+				t.Errorf("summary on stdout lacks the answer %q:\n%s", tt.answer, out.String())
+			}
+			if !strings.Contains(errOut.String(), "bench: "+tt.answer+": ") {
+				t.Errorf("stderr %q does not say the answer", errOut.String())
+			}
+		})
+	}
+}
