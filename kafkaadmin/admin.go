@@ -113,10 +113,18 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 				return false, "", finalError{err}
 			}
 		}
+		if c.sec != nil {
+			// The client retries a failed authentication until the
+			// request's time is up, which hides its cause; one broker's
+			// own request does not.
+			if err := c.authenticated(ctx, cl); err != nil {
+				return false, "", err
+			}
+		}
 		fenced, err := brokerStates(ctx, cl)
 		if err != nil {
 			if c.sec != nil {
-				return false, "", c.explain(ctx, cl, err)
+				return false, "", c.sec.Explain(strings.Join(c.Bootstrap(), ","), err)
 			}
 			if serr := c.securedListener(ctx, cl, err); serr != nil {
 				return false, "", finalError{serr}
@@ -132,11 +140,6 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 		// broker opens its listeners only once unfenced.
 		for i, b := range cl.SeedBrokers() {
 			if _, err := b.Request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
-				if c.sec != nil {
-					if eerr := c.explainAt(c.Bootstrap()[i], err); errors.As(eerr, new(finalError)) {
-						return false, "", eerr
-					}
-				}
 				return false, fmt.Sprintf("broker %d does not answer on %s: %v", want[i], c.Bootstrap()[i], plainConnError(err)), nil
 			}
 		}
@@ -144,24 +147,23 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 	})
 }
 
-// explain reads err, from a client secured by Config.Security, as the
+// authenticated asks each broker on its own connection, and reads an
+// error, from a client secured by Config.Security, as the
 // security settings explain it: a cause the listener stated ends the wait
 // at once, as waiting would not change a password or a certificate; a
 // guess (a connection closed without a word, as Docker's port proxy closes
 // them while the broker starts) does not.
-// The client's error does not say which broker it came from, so each
-// broker is asked on its own to name the listener.
-func (c *Admin) explain(ctx context.Context, cl *kgo.Client, err error) error {
+func (c *Admin) authenticated(ctx context.Context, cl *kgo.Client) error {
 	addrs := c.Bootstrap()
 	for i, b := range cl.SeedBrokers() {
-		if _, berr := b.Request(ctx, kmsg.NewPtrApiVersionsRequest()); berr != nil && i < len(addrs) {
-			return c.explainAt(addrs[i], berr)
+		if _, err := b.Request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil && i < len(addrs) {
+			return c.explainAt(addrs[i], err)
 		}
 	}
-	return c.explainAt(strings.Join(addrs, ","), err)
+	return nil
 }
 
-// explainAt is explain for a connection to addr.
+// explainAt reads err from a connection to addr as authenticated does.
 func (c *Admin) explainAt(addr string, err error) error {
 	var ce *kafkasec.ConnError
 	if e := c.sec.Explain(addr, err); errors.As(e, &ce) {
