@@ -148,8 +148,8 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 }
 
 // authenticated asks each broker on its own connection, and reads an
-// error, from a client secured by Config.Security, as the
-// security settings explain it: a cause the listener stated ends the wait
+// error, from a client secured by Config.Security, as the security
+// settings explain it: a cause the listener stated ends the wait
 // at once, as waiting would not change a password or a certificate; a
 // guess (a connection closed without a word, as Docker's port proxy closes
 // them while the broker starts) does not.
@@ -182,9 +182,9 @@ var ErrSecured = errors.New("the listener requires TLS or SASL")
 
 // securedListener tells, when err is a connection the broker closed at
 // once, whether a broker's listener asks for what kbf's clients do not
-// give without a --command-config: TLS (a TLS handshake with it completes) or SASL (it answers
-// ApiVersions, which Kafka serves before authentication, then closes on
-// the next request). It returns nil when neither is so: the broker may
+// give without a --command-config: TLS (a TLS handshake with it
+// completes) or SASL (it answers ApiVersions, which Kafka serves before
+// authentication, then closes on the next request). It returns nil when neither is so: the broker may
 // simply not listen yet, and the engine's port proxy closes the
 // connection then too.
 func (c *Admin) securedListener(ctx context.Context, cl *kgo.Client, err error) error {
