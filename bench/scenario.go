@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -88,6 +89,10 @@ type Scenario struct {
 	Compose string `yaml:"compose" json:"compose,omitempty"`
 	// ProjectName is Compose's project, as docker compose -p.
 	ProjectName string `yaml:"project_name" json:"project_name,omitempty"`
+	// CommandConfig is a Kafka client properties file securing every
+	// client, as kbf run --command-config takes it; ReadFile makes a
+	// relative one relative to the scenario file.
+	CommandConfig string `yaml:"command_config" json:"command_config,omitempty"`
 	Brokers     int    `yaml:"brokers" json:"brokers,omitempty"`
 	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
 	// Image is the Kafka image the scenario's cluster runs, over kbf
@@ -186,7 +191,18 @@ func ReadFile(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return Parse(fh, path)
+	f, err := Parse(fh, path)
+	if err != nil {
+		return nil, err
+	}
+	// A scenario file names its properties file as a compose file names
+	// its own: from where the file is, wherever kbf is run from.
+	for i := range f.Scenarios {
+		if c := f.Scenarios[i].CommandConfig; c != "" && !filepath.IsAbs(c) {
+			f.Scenarios[i].CommandConfig = filepath.Join(filepath.Dir(path), c)
+		}
+	}
+	return f, nil
 }
 
 // Validate checks what can be checked without a cluster; what a runner

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,39 @@ func TestFromRun(t *testing.T) {
 	}
 	if _, err := FromRun(Scenario{Fault: "sigkill"}, 0); err == nil {
 		t.Error("no trials accepted")
+	}
+}
+
+// A scenario's command_config is found from where the scenario file is, as
+// a compose file finds its own files; an absolute one is kept.
+func TestReadFileCommandConfig(t *testing.T) {
+	dir := t.TempDir()
+	abs := filepath.Join(t.TempDir(), "abs.properties")
+	tests := []struct {
+		name, value, want string
+	}{
+		{"relative", "client.properties", filepath.Join(dir, "client.properties")},
+		{"in a subdirectory", "sec/client.properties", filepath.Join(dir, "sec", "client.properties")},
+		{"absolute", abs, abs},
+		{"none", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bench.yaml")
+			yaml := "trials: 1\nscenarios:\n  - name: s\n    fault: sigkill\n"
+			if tt.value != "" {
+				yaml += "    command_config: " + tt.value + "\n"
+			}
+			if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := f.Scenarios[0].CommandConfig; got != tt.want {
+				t.Errorf("command_config %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 // Spec is one external probe's run.
@@ -40,6 +42,13 @@ type Spec struct {
 	// Settings are client settings by the client's own names, over the
 	// probe's (each probe's --set).
 	Settings map[string]string
+	// Security secures the client as a --command-config file says; nil
+	// speaks PLAINTEXT. Start hands it to the probe in a file of its own
+	// (CommandConfig), never on the command line.
+	Security *kafkasec.Config
+	// CommandConfig is the path of the client's properties file, in its
+	// own names (--command-config): Start writes it from Security.
+	CommandConfig string
 }
 
 // DefaultDrain is the reference probes' drain when Spec.Drain is 0.
@@ -114,6 +123,9 @@ func (s *Spec) Args() []string {
 	}
 	if s.Drain > 0 {
 		a = append(a, "--drain="+s.Drain.String())
+	}
+	if s.CommandConfig != "" {
+		a = append(a, "--command-config="+s.CommandConfig)
 	}
 	keys := make([]string, 0, len(s.Settings))
 	for k := range s.Settings {
@@ -253,12 +265,22 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 // stops the probe as Stop does; the probe never outlives kbf, which it
 // would only through a SIGKILL of kbf itself (on Linux, not even then).
 func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
-	argv, err := l.Command(spec)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(spec.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s probe: results directory: %w", spec.Client, err)
+	}
+	secDir, err := writeSecurity(&spec)
+	if err != nil {
+		return nil, fmt.Errorf("%s probe: %w", spec.Client, err)
+	}
+	cleanup := func() {
+		if secDir != "" {
+			os.RemoveAll(secDir)
+		}
+	}
+	argv, err := l.Command(spec)
+	if err != nil {
+		cleanup()
+		return nil, err
 	}
 	drain := spec.Drain
 	if drain == 0 {
@@ -272,12 +294,15 @@ func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err := p.cmd.Start(); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
+			cleanup()
 			return nil, fmt.Errorf("%s probe: start %s: %w", spec.Client, pe.Path, pe.Err)
 		}
+		cleanup()
 		return nil, fmt.Errorf("%s probe: start: %w", spec.Client, err)
 	}
 	go func() {
 		err := p.cmd.Wait()
+		cleanup()
 		p.err = p.exitError(err)
 		close(p.done)
 	}()
@@ -289,6 +314,37 @@ func (l *Locator) Start(ctx context.Context, spec Spec) (*Process, error) {
 		}
 	}()
 	return p, nil
+}
+
+// writeSecurity writes spec.Security as the client's own properties into
+// a directory of kbf's (mode 0700, the file 0600), outside the trial
+// directory so that no secret is kept with the results, and points
+// spec.CommandConfig at it. It returns the directory, to be removed once
+// the probe has exited; "" when there is nothing to write.
+func writeSecurity(spec *Spec) (string, error) {
+	if spec.Security == nil {
+		return "", nil
+	}
+	dir, err := os.MkdirTemp("", "kbf-"+string(spec.Client)+"-")
+	if err != nil {
+		return "", fmt.Errorf("command config: %w", err)
+	}
+	var props map[string]string
+	switch spec.Client {
+	case Librdkafka:
+		props, err = spec.Security.Librdkafka(dir)
+	default: // Java's client takes Kafka's own names, the file as it is
+		props = spec.Security.JavaProperties()
+	}
+	if err == nil {
+		spec.CommandConfig = filepath.Join(dir, "client.properties")
+		err = kafkasec.WriteProperties(spec.CommandConfig, props)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("command config: %w", err)
+	}
+	return dir, nil
 }
 
 // errExited is reported by Ready for a probe that ended before it was ready.

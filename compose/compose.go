@@ -37,6 +37,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 //go:embed compose.yaml
@@ -77,6 +78,9 @@ type Options struct {
 	// Env is the environment compose.yaml is interpolated with (KBF_IMAGE,
 	// KBF_K1_PORT, ...). Nil means the process environment.
 	Env map[string]string
+	// Security secures kbf's admin client as a --command-config file
+	// says; nil speaks PLAINTEXT.
+	Security *kafkasec.Config
 	// Topics are the topics Up makes sure exist. Nil means DefaultTopics();
 	// an empty, non-nil slice means none.
 	Topics []Topic
@@ -242,7 +246,7 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	for _, id := range proj.brokerIDs() {
 		brokers = append(brokers, kafkaadmin.Broker{ID: id, Addr: proj.nodes[proj.byID[id]].addr})
 	}
-	c.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Alive: c.checkRunning})
+	c.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Alive: c.checkRunning, Security: opts.Security})
 	if err != nil {
 		return nil, invalid{err}
 	}

@@ -83,6 +83,7 @@ func (t *trial) startClients(ctx context.Context) error {
 			// records are its own in the partitions and in its audit.
 			RunID:    cfg.RunID + "-" + string(name),
 			Settings: t.o.ClientSettings[name],
+			Security: cfg.Security,
 		}
 		c, err := start(ctx, spec)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -104,8 +105,20 @@ func NewMeta(kind, version string, command []string, p Probe) *results.Meta {
 			StartOffsets: p.StartOffsets(),
 			Client:       cfg.Effective(),
 			RunID:        cfg.RunID,
+			Security:     security(cfg.Security),
 		},
 	}
+}
+
+// security is what meta.json records of sec: its description, nil
+// without a --command-config.
+func security(sec *kafkasec.Config) *results.Security {
+	if sec == nil {
+		return nil
+	}
+	d := sec.Describe()
+	return &results.Security{Protocol: d.Protocol, Mechanism: d.Mechanism, Principal: d.Principal,
+		CASubjects: d.CASubjects, ClientSubject: d.ClientSubject, HostnameCheck: d.HostnameCheck}
 }
 
 // SetProbeResult records what the probe measured of itself once it has

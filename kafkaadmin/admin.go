@@ -20,6 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 // How often the waits look again, and how long one look may take.
@@ -37,12 +39,12 @@ func (c *Admin) client() (*kgo.Client, error) {
 	if c.cl != nil {
 		return c.cl, nil
 	}
-	cl, err := kgo.NewClient(
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(c.Bootstrap()...),
 		kgo.ClientID("kbf-admin"),
 		// kadm routes by cached metadata; leaders move in an experiment.
-		kgo.MetadataMinAge(100*time.Millisecond),
-	)
+		kgo.MetadataMinAge(100 * time.Millisecond),
+	}, c.sec.KgoOpts()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka client: %w", err)
 	}
@@ -111,8 +113,19 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 				return false, "", finalError{err}
 			}
 		}
+		if c.sec != nil {
+			// The client retries a failed authentication until the
+			// request's time is up, which hides its cause; one broker's
+			// own request does not.
+			if err := c.authenticated(ctx, cl); err != nil {
+				return false, "", err
+			}
+		}
 		fenced, err := brokerStates(ctx, cl)
 		if err != nil {
+			if c.sec != nil {
+				return false, "", c.sec.Explain(strings.Join(c.Bootstrap(), ","), err)
+			}
 			if serr := c.securedListener(ctx, cl, err); serr != nil {
 				return false, "", finalError{serr}
 			}
@@ -134,15 +147,44 @@ func (c *Admin) WaitBrokers(ctx context.Context) error {
 	})
 }
 
-// ErrSecured marks a broker whose listener requires TLS or SASL, which
-// kbf's clients do not speak: waiting longer would not help.
+// authenticated asks each broker on its own connection, and reads an
+// error, from a client secured by Config.Security, as the security
+// settings explain it: a cause the listener stated ends the wait
+// at once, as waiting would not change a password or a certificate; a
+// guess (a connection closed without a word, as Docker's port proxy closes
+// them while the broker starts) does not.
+func (c *Admin) authenticated(ctx context.Context, cl *kgo.Client) error {
+	addrs := c.Bootstrap()
+	for i, b := range cl.SeedBrokers() {
+		if _, err := b.Request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil && i < len(addrs) {
+			return c.explainAt(addrs[i], err)
+		}
+	}
+	return nil
+}
+
+// explainAt reads err from a connection to addr as authenticated does.
+func (c *Admin) explainAt(addr string, err error) error {
+	var ce *kafkasec.ConnError
+	if e := c.sec.Explain(addr, err); errors.As(e, &ce) {
+		if !ce.Guess {
+			return finalError{e}
+		}
+		return e
+	}
+	return plainConnError(err)
+}
+
+// ErrSecured marks a broker whose listener requires TLS or SASL while
+// kbf's clients were given no --command-config: waiting longer would not
+// help.
 var ErrSecured = errors.New("the listener requires TLS or SASL")
 
 // securedListener tells, when err is a connection the broker closed at
 // once, whether a broker's listener asks for what kbf's clients do not
-// give: TLS (a TLS handshake with it completes) or SASL (it answers
-// ApiVersions, which Kafka serves before authentication, then closes on
-// the next request). It returns nil when neither is so: the broker may
+// give without a --command-config: TLS (a TLS handshake with it
+// completes) or SASL (it answers ApiVersions, which Kafka serves before
+// authentication, then closes on the next request). It returns nil when neither is so: the broker may
 // simply not listen yet, and the engine's port proxy closes the
 // connection then too.
 func (c *Admin) securedListener(ctx context.Context, cl *kgo.Client, err error) error {
@@ -153,10 +195,10 @@ func (c *Admin) securedListener(ctx context.Context, cl *kgo.Client, err error) 
 	ids, addrs := c.BrokerIDs(), c.Bootstrap()
 	for i := range cl.SeedBrokers() {
 		if speaksTLS(ctx, addrs[i]) {
-			return fmt.Errorf("broker %d's listener at %s speaks TLS, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
+			return fmt.Errorf("broker %d's listener at %s speaks TLS, and kbf's clients were given no security settings: pass Kafka's client properties for it with --command-config FILE (security.protocol, sasl.*, ssl.*): %w", ids[i], addrs[i], ErrSecured)
 		}
 		if wantsSASL(ctx, addrs[i]) {
-			return fmt.Errorf("broker %d's listener at %s answers ApiVersions, then closes the connection on the next request: it requires SASL authentication, and kbf's clients speak PLAINTEXT: publish a PLAINTEXT listener to the host for kbf: %w", ids[i], addrs[i], ErrSecured)
+			return fmt.Errorf("broker %d's listener at %s answers ApiVersions, then closes the connection on the next request: it requires SASL authentication, and kbf's clients were given no security settings: pass Kafka's client properties for it with --command-config FILE (security.protocol, sasl.*, ssl.*): %w", ids[i], addrs[i], ErrSecured)
 		}
 	}
 	return nil

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 // Broker is one broker as the admin client reaches it.
@@ -40,6 +42,9 @@ type Config struct {
 	// nodes still run; an error ends the wait at once, as waiting for a
 	// broker whose process has stopped would be in vain.
 	Alive func(ctx context.Context) error
+	// Security secures the client as a --command-config file says; nil
+	// speaks PLAINTEXT.
+	Security *kafkasec.Config
 }
 
 // Admin administers one cluster's Kafka state. Its Kafka client is made
@@ -48,6 +53,7 @@ type Admin struct {
 	brokers []Broker
 	topics  []Topic
 	alive   func(ctx context.Context) error
+	sec     *kafkasec.Config
 	now     func() time.Time
 
 	mu sync.Mutex // guards cl
@@ -61,7 +67,7 @@ func New(cfg Config) (*Admin, error) {
 	}
 	brokers := slices.Clone(cfg.Brokers)
 	slices.SortFunc(brokers, func(a, b Broker) int { return int(a.ID) - int(b.ID) })
-	c := &Admin{brokers: brokers, topics: slices.Clone(cfg.Topics), alive: cfg.Alive, now: time.Now}
+	c := &Admin{brokers: brokers, topics: slices.Clone(cfg.Topics), alive: cfg.Alive, sec: cfg.Security, now: time.Now}
 	if err := ValidateTopics(c.topics, c.BrokerIDs()); err != nil {
 		return nil, err
 	}

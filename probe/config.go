@@ -17,6 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 // Config is one probe's configuration. The client settings shape the stall a
@@ -72,6 +74,11 @@ type Config struct {
 
 	// RunID marks this run's records; empty picks a random one.
 	RunID string
+
+	// Security secures every client as a --command-config file says (TLS,
+	// SASL); nil speaks PLAINTEXT. Its JSON and its String are what may be
+	// recorded (kafkasec.Description), never a secret.
+	Security *kafkasec.Config
 }
 
 // SteadyBound is the longest ack or receive gap of a steady partition:
@@ -171,7 +178,7 @@ func (c *Config) clientOpts() []kgo.Opt {
 	if c.NoKIP951 {
 		opts = append(opts, kgo.MaxVersions(noKIP951Versions()))
 	}
-	return opts
+	return append(opts, c.Security.KgoOpts()...)
 }
 
 // The last request versions whose answers carry no current-leader hint:

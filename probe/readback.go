@@ -15,9 +15,10 @@ import (
 // ReadBack reads each partition of topic from its start offset to its
 // current high watermark and writes, in offset order, every record of run
 // runID it finds. It is the evidence the integrity check weighs against what
-// the probe saw acknowledged.
-func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, starts map[int32]int64, out *results.LogEncoder) (int, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+// the probe saw acknowledged. opts are added to its clients' options: the
+// security ones (kafkasec.Config.KgoOpts).
+func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, starts map[int32]int64, out *results.LogEncoder, opts ...kgo.Opt) (int, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, opts...)...)
 	if err != nil {
 		return 0, fmt.Errorf("read-back client: %w", err)
 	}
@@ -57,9 +58,9 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 	if len(left) == 0 {
 		return 0, nil
 	}
-	cl, err = kgo.NewClient(kgo.SeedBrokers(bootstrap...),
+	cl, err = kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
-		kgo.FetchMaxWait(100*time.Millisecond))
+		kgo.FetchMaxWait(100 * time.Millisecond)}, opts...)...)
 	if err != nil {
 		return 0, fmt.Errorf("read-back client: %w", err)
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -55,6 +56,8 @@ type Config struct {
 	Timeout time.Duration
 	// Flush is how often rows reach the file (default 1 s).
 	Flush time.Duration
+	// Security secures the client (--command-config); nil is PLAINTEXT.
+	Security *kafkasec.Config
 }
 
 func (c *Config) defaults() {
@@ -92,7 +95,7 @@ func New(ctx context.Context, cfg Config, w io.Writer) (*Sampler, error) {
 	if cfg.Topic == "" {
 		return nil, errors.New("replica view: no topic")
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(cfg.Bootstrap...), kgo.MetadataMinAge(cfg.Interval))
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(cfg.Bootstrap...), kgo.MetadataMinAge(cfg.Interval)}, cfg.Security.KgoOpts()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("replica view: %w", err)
 	}

@@ -92,6 +92,9 @@ type Probe struct {
 	Replicas map[int32][]int32 `json:"replicas,omitempty"`
 	// Client is the franz-go configuration in effect, by option name.
 	Client map[string]string `json:"client"`
+	// Security is how every client was secured (--command-config); nil
+	// for PLAINTEXT without one.
+	Security *Security `json:"security,omitempty"`
 	// RunID marks this run's records, so a read-back skips others'.
 	RunID string `json:"run_id"`
 	// LongestSendGap is the longest time between two sends to one
@@ -104,6 +107,22 @@ type Probe struct {
 	Ready time.Time `json:"ready,omitzero"`
 	// Missed are, per partition, the send slots the probe could not keep.
 	Missed map[int32]*MissedSends `json:"missed_sends,omitempty"`
+}
+
+// Security is what may be recorded of the clients' security settings:
+// never a password, a key or a store's path.
+type Security struct {
+	Protocol  string `json:"protocol"`
+	Mechanism string `json:"mechanism,omitempty"`
+	// Principal is the SASL user name.
+	Principal string `json:"principal,omitempty"`
+	// CASubjects are the trusted CAs' subjects; none with TLS means the
+	// system's CAs.
+	CASubjects []string `json:"ca_subjects,omitempty"`
+	// ClientSubject is the client certificate's subject (mutual TLS).
+	ClientSubject string `json:"client_subject,omitempty"`
+	// HostnameCheck is whether brokers' certificates must name their host.
+	HostnameCheck bool `json:"hostname_check,omitempty"`
 }
 
 // Fault is one injected fault and the times it was seen.

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf16"
 )
 
 // options is the probe's command line, the one every reference probe takes.
@@ -37,6 +38,9 @@ type options struct {
 	startOffsets map[int32]int64 // empty: the logs' ends at start
 	drain        time.Duration
 	set          map[string]string // librdkafka settings that override the probe's
+	// security are the librdkafka settings of --command-config (kbf's
+	// kafkasec.Config.Librdkafka): the security protocol, SASL, TLS.
+	security map[string]string
 }
 
 func main() {
@@ -91,6 +95,8 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		o.set[k] = v
 		return nil
 	})
+	var commandConfig string
+	fs.StringVar(&commandConfig, "command-config", "", "a properties file of librdkafka security settings (security.protocol, sasl.*, ssl.*), applied under --set")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stderr)
@@ -107,6 +113,11 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 	}
 	if o.startOffsets, err = parseStartOffsets(starts); err != nil {
 		return nil, fmt.Errorf("--start-offsets: %w", err)
+	}
+	if commandConfig != "" {
+		if o.security, err = readProperties(commandConfig); err != nil {
+			return nil, fmt.Errorf("--command-config: %w", err)
+		}
 	}
 	switch {
 	case o.out == "":
@@ -186,6 +197,91 @@ func parseStartOffsets(s string) (map[int32]int64, error) {
 		out[int32(p)] = o
 	}
 	return out, nil
+}
+
+// readProperties reads a properties file as kbf writes it
+// (kafkasec.WriteProperties): one key=value a line, the key's '=', ':',
+// white space and backslashes escaped, anything beyond printable ASCII
+// as \uXXXX. kbf's kafkasec is not imported for it: it would bring
+// franz-go and the Java key stores' readers into this probe.
+func readProperties(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if t := strings.TrimSpace(line); t == "" || t[0] == '#' || t[0] == '!' {
+			continue
+		}
+		key, rest, err := unescape(line, true)
+		if err == nil && rest == "" {
+			err = errors.New("no '=' after the key")
+		}
+		var value string
+		if err == nil {
+			value, _, err = unescape(rest[1:], false)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n+1, err)
+		}
+		m[key] = value
+	}
+	return m, nil
+}
+
+// unescape reads s up to, in a key, its first unescaped '='; it returns
+// what it read and the rest from that '='.
+func unescape(s string, key bool) (string, string, error) {
+	var units []uint16
+	var b strings.Builder
+	flush := func() {
+		if len(units) > 0 {
+			b.WriteString(string(utf16.Decode(units)))
+			units = nil
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if key && c == '=' {
+			flush()
+			return b.String(), s[i:], nil
+		}
+		if c != '\\' {
+			flush()
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i == len(s) {
+			return "", "", errors.New("a '\\' ends the line")
+		}
+		switch c = s[i]; c {
+		case 'u':
+			if i+5 > len(s) {
+				return "", "", errors.New("a \\u escape is cut short")
+			}
+			u, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", "", fmt.Errorf("\\u%s: not four hex digits", s[i+1:i+5])
+			}
+			units = append(units, uint16(u))
+			i += 4
+			continue
+		case 't':
+			c = '\t'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 'f':
+			c = '\f'
+		}
+		flush()
+		b.WriteByte(c)
+	}
+	flush()
+	return b.String(), "", nil
 }
 
 func contains(s []int32, p int32) bool {

@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -128,5 +130,99 @@ func TestSettings(t *testing.T) {
 	}
 	if _, ok := flat(prod)["go.logs.channel.enable"]; ok {
 		t.Error("client.json would list the Go binding's own go.* settings")
+	}
+}
+
+// --command-config's settings reach both clients, under --set, and
+// client.json (flat) keeps the protocol and the user but no password and
+// no key's place.
+func TestCommandConfig(t *testing.T) {
+	const password = "pa55-not-in-client-json"
+	path := filepath.Join(t.TempDir(), "client.properties")
+	sec := map[string]string{
+		"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "alice",
+		"sasl.password": password, "ssl.ca.location": "/ca.pem", "ssl.key.location": "/client.key",
+		"ssl.certificate.location": "/client.pem", "ssl.key.password": password,
+	}
+	writeProps(t, path, sec)
+	o, err := parseArgs([]string{"--out", t.TempDir(), "--command-config", path, "--set", "sasl.username=bob"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, cons := settings(o)
+	for _, c := range []struct {
+		name string
+		conf map[string]string
+	}{{"producer", flat(prod)}, {"consumer", flat(cons)}} {
+		for key, want := range map[string]string{"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "bob", "ssl.ca.location": "/ca.pem"} {
+			if got := c.conf[key]; got != want {
+				t.Errorf("%s: %s = %q, want %q", c.name, key, got, want)
+			}
+		}
+		for _, key := range []string{"sasl.password", "ssl.key.password", "ssl.key.location", "ssl.certificate.location"} {
+			if _, ok := c.conf[key]; ok {
+				t.Errorf("%s: client.json would hold %s", c.name, key)
+			}
+		}
+	}
+	if prod["sasl.password"] != password {
+		t.Errorf("the producer was not given the password")
+	}
+	if _, err := parseArgs([]string{"--out", t.TempDir(), "--command-config", filepath.Join(t.TempDir(), "none")}, io.Discard); err == nil || !strings.HasPrefix(err.Error(), "--command-config: ") {
+		t.Errorf("a missing file: %v, want a --command-config error", err)
+	}
+}
+
+// writeProps writes m as kafkasec.WriteProperties does: keys sorted,
+// '=', ':' and backslashes escaped, non-ASCII as \uXXXX.
+func writeProps(t *testing.T, path string, m map[string]string) {
+	t.Helper()
+	esc := strings.NewReplacer(`\`, `\\`, "=", `\=`, ":", `\:`, "é", `\u00E9`, "😀", `\uD83D\uDE00`)
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b.WriteString(esc.Replace(k) + "=" + esc.Replace(m[k]) + "\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadProperties(t *testing.T) {
+	tests := []struct {
+		name    string
+		m       map[string]string
+		text    string // written as it is when m is nil
+		wantErr string
+	}{
+		{name: "escapes", m: map[string]string{"sasl.password": `p=a:s\s é😀`, "ssl.ca.location": "/a b/ca.pem"}},
+		{name: "comments and blank lines", text: "# c\n\n! c\nk=v\n", m: nil},
+		{name: "no equals", text: "k\n", wantErr: ":1: no '='"},
+		{name: "cut unicode", text: "k=\\u00\n", wantErr: ":1: a \\u escape is cut short"},
+		{name: "trailing backslash", text: "k=v\\\n", wantErr: ":1: a '\\' ends the line"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "p.properties")
+			if tt.text == "" {
+				writeProps(t, path, tt.m)
+			} else if err := os.WriteFile(path, []byte(tt.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readProperties(path)
+			switch {
+			case tt.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tt.text != "":
+				if got["k"] != "v" || len(got) != 1 {
+					t.Errorf("got %v, want k=v", got)
+				}
+			case !maps.Equal(got, tt.m):
+				t.Errorf("got %q, want %q", got, tt.m)
+			}
+		})
 	}
 }

@@ -76,6 +76,9 @@ func settings(o *options) (producer, consumer kafka.ConfigMap) {
 	for k, v := range common {
 		producer[k], consumer[k] = v, v
 	}
+	for k, v := range o.security {
+		producer[k], consumer[k] = v, v
+	}
 	for k, v := range o.set {
 		producer[k], consumer[k] = v, v
 	}
@@ -461,11 +464,26 @@ func (p *prober) info(pconf, cconf kafka.ConfigMap, started time.Time) *clientIn
 	}
 }
 
-// flat returns the settings as text, without the Go binding's own.
+// secretSettings are the settings client.json never holds: passwords,
+// and where the keys are (files kbf writes for the run and removes).
+var secretSettings = map[string]bool{
+	"sasl.password":                  true,
+	"sasl.oauthbearer.client.secret": true,
+	"ssl.key.password":               true,
+	"ssl.key.location":               true,
+	"ssl.key.pem":                    true,
+	"ssl.keystore.location":          true,
+	"ssl.keystore.password":          true,
+	"ssl.certificate.location":       true,
+	"ssl.certificate.pem":            true,
+}
+
+// flat returns the settings as text, without the Go binding's own and
+// without a secret (secretSettings).
 func flat(c kafka.ConfigMap) map[string]string {
 	out := map[string]string{}
 	for k, v := range c {
-		if strings.HasPrefix(k, "go.") {
+		if strings.HasPrefix(k, "go.") || secretSettings[k] {
 			continue
 		}
 		out[k] = fmt.Sprint(v)

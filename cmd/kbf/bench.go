@@ -103,6 +103,9 @@ could not run; 2 the command line or FILE is wrong.`,
 	}
 	o.run.flags.register(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
+	// --command-config is the base runOptions' own: each scenario starts
+	// from it, and command_config: replaces it.
+	o.run.cluster.registerSecurity(cmd.Flags())
 	f := cmd.Flags()
 	o.run.registerTrial(f, "overrides it")
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
@@ -125,6 +128,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
 	}
 	if _, err := o.cluster.options(); err != nil {
+		return err
+	}
+	if _, err := o.run.cluster.security(); err != nil {
 		return err
 	}
 	if o.trials < 1 || o.trials > bench.MaxTrials {

@@ -18,6 +18,7 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/docker"
 )
@@ -88,6 +89,7 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 		}
 		opts.Config = append(opts.Config, st)
 	}
+	opts.Security = opt.Probe.Security
 	docker.ForFault(&opts, opt.Kill, opt.Broker, r.base.diskSize)
 	withOffline(&opts, r.base.g)
 	return opts, nil
@@ -107,6 +109,13 @@ func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
 	}
 	if s.FaultAfter > 0 {
 		o.faultAfter = s.FaultAfter
+	}
+	if s.CommandConfig != "" {
+		sec, err := kafkasec.Load(s.CommandConfig)
+		if err != nil {
+			return experiment.Options{}, fmt.Errorf("command_config: %w", err)
+		}
+		o.cluster.commandConfig, o.cluster.sec, o.cluster.secRead = s.CommandConfig, sec, true
 	}
 	pf, err := scenarioProbe(r.base.flags, s)
 	if err != nil {

@@ -68,6 +68,7 @@ there.
 	}
 	o.flags.register(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
+	o.cluster.registerSecurity(cmd.Flags())
 	registerQuiet(cmd.Flags(), &o.quiet)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
@@ -78,6 +79,7 @@ there.
 // trial goes.
 func (o *probeOptions) experimentOptions() experiment.ProbeOptions {
 	cfg := o.flags.config()
+	cfg.Security, _ = o.cluster.security() // checked before
 	if !o.bootstrapSet {
 		cfg.Bootstrap = nil // the cluster's own addresses
 	}

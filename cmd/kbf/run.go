@@ -17,6 +17,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/plot"
+	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -100,6 +101,7 @@ Exit status:
 	}
 	o.flags.register(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
+	o.cluster.registerSecurity(cmd.Flags())
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
@@ -164,12 +166,20 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		RecoveryTimeout: o.timeout,
 		ReplicaInterval: o.replicaInterval,
 		Baseline:        o.baseline,
-		Probe:           o.flags.config(),
+		Probe:           o.probeConfig(),
 		Clients:         names,
 		ClientSettings:  settings,
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),
 	}
+}
+
+// probeConfig is the probe's configuration, secured as --command-config
+// says (read and checked by validate).
+func (o *runOptions) probeConfig() probe.Config {
+	cfg := o.flags.config()
+	cfg.Security, _ = o.cluster.security()
+	return cfg
 }
 
 // newTarget is the Docker target of the cluster the flags name, shaped
@@ -219,7 +229,7 @@ func newRunner(opt experiment.Options, t experiment.Target, out io.Writer, rep e
 		Out:      out,
 		Reporter: rep,
 		NewSampler: func(ctx context.Context, bootstrap []string, topic string, parts []int32, every time.Duration, w io.Writer) (experiment.Sampler, error) {
-			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: every}, w)
+			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: every, Security: opt.Probe.Security}, w)
 		},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/kafkasec"
 )
 
 func init() { commands = append(commands, newUpCmd) }
@@ -96,6 +97,7 @@ docker compose is used as it is.
 	}
 	f := cmd.Flags()
 	o.cluster.register(f, true)
+	o.cluster.registerSecurity(f)
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
 	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
@@ -142,6 +144,31 @@ type clusterFlags struct {
 	combined    bool
 	shaped      bool // register added --brokers, --controllers and --config
 	fs          *pflag.FlagSet
+
+	// commandConfig is --command-config, read once into sec.
+	commandConfig string
+	sec           *kafkasec.Config
+	secRead       bool
+}
+
+// registerSecurity adds --command-config to fs: how every client kbf
+// runs is secured, in Kafka's own client properties.
+func (f *clusterFlags) registerSecurity(fs *pflag.FlagSet) {
+	fs.StringVar(&f.commandConfig, "command-config", "", "a Kafka client properties file (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, …) that secures every client kbf runs, as Kafka's own tools take it")
+}
+
+// security returns --command-config read and checked, nil without it. A
+// file that cannot be used is a usage error, found before anything starts.
+func (f *clusterFlags) security() (*kafkasec.Config, error) {
+	if f.commandConfig == "" || f.secRead {
+		return f.sec, nil
+	}
+	sec, err := kafkasec.Load(f.commandConfig)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--command-config: %w", err)}
+	}
+	f.sec, f.secRead = sec, true
+	return sec, nil
 }
 
 // register adds -f and --project-name to fs, and with shape --brokers,
@@ -163,6 +190,11 @@ func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
 func (f *clusterFlags) options() (compose.Options, error) {
 	var o compose.Options
 	o.File, o.ProjectName = f.file, f.project
+	sec, err := f.security()
+	if err != nil {
+		return o, err
+	}
+	o.Security = sec
 	if f.project != "" && f.file == "" {
 		return o, usagef("--project-name: only with --file")
 	}

@@ -450,6 +450,7 @@ public final class Main {
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    p.putAll(o.commandConfig);
     p.putAll(o.set);
     return p;
   }
@@ -471,6 +472,7 @@ public final class Main {
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    p.putAll(o.commandConfig);
     p.putAll(o.set);
     return p;
   }
@@ -497,9 +499,25 @@ public final class Main {
       }
     }
     for (String k : set.stringPropertyNames()) {
+      if (secret(k)) {
+        continue;
+      }
       out.put(k, show(values.containsKey(k) ? values.get(k) : set.get(k)));
     }
     return out;
+  }
+
+  /**
+   * Whether a setting holds a secret or says where one is: client.json, which kbf keeps with the
+   * results, never names it. sasl.jaas.config holds the SASL password.
+   */
+  static boolean secret(String k) {
+    return k.equals("sasl.jaas.config")
+        || k.contains("password")
+        || k.contains("secret")
+        || k.startsWith("ssl.keystore.")
+        || k.equals("ssl.key.location")
+        || k.equals("ssl.truststore.certificates");
   }
 
   static String show(Object v) {

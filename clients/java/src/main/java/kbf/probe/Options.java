@@ -23,11 +23,14 @@ final class Options {
   final Map<Integer, Long> startOffsets = new HashMap<>(); // absent: the log's end at start
   Duration drain = Duration.ofSeconds(5);
   final Properties set = new Properties(); // client settings over the probe's
+  // The security settings of --command-config (Kafka's own names): under --set, over the probe's.
+  final Properties commandConfig = new Properties();
 
   static final String USAGE =
       "usage: kbf-probe-java --out DIR [--bootstrap H:P,...] [--topic T] [--partitions 0,1]\n"
           + "       [--interval 20ms] [--acks all|1] [--duration 0] [--run-id ID]\n"
-          + "       [--start-offsets P:O,...] [--drain 5s] [--set name=value]...\n";
+          + "       [--start-offsets P:O,...] [--drain 5s] [--set name=value]...\n"
+          + "       [--command-config FILE]\n";
 
   static final class Help extends RuntimeException {
     Help() {
@@ -68,6 +71,13 @@ final class Options {
         case "run-id" -> o.runId = val;
         case "start-offsets" -> o.startOffsets.putAll(startOffsets(val));
         case "drain" -> o.drain = duration("--drain", val);
+        case "command-config" -> {
+          try (java.io.InputStream in = java.nio.file.Files.newInputStream(Path.of(val))) {
+            o.commandConfig.load(in);
+          } catch (java.io.IOException | IllegalArgumentException ex) {
+            throw new IllegalArgumentException("--command-config: " + val + ": " + ex.getMessage());
+          }
+        }
         case "set" -> {
           int e = val.indexOf('=');
           if (e <= 0) {

@@ -148,4 +148,29 @@ class ProbeTest {
     assertEquals("WARN", ClientLog.level(Level.WARNING));
     assertEquals("ERROR", ClientLog.level(Level.SEVERE));
   }
+
+  @Test
+  void commandConfigReachesBothClientsButNotClientJson(@TempDir Path dir) throws Exception {
+    String password = "pa55-not-in-client-json";
+    Path props = dir.resolve("client.properties");
+    Files.writeString(props, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-512\n"
+        + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username\\=\"alice\" password\\=\"" + password + "\";\n"
+        + "ssl.truststore.location=/ca.pem\nssl.truststore.type=PEM\nssl.keystore.password=" + password + "\n");
+    Options o = Options.parse(new String[] {"--out=d", "--command-config", props.toString(), "--set=sasl.mechanism=SCRAM-SHA-256"});
+    for (java.util.Properties p : List.of(Main.producerSettings(o), Main.consumerSettings(o))) {
+      assertEquals("SASL_SSL", p.getProperty("security.protocol"));
+      assertEquals("SCRAM-SHA-256", p.getProperty("sasl.mechanism"), "--set is over --command-config");
+      assertTrue(p.getProperty("sasl.jaas.config").contains(password), "the client is given the password");
+      Map<String, String> shown = Main.effective(Map.of(), p);
+      assertEquals("SASL_SSL", shown.get("security.protocol"));
+      assertEquals("/ca.pem", shown.get("ssl.truststore.location"));
+      for (String k : List.of("sasl.jaas.config", "ssl.keystore.password")) {
+        assertNull(shown.get(k), k + " would be in client.json");
+      }
+      assertTrue(!shown.toString().contains(password), "client.json would hold the password: " + shown);
+    }
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Options.parse(new String[] {"--out=d", "--command-config", dir.resolve("none").toString()}));
+    assertTrue(e.getMessage().startsWith("--command-config: "), e.getMessage());
+  }
 }
