@@ -93,8 +93,8 @@ type Scenario struct {
 	// client, as kbf run --command-config takes it; ReadFile makes a
 	// relative one relative to the scenario file.
 	CommandConfig string `yaml:"command_config" json:"command_config,omitempty"`
-	Brokers     int    `yaml:"brokers" json:"brokers,omitempty"`
-	Controllers int    `yaml:"controllers" json:"controllers,omitempty"`
+	Brokers       int    `yaml:"brokers" json:"brokers,omitempty"`
+	Controllers   int    `yaml:"controllers" json:"controllers,omitempty"`
 	// Image is the Kafka image the scenario's cluster runs, over kbf
 	// bench --image; KafkaVersion (4.0.2) says it by version instead
 	// (KafkaImage). A scenario on another image than the trial before it
