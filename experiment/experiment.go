@@ -54,6 +54,8 @@ type Options struct {
 	// ReplicaInterval is how often the replica view (Runner.NewSampler)
 	// samples; zero turns it off.
 	ReplicaInterval time.Duration
+	// External are an external fault's settings (external.go).
+	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
 	ProcRoot string
 
@@ -539,6 +541,9 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	if t.o.Kill.MultiStep() {
 		return t.stepsFault(ctx) // steps.go
 	}
+	if t.o.Kill == results.FaultExternal {
+		return t.externalFault(ctx) // external.go
+	}
 	t.setPhase(string(t.o.Kill))
 	// Once sent, the signal's effect is awaited even through Ctrl-C — a
 	// broker half-way through a controlled shutdown cannot be restarted —
@@ -575,6 +580,10 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 // duration is over: as long after the fault as Duration − FaultAfter, and
 // not before Duration from the start.
 func (t *trial) probing(ctx context.Context, start time.Time) {
+	if t.o.Kill == results.FaultExternal {
+		t.externalProbing(ctx) // external.go
+		return
+	}
 	t.setPhase("probing")
 	end := start.Add(t.o.Duration)
 	if after := t.faultAt.Add(t.o.Duration - t.o.FaultAfter); after.After(end) {
@@ -655,6 +664,9 @@ func (t *trial) recover(ctx context.Context) error {
 		rc.Err = fmt.Sprintf("%s: %v", what, err)
 		t.r.say("recovery: %s", rc.Err)
 		return fmt.Errorf("recovery: %s: %w", what, err)
+	}
+	if t.o.Kill == results.FaultExternal {
+		return t.awaitHealed(ctx) // external.go: kbf broke nothing
 	}
 	undone := time.Now()
 	if err := t.undoSteps(ctx); err != nil { // steps.go
