@@ -185,13 +185,20 @@ func (t *Target) Services() []string {
 func (t *Target) Bootstrap() []string { return t.admin.Bootstrap() }
 
 // Up checks that the cluster is whole: kbf starts nothing there, but makes
-// sure its probe's topics exist and every ISR is full.
+// sure its probe's topics exist, every ISR is full and every leader
+// preferred.
 func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 	start := time.Now()
 	if _, err := t.admin.EnsureTopics(ctx); err != nil {
 		return experiment.UpInfo{}, err
 	}
 	if err := t.admin.WaitISRFull(ctx, t.admin.TopicNames()...); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	// The baseline asks for every partition led by its preferred replica,
+	// and after a fault nothing moves the leaders back before Kafka's own
+	// rebalance, minutes later: the election Kafka would run, run now.
+	if _, err := t.admin.EnsurePreferred(ctx); err != nil {
 		return experiment.UpInfo{}, err
 	}
 	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
