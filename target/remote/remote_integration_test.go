@@ -85,6 +85,31 @@ func leaderOf0(ctx context.Context, t *testing.T) int32 {
 	return p.Leader
 }
 
+// waitBrokers waits until the metadata names the three brokers: Compose
+// says the containers run, not that Kafka answers.
+func waitBrokers(ctx context.Context, t *testing.T) {
+	t.Helper()
+	start := time.Now()
+	for {
+		// A fresh client each look: one that met a starting broker keeps
+		// its first view for a while.
+		cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
+		cl.Close()
+		if err == nil && len(md.Brokers) == 3 {
+			t.Logf("the stack's three brokers answer %.1f s after Compose said it was up", time.Since(start).Seconds())
+			return
+		}
+		if time.Since(start) > 4*time.Minute {
+			t.Fatalf("the stack's brokers never all answered: %v %+v", err, md.Brokers)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
 func docker(ctx context.Context, t *testing.T, args ...string) {
 	t.Helper()
 	if out, err := exec.CommandContext(ctx, "docker", args...).CombinedOutput(); err != nil {
@@ -110,6 +135,7 @@ func TestIntegrationExternalFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	startStack(ctx, t, file)
+	waitBrokers(ctx, t)
 	bin := filepath.Join(t.TempDir(), "kbf")
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
 		t.Fatalf("go build kbf: %v\n%s", err, out)
