@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +141,54 @@ func TestHealed(t *testing.T) {
 	}
 	if moved[0].Replicas[0] != 1 {
 		t.Error("healed reordered the caller's replicas")
+	}
+}
+
+// observed is the fake target with a view: whole until the ready file
+// exists, then broker 1 fenced, as a kill seen by the controller.
+type observed struct {
+	*world
+	ready string
+}
+
+func (o observed) View(context.Context, string) (View, error) {
+	v := whole(0)
+	v.At = time.Now()
+	if _, err := os.Stat(o.ready); err == nil {
+		v.Brokers[1] = true
+	}
+	return v, nil
+}
+
+// TestExternalTrial runs a trial of an external fault against the fake:
+// kbf says it is ready, dates the fault from the view, injects nothing and
+// restarts nothing, and recovery only waits for the ISRs.
+func TestExternalTrial(t *testing.T) {
+	w := newWorld()
+	r, _, rep := newRunner(t, w, results.FaultExternal)
+	ready := filepath.Join(t.TempDir(), "ready")
+	r.Target = observed{w, ready}
+	r.Opt.Duration = time.Second
+	r.Opt.External = External{ReadyFile: ready, Margin: time.Millisecond}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	tr, err := r.Trial(context.Background(), 1, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.log(), "up probe logs-c1 logs-k1 isr leaders readback plot"; got != want {
+		t.Errorf("phases:\n got %s\nwant %s", got, want)
+	}
+	f := tr.Meta.Fault
+	if f == nil || f.Kind != results.FaultExternal || f.NodeID != 1 || f.Broker != "k1" || len(f.Signs) == 0 || f.Signs[0].Source != results.SignCluster {
+		t.Fatalf("fault %+v, want broker k1 dated by the cluster", f)
+	}
+	if f.At().Before(f.SignalSent) {
+		t.Errorf("dated %v, before kbf was ready at %v", f.At(), f.SignalSent)
+	}
+	if !strings.Contains(rep.String(), "ready: the baseline is healthy") {
+		t.Errorf("no ready line in:\n%s", rep)
+	}
+	if w.injected {
+		t.Error("kbf injected a fault it was to leave to something else")
 	}
 }
