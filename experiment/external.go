@@ -95,7 +95,8 @@ func ClusterSign(before, now View) (results.Sign, bool) {
 // ProbeSign returns the first probed partition that stalled at now: no ack
 // or no read for longer than bound. It is dated by the partition's last
 // ack or read before the stall, the latest time the fault cannot precede,
-// and names the partition's leader in before.
+// and names the partition's leader in before: only a guess at the broker
+// (FaultedNode prefers the cluster's sign).
 func ProbeSign(now time.Time, bound time.Duration, stats []probe.PartitionStats, before []Partition) (results.Sign, bool) {
 	leader := map[int32]int32{}
 	for _, p := range before {
@@ -222,15 +223,31 @@ func hasSource(ss []results.Sign, src string) bool {
 	return slices.ContainsFunc(ss, func(s results.Sign) bool { return s.Source == src })
 }
 
+// FaultedNode is the node an external fault hit, by its signs: the
+// cluster's where it saw one, as it names the broker it fenced or moved
+// away from; else the probe's, the stalled partition's leader, a guess,
+// since under acks=all a follower's death stalls its partitions too.
+func FaultedNode(signs []results.Sign) int32 {
+	for _, s := range signs {
+		if s.Source == results.SignCluster {
+			return s.NodeID
+		}
+	}
+	if len(signs) == 0 {
+		return -1
+	}
+	return signs[0].NodeID
+}
+
 // recordSigns writes the fault, its signs earliest first and its broker
-// the earliest sign's, into meta.json.
+// (FaultedNode), into meta.json.
 func (t *trial) recordSigns(f *results.Fault, seen []results.Sign) error {
 	if len(seen) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(seen, func(a, b results.Sign) int { return a.At.Compare(b.At) })
 	f.Signs = seen
-	f.NodeID = seen[0].NodeID
+	f.NodeID = FaultedNode(seen)
 	f.Broker = fmt.Sprint(f.NodeID)
 	for svc, id := range t.r.Target.Brokers() {
 		if id == f.NodeID {
@@ -238,7 +255,7 @@ func (t *trial) recordSigns(f *results.Fault, seen []results.Sign) error {
 		}
 	}
 	t.meta.Fault = f
-	t.r.say("the fault is dated %s by the %s (%s), broker %s", seen[0].At.Format("15:04:05.000"), seen[0].Source, seen[0].What, f.Broker)
+	t.r.say("the fault is dated %s by the %s (%s); the broker: %s", seen[0].At.Format("15:04:05.000"), seen[0].Source, seen[0].What, f.Broker)
 	return t.rec.Save()
 }
 

@@ -192,3 +192,24 @@ func TestExternalTrial(t *testing.T) {
 		t.Error("kbf injected a fault it was to leave to something else")
 	}
 }
+
+func TestFaultedNode(t *testing.T) {
+	probe := results.Sign{Source: results.SignProbe, NodeID: 2}
+	cluster := results.Sign{Source: results.SignCluster, NodeID: 1}
+	tests := []struct {
+		name  string
+		signs []results.Sign
+		want  int32
+	}{
+		{"none", nil, -1},
+		{"the probe's only: its partition's leader", []results.Sign{probe}, 2},
+		{"the cluster's names it, though the probe saw it first", []results.Sign{probe, cluster}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FaultedNode(tc.signs); got != tc.want {
+				t.Errorf("FaultedNode = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
