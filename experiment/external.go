@@ -94,37 +94,40 @@ func ClusterSign(before, now View) (results.Sign, bool) {
 
 // ProbeSign returns the first probed partition that stalled at now: no ack
 // or no read for longer than bound. It is dated by the partition's last
-// ack or read before the stall, the latest time the fault cannot precede,
-// and names the partition's leader in before: only a guess at the broker
-// (FaultedNode prefers the cluster's sign).
+// ack before the stall, or its last read when no ack stalled (reads lag
+// acks, so a read stall dates the fault later or earlier than it was),
+// the latest time the fault cannot precede, and names the partition's
+// leader in before: only a guess at the broker (FaultedNode prefers the
+// cluster's sign).
 func ProbeSign(now time.Time, bound time.Duration, stats []probe.PartitionStats, before []Partition) (results.Sign, bool) {
 	leader := map[int32]int32{}
 	for _, p := range before {
 		leader[p.Partition] = p.Leader
 	}
-	var first results.Sign
-	found := false
-	for _, st := range stats {
-		for _, c := range []struct {
-			what string
-			last time.Time
-		}{{"ack", st.LastAck}, {"read", st.LastRecv}} {
-			if c.last.IsZero() || now.Sub(c.last) <= bound {
-				continue
+	for _, what := range []string{"ack", "read"} {
+		var first results.Sign
+		found := false
+		for _, st := range stats {
+			last := st.LastAck
+			if what == "read" {
+				last = st.LastRecv
 			}
-			if found && !c.last.Before(first.At) {
+			if last.IsZero() || now.Sub(last) <= bound || (found && !last.Before(first.At)) {
 				continue
 			}
 			id, ok := leader[st.Partition]
 			if !ok {
 				id = -1
 			}
-			first = results.Sign{At: c.last.UTC(), Seen: now.UTC(), Source: results.SignProbe, NodeID: id,
-				What: fmt.Sprintf("partition %d: no %s for %.2f s since %s (led by %d)", st.Partition, c.what, now.Sub(c.last).Seconds(), c.last.UTC().Format("15:04:05.000"), id)}
+			first = results.Sign{At: last.UTC(), Seen: now.UTC(), Source: results.SignProbe, NodeID: id,
+				What: fmt.Sprintf("partition %d: no %s for %.2f s since %s (led by %d)", st.Partition, what, now.Sub(last).Seconds(), last.UTC().Format("15:04:05.000"), id)}
 			found = true
 		}
+		if found {
+			return first, true
+		}
 	}
-	return first, found
+	return results.Sign{}, false
 }
 
 // healed applies the baseline's rule, but for the leaders: after an
@@ -185,10 +188,24 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 	var seen []results.Sign
 	tick := time.NewTicker(externalEvery)
 	defer tick.Stop()
+	// The probe's first stall is taken a bound after it is first seen:
+	// by then every partition the fault stalled has stalled, and an ack
+	// stall, which dates it better than a read's, is among them.
+	var stalled time.Time
 	for len(seen) < 2 {
-		if ps, ok := ProbeSign(time.Now(), bound, t.p.Progress(), before.Partitions); ok && !hasSource(seen, results.SignProbe) && ps.At.After(ready) {
-			seen = append(seen, ps)
-			t.r.say("seen: %s", ps.What)
+		if !hasSource(seen, results.SignProbe) {
+			now := time.Now()
+			if ps, ok := ProbeSign(now, bound, t.p.Progress(), before.Partitions); ok {
+				if stalled.IsZero() {
+					stalled = now
+				}
+				if now.Sub(stalled) >= bound {
+					seen = append(seen, ps)
+					t.r.say("seen: %s", ps.What)
+				}
+			} else {
+				stalled = time.Time{} // a blip that ended
+			}
 		}
 		if !hasSource(seen, results.SignCluster) {
 			if v, err := obs.View(ctx, cfg.Topic); err == nil {

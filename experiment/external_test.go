@@ -106,7 +106,9 @@ func TestProbeSign(t *testing.T) {
 	}{
 		{"all steady", time.Second, []probe.PartitionStats{st(0, 950*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 0, 0, false},
 		{"partition 0's acks stalled", time.Second, []probe.PartitionStats{st(0, 500*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 500 * time.Millisecond, 1, true},
-		{"the earliest stall wins", 2 * time.Second, []probe.PartitionStats{st(0, 1500*time.Millisecond, 1500*time.Millisecond), st(1, 1200*time.Millisecond, 1900*time.Millisecond)}, 1200 * time.Millisecond, 2, true},
+		{"the earliest ack stall wins", 2 * time.Second, []probe.PartitionStats{st(0, 1500*time.Millisecond, 1500*time.Millisecond), st(1, 1200*time.Millisecond, 1900*time.Millisecond)}, 1200 * time.Millisecond, 2, true},
+		{"an ack stall wins over an earlier read stall", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond), st(1, 1500*time.Millisecond, 1900*time.Millisecond)}, 1500 * time.Millisecond, 2, true},
+		{"a read stall alone", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond)}, 1000 * time.Millisecond, 1, true},
 		{"a partition never acked is no stall", time.Second, []probe.PartitionStats{{Partition: 0}}, 0, 0, false},
 	}
 	for _, tc := range tests {
