@@ -59,6 +59,8 @@ type Options struct {
 	// ReplicaInterval is how often the replica view (Runner.NewSampler)
 	// samples; zero turns it off.
 	ReplicaInterval time.Duration
+	// External are an external fault's settings (external.go).
+	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
 	ProcRoot string
 
@@ -546,6 +548,9 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	if t.o.Kill.MultiStep() {
 		return t.stepsFault(ctx) // steps.go
 	}
+	if t.o.Kill == results.FaultExternal {
+		return t.externalFault(ctx) // external.go
+	}
 	t.setPhase(string(t.o.Kill))
 	// Once sent, the signal's effect is awaited even through Ctrl-C — a
 	// broker half-way through a controlled shutdown cannot be restarted —
@@ -583,6 +588,10 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 // not before Duration from the start. With Settle it ends sooner, once the
 // probe has seen every partition recover and stay so for Settle.
 func (t *trial) probing(ctx context.Context, start time.Time) {
+	if t.o.Kill == results.FaultExternal {
+		t.externalProbing(ctx) // external.go
+		return
+	}
 	t.setPhase("probing")
 	end := start.Add(t.o.Duration)
 	if after := t.faultAt.Add(t.o.Duration - t.o.FaultAfter); after.After(end) {
@@ -703,6 +712,9 @@ func (t *trial) recover(ctx context.Context) error {
 		rc.Err = fmt.Sprintf("%s: %v", what, err)
 		t.r.say("recovery: %s", rc.Err)
 		return fmt.Errorf("recovery: %s: %w", what, err)
+	}
+	if t.o.Kill == results.FaultExternal {
+		return t.awaitHealed(ctx) // external.go: kbf broke nothing
 	}
 	undone := time.Now()
 	if err := t.undoSteps(ctx); err != nil { // steps.go

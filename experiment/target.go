@@ -159,7 +159,9 @@ func Unsupportedf(format string, a ...any) error {
 // brought up.
 func Check(o *Options, t Shape) error {
 	brokers := t.Brokers()
-	if _, ok := brokers[o.Broker]; !ok {
+	// An external fault's broker is picked by whatever makes it; kbf
+	// learns which from what it sees (external.go).
+	if _, ok := brokers[o.Broker]; !ok && o.Kill != results.FaultExternal {
 		names := make([]string, 0, len(brokers))
 		for b := range brokers {
 			names = append(names, b)

@@ -19,6 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -256,7 +259,11 @@ func (tr *Trial) explainFault(fault *results.Fault, last lastReceived) {
 		}
 		tr.explainCut(fault, last)
 	} else if tr.Stalls = tr.cutStalls(fault); tr.Stalls == nil {
-		if tr.misdated {
+		if _, err := os.Stat(filepath.Join(tr.Dir, results.NodeLogsDir)); fault.Kind == results.FaultExternal && errors.Is(err, fs.ErrNotExist) {
+			// A cluster kbf reaches by its addresses has no logs kbf can
+			// read unless the user gives them (kbf run --logs).
+			tr.Notes = append(tr.Notes, "no broker logs given: the stalls are not split into the brokers' phases; the client-side measures (stalls, gaps, the audit) hold")
+		} else if tr.misdated {
 			tr.Notes = append(tr.Notes, "no event of the trial's time in the node logs under "+results.NodeLogsDir+"/: they are dated outside the trial, so the stalls are not split into phases")
 		} else {
 			tr.Notes = append(tr.Notes, "no event in the node logs under "+results.NodeLogsDir+"/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases")

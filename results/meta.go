@@ -153,6 +153,11 @@ type Fault struct {
 	// step leaves it empty, its Kind saying it. A file written before kbf
 	// recorded it gets it from its first step when read (DecodeMeta).
 	FirstStep StepAction `json:"first_step,omitempty"`
+	// Signs are, for an external fault, what kbf saw of it, earliest first:
+	// the first of the cluster's own (a broker gone from the metadata or
+	// fenced, a leader moved, an ISR shrunk) and the first of the probe's
+	// (a partition stalled). SignalSent is then when kbf said it was ready.
+	Signs []Sign `json:"signs,omitempty"`
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
@@ -203,6 +208,21 @@ func (f *Fault) Signal() string {
 	return f.Kind.Signal()
 }
 
+// Sign is one thing seen of an external fault.
+type Sign struct {
+	At     time.Time `json:"at"`     // when it happened, as closely as kbf can date it
+	Seen   time.Time `json:"seen"`   // when kbf saw it
+	Source string    `json:"source"` // SignCluster or SignProbe
+	NodeID int32     `json:"node_id"`
+	What   string    `json:"what"`
+}
+
+// The sources of a Sign.
+const (
+	SignCluster = "cluster" // the brokers' metadata
+	SignProbe   = "probe"   // the probe's acks and reads
+)
+
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause (of a broker or of the active
 // controller) the moment the engine had frozen the container, for a cut or
@@ -212,6 +232,8 @@ func (f *Fault) Signal() string {
 // reads from the broker's log (timeline.Timeline.FaultAt).
 func (f *Fault) At() time.Time {
 	switch {
+	case f.Kind == FaultExternal && len(f.Signs) > 0:
+		return f.Signs[0].At
 	case f.Graceful() && !f.termLogged.IsZero():
 		return f.termLogged
 	case f.Kind.Freezes() && !f.Paused.IsZero():

@@ -51,11 +51,15 @@ const (
 	// space left on device"; its process runs on until Kafka itself gives
 	// up on the directory.
 	FaultDiskFull FaultKind = "disk-full"
+	// FaultExternal is a fault kbf does not make: something else (a
+	// script, a chaos tool, a person) breaks the cluster once kbf says it
+	// is ready, and kbf dates it from what it sees (Fault.Signs).
+	FaultExternal FaultKind = "external"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultExternal}
 }
 
 // Known reports whether k is one of FaultKinds.

@@ -49,6 +49,7 @@ type runOptions struct {
 	clients         clientFlags
 	// diskSize is the size of the tmpfs a disk-full fault fills.
 	diskSize string
+	external externalFlags // external.go
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -105,6 +106,7 @@ Exit status:
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
+	o.external.register(f)
 	f.DurationVar(&o.returnAfter, "return-after", 0, "two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault); the first returns in recovery")
 	f.StringVar(&o.lastStep, "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
@@ -123,6 +125,9 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if _, _, err := o.clients.parse(); err != nil {
+		return err
+	}
+	if err := o.external.validate(o.kill); err != nil {
 		return err
 	}
 	e := o.experimentOptions()
@@ -169,6 +174,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Probe:           o.probeConfig(),
 		Clients:         names,
 		ClientSettings:  settings,
+		External:        o.external.options(),
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),
 	}
@@ -207,11 +213,22 @@ func runTrials(ctx context.Context, o *runOptions) error {
 			return err
 		}
 	}
-	t, err := newTarget(o)
-	if err != nil {
-		return err
+	var t experiment.Target
+	if len(o.external.bootstrap) > 0 {
+		rt, err := o.external.newRemote(ctx)
+		if err != nil {
+			return err
+		}
+		defer rt.Close()
+		t = rt
+	} else {
+		dt, err := newTarget(o)
+		if err != nil {
+			return err
+		}
+		defer dt.Close()
+		t = dt
 	}
-	defer t.Close()
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
 	r := newRunner(o.experimentOptions(), t, o.g.out, rep)

@@ -50,6 +50,17 @@ func TestRunFlags(t *testing.T) {
 		{name: "file and brokers", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--brokers", "4"},
 			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
+		{name: "external on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092,b2:9092", "--ready-file", "r", "--on-ready", "true", "--heal-margin", "2s"},
+			check: func(t *testing.T, o *runOptions) {
+				e := o.experimentOptions().External
+				if len(o.external.bootstrap) != 2 || e.ReadyFile != "r" || e.OnReady != "true" || e.Margin != 2*time.Second {
+					t.Errorf("external options %+v, bootstrap %v", e, o.external.bootstrap)
+				}
+			}},
+		{name: "another fault on a remote cluster", args: []string{"run", "--fault", "pause", "--bootstrap", "b1:9092"},
+			wantErr: "fault pause: kbf cannot inject into a cluster it reaches by --bootstrap"},
+		{name: "a ready file with a fault kbf makes", args: []string{"run", "--fault", "sigkill", "--ready-file", "r"},
+			wantErr: "--logs, --ready-file and --on-ready are --fault external's"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
 				c := o.flags.config()

@@ -73,6 +73,12 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 		if err := t.netCheck(); err != nil {
 			return experiment.Unsupportedf("fault %s: %v", kind, err)
 		}
+	case kind == results.FaultExternal:
+		// kbf's own cluster is kbf's to fault, and its recovery restarts
+		// what a fault stopped: a fault made by something else would be
+		// undone behind that something's back. Reached by its addresses,
+		// the same cluster is a remote target, which undoes nothing.
+		return experiment.Unsupportedf("fault %s: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes", kind)
 	case kind == chaos.DiskFull && t.opts.DiskLimits[broker] == "":
 		return experiment.Unsupportedf("fault %s: %s's log directory is no tmpfs of its own to fill", kind, broker)
 	}

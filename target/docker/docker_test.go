@@ -130,6 +130,8 @@ func TestSupports(t *testing.T) {
 		{name: "rolling, two brokers", kind: results.FaultRolling, broker: "k1", opts: compose.Options{Brokers: 2, Topics: []compose.Topic{}},
 			wantErr: "fault rolling: needs at least 3 brokers, the cluster has 2"},
 		{name: "not a broker", kind: chaos.SigKill, broker: "c1", wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
+		{name: "external on kbf's own cluster", kind: results.FaultExternal, broker: "k1",
+			wantErr: "fault external: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

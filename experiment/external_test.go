@@ -1,0 +1,217 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/results"
+)
+
+var t0 = time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+
+func whole(at time.Duration) View {
+	return View{At: t0.Add(at), Brokers: map[int32]bool{1: false, 2: false, 3: false}, Partitions: []Partition{
+		{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},
+		{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
+	}}
+}
+
+// TestClusterSign walks sequences of views as a broker's death shows in
+// them, and checks the first sign is dated by the first view that shows
+// it, and names the broker.
+func TestClusterSign(t *testing.T) {
+	moved := func(v View) View {
+		v.Partitions[0].Leader, v.Partitions[0].ISR = 2, []int32{2, 3}
+		v.Partitions[1].ISR = []int32{2, 3}
+		return v
+	}
+	tests := []struct {
+		name   string
+		views  []func(View) View // one view a second after the first
+		wantAt time.Duration
+		wantID int32
+		what   string // "" when no sign
+	}{
+		{"nothing changes", []func(View) View{func(v View) View { return v }, func(v View) View { return v }}, 0, 0, ""},
+		{"fenced then moved", []func(View) View{
+			func(v View) View { return v },
+			func(v View) View { v.Brokers[1] = true; return v },
+			func(v View) View { v.Brokers[1] = true; return moved(v) },
+		}, 2 * time.Second, 1, "broker 1 fenced"},
+		{"gone from the metadata", []func(View) View{
+			func(v View) View { delete(v.Brokers, 3); return v },
+		}, time.Second, 3, "broker 3 gone"},
+		{"a leader moved before any broker is fenced", []func(View) View{
+			func(v View) View { return v },
+			func(v View) View { return moved(v) },
+		}, 2 * time.Second, 1, "partition 0's leader moved from 1 to 2"},
+		{"a follower out of the ISR", []func(View) View{
+			func(v View) View { v.Partitions[1].ISR = []int32{2, 1}; return v },
+		}, time.Second, 3, "partition 1's ISR lost 3"},
+		{"a view that failed names no broker: none gone", []func(View) View{
+			func(v View) View { v.Brokers = nil; return v },
+		}, 0, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := whole(0)
+			var got results.Sign
+			found := false
+			for i, f := range tc.views {
+				now := f(whole(time.Duration(i+1) * time.Second))
+				if got, found = ClusterSign(before, now); found {
+					break
+				}
+			}
+			if tc.what == "" {
+				if found {
+					t.Fatalf("sign %+v, want none", got)
+				}
+				return
+			}
+			switch {
+			case !found:
+				t.Fatal("no sign")
+			case !got.At.Equal(t0.Add(tc.wantAt)):
+				t.Errorf("at %v, want %v", got.At.Sub(t0), tc.wantAt)
+			case got.NodeID != tc.wantID:
+				t.Errorf("broker %d, want %d (%s)", got.NodeID, tc.wantID, got.What)
+			case !strings.Contains(got.What, tc.what) || got.Source != results.SignCluster:
+				t.Errorf("%s %q, want cluster %q", got.Source, got.What, tc.what)
+			}
+		})
+	}
+}
+
+// TestProbeSign dates a stall by the last ack or read before it, the
+// earliest of the stalled partitions', and names that partition's leader.
+func TestProbeSign(t *testing.T) {
+	bound := 200 * time.Millisecond
+	parts := whole(0).Partitions
+	st := func(p int32, ack, recv time.Duration) probe.PartitionStats {
+		return probe.PartitionStats{Partition: p, LastAck: t0.Add(ack), LastRecv: t0.Add(recv)}
+	}
+	tests := []struct {
+		name   string
+		now    time.Duration
+		stats  []probe.PartitionStats
+		wantAt time.Duration
+		wantID int32
+		found  bool
+	}{
+		{"all steady", time.Second, []probe.PartitionStats{st(0, 950*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 0, 0, false},
+		{"partition 0's acks stalled", time.Second, []probe.PartitionStats{st(0, 500*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 500 * time.Millisecond, 1, true},
+		{"the earliest ack stall wins", 2 * time.Second, []probe.PartitionStats{st(0, 1500*time.Millisecond, 1500*time.Millisecond), st(1, 1200*time.Millisecond, 1900*time.Millisecond)}, 1200 * time.Millisecond, 2, true},
+		{"an ack stall wins over an earlier read stall", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond), st(1, 1500*time.Millisecond, 1900*time.Millisecond)}, 1500 * time.Millisecond, 2, true},
+		{"a read stall alone", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond)}, 1000 * time.Millisecond, 1, true},
+		{"a partition never acked is no stall", time.Second, []probe.PartitionStats{{Partition: 0}}, 0, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, found := ProbeSign(t0.Add(tc.now), bound, tc.stats, parts)
+			if found != tc.found {
+				t.Fatalf("found %v (%+v), want %v", found, got, tc.found)
+			}
+			if !found {
+				return
+			}
+			if !got.At.Equal(t0.Add(tc.wantAt)) || got.NodeID != tc.wantID || !got.Seen.Equal(t0.Add(tc.now)) {
+				t.Errorf("got at %v broker %d seen %v, want at %v broker %d", got.At.Sub(t0), got.NodeID, got.Seen.Sub(t0), tc.wantAt, tc.wantID)
+			}
+		})
+	}
+}
+
+// TestHealed holds a partition led by another replica than its preferred
+// one healthy, as after an external fault nothing moves leaders back, but
+// not one whose ISR is short.
+func TestHealed(t *testing.T) {
+	now := t0.Add(10 * time.Second)
+	st := []probe.PartitionStats{{Partition: 0, LastAck: now, LastRecv: now, AckSteadySince: t0, RecvSteadySince: t0}}
+	moved := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3, 1}}}
+	if u := healed(now, time.Second, time.Second, st, moved); u != nil {
+		t.Errorf("moved leader, full ISR: %v, want healed", u)
+	}
+	short := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3}}}
+	if u := healed(now, time.Second, time.Second, st, short); u == nil {
+		t.Error("short ISR: healed, want not")
+	}
+	if moved[0].Replicas[0] != 1 {
+		t.Error("healed reordered the caller's replicas")
+	}
+}
+
+// observed is the fake target with a view: whole until the ready file
+// exists, then broker 1 fenced, as a kill seen by the controller.
+type observed struct {
+	*world
+	ready string
+}
+
+func (o observed) View(context.Context, string) (View, error) {
+	v := whole(0)
+	v.At = time.Now()
+	if _, err := os.Stat(o.ready); err == nil {
+		v.Brokers[1] = true
+	}
+	return v, nil
+}
+
+// TestExternalTrial runs a trial of an external fault against the fake:
+// kbf says it is ready, dates the fault from the view, injects nothing and
+// restarts nothing, and recovery only waits for the ISRs.
+func TestExternalTrial(t *testing.T) {
+	w := newWorld()
+	r, _, rep := newRunner(t, w, results.FaultExternal)
+	ready := filepath.Join(t.TempDir(), "ready")
+	r.Target = observed{w, ready}
+	r.Opt.Duration = time.Second
+	r.Opt.External = External{ReadyFile: ready, Margin: time.Millisecond}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	tr, err := r.Trial(context.Background(), 1, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.log(), "up probe logs-c1 logs-k1 isr leaders readback plot"; got != want {
+		t.Errorf("phases:\n got %s\nwant %s", got, want)
+	}
+	f := tr.Meta.Fault
+	if f == nil || f.Kind != results.FaultExternal || f.NodeID != 1 || f.Broker != "k1" || len(f.Signs) == 0 || f.Signs[0].Source != results.SignCluster {
+		t.Fatalf("fault %+v, want broker k1 dated by the cluster", f)
+	}
+	if f.At().Before(f.SignalSent) {
+		t.Errorf("dated %v, before kbf was ready at %v", f.At(), f.SignalSent)
+	}
+	if !strings.Contains(rep.String(), "ready: the baseline is healthy") {
+		t.Errorf("no ready line in:\n%s", rep)
+	}
+	if w.injected {
+		t.Error("kbf injected a fault it was to leave to something else")
+	}
+}
+
+func TestFaultedNode(t *testing.T) {
+	probe := results.Sign{Source: results.SignProbe, NodeID: 2}
+	cluster := results.Sign{Source: results.SignCluster, NodeID: 1}
+	tests := []struct {
+		name  string
+		signs []results.Sign
+		want  int32
+	}{
+		{"none", nil, -1},
+		{"the probe's only: its partition's leader", []results.Sign{probe}, 2},
+		{"the cluster's names it, though the probe saw it first", []results.Sign{probe, cluster}, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FaultedNode(tc.signs); got != tc.want {
+				t.Errorf("FaultedNode = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,370 @@
+// Package remote is the trial protocol's target (experiment.Target) for
+// any Kafka cluster kbf reaches by its bootstrap addresses, with no Docker:
+// its nodes, their ids and roles are read from the cluster itself
+// (Metadata, DescribeCluster, DescribeQuorum), and its brokers are reached
+// where they advertise themselves. kbf injects nothing into it: its one
+// fault is results.FaultExternal, made by something else, which kbf dates
+// from the cluster's view (experiment.Observer).
+//
+// Nodes are named by their node id ("1", "2", …): a node's logs, when the
+// user gives them (Options.Logs), are the files of the folder of that name,
+// or of the name the user gives it in Options.Names.
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/results"
+)
+
+// Options are a remote target's settings.
+type Options struct {
+	Bootstrap []string
+	// Logs, when set, is a directory with one folder per node, named by the
+	// node's id, holding the node's log files (server.log, controller.log,
+	// state-change.log as Kafka names them).
+	Logs string
+	// DialTimeout bounds each broker's reachability check; zero: 3 s.
+	DialTimeout time.Duration
+}
+
+// ErrNoLogs is CollectLogs' error when the user gave no broker logs.
+var ErrNoLogs = errors.New("no broker logs given")
+
+// Target is a cluster reached over the network.
+type Target struct {
+	opts        Options
+	cl          *kgo.Client
+	admin       *kafkaadmin.Admin
+	brokers     []kafkaadmin.Broker // as advertised, by node id
+	controllers []int32
+}
+
+var (
+	_ experiment.Target   = (*Target)(nil)
+	_ experiment.Observer = (*Target)(nil)
+)
+
+// New reads the cluster's nodes from the brokers at opts.Bootstrap and
+// checks that kbf reaches each broker where it advertises itself: one line
+// per broker it cannot reach.
+func New(ctx context.Context, opts Options) (*Target, error) {
+	if len(opts.Bootstrap) == 0 {
+		return nil, errors.New("no bootstrap address: give --bootstrap host:port,…")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(opts.Bootstrap...), kgo.RequestRetries(2))
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap %s: %w", strings.Join(opts.Bootstrap, ","), err)
+	}
+	t := &Target{opts: opts, cl: cl}
+	if err := t.discover(ctx); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	timeout := opts.DialTimeout
+	if timeout <= 0 {
+		timeout = 3 * time.Second
+	}
+	if err := Reachable(ctx, t.brokers, timeout); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics()})
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// discover reads the brokers from the metadata, as they advertise the
+// listener kbf bootstrapped on, and the dedicated controllers from the
+// quorum where the cluster lets kbf ask.
+func (t *Target) discover(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, t.cl)
+	if err != nil {
+		return fmt.Errorf("no broker answers on %s: %w", strings.Join(t.opts.Bootstrap, ","), err)
+	}
+	for _, b := range md.Brokers {
+		t.brokers = append(t.brokers, kafkaadmin.Broker{ID: b.NodeID, Addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))})
+	}
+	slices.SortFunc(t.brokers, func(a, b kafkaadmin.Broker) int { return int(a.ID) - int(b.ID) })
+	if len(t.brokers) == 0 {
+		return fmt.Errorf("the cluster at %s names no broker", strings.Join(t.opts.Bootstrap, ","))
+	}
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	tp := kmsg.NewDescribeQuorumRequestTopic()
+	tp.Topic = "__cluster_metadata"
+	tp.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+	req.Topics = []kmsg.DescribeQuorumRequestTopic{tp}
+	if resp, err := req.RequestWith(ctx, t.cl); err == nil && kerr.ErrorForCode(resp.ErrorCode) == nil {
+		for _, rt := range resp.Topics {
+			for _, p := range rt.Partitions {
+				for _, v := range p.CurrentVoters {
+					if !slices.ContainsFunc(t.brokers, func(b kafkaadmin.Broker) bool { return b.ID == v.ReplicaID }) {
+						t.controllers = append(t.controllers, v.ReplicaID)
+					}
+				}
+			}
+		}
+		slices.Sort(t.controllers)
+	}
+	return nil
+}
+
+// Reachable dials every broker where it advertises itself, within timeout
+// each, and returns one line per broker it cannot reach.
+func Reachable(ctx context.Context, brokers []kafkaadmin.Broker, timeout time.Duration) error {
+	var lines []string
+	d := net.Dialer{Timeout: timeout}
+	for _, b := range brokers {
+		c, err := d.DialContext(ctx, "tcp", b.Addr)
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("broker %d is unreachable at %s, the address it advertises: %v", b.ID, b.Addr, err))
+			continue
+		}
+		c.Close()
+	}
+	if len(lines) > 0 {
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// Close closes the clients.
+func (t *Target) Close() {
+	t.cl.Close()
+	if t.admin != nil {
+		t.admin.Close()
+	}
+}
+
+func name(id int32) string { return strconv.Itoa(int(id)) }
+
+// Brokers maps each broker's name, its node id, to its node id.
+func (t *Target) Brokers() map[string]int32 {
+	m := make(map[string]int32, len(t.brokers))
+	for _, b := range t.brokers {
+		m[name(b.ID)] = b.ID
+	}
+	return m
+}
+
+// Services names the brokers, then the dedicated controllers.
+func (t *Target) Services() []string {
+	var s []string
+	for _, b := range t.brokers {
+		s = append(s, name(b.ID))
+	}
+	for _, id := range t.controllers {
+		s = append(s, name(id))
+	}
+	return s
+}
+
+// Bootstrap is the brokers' advertised addresses.
+func (t *Target) Bootstrap() []string { return t.admin.Bootstrap() }
+
+// Up checks that the cluster is whole: kbf starts nothing there, but makes
+// sure its probe's topics exist, every ISR is full and every leader
+// preferred.
+func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
+	start := time.Now()
+	if _, err := t.admin.EnsureTopics(ctx); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	if err := t.admin.WaitISRFull(ctx, t.admin.TopicNames()...); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	// The baseline asks for every partition led by its preferred replica,
+	// and after a fault nothing moves the leaders back before Kafka's own
+	// rebalance, minutes later: the election Kafka would run, run now.
+	if _, err := t.admin.EnsurePreferred(ctx); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
+}
+
+// Partitions describes topic's partitions.
+func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
+	parts, err := t.admin.Describe(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]experiment.Partition, 0, len(parts))
+	for _, p := range parts {
+		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+	}
+	return out, nil
+}
+
+// WaitISRFull waits until every partition of topics has a full ISR.
+func (t *Target) WaitISRFull(ctx context.Context, topics ...string) error {
+	return t.admin.WaitISRFull(ctx, topics...)
+}
+
+// EnsurePreferred runs a preferred leader election where one is due.
+func (t *Target) EnsurePreferred(ctx context.Context) error {
+	_, err := t.admin.EnsurePreferred(ctx)
+	return err
+}
+
+// LeadersPreferred says whether every partition is led by its first
+// replica.
+func (t *Target) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
+	return t.admin.LeadersPreferred(ctx, topics...)
+}
+
+// TopicNames are kbf's topics.
+func (t *Target) TopicNames() []string { return t.admin.TopicNames() }
+
+// Image is unknown: kbf did not start the cluster.
+func (t *Target) Image() string { return "" }
+
+// KafkaVersion is not asked of a remote cluster: its brokers tell their
+// protocol versions only.
+func (t *Target) KafkaVersion(context.Context) (string, error) {
+	return "", errors.New("a remote cluster's brokers do not tell their release")
+}
+
+// NodeConfigs reads back each broker's configuration in effect.
+func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string, error) {
+	byID, err := t.admin.BrokerConfigs(ctx)
+	out := make(map[string]map[string]string, len(byID))
+	for id, cfg := range byID {
+		out[name(id)] = cfg
+	}
+	return out, err
+}
+
+// CPUTimes is unknown: the nodes run elsewhere.
+func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { return nil, nil }
+
+// Supports accepts the external fault only: kbf has no hand on a remote
+// cluster's nodes.
+func (t *Target) Supports(kind results.FaultKind, _ string) error {
+	if kind != results.FaultExternal {
+		return experiment.Unsupportedf("fault %s: kbf cannot inject into a cluster it reaches by --bootstrap; give --fault external and break it yourself", kind)
+	}
+	return nil
+}
+
+// Quorum is nil: the controller faults are not kbf's to make here.
+func (t *Target) Quorum() experiment.Quorum { return nil }
+
+// Inject refuses: Supports has already.
+func (t *Target) Inject(_ context.Context, f chaos.Fault) (results.Fault, error) {
+	return results.Fault{}, t.Supports(f.Signal, f.Broker)
+}
+
+// Restart does nothing: kbf stopped nothing.
+func (t *Target) Restart(context.Context, string) error { return chaos.ErrAlreadyRunning }
+
+// CollectLogs copies the files of the node's folder under Options.Logs
+// into dst; ErrNoLogs without Options.Logs.
+func (t *Target) CollectLogs(_ context.Context, service string, _ time.Time, dst string) error {
+	if t.opts.Logs == "" {
+		return ErrNoLogs
+	}
+	src := filepath.Join(t.opts.Logs, service)
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// View is the cluster's view now: its registered brokers (fenced ones
+// too, from Kafka 4) and topic's partitions, asked of any broker.
+func (t *Target) View(ctx context.Context, topic string) (experiment.View, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	dc := kmsg.NewPtrDescribeClusterRequest()
+	dc.IncludeFencedBrokers = true
+	dresp, err := dc.RequestWith(ctx, t.cl)
+	if err == nil {
+		err = kerr.ErrorForCode(dresp.ErrorCode)
+	}
+	if err != nil {
+		return experiment.View{}, fmt.Errorf("describe cluster: %w", err)
+	}
+	md := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	md.Topics = []kmsg.MetadataRequestTopic{rt}
+	mresp, err := md.RequestWith(ctx, t.cl)
+	if err != nil {
+		return experiment.View{}, fmt.Errorf("metadata: %w", err)
+	}
+	return viewOf(time.Now(), dresp, mresp), nil
+}
+
+// viewOf is the view the two answers give: a broker in DescribeCluster but
+// absent from the metadata's brokers counts as gone too, as an older Kafka
+// lists no fenced broker.
+func viewOf(at time.Time, dc *kmsg.DescribeClusterResponse, md *kmsg.MetadataResponse) experiment.View {
+	v := experiment.View{At: at, Brokers: map[int32]bool{}}
+	inMetadata := map[int32]bool{}
+	for _, b := range md.Brokers {
+		inMetadata[b.NodeID] = true
+	}
+	for _, b := range dc.Brokers {
+		if inMetadata[b.NodeID] || b.IsFenced {
+			v.Brokers[b.NodeID] = b.IsFenced
+		}
+	}
+	for _, tp := range md.Topics {
+		for _, p := range tp.Partitions {
+			v.Partitions = append(v.Partitions, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+		}
+	}
+	slices.SortFunc(v.Partitions, func(a, b experiment.Partition) int { return int(a.Partition) - int(b.Partition) })
+	return v
+}
