@@ -186,7 +186,18 @@ func Check(o *Options, t Shape) error {
 		}
 		return err
 	}
+	if o.Kill == results.FaultExternal && !observes(t) {
+		return Unsupportedf("fault %s: the target cannot show the cluster's metadata", o.Kill)
+	}
 	return nil
+}
+
+// observes says whether the target can show the cluster's view (Observer),
+// which an external fault is dated from: asked here, before anything
+// starts, not found out in the middle of a trial.
+func observes(t Shape) bool {
+	_, ok := t.(Observer)
+	return ok
 }
 
 // controllersOf are the nodes that are not brokers: what isolate-controller

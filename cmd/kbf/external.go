@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/remote"
 )
@@ -51,6 +52,6 @@ func (e *externalFlags) options() experiment.External {
 
 // newRemote is the target of the cluster at --bootstrap: contacted now, to
 // read its nodes and check kbf reaches every broker.
-func (e *externalFlags) newRemote(ctx context.Context) (*remote.Target, error) {
-	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs})
+func (e *externalFlags) newRemote(ctx context.Context, sec *kafkasec.Config) (*remote.Target, error) {
+	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, Security: sec})
 }

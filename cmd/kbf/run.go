@@ -215,7 +215,8 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	var t experiment.Target
 	if len(o.external.bootstrap) > 0 {
-		rt, err := o.external.newRemote(ctx)
+		sec, _ := o.cluster.security() // validated
+		rt, err := o.external.newRemote(ctx, sec)
 		if err != nil {
 			return err
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -43,6 +44,9 @@ type Options struct {
 	Logs string
 	// DialTimeout bounds each broker's reachability check; zero: 3 s.
 	DialTimeout time.Duration
+	// Security is how kbf's own clients reach the brokers (TLS, SASL),
+	// from --command-config; nil speaks PLAINTEXT.
+	Security *kafkasec.Config
 }
 
 // ErrNoLogs is CollectLogs' error when the user gave no broker logs.
@@ -69,7 +73,11 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if len(opts.Bootstrap) == 0 {
 		return nil, errors.New("no bootstrap address: give --bootstrap host:port,…")
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(opts.Bootstrap...), kgo.RequestRetries(2))
+	kopts := []kgo.Opt{kgo.SeedBrokers(opts.Bootstrap...), kgo.RequestRetries(2)}
+	if opts.Security != nil {
+		kopts = append(kopts, opts.Security.KgoOpts()...)
+	}
+	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrap %s: %w", strings.Join(opts.Bootstrap, ","), err)
 	}
@@ -86,7 +94,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		cl.Close()
 		return nil, err
 	}
-	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics()})
+	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics(), Security: t.opts.Security})
 	if err != nil {
 		cl.Close()
 		return nil, err
