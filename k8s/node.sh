@@ -15,8 +15,9 @@
 #
 # Environment:
 #   KBF_K8S_CACHE   the binaries and their build module (default ~/.cache/kbf-k8s)
-#   KBF_K8S_DIR     the running node's state: certificates, kubeconfig, logs, pids
-#                   (default /run/kbf-k8s); the tests read $KBF_K8S_DIR/admin.kubeconfig
+#   KBF_K8S_DIR     the running node's state: certificates, kubeconfigs, logs, pids, the
+#                   containerd's root (default /var/lib/kbf-k8s); the tests read
+#                   $KBF_K8S_DIR/admin.kubeconfig
 #   KBF_K8S_IMAGES  the Docker images imported into the node (default: kbf/kafka:4.3.1)
 set -euo pipefail
 
@@ -24,7 +25,8 @@ K8S_VERSION=v1.28.15
 STAGING_VERSION=v0.28.15
 ETCD_DEB_VERSION=3.4.23
 CACHE=${KBF_K8S_CACHE:-$HOME/.cache/kbf-k8s}
-DIR=${KBF_K8S_DIR:-/run/kbf-k8s}
+DIR=${KBF_K8S_DIR:-/var/lib/kbf-k8s}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IMAGES=${KBF_K8S_IMAGES:-kbf/kafka:4.3.1}
 BIN=$CACHE/$K8S_VERSION/bin
 COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
@@ -280,7 +282,7 @@ pause_image() {
   tmp=$(mktemp -d)
   bin=$CACHE/$K8S_VERSION/pause
   if [ ! -x "$bin" ]; then
-    (cd "$(dirname "$0")/pause" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" .)
+    (cd "$HERE/pause" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" .)
   fi
   mkdir -p "$tmp/rootfs" "$tmp/img/layer"
   cp "$bin" "$tmp/rootfs/pause"
@@ -405,20 +407,17 @@ down() {
   [ "$(id -u)" = 0 ] || die "the node needs root to stop"
   local t0=$SECONDS ctr=(ctr --address "$SOCK" --namespace k8s.io) c p i
   if [ ! -f "$MARKER" ]; then log "no node in $DIR: nothing to do"; return; fi
-  # The pods first, through the kubelet, so that containerd tears down each sandbox's network
-  # (its veth, address and firewall rules) and removes its network namespace.
-  if alive kubelet && alive kube-apiserver; then
-    kubectl_ delete pods --all --all-namespaces --grace-period=0 --force --wait=false >/dev/null 2>&1 || true
-    for ((i = 0; i < 120; i++)); do
-      [ -z "$("${ctr[@]}" tasks ls -q 2>/dev/null)" ] && break
-      sleep 0.25
-    done
-  fi
+  # The kubelet first, so that it restarts nothing, then every container SIGKILLed: asking the
+  # kubelet to delete the pods waits out their grace periods (30 s for a pod that ignores
+  # SIGTERM). What CRI would have torn down per sandbox (veth, address, firewall rules, network
+  # namespace) goes below with the bridge, the chains and the directories.
   for c in kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$c"; done
-  # Whatever is left: killed, and its network torn down by hand below.
   if alive containerd; then
     for c in $("${ctr[@]}" tasks ls -q 2>/dev/null); do "${ctr[@]}" tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true; done
-    sleep 0.5
+    for ((i = 0; i < 40; i++)); do
+      [ -z "$("${ctr[@]}" tasks ls 2>/dev/null | awk 'NR > 1 && $3 == "RUNNING"')" ] && break
+      sleep 0.25
+    done
     for c in $("${ctr[@]}" containers ls -q 2>/dev/null); do
       "${ctr[@]}" tasks delete -f "$c" >/dev/null 2>&1 || true
       "${ctr[@]}" containers delete "$c" >/dev/null 2>&1 || true
@@ -432,11 +431,12 @@ down() {
     rm -f "/run/netns/$p"
   done
   # Mounts under the node's directories (projected volumes, overlay rootfs, shm), deepest first.
-  awk -v a="$KUBELET_ROOT/" -v b="$DIR/" 'index($2, a) == 1 || index($2, b) == 1 {print $2}' /proc/mounts |
+  # The kubelet bind-mounts its root onto itself, so the roots count too.
+  awk -v a="$KUBELET_ROOT" -v b="$DIR" '$2 == a || $2 == b || index($2, a "/") == 1 || index($2, b "/") == 1 {print $2}' /proc/mounts |
     sort -r | while read -r p; do umount -l "$p" 2>/dev/null || true; done
   if ip link show "$BRIDGE" >/dev/null 2>&1; then ip link del "$BRIDGE"; fi
   # The firewall plugin's chains: the jump from FORWARD, its own chain and the admin chain.
-  while iptables -D FORWARD -j CNI-FORWARD 2>/dev/null; do :; done
+  while iptables -D FORWARD -m comment --comment "CNI firewall plugin rules" -j CNI-FORWARD 2>/dev/null; do :; done
   for c in CNI-FORWARD "$CNI_ADMIN_CHAIN"; do
     iptables -F "$c" 2>/dev/null && iptables -X "$c" 2>/dev/null || true
   done
@@ -458,10 +458,16 @@ status() {
   return $rc
 }
 
-case "${1:-}" in
-  build) build ;;
-  up) up ;;
-  down) down ;;
-  status) status ;;
-  *) echo "usage: $0 build|up|down|status" >&2; exit 2 ;;
-esac
+main() {
+  case "${1:-}" in
+    build) build ;;
+    up) up ;;
+    down) down ;;
+    status) status ;;
+    *) echo "usage: $0 build|up|down|status" >&2; exit 2 ;;
+  esac
+}
+
+# On one line with exit: bash reads a script as it runs it, so an edit made meanwhile (a git
+# checkout, say) cannot change what runs after main returns.
+main "$@"; exit
