@@ -125,7 +125,11 @@ start() {
   echo $! > "$DIR/pids/$name"
 }
 
-alive() { [ -f "$DIR/pids/$1" ] && kill -0 "$(cat "$DIR/pids/$1")" 2>/dev/null; }
+# running PID: the process exists and is not a zombie. The node's processes outlive the shell
+# that started them, and a PID 1 that is slow to reap would otherwise keep them "alive".
+running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
+alive() { [ -f "$DIR/pids/$1" ] && running "$(cat "$DIR/pids/$1")"; }
 
 # wait_for WHAT SECONDS CMD...: CMD until it succeeds; on a timeout, the failure and the log
 # tails that say why.
@@ -334,6 +338,7 @@ up() {
   ! ip link show "$BRIDGE" >/dev/null 2>&1 || die "the bridge $BRIDGE exists already: run $0 down first"
   install_packages
   build
+  trap 'log "up failed: $0 down stops and removes what it started"' ERR
   local ip t0=$SECONDS
   ip=$(node_ip)
   [ -n "$ip" ] || die "found no non-loopback IPv4 address for the node (the kubelet refuses loopback)"
@@ -393,12 +398,12 @@ node_ready() {
   [ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
 
-# stop NAME: SIGTERM, then SIGKILL after 10 s.
+# stop NAME: SIGTERM, then SIGKILL after 4 s.
 stop() {
   alive "$1" || { rm -f "$DIR/pids/$1"; return 0; }
   local pid i; pid=$(cat "$DIR/pids/$1")
   kill "$pid" 2>/dev/null || true
-  for ((i = 0; i < 40; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  for ((i = 0; i < 40; i++)); do running "$pid" || break; sleep 0.1; done
   kill -9 "$pid" 2>/dev/null || true
   rm -f "$DIR/pids/$1"
 }
