@@ -306,9 +306,16 @@ import_images() {
   "${ctr[@]}" images import "$DIR/pause.tar" >/dev/null
   rm -f "$DIR/pause.tar"
   for img in $IMAGES; do
+    docker save "$img" | "${ctr[@]}" images import - >/dev/null
+  done
+}
+
+check_images() {
+  local img
+  command -v docker >/dev/null || die "docker is not on PATH: the node imports its images from Docker"
+  for img in $IMAGES; do
     docker image inspect "$img" >/dev/null 2>&1 ||
       die "image $img is not in Docker: build it first (make image), or set KBF_K8S_IMAGES"
-    docker save "$img" | "${ctr[@]}" images import - >/dev/null
   done
 }
 
@@ -336,6 +343,7 @@ up() {
     [ ! -e "$p" ] || die "$p exists and is not this node's: remove it, or stop the kubelet that owns it"
   done
   ! ip link show "$BRIDGE" >/dev/null 2>&1 || die "the bridge $BRIDGE exists already: run $0 down first"
+  check_images
   install_packages
   build
   trap 'log "up failed: $0 down stops and removes what it started"' ERR
