@@ -68,7 +68,7 @@ build() {
     [ -x "$BIN/$c" ] || pkgs+=("k8s.io/kubernetes/cmd/$c")
   done
   if [ ${#pkgs[@]} -gt 0 ]; then
-    log "building ${pkgs[*]##*/} from k8s.io/kubernetes@$K8S_VERSION (about 10 minutes on 2 cores)"
+    log "building ${pkgs[*]##*/} from k8s.io/kubernetes@$K8S_VERSION (10 to 30 minutes on 2 shared cores)"
     (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-p=1 -mod=mod -buildvcs=false" nice -n 19 \
       go build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION" \
       -o "$BIN/" "${pkgs[@]}")
