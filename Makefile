@@ -15,6 +15,10 @@
 #   make probes        the reference probes for librdkafka and the Java client, into bin/
 #                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
 #   make probe-test    the reference probes' own unit tests
+#   make k8s-up        a single-node Kubernetes for the Kubernetes tests, built from packages
+#                      with no image pulled (root; k8s/node.sh; about 10 minutes the first time)
+#   make k8s-down      stop it and remove all it wrote outside its cache
+#   make k8s-test      the node's smoke test (build tag k8s) against a node that is up
 
 SHELL    := bash
 GO       ?= go
@@ -26,7 +30,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test
+.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-test
 
 # The workflows and the action users call (action.yml), checked by actionlint.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
@@ -139,3 +143,15 @@ probe-java:
 probe-test:
 	cd clients/librdkafka && $(GO) vet . && $(GO) test -count=1 .
 	mvn -q -B -f clients/java/pom.xml test
+
+# The single-node Kubernetes of k8s/node.sh: Kubernetes 1.28 built from its Go module into
+# KBF_K8S_CACHE (default ~/.cache/kbf-k8s, reused), etcd from Debian's package, a containerd and
+# a pod bridge of its own; kbf/kafka:4.3.1 (make image) imported from Docker.
+k8s-up:
+	k8s/node.sh up
+
+k8s-down:
+	k8s/node.sh down
+
+k8s-test:
+	$(GO) test -count=1 -tags k8s -run . -timeout 10m -v ./k8s/
