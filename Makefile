@@ -43,13 +43,18 @@ build:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
+	$(GO) vet -tags k8s ./k8s/
 
 unit: vet
 	$(GO) test -race -count=1 ./...
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
-INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./target/remote/
+
+# The external fault's test kills a broker this many times (the README's figures took 5).
+KBF_EXTERNAL_TRIALS ?= 2
+export KBF_EXTERNAL_TRIALS
 
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
