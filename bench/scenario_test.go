@@ -41,6 +41,14 @@ func TestParse(t *testing.T) {
 					t.Errorf("scenario %+v", s)
 				}
 			}},
+		{name: "settle given, zero and absent", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, settle: 2s}, {name: b, fault: sigkill, settle: 0s}, {name: c, fault: sigkill}]\n",
+			check: func(t *testing.T, f *File) {
+				a, b, c := f.Scenarios[0].Settle, f.Scenarios[1].Settle, f.Scenarios[2].Settle
+				if a == nil || *a != 2*time.Second || b == nil || *b != 0 || c != nil {
+					t.Errorf("settle %v %v %v, want 2s, 0s (to the cap) and nil (kbf run's default)", a, b, c)
+				}
+			}},
+		{name: "negative settle", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, settle: -1s}]\n", wantErr: "durations must be positive"},
 		{name: "empty", in: "", wantErr: "empty"},
 		{name: "image and version", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, image: 'x/kafka:1', kafka_version: 4.0.2}]\n", wantErr: `image "x/kafka:1" and kafka_version "4.0.2": give one`},
 		{name: "a version that is not one", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, kafka_version: latest}]\n", wantErr: `kafka_version "latest": want a release such as 4.0.2`},

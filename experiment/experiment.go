@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -67,6 +68,11 @@ type Options struct {
 	Version string   // kbf's version, for the metadata
 	Command []string // the command line, for the metadata
 }
+
+// DefaultSettle is how long probing goes on, by default, once the fault's
+// consequence is seen and every probed partition acks and reads steadily
+// again: a trial ends when the cluster has recovered, not at a fixed time.
+const DefaultSettle = 5 * time.Second
 
 // DefaultInjectTimeout is how long a SIGKILL or a pause may take to be
 // confirmed by the engine.
@@ -623,29 +629,83 @@ func earlier(a, b time.Time) time.Time {
 
 // settle waits until the probe has seen every partition recover (Recovered)
 // for Settle, and at least Settle and the steady bound after from, or
-// until end; a trial ended
-// early says so in its notes.
+// until end; a trial ended early says so in its notes.
+//
+// A broker fault's consequence may come late: a broker cut from the
+// controller serves on until it is fenced a session timeout later, and
+// only then do its partitions move and maybe stall. Quiet partitions
+// before that are not a recovery. So for the faults that take the broker
+// out of the cluster (awaitsExit), settling also waits until the cluster
+// shows the broker gone from every probed partition's leader and ISR, and
+// counts its margin from then; a fault whose broker never leaves probes
+// to the cap, as without --settle.
 func (t *trial) settle(ctx context.Context, from, end time.Time) {
 	cfg := t.p.Config()
 	bound := cfg.SteadyBound()
 	every := min(bound/4, 100*time.Millisecond)
+	id, awaits := t.r.Target.Brokers()[t.o.Broker]
+	awaits = awaits && awaitsExit(t.o.Kill)
+	var left, asked time.Time // when the broker was seen gone; when last asked
 	for {
 		now := time.Now()
 		if !now.Before(end) {
 			return
 		}
+		if awaits && left.IsZero() && now.Sub(asked) >= min(time.Second, t.o.Settle/2) {
+			asked = now
+			if parts, err := t.r.Target.Partitions(ctx, cfg.Topic); err == nil && brokerGone(id, parts, cfg.Partitions) {
+				left = now
+				from = later(from, now)
+			}
+		}
 		// A stall shows as a gap once it is longer than bound: until then
 		// a partition stalled at the fault looks steady.
-		if !now.Before(from.Add(t.o.Settle+bound)) && Recovered(now, t.o.Settle, bound, t.p.Progress()) == nil {
+		if (!awaits || !left.IsZero()) && !now.Before(from.Add(t.o.Settle+bound)) && Recovered(now, t.o.Settle, bound, t.p.Progress()) == nil {
 			t.end.Store(now)
-			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("probing ended %.1fs after the fault: every partition had acked and been read steadily for --settle %v (the cap was %.1fs)",
-				now.Sub(t.faultAt).Seconds(), t.o.Settle, end.Sub(t.faultAt).Seconds()))
+			why := ""
+			if awaits {
+				why = fmt.Sprintf(", %.1fs after the cluster showed %s out of every probed partition's ISR", now.Sub(left).Seconds(), t.o.Broker)
+			}
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("probing ended %.1fs after the fault%s: every partition had acked and been read steadily for --settle %v (the cap was %.1fs)",
+				now.Sub(t.faultAt).Seconds(), why, t.o.Settle, end.Sub(t.faultAt).Seconds()))
 			return
 		}
 		if err := sleepUntil(ctx, earlier(now.Add(every), end)); err != nil {
 			return
 		}
 	}
+}
+
+// awaitsExit reports whether kind's consequence is the faulted broker
+// leaving its partitions' leadership and ISRs: the single-step broker
+// faults, whose stalls follow that exit (at once for a signal, a session
+// timeout later for a cut or a pause). isolate-clients leaves the cluster
+// as it is and the controller faults touch no partition: they settle on
+// the probe alone.
+func awaitsExit(kind results.FaultKind) bool {
+	switch kind {
+	case results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause, results.FaultIsolate,
+		results.FaultIsolateController, results.FaultDiskFull:
+		return true
+	}
+	return false
+}
+
+// brokerGone reports whether id neither leads nor is in the ISR of any
+// of parts (of probed, every one when empty).
+func brokerGone(id int32, parts []Partition, probed []int32) bool {
+	if len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		if len(probed) > 0 && !slices.Contains(probed, p.Partition) {
+			continue
+		}
+		if p.Leader == id || slices.Contains(p.ISR, id) {
+			return false
+		}
+	}
+	return true
 }
 
 // startSampler starts the replica view beside the probe, when the runner

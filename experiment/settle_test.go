@@ -60,11 +60,14 @@ func TestTrialSettles(t *testing.T) {
 		name     string
 		settle   time.Duration
 		stall    time.Duration // 0: never recovers
+		exit     time.Duration // when k1 leaves the ISR after the fault; -1 never
 		duration time.Duration
 		early    bool
 	}{
 		{name: "recovers: ends the margin after", settle: settle, stall: 100 * time.Millisecond, duration: time.Minute, early: true},
 		{name: "no stall: ends the margin after the fault", settle: settle, stall: -1, duration: time.Minute, early: true},
+		{name: "quiet until the broker leaves the ISR: ends the margin after the exit", settle: settle, stall: -1, exit: 300 * time.Millisecond, duration: time.Minute, early: true},
+		{name: "the broker never leaves the ISR: runs to the cap", settle: settle, stall: -1, exit: -1, duration: 400 * time.Millisecond},
 		{name: "never recovers: runs to the cap", settle: settle, duration: 400 * time.Millisecond},
 		{name: "off: runs to the cap", stall: 100 * time.Millisecond, duration: 400 * time.Millisecond},
 	}
@@ -72,10 +75,19 @@ func TestTrialSettles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
 			var faultAt time.Time // under w.mu
+			inISR := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2, 1}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
+			out := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
+			w.parts = inISR // k1 (node 1) follows p0 until it leaves
 			w.hooks["inject"] = func(context.Context) error {
 				w.mu.Lock()
 				faultAt = time.Now()
+				if tt.exit == 0 {
+					w.parts = out
+				}
 				w.mu.Unlock()
+				if tt.exit > 0 {
+					time.AfterFunc(tt.exit, func() { w.mu.Lock(); w.parts = out; w.mu.Unlock() })
+				}
 				return nil
 			}
 			w.stats = func(now time.Time) []probe.PartitionStats {
@@ -112,8 +124,8 @@ func TestTrialSettles(t *testing.T) {
 			took := m.Ended.Sub(m.Fault.SignalSent)
 			note := strings.Join(m.Notes, "; ")
 			if tt.early {
-				if took < max(tt.stall, 0)+tt.settle || took > tt.duration/2 {
-					t.Errorf("probing ended %v after the fault, want at least %v after it and well before the cap %v", took, max(tt.stall, 0)+tt.settle, tt.duration)
+				if least := max(tt.stall, tt.exit, 0) + tt.settle; took < least || took > tt.duration/2 {
+					t.Errorf("probing ended %v after the fault, want at least %v after it and well before the cap %v", took, least, tt.duration)
 				}
 				if !strings.Contains(note, "probing ended") {
 					t.Errorf("notes %q do not say the trial ended early", note)

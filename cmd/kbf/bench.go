@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,10 +39,6 @@ type benchOptions struct {
 // the looks compare.SequentialGate's false-alarm rate was simulated for.
 const untilDecidedBudget = 15
 
-// untilDecidedSettle is --until-decided's --settle unless given: there
-// the trials' cost decides whether the gate runs at all.
-const untilDecidedSettle = 5 * time.Second
-
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
 func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
@@ -74,8 +69,8 @@ side (default 15) the answer is undecided. A trial that does not count is
 replaced by another of its side, up to half the budget again; a side left
 short is fewer samples, never an abort. The answer ends summary.md, and
 the exit status is kbf compare's: 0 same or an improvement, 4 a
-regression, 5 undecided, 3 a record lost. Its trials end --settle after
-recovery (default 5s) rather than at --duration.
+regression, 5 undecided, 3 a record lost. Like every trial, its trials
+end --settle after recovery rather than at --duration.
 
 The scenario file:
 
@@ -151,9 +146,6 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		o.gate.MaxRegression = v
 		if !o.trialsSet {
 			o.trials, o.trialsSet = untilDecidedBudget, true
-		}
-		if !cmd.Flags().Changed("settle") {
-			o.run.settle = untilDecidedSettle
 		}
 	} else if cmd.Flags().Changed("max-regression") {
 		return usagef("--max-regression gates --until-decided; kbf compare takes it for a finished benchmark")

@@ -83,9 +83,9 @@ func TestBenchFlags(t *testing.T) {
 				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
 			}
 		}},
-		{name: "settle off by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if o.run.settle != 0 {
-				t.Errorf("settle %v, want 0 without --until-decided", o.run.settle)
+		{name: "settle on by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if o.run.settle != experiment.DefaultSettle {
+				t.Errorf("settle %v, want %v", o.run.settle, experiment.DefaultSettle)
 			}
 		}},
 		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},

@@ -110,6 +110,9 @@ func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
 	if s.FaultAfter > 0 {
 		o.faultAfter = s.FaultAfter
 	}
+	if s.Settle != nil {
+		o.settle = *s.Settle
+	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {
