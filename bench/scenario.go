@@ -83,9 +83,9 @@ type Scenario struct {
 	FaultAfter time.Duration `yaml:"fault_after" json:"fault_after,omitempty"`
 	// Settle is kbf run --settle: nil takes its default, 0 probes for the
 	// whole duration.
-	Settle *time.Duration `yaml:"settle" json:"settle,omitempty"`
-	Acks       string        `yaml:"acks" json:"acks,omitempty"`
-	Interval   time.Duration `yaml:"interval" json:"interval,omitempty"`
+	Settle   *time.Duration `yaml:"settle" json:"settle,omitempty"`
+	Acks     string         `yaml:"acks" json:"acks,omitempty"`
+	Interval time.Duration  `yaml:"interval" json:"interval,omitempty"`
 	// Config are server properties, KEY=VALUE on every node or
 	// NODE:KEY=VALUE on one, as kbf run --config takes them.
 	Config []string `yaml:"config" json:"config,omitempty"`
