@@ -1,7 +1,8 @@
 # kbf: build, test, benchmark.
 #
 #   make build         the kbf binary, ./kbf
-#   make test          unit tests, then integration tests against a real cluster in Docker
+#   make test          unit tests, then integration tests against a real cluster in Docker, then
+#                      the Kubernetes tests on the single-node Kubernetes (brought up for them)
 #   make unit          unit tests only (no Docker)
 #   make integration   integration tests only (Docker; the image below)
 #   make bench         the report's and the decoder's benchmarks
@@ -18,7 +19,10 @@
 #   make k8s-up        a single-node Kubernetes for the Kubernetes tests, built from packages
 #                      with no image pulled (root; k8s/node.sh; about 10 minutes the first time)
 #   make k8s-down      stop it and remove all it wrote outside its cache
-#   make k8s-test      the node's smoke test (build tag k8s) against a node that is up
+#   make k8s-build     only build it (K8S_BUILD_JOBS packages at once; CI builds it this way
+#                      while it installs the rest)
+#   make k8s-test      the Kubernetes tests (build tag k8s) against a node that is up
+#   make k8s-integration  the same, bringing the node up for them and down after unless one is up
 
 SHELL    := bash
 GO       ?= go
@@ -30,7 +34,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-test
+.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
 
 # The workflows and the action users call (action.yml), checked by actionlint.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
@@ -43,7 +47,7 @@ build:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
-	$(GO) vet -tags k8s ./k8s/
+	$(GO) vet -tags k8s ./...
 
 unit: vet
 	$(GO) test -race -count=1 ./...
@@ -60,7 +64,7 @@ integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
 	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v $(INTEGRATION_PKGS)
 
-test: unit integration
+test: unit integration k8s-integration
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/ ./integrity/
@@ -158,5 +162,18 @@ k8s-up:
 k8s-down:
 	k8s/node.sh down
 
+K8S_BUILD_JOBS ?= 1
+k8s-build:
+	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) k8s/node.sh build
+
+# The packages with Kubernetes tests (build tag k8s), run one after another on the one node.
+K8S_PKGS := ./k8s/
+
 k8s-test:
-	$(GO) test -count=1 -tags k8s -run . -timeout 10m -v ./k8s/
+	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 20m -v $(K8S_PKGS)
+
+# A node that is up is used as it is; otherwise one is brought up for the tests and down after,
+# whatever they say.
+k8s-integration:
+	@if k8s/node.sh status >/dev/null 2>&1; then $(MAKE) k8s-test; \
+	else k8s/node.sh up && { $(MAKE) k8s-test; rc=$$?; k8s/node.sh down; exit $$rc; }; fi

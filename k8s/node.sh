@@ -19,6 +19,8 @@
 #                   containerd's root (default /var/lib/kbf-k8s); the tests read
 #                   $KBF_K8S_DIR/admin.kubeconfig
 #   KBF_K8S_IMAGES  the Docker images imported into the node (default: kbf/kafka:4.3.1)
+#   KBF_K8S_BUILD_JOBS  packages compiled at once by build (default 1: other work shares the
+#                   machine; CI, building while nothing timed runs, gives 2)
 set -euo pipefail
 
 K8S_VERSION=v1.28.15
@@ -49,7 +51,8 @@ built() {
 }
 
 # build: the components from the module, and etcd from Debian's package. Niced, one package
-# compiled at a time: other work shares the machine, and a compile takes up to 2 GB.
+# compiled at a time unless KBF_K8S_BUILD_JOBS says more: other work shares the machine, and a
+# compile takes up to 2 GB.
 build() {
   if built; then log "binaries cached in $BIN"; return; fi
   command -v go >/dev/null || die "go is not on PATH: install Go to build Kubernetes"
@@ -69,7 +72,7 @@ build() {
   done
   if [ ${#pkgs[@]} -gt 0 ]; then
     log "building ${pkgs[*]##*/} from k8s.io/kubernetes@$K8S_VERSION (10 to 30 minutes on 2 shared cores)"
-    (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-p=1 -mod=mod -buildvcs=false" nice -n 19 \
+    (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-p=${KBF_K8S_BUILD_JOBS:-1} -mod=mod -buildvcs=false" nice -n 19 \
       go build -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION" \
       -o "$BIN/" "${pkgs[@]}")
   fi
