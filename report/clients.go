@@ -71,7 +71,13 @@ type ClientDiff struct {
 	Longest   string        `json:"longest"`
 	Shortest  string        `json:"shortest"`
 	Diff      time.Duration `json:"-"`
-	// Why says which phase the difference lies in, from the clients' logs.
+	// Resolution is the smallest difference the probes can tell
+	// (resolution); Measurable is set when Diff is at least that, and only
+	// then is the difference one to report.
+	Resolution time.Duration `json:"-"`
+	Measurable bool          `json:"measurable"`
+	// Why says which phase the difference lies in, from the clients' logs,
+	// or that there is no measurable difference.
 	Why string `json:"why"`
 }
 
@@ -91,8 +97,9 @@ func (d ClientDiff) MarshalJSON() ([]byte, error) {
 	type plain ClientDiff
 	return json.Marshal(struct {
 		plain
-		Diff float64 `json:"diff_seconds"`
-	}{plain(d), d.Diff.Seconds()})
+		Diff       float64 `json:"diff_seconds"`
+		Resolution float64 `json:"resolution_seconds"`
+	}{plain(d), d.Diff.Seconds(), d.Resolution.Seconds()})
 }
 
 // stallSettings are the settings that shape a client's stall, by each
@@ -130,8 +137,31 @@ func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
 		cr.Trial = ct
 		tr.Clients = append(tr.Clients, cr)
 	}
-	tr.ClientDiffs = diffClients(tr.Clients)
+	tr.ClientDiffs = diffClients(tr.Clients, resolution(tr))
 	return nil
+}
+
+// minResolution is the finest difference the report's figures show: they
+// are in hundredths of a second, so a smaller one would read "0.00 s
+// longer".
+const minResolution = 10 * time.Millisecond
+
+// resolution is the smallest difference between two clients' stalls that
+// the probes can measure: each sends one record per partition every
+// interval, so a stall's end is known only to within the interval of the
+// client whose records mark it; the coarsest client's interval bounds the
+// comparison, and never less than minResolution.
+func resolution(tr *Trial) time.Duration {
+	res := minResolution
+	if tr.Meta != nil {
+		res = max(res, tr.Meta.Probe.Interval)
+	}
+	for _, cr := range tr.Clients {
+		if cr.Trial != nil && cr.Trial.Meta != nil {
+			res = max(res, cr.Trial.Meta.Probe.Interval)
+		}
+	}
+	return res
 }
 
 // damagedNote reports whether note n is one the verdict v holds as
@@ -197,8 +227,9 @@ func clientResult(name string, tr *Trial) ClientResult {
 // diffClients finds, per partition, the clients with the longest and the
 // shortest ack stall and says where the difference lies: the client phase
 // (one client learnt the new leader later) or after it (its first ack
-// came later once it knew).
-func diffClients(crs []ClientResult) []ClientDiff {
+// came later once it knew). A difference below res, the probes'
+// resolution, is no measurable difference.
+func diffClients(crs []ClientResult, res time.Duration) []ClientDiff {
 	type seen struct {
 		client string
 		cp     ClientPartition
@@ -229,12 +260,17 @@ func diffClients(crs []ClientResult) []ClientDiff {
 				hi = s
 			}
 		}
-		d := ClientDiff{Partition: p, Role: hi.cp.Role, Longest: hi.client, Shortest: lo.client, Diff: hi.cp.Ack - lo.cp.Ack}
+		d := ClientDiff{Partition: p, Role: hi.cp.Role, Longest: hi.client, Shortest: lo.client, Diff: hi.cp.Ack - lo.cp.Ack, Resolution: res}
+		// A stall that never ended differs in kind from one that did,
+		// however close their lengths.
+		d.Measurable = d.Diff >= res || hi.cp.Open && !lo.cp.Open
 		switch {
-		case d.Diff == 0:
+		case d.Diff == 0 && !d.Measurable:
 			d.Why = "the same stall"
-		case hi.cp.Open:
+		case hi.cp.Open && d.Measurable:
 			d.Why = fmt.Sprintf("%s had no ack after the fault before the probe stopped", hi.client)
+		case !d.Measurable:
+			d.Why = fmt.Sprintf("no measurable difference: the stalls differ by less than the probes' resolution, %s", secs(res))
 		case !hi.cp.Learnt.IsZero() && !lo.cp.Learnt.IsZero() && hi.cp.Learnt.Sub(lo.cp.Learnt) > d.Diff/2:
 			d.Why = fmt.Sprintf("%s learnt the new leader %s after %s", hi.client, secs(hi.cp.Learnt.Sub(lo.cp.Learnt)), lo.client)
 			if hi.cp.ClientWhy != "" {
@@ -287,7 +323,7 @@ func writeClients(b *bytes.Buffer, tr *Trial) {
 		}
 	}
 	for _, d := range tr.ClientDiffs {
-		if d.Diff > 0 {
+		if d.Measurable {
 			fmt.Fprintf(b, "  p%d: %s stalled %s longer than %s: %s\n", d.Partition, d.Longest, secs(d.Diff), d.Shortest, d.Why)
 		}
 	}
