@@ -74,9 +74,15 @@ type Stall struct {
 	ReceiveSettings []Setting `json:"receive_settings,omitempty"`
 }
 
-// Phase is one part of a stall.
+// Phase is one part of a stall, from Start to End: the first phase starts
+// at the fault (or at the stall's start, Stall.Began), each other where the
+// one before it ended, and Duration is End - Start. Renderers draw these
+// times; none rebuilds them.
 type Phase struct {
-	Name     string        `json:"name"`
+	Name string `json:"name"`
+	// Start is kept out of the JSON, which has held the phases by their
+	// end and duration since its first version.
+	Start    time.Time     `json:"-"`
 	End      time.Time     `json:"end"`
 	Duration time.Duration `json:"-"`
 	// Evidence is the event that ends the phase.
