@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -138,16 +139,6 @@ func TestClientsSideBySide(t *testing.T) {
 	}
 }
 
-// TestClientsSection keeps the section's text as a golden file.
-func TestClientsSection(t *testing.T) {
-	trial := unpack(t, "sigkill.tar.gz")
-	addClient(t, trial, "librdkafka", 300*time.Millisecond)
-	tr := analyze(t, trial)
-	var b bytes.Buffer
-	writeClients(&b, tr)
-	checkGolden(t, "clients.txt.golden", b.Bytes())
-}
-
 func TestClientsSummary(t *testing.T) {
 	var trials []*Trial
 	for _, lag := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond} {
@@ -221,7 +212,10 @@ func TestDiffClientsResolution(t *testing.T) {
 				t.Errorf("diff %+v, want measurable %v, longest %s, why containing %q, resolution %v", d, tc.measurable, tc.longest, tc.why, res)
 			}
 			var b bytes.Buffer
-			writeClients(&b, &Trial{Clients: []ClientResult{{Name: FranzGo, Partitions: []ClientPartition{tc.fg}}, {Name: "java", Partitions: []ClientPartition{tc.other}}}, ClientDiffs: ds})
+			tr := &Trial{Gaps: gaps.NewReport(gaps.Options{}), Clients: []ClientResult{{Name: FranzGo, Partitions: []ClientPartition{tc.fg}}, {Name: "java", Partitions: []ClientPartition{tc.other}}}, ClientDiffs: ds}
+			if err := WriteText(&b, tr); err != nil {
+				t.Fatal(err)
+			}
 			if got := strings.Contains(b.String(), "longer than"); got != tc.measurable {
 				t.Errorf("text says a difference: %v, want %v:\n%s", got, tc.measurable, b.String())
 			}

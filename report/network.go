@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -104,22 +103,4 @@ func (tr *Trial) partitionGaps(p int32) *gaps.Partition {
 		}
 	}
 	return nil
-}
-
-// writeCut writes what explainCut added to a stall.
-func (o TextOptions) writeCut(b *bytes.Buffer, st *Stall) {
-	if st.StartWhy != "" {
-		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.StartEvidence, st.StartSource, st.StartWhy)
-	}
-	if st.ConsumerNote != "" {
-		fmt.Fprintf(b, "  consumer: %s\n            shorten: metadata_max_age (now %s), which makes it refresh metadata even without an error%s\n",
-			st.ConsumerNote, settingValue(st.ConsumerSettings), o.flags(st.ConsumerSettings))
-	}
-}
-
-func settingValue(ss []Setting) string {
-	if len(ss) == 0 || ss[0].Source == SourceUnknown {
-		return "unknown"
-	}
-	return ss[0].Value
 }
