@@ -54,11 +54,11 @@ type ClientPartition struct {
 	Open bool `json:"open,omitempty"`
 	// Learnt is when the client's log shows it learnt the new leader (the
 	// end of its client phase), Client how long that phase lasted and
-	// ClientWhy what it waited for; zero when its log shows no such line.
-	Learnt    time.Time     `json:"learnt,omitzero"`
-	Client    time.Duration `json:"-"`
-	ClientWhy string        `json:"client_why,omitempty"`
-	Evidence  string        `json:"evidence,omitempty"`
+	// Learning what it waited for, with the line that shows it; zero when
+	// its log shows no such line.
+	Learnt   time.Time     `json:"learnt,omitzero"`
+	Client   time.Duration `json:"-"`
+	Learning Explanation   `json:"-"`
 }
 
 // ClientDiff is the largest difference between the clients' ack stalls on
@@ -84,10 +84,12 @@ func (cp ClientPartition) MarshalJSON() ([]byte, error) {
 	type plain ClientPartition
 	return json.Marshal(struct {
 		plain
-		Ack     float64 `json:"ack_seconds"`
-		Receive float64 `json:"receive_seconds"`
-		Client  float64 `json:"client_seconds,omitempty"`
-	}{plain(cp), cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
+		ClientWhy string  `json:"client_why,omitempty"`
+		Evidence  string  `json:"evidence,omitempty"`
+		Ack       float64 `json:"ack_seconds"`
+		Receive   float64 `json:"receive_seconds"`
+		Client    float64 `json:"client_seconds,omitempty"`
+	}{plain(cp), cp.Learning.Why, cp.Learning.Evidence, cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
 }
 
 // MarshalJSON writes the difference in seconds.
@@ -205,13 +207,12 @@ func clientResult(name string, tr *Trial) ClientResult {
 			cp.Role = st.Role
 			for _, ph := range st.Phases {
 				if ph.Name == PhaseClient {
-					cp.Learnt, cp.Client, cp.ClientWhy = ph.End, ph.Duration, ph.Why
-					cp.Evidence = ph.Evidence
+					cp.Learnt, cp.Client, cp.Learning = ph.End, ph.Duration, ph.Explanation
 					if name != FranzGo {
 						// The phase's explanation weighs franz-go's own
 						// log lines and settings; another client's is
 						// its log line and the settings listed beside it.
-						cp.ClientWhy = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
+						cp.Learning.Why = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
 							ph.End.UTC().Format("15:04:05.000"), ph.Evidence, path.Join(results.ClientsDir, name, ph.Source))
 					}
 				}
@@ -271,8 +272,8 @@ func diffClients(crs []ClientResult, res time.Duration) []ClientDiff {
 			d.Why = fmt.Sprintf("no measurable difference: the stalls differ by less than the probes' resolution, %s", secs(res))
 		case !hi.cp.Learnt.IsZero() && !lo.cp.Learnt.IsZero() && hi.cp.Learnt.Sub(lo.cp.Learnt) > d.Diff/2:
 			d.Why = fmt.Sprintf("%s learnt the new leader %s after %s", hi.client, secs(hi.cp.Learnt.Sub(lo.cp.Learnt)), lo.client)
-			if hi.cp.ClientWhy != "" {
-				d.Why += ": " + hi.cp.ClientWhy
+			if hi.cp.Learning.Why != "" {
+				d.Why += ": " + hi.cp.Learning.Why
 			}
 		case hi.cp.Role == results.RoleLed && hi.cp.Learnt.IsZero():
 			d.Why = fmt.Sprintf("%s's log shows no line naming the new leader, so its client phase cannot be told from its first ack", hi.client)

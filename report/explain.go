@@ -284,7 +284,7 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
 				continue
 			}
-			ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
+			ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
 			switch bd.name {
 			case PhaseQuorum:
 				x.quorumPhase(&ph)

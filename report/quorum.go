@@ -51,10 +51,9 @@ type QuorumGap struct {
 	// Predicted is what the configuration predicts when the first election
 	// succeeds: controller.quorum.fetch.timeout.ms; zero when unknown.
 	Predicted time.Duration `json:"-"`
-	// Why, Setting and Settings explain the gap as a Phase's do.
-	Why      string    `json:"why,omitempty"`
-	Setting  string    `json:"setting,omitempty"`
-	Settings []Setting `json:"settings,omitempty"`
+	// Explanation says why the gap lasted as it did, as a Phase's does;
+	// the lines that bound it are Led, Fault, Noticed and Elected.
+	Explanation
 	// Note says why there is no gap to measure, when there is none.
 	Note string `json:"note,omitempty"`
 	// DataPath is what the probe's partitions did meanwhile; nil without

@@ -544,8 +544,8 @@ func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
 		secs(recvGap-ackGap), cons.Leader, cons.Time.UTC().Format("15:04:05.000"), secs(cons.Time.Sub(prod.Time)))
 	if strings.Contains(why, "backoff") {
 		s += fmt.Sprintf(": its fetches to the dead broker were backing off (up to %s), and it refreshes metadata only when a backoff ends (%q)", x.clientValue("retry_backoff_max"), why)
-		st.ReceiveSetting = "retry_backoff_max"
-		st.ReceiveSettings = []Setting{x.clientSetting("retry_backoff_max")}
+		st.Receive.Setting = "retry_backoff_max"
+		st.Receive.Settings = []Setting{x.clientSetting("retry_backoff_max")}
 	}
-	st.ReceiveWhy = s
+	st.Receive.Why = s
 }

@@ -231,10 +231,10 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
 		}
 	}
 	o.writeCut(b, st)
-	if st.ReceiveWhy != "" {
-		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
-		if st.ReceiveSetting != "" {
-			fmt.Fprintf(b, "            shorten: %s%s\n", st.ReceiveSetting, o.flags(st.ReceiveSettings))
+	if st.Receive.Why != "" {
+		fmt.Fprintf(b, "  receive: %s\n", st.Receive.Why)
+		if st.Receive.Setting != "" {
+			fmt.Fprintf(b, "            shorten: %s%s\n", st.Receive.Setting, o.flags(st.Receive.Settings))
 		}
 	}
 }
@@ -287,12 +287,12 @@ func writeRecovery(b *bytes.Buffer, tr *report.Trial) {
 
 // writeCut writes what explainCut added to a stall.
 func (o TextOptions) writeCut(b *bytes.Buffer, st *report.Stall) {
-	if st.StartWhy != "" {
-		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.StartEvidence, st.StartSource, st.StartWhy)
+	if st.Start.Why != "" {
+		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.Start.Evidence, st.Start.Source, st.Start.Why)
 	}
-	if st.ConsumerNote != "" {
+	if st.Consumer.Why != "" {
 		fmt.Fprintf(b, "  consumer: %s\n            shorten: metadata_max_age (now %s), which makes it refresh metadata even without an error%s\n",
-			st.ConsumerNote, settingValue(st.ConsumerSettings), o.flags(st.ConsumerSettings))
+			st.Consumer.Why, settingValue(st.Consumer.Settings), o.flags(st.Consumer.Settings))
 	}
 }
 
