@@ -451,6 +451,17 @@ func (tr *Trial) FaultTitle() string {
 	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
 }
 
+// ProbeStalled reports whether the probe itself stalled between two sends
+// to a partition (its longest send gap over five intervals and 100 ms), so
+// that gaps as short as that may be its own, not Kafka's.
+func (tr *Trial) ProbeStalled() bool {
+	if tr.Meta == nil {
+		return false
+	}
+	p := tr.Meta.Probe
+	return p.LongestSendGap > 5*p.Interval && p.LongestSendGap > 100*time.Millisecond
+}
+
 // ErrNoMessages is reported for a probe CSV without a single message.
 var ErrNoMessages = errors.New("no messages: the probe recorded nothing")
 

@@ -97,7 +97,7 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 	b.WriteString("\n")
 	if g := p.LongestSendGap; g > 0 {
 		fmt.Fprintf(b, "probe self-check: longest gap between two sends to a partition %.3f s", g.Seconds())
-		if g > 5*p.Interval && g > 100*time.Millisecond {
+		if tr.ProbeStalled() {
 			b.WriteString(": the probe itself stalled, so gaps this short may be its own, not Kafka's")
 		}
 		b.WriteString("\n")
