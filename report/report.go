@@ -105,6 +105,8 @@ type Trial struct {
 	Metrics *Metrics `json:"-"`
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
+	// configs are the nodes' logged configurations, read up front.
+	configs *nodeConfigs
 }
 
 // Analyze reads the trial t: the timeline first (a graceful stop is dated
@@ -152,6 +154,9 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	}
 	if !opt.FaultAt.IsZero() {
 		tr.FaultAt = opt.FaultAt
+	}
+	if fault != nil && tr.Timeline != nil {
+		tr.configs = readConfigs(tr)
 	}
 	if fault != nil && fault.Kind.Controller() && tr.Timeline != nil && !tr.FaultAt.IsZero() {
 		tr.Quorum = analyzeQuorum(tr, fault)
