@@ -28,7 +28,7 @@ func addClient(t *testing.T, trial, name string, lag time.Duration) {
 		t.Fatal(err)
 	}
 	src := trials[0]
-	firstAck := time.Date(2026, 11, 30, 16, 42, 18, 239000000, time.UTC) // p0's, in sigkill.txt.golden
+	firstAck := time.Date(2026, 11, 30, 16, 42, 18, 239000000, time.UTC) // p0's, in outputs/sigkill.txt.golden
 	held := firstAck.Add(lag)
 	dec, err := src.OpenProbe(t.Context())
 	if err != nil {
