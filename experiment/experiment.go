@@ -16,6 +16,7 @@ import (
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -224,7 +225,7 @@ type Runner struct {
 	// Drawings are drawn beside each trial's report; nil draws none.
 	Drawings Drawings
 	// Text is how the reports are printed and written.
-	Text report.TextOptions
+	Text render.TextOptions
 	// Out receives the reports; Reporter the progress (default: none).
 	Out      io.Writer
 	Reporter Reporter
@@ -304,13 +305,13 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) summarize(trials []*report.Trial) error {
 	s := report.Summarize(trials)
 	fmt.Fprintln(r.out())
-	if err := report.WriteSummaryText(r.out(), s); err != nil {
+	if err := render.WriteSummaryText(r.out(), s); err != nil {
 		return err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryFile), func(f io.Writer) error { return report.WriteSummaryText(f, s) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryFile), func(f io.Writer) error { return render.WriteSummaryText(f, s) }); err != nil {
 		return err
 	}
-	return results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryJSON), func(f io.Writer) error { return report.WriteSummaryJSON(f, s) })
+	return results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryJSON), func(f io.Writer) error { return render.WriteSummaryJSON(f, s) })
 }
 
 // Trial runs trial n (1-based) into dir, prints its report and returns it.
@@ -864,7 +865,7 @@ func (t *trial) report() (*report.Trial, error) {
 	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return t.r.Text.WriteText(f, tr) }); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportJSON), func(f io.Writer) error { return report.WriteJSON(f, tr) }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportJSON), func(f io.Writer) error { return render.WriteJSON(f, tr) }); err != nil {
 		return nil, err
 	}
 	for name, d := range drawings {

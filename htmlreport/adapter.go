@@ -102,12 +102,10 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 		}
 		if j, ok := stalls[p]; ok {
 			st := tr.Stalls[j]
-			prev := m.Origin.Add(st.Began)
 			for k, ph := range st.Phases {
-				l.Phases = append(l.Phases, phase{Name: ph.Name, Start: since(prev), End: since(ph.End),
+				l.Phases = append(l.Phases, phase{Name: ph.Name, Start: since(ph.Start), End: since(ph.End),
 					Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why, Setting: ph.Setting})
 				add(ph.Name, fmt.Sprintf("stalls.%d.phases.%d.seconds", j, k), ph.Duration.Seconds(), "s")
-				prev = ph.End
 			}
 			if !st.FirstAck.IsZero() {
 				add("phases total", fmt.Sprintf("stalls.%d.total_seconds", j), st.Total.Seconds(), "s")

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -257,7 +258,7 @@ func checkHover(t *testing.T, res browserResult, tm *trialModel) {
 func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (string, any) {
 	t.Helper()
 	var js bytes.Buffer
-	if err := report.WriteJSON(&js, tr); err != nil {
+	if err := render.WriteJSON(&js, tr); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(trial.Path(results.ReportJSON), js.Bytes(), 0o644); err != nil {

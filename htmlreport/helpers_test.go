@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbf-project/kbf/internal/testtrial"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -75,7 +76,7 @@ func trialPage(t *testing.T, trial results.Trial, tr *report.Trial) TrialPage {
 func reportJSON(t *testing.T, tr *report.Trial) any {
 	t.Helper()
 	var b bytes.Buffer
-	if err := report.WriteJSON(&b, tr); err != nil {
+	if err := render.WriteJSON(&b, tr); err != nil {
 		t.Fatal(err)
 	}
 	v, err := decodeJSON(b.Bytes())

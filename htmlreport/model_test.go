@@ -16,6 +16,7 @@ import (
 
 	"github.com/kbf-project/kbf/internal/golden"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -602,7 +603,7 @@ func summaryJSON(t *testing.T, trials []*report.Trial) any {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"summary": `)
-	if err := report.WriteSummaryJSON(&b, report.Summarize(trials)); err != nil {
+	if err := render.WriteSummaryJSON(&b, report.Summarize(trials)); err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("}")

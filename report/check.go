@@ -77,6 +77,9 @@ func CheckStall(st *Stall, F time.Time, idx map[string][]time.Time) []Violation 
 	prev := F.Add(st.Began)
 	var sum time.Duration
 	for _, ph := range st.Phases {
+		if !ph.Start.Equal(prev) {
+			bad("%s starts at %s, not where the phase before it ended (%s)", ph.Name, clock(ph.Start), clock(prev))
+		}
 		if ph.End.Before(prev) {
 			bad("%s ends at %s, before the boundary before it (%s)", ph.Name, clock(ph.End), clock(prev))
 		}

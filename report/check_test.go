@@ -200,3 +200,41 @@ func FuzzExplanationsChecked(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckStallPhases checks the invariants CheckStall holds a stall's
+// phases to: each starts where the one before it ended, lasts End - Start,
+// and the last ends at the first ack.
+func TestCheckStallPhases(t *testing.T) {
+	F := time.Date(2026, 11, 30, 16, 42, 9, 0, time.UTC)
+	at := func(ms int) time.Time { return F.Add(time.Duration(ms) * msec) }
+	phase := func(name string, from, to int) Phase {
+		return Phase{Name: name, Start: at(from), End: at(to), Duration: at(to).Sub(at(from))}
+	}
+	for _, tc := range []struct {
+		name   string
+		began  time.Duration
+		phases []Phase
+		want   string // in the one violation; "" for none
+	}{
+		{name: "in order", phases: []Phase{phase(PhaseDetect, 0, 900), phase(PhaseFirstAck, 900, 1000)}},
+		{name: "after the stall began", began: 100 * msec, phases: []Phase{phase(PhaseDetect, 100, 900), phase(PhaseFirstAck, 900, 1000)}},
+		{name: "a gap between phases", phases: []Phase{phase(PhaseDetect, 0, 800), phase(PhaseFirstAck, 900, 1000)},
+			want: "first ack starts at 16:42:09.900, not where the phase before it ended (16:42:09.800)"},
+		{name: "a start before the fault", phases: []Phase{phase(PhaseDetect, -100, 900), phase(PhaseFirstAck, 900, 1000)},
+			want: "detect starts at 16:42:08.900"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &Stall{Partition: 0, Began: tc.began, Phases: tc.phases, FirstAck: at(1000), Total: at(1000).Sub(F.Add(tc.began))}
+			vs := CheckStall(st, F, nil)
+			if tc.want == "" {
+				if len(vs) > 0 {
+					t.Errorf("violations %v, want none", vs)
+				}
+				return
+			}
+			if !slices.ContainsFunc(vs, func(v Violation) bool { return strings.Contains(v.What, tc.want) }) {
+				t.Errorf("violations %v, want one saying %q", vs, tc.want)
+			}
+		})
+	}
+}

@@ -1,13 +1,11 @@
 package report
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -56,11 +54,11 @@ type ClientPartition struct {
 	Open bool `json:"open,omitempty"`
 	// Learnt is when the client's log shows it learnt the new leader (the
 	// end of its client phase), Client how long that phase lasted and
-	// ClientWhy what it waited for; zero when its log shows no such line.
-	Learnt    time.Time     `json:"learnt,omitzero"`
-	Client    time.Duration `json:"-"`
-	ClientWhy string        `json:"client_why,omitempty"`
-	Evidence  string        `json:"evidence,omitempty"`
+	// Learning what it waited for, with the line that shows it; zero when
+	// its log shows no such line.
+	Learnt   time.Time     `json:"learnt,omitzero"`
+	Client   time.Duration `json:"-"`
+	Learning Explanation   `json:"-"`
 }
 
 // ClientDiff is the largest difference between the clients' ack stalls on
@@ -71,7 +69,13 @@ type ClientDiff struct {
 	Longest   string        `json:"longest"`
 	Shortest  string        `json:"shortest"`
 	Diff      time.Duration `json:"-"`
-	// Why says which phase the difference lies in, from the clients' logs.
+	// Resolution is the smallest difference the probes can tell
+	// (resolution); Measurable is set when Diff is at least that, and only
+	// then is the difference one to report.
+	Resolution time.Duration `json:"-"`
+	Measurable bool          `json:"measurable"`
+	// Why says which phase the difference lies in, from the clients' logs,
+	// or that there is no measurable difference.
 	Why string `json:"why"`
 }
 
@@ -80,10 +84,12 @@ func (cp ClientPartition) MarshalJSON() ([]byte, error) {
 	type plain ClientPartition
 	return json.Marshal(struct {
 		plain
-		Ack     float64 `json:"ack_seconds"`
-		Receive float64 `json:"receive_seconds"`
-		Client  float64 `json:"client_seconds,omitempty"`
-	}{plain(cp), cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
+		ClientWhy string  `json:"client_why,omitempty"`
+		Evidence  string  `json:"evidence,omitempty"`
+		Ack       float64 `json:"ack_seconds"`
+		Receive   float64 `json:"receive_seconds"`
+		Client    float64 `json:"client_seconds,omitempty"`
+	}{plain(cp), cp.Learning.Why, cp.Learning.Evidence, cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
 }
 
 // MarshalJSON writes the difference in seconds.
@@ -91,8 +97,9 @@ func (d ClientDiff) MarshalJSON() ([]byte, error) {
 	type plain ClientDiff
 	return json.Marshal(struct {
 		plain
-		Diff float64 `json:"diff_seconds"`
-	}{plain(d), d.Diff.Seconds()})
+		Diff       float64 `json:"diff_seconds"`
+		Resolution float64 `json:"resolution_seconds"`
+	}{plain(d), d.Diff.Seconds(), d.Resolution.Seconds()})
 }
 
 // stallSettings are the settings that shape a client's stall, by each
@@ -130,8 +137,31 @@ func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
 		cr.Trial = ct
 		tr.Clients = append(tr.Clients, cr)
 	}
-	tr.ClientDiffs = diffClients(tr.Clients)
+	tr.ClientDiffs = diffClients(tr.Clients, resolution(tr))
 	return nil
+}
+
+// minResolution is the finest difference the report's figures show: they
+// are in hundredths of a second, so a smaller one would read "0.00 s
+// longer".
+const minResolution = 10 * time.Millisecond
+
+// resolution is the smallest difference between two clients' stalls that
+// the probes can measure: each sends one record per partition every
+// interval, so a stall's end is known only to within the interval of the
+// client whose records mark it; the coarsest client's interval bounds the
+// comparison, and never less than minResolution.
+func resolution(tr *Trial) time.Duration {
+	res := minResolution
+	if tr.Meta != nil {
+		res = max(res, tr.Meta.Probe.Interval)
+	}
+	for _, cr := range tr.Clients {
+		if cr.Trial != nil && cr.Trial.Meta != nil {
+			res = max(res, cr.Trial.Meta.Probe.Interval)
+		}
+	}
+	return res
 }
 
 // damagedNote reports whether note n is one the verdict v holds as
@@ -177,13 +207,12 @@ func clientResult(name string, tr *Trial) ClientResult {
 			cp.Role = st.Role
 			for _, ph := range st.Phases {
 				if ph.Name == PhaseClient {
-					cp.Learnt, cp.Client, cp.ClientWhy = ph.End, ph.Duration, ph.Why
-					cp.Evidence = ph.Evidence
+					cp.Learnt, cp.Client, cp.Learning = ph.End, ph.Duration, ph.Explanation
 					if name != FranzGo {
 						// The phase's explanation weighs franz-go's own
 						// log lines and settings; another client's is
 						// its log line and the settings listed beside it.
-						cp.ClientWhy = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
+						cp.Learning.Why = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
 							ph.End.UTC().Format("15:04:05.000"), ph.Evidence, path.Join(results.ClientsDir, name, ph.Source))
 					}
 				}
@@ -197,8 +226,9 @@ func clientResult(name string, tr *Trial) ClientResult {
 // diffClients finds, per partition, the clients with the longest and the
 // shortest ack stall and says where the difference lies: the client phase
 // (one client learnt the new leader later) or after it (its first ack
-// came later once it knew).
-func diffClients(crs []ClientResult) []ClientDiff {
+// came later once it knew). A difference below res, the probes'
+// resolution, is no measurable difference.
+func diffClients(crs []ClientResult, res time.Duration) []ClientDiff {
 	type seen struct {
 		client string
 		cp     ClientPartition
@@ -229,16 +259,21 @@ func diffClients(crs []ClientResult) []ClientDiff {
 				hi = s
 			}
 		}
-		d := ClientDiff{Partition: p, Role: hi.cp.Role, Longest: hi.client, Shortest: lo.client, Diff: hi.cp.Ack - lo.cp.Ack}
+		d := ClientDiff{Partition: p, Role: hi.cp.Role, Longest: hi.client, Shortest: lo.client, Diff: hi.cp.Ack - lo.cp.Ack, Resolution: res}
+		// A stall that never ended differs in kind from one that did,
+		// however close their lengths.
+		d.Measurable = d.Diff >= res || hi.cp.Open && !lo.cp.Open
 		switch {
-		case d.Diff == 0:
+		case d.Diff == 0 && !d.Measurable:
 			d.Why = "the same stall"
-		case hi.cp.Open:
+		case hi.cp.Open && d.Measurable:
 			d.Why = fmt.Sprintf("%s had no ack after the fault before the probe stopped", hi.client)
+		case !d.Measurable:
+			d.Why = fmt.Sprintf("no measurable difference: the stalls differ by less than the probes' resolution, %s", secs(res))
 		case !hi.cp.Learnt.IsZero() && !lo.cp.Learnt.IsZero() && hi.cp.Learnt.Sub(lo.cp.Learnt) > d.Diff/2:
 			d.Why = fmt.Sprintf("%s learnt the new leader %s after %s", hi.client, secs(hi.cp.Learnt.Sub(lo.cp.Learnt)), lo.client)
-			if hi.cp.ClientWhy != "" {
-				d.Why += ": " + hi.cp.ClientWhy
+			if hi.cp.Learning.Why != "" {
+				d.Why += ": " + hi.cp.Learning.Why
 			}
 		case hi.cp.Role == results.RoleLed && hi.cp.Learnt.IsZero():
 			d.Why = fmt.Sprintf("%s's log shows no line naming the new leader, so its client phase cannot be told from its first ack", hi.client)
@@ -248,69 +283,6 @@ func diffClients(crs []ClientResult) []ClientDiff {
 		out = append(out, d)
 	}
 	return out
-}
-
-// writeClients draws the clients side by side; nothing for a trial with
-// one client.
-func writeClients(b *bytes.Buffer, tr *Trial) {
-	if len(tr.Clients) < 2 {
-		return
-	}
-	b.WriteString("\nclients side by side (the same partitions, the same fault):\n")
-	fmt.Fprintf(b, "  %-10s %-10s %-9s %9s %9s %9s\n", "partition", "client", "role", "ack", "receive", "client")
-	rows := map[int32][]string{}
-	var parts []int32
-	for _, cr := range tr.Clients {
-		if cr.Err != "" {
-			continue
-		}
-		for _, cp := range cr.Partitions {
-			if _, ok := rows[cp.Partition]; !ok {
-				parts = append(parts, cp.Partition)
-			}
-			ack := secs(cp.Ack)
-			if cp.Open {
-				ack = ">" + ack
-			}
-			client := "-"
-			if !cp.Learnt.IsZero() {
-				client = secs(cp.Client)
-			}
-			rows[cp.Partition] = append(rows[cp.Partition], fmt.Sprintf("  %-10s %-10s %-9s %9s %9s %9s",
-				fmt.Sprintf("p%d", cp.Partition), cr.Name, cp.Role, ack, secs(cp.Receive), client))
-		}
-	}
-	slices.Sort(parts)
-	for _, p := range parts {
-		for _, r := range rows[p] {
-			b.WriteString(r + "\n")
-		}
-	}
-	for _, d := range tr.ClientDiffs {
-		if d.Diff > 0 {
-			fmt.Fprintf(b, "  p%d: %s stalled %s longer than %s: %s\n", d.Partition, d.Longest, secs(d.Diff), d.Shortest, d.Why)
-		}
-	}
-	for _, cr := range tr.Clients {
-		switch {
-		case cr.Err != "":
-			fmt.Fprintf(b, "  %s: not analysed: %s\n", cr.Name, cr.Err)
-			continue
-		case cr.Audit == nil:
-			fmt.Fprintf(b, "  %s: not read back, no audit", cr.Name)
-		default:
-			a := cr.Audit
-			fmt.Fprintf(b, "  %s: %d acknowledged, %d lost, %d duplicated, %d reordered", cr.Name, a.Acknowledged, a.Lost, a.Duplicated, a.Reordered)
-		}
-		if len(cr.Settings) > 0 {
-			kv := make([]string, len(cr.Settings))
-			for i, s := range cr.Settings {
-				kv[i] = s.Name + "=" + s.Value
-			}
-			fmt.Fprintf(b, "; %s", strings.Join(kv, " "))
-		}
-		b.WriteString("\n")
-	}
 }
 
 // ClientSummary is one client's stalls across a run's valid trials, for
@@ -351,17 +323,5 @@ func (s *Summary) addClients(tr *Trial) {
 				}
 			}
 		}
-	}
-}
-
-// writeClientSummary draws the clients' ranges; nothing for runs of one
-// client.
-func writeClientSummary(b *bytes.Buffer, s *Summary) {
-	if len(s.Clients) == 0 {
-		return
-	}
-	b.WriteString("  clients side by side:\n")
-	for _, c := range s.Clients {
-		fmt.Fprintf(b, "    %-10s %-8s ack gap %-13s client phase %-13s lost %d\n", c.Client, c.Role, c.Ack, c.Phase, c.Lost)
 	}
 }

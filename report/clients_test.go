@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -27,7 +28,7 @@ func addClient(t *testing.T, trial, name string, lag time.Duration) {
 		t.Fatal(err)
 	}
 	src := trials[0]
-	firstAck := time.Date(2026, 11, 30, 16, 42, 18, 239000000, time.UTC) // p0's, in sigkill.txt.golden
+	firstAck := time.Date(2026, 11, 30, 16, 42, 18, 239000000, time.UTC) // p0's, in outputs/sigkill.txt.golden
 	held := firstAck.Add(lag)
 	dec, err := src.OpenProbe(t.Context())
 	if err != nil {
@@ -138,16 +139,6 @@ func TestClientsSideBySide(t *testing.T) {
 	}
 }
 
-// TestClientsSection keeps the section's text as a golden file.
-func TestClientsSection(t *testing.T) {
-	trial := unpack(t, "sigkill.tar.gz")
-	addClient(t, trial, "librdkafka", 300*time.Millisecond)
-	tr := analyze(t, trial)
-	var b bytes.Buffer
-	writeClients(&b, tr)
-	checkGolden(t, "clients.txt.golden", b.Bytes())
-}
-
 func TestClientsSummary(t *testing.T) {
 	var trials []*Trial
 	for _, lag := range []time.Duration{100 * time.Millisecond, 400 * time.Millisecond} {
@@ -178,5 +169,56 @@ func TestClientsSummary(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "clients side by side") {
 		t.Errorf("summary has no clients:\n%s", b.String())
+	}
+}
+
+// TestDiffClientsResolution checks that a difference below the probes'
+// resolution is no measurable difference, and one at it or above is.
+func TestDiffClientsResolution(t *testing.T) {
+	const res = 20 * time.Millisecond
+	learnt := time.Date(2026, 11, 30, 16, 42, 18, 0, time.UTC)
+	for _, tc := range []struct {
+		name       string
+		fg, other  ClientPartition
+		measurable bool
+		why        string
+		longest    string
+	}{
+		{name: "equal", fg: ClientPartition{Ack: time.Second}, other: ClientPartition{Ack: time.Second},
+			why: "the same stall", longest: FranzGo},
+		{name: "2ms apart", fg: ClientPartition{Ack: time.Second}, other: ClientPartition{Ack: time.Second + 2*time.Millisecond},
+			why: "no measurable difference", longest: "java"},
+		{name: "just below", fg: ClientPartition{Ack: time.Second}, other: ClientPartition{Ack: time.Second + res - 1},
+			why: "no measurable difference", longest: "java"},
+		{name: "at the resolution", fg: ClientPartition{Ack: time.Second}, other: ClientPartition{Ack: time.Second + res},
+			measurable: true, why: "not in learning the leader", longest: "java"},
+		{name: "learnt later", fg: ClientPartition{Ack: time.Second, Learnt: learnt},
+			other:      ClientPartition{Ack: 2 * time.Second, Learnt: learnt.Add(900 * time.Millisecond)},
+			measurable: true, why: "java learnt the new leader 0.90 s after franz-go", longest: "java"},
+		{name: "open, barely longer", fg: ClientPartition{Ack: time.Second}, other: ClientPartition{Ack: time.Second + time.Millisecond, Open: true},
+			measurable: true, why: "had no ack after the fault", longest: "java"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fg.Role, tc.other.Role = results.RoleFollowed, results.RoleFollowed
+			ds := diffClients([]ClientResult{
+				{Name: FranzGo, Partitions: []ClientPartition{tc.fg}},
+				{Name: "java", Partitions: []ClientPartition{tc.other}},
+			}, res)
+			if len(ds) != 1 {
+				t.Fatalf("%d diffs, want 1", len(ds))
+			}
+			d := ds[0]
+			if d.Measurable != tc.measurable || !strings.Contains(d.Why, tc.why) || d.Longest != tc.longest || d.Resolution != res {
+				t.Errorf("diff %+v, want measurable %v, longest %s, why containing %q, resolution %v", d, tc.measurable, tc.longest, tc.why, res)
+			}
+			var b bytes.Buffer
+			tr := &Trial{Gaps: gaps.NewReport(gaps.Options{}), Clients: []ClientResult{{Name: FranzGo, Partitions: []ClientPartition{tc.fg}}, {Name: "java", Partitions: []ClientPartition{tc.other}}}, ClientDiffs: ds}
+			if err := WriteText(&b, tr); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(b.String(), "longer than"); got != tc.measurable {
+				t.Errorf("text says a difference: %v, want %v:\n%s", got, tc.measurable, b.String())
+			}
+		})
 	}
 }

@@ -67,12 +67,11 @@ type Cause struct {
 	// note.
 	Min time.Duration `json:"-"`
 	Max time.Duration `json:"-"`
-	// Why is the first partition's words; the others differ at most in
+	// Explanation is the first partition's words, without its evidence
+	// line (each partition has its own); the others' differ at most in
 	// their figures.
-	Why        string    `json:"why"`
-	Setting    string    `json:"setting,omitempty"`
-	Settings   []Setting `json:"settings,omitempty"`
-	Partitions []int32   `json:"partitions"`
+	Explanation
+	Partitions []int32 `json:"partitions"`
 }
 
 // MarshalJSON writes the row with its durations in seconds; an absent
@@ -193,7 +192,8 @@ func faultStall(st gaps.Stalls, withFault bool) (time.Duration, bool) {
 func causes(stalls []Stall) []Cause {
 	var out []Cause
 	index := map[string]int{}
-	add := func(kind, why, setting string, ss []Setting, part int32, d time.Duration) {
+	add := func(kind string, e Explanation, part int32, d time.Duration) {
+		why, setting := e.Why, e.Setting
 		if why == "" && setting == "" {
 			return
 		}
@@ -213,7 +213,7 @@ func causes(stalls []Stall) []Cause {
 			return
 		}
 		index[key] = len(out)
-		out = append(out, Cause{Kind: kind, Min: d, Max: d, Why: why, Setting: setting, Settings: ss, Partitions: []int32{part}})
+		out = append(out, Cause{Kind: kind, Min: d, Max: d, Explanation: Explanation{Why: why, Setting: setting, Settings: e.Settings}, Partitions: []int32{part}})
 	}
 	// By phase first, so the lines read in the order the stall ran.
 	for _, name := range phaseOrder {
@@ -221,7 +221,7 @@ func causes(stalls []Stall) []Cause {
 			st := &stalls[i]
 			for _, ph := range st.Phases {
 				if ph.Name == name {
-					add(ph.Name, ph.Why, ph.Setting, ph.Settings, st.Partition, ph.Duration)
+					add(ph.Name, ph.Explanation, st.Partition, ph.Duration)
 				}
 			}
 		}
@@ -230,20 +230,20 @@ func causes(stalls []Stall) []Cause {
 		st := &stalls[i]
 		for _, ph := range st.Phases {
 			if !slices.Contains(phaseOrder, ph.Name) {
-				add(ph.Name, ph.Why, ph.Setting, ph.Settings, st.Partition, ph.Duration)
+				add(ph.Name, ph.Explanation, st.Partition, ph.Duration)
 			}
 		}
 	}
 	for i := range stalls {
 		st := &stalls[i]
-		if st.ReceiveWhy != "" {
-			add(CauseReceive, st.ReceiveWhy, st.ReceiveSetting, st.ReceiveSettings, st.Partition, 0)
+		if st.Receive.Why != "" {
+			add(CauseReceive, st.Receive, st.Partition, 0)
 		}
 	}
 	for i := range stalls {
 		st := &stalls[i]
 		if st.Note != "" {
-			add(CauseNote, st.Note, "", st.NoteSettings, st.Partition, 0)
+			add(CauseNote, Explanation{Why: st.Note, Settings: st.NoteSettings}, st.Partition, 0)
 		}
 	}
 	return out

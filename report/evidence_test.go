@@ -144,8 +144,8 @@ func TestDamagedEvidence(t *testing.T) {
 							t.Errorf("p%d %s explained from a binary client.log: %q", st.Partition, ph.Name, ph.Why)
 						}
 					}
-					if st.ReceiveWhy != "" {
-						t.Errorf("p%d receive explained from a binary client.log: %q", st.Partition, st.ReceiveWhy)
+					if st.Receive.Why != "" {
+						t.Errorf("p%d receive explained from a binary client.log: %q", st.Partition, st.Receive.Why)
 					}
 				}
 			},

@@ -284,7 +284,7 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
 				continue
 			}
-			ph := Phase{Name: bd.name, End: at, Duration: at.Sub(prev), Evidence: bd.e.Summary(), Source: bd.e.Source}
+			ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
 			switch bd.name {
 			case PhaseQuorum:
 				x.quorumPhase(&ph)
@@ -319,7 +319,7 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 			st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
 		}
 		if !st.FirstAck.IsZero() {
-			ph := Phase{Name: PhaseFirstAck, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
+			ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
 			x.firstAck(&st, &ph, prev)
 			st.Phases = append(st.Phases, ph)
 		}

@@ -203,8 +203,7 @@ func measure(tr *Trial, f *results.Fault) *Metrics {
 			lost[p.Partition] = p.Lost
 		}
 	}
-	// The session timeout is read only when a stall needs it: it costs a
-	// read of the controller's log.
+	// The session timeout is looked up only when a stall needs it.
 	var session time.Duration
 	sessionRead, sessionKnown := false, false
 	sessionTimeout := func() (time.Duration, bool) {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -38,10 +37,10 @@ func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
 		if f.Kind == results.FaultIsolateController && st.Role == results.RoleLed && st.Began > 0 && fenced {
 			start := tr.FaultAt.Add(st.Began)
 			if !fence.Time.After(start) {
-				st.StartWhy = fmt.Sprintf("broker %d, cut from the controller only, went on leading and acking for %s after the cut; the stall began %s after the controller fenced it (broker.session.timeout.ms after its last heartbeat): its followers left it for the new leader, so its high watermark could not move",
+				st.Start.Why = fmt.Sprintf("broker %d, cut from the controller only, went on leading and acking for %s after the cut; the stall began %s after the controller fenced it (broker.session.timeout.ms after its last heartbeat): its followers left it for the new leader, so its high watermark could not move",
 					f.NodeID, secs(st.Began), secs(start.Sub(fence.Time)))
-				st.StartEvidence, st.StartSource = fence.Summary(), fence.Source
-				st.StartSettings = []Setting{nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")}
+				st.Start.Evidence, st.Start.Source = fence.Summary(), fence.Source
+				st.Start.Settings = []Setting{nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")}
 			}
 		}
 		gp := tr.partitionGaps(st.Partition)
@@ -52,9 +51,9 @@ func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
 		if lr.IsZero() || (!st.FirstAck.IsZero() && lr.After(st.FirstAck)) {
 			continue
 		}
-		st.ConsumerNote = fmt.Sprintf("the consumer never moved: its last record came at %s and %d acknowledged records after it were never received; it went on fetching from broker %d, which answered without error and with nothing new, so it had no reason to look for the new leader",
+		st.Consumer.Why = fmt.Sprintf("the consumer never moved: its last record came at %s and %d acknowledged records after it were never received; it went on fetching from broker %d, which answered without error and with nothing new, so it had no reason to look for the new leader",
 			lr.UTC().Format("15:04:05.000"), gp.NotReceived, st.Leader)
-		st.ConsumerSettings = []Setting{x.clientSetting("metadata_max_age")}
+		st.Consumer.Settings = []Setting{x.clientSetting("metadata_max_age")}
 	}
 }
 
@@ -104,22 +103,4 @@ func (tr *Trial) partitionGaps(p int32) *gaps.Partition {
 		}
 	}
 	return nil
-}
-
-// writeCut writes what explainCut added to a stall.
-func (o TextOptions) writeCut(b *bytes.Buffer, st *Stall) {
-	if st.StartWhy != "" {
-		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.StartEvidence, st.StartSource, st.StartWhy)
-	}
-	if st.ConsumerNote != "" {
-		fmt.Fprintf(b, "  consumer: %s\n            shorten: metadata_max_age (now %s), which makes it refresh metadata even without an error%s\n",
-			st.ConsumerNote, settingValue(st.ConsumerSettings), o.flags(st.ConsumerSettings))
-	}
-}
-
-func settingValue(ss []Setting) string {
-	if len(ss) == 0 || ss[0].Source == SourceUnknown {
-		return "unknown"
-	}
-	return ss[0].Value
 }

@@ -42,8 +42,8 @@ func TestIsolateControllerFacts(t *testing.T) {
 	if st.Role != results.RoleLed || start.Before(fence.Time) {
 		t.Errorf("p0 (%s) stall starts %v, before the fence at %v: the broker led on until then", st.Role, start, fence.Time)
 	}
-	if st.StartWhy == "" || st.StartSource != fence.Source {
-		t.Errorf("p0 start: why %q, source %q; want the fence's line %s", st.StartWhy, st.StartSource, fence.Source)
+	if st.Start.Why == "" || st.Start.Source != fence.Source {
+		t.Errorf("p0 start: why %q, source %q; want the fence's line %s", st.Start.Why, st.Start.Source, fence.Source)
 	}
 	var client *Phase
 	for i := range st.Phases {
@@ -54,14 +54,14 @@ func TestIsolateControllerFacts(t *testing.T) {
 	if client == nil || !slices.Contains(settingNames(client.Settings), "produce_request_timeout") {
 		t.Errorf("p0 client phase %+v: want produce_request_timeout as what it waited out", client)
 	}
-	if st.ConsumerNote == "" || !slices.Contains(settingNames(st.ConsumerSettings), "metadata_max_age") {
-		t.Errorf("p0 consumer note %q, settings %v: the consumer never received again and must be called out", st.ConsumerNote, st.ConsumerSettings)
+	if st.Consumer.Why == "" || !slices.Contains(settingNames(st.Consumer.Settings), "metadata_max_age") {
+		t.Errorf("p0 consumer note %q, settings %v: the consumer never received again and must be called out", st.Consumer.Why, st.Consumer.Settings)
 	}
 	// The partitions it only followed barely stall: well under the
 	// session timeout.
 	for _, p := range []int32{1, 2} {
-		if s := stallOf(t, tr, p); s.Role != results.RoleFollowed || s.Total > 3*time.Second || s.ConsumerNote != "" {
-			t.Errorf("p%d (%s): stalled %v, consumer note %q; want a short stall and none", p, s.Role, s.Total, s.ConsumerNote)
+		if s := stallOf(t, tr, p); s.Role != results.RoleFollowed || s.Total > 3*time.Second || s.Consumer.Why != "" {
+			t.Errorf("p%d (%s): stalled %v, consumer note %q; want a short stall and none", p, s.Role, s.Total, s.Consumer.Why)
 		}
 	}
 	if tr.Replicas == nil || len(tr.Replicas.Partitions) != 3 {

@@ -55,49 +55,74 @@ type Stall struct {
 	// with their evidence (CheckStall); when there are any, Phases is
 	// empty and Note says so.
 	Violations []Violation `json:"violations,omitempty"`
-	// StartWhy says why a stall began after the fault, where the logs tell
-	// (a broker cut from the controller leads on until it is fenced);
-	// StartEvidence and StartSource are the line that began it, and
-	// StartSettings the settings that place it.
-	StartWhy      string    `json:"start_why,omitempty"`
-	StartEvidence string    `json:"start_evidence,omitempty"`
-	StartSource   string    `json:"start_source,omitempty"`
-	StartSettings []Setting `json:"start_settings,omitempty"`
-	// ConsumerNote calls out a consumer that never received again after
-	// the stall; ConsumerSettings would make it look for the new leader.
-	ConsumerNote     string    `json:"consumer_note,omitempty"`
-	ConsumerSettings []Setting `json:"consumer_settings,omitempty"`
-	// ReceiveWhy explains a receive gap longer than the ack gap, and
-	// ReceiveSetting names the setting that would shorten it.
-	ReceiveWhy      string    `json:"receive_why,omitempty"`
-	ReceiveSetting  string    `json:"receive_setting,omitempty"`
-	ReceiveSettings []Setting `json:"receive_settings,omitempty"`
+	// Start says why a stall began after the fault, where the logs tell
+	// (a broker cut from the controller leads on until it is fenced): the
+	// line that began it and the settings that place it. Zero for none.
+	Start Explanation `json:"-"`
+	// Consumer calls out a consumer that never received again after the
+	// stall; its Settings would make it look for the new leader. Zero for
+	// none.
+	Consumer Explanation `json:"-"`
+	// Receive explains a receive gap longer than the ack gap, and what
+	// would shorten it. Zero for none.
+	Receive Explanation `json:"-"`
 }
 
-// Phase is one part of a stall.
-type Phase struct {
-	Name     string        `json:"name"`
-	End      time.Time     `json:"end"`
-	Duration time.Duration `json:"-"`
-	// Evidence is the event that ends the phase.
-	Evidence string `json:"evidence,omitempty"`
-	Source   string `json:"source,omitempty"`
-	// Why says what the phase waited for; Setting says in words what would
-	// shorten it, if anything, and Settings are those settings as data.
+// Explanation is why a part of a stall took its time, as the analysis
+// found it: what it waited for (Why), the log line that shows it
+// (Evidence, at Source: "c1/controller.log:92"), and what would shorten it,
+// in words (Setting) and as data (Settings: each setting's name, its value
+// and where the value was read). Every explanation the analysis gives —
+// a phase's, a stall's start, its receive gap, a consumer that never
+// received again, the quorum's gap, a cause of the digest — is one.
+type Explanation struct {
+	Evidence string    `json:"evidence,omitempty"`
+	Source   string    `json:"source,omitempty"`
 	Why      string    `json:"why,omitempty"`
 	Setting  string    `json:"setting,omitempty"`
 	Settings []Setting `json:"settings,omitempty"`
 }
 
-// MarshalJSON writes the stall with its durations in seconds.
+// Phase is one part of a stall, from Start to End: the first phase starts
+// at the fault (or at the stall's start, Stall.Began), each other where the
+// one before it ended, and Duration is End - Start. Renderers draw these
+// times; none rebuilds them.
+type Phase struct {
+	Name string `json:"name"`
+	// Start is kept out of the JSON, which has held the phases by their
+	// end and duration since its first version.
+	Start    time.Time     `json:"-"`
+	End      time.Time     `json:"end"`
+	Duration time.Duration `json:"-"`
+	// Explanation says what the phase waited for; its Evidence is the
+	// event that ends the phase.
+	Explanation
+}
+
+// MarshalJSON writes the stall with its durations in seconds, and its
+// start, consumer and receive explanations as the flat fields the JSON has
+// always had.
 func (st Stall) MarshalJSON() ([]byte, error) {
 	type plain Stall
 	return json.Marshal(struct {
 		plain
-		TotalSeconds float64 `json:"total_seconds"`
-		BeganSeconds float64 `json:"began_after_fault_seconds,omitempty"`
-		Elsewhere    float64 `json:"longest_elsewhere_seconds,omitempty"`
-	}{plain(st), st.Total.Seconds(), st.Began.Seconds(), st.Elsewhere.Seconds()})
+		StartWhy         string    `json:"start_why,omitempty"`
+		StartEvidence    string    `json:"start_evidence,omitempty"`
+		StartSource      string    `json:"start_source,omitempty"`
+		StartSettings    []Setting `json:"start_settings,omitempty"`
+		ConsumerNote     string    `json:"consumer_note,omitempty"`
+		ConsumerSettings []Setting `json:"consumer_settings,omitempty"`
+		ReceiveWhy       string    `json:"receive_why,omitempty"`
+		ReceiveSetting   string    `json:"receive_setting,omitempty"`
+		ReceiveSettings  []Setting `json:"receive_settings,omitempty"`
+		TotalSeconds     float64   `json:"total_seconds"`
+		BeganSeconds     float64   `json:"began_after_fault_seconds,omitempty"`
+		Elsewhere        float64   `json:"longest_elsewhere_seconds,omitempty"`
+	}{plain(st),
+		st.Start.Why, st.Start.Evidence, st.Start.Source, st.Start.Settings,
+		st.Consumer.Why, st.Consumer.Settings,
+		st.Receive.Why, st.Receive.Setting, st.Receive.Settings,
+		st.Total.Seconds(), st.Began.Seconds(), st.Elsewhere.Seconds()})
 }
 
 // MarshalJSON writes the phase with its duration in seconds.

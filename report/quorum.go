@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -52,10 +51,9 @@ type QuorumGap struct {
 	// Predicted is what the configuration predicts when the first election
 	// succeeds: controller.quorum.fetch.timeout.ms; zero when unknown.
 	Predicted time.Duration `json:"-"`
-	// Why, Setting and Settings explain the gap as a Phase's do.
-	Why      string    `json:"why,omitempty"`
-	Setting  string    `json:"setting,omitempty"`
-	Settings []Setting `json:"settings,omitempty"`
+	// Explanation says why the gap lasted as it did, as a Phase's does;
+	// the lines that bound it are Led, Fault, Noticed and Elected.
+	Explanation
 	// Note says why there is no gap to measure, when there is none.
 	Note string `json:"note,omitempty"`
 	// DataPath is what the probe's partitions did meanwhile; nil without
@@ -233,61 +231,6 @@ func quorumWindow(q *QuorumGap, m *results.Meta) time.Duration {
 		return max(gaps.DefaultWindow, m.Ended.Sub(q.Fault.Time))
 	}
 	return 0
-}
-
-// writeQuorum writes the quorum's gap for the text report: the faulted
-// leader, then each line that bounds the gap, timed from the fault.
-func writeQuorum(b *bytes.Buffer, q *QuorumGap) {
-	epoch := ""
-	if q.Epoch >= 0 {
-		epoch = fmt.Sprintf(", leader at epoch %d", q.Epoch)
-	}
-	if q.Elected != nil {
-		fmt.Fprintf(b, "\nquorum: no leader for %.2f s after the fault of its active controller %s (node %d%s):\n",
-			q.Leaderless.Seconds(), q.Controller, q.NodeID, epoch)
-	} else {
-		fmt.Fprintf(b, "\nquorum: no new leader after the fault of its active controller %s (node %d%s):\n", q.Controller, q.NodeID, epoch)
-	}
-	line := func(name string, l *LogLine) {
-		fmt.Fprintf(b, "  %-9s %+6.2f s, %s: %s %s [%s]\n", name, l.Time.Sub(q.Fault.Time).Seconds(),
-			l.Time.UTC().Format("15:04:05.000"), l.Node, l.Evidence, l.Source)
-	}
-	if q.Led != nil {
-		line("led", q.Led)
-	}
-	line("fault", &q.Fault)
-	if q.Noticed != nil {
-		line("noticed", q.Noticed)
-	}
-	if q.Elected != nil {
-		line("elected", q.Elected)
-	}
-	if q.Why != "" {
-		fmt.Fprintf(b, "            why: %s\n", q.Why)
-	}
-	if q.Setting != "" {
-		fmt.Fprintf(b, "            shorten: %s\n", q.Setting)
-	}
-	if q.Note != "" {
-		fmt.Fprintf(b, "  note: %s\n", q.Note)
-	}
-	if d := q.DataPath; d != nil {
-		fmt.Fprintf(b, "  data path: %s\n", d)
-	}
-}
-
-// writeQuorumDigest writes the quorum's gap in the digest's form of a
-// cause: the figure, who, why, and what would shorten it.
-func writeQuorumDigest(b *bytes.Buffer, q *QuorumGap) {
-	if q.Elected == nil {
-		fmt.Fprintf(b, "quorum (%s): %s\n", q.Controller, q.Note)
-	} else {
-		fmt.Fprintf(b, "quorum %.2f s (%s -> %s, epoch %d): %s; shorten: %s\n",
-			q.Leaderless.Seconds(), q.Controller, q.NewLeader, q.NewEpoch, q.Why, q.Setting)
-	}
-	if d := q.DataPath; d != nil {
-		fmt.Fprintf(b, "data path: %s\n", d)
-	}
 }
 
 // String says what the data path did, in a sentence.

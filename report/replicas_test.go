@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -256,7 +257,9 @@ func TestSummarizeReplicas(t *testing.T) {
 				}
 			}
 			var text bytes.Buffer
-			writeReplicaView(&text, v, F)
+			if err := WriteText(&text, &Trial{Gaps: gaps.NewReport(gaps.Options{}), Replicas: v, FaultAt: F}); err != nil {
+				t.Fatal(err)
+			}
 			if !strings.Contains(text.String(), "p0 at the fault: LEO 1:") {
 				t.Errorf("text does not give p0's LEOs at the fault:\n%s", text.String())
 			}

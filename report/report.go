@@ -1,17 +1,28 @@
-// Package report reads a trial directory — the probe CSV, the read-back CSV,
-// the nodes' and clients' logs and the metadata — and puts the analyses
-// together: the gaps per partition, the timeline, the integrity check and
-// each stall split into phases; for a fault of several steps, every stall
-// after the step it followed; or, after a controller fault, the KRaft
-// quorum's leaderless gap and what the data path did meanwhile. It renders
-// one trial, or a summary across the trials of a run, as text or JSON. It
-// needs neither Docker nor Kafka.
+// Package report is kbf's analysis of a trial. It reads a trial directory
+// — the probe CSV, the read-back CSV, the nodes' and clients' logs and the
+// metadata — and puts the analyses together: the gaps per partition, the
+// timeline, the integrity check and each stall split into phases; for a
+// fault of several steps, every stall after the step it followed; or,
+// after a controller fault, the KRaft quorum's leaderless gap and what the
+// data path did meanwhile; and, across the trials of a run, a summary
+// (Summarize). It returns data and draws nothing: report/render writes it
+// as text and JSON, plot as SVG and htmlreport as a page. It needs neither
+// Docker nor Kafka.
 //
 // The analysis decides and the renderers draw: a Trial holds each Stall's
-// Phases with their explanations and the Settings behind them (the value
-// and where it was read, or SourceUnknown), and the Boundaries a picture
-// draws as lines. Settings are named as their owners spell them; a command
-// that has flags for them says so through TextOptions.Flag.
+// Phases, each with its start and end, its explanation and the Settings
+// behind it (the value and where it was read, or SourceUnknown), and the
+// Boundaries a picture draws as lines. Settings are named as their owners
+// spell them; a command that has flags for them says so through
+// render.TextOptions.Flag.
+//
+// Where to look: report.go runs the analysis (Analyze) and holds the
+// Trial; explain.go and why.go split the stalls into phases and explain
+// them; check.go holds those explanations to their evidence; quorum.go,
+// network.go, steps.go, replicas.go and clients.go are the analyses of
+// their names; findings.go and metrics.go are what commands decide exit
+// codes and benchmarks by; digest.go and summary.go are a trial at a
+// glance and a run's trials side by side.
 package report
 
 import (
@@ -94,6 +105,8 @@ type Trial struct {
 	Metrics *Metrics `json:"-"`
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
+	// configs are the nodes' logged configurations, read up front.
+	configs *nodeConfigs
 }
 
 // Analyze reads the trial t: the timeline first (a graceful stop is dated
@@ -141,6 +154,9 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 	}
 	if !opt.FaultAt.IsZero() {
 		tr.FaultAt = opt.FaultAt
+	}
+	if fault != nil && tr.Timeline != nil {
+		tr.configs = readConfigs(tr)
 	}
 	if fault != nil && fault.Kind.Controller() && tr.Timeline != nil && !tr.FaultAt.IsZero() {
 		tr.Quorum = analyzeQuorum(tr, fault)
@@ -429,18 +445,42 @@ func readLog(ctx context.Context, t results.Trial, audit *integrity.Audit) error
 	}
 }
 
+// FaultTitle names the trial's fault as every heading does — "sigkill of
+// k1 (node 1) at 2026-12-01 22:30:29.370", in UTC — or "" for a trial
+// without one.
+func (tr *Trial) FaultTitle() string {
+	if tr.Meta == nil || tr.Meta.Fault == nil {
+		return ""
+	}
+	f := tr.Meta.Fault
+	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+}
+
+// ProbeStalled reports whether the probe itself stalled between two sends
+// to a partition (its longest send gap over five intervals and 100 ms), so
+// that gaps as short as that may be its own, not Kafka's.
+func (tr *Trial) ProbeStalled() bool {
+	if tr.Meta == nil {
+		return false
+	}
+	p := tr.Meta.Probe
+	return p.LongestSendGap > 5*p.Interval && p.LongestSendGap > 100*time.Millisecond
+}
+
 // ErrNoMessages is reported for a probe CSV without a single message.
 var ErrNoMessages = errors.New("no messages: the probe recorded nothing")
 
 // Check returns an error when the trial holds nothing to report.
 func (tr *Trial) Check() error {
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 {
-		return fmt.Errorf("%s: %w", tr.where(), ErrNoMessages)
+		return fmt.Errorf("%s: %w", tr.Where(), ErrNoMessages)
 	}
 	return nil
 }
 
-func (tr *Trial) where() string {
+// Where names the trial in messages: its directory, or "probe CSV" for a
+// probe CSV read alone.
+func (tr *Trial) Where() string {
 	if tr.Dir != "" {
 		return tr.Dir
 	}

@@ -1,10 +1,8 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -88,7 +86,7 @@ func Summarize(trials []*Trial) *Summary {
 	s := &Summary{Phases: map[string]*Range{}}
 	for _, tr := range trials {
 		if v := tr.Verdict; v != nil && v.Status != verdict.Valid {
-			s.LeftOut = append(s.LeftOut, fmt.Sprintf("%s: %s", tr.where(), v))
+			s.LeftOut = append(s.LeftOut, fmt.Sprintf("%s: %s", tr.Where(), v))
 			continue
 		}
 		s.Trials++
@@ -159,45 +157,4 @@ func (s *Summary) addGaps(tr *Trial) {
 			s.ReceiveGap.add(d)
 		}
 	}
-}
-
-// WriteSummaryText writes the summary as the blog did, one measure a line.
-func WriteSummaryText(w io.Writer, s *Summary) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "summary of %d trials (%v)\n", s.Trials, s.Faults)
-	row := func(name string, r Range) {
-		fmt.Fprintf(&b, "  %-44s %s\n", name, r)
-	}
-	row("detection (fault → fence or shutdown granted)", s.Detect)
-	row("election + client (→ producer on new leader)", s.ElectAndClient)
-	row("ack gap, partitions the broker led", s.LeaderGap)
-	row("ack gap, partitions the broker followed", s.FollowerGap)
-	row("ack gap, every partition", s.AnyGap)
-	row("receive gap, every partition", s.ReceiveGap)
-	for _, name := range []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck} {
-		if r := s.Phases[name]; r != nil {
-			row("phase "+name, *r)
-		}
-	}
-	fmt.Fprintf(&b, "  failed sends %d; acknowledged records lost %d, duplicated %d, reordered %d\n",
-		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
-	writeClientSummary(&b, s)
-	if s.Escalated > 0 {
-		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
-	}
-	if n := len(s.LeftOut); n > 0 {
-		fmt.Fprintf(&b, "  %d trials left out, not valid:\n", n)
-		for _, l := range s.LeftOut {
-			fmt.Fprintf(&b, "    %s\n", l)
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// WriteSummaryJSON writes the summary as JSON.
-func WriteSummaryJSON(w io.Writer, s *Summary) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
 }

@@ -2,8 +2,10 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,8 +25,6 @@ type explainer struct {
 	ctl    *timeline.NodeConfig
 	ctlErr error
 	cfg    map[string]string // the probe's client configuration
-	// brokers caches the brokers' configurations, read once each.
-	brokers map[string]nodeConfig
 	// clientDamaged says why the probe's client.log was not read (it is
 	// not text); "" when it was. Nothing is then explained from the
 	// client's facts: their absence is no evidence.
@@ -41,23 +41,81 @@ type nodeConfig struct {
 	err error
 }
 
-// brokerConfig returns the configuration broker node logged, read once.
-func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
-	if c, ok := x.brokers[node]; ok {
-		return c.cfg, c.err
+// nodeConfigs are the configurations the nodes logged at their start,
+// read once per trial and up front (readConfigs), so that no explanation
+// reads a file in the middle of the analysis.
+type nodeConfigs struct {
+	// dirs are the node directories under logs/, in name order.
+	dirs []string
+	// logged is each node's ReadNodeConfig, for every node under logs/
+	// and every broker meta.json names.
+	logged map[string]nodeConfig
+}
+
+// readConfigs reads the configuration of every node of tr's trial.
+func readConfigs(tr *Trial) *nodeConfigs {
+	c := &nodeConfigs{logged: map[string]nodeConfig{}}
+	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
+	for _, e := range ents {
+		if e.IsDir() {
+			c.dirs = append(c.dirs, e.Name())
+		}
 	}
-	cfg, err := timeline.ReadNodeConfig(x.tr.Dir, node)
+	names := slices.Clone(c.dirs)
+	if tr.Meta != nil {
+		names = append(names, slices.Sorted(maps.Keys(tr.Meta.Cluster.Brokers))...)
+	}
+	for _, n := range names {
+		if _, ok := c.logged[n]; !ok {
+			cfg, err := timeline.ReadNodeConfig(tr.Dir, n)
+			c.logged[n] = nodeConfig{cfg, err}
+		}
+	}
+	return c
+}
+
+// node returns the configuration node logged, as ReadNodeConfig would.
+func (c *nodeConfigs) node(dir, node string) (*timeline.NodeConfig, error) {
+	if nc, ok := c.logged[node]; ok {
+		return nc.cfg, nc.err
+	}
+	// A node neither under logs/ nor in meta.json has no log to read:
+	// ReadNodeConfig says so in its own words without finding one.
+	return timeline.ReadNodeConfig(dir, node)
+}
+
+// values returns node's logged values by name, as
+// timeline.NodeConfigValues would; nil when they could not be read.
+func (c *nodeConfigs) values(dir, node string) map[string]string {
+	cfg, err := c.node(dir, node)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]string, len(cfg.Values))
+	for k, v := range cfg.Values {
+		m[k] = v.Value
+	}
+	return m
+}
+
+// brokerConfig returns the configuration broker node logged, or else the
+// one read back from it into meta.json.
+func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
+	cfg, err := x.tr.configs.node(x.tr.Dir, node)
 	if err != nil {
 		if rb, ok := timeline.ReadBackConfig(x.tr.Meta, node); ok {
 			cfg, err = rb, nil
 		}
 	}
-	x.brokers[node] = nodeConfig{cfg, err}
 	return cfg, err
 }
 
 func newExplainer(tr *Trial, f *results.Fault) *explainer {
-	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client, brokers: map[string]nodeConfig{}}
+	if tr.configs == nil {
+		// A Trial made by hand, not by Analyze.
+		tr.configs = readConfigs(tr)
+	}
+	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client}
 	for _, d := range tr.Timeline.Damaged {
 		if strings.HasPrefix(d, results.ClientLog+":") {
 			x.clientDamaged = d
@@ -66,7 +124,7 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	nodes := controllers(tr)
 	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
 	for _, node := range nodes {
-		c, err := timeline.ReadNodeConfig(tr.Dir, node)
+		c, err := tr.configs.node(tr.Dir, node)
 		if err == nil {
 			x.ctl, x.ctlErr = c, nil
 			break
@@ -89,19 +147,14 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 // process.roles with controller in it (a node that is both), the faulted
 // one last, as a survivor is the one that fenced it.
 func controllers(tr *Trial) []string {
-	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
 	var out, combined []string
 	faulted := false
-	for _, e := range ents {
-		name := e.Name()
-		if !e.IsDir() {
-			continue
-		}
+	for _, name := range tr.configs.dirs {
 		if _, broker := tr.Meta.Cluster.Brokers[name]; !broker && name != tr.Meta.Fault.Broker {
 			out = append(out, name)
 			continue
 		}
-		roles := timeline.NodeConfigValues(tr.Dir, name)["process.roles"]
+		roles := tr.configs.values(tr.Dir, name)["process.roles"]
 		if !strings.Contains(roles, "controller") {
 			continue
 		}
@@ -544,8 +597,8 @@ func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
 		secs(recvGap-ackGap), cons.Leader, cons.Time.UTC().Format("15:04:05.000"), secs(cons.Time.Sub(prod.Time)))
 	if strings.Contains(why, "backoff") {
 		s += fmt.Sprintf(": its fetches to the dead broker were backing off (up to %s), and it refreshes metadata only when a backoff ends (%q)", x.clientValue("retry_backoff_max"), why)
-		st.ReceiveSetting = "retry_backoff_max"
-		st.ReceiveSettings = []Setting{x.clientSetting("retry_backoff_max")}
+		st.Receive.Setting = "retry_backoff_max"
+		st.Receive.Settings = []Setting{x.clientSetting("retry_backoff_max")}
 	}
-	st.ReceiveWhy = s
+	st.Receive.Why = s
 }

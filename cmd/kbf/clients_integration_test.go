@@ -19,6 +19,7 @@ import (
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -83,7 +84,7 @@ func TestIntegrationClients(t *testing.T) {
 	t.Cleanup(func() {
 		if t.Failed() {
 			var b bytes.Buffer
-			report.WriteText(&b, tr)
+			render.WriteText(&b, tr)
 			t.Logf("report of the failed trial:\n%s", b.String())
 		}
 	})

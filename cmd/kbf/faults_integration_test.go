@@ -23,6 +23,7 @@ import (
 
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -82,7 +83,7 @@ func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...stri
 	t.Cleanup(func() {
 		if t.Failed() {
 			var b bytes.Buffer
-			report.WriteText(&b, tr)
+			render.WriteText(&b, tr)
 			t.Logf("report of the failed trial:\n%s\nstderr:\n%s", b.String(), stderr.String())
 		}
 	})

@@ -25,6 +25,7 @@ import (
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
@@ -145,7 +146,7 @@ func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *rep
 	t.Cleanup(func() {
 		if t.Failed() { // the whole report, to read what went wrong
 			var b bytes.Buffer
-			report.WriteText(&b, tr)
+			render.WriteText(&b, tr)
 			t.Logf("report of the failed trial:\n%s", b.String())
 		}
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -113,7 +114,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		if len(broken) > 0 {
 			fmt.Fprintf(w, "summary of the %d trials that could be read; %d could not\n", len(analysed), len(broken))
 		}
-		if err := report.WriteSummaryText(w, report.Summarize(analysed)); err != nil {
+		if err := render.WriteSummaryText(w, report.Summarize(analysed)); err != nil {
 			return err
 		}
 	}
@@ -221,19 +222,19 @@ func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
 
 func writeJSONReport(w io.Writer, trials []*report.Trial, broken results.BrokenTrials) error {
 	if len(trials) == 1 && len(broken) == 0 {
-		return report.WriteJSON(w, trials[0])
+		return render.WriteJSON(w, trials[0])
 	}
 	fmt.Fprintln(w, "{\"trials\": [")
 	for i, tr := range trials {
 		if i > 0 {
 			fmt.Fprintln(w, ",")
 		}
-		if err := report.WriteJSON(w, tr); err != nil {
+		if err := render.WriteJSON(w, tr); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w, "], \"summary\":")
-	if err := report.WriteSummaryJSON(w, report.Summarize(trials)); err != nil {
+	if err := render.WriteSummaryJSON(w, report.Summarize(trials)); err != nil {
 		return err
 	}
 	// The trials that could not be read, each with why, so a reader of

@@ -1,6 +1,6 @@
 package main
 
-import "github.com/kbf-project/kbf/report"
+import "github.com/kbf-project/kbf/report/render"
 
 // settingFlags maps the probe client's settings, as meta.json and the
 // report name them (probe.Config.Effective), to the flags of kbf run and
@@ -26,4 +26,4 @@ func flagName(setting string) string { return settingFlags[setting] }
 
 // textReport is how kbf prints a report: with the flags that shorten a
 // stall named.
-var textReport = report.TextOptions{Flag: flagName}
+var textReport = render.TextOptions{Flag: flagName}

@@ -35,10 +35,10 @@ func TestSettingFlags(t *testing.T) {
 // that would shorten a stall, and not of a node's.
 func TestTextReportFlags(t *testing.T) {
 	tr := &report.Trial{Gaps: gaps.NewReport(gaps.Options{}), Stalls: []report.Stall{{Partition: 0, Role: "leader", Phases: []report.Phase{
-		{Name: report.PhaseClient, Setting: "metadata_min_age", Settings: []report.Setting{
-			{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}},
-		{Name: report.PhaseDetect, Setting: "broker.session.timeout.ms", Settings: []report.Setting{
-			{Name: "broker.session.timeout.ms", Node: "c1", Source: report.SourceUnknown}}},
+		{Name: report.PhaseClient, Explanation: report.Explanation{Setting: "metadata_min_age", Settings: []report.Setting{
+			{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}}},
+		{Name: report.PhaseDetect, Explanation: report.Explanation{Setting: "broker.session.timeout.ms", Settings: []report.Setting{
+			{Name: "broker.session.timeout.ms", Node: "c1", Source: report.SourceUnknown}}}},
 	}}}}
 	var b strings.Builder
 	if err := textReport.WriteText(&b, tr); err != nil {

@@ -1,17 +1,15 @@
-package report
+package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
@@ -27,11 +25,11 @@ type TextOptions struct {
 }
 
 // WriteText writes the trial's report with no flag names (TextOptions).
-func WriteText(w io.Writer, tr *Trial) error { return TextOptions{}.WriteText(w, tr) }
+func WriteText(w io.Writer, tr *report.Trial) error { return TextOptions{}.WriteText(w, tr) }
 
 // WriteText writes the trial's report: a heading, the gaps, the stalls in
 // phases, the integrity check, the recovery and the timeline.
-func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
+func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	var b bytes.Buffer
 	writeHeading(&b, tr)
 	b.WriteString("\n")
@@ -82,7 +80,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *Trial) error {
 	return err
 }
 
-func writeHeading(b *bytes.Buffer, tr *Trial) {
+func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 	writeTitle(b, tr)
 	m := tr.Meta
 	if m == nil {
@@ -99,7 +97,7 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 	b.WriteString("\n")
 	if g := p.LongestSendGap; g > 0 {
 		fmt.Fprintf(b, "probe self-check: longest gap between two sends to a partition %.3f s", g.Seconds())
-		if g > 5*p.Interval && g > 100*time.Millisecond {
+		if tr.ProbeStalled() {
 			b.WriteString(": the probe itself stalled, so gaps this short may be its own, not Kafka's")
 		}
 		b.WriteString("\n")
@@ -119,22 +117,11 @@ func writeHeading(b *bytes.Buffer, tr *Trial) {
 	}
 }
 
-// FaultTitle names the trial's fault as every heading does — "sigkill of
-// k1 (node 1) at 2026-12-01 22:30:29.370", in UTC — or "" for a trial
-// without one.
-func (tr *Trial) FaultTitle() string {
-	if tr.Meta == nil || tr.Meta.Fault == nil {
-		return ""
-	}
-	f := tr.Meta.Fault
-	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
-}
-
 // writeTitle writes the heading's first line: the trial and its fault.
-func writeTitle(b *bytes.Buffer, tr *Trial) {
+func writeTitle(b *bytes.Buffer, tr *report.Trial) {
 	m := tr.Meta
 	if m == nil {
-		fmt.Fprintf(b, "%s (no metadata)\n", tr.where())
+		fmt.Fprintf(b, "%s (no metadata)\n", tr.Where())
 		return
 	}
 	name := tr.Dir
@@ -154,153 +141,15 @@ func writeTitle(b *bytes.Buffer, tr *Trial) {
 	b.WriteString("\n")
 }
 
-// WriteDigest writes the trial at a glance (Trial.Digest): its title, a
-// table with one row per partition, one line per distinct cause, the notes
-// and the verdict. The full report is WriteText's.
-func (o TextOptions) WriteDigest(w io.Writer, tr *Trial) error {
-	var b bytes.Buffer
-	writeTitle(&b, tr)
-	if tr.Gaps != nil && !tr.FaultAt.IsZero() {
-		fmt.Fprintf(&b, "stalls from the fault at %s", tr.FaultAt.UTC().Format("15:04:05.000"))
-		if tr.Gaps.Failed > 0 {
-			fmt.Fprintf(&b, "; %d sends failed", tr.Gaps.Failed)
-		}
-		b.WriteString(":\n")
-	} else if tr.Gaps != nil {
-		b.WriteString("no fault: the longest gaps\n")
-	}
-	d := tr.Digest()
-	writeDigestTable(&b, d)
-	for _, c := range d.Causes {
-		o.writeCause(&b, &c)
-	}
-	if tr.Quorum != nil {
-		writeQuorumDigest(&b, tr.Quorum)
-	}
-	writeStepsDigest(&b, tr.Steps)
-	if !d.Audited {
-		b.WriteString("no audit: the partitions were not read back\n")
-	} else if !tr.Integrity.OK() {
-		// A loss is the one finding nobody may miss: its offenders too.
-		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
-			return err
-		}
-	}
-	writeFindings(&b, tr)
-	for _, n := range tr.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
-	}
-	if tr.Meta != nil {
-		for _, n := range tr.Meta.Notes {
-			fmt.Fprintf(&b, "note: %s\n", n)
-		}
-	}
-	if d.Verdict != "" {
-		fmt.Fprintf(&b, "verdict: %s\n", d.Verdict)
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
-
-// writeFindings writes each client's audit, and whether it breaks what
-// the client's settings promise, when several clients probed or any audit
-// counted a record lost, duplicated or reordered: which client found what
-// is then the report's to say, in the digest and the full text alike. A
-// lone client with nothing to report has its counts in the table.
-func writeFindings(b *bytes.Buffer, tr *Trial) {
-	counted := slices.ContainsFunc(tr.Findings, func(f Finding) bool { return f.Lost+f.Duplicated+f.Reordered > 0 })
-	if len(tr.Clients) < 2 && !counted {
-		return
-	}
-	b.WriteString("audit, per client (exit 3 when a client breaks what its settings promise):\n")
-	for _, f := range tr.Findings {
-		fmt.Fprintf(b, "  %s\n", f)
-	}
-	for _, cr := range tr.Clients {
-		switch {
-		case cr.Err != "":
-			fmt.Fprintf(b, "  %s: not analysed: %s\n", cr.Name, cr.Err)
-		case cr.Audit == nil:
-			fmt.Fprintf(b, "  %s: not read back, no audit\n", cr.Name)
-		}
-	}
-}
-
-var digestRole = map[results.Role]string{
-	results.RoleLed:      "led",
-	results.RoleFollowed: "followed",
-	results.RoleNone:     "none",
-}
-
-func writeDigestTable(b *bytes.Buffer, d *Digest) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	head := []string{"", "role", "ack stall", "receive"}
-	head = append(head, d.Phases...)
-	head = append(head, "acked", "failed")
-	if d.Audited {
-		head = append(head, "lost", "dup", "reordered")
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, r := range d.Rows {
-		role := digestRole[r.Role]
-		if role == "" {
-			role = "-"
-		}
-		cells := []string{fmt.Sprintf("p%d", r.Partition), role, gapCell(r.Ack, r.AckOpen), gapCell(r.Receive, r.ReceiveOpen)}
-		for _, ph := range r.Phases {
-			cells = append(cells, gapCell(ph, false))
-		}
-		cells = append(cells, fmt.Sprintf("%d/%d", r.Acked, r.Sent), fmt.Sprint(r.Failed))
-		if d.Audited {
-			cells = append(cells, fmt.Sprint(r.Lost), fmt.Sprint(r.Duplicated), fmt.Sprint(r.Reordered))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
-	}
-	tw.Flush()
-}
-
-// gapCell is a duration in the table: "-" for none, ">" before a gap that
-// had not closed when the probe stopped.
-func gapCell(d time.Duration, open bool) string {
-	if d < 0 {
-		return "-"
-	}
-	s := fmt.Sprintf("%.2f s", d.Seconds())
-	if open {
-		s = ">" + s
-	}
-	return s
-}
-
-func (o TextOptions) writeCause(b *bytes.Buffer, c *Cause) {
-	b.WriteString(c.Kind)
-	if c.Kind != CauseReceive && c.Kind != CauseNote {
-		r := Range{Min: c.Min, Max: c.Max, N: 1}
-		fmt.Fprintf(b, " %s", r)
-	}
-	parts := make([]string, len(c.Partitions))
-	for i, p := range c.Partitions {
-		parts[i] = fmt.Sprintf("p%d", p)
-	}
-	fmt.Fprintf(b, " (%s): %s", strings.Join(parts, " "), c.Why)
-	switch {
-	case c.Setting != "":
-		fmt.Fprintf(b, "; shorten: %s%s", c.Setting, o.flags(c.Settings))
-	case o.flags(c.Settings) != "":
-		fmt.Fprintf(b, "; shorten: %s", strings.TrimPrefix(o.flags(c.Settings), "; "))
-	}
-	b.WriteString("\n")
-}
-
 // flags says which flags set the client settings among ss: "; flag
 // --metadata-min-age"; "" for none.
-func (o TextOptions) flags(ss []Setting) string {
+func (o TextOptions) flags(ss []report.Setting) string {
 	if o.Flag == nil {
 		return ""
 	}
 	var fs []string
 	for _, s := range ss {
-		if s.Node != "" || s.Source == SourceNodeConfig {
+		if s.Node != "" || s.Source == report.SourceNodeConfig {
 			continue
 		}
 		if f := o.Flag(s.Name); f != "" {
@@ -322,7 +171,7 @@ var roleText = map[results.Role]string{
 	results.RoleNone:     "the broker held no replica",
 }
 
-func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
+func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
 	role := roleText[st.Role]
 	fmt.Fprintf(b, "p%d (%s", st.Partition, role)
 	if st.NewLeader >= 0 {
@@ -382,10 +231,10 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *Stall) {
 		}
 	}
 	o.writeCut(b, st)
-	if st.ReceiveWhy != "" {
-		fmt.Fprintf(b, "  receive: %s\n", st.ReceiveWhy)
-		if st.ReceiveSetting != "" {
-			fmt.Fprintf(b, "            shorten: %s%s\n", st.ReceiveSetting, o.flags(st.ReceiveSettings))
+	if st.Receive.Why != "" {
+		fmt.Fprintf(b, "  receive: %s\n", st.Receive.Why)
+		if st.Receive.Setting != "" {
+			fmt.Fprintf(b, "            shorten: %s%s\n", st.Receive.Setting, o.flags(st.Receive.Settings))
 		}
 	}
 }
@@ -407,7 +256,7 @@ func undone(f *results.Fault) string {
 	return "broker restarted"
 }
 
-func writeRecovery(b *bytes.Buffer, tr *Trial) {
+func writeRecovery(b *bytes.Buffer, tr *report.Trial) {
 	r := tr.Meta.Recovery
 	b.WriteString("\nrecovery: ")
 	var parts []string
@@ -436,22 +285,23 @@ func writeRecovery(b *bytes.Buffer, tr *Trial) {
 	b.WriteString("\n")
 }
 
-// WriteJSON writes the trial's report as one JSON object.
-func WriteJSON(w io.Writer, tr *Trial) error {
-	type trialJSON struct {
-		*Trial
-		Timeline json.RawMessage `json:"timeline,omitempty"`
-		Digest   *Digest         `json:"digest,omitempty"`
+// writeCut writes what explainCut added to a stall.
+func (o TextOptions) writeCut(b *bytes.Buffer, st *report.Stall) {
+	if st.Start.Why != "" {
+		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.Start.Evidence, st.Start.Source, st.Start.Why)
 	}
-	out := trialJSON{Trial: tr, Digest: tr.Digest()}
-	if tr.Timeline != nil {
-		var tb bytes.Buffer
-		if err := timeline.WriteJSON(&tb, tr.Timeline); err != nil {
-			return err
-		}
-		out.Timeline = tb.Bytes()
+	if st.Consumer.Why != "" {
+		fmt.Fprintf(b, "  consumer: %s\n            shorten: metadata_max_age (now %s), which makes it refresh metadata even without an error%s\n",
+			st.Consumer.Why, settingValue(st.Consumer.Settings), o.flags(st.Consumer.Settings))
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }
+
+func settingValue(ss []report.Setting) string {
+	if len(ss) == 0 || ss[0].Source == report.SourceUnknown {
+		return "unknown"
+	}
+	return ss[0].Value
+}
+
+// secs is d in seconds, to the hundredth, as the report's figures are.
+func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }

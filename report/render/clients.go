@@ -1,0 +1,85 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kbf-project/kbf/report"
+)
+
+// writeClients draws the clients side by side; nothing for a trial with
+// one client.
+func writeClients(b *bytes.Buffer, tr *report.Trial) {
+	if len(tr.Clients) < 2 {
+		return
+	}
+	b.WriteString("\nclients side by side (the same partitions, the same fault):\n")
+	fmt.Fprintf(b, "  %-10s %-10s %-9s %9s %9s %9s\n", "partition", "client", "role", "ack", "receive", "client")
+	rows := map[int32][]string{}
+	var parts []int32
+	for _, cr := range tr.Clients {
+		if cr.Err != "" {
+			continue
+		}
+		for _, cp := range cr.Partitions {
+			if _, ok := rows[cp.Partition]; !ok {
+				parts = append(parts, cp.Partition)
+			}
+			ack := secs(cp.Ack)
+			if cp.Open {
+				ack = ">" + ack
+			}
+			client := "-"
+			if !cp.Learnt.IsZero() {
+				client = secs(cp.Client)
+			}
+			rows[cp.Partition] = append(rows[cp.Partition], fmt.Sprintf("  %-10s %-10s %-9s %9s %9s %9s",
+				fmt.Sprintf("p%d", cp.Partition), cr.Name, cp.Role, ack, secs(cp.Receive), client))
+		}
+	}
+	slices.Sort(parts)
+	for _, p := range parts {
+		for _, r := range rows[p] {
+			b.WriteString(r + "\n")
+		}
+	}
+	for _, d := range tr.ClientDiffs {
+		if d.Measurable {
+			fmt.Fprintf(b, "  p%d: %s stalled %s longer than %s: %s\n", d.Partition, d.Longest, secs(d.Diff), d.Shortest, d.Why)
+		}
+	}
+	for _, cr := range tr.Clients {
+		switch {
+		case cr.Err != "":
+			fmt.Fprintf(b, "  %s: not analysed: %s\n", cr.Name, cr.Err)
+			continue
+		case cr.Audit == nil:
+			fmt.Fprintf(b, "  %s: not read back, no audit", cr.Name)
+		default:
+			a := cr.Audit
+			fmt.Fprintf(b, "  %s: %d acknowledged, %d lost, %d duplicated, %d reordered", cr.Name, a.Acknowledged, a.Lost, a.Duplicated, a.Reordered)
+		}
+		if len(cr.Settings) > 0 {
+			kv := make([]string, len(cr.Settings))
+			for i, s := range cr.Settings {
+				kv[i] = s.Name + "=" + s.Value
+			}
+			fmt.Fprintf(b, "; %s", strings.Join(kv, " "))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeClientSummary draws the clients' ranges; nothing for runs of one
+// client.
+func writeClientSummary(b *bytes.Buffer, s *report.Summary) {
+	if len(s.Clients) == 0 {
+		return
+	}
+	b.WriteString("  clients side by side:\n")
+	for _, c := range s.Clients {
+		fmt.Fprintf(b, "    %-10s %-8s ack gap %-13s client phase %-13s lost %d\n", c.Client, c.Role, c.Ack, c.Phase, c.Lost)
+	}
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+var fault = time.Date(2026, 11, 30, 16, 42, 9, 0, time.UTC)
+
+func at(ms int) time.Time { return fault.Add(time.Duration(ms) * time.Millisecond) }
+
+// trial is a hand-made analysis of a SIGKILL of k1 with the stalls and
+// clients given: what the renderers get from report.Analyze.
+func trial(stalls []report.Stall, clients []report.ClientResult, diffs []report.ClientDiff) *report.Trial {
+	return &report.Trial{
+		Meta: &results.Meta{Kind: "trial", Fault: &results.Fault{Kind: results.FaultSIGKILL, Broker: "k1", NodeID: 1},
+			Probe: results.Probe{Topic: "orders", Partitions: []int32{0}, Interval: 20 * time.Millisecond, Acks: "all"}},
+		FaultAt: fault, Gaps: gaps.NewReport(gaps.Options{}), Stalls: stalls, Clients: clients, ClientDiffs: diffs,
+	}
+}
+
+// led is p0's stall, led by the faulted broker: 1.00 s detect, 0.20 s
+// client, 0.30 s first ack; the client phase names a flag's setting.
+func led() report.Stall {
+	return report.Stall{Partition: 0, Role: results.RoleLed, Leader: 1, NewLeader: 2, FirstAck: at(1500), Total: 1500 * time.Millisecond,
+		Phases: []report.Phase{
+			{Name: report.PhaseDetect, Start: at(0), End: at(1000), Duration: time.Second,
+				Explanation: report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "the session expired",
+					Setting: "broker.session.timeout.ms", Settings: []report.Setting{{Name: "broker.session.timeout.ms", Node: "c1", Value: "1000", Source: report.SourceNodeConfig}}}},
+			{Name: report.PhaseClient, Start: at(1000), End: at(1200), Duration: 200 * time.Millisecond,
+				Explanation: report.Explanation{Why: "the producer refreshed its metadata", Setting: "metadata_min_age",
+					Settings: []report.Setting{{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}}},
+			{Name: report.PhaseFirstAck, Start: at(1200), End: at(1500), Duration: 300 * time.Millisecond},
+		}}
+}
+
+func TestWriteText(t *testing.T) {
+	flag := func(s string) string {
+		if s == "metadata_min_age" {
+			return "--metadata-min-age"
+		}
+		return ""
+	}
+	cp := func(ack time.Duration) []report.ClientPartition {
+		return []report.ClientPartition{{Partition: 0, Role: results.RoleLed, Ack: ack}}
+	}
+	two := []report.ClientResult{{Name: report.FranzGo, Partitions: cp(time.Second)}, {Name: "java", Partitions: cp(time.Second + 3*time.Millisecond)}}
+	for _, tc := range []struct {
+		name   string
+		tr     *report.Trial
+		flag   func(string) string
+		want   []string
+		absent []string
+	}{
+		{name: "phases with their ends and evidence", tr: trial([]report.Stall{led()}, nil, nil),
+			want: []string{
+				"sigkill of k1 (node 1) at 2026-11-30 16:42:09.000\n",
+				"p0 (led by the broker; new leader 2) 1.50 s = 1.00 detect + 0.20 client + 0.30 first ack\n",
+				"  detect     1.00 s, ends 16:42:10.000: Fencing broker 1 [c1/controller.log:92]\n            why: the session expired\n            shorten: broker.session.timeout.ms\n",
+			}},
+		{name: "a client setting's flag", tr: trial([]report.Stall{led()}, nil, nil), flag: flag,
+			want:   []string{"shorten: metadata_min_age; flag --metadata-min-age\n"},
+			absent: []string{"broker.session.timeout.ms; flag"}},
+		{name: "a stall's start explained", tr: func() *report.Trial {
+			st := led()
+			st.Began = 500 * time.Millisecond
+			st.Start = report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
+			return trial([]report.Stall{st}, nil, nil)
+		}(), want: []string{"acked until 0.50 s after the fault, then stalled 1.50 s", "  began     Fencing broker 1 [c1/controller.log:92]\n            why: it led on until fenced\n"}},
+		{name: "a difference the probes measured", tr: trial(nil, two, []report.ClientDiff{{Partition: 0, Longest: "java", Shortest: report.FranzGo,
+			Diff: 300 * time.Millisecond, Measurable: true, Why: "java learnt the new leader later"}}),
+			want: []string{"  p0: java stalled 0.30 s longer than franz-go: java learnt the new leader later\n"}},
+		{name: "a difference below the probes' resolution", tr: trial(nil, two, []report.ClientDiff{{Partition: 0, Longest: "java", Shortest: report.FranzGo,
+			Diff: 3 * time.Millisecond, Resolution: 20 * time.Millisecond, Why: "no measurable difference"}}),
+			want: []string{"clients side by side"}, absent: []string{"longer than"}},
+		{name: "the probe stalled itself", tr: func() *report.Trial {
+			tr := trial(nil, nil, nil)
+			tr.Meta.Probe.LongestSendGap = 300 * time.Millisecond
+			return tr
+		}(), want: []string{"probe self-check: longest gap between two sends to a partition 0.300 s: the probe itself stalled"}},
+		{name: "the probe kept time", tr: func() *report.Trial {
+			tr := trial(nil, nil, nil)
+			tr.Meta.Probe.LongestSendGap = 30 * time.Millisecond
+			return tr
+		}(), want: []string{"probe self-check: longest gap between two sends to a partition 0.030 s\n"}, absent: []string{"the probe itself stalled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := (TextOptions{Flag: tc.flag}).WriteText(&b, tc.tr); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("text lacks %q:\n%s", w, b.String())
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(b.String(), a) {
+					t.Errorf("text has %q:\n%s", a, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestWriteJSONStall checks that a stall's explanations keep the JSON's
+// flat fields, and a phase its end and seconds.
+func TestWriteJSONStall(t *testing.T) {
+	st := led()
+	st.Start = report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
+	st.Receive = report.Explanation{Why: "the consumer backed off", Setting: "retry_backoff_max"}
+	st.Consumer = report.Explanation{Why: "the consumer never moved"}
+	var b bytes.Buffer
+	if err := WriteJSON(&b, trial([]report.Stall{st}, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Stalls []map[string]any `json:"stalls"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Stalls) != 1 {
+		t.Fatalf("%d stalls in the JSON, want 1", len(got.Stalls))
+	}
+	s := got.Stalls[0]
+	for key, want := range map[string]any{
+		"start_why": "it led on until fenced", "start_evidence": "Fencing broker 1", "start_source": "c1/controller.log:92",
+		"receive_why": "the consumer backed off", "receive_setting": "retry_backoff_max", "consumer_note": "the consumer never moved",
+		"total_seconds": 1.5,
+	} {
+		if s[key] != want {
+			t.Errorf("stall %s = %v, want %v", key, s[key], want)
+		}
+	}
+	ph := s["phases"].([]any)[0].(map[string]any)
+	if ph["seconds"] != 1.0 || ph["evidence"] != "Fencing broker 1" || ph["setting"] != "broker.session.timeout.ms" || ph["end"] == nil {
+		t.Errorf("detect phase %v, want its end, 1 s, its evidence and setting", ph)
+	}
+}
