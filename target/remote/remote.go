@@ -7,8 +7,8 @@
 // from the cluster's view (experiment.Observer).
 //
 // Nodes are named by their node id ("1", "2", …): a node's logs, when the
-// user gives them (Options.Logs), are the files of the folder of that name,
-// or of the name the user gives it in Options.Names.
+// user gives them, are the files of the folder of that name (Options.Logs),
+// or what a command prints for that node (Options.LogsCommand).
 package remote
 
 import (
@@ -42,6 +42,13 @@ type Options struct {
 	// node's id, holding the node's log files (server.log, controller.log,
 	// state-change.log as Kafka names them).
 	Logs string
+	// LogsCommand, when set instead, is a shell command that prints one
+	// node's log, run for each node with PlaceID, PlaceHost and PlaceSince
+	// replaced (CheckLogsCommand), within LogsTimeout (zero:
+	// DefaultLogsTimeout); what it prints is split by logger into the
+	// files Kafka would write.
+	LogsCommand string
+	LogsTimeout time.Duration
 	// DialTimeout bounds each broker's reachability check; zero: 3 s.
 	DialTimeout time.Duration
 	// Security is how kbf's own clients reach the brokers (TLS, SASL),
@@ -288,8 +295,16 @@ func (t *Target) Inject(_ context.Context, f chaos.Fault) (results.Fault, error)
 func (t *Target) Restart(context.Context, string) error { return chaos.ErrAlreadyRunning }
 
 // CollectLogs copies the files of the node's folder under Options.Logs
-// into dst; ErrNoLogs without Options.Logs.
-func (t *Target) CollectLogs(_ context.Context, service string, _ time.Time, dst string) error {
+// into dst, or writes there what Options.LogsCommand prints for the node;
+// ErrNoLogs without either.
+func (t *Target) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
+	if t.opts.LogsCommand != "" {
+		id, err := strconv.ParseInt(service, 10, 32)
+		if err != nil {
+			return fmt.Errorf("node %q: not a node id", service)
+		}
+		return runLogsCommand(ctx, t.opts.LogsCommand, int32(id), t.host(int32(id)), since, t.opts.LogsTimeout, dst)
+	}
 	if t.opts.Logs == "" {
 		return ErrNoLogs
 	}
@@ -310,6 +325,19 @@ func (t *Target) CollectLogs(_ context.Context, service string, _ time.Time, dst
 		}
 	}
 	return nil
+}
+
+// host is the host broker id advertises; "" for a node that is not a
+// broker the metadata names.
+func (t *Target) host(id int32) string {
+	for _, b := range t.brokers {
+		if b.ID == id {
+			if h, _, err := net.SplitHostPort(b.Addr); err == nil {
+				return h
+			}
+		}
+	}
+	return ""
 }
 
 func copyFile(src, dst string) error {
