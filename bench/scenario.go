@@ -14,9 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -54,6 +56,12 @@ scenarios:
 # clients (the clients side by side, e.g. [franz-go, librdkafka, java]) and
 # client_settings (each external client's own settings, e.g.
 # java: {retry.backoff.ms: 50}).
+# A scenario with fault: external measures a cluster kbf did not start and
+# does not fault (kbf run --fault external): bootstrap (its addresses),
+# on_ready (the command that injects each trial's fault, run in this file's
+# directory once the baseline is healthy, not waited for; it must let the
+# cluster heal, as Kubernetes restarts a killed pod), and optionally
+# command_config, logs or logs_command, ready_file and heal_margin.
 # A scenario on another cluster (compose file, brokers, controllers) than the
 # trial before it takes that one down first; other config only recreates the
 # nodes whose settings changed.
@@ -114,10 +122,28 @@ type Scenario struct {
 	// names, per client (librdkafka: {retry.backoff.ms: "50"}), as kbf run
 	// --client-set takes them.
 	ClientSettings map[string]map[string]string `yaml:"client_settings" json:"client_settings,omitempty"`
+	// Bootstrap, Logs, LogsCommand, OnReady, ReadyFile and HealMargin are
+	// fault external's, as kbf run's flags of those names take them: a
+	// cluster kbf did not start, reached at Bootstrap, and faulted by
+	// OnReady, the command that injects each trial's fault. ReadFile makes
+	// a relative Logs or ReadyFile relative to the scenario file.
+	Bootstrap   []string      `yaml:"bootstrap" json:"bootstrap,omitempty"`
+	Logs        string        `yaml:"logs" json:"logs,omitempty"`
+	LogsCommand string        `yaml:"logs_command" json:"logs_command,omitempty"`
+	OnReady     string        `yaml:"on_ready" json:"on_ready,omitempty"`
+	ReadyFile   string        `yaml:"ready_file" json:"ready_file,omitempty"`
+	HealMargin  time.Duration `yaml:"heal_margin" json:"heal_margin,omitempty"`
+	// Dir is the scenario file's directory, where OnReady runs, as the
+	// file's paths are relative to it; empty: kbf's own.
+	Dir string `yaml:"-" json:"-"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`
 }
+
+// FaultExternal is the fault a scenario names when something else breaks
+// the cluster (kbf run --fault external).
+const FaultExternal = "external"
 
 // Sweep varies one setting of a scenario over values.
 type Sweep struct {
@@ -183,9 +209,23 @@ func Parse(r io.Reader, name string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, inFile(name, err)
 	}
 	return &f, nil
+}
+
+// inFile names the file on each line of err: Validate's errors joined, one
+// per bad field, each stays a line of its own.
+func inFile(name string, err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	var errs []error
+	for _, e := range j.Unwrap() {
+		errs = append(errs, fmt.Errorf("%s: %w", name, e))
+	}
+	return errors.Join(errs...)
 }
 
 // ReadFile reads the scenario file at path.
@@ -199,12 +239,17 @@ func ReadFile(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A scenario file names its properties file as a compose file names
-	// its own: from where the file is, wherever kbf is run from.
+	// A scenario file names its files as a compose file names its own:
+	// from where the file is, wherever kbf is run from.
+	dir := filepath.Dir(path)
 	for i := range f.Scenarios {
-		if c := f.Scenarios[i].CommandConfig; c != "" && !filepath.IsAbs(c) {
-			f.Scenarios[i].CommandConfig = filepath.Join(filepath.Dir(path), c)
+		s := &f.Scenarios[i]
+		for _, p := range []*string{&s.CommandConfig, &s.Logs, &s.ReadyFile} {
+			if *p != "" && !filepath.IsAbs(*p) {
+				*p = filepath.Join(dir, *p)
+			}
 		}
+		s.Dir = dir
 	}
 	return f, nil
 }
@@ -251,6 +296,9 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s: image %q: want an image reference such as apache/kafka:4.0.2", where, s.Image)
 		}
 		seen[s.Name] = true
+		if errs := s.externalProblems(where); len(errs) > 0 {
+			return errors.Join(errs...)
+		}
 		for _, kv := range s.Config {
 			if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
 				return fmt.Errorf("%s: config %q: want KEY=VALUE or NODE:KEY=VALUE", where, kv)
@@ -282,6 +330,67 @@ func (f *File) Validate() error {
 		dirs[v.Dir()] = v.Name()
 	}
 	return nil
+}
+
+// externalProblems are what is wrong with the scenario's external fault
+// settings, one error per field: with fault external, a cluster to reach,
+// a way to inject and nothing that asks kbf to run the cluster; without
+// it, none of fault external's fields.
+func (s *Scenario) externalProblems(where string) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(where+": "+format, a...)) }
+	if s.Fault != FaultExternal {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"bootstrap", len(s.Bootstrap) > 0}, {"logs", s.Logs != ""}, {"logs_command", s.LogsCommand != ""},
+			{"on_ready", s.OnReady != ""}, {"ready_file", s.ReadyFile != ""}, {"heal_margin", s.HealMargin != 0}} {
+			if f.set {
+				bad("%s is fault external's; fault %s runs on kbf's cluster", f.key, s.Fault)
+			}
+		}
+		return errs
+	}
+	if len(s.Bootstrap) == 0 {
+		bad("bootstrap: fault external needs the cluster's addresses (bootstrap: [host:port, …])")
+	}
+	for _, a := range s.Bootstrap {
+		if host, port, err := net.SplitHostPort(a); err != nil || host == "" || !validPort(port) {
+			bad("bootstrap %q: want host:port", a)
+		}
+	}
+	if s.OnReady == "" && s.ReadyFile == "" {
+		bad("on_ready: fault external needs a command that injects each trial's fault (or a ready_file a script waits for)")
+	}
+	if s.Logs != "" && s.LogsCommand != "" {
+		bad("logs and logs_command: give one")
+	}
+	if s.HealMargin < 0 {
+		bad("heal_margin %v: must not be negative", s.HealMargin)
+	}
+	if s.Broker != "" {
+		bad("broker %s: the injector picks the broker of an external fault; kbf learns it from the cluster", s.Broker)
+	}
+	// What sets up kbf's own cluster has nothing to act on.
+	for _, f := range []struct {
+		key string
+		set bool
+	}{{"compose", s.Compose != ""}, {"project_name", s.ProjectName != ""}, {"brokers", s.Brokers != 0},
+		{"controllers", s.Controllers != 0}, {"image", s.Image != ""}, {"kafka_version", s.KafkaVersion != ""},
+		{"config", len(s.Config) > 0}, {"fresh", s.Fresh}} {
+		if f.set {
+			bad("%s: kbf does not run an external scenario's cluster; drop it", f.key)
+		}
+	}
+	if s.Sweep != nil && !strings.HasPrefix(s.Sweep.Key, ClientPrefix) {
+		bad("sweep of %s: kbf sets no server property on an external scenario's cluster; sweep a client.FLAG", s.Sweep.Key)
+	}
+	return errs
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536
 }
 
 // FromRun is the one-scenario benchmark of kbf bench without a FILE.

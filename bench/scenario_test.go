@@ -131,3 +131,88 @@ func TestReadFileCommandConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestParseExternal: a scenario with fault external takes the cluster's
+// addresses and the command that injects each trial's fault, and refuses
+// what would set up kbf's own cluster; each bad field is a line of its own,
+// naming the file.
+func TestParseExternal(t *testing.T) {
+	const head = "trials: 1\nscenarios:\n  - name: ext\n"
+	tests := []struct {
+		name  string
+		in    string
+		check func(t *testing.T, s Scenario)
+		lines []string
+	}{
+		{name: "every field", in: head + "    fault: external\n    bootstrap: [kafka-0.kafka:9092, '10.0.0.2:9092']\n    on_ready: ./kill.sh\n" +
+			"    ready_file: ready\n    logs_command: kubectl logs my-kafka-{id}\n    heal_margin: 3s\n    command_config: client.properties\n",
+			check: func(t *testing.T, s Scenario) {
+				if len(s.Bootstrap) != 2 || s.Bootstrap[0] != "kafka-0.kafka:9092" || s.OnReady != "./kill.sh" || s.ReadyFile != "ready" ||
+					s.LogsCommand != "kubectl logs my-kafka-{id}" || s.HealMargin != 3*time.Second {
+					t.Errorf("scenario %+v", s)
+				}
+			}},
+		{name: "a ready file alone", in: head + "    fault: external\n    bootstrap: [b:9092]\n    ready_file: ready\n",
+			check: func(t *testing.T, s Scenario) {}},
+		{name: "a sweep of a client setting", in: head + "    fault: external\n    bootstrap: [b:9092]\n    on_ready: x\n    sweep: {key: client.retry-backoff, values: [100ms, 1s]}\n",
+			check: func(t *testing.T, s Scenario) {}},
+		{name: "nothing to reach, nothing to inject", in: head + "    fault: external\n",
+			lines: []string{`scenario "ext": bootstrap: fault external needs`, `scenario "ext": on_ready: fault external needs a command`}},
+		{name: "addresses that are not host:port", in: head + "    fault: external\n    bootstrap: [kafka, ':9092', 'b:http']\n    on_ready: x\n",
+			lines: []string{`bootstrap "kafka": want host:port`, `bootstrap ":9092"`, `bootstrap "b:http"`}},
+		{name: "kbf's own cluster's settings", in: head + "    fault: external\n    bootstrap: [b:9092]\n    on_ready: x\n    compose: c.yaml\n    brokers: 5\n    config: [a=1]\n    kafka_version: 4.0.2\n    broker: k1\n",
+			lines: []string{"broker k1: the injector picks", "compose: kbf does not run", "brokers: kbf does not run", "kafka_version: kbf does not run", "config: kbf does not run"}},
+		{name: "a sweep of a server property", in: head + "    fault: external\n    bootstrap: [b:9092]\n    on_ready: x\n    sweep: {key: broker.session.timeout.ms, values: [6000, 9000]}\n",
+			lines: []string{"sweep of broker.session.timeout.ms: kbf sets no server property"}},
+		{name: "both kinds of logs, a negative margin", in: head + "    fault: external\n    bootstrap: [b:9092]\n    on_ready: x\n    logs: l\n    logs_command: c {id}\n    heal_margin: -1s\n",
+			lines: []string{"logs and logs_command: give one", "heal_margin -1s: must not be negative"}},
+		{name: "external's fields with a fault kbf makes", in: head + "    fault: sigkill\n    bootstrap: [b:9092]\n    on_ready: x\n",
+			lines: []string{"bootstrap is fault external's; fault sigkill runs on kbf's cluster", "on_ready is fault external's"}},
+		{name: "a fresh cluster for an external scenario", in: "trials: 1\nfresh: true\nscenarios:\n  - name: ext\n    fault: external\n    bootstrap: [b:9092]\n    on_ready: x\n",
+			lines: []string{"fresh: kbf does not run"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := Parse(strings.NewReader(tt.in), "bench.yaml")
+			if len(tt.lines) > 0 {
+				if err == nil {
+					t.Fatal("accepted")
+				}
+				got := strings.Split(err.Error(), "\n")
+				if len(got) != len(tt.lines) {
+					t.Fatalf("%d lines, want %d: %q", len(got), len(tt.lines), got)
+				}
+				for i, want := range tt.lines {
+					if !strings.HasPrefix(got[i], "bench.yaml: ") || !strings.Contains(got[i], want) {
+						t.Errorf("line %d %q, want the file and %q", i, got[i], want)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, f.Scenarios[0])
+		})
+	}
+}
+
+// TestReadFileExternal: an external scenario's files are found from where
+// the scenario file is, and its on_ready runs there.
+func TestReadFileExternal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.yaml")
+	abs := filepath.Join(t.TempDir(), "ready")
+	yaml := "trials: 1\nscenarios:\n  - {name: a, fault: external, bootstrap: [b:9092], on_ready: ./kill.sh, logs: nodes, ready_file: " + abs + "}\n"
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Scenarios[0]
+	if s.Logs != filepath.Join(dir, "nodes") || s.ReadyFile != abs || s.Dir != dir || s.OnReady != "./kill.sh" {
+		t.Errorf("logs %q, ready file %q, dir %q, on_ready %q", s.Logs, s.ReadyFile, s.Dir, s.OnReady)
+	}
+}

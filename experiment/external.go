@@ -27,6 +27,8 @@ type External struct {
 	// OnReady, when set, is run through the shell once the baseline is
 	// healthy; kbf does not wait for it to end.
 	OnReady string
+	// Dir is where OnReady runs; empty: kbf's working directory.
+	Dir string
 	// Margin is how long every partition must ack and read steadily, with
 	// its ISR full, for the cluster to count as healed; zero: the
 	// baseline's period.
@@ -175,6 +177,7 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 	}
 	if c := t.o.External.OnReady; c != "" {
 		cmd := exec.Command("/bin/sh", "-c", c)
+		cmd.Dir = t.o.External.Dir
 		if err := cmd.Start(); err != nil {
 			t.meta.Notes = append(t.meta.Notes, "--on-ready not run: "+err.Error())
 		} else {

@@ -3,12 +3,7 @@ package kafkasec
 import (
 	"bytes"
 	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,44 +12,23 @@ import (
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kbf-project/kbf/internal/testkafka"
 )
 
-// testCA is a CA made by a test, which signs leaf certificates.
+// testCA is a CA made by a test (testkafka.CA), which signs leaf
+// certificates.
 type testCA struct {
 	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	ca   *testkafka.CA
 }
-
-var serial int64 = 1
 
 func newCA(t *testing.T, cn string) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(serial),
-		Subject:               pkix.Name{CommonName: cn},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key}
+	ca := testkafka.NewCA(t, cn)
+	return &testCA{cert: ca.Cert, ca: ca}
 }
 
-// leafOpts says what a leaf certificate holds.
+// leafOpts says what a leaf certificate holds (testkafka.Leaf).
 type leafOpts struct {
 	cn       string
 	dns      []string
@@ -64,57 +38,12 @@ type leafOpts struct {
 }
 
 func (ca *testCA) leaf(t *testing.T, o leafOpts) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial++
-	notAfter := o.notAfter
-	if notAfter.IsZero() {
-		notAfter = time.Now().Add(24 * time.Hour)
-	}
-	usage := x509.ExtKeyUsageServerAuth
-	if o.client {
-		usage = x509.ExtKeyUsageClientAuth
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: o.cn},
-		DNSNames:     o.dns,
-		IPAddresses:  o.ips,
-		NotBefore:    notAfter.Add(-48 * time.Hour),
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
+	return ca.ca.Sign(t, testkafka.Leaf{CN: o.cn, DNS: o.dns, IPs: o.ips, NotAfter: o.notAfter, Client: o.client})
 }
 
-func certPEM(certs ...*x509.Certificate) []byte {
-	var b bytes.Buffer
-	for _, c := range certs {
-		pem.Encode(&b, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
-	}
-	return b.Bytes()
-}
+func certPEM(certs ...*x509.Certificate) []byte { return testkafka.CertPEM(certs...) }
 
-func keyPEM(t *testing.T, key *ecdsa.PrivateKey) []byte {
-	t.Helper()
-	der, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-}
+func keyPEM(t *testing.T, key *ecdsa.PrivateKey) []byte { return testkafka.KeyPEM(t, key) }
 
 func writeTestFile(t *testing.T, dir, name string, data []byte) string {
 	t.Helper()

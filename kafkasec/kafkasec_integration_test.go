@@ -27,6 +27,8 @@ import (
 	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbf-project/kbf/internal/testkafka"
 )
 
 // The broker's listeners, published on 127.0.0.1 at these ports and
@@ -43,12 +45,7 @@ const (
 	bobPassword   = "bob-sha512-pw"
 )
 
-func secImage() string {
-	if img := os.Getenv("KBF_IMAGE"); img != "" {
-		return img
-	}
-	return "kbf/kafka:4.3.1"
-}
+func secImage() string { return testkafka.Image("kbf/kafka:4.3.1") }
 
 const composeFile = `name: kbfsec
 services:
@@ -167,25 +164,8 @@ func startSecCluster(ctx context.Context, t *testing.T) *secCluster {
 	}
 	file := writeTestFile(t, dir, "compose.yaml", []byte(composeFile))
 
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	stack, err := tccompose.NewDockerComposeWith(tccompose.WithStackFiles(file), tccompose.StackIdentifier(project))
-	if err != nil {
-		t.Fatalf("compose stack: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if t.Failed() {
-			logTail(ctx, t, stack, "b1")
-		}
-		if err := stack.Down(ctx, tccompose.RemoveOrphans(true), tccompose.RemoveVolumes(true)); err != nil {
-			t.Errorf("compose down: %v", err)
-		}
-	})
-	if err := stack.WithEnv(map[string]string{"KBF_IMAGE": secImage(), "SEC_DIR": dir}).Up(ctx, tccompose.Wait(true)); err != nil {
-		t.Fatalf("compose up: %v", err)
-	}
-	c.stack = stack
+	c.stack = testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": secImage(), "SEC_DIR": dir},
+		OnFail: func(ctx context.Context, t *testing.T, stack *tccompose.DockerCompose) { logTail(ctx, t, stack, "b1") }}.Start(ctx, t)
 	return c
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -103,6 +104,7 @@ could not run; 2 the command line or FILE is wrong.`,
 	o.run.cluster.registerSecurity(cmd.Flags())
 	f := cmd.Flags()
 	o.run.registerTrial(f, "overrides it")
+	o.run.external.register(f)
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
@@ -114,13 +116,16 @@ could not run; 2 the command line or FILE is wrong.`,
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.file != "" {
-		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers"} {
+		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers",
+			"bootstrap", "logs", "logs-command", "on-ready", "ready-file", "heal-margin"} {
 			if cmd.Flags().Changed(name) {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
 		}
 	} else if o.run.kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
+	} else if err := o.run.external.validate(o.run.kill); err != nil {
+		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
 		return err
@@ -162,8 +167,21 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
 		c := o.run.flags.config()
 		cl, _ := o.cluster.options() // validated
-		f, err := bench.FromRun(bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
-			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config}, o.trials)
+		e := o.run.external
+		s := bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config,
+			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
+		if o.run.kill == results.FaultExternal {
+			// The embedded cluster's size is a default here, not asked
+			// for: only a size given is refused.
+			if !o.cluster.fs.Changed("brokers") {
+				s.Brokers = 0
+			}
+			if !o.cluster.fs.Changed("controllers") {
+				s.Controllers = 0
+			}
+		}
+		f, err := bench.FromRun(s, o.trials)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}

@@ -92,6 +92,17 @@ func TestBenchFlags(t *testing.T) {
 		{name: "until decided: max regression of 5", args: []string{"bench", file, "--until-decided", "--max-regression", "5"}, wantErr: "--max-regression"},
 		{name: "max regression without the gate", args: []string{"bench", file, "--max-regression", "5%"}, wantErr: "--max-regression gates --until-decided"},
 		{name: "negative settle", args: []string{"bench", "--kill", "sigkill", "--settle", "-1s"}, wantErr: "--settle -1s"},
+		{name: "an external fault from the flags", args: []string{"bench", "--kill", "external", "--bootstrap", "b1:9092,b2:9092", "--on-ready", "./kill.sh", "--heal-margin", "2s", "--logs-command", "cat {id}.log"},
+			check: func(t *testing.T, f *bench.File, o *benchOptions) {
+				s := f.Scenarios[0]
+				if s.Fault != "external" || len(s.Bootstrap) != 2 || s.OnReady != "./kill.sh" || s.HealMargin != 2*time.Second || s.LogsCommand != "cat {id}.log" || s.Broker != "" {
+					t.Errorf("scenario %+v", s)
+				}
+			}},
+		{name: "an external fault from the flags with nothing to inject", args: []string{"bench", "--kill", "external", "--bootstrap", "b1:9092"},
+			wantErr: "on_ready: fault external needs a command"},
+		{name: "an external fault's flag with a file", args: []string{"bench", file, "--on-ready", "./kill.sh"}, wantErr: "--on-ready: FILE says it"},
+		{name: "a bootstrap with a fault kbf makes", args: []string{"bench", "--kill", "sigkill", "--bootstrap", "b1:9092"}, wantErr: "fault sigkill: kbf cannot inject into a cluster it reaches by --bootstrap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,6 +226,27 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "a setting of a client not chosen", s: bench.Scenario{Fault: "sigkill", ClientSettings: map[string]map[string]string{"java": {"linger.ms": "1"}}},
 			wantErr: "java is not in --clients"},
 		{name: "unknown client", s: bench.Scenario{Fault: "sigkill", Clients: []string{"sarama"}}, wantErr: `unknown client "sarama"`},
+		{name: "an external fault", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "./kill.sh", Dir: "/scenarios", HealMargin: 3 * time.Second,
+			LogsCommand: "kubectl logs my-kafka-{id}", CommandConfig: saslProps(t)},
+			check: func(t *testing.T, o experiment.Options) {
+				e := o.External
+				if o.Kill != "external" || e.OnReady != "./kill.sh" || e.Dir != "/scenarios" || e.Margin != 3*time.Second || o.Probe.Security == nil {
+					t.Errorf("options %+v, external %+v", o, e)
+				}
+				ro, err := r.runOptions(bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, LogsCommand: "kubectl logs my-kafka-{id}"})
+				if err != nil || len(ro.external.bootstrap) != 1 || ro.external.logsCommand != "kubectl logs my-kafka-{id}" {
+					t.Errorf("run options' external %+v, %v", ro.external, err)
+				}
+				if len(base.run.external.bootstrap) != 0 {
+					t.Errorf("the scenario changed the command's flags: %+v", base.run.external)
+				}
+			}},
+		{name: "an external fault's logs command naming no node", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "x", LogsCommand: "cat server.log"},
+			wantErr: "logs_command: names no node"},
+		{name: "an external fault's logs not a directory", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "x", Logs: filepath.Join(t.TempDir(), "none")},
+			wantErr: "not a directory"},
+		{name: "an external fault's options checked as kbf run's", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "x", Client: map[string]string{"interval": "1ns"}},
+			wantErr: "interval 1ns: must be at least 1ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,5 +396,28 @@ func TestCompareExit(t *testing.T) {
 	}
 	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "| benchmark |") {
 		t.Errorf("--markdown wrote %q, %v", b, err)
+	}
+}
+
+// TestBenchExternalFile: an external scenario's bad fields are each a line
+// naming the file, exit 2, before anything is written.
+func TestBenchExternalFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ext.yaml")
+	os.WriteFile(file, []byte("trials: 2\nscenarios:\n  - {name: ext, fault: external, brokers: 5}\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	code, stderr := runOnly(t, newBenchCmd, "bench", file, "--out", out)
+	want := []string{"bootstrap: fault external needs", "on_ready: fault external needs", "brokers: kbf does not run"}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != exitUsage || len(lines) != len(want) {
+		t.Fatalf("exit %d, stderr %q; want %d usage lines", code, stderr, len(want))
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], file+`: scenario "ext": `+w) {
+			t.Errorf("line %d %q, want the file, the scenario and %q", i, lines[i], w)
+		}
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("kbf bench made %s before refusing: %v", out, err)
 	}
 }

@@ -1,8 +1,8 @@
 package main
 
 // The adapter from bench.Runner to the trial protocol, experiment.Runner's
-// Trial, on the Docker target kbf run uses. It is all that ties kbf bench
-// to that protocol.
+// Trial, on the targets kbf run uses: Docker's, and for fault external the
+// remote cluster's. It is all that ties kbf bench to that protocol.
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/docker"
+	"github.com/kbf-project/kbf/target/remote"
 )
 
 type benchRunner struct {
@@ -39,6 +40,9 @@ func (r *benchRunner) close() { r.pool.Close() }
 // run would refuse of the scenario: the same options check and the same
 // check of the fault against the cluster (experiment.Runner.Check).
 func (r *benchRunner) Check(s bench.Scenario) error {
+	if s.Fault == bench.FaultExternal {
+		return r.checkExternal(s)
+	}
 	switch {
 	case s.Compose != "" && (s.Brokers != 0 || s.Controllers != 0):
 		return fmt.Errorf("brokers and controllers size the embedded cluster; with compose %q, the file says what the cluster is", s.Compose)
@@ -73,6 +77,31 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 	return experiment.Check(&opt, t)
 }
 
+// checkExternal is Check of a scenario with fault external, on a cluster
+// kbf reaches by its addresses: the node logs it names, its options, and
+// the fault against what a remote target can do. It contacts nothing: the
+// cluster is reached, and every broker checked, when its trial begins.
+func (r *benchRunner) checkExternal(s bench.Scenario) error {
+	if s.Logs != "" {
+		if st, err := os.Stat(s.Logs); err != nil || !st.IsDir() {
+			return fmt.Errorf("logs %s: not a directory: give one with a folder per node, named by its node id", s.Logs)
+		}
+	}
+	if s.LogsCommand != "" {
+		if err := remote.CheckLogsCommand(s.LogsCommand); err != nil {
+			return fmt.Errorf("logs_command: %w", err)
+		}
+	}
+	opt, err := r.options(s)
+	if err != nil {
+		return err
+	}
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	return experiment.Check(&opt, &remote.Target{})
+}
+
 // clusterOptions are the compose options of s's cluster, shaped for the
 // fault of opt.
 // A scenario's image or kafka_version is its image over --image; local
@@ -99,6 +128,15 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 // command's flags, then the scenario's settings over them. They are not
 // validated here: Check and the trial do it.
 func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
+	o, err := r.runOptions(s)
+	if err != nil {
+		return experiment.Options{}, err
+	}
+	return o.experimentOptions(), nil
+}
+
+// runOptions are kbf run's options for one trial of s, as options.
+func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	o := *r.base
 	o.kill, o.repeat = results.FaultKind(s.Fault), 1
 	if s.Broker != "" {
@@ -116,19 +154,21 @@ func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {
-			return experiment.Options{}, fmt.Errorf("command_config: %w", err)
+			return o, fmt.Errorf("command_config: %w", err)
 		}
 		o.cluster.commandConfig, o.cluster.sec, o.cluster.secRead = s.CommandConfig, sec, true
 	}
 	pf, err := scenarioProbe(r.base.flags, s)
 	if err != nil {
-		return experiment.Options{}, err
+		return o, err
 	}
 	o.flags = pf
 	if err := scenarioClients(&o, s); err != nil {
-		return experiment.Options{}, err
+		return o, err
 	}
-	return o.experimentOptions(), nil
+	o.external = externalFlags{bootstrap: s.Bootstrap, logs: s.Logs, logsCommand: s.LogsCommand,
+		readyFile: s.ReadyFile, onReady: s.OnReady, dir: s.Dir, margin: s.HealMargin}
+	return o, nil
 }
 
 // scenarioProbe sets a scenario's probe settings (client, acks, interval)
@@ -171,17 +211,29 @@ func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
 
 // Trial runs one trial of s into dir with kbf run's protocol and target.
 func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) error {
-	opt, err := r.options(s)
+	ro, err := r.runOptions(s)
 	if err != nil {
 		return err
 	}
-	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
-	if err != nil {
-		return err
-	}
-	t, err := r.pool.Get(ctx, opts, s.Fresh)
-	if err != nil {
-		return err
+	opt := ro.experimentOptions()
+	var t experiment.Target
+	if s.Fault == bench.FaultExternal {
+		// Reached anew each trial: its brokers are checked again, and
+		// nothing of kbf's lingers on the cluster between trials.
+		rt, err := ro.external.newRemote(ctx, opt.Probe.Security)
+		if err != nil {
+			return err
+		}
+		defer rt.Close()
+		t = rt
+	} else {
+		opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
+		if err != nil {
+			return err
+		}
+		if t, err = r.pool.Get(ctx, opts, s.Fresh); err != nil {
+			return err
+		}
 	}
 	opt.Out = dir
 	n := 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -15,43 +16,59 @@ import (
 // externalFlags are the flags of a trial on a cluster kbf reaches by its
 // addresses, faulted by something else (--fault external).
 type externalFlags struct {
-	bootstrap []string
-	logs      string
-	readyFile string
-	onReady   string
-	margin    time.Duration
+	bootstrap   []string
+	logs        string
+	logsCommand string
+	readyFile   string
+	onReady     string
+	// dir is where onReady runs: a bench scenario file's directory; empty
+	// for kbf run, kbf's own.
+	dir    string
+	margin time.Duration
 }
 
 func (e *externalFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&e.bootstrap, "bootstrap", nil, "a cluster kbf did not start, reached at these addresses (no Docker); its only fault is --fault external")
 	f.StringVar(&e.logs, "logs", "", "--fault external: a directory with one folder per node, named by its node id, holding its log files")
+	f.StringVar(&e.logsCommand, "logs-command", "", "--fault external: a shell command that prints one node's log, run for each node with {id} (its node id), {host} (the host a broker advertises) and {since} (the trial's start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
 	f.StringVar(&e.readyFile, "ready-file", "", "--fault external: a file kbf creates once the baseline is healthy, for a script to inject then")
 	f.StringVar(&e.onReady, "on-ready", "", "--fault external: a shell command kbf runs once the baseline is healthy (not waited for)")
 	f.DurationVar(&e.margin, "heal-margin", 0, "--fault external: how long every partition must be steady, its ISR full, to count as healed (default --baseline)")
 }
 
 // validate refuses, before contacting anything, what only a remote cluster
-// or only an external fault can take.
+// or only an external fault can take, and node logs kbf could not read.
 func (e *externalFlags) validate(kill results.FaultKind) error {
-	switch {
-	case len(e.bootstrap) > 0:
+	if len(e.bootstrap) > 0 {
 		if err := (&remote.Target{}).Supports(kill, ""); err != nil {
 			return usageError{err}
 		}
-	case kill != results.FaultExternal && (e.logs != "" || e.readyFile != "" || e.onReady != ""):
-		return usagef("--logs, --ready-file and --on-ready are --fault external's")
+	}
+	switch {
+	case kill != results.FaultExternal && (e.logs != "" || e.logsCommand != "" || e.readyFile != "" || e.onReady != "" || e.margin != 0):
+		return usagef("--logs, --logs-command, --ready-file, --on-ready and --heal-margin are --fault external's")
 	case e.margin < 0:
 		return usagef("--heal-margin %v: must not be negative", e.margin)
+	case e.logs != "" && e.logsCommand != "":
+		return usagef("--logs and --logs-command: give one")
+	case e.logsCommand != "":
+		if err := remote.CheckLogsCommand(e.logsCommand); err != nil {
+			return usagef("--logs-command: %v", err)
+		}
+	case e.logs != "":
+		if st, err := os.Stat(e.logs); err != nil || !st.IsDir() {
+			return usagef("--logs %s: not a directory: give one with a folder per node, named by its node id", e.logs)
+		}
 	}
 	return nil
 }
 
 func (e *externalFlags) options() experiment.External {
-	return experiment.External{ReadyFile: e.readyFile, OnReady: e.onReady, Margin: e.margin}
+	return experiment.External{ReadyFile: e.readyFile, OnReady: e.onReady, Dir: e.dir, Margin: e.margin}
 }
 
 // newRemote is the target of the cluster at --bootstrap: contacted now, to
 // read its nodes and check kbf reaches every broker.
 func (e *externalFlags) newRemote(ctx context.Context, sec *kafkasec.Config) (*remote.Target, error) {
-	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, Security: sec})
+	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Security: sec})
 }

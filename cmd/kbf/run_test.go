@@ -60,7 +60,25 @@ func TestRunFlags(t *testing.T) {
 		{name: "another fault on a remote cluster", args: []string{"run", "--fault", "pause", "--bootstrap", "b1:9092"},
 			wantErr: "fault pause: kbf cannot inject into a cluster it reaches by --bootstrap"},
 		{name: "a ready file with a fault kbf makes", args: []string{"run", "--fault", "sigkill", "--ready-file", "r"},
-			wantErr: "--logs, --ready-file and --on-ready are --fault external's"},
+			wantErr: "--logs, --logs-command, --ready-file, --on-ready and --heal-margin are --fault external's"},
+		{name: "a logs command", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--on-ready", "true", "--logs-command", "kubectl logs -n kafka my-kafka-{id} --since-time={since}"},
+			check: func(t *testing.T, o *runOptions) {
+				if o.external.logsCommand != "kubectl logs -n kafka my-kafka-{id} --since-time={since}" {
+					t.Errorf("logs command %q", o.external.logsCommand)
+				}
+			}},
+		{name: "a logs command with a placeholder kbf does not know", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs-command", "kubectl logs {pod}"},
+			wantErr: "--logs-command: {pod}: no such placeholder"},
+		{name: "a logs command naming no node", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs-command", "cat server.log"},
+			wantErr: "--logs-command: names no node"},
+		{name: "logs and a logs command", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs", ".", "--logs-command", "cat {id}.log"},
+			wantErr: "--logs and --logs-command: give one"},
+		{name: "logs that are not a directory", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs", "no-such-dir"},
+			wantErr: "--logs no-such-dir: not a directory"},
+		{name: "a negative heal margin on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--heal-margin", "-1s"},
+			wantErr: "--heal-margin -1s: must not be negative"},
+		{name: "a heal margin with a fault kbf makes", args: []string{"run", "--fault", "sigkill", "--heal-margin", "2s"},
+			wantErr: "are --fault external's"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
 				c := o.flags.config()

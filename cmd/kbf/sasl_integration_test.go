@@ -12,25 +12,18 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"io/fs"
-	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/clients"
+	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -41,42 +34,14 @@ const saslPassword = "alice-never-recorded-512"
 // localhost, broker.pem) and the CA that signed it (ca.pem).
 func saslCerts(t *testing.T, dir string) (caFile string) {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kbf sasl test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "kbf sasl broker"},
-		DNSNames: []string{"localhost"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	broker := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-	broker = append(broker, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
-	broker = append(broker, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})...)
+	ca := testkafka.NewCA(t, "kbf sasl test CA")
+	cert, key := ca.Sign(t, testkafka.Leaf{CN: "kbf sasl broker", DNS: []string{"localhost"}})
 	// Read by the image's appuser through the mount: a test key.
-	if err := os.WriteFile(filepath.Join(dir, "broker.pem"), broker, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "broker.pem"), append(testkafka.KeyPEM(t, key), testkafka.CertPEM(cert, ca.Cert)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	caFile = filepath.Join(dir, "ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o644); err != nil {
+	if err := os.WriteFile(caFile, testkafka.CertPEM(ca.Cert), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return caFile
@@ -120,21 +85,7 @@ func TestIntegrationSASLSSL(t *testing.T) {
 	// The SCRAM user must exist before kbf's clients authenticate: the
 	// stack is started first, the user made over the brokers' PLAINTEXT
 	// listener ADMIN, and kbf run takes the stack as it is.
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	stack, err := tccompose.NewDockerComposeWith(tccompose.WithStackFiles(file), tccompose.StackIdentifier("kbfsasl"))
-	if err != nil {
-		t.Fatalf("compose stack: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := stack.Down(ctx, tccompose.RemoveOrphans(true), tccompose.RemoveVolumes(true)); err != nil {
-			t.Errorf("compose down: %v", err)
-		}
-	})
-	if err := stack.WithEnv(map[string]string{"KBF_SASL_DIR": secrets, "KBF_IMAGE": os.Getenv("KBF_IMAGE")}).Up(ctx, tccompose.Wait(true)); err != nil {
-		t.Fatalf("compose up: %v", err)
-	}
+	testkafka.Stack{File: file, Project: "kbfsasl", Env: map[string]string{"KBF_SASL_DIR": secrets, "KBF_IMAGE": os.Getenv("KBF_IMAGE")}}.Start(ctx, t)
 	adm, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:39395"))
 	if err != nil {
 		t.Fatal(err)

@@ -24,10 +24,10 @@ import (
 	"testing"
 	"time"
 
-	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -38,32 +38,13 @@ import (
 // compose -p), and so the prefix of its containers' names.
 const project = "kbftc"
 
-func image() string {
-	if img := os.Getenv("KBF_IMAGE"); img != "" {
-		return img
-	}
-	return compose.DefaultImage
-}
+func image() string { return testkafka.Image(compose.DefaultImage) }
 
 // startStack brings a compose file up with Docker Compose, through
 // testcontainers-go, and takes it down with its volumes at the end.
 func startStack(ctx context.Context, t *testing.T, file, name string) {
 	t.Helper()
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	stack, err := tccompose.NewDockerComposeWith(tccompose.WithStackFiles(file), tccompose.StackIdentifier(name))
-	if err != nil {
-		t.Fatalf("compose stack %s: %v", file, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := stack.Down(ctx, tccompose.RemoveOrphans(true), tccompose.RemoveVolumes(true)); err != nil {
-			t.Errorf("compose down %s: %v", file, err)
-		}
-	})
-	if err := stack.WithEnv(map[string]string{"KBF_IMAGE": image()}).Up(ctx, tccompose.Wait(true)); err != nil {
-		t.Fatalf("compose up %s: %v", file, err)
-	}
+	testkafka.Stack{File: file, Project: name, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
 }
 
 // TestIntegrationUserFile: a user's compose file, started by Docker

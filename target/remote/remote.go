@@ -7,8 +7,8 @@
 // from the cluster's view (experiment.Observer).
 //
 // Nodes are named by their node id ("1", "2", …): a node's logs, when the
-// user gives them (Options.Logs), are the files of the folder of that name,
-// or of the name the user gives it in Options.Names.
+// user gives them, are the files of the folder of that name (Options.Logs),
+// or what a command prints for that node (Options.LogsCommand).
 package remote
 
 import (
@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -42,6 +43,13 @@ type Options struct {
 	// node's id, holding the node's log files (server.log, controller.log,
 	// state-change.log as Kafka names them).
 	Logs string
+	// LogsCommand, when set instead, is a shell command that prints one
+	// node's log, run for each node with PlaceID, PlaceHost and PlaceSince
+	// replaced (CheckLogsCommand), within LogsTimeout (zero:
+	// DefaultLogsTimeout); what it prints is split by logger into the
+	// files Kafka would write.
+	LogsCommand string
+	LogsTimeout time.Duration
 	// DialTimeout bounds each broker's reachability check; zero: 3 s.
 	DialTimeout time.Duration
 	// Security is how kbf's own clients reach the brokers (TLS, SASL),
@@ -90,7 +98,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 	if timeout <= 0 {
 		timeout = 3 * time.Second
 	}
-	if err := Reachable(ctx, t.brokers, timeout); err != nil {
+	if err := Reachable(ctx, t.brokers, timeout, opts.Security); err != nil {
 		cl.Close()
 		return nil, err
 	}
@@ -139,23 +147,73 @@ func (t *Target) discover(ctx context.Context) error {
 	return nil
 }
 
-// Reachable dials every broker where it advertises itself, within timeout
-// each, and returns one line per broker it cannot reach.
-func Reachable(ctx context.Context, brokers []kafkaadmin.Broker, timeout time.Duration) error {
-	var lines []string
-	d := net.Dialer{Timeout: timeout}
-	for _, b := range brokers {
-		c, err := d.DialContext(ctx, "tcp", b.Addr)
-		if err != nil {
-			lines = append(lines, fmt.Sprintf("broker %d is unreachable at %s, the address it advertises: %v", b.ID, b.Addr, err))
-			continue
-		}
-		c.Close()
+// Reachable checks that kbf reaches every broker where it advertises
+// itself (the address its clients, admin client and replica view use, on
+// the listener kbf bootstrapped on), all at once and within timeout each:
+// a TCP connection, then a Kafka request spoken as sec says (TLS, SASL).
+// It returns one line per broker that fails either, naming the broker,
+// the address and why.
+func Reachable(ctx context.Context, brokers []kafkaadmin.Broker, timeout time.Duration, sec *kafkasec.Config) error {
+	lines := make([]string, len(brokers))
+	var wg sync.WaitGroup
+	for i, b := range brokers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := reach(ctx, b.Addr, timeout, sec); err != nil {
+				lines[i] = fmt.Sprintf("broker %d is unreachable at %s, the address it advertises: %v", b.ID, b.Addr, err)
+			}
+		}()
 	}
+	wg.Wait()
+	lines = slices.DeleteFunc(lines, func(l string) bool { return l == "" })
 	if len(lines) > 0 {
 		return errors.New(strings.Join(lines, "\n"))
 	}
 	return nil
+}
+
+// reach connects to addr, then asks it for its API versions through a
+// client secured by sec: a port that is open is not yet a Kafka listener
+// kbf can speak to (a proxy, another service, a listener whose security
+// differs from the one kbf bootstrapped on).
+func reach(ctx context.Context, addr string, timeout time.Duration, sec *kafkasec.Config) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	opts := []kgo.Opt{kgo.SeedBrokers(addr)}
+	if sec != nil {
+		opts = append(opts, sec.KgoOpts()...)
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrApiVersionsRequest()
+	// From v3 a broker refuses a request without a valid client name.
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "kbf", "1"
+	resp, err := cl.SeedBrokers()[0].Request(ctx, req)
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("it takes connections but answered no Kafka request within %v: is it a Kafka listener, speaking the security.protocol kbf speaks (%s)?", timeout, protocol(sec))
+	case err != nil:
+		return sec.Explain(addr, err)
+	}
+	return kerr.ErrorForCode(resp.(*kmsg.ApiVersionsResponse).ErrorCode)
+}
+
+// protocol is the security protocol sec speaks.
+func protocol(sec *kafkasec.Config) string {
+	if sec == nil || sec.Protocol == "" {
+		return kafkasec.Plaintext
+	}
+	return sec.Protocol
 }
 
 // Close closes the clients.
@@ -288,8 +346,16 @@ func (t *Target) Inject(_ context.Context, f chaos.Fault) (results.Fault, error)
 func (t *Target) Restart(context.Context, string) error { return chaos.ErrAlreadyRunning }
 
 // CollectLogs copies the files of the node's folder under Options.Logs
-// into dst; ErrNoLogs without Options.Logs.
-func (t *Target) CollectLogs(_ context.Context, service string, _ time.Time, dst string) error {
+// into dst, or writes there what Options.LogsCommand prints for the node;
+// ErrNoLogs without either.
+func (t *Target) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
+	if t.opts.LogsCommand != "" {
+		id, err := strconv.ParseInt(service, 10, 32)
+		if err != nil {
+			return fmt.Errorf("node %q: not a node id", service)
+		}
+		return runLogsCommand(ctx, t.opts.LogsCommand, int32(id), t.host(int32(id)), since, t.opts.LogsTimeout, dst)
+	}
 	if t.opts.Logs == "" {
 		return ErrNoLogs
 	}
@@ -310,6 +376,19 @@ func (t *Target) CollectLogs(_ context.Context, service string, _ time.Time, dst
 		}
 	}
 	return nil
+}
+
+// host is the host broker id advertises; "" for a node that is not a
+// broker the metadata names.
+func (t *Target) host(id int32) string {
+	for _, b := range t.brokers {
+		if b.ID == id {
+			if h, _, err := net.SplitHostPort(b.Addr); err == nil {
+				return h
+			}
+		}
+	}
+	return ""
 }
 
 func copyFile(src, dst string) error {

@@ -21,11 +21,11 @@ import (
 	"testing"
 	"time"
 
-	tccompose "github.com/testcontainers/testcontainers-go/modules/compose"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -41,31 +41,7 @@ const (
 	tolerance = time.Second
 )
 
-func image() string {
-	if img := os.Getenv("KBF_IMAGE"); img != "" {
-		return img
-	}
-	return compose.DefaultImage
-}
-
-func startStack(ctx context.Context, t *testing.T, file string) {
-	t.Helper()
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	stack, err := tccompose.NewDockerComposeWith(tccompose.WithStackFiles(file), tccompose.StackIdentifier(project))
-	if err != nil {
-		t.Fatalf("compose stack %s: %v", file, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := stack.Down(ctx, tccompose.RemoveOrphans(true), tccompose.RemoveVolumes(true)); err != nil {
-			t.Errorf("compose down %s: %v", file, err)
-		}
-	})
-	if err := stack.WithEnv(map[string]string{"KBF_IMAGE": image()}).Up(ctx, tccompose.Wait(true)); err != nil {
-		t.Fatalf("compose up %s: %v", file, err)
-	}
-}
+func image() string { return testkafka.Image(compose.DefaultImage) }
 
 // leaderOf0 is the node leading partition 0 of the probe's topic.
 func leaderOf0(ctx context.Context, t *testing.T) int32 {
@@ -135,7 +111,7 @@ func TestIntegrationExternalFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startStack(ctx, t, file)
+	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
 	waitBrokers(ctx, t)
 	bin := filepath.Join(t.TempDir(), "kbf")
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {

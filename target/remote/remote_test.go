@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -32,32 +35,60 @@ func TestSupports(t *testing.T) {
 	}
 }
 
-// TestReachable: one line per broker kbf cannot dial, naming it and the
-// address it advertises; none for one that listens.
+// TestReachable: one line per broker kbf cannot reach where it advertises
+// itself, naming it, the address and why: nothing listening, or a port
+// that takes connections but is no Kafka listener kbf can speak to; none
+// for a Kafka broker. The brokers are asked all at once.
 func TestReachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	kafka, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer kafka.Close()
+	good := kafka.ListenAddrs()[0]
+	// A listener that never accepts: the kernel completes the TCP
+	// handshake, and nothing answers.
+	mute, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.Close()
+	silent := mute.Addr().String()
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	gone := closed.Addr().String()
 	closed.Close()
+	tls, err := kafkasec.FromProperties("client.properties", []kafkasec.Property{{Key: "security.protocol", Value: kafkasec.SSL, Line: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		brokers []kafkaadmin.Broker
+		sec     *kafkasec.Config
 		lines   []string
 	}{
-		{"all reachable", []kafkaadmin.Broker{{ID: 1, Addr: ln.Addr().String()}}, nil},
-		{"one unreachable", []kafkaadmin.Broker{{ID: 1, Addr: ln.Addr().String()}, {ID: 2, Addr: gone}}, []string{"broker 2 is unreachable at " + gone}},
-		{"two unreachable", []kafkaadmin.Broker{{ID: 2, Addr: gone}, {ID: 3, Addr: gone}}, []string{"broker 2 is unreachable", "broker 3 is unreachable"}},
+		{"a Kafka broker", []kafkaadmin.Broker{{ID: 1, Addr: good}}, nil, nil},
+		{"nothing listening", []kafkaadmin.Broker{{ID: 1, Addr: good}, {ID: 2, Addr: gone}},
+			nil, []string{"broker 2 is unreachable at " + gone + ", the address it advertises: dial tcp"}},
+		{"a port that takes connections and says nothing", []kafkaadmin.Broker{{ID: 3, Addr: silent}},
+			nil, []string{"broker 3 is unreachable at " + silent + ", the address it advertises: it takes connections but answered no Kafka request within 1s", "(PLAINTEXT)"}},
+		// kfake waits for the rest of what it takes for a request; Kafka
+		// closes the connection, which kafkasec.Explain names.
+		{"TLS spoken to a plain listener", []kafkaadmin.Broker{{ID: 1, Addr: good}},
+			tls, []string{"broker 1 is unreachable at " + good + ", the address it advertises: it takes connections but answered no Kafka request", "(SSL)"}},
+		{"every broker, each on its line", []kafkaadmin.Broker{{ID: 2, Addr: gone}, {ID: 3, Addr: silent}, {ID: 4, Addr: gone}},
+			nil, []string{"broker 2 is unreachable", "broker 3 is unreachable", "broker 4 is unreachable"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := Reachable(context.Background(), tc.brokers, time.Second)
+			start := time.Now()
+			err := Reachable(context.Background(), tc.brokers, time.Second, tc.sec)
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("took %v: the brokers are asked at once, a second each", took)
+			}
 			if len(tc.lines) == 0 {
 				if err != nil {
 					t.Errorf("error %v, want none", err)
@@ -68,6 +99,17 @@ func TestReachable(t *testing.T) {
 				t.Fatal("no error")
 			}
 			got := strings.Split(err.Error(), "\n")
+			if tc.name != "every broker, each on its line" {
+				if len(got) != 1 {
+					t.Fatalf("%d lines, want 1: %q", len(got), got)
+				}
+				for _, want := range tc.lines {
+					if !strings.Contains(got[0], want) {
+						t.Errorf("%q, want it to say %q", got[0], want)
+					}
+				}
+				return
+			}
 			if len(got) != len(tc.lines) {
 				t.Fatalf("%d lines, want %d: %q", len(got), len(tc.lines), got)
 			}
@@ -97,5 +139,33 @@ func TestViewOf(t *testing.T) {
 	}
 	if len(v.Partitions) != 2 || v.Partitions[0].Partition != 0 {
 		t.Errorf("partitions %+v, want 0 and 1 in order", v.Partitions)
+	}
+}
+
+// TestNewAdvertised: the brokers are reached where they advertise
+// themselves on the listener kbf bootstrapped on, as they say it, not at
+// the bootstrap address kbf was given.
+func TestNewAdvertised(t *testing.T) {
+	kafka, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kafka.Close()
+	_, port, _ := net.SplitHostPort(kafka.ListenAddrs()[0])
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tg, err := New(ctx, Options{Bootstrap: []string{"localhost:" + port}, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	got, want := tg.Bootstrap(), kafka.ListenAddrs()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("bootstrap %v, want the advertised %v", got, want)
+	}
+	if b := tg.Brokers(); len(b) != 3 {
+		t.Errorf("brokers %v, want 3", b)
 	}
 }
