@@ -392,4 +392,3 @@ func ready(p *corev1.Pod) bool {
 	}
 	return false
 }
-
