@@ -148,7 +148,8 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 		if err := t.signal(ctx, n, "KILL"); err != nil {
 			return rf, fmt.Errorf("sigkill %s: %w", n.Pod, err)
 		}
-		return rf, t.awaitEnd(ctx, n, p.UID, before.RestartCount, &rf)
+		// The JVM died when the shell's kill ran, just before exec ended.
+		return rf, t.awaitEnd(ctx, n, p.UID, before.RestartCount, time.Now(), &rf)
 	case chaos.SigTerm:
 		grace := f.Grace
 		if grace == 0 {
@@ -159,7 +160,7 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 		if err := t.api.DeletePod(ctx, n.Pod, int64(grace.Round(time.Second)/time.Second)); err != nil {
 			return rf, fmt.Errorf("sigterm %s: %w", n.Pod, err)
 		}
-		err := t.awaitEnd(ctx, n, p.UID, before.RestartCount, &rf)
+		err := t.awaitEnd(ctx, n, p.UID, before.RestartCount, time.Time{}, &rf)
 		// The kubelet SIGKILLs what outlives its grace: exit 137.
 		rf.Escalated = err == nil && rf.ExitCode == 137
 		return rf, err
@@ -169,8 +170,9 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 
 // awaitEnd waits until the node's container has ended — its restart count
 // past restarts, or its pod uid gone — records the exit in rf, and starts
-// watching for the node to run again.
-func (t *Target) awaitEnd(ctx context.Context, n Node, uid types.UID, restarts int32, rf *results.Fault) error {
+// watching for the node to run again. died is kbf's own estimate of the
+// end (a kill's), zero when it has none: then the end is when kbf saw it.
+func (t *Target) awaitEnd(ctx context.Context, n Node, uid types.UID, restarts int32, died time.Time, rf *results.Fault) error {
 	var exited time.Time
 	for {
 		p, err := t.api.Pod(ctx, n.Pod)
@@ -187,12 +189,11 @@ func (t *Target) awaitEnd(ctx context.Context, n Node, uid types.UID, restarts i
 		default:
 			if term := ended(containerStatus(p, n.Container), restarts); term != nil {
 				rf.ExitCode = int(term.ExitCode)
-				// The API keeps the kubelet's finish time to the second: it
-				// is taken, but never before the signal.
-				rf.Finished = term.FinishedAt.Time.UTC()
-				if rf.Finished.Before(rf.SignalSent) {
-					rf.Finished = rf.SignalSent
+				est := died
+				if est.IsZero() {
+					est = time.Now()
 				}
+				rf.Finished = finishTime(term.FinishedAt.Time, est, rf.SignalSent)
 				if rf.Kind != chaos.SigTerm {
 					exited = time.Now()
 				}
@@ -213,6 +214,27 @@ func (t *Target) awaitEnd(ctx context.Context, n Node, uid types.UID, restarts i
 	t.mu.Unlock()
 	go t.watchRestart(n, uid, restarts, w)
 	return nil
+}
+
+// finishTime is a container's end: the API keeps the kubelet's finish time
+// only to the second (kubelet, the second it began), so kbf's estimate est
+// is taken within that second, and never before the signal.
+func finishTime(kubelet, est, signal time.Time) time.Time {
+	if kubelet.IsZero() {
+		return est.UTC()
+	}
+	lo, hi := kubelet, kubelet.Add(time.Second-time.Millisecond)
+	at := est
+	switch {
+	case at.Before(lo):
+		at = lo
+	case at.After(hi):
+		at = hi
+	}
+	if at.Before(signal) {
+		at = signal
+	}
+	return at.UTC()
 }
 
 // ended is the container's terminated state when it has ended since it had

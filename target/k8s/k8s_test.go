@@ -440,3 +440,26 @@ func TestNoBroker(t *testing.T) {
 }
 
 func typesUID(s string) types.UID { return types.UID(s) }
+
+func TestFinishTime(t *testing.T) {
+	sec := time.Date(2026, 12, 2, 1, 13, 13, 0, time.UTC)
+	ms := func(n int) time.Time { return sec.Add(time.Duration(n) * time.Millisecond) }
+	tests := []struct {
+		name              string
+		kubelet, est, sig time.Time
+		want              time.Time
+	}{
+		{"kbf's estimate within the kubelet's second", sec, ms(240), ms(-300), ms(240)},
+		{"an estimate before the second is the second's start", sec, ms(-100), ms(-300), sec},
+		{"an estimate past the second is its end", sec, ms(1800), ms(-300), ms(999)},
+		{"never before the signal", sec, ms(100), ms(200), ms(200)},
+		{"no kubelet time: the estimate", time.Time{}, ms(500), ms(0), ms(500)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := finishTime(tt.kubelet, tt.est, tt.sig); !got.Equal(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
