@@ -18,7 +18,8 @@
 #   make k8s-up        a single-node Kubernetes for the Kubernetes tests, built from packages
 #                      with no image pulled (root; k8s/node.sh; about 10 minutes the first time)
 #   make k8s-down      stop it and remove all it wrote outside its cache
-#   make k8s-test      the node's smoke test (build tag k8s) against a node that is up
+#   make k8s-test      the node's smoke test and kbf run --target k8s's test (build tag k8s)
+#                      against a node that is up
 
 SHELL    := bash
 GO       ?= go
@@ -43,7 +44,7 @@ build:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./...
-	$(GO) vet -tags k8s ./k8s/
+	$(GO) vet -tags k8s ./...
 
 unit: vet
 	$(GO) test -race -count=1 ./...
@@ -160,3 +161,4 @@ k8s-down:
 
 k8s-test:
 	$(GO) test -count=1 -tags k8s -run . -timeout 10m -v ./k8s/
+	$(GO) test -count=1 -tags k8s -run . -timeout 15m -v ./target/k8s/
