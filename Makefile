@@ -21,7 +21,8 @@
 #   make k8s-down      stop it and remove all it wrote outside its cache
 #   make k8s-build     only build it (K8S_BUILD_JOBS packages at once; CI builds it this way
 #                      while it installs the rest)
-#   make k8s-test      the Kubernetes tests (build tag k8s) against a node that is up
+#   make k8s-test      the Kubernetes tests (build tag k8s: the node's smoke test, kbf run
+#                      --target k8s's trial) against a node that is up
 #   make k8s-integration  the same, bringing the node up for them and down after unless one is up
 
 SHELL    := bash
@@ -167,10 +168,10 @@ k8s-build:
 	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) k8s/node.sh build
 
 # The packages with Kubernetes tests (build tag k8s), run one after another on the one node.
-K8S_PKGS := ./k8s/
+K8S_PKGS := ./k8s/ ./target/k8s/
 
 k8s-test:
-	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 20m -v $(K8S_PKGS)
+	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS)
 
 # A node that is up is used as it is; otherwise one is brought up for the tests and down after,
 # whatever they say.

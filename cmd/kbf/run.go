@@ -50,6 +50,10 @@ type runOptions struct {
 	// diskSize is the size of the tmpfs a disk-full fault fills.
 	diskSize string
 	external externalFlags // external.go
+	k8s      k8sFlags      // k8s.go
+	// brokerSet is true when --broker was given: a pod's name has no
+	// default.
+	brokerSet bool
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -94,6 +98,7 @@ Exit status:
   130  interrupted (the fault undone, what was measured kept)`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.brokerSet = cmd.Flags().Changed("broker")
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -107,6 +112,7 @@ Exit status:
 	f := cmd.Flags()
 	o.registerTrial(f, "")
 	o.external.register(f)
+	o.k8s.register(f)
 	f.DurationVar(&o.returnAfter, "return-after", 0, "two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault); the first returns in recovery")
 	f.StringVar(&o.lastStep, "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
@@ -126,6 +132,15 @@ func (o *runOptions) validate() error {
 	}
 	if _, _, err := o.clients.parse(); err != nil {
 		return err
+	}
+	if err := o.k8s.validate(o.kill, o.brokerSet); err != nil {
+		return err
+	}
+	if o.k8s.on() {
+		// --bootstrap is the Kubernetes target's first address, not a
+		// remote cluster's.
+		e := o.experimentOptions()
+		return flagError(e.Validate())
 	}
 	if err := o.external.validate(o.kill); err != nil {
 		return err
@@ -214,7 +229,15 @@ func runTrials(ctx context.Context, o *runOptions) error {
 		}
 	}
 	var t experiment.Target
-	if len(o.external.bootstrap) > 0 {
+	if o.k8s.on() {
+		sec, _ := o.cluster.security() // validated
+		kt, err := o.k8s.newTarget(ctx, o.external.bootstrap, o.broker, sec, o.g.errOut)
+		if err != nil {
+			return err
+		}
+		defer kt.Close()
+		t = kt
+	} else if len(o.external.bootstrap) > 0 {
 		sec, _ := o.cluster.security() // validated
 		rt, err := o.external.newRemote(ctx, sec)
 		if err != nil {

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/k8s"
+)
+
+// The places a cluster can live, as --target names them.
+const (
+	targetDocker = "docker"
+	targetK8s    = "k8s"
+)
+
+// k8sFlags are the flags of a trial on a Kafka in Kubernetes (--target k8s).
+type k8sFlags struct {
+	target     string
+	namespace  string
+	kubeconfig string
+	selector   string
+}
+
+func (k *k8sFlags) register(f *pflag.FlagSet) {
+	f.StringVar(&k.target, "target", targetDocker, "where the cluster lives: docker (kbf's own, or -f FILE) or k8s (a Kafka in Kubernetes, through the API; --broker then names a pod)")
+	f.StringVar(&k.namespace, "namespace", "", "--target k8s: the cluster's namespace (default the kubeconfig context's)")
+	f.StringVar(&k.kubeconfig, "kubeconfig", "", "--target k8s: the kubeconfig (default $KUBECONFIG or ~/.kube/config, or the pod's service account in the cluster)")
+	f.StringVar(&k.selector, "selector", "", "--target k8s: a label selector for the cluster's pods, e.g. strimzi.io/cluster=my-cluster (default every Kafka pod of the namespace)")
+}
+
+// on says whether the trial runs on Kubernetes.
+func (k *k8sFlags) on() bool { return k.target == targetK8s }
+
+// validate refuses, before contacting anything, a target kbf does not know,
+// a Kubernetes flag without --target k8s, and a fault the Kubernetes target
+// cannot make.
+func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
+	switch {
+	case k.target != targetDocker && k.target != targetK8s:
+		return usagef("--target %s: want %s or %s", k.target, targetDocker, targetK8s)
+	case !k.on() && (k.namespace != "" || k.kubeconfig != "" || k.selector != ""):
+		return usagef("--namespace, --kubeconfig and --selector are --target k8s's")
+	case k.on() && !brokerSet:
+		return usagef("--target k8s: give --broker, the pod of the broker to fault")
+	case k.on():
+		if err := (&k8s.Target{}).Supports(kill, ""); err != nil {
+			return usageError{err}
+		}
+	}
+	return nil
+}
+
+// newTarget is the Kubernetes target the flags name: the namespace's pods
+// are listed and the brokers asked where they advertise themselves now.
+func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead string, sec *kafkasec.Config, say io.Writer) (*k8s.Target, error) {
+	cfg, ns, err := k8s.LoadConfig(k.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if k.namespace != "" {
+		ns = k.namespace
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	api, err := k8s.NewAPI(cfg, ns)
+	if err != nil {
+		return nil, err
+	}
+	return k8s.New(ctx, api, k8s.Options{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
+		Say: func(line string) { fmt.Fprintln(say, line) }})
+}

@@ -1,0 +1,147 @@
+package k8s
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/remotecommand"
+)
+
+// API is the part of the Kubernetes API the target uses, in one
+// namespace: the typed clientset behind it (NewAPI), a fake clientset in
+// tests. Each method's error for a refused permission is a
+// *ForbiddenError naming the verb and the resource.
+type API interface {
+	Pods(ctx context.Context, selector string) ([]corev1.Pod, error)
+	Pod(ctx context.Context, name string) (*corev1.Pod, error)
+	// DeletePod deletes a pod with a grace period in seconds.
+	DeletePod(ctx context.Context, name string, grace int64) error
+	// Logs streams a container's standard output: the running one's, or
+	// the one before it (previous), the killed container's last words;
+	// follow keeps the stream open until the container ends.
+	Logs(ctx context.Context, pod, container string, previous, follow bool) (io.ReadCloser, error)
+	// Exec runs cmd in a container and returns its standard output and
+	// error.
+	Exec(ctx context.Context, pod, container string, cmd []string) (stdout, stderr string, err error)
+	Namespace() string
+}
+
+// ForbiddenError is a call the API server refused for lack of a
+// permission: the verb and the resource the Role must grant.
+type ForbiddenError struct {
+	Verb, Resource, Namespace string
+	Err                       error
+}
+
+func (e *ForbiddenError) Error() string {
+	return fmt.Sprintf("kubernetes: kbf may not %s %s in namespace %s: grant it to kbf's identity (the Role in k8s/manifests/rbac.yaml holds what kbf needs)",
+		e.Verb, e.Resource, e.Namespace)
+}
+
+func (e *ForbiddenError) Unwrap() error { return e.Err }
+
+// clientAPI is API over client-go's typed clientset; exec goes through
+// the SPDY executor, which needs the REST configuration too.
+type clientAPI struct {
+	cs   kubernetes.Interface
+	cfg  *rest.Config
+	ns   string
+	exec func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
+}
+
+// LoadConfig reads the kubeconfig at path, or, when path is empty, the one
+// kubectl would ($KUBECONFIG, ~/.kube/config), or the pod's own service
+// account when kbf runs in the cluster. It returns the namespace the
+// kubeconfig's context names, "" when none.
+func LoadConfig(path string) (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if path != "" {
+		rules.ExplicitPath = path
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		if path == "" {
+			if in, ierr := rest.InClusterConfig(); ierr == nil {
+				return in, "", nil
+			}
+		}
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	ns, _, _ := cc.Namespace()
+	return cfg, ns, nil
+}
+
+// NewAPI is the API of namespace ns on the cluster cfg reaches.
+func NewAPI(cfg *rest.Config, ns string) (API, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	a := &clientAPI{cs: cs, cfg: cfg, ns: ns}
+	a.exec = a.spdyExec
+	return a, nil
+}
+
+func (a *clientAPI) Namespace() string { return a.ns }
+
+// forbidden maps the API server's refusal to a *ForbiddenError; other
+// errors pass as they are.
+func (a *clientAPI) forbidden(err error, verb, resource string) error {
+	if apierrors.IsForbidden(err) {
+		return &ForbiddenError{Verb: verb, Resource: resource, Namespace: a.ns, Err: err}
+	}
+	return err
+}
+
+func (a *clientAPI) Pods(ctx context.Context, selector string) ([]corev1.Pod, error) {
+	l, err := a.cs.CoreV1().Pods(a.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, a.forbidden(err, "list", "pods")
+	}
+	return l.Items, nil
+}
+
+func (a *clientAPI) Pod(ctx context.Context, name string) (*corev1.Pod, error) {
+	p, err := a.cs.CoreV1().Pods(a.ns).Get(ctx, name, metav1.GetOptions{})
+	return p, a.forbidden(err, "get", "pods")
+}
+
+func (a *clientAPI) DeletePod(ctx context.Context, name string, grace int64) error {
+	err := a.cs.CoreV1().Pods(a.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+	return a.forbidden(err, "delete", "pods")
+}
+
+func (a *clientAPI) Logs(ctx context.Context, pod, container string, previous, follow bool) (io.ReadCloser, error) {
+	rc, err := a.cs.CoreV1().Pods(a.ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous, Follow: follow}).Stream(ctx)
+	return rc, a.forbidden(err, "get", "pods/log")
+}
+
+func (a *clientAPI) Exec(ctx context.Context, pod, container string, cmd []string) (string, string, error) {
+	var stdout, stderr bytes.Buffer
+	err := a.exec(ctx, pod, container, cmd, &stdout, &stderr)
+	return stdout.String(), stderr.String(), a.forbidden(err, "create", "pods/exec")
+}
+
+func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+	if a.cfg == nil {
+		return errors.New("exec: no REST configuration")
+	}
+	req := a.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(a.ns).Name(pod).SubResource("exec").
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+	ex, err := remotecommand.NewSPDYExecutor(a.cfg, "POST", req.URL())
+	if err != nil {
+		return err
+	}
+	return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr})
+}

@@ -1,0 +1,394 @@
+// Package k8s is the trial protocol's target (experiment.Target) for a
+// Kafka cluster in Kubernetes, reached through the Kubernetes API with
+// client-go (no kubectl): its nodes are the pods of a namespace, found by
+// Strimzi's labels or by their Kafka environment (nodesOf), named by their
+// pod; kbf's own clients reach the brokers at --bootstrap or at the pods'
+// IPs, then where the brokers advertise themselves.
+//
+// Faults are made from inside the node's container, through exec: sigkill
+// and pause signal the JVM (SIGKILL, SIGSTOP; SIGCONT undoes a pause), and
+// the kubelet, not kbf, restarts a killed container: recovery waits for
+// that restart and says how long it took. sigterm deletes the pod with its
+// grace period, as a rolling update does, and its StatefulSet or operator
+// makes it again. What the API refuses for lack of a permission is one line
+// naming the verb and the resource (ForbiddenError); the Role kbf needs is
+// k8s/manifests/rbac.yaml. Logs are read through the API, the killed
+// container's too, and split by logger as a Docker node's standard output
+// is.
+package k8s
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/kafkasec"
+)
+
+// Options are a Kubernetes target's settings.
+type Options struct {
+	// Selector narrows the namespace's pods to one cluster's (a label
+	// selector, e.g. strimzi.io/cluster=my-cluster); "" takes them all.
+	Selector string
+	// Bootstrap is where kbf's clients first reach the brokers (a NodePort,
+	// a LoadBalancer, a listener of your own); nil: the broker pods' IPs
+	// at their client port, which kbf reaches when it runs in the cluster
+	// or on a node.
+	Bootstrap []string
+	// Lead is the broker that leads partition 0 of the probed topic: the
+	// one the fault hits.
+	Lead string
+	// Security is how kbf's own clients reach the brokers (TLS, SASL),
+	// from --command-config; nil speaks PLAINTEXT.
+	Security *kafkasec.Config
+	// Say prints a line that stays (the kubelet's restart of a killed
+	// node); nil prints nothing.
+	Say func(string)
+	// Poll is how often a pod's status is asked while a fault is awaited;
+	// zero: 100 ms.
+	Poll time.Duration
+}
+
+// Target is a Kafka cluster in a Kubernetes namespace.
+type Target struct {
+	api   API
+	opts  Options
+	nodes []Node
+	admin *kafkaadmin.Admin
+
+	mu       sync.Mutex
+	paused   map[string]bool          // pods whose JVM kbf stopped
+	restarts map[string]*restartWatch // pods a fault ended, awaited back
+	caught   map[string]*bytes.Buffer // a deleted pod's output, by pod name
+	done     []Restart
+	stop     context.CancelFunc // ends the watches
+	watchCtx context.Context
+}
+
+var (
+	_ experiment.Target = (*Target)(nil)
+	_ experiment.Quorum = quorum{}
+)
+
+// New finds the Kafka nodes among the pods of api's namespace and reads
+// the brokers' advertised addresses from the brokers themselves, with
+// kbf's own client, as it will reach them during the trial.
+func New(ctx context.Context, api API, opts Options) (*Target, error) {
+	pods, err := api.Pods(ctx, opts.Selector)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := nodesOf(pods)
+	if err != nil {
+		return nil, err
+	}
+	t := newTarget(api, opts, nodes)
+	if len(t.brokerNodes()) == 0 {
+		sel := ""
+		if opts.Selector != "" {
+			sel = " with labels " + opts.Selector
+		}
+		t.Close()
+		return nil, fmt.Errorf("no Kafka broker among the pods of namespace %s%s: kbf looks for Strimzi's labels or a container whose environment sets KAFKA_PROCESS_ROLES",
+			api.Namespace(), sel)
+	}
+	brokers, err := t.advertised(ctx)
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	topics := kafkaadmin.DefaultTopics()
+	if lead, ok := t.Brokers()[opts.Lead]; ok {
+		ids := make([]int32, 0, len(brokers))
+		for _, b := range brokers {
+			ids = append(ids, b.ID)
+		}
+		topics[0] = topics[0].LedFirstBy(lead, ids)
+	}
+	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Security: opts.Security})
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func newTarget(api API, opts Options, nodes []Node) *Target {
+	if opts.Poll <= 0 {
+		opts.Poll = 100 * time.Millisecond
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, restarts: map[string]*restartWatch{},
+		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop}
+}
+
+// advertised asks the brokers where they advertise themselves, and checks
+// that they are the pods' brokers.
+func (t *Target) advertised(ctx context.Context) ([]kafkaadmin.Broker, error) {
+	seeds := t.opts.Bootstrap
+	if len(seeds) == 0 {
+		for _, n := range t.brokerNodes() {
+			if n.Addr != "" {
+				seeds = append(seeds, n.Addr)
+			}
+		}
+		if len(seeds) == 0 {
+			return nil, fmt.Errorf("no broker pod of namespace %s has an IP yet: are they running?", t.api.Namespace())
+		}
+	}
+	kopts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.RequestRetries(2)}
+	if t.opts.Security != nil {
+		kopts = append(kopts, t.opts.Security.KgoOpts()...)
+	}
+	cl, err := kgo.NewClient(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("bootstrap %s: %w", strings.Join(seeds, ","), err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return nil, fmt.Errorf("no broker answers on %s: %w", strings.Join(seeds, ","), err)
+	}
+	var brokers []kafkaadmin.Broker
+	for _, b := range md.Brokers {
+		brokers = append(brokers, kafkaadmin.Broker{ID: b.NodeID, Addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))})
+	}
+	return brokers, matchBrokers(t.brokerNodes(), brokers)
+}
+
+// matchBrokers checks that the brokers Kafka names are the pods': a pod
+// kbf would fault that Kafka does not know, or a broker with no pod, is
+// another cluster's or a wrong --selector.
+func matchBrokers(pods []Node, kafka []kafkaadmin.Broker) error {
+	known := map[int32]bool{}
+	for _, b := range kafka {
+		known[b.ID] = true
+	}
+	var lines []string
+	for _, n := range pods {
+		if !known[n.ID] {
+			lines = append(lines, fmt.Sprintf("pod %s is broker %d, which the cluster's metadata does not list (not registered yet, or another cluster: narrow --selector)", n.Pod, n.ID))
+		}
+		delete(known, n.ID)
+	}
+	for id := range known {
+		lines = append(lines, fmt.Sprintf("broker %d of the cluster's metadata is no pod kbf found (give --selector the cluster's pods)", id))
+	}
+	if len(lines) > 0 {
+		return errors.New(strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// Close ends kbf's clients and the watches of restarting nodes.
+func (t *Target) Close() {
+	t.stop()
+	if t.admin != nil {
+		t.admin.Close()
+	}
+}
+
+func (t *Target) say(format string, a ...any) {
+	if t.opts.Say != nil {
+		t.opts.Say(fmt.Sprintf(format, a...))
+	}
+}
+
+func (t *Target) brokerNodes() []Node {
+	var bs []Node
+	for _, n := range t.nodes {
+		if n.Broker {
+			bs = append(bs, n)
+		}
+	}
+	return bs
+}
+
+func (t *Target) node(name string) (Node, bool) {
+	for _, n := range t.nodes {
+		if n.Pod == name {
+			return n, true
+		}
+	}
+	return Node{}, false
+}
+
+// Nodes are the nodes found, in node id order.
+func (t *Target) Nodes() []Node { return append([]Node(nil), t.nodes...) }
+
+// Brokers maps each broker's pod to its node id.
+func (t *Target) Brokers() map[string]int32 {
+	m := map[string]int32{}
+	for _, n := range t.brokerNodes() {
+		m[n.Pod] = n.ID
+	}
+	return m
+}
+
+// Services names the brokers, then the nodes that are controllers only.
+func (t *Target) Services() []string {
+	var s []string
+	for _, n := range t.brokerNodes() {
+		s = append(s, n.Pod)
+	}
+	for _, n := range t.nodes {
+		if !n.Broker {
+			s = append(s, n.Pod)
+		}
+	}
+	return s
+}
+
+// service names node id's pod.
+func (t *Target) service(id int32) (string, bool) {
+	for _, n := range t.nodes {
+		if n.ID == id {
+			return n.Pod, true
+		}
+	}
+	return "", false
+}
+
+// Bootstrap is the brokers' advertised addresses.
+func (t *Target) Bootstrap() []string { return t.admin.Bootstrap() }
+
+// Up waits until every node's pod is Ready, then makes sure kbf's topics
+// exist, every ISR is full and every leader preferred: kbf starts no pod,
+// the namespace's controllers do.
+func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
+	start := time.Now()
+	for _, n := range t.nodes {
+		if _, err := t.waitPod(ctx, n, "Ready", func(p *corev1.Pod) bool { return ready(p) }); err != nil {
+			return experiment.UpInfo{}, err
+		}
+	}
+	if _, err := t.admin.EnsureTopics(ctx); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	if err := t.admin.WaitISRFull(ctx, t.admin.TopicNames()...); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	if _, err := t.admin.EnsurePreferred(ctx); err != nil {
+		return experiment.UpInfo{}, err
+	}
+	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
+}
+
+// Partitions describes topic's partitions.
+func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
+	parts, err := t.admin.Describe(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]experiment.Partition, 0, len(parts))
+	for _, p := range parts {
+		if p.Topic != topic {
+			continue
+		}
+		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+	}
+	return out, nil
+}
+
+// WaitISRFull waits until every partition of topics has a full ISR.
+func (t *Target) WaitISRFull(ctx context.Context, topics ...string) error {
+	return t.admin.WaitISRFull(ctx, topics...)
+}
+
+// EnsurePreferred runs a preferred leader election where one is due.
+func (t *Target) EnsurePreferred(ctx context.Context) error {
+	_, err := t.admin.EnsurePreferred(ctx)
+	return err
+}
+
+// LeadersPreferred says whether every partition is led by its first
+// replica.
+func (t *Target) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
+	return t.admin.LeadersPreferred(ctx, topics...)
+}
+
+// TopicNames are kbf's topics.
+func (t *Target) TopicNames() []string { return t.admin.TopicNames() }
+
+// Image is the brokers' container image.
+func (t *Target) Image() string {
+	for _, n := range t.brokerNodes() {
+		return n.Image
+	}
+	return ""
+}
+
+// KafkaVersion is not asked: the brokers tell their protocol versions only,
+// and the image's tag need not be Kafka's release.
+func (t *Target) KafkaVersion(context.Context) (string, error) {
+	return "", errors.New("kbf does not read a Kubernetes cluster's Kafka release")
+}
+
+// NodeConfigs reads back each broker's configuration in effect, by pod.
+func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string, error) {
+	byID, err := t.admin.BrokerConfigs(ctx)
+	out := make(map[string]map[string]string, len(byID))
+	for id, cfg := range byID {
+		if svc, ok := t.service(id); ok {
+			out[svc] = cfg
+		}
+	}
+	return out, err
+}
+
+// CPUTimes is unknown: the nodes' cgroups are the kubelet's.
+func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { return nil, nil }
+
+// Quorum asks the brokers about the metadata quorum.
+func (t *Target) Quorum() experiment.Quorum { return quorum{t} }
+
+// quorum is the metadata quorum as the brokers describe it.
+type quorum struct{ t *Target }
+
+// ActiveController names the pod of the controller leading the quorum.
+func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
+	id, epoch, err := q.t.admin.QuorumLeader(ctx)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	svc, ok := q.t.service(id)
+	if !ok {
+		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no pod kbf found", id)
+	}
+	return svc, id, epoch, nil
+}
+
+// Rejoined reports whether controller id has caught up with the quorum's
+// leader since since.
+func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
+	qd, err := q.t.admin.DescribeQuorum(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	ok, where := qd.CaughtUpSince(id, since)
+	return ok, where, nil
+}
+
+// ready says whether the pod is Ready.
+func ready(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

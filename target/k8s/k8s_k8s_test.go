@@ -1,0 +1,330 @@
+//go:build k8s
+
+package k8s_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	authv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// adminConfig is the admin kubeconfig of the node k8s/node.sh brought up,
+// or KBF_KUBECONFIG.
+func adminConfig(t *testing.T) *rest.Config {
+	t.Helper()
+	path := os.Getenv("KBF_KUBECONFIG")
+	if path == "" {
+		dir := os.Getenv("KBF_K8S_DIR")
+		if dir == "" {
+			dir = "/var/lib/kbf-k8s"
+		}
+		path = filepath.Join(dir, "admin.kubeconfig")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("no kubeconfig at %s: bring the test node up first (make k8s-up), or set KBF_KUBECONFIG", path)
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		t.Fatalf("kubeconfig %s: %v", path, err)
+	}
+	return cfg
+}
+
+// manifests decodes the objects of k8s/manifests/*.yaml.
+func manifests(t *testing.T) []runtime.Object {
+	t.Helper()
+	files, _ := filepath.Glob("../../k8s/manifests/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no manifests in k8s/manifests")
+	}
+	var objs []runtime.Object
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := utilyaml.NewYAMLReader(bufioReader(b))
+		for {
+			doc, err := r.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if len(bytes.TrimSpace(doc)) == 0 {
+				continue
+			}
+			obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			objs = append(objs, obj)
+		}
+	}
+	return objs
+}
+
+// deploy creates the manifests' objects in ns. The node has no cluster
+// DNS, so the brokers are told the controller's pod IP under the name the
+// manifests give it (hostAliases), once the controller's pod has one.
+func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) {
+	t.Helper()
+	var brokers *appsv1.StatefulSet
+	for _, obj := range manifests(t) {
+		var err error
+		switch o := obj.(type) {
+		case *corev1.ConfigMap:
+			_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.Service:
+			_, err = cs.CoreV1().Services(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.ServiceAccount:
+			_, err = cs.CoreV1().ServiceAccounts(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.Role:
+			_, err = cs.RbacV1().Roles(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.RoleBinding:
+			o.Subjects[0].Namespace = ns
+			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *appsv1.StatefulSet:
+			if o.Name == "kafka-broker" {
+				brokers = o
+				continue
+			}
+			_, err = cs.AppsV1().StatefulSets(ns).Create(ctx, o, metav1.CreateOptions{})
+		default:
+			t.Fatalf("the manifests hold a %T the test does not create", obj)
+		}
+		if err != nil {
+			t.Fatalf("create %T: %v", obj, err)
+		}
+	}
+	if brokers == nil {
+		t.Fatal("no kafka-broker StatefulSet in the manifests")
+	}
+	ctl := waitPod(ctx, t, cs, ns, "kafka-controller-100", "an IP", func(p *corev1.Pod) bool { return p.Status.PodIP != "" })
+	brokers.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: ctl.Status.PodIP, Hostnames: []string{"kafka-controller-100.kafka-controller"}}}
+	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, brokers, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create the brokers: %v", err)
+	}
+}
+
+func waitPod(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, name, what string, ok func(*corev1.Pod) bool) *corev1.Pod {
+	t.Helper()
+	for {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err == nil && ok(p) {
+			return p
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("pod %s/%s: gave up waiting for %s (last error %v)", ns, name, what, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func ready(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// kubeconfigAs writes a kubeconfig for the service account sa of ns, with
+// a token the API server issues: kbf then runs with the Role's permissions
+// and no more.
+func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kubernetes.Interface, ns, sa string) string {
+	t.Helper()
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, sa, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: sa}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("token for %s: %v", sa, err)
+	}
+	ca := admin.CAData
+	if len(ca) == 0 && admin.CAFile != "" {
+		if ca, err = os.ReadFile(admin.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["node"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: ca}
+	kc.AuthInfos[sa] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
+	kc.Contexts["kbf"] = &clientcmdapi.Context{Cluster: "node", AuthInfo: sa, Namespace: ns}
+	kc.CurrentContext = "kbf"
+	path := filepath.Join(t.TempDir(), sa+".kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSigkillOnKubernetes deploys the plain manifests on the test node and
+// runs one SIGKILL trial with kbf run --target k8s, as the manifests'
+// ServiceAccount: the broker is killed from inside its pod, the kubelet
+// restarts it, and the trial is analysed with a stall and no acked record
+// lost. A service account with no Role is refused in one line first.
+func TestSigkillOnKubernetes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	admin := adminConfig(t)
+	cs, err := kubernetes.NewForConfig(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := fmt.Sprintf("kbf-target-%d", time.Now().UnixNano()%1e6)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create namespace %s: %v", ns, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if os.Getenv("KBF_K8S_KEEP") != "" {
+			t.Logf("namespace %s kept (KBF_K8S_KEEP)", ns)
+			return
+		}
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+			t.Errorf("delete namespace %s: %v", ns, err)
+		}
+	})
+	// The controller manager makes the namespace's default service account,
+	// which admission needs before it takes a pod.
+	for {
+		if _, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{}); err == nil || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	start := time.Now()
+	deploy(ctx, t, cs, ns)
+	for _, name := range []string{"kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3"} {
+		waitPod(ctx, t, cs, ns, name, "Ready", ready)
+	}
+	t.Logf("the manifests' 4 pods Ready %v after their creation", time.Since(start).Round(100*time.Millisecond))
+
+	bin := filepath.Join(t.TempDir(), "kbf")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../../cmd/kbf")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build kbf: %v\n%s", err, out)
+	}
+	kbf := func(kubeconfig string, args ...string) (string, int) {
+		cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--target", "k8s", "--namespace", ns, "--kubeconfig", kubeconfig}, args...)...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("kbf: %v", err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+
+	// No Role bound: one line naming the verb and the resource.
+	out, code := kbf(kubeconfigAs(ctx, t, admin, cs, ns, "nobody"), "--kill", "sigkill", "--broker", "kafka-broker-2")
+	if code != 1 || !strings.Contains(out, "may not list pods in namespace "+ns) || strings.Count(strings.TrimSpace(out), "\n") > 0 {
+		t.Errorf("kbf without a Role: exit %d, output %q; want exit 1 and one line naming list pods", code, out)
+	}
+
+	dir := filepath.Join(t.TempDir(), "runs")
+	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), "--kill", "sigkill", "--broker", "kafka-broker-2",
+		"--duration", "40s", "--out", dir, "--quiet")
+	t.Logf("kbf run --target k8s (exit %d):\n%s", code, out)
+	// 6: the trial ran but was judged not valid, which a shared machine's
+	// load makes it; 3 would be acked records lost.
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	if !strings.Contains(out, "the kubelet restarted kafka-broker-2") {
+		t.Errorf("kbf did not say the kubelet restarted the broker")
+	}
+
+	p, err := cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.Status.ContainerStatuses[0]
+	if st.RestartCount != 1 || st.LastTerminationState.Terminated == nil || st.LastTerminationState.Terminated.ExitCode != 137 {
+		t.Errorf("kafka-broker-2: restart count %d, last state %+v; want 1, killed (137)", st.RestartCount, st.LastTerminationState)
+	}
+
+	var rep struct {
+		Meta struct {
+			Fault *results.Fault `json:"fault"`
+		} `json:"meta"`
+		Integrity struct {
+			Acknowledged int `json:"acknowledged"`
+			Lost         int `json:"lost"`
+			Duplicated   int `json:"duplicated"`
+			Reordered    int `json:"reordered"`
+		} `json:"integrity"`
+		Digest struct {
+			Rows []struct {
+				Partition  int32   `json:"partition"`
+				Role       string  `json:"role"`
+				AckSeconds float64 `json:"ack_seconds"`
+			} `json:"rows"`
+		} `json:"digest"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 || f.Finished.IsZero() {
+		t.Errorf("the fault recorded %+v, want a sigkill of node 2 ended with 137", f)
+	}
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+	var led float64
+	for _, r := range rep.Digest.Rows {
+		t.Logf("p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("partition 0, led by the killed broker, shows no ack stall")
+	}
+	for _, name := range []string{"server.log", "state-change.log"} {
+		if st, err := os.Stat(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", name)); err != nil || st.Size() == 0 {
+			t.Errorf("the killed broker's %s was not collected: %v", name, err)
+		}
+	}
+	if st, err := os.Stat(filepath.Join(dir, "trial-01", "logs", "kafka-controller-100", results.ControllerLog)); err != nil || st.Size() == 0 {
+		t.Errorf("the controller's %s was not collected: %v", results.ControllerLog, err)
+	}
+}
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
