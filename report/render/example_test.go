@@ -29,11 +29,11 @@ func ExampleWriteSummaryText() {
 	// Output:
 	// summary of 2 trials ([sigkill sigkill])
 	//   detection (fault → fence or shutdown granted) 9.10–9.40 s
-	//   election + client (→ producer on new leader) 0.30 s
-	//   ack gap, partitions the broker led           9.60–9.90 s
-	//   ack gap, partitions the broker followed      8.50–8.80 s
-	//   ack gap, every partition                     8.50–9.90 s
-	//   receive gap, every partition                 8.50–10.80 s
-	//   phase detect                                 9.10–9.40 s
+	//   election + client (→ producer on new leader)  0.30 s
+	//   ack gap, partitions the broker led            9.60–9.90 s
+	//   ack gap, partitions the broker followed       8.50–8.80 s
+	//   ack gap, every partition                      8.50–9.90 s
+	//   receive gap, every partition                  8.50–10.80 s
+	//   phase detect                                  9.10–9.40 s
 	//   failed sends 0; acknowledged records lost 0, duplicated 0, reordered 0
 }
