@@ -89,9 +89,7 @@ type Explanation struct {
 // times; none rebuilds them.
 type Phase struct {
 	Name string `json:"name"`
-	// Start is kept out of the JSON, which has held the phases by their
-	// end and duration since its first version.
-	Start    time.Time     `json:"-"`
+	Start    time.Time     `json:"start"`
 	End      time.Time     `json:"end"`
 	Duration time.Duration `json:"-"`
 	// Explanation says what the phase waited for; its Evidence is the

@@ -13,7 +13,7 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "summary of %d trials (%v)\n", s.Trials, s.Faults)
 	row := func(name string, r report.Range) {
-		fmt.Fprintf(&b, "  %-44s %s\n", name, r)
+		fmt.Fprintf(&b, "  %-45s %s\n", name, r) // as wide as the longest label
 	}
 	row("detection (fault → fence or shutdown granted)", s.Detect)
 	row("election + client (→ producer on new leader)", s.ElectAndClient)
