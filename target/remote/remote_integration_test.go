@@ -28,6 +28,7 @@ import (
 	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 const (
@@ -218,7 +219,13 @@ func TestIntegrationExternalBench(t *testing.T) {
 		"inject.sh": "#!/bin/sh\ndocker kill --signal KILL " + victim + " >/dev/null\nsleep 4\ndocker start " + victim + " >/dev/null\n",
 		// The nodes log to their standard output, which docker logs
 		// prints; --since keeps the runs of earlier trials out.
-		"logs.sh": "#!/bin/sh\ncase \"$1\" in 100) c=" + project + "-kraft-1 ;; *) c=" + project + "-kafka-$1-1 ;; esac\nexec docker logs --since \"$2\" \"$c\"\n",
+		// The kbf image writes each node's log files; the official one
+		// logs to its output only, which docker logs prints (--since
+		// keeps earlier trials' runs out).
+		"logs.sh": "#!/bin/sh\ncase \"$1\" in 100) c=" + project + "-kraft-1 ;; *) c=" + project + "-kafka-$1-1 ;; esac\n" +
+			"if docker exec \"$c\" test -s /opt/kafka/logs/server.log 2>/dev/null; then\n" +
+			"  exec docker exec \"$c\" sh -c 'cd /opt/kafka/logs && for f in server.log controller.log state-change.log; do [ -f $f ] && cat $f && echo; done'\n" +
+			"fi\nexec docker logs --since \"$2\" \"$c\"\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -252,6 +259,7 @@ scenarios:
 	if err != nil || len(found) != trials {
 		t.Fatalf("trials in %s: %d, %v; want %d\nstderr:\n%s", out, len(found), err, trials, stderr.String())
 	}
+	valid := 0
 	for _, found := range found {
 		dir := found.Dir
 		tr, err := report.Analyze(found, report.Options{})
@@ -282,9 +290,13 @@ scenarios:
 		if cited == 0 {
 			t.Errorf("%s: no phase cites a broker's log line: %+v", dir, tr.Stalls)
 		}
-		t.Logf("%s: broker %d dated %s by the %s; %d stalls, %d phases citing a log line", filepath.Base(dir), f.NodeID, f.At().Format("15:04:05.000"), f.Signs[0].Source, len(tr.Stalls), cited)
+		t.Logf("%s: broker %d dated %s by the %s; %d stalls, %d phases citing a log line; %v", filepath.Base(dir), f.NodeID, f.At().Format("15:04:05.000"), f.Signs[0].Source, len(tr.Stalls), cited, tr.Verdict)
+		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
+			valid++
+		}
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "bench.txt")); err != nil || !strings.Contains(string(b), "BenchmarkFailover/scenario=kill-2") {
-		t.Errorf("bench.txt: %v\n%s", err, b)
+	// bench.txt holds the valid trials: on a loaded machine there may be none.
+	if b, err := os.ReadFile(filepath.Join(out, "bench.txt")); err != nil || (valid > 0) != strings.Contains(string(b), "BenchmarkFailover/scenario=kill-2/role=") {
+		t.Errorf("bench.txt, with %d valid trials: %v\n%s", valid, err, b)
 	}
 }
