@@ -61,7 +61,8 @@ scenarios:
 # on_ready (the command that injects each trial's fault, run in this file's
 # directory once the baseline is healthy, not waited for; it must let the
 # cluster heal, as Kubernetes restarts a killed pod), and optionally
-# command_config, logs or logs_command, ready_file and heal_margin.
+# command_config, logs or logs_command (run in this file's directory too),
+# ready_file and heal_margin.
 # A scenario on another cluster (compose file, brokers, controllers) than the
 # trial before it takes that one down first; other config only recreates the
 # nodes whose settings changed.
@@ -133,8 +134,8 @@ type Scenario struct {
 	OnReady     string        `yaml:"on_ready" json:"on_ready,omitempty"`
 	ReadyFile   string        `yaml:"ready_file" json:"ready_file,omitempty"`
 	HealMargin  time.Duration `yaml:"heal_margin" json:"heal_margin,omitempty"`
-	// Dir is the scenario file's directory, where OnReady runs, as the
-	// file's paths are relative to it; empty: kbf's own.
+	// Dir is the scenario file's directory, where OnReady and LogsCommand
+	// run, as the file's paths are relative to it; empty: kbf's own.
 	Dir string `yaml:"-" json:"-"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`

@@ -135,7 +135,8 @@ func (r *benchRunner) options(s bench.Scenario) (experiment.Options, error) {
 	return o.experimentOptions(), nil
 }
 
-// runOptions are kbf run's options for one trial of s, as options.
+// runOptions are kbf run's flags for one trial of s: the command's, then
+// the scenario's over them.
 func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	o := *r.base
 	o.kill, o.repeat = results.FaultKind(s.Fault), 1

@@ -21,8 +21,8 @@ type externalFlags struct {
 	logsCommand string
 	readyFile   string
 	onReady     string
-	// dir is where onReady runs: a bench scenario file's directory; empty
-	// for kbf run, kbf's own.
+	// dir is where onReady and logsCommand run: a bench scenario file's
+	// directory; empty for kbf run, kbf's own.
 	dir    string
 	margin time.Duration
 }
@@ -70,5 +70,5 @@ func (e *externalFlags) options() experiment.External {
 // newRemote is the target of the cluster at --bootstrap: contacted now, to
 // read its nodes and check kbf reaches every broker.
 func (e *externalFlags) newRemote(ctx context.Context, sec *kafkasec.Config) (*remote.Target, error) {
-	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Security: sec})
+	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec})
 }

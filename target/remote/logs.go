@@ -102,21 +102,39 @@ func expand(cmd string, id int32, host string, since time.Time) (string, error) 
 	return out.String(), nil
 }
 
-// runLogsCommand runs cmd, expanded for the node, within timeout, and
-// splits what it prints by logger into dst as the node's own log files
-// would be (compose.SplitLog). Its failure is one line naming the command
-// and the end of what it wrote on its standard error.
-func runLogsCommand(ctx context.Context, cmd string, id int32, host string, since time.Time, timeout time.Duration, dst string) error {
-	line, err := expand(cmd, id, host, since)
+// logsRun is how a logs command runs: the command, its directory and its
+// time.
+type logsRun struct {
+	cmd, dir string
+	timeout  time.Duration
+}
+
+// runLogsCommand runs r's command, expanded for the node, within its
+// timeout, and splits what it prints by logger into dst as the node's own
+// log files would be (compose.SplitLog). Its failure is one line naming the
+// command and the end of what it wrote on its standard error, and leaves
+// nothing in dst.
+func runLogsCommand(ctx context.Context, r logsRun, id int32, host string, since time.Time, dst string) error {
+	err := logsCommand(ctx, r, id, host, since, dst)
 	if err != nil {
-		return fmt.Errorf("logs command %q: %w", cmd, err)
+		os.RemoveAll(dst)
 	}
+	return err
+}
+
+func logsCommand(ctx context.Context, r logsRun, id int32, host string, since time.Time, dst string) error {
+	line, err := expand(r.cmd, id, host, since)
+	if err != nil {
+		return fmt.Errorf("logs command %q: %w", r.cmd, err)
+	}
+	timeout := r.timeout
 	if timeout <= 0 {
 		timeout = DefaultLogsTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", line)
+	c.Dir = r.dir
 	c.Env = append(os.Environ(), "KBF_NODE_ID="+strconv.Itoa(int(id)), "KBF_NODE_HOST="+host, "KBF_SINCE="+since.UTC().Format(time.RFC3339))
 	// A child left holding the output (ssh's control master) must not
 	// keep kbf waiting past the timeout.

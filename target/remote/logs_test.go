@@ -75,7 +75,7 @@ func TestCollectLogsCommand(t *testing.T) {
 	}
 	tgt := func(cmd string, timeout time.Duration) *Target {
 		return &Target{
-			opts:        Options{LogsCommand: cmd, LogsTimeout: timeout},
+			opts:        Options{LogsCommand: cmd, LogsTimeout: timeout, Dir: src},
 			brokers:     []kafkaadmin.Broker{{ID: 1, Addr: "1:9092"}, {ID: 2, Addr: "2:9092"}},
 			controllers: []int32{100},
 		}
@@ -91,6 +91,7 @@ func TestCollectLogsCommand(t *testing.T) {
 		{name: "a broker by its id", cmd: "for f in " + src + "/{id}/*.log; do cat $f; echo; done", node: "1"},
 		// The test's brokers advertise hosts "1" and "2", their folders.
 		{name: "a broker by its host", cmd: "cd " + src + "/{host} && cat state-change.log server.log", node: "2"},
+		{name: "in its directory (a scenario file's)", cmd: "for f in ./{id}/*.log; do cat $f; echo; done", node: "2"},
 		{name: "a dedicated controller", cmd: "for f in " + src + "/{id}/*.log; do cat $f; echo; done", node: "100"},
 		{name: "a controller by host", cmd: "cat " + src + "/{host}/*.log", node: "100", wantErr: []string{"knows no host for node 100"}},
 		{name: "the command fails", cmd: "echo 'Error from server (NotFound): pods \"kafka-{id}\" not found' >&2; exit 1", node: "2",
@@ -115,6 +116,9 @@ func TestCollectLogsCommand(t *testing.T) {
 					if !strings.Contains(err.Error(), w) {
 						t.Errorf("error %q, want it to say %q", err, w)
 					}
+				}
+				if ents, _ := os.ReadDir(dst); len(ents) > 0 {
+					t.Errorf("%d files left by a command that failed", len(ents))
 				}
 				return
 			}

@@ -50,6 +50,9 @@ type Options struct {
 	// files Kafka would write.
 	LogsCommand string
 	LogsTimeout time.Duration
+	// Dir is where LogsCommand runs (a bench scenario file's directory,
+	// as its on_ready); empty: kbf's working directory.
+	Dir string
 	// DialTimeout bounds each broker's reachability check; zero: 3 s.
 	DialTimeout time.Duration
 	// Security is how kbf's own clients reach the brokers (TLS, SASL),
@@ -354,7 +357,7 @@ func (t *Target) CollectLogs(ctx context.Context, service string, since time.Tim
 		if err != nil {
 			return fmt.Errorf("node %q: not a node id", service)
 		}
-		return runLogsCommand(ctx, t.opts.LogsCommand, int32(id), t.host(int32(id)), since, t.opts.LogsTimeout, dst)
+		return runLogsCommand(ctx, logsRun{cmd: t.opts.LogsCommand, dir: t.opts.Dir, timeout: t.opts.LogsTimeout}, int32(id), t.host(int32(id)), since, dst)
 	}
 	if t.opts.Logs == "" {
 		return ErrNoLogs

@@ -28,6 +28,7 @@ import (
 	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 const (
@@ -190,4 +191,112 @@ func TestIntegrationExternalFault(t *testing.T) {
 		}
 	}
 	t.Logf("offsets of kbf's date from the kill over %d trials: %v", len(offsets), offsets)
+}
+
+// TestIntegrationExternalBench: kbf bench with a scenario of fault
+// external on a stack kbf did not start: the scenario's on_ready kills
+// broker 2 and starts it again, its logs_command prints each node's output
+// with docker logs. Each trial is dated, names broker 2, and has the
+// brokers' logs in its timeline and phases.
+func TestIntegrationExternalBench(t *testing.T) {
+	const trials = 2
+	ctx, cancel := context.WithTimeout(context.Background(), trials*3*time.Minute+5*time.Minute)
+	defer cancel()
+	file, err := filepath.Abs(filepath.Join("testdata", "external.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
+	waitBrokers(ctx, t)
+	bin := filepath.Join(t.TempDir(), "kbf")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
+		t.Fatalf("go build kbf: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	victim := project + "-kafka-2-1"
+	for name, script := range map[string]string{
+		// Not waited for by kbf: it kills, and lets the cluster heal.
+		"inject.sh": "#!/bin/sh\ndocker kill --signal KILL " + victim + " >/dev/null\nsleep 4\ndocker start " + victim + " >/dev/null\n",
+		// The nodes log to their standard output, which docker logs
+		// prints; --since keeps the runs of earlier trials out.
+		// The kbf image writes each node's log files; the official one
+		// logs to its output only, which docker logs prints (--since
+		// keeps earlier trials' runs out).
+		"logs.sh": "#!/bin/sh\ncase \"$1\" in 100) c=" + project + "-kraft-1 ;; *) c=" + project + "-kafka-$1-1 ;; esac\n" +
+			"if docker exec \"$c\" test -s /opt/kafka/logs/server.log 2>/dev/null; then\n" +
+			"  exec docker exec \"$c\" sh -c 'cd /opt/kafka/logs && for f in server.log controller.log state-change.log; do [ -f $f ] && cat $f && echo; done'\n" +
+			"fi\nexec docker logs --since \"$2\" \"$c\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scenarios := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(scenarios, []byte(fmt.Sprintf(`trials: %d
+scenarios:
+  - name: kill-2
+    fault: external
+    bootstrap: [%s]
+    on_ready: ./inject.sh
+    logs_command: ./logs.sh {id} {since}
+    duration: 60s
+    fault_after: 3s
+    heal_margin: 3s
+`, trials, bootstrap)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.CommandContext(ctx, bin, "bench", scenarios, "--out", out, "--quiet",
+		// The machine runs other clusters: acks 0.2–0.4 s apart are its
+		// load, not a fault.
+		"--baseline", "3s", "--baseline-gap", "1s", "--recovery-timeout", "60s")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil && cmd.ProcessState.ExitCode() != 6 {
+		t.Fatalf("kbf bench: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	found, err := results.Find(filepath.Join(out, "kill-2"))
+	if err != nil || len(found) != trials {
+		t.Fatalf("trials in %s: %d, %v; want %d\nstderr:\n%s", out, len(found), err, trials, stderr.String())
+	}
+	valid := 0
+	for _, found := range found {
+		dir := found.Dir
+		tr, err := report.Analyze(found, report.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := tr.Meta.Fault
+		if f == nil || f.NodeID != 2 {
+			t.Errorf("%s: fault %+v, want broker 2's\nnotes: %q", dir, f, tr.Meta.Notes)
+			continue
+		}
+		if notes := strings.Join(append(tr.Notes, tr.Meta.Notes...), "\n"); strings.Contains(notes, "no broker logs given") || strings.Contains(notes, "not copied") {
+			t.Errorf("%s: notes %q, want every node's logs", dir, notes)
+		}
+		for _, node := range []string{"2", "100"} {
+			if st, err := os.Stat(filepath.Join(dir, results.NodeLogsDir, node, "server.log")); err != nil || st.Size() == 0 {
+				t.Errorf("%s: node %s's server.log: %v", dir, node, err)
+			}
+		}
+		cited := 0
+		for _, st := range tr.Stalls {
+			for _, ph := range st.Phases {
+				if ph.Source != "" {
+					cited++
+				}
+			}
+		}
+		if cited == 0 {
+			t.Errorf("%s: no phase cites a broker's log line: %+v", dir, tr.Stalls)
+		}
+		t.Logf("%s: broker %d dated %s by the %s; %d stalls, %d phases citing a log line; %v", filepath.Base(dir), f.NodeID, f.At().Format("15:04:05.000"), f.Signs[0].Source, len(tr.Stalls), cited, tr.Verdict)
+		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
+			valid++
+		}
+	}
+	// bench.txt holds the valid trials: on a loaded machine there may be none.
+	if b, err := os.ReadFile(filepath.Join(out, "bench.txt")); err != nil || (valid > 0) != strings.Contains(string(b), "BenchmarkFailover/scenario=kill-2/role=") {
+		t.Errorf("bench.txt, with %d valid trials: %v\n%s", valid, err, b)
+	}
 }
