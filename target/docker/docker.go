@@ -24,6 +24,7 @@ import (
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/adminhealth"
 )
 
 // Target is a compose cluster as the trial protocol asks of it. The
@@ -99,24 +100,12 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 
 // EnsurePreferred runs a preferred leader election where one is due.
 func (t *Target) EnsurePreferred(ctx context.Context) error {
-	_, err := t.Cluster.EnsurePreferred(ctx)
-	return err
+	return adminhealth.New(t.Cluster.Admin()).EnsurePreferred(ctx)
 }
 
 // Partitions describes topic's partitions as the brokers see them.
 func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
-	parts, err := t.Cluster.Describe(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]experiment.Partition, 0, len(parts))
-	for _, p := range parts {
-		if p.Topic != topic {
-			continue
-		}
-		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
-	}
-	return out, nil
+	return adminhealth.New(t.Cluster.Admin()).Partitions(ctx, topic)
 }
 
 // Inject injects f into its broker's container.

@@ -35,6 +35,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/target/adminhealth"
 )
 
 // Options are a Kubernetes target's settings.
@@ -67,6 +68,8 @@ type Target struct {
 	opts  Options
 	nodes []Node
 	admin *kafkaadmin.Admin
+	// Health is the partitions' health, asked of the brokers.
+	adminhealth.Health
 
 	mu       sync.Mutex
 	paused   map[string]bool          // pods whose JVM kbf stopped
@@ -118,6 +121,7 @@ func New(ctx context.Context, api API, opts Options) (*Target, error) {
 		topics[0] = topics[0].LedFirstBy(lead, ids)
 	}
 	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Security: opts.Security})
+	t.Health = adminhealth.New(t.admin)
 	if err != nil {
 		t.Close()
 		return nil, err
@@ -276,53 +280,10 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 			return experiment.UpInfo{}, err
 		}
 	}
-	if _, err := t.admin.EnsureTopics(ctx); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	if err := t.admin.WaitISRFull(ctx, t.admin.TopicNames()...); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	if _, err := t.admin.EnsurePreferred(ctx); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
+	up, err := t.Health.Up(ctx)
+	up.Took = time.Since(start)
+	return up, err
 }
-
-// Partitions describes topic's partitions.
-func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
-	parts, err := t.admin.Describe(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]experiment.Partition, 0, len(parts))
-	for _, p := range parts {
-		if p.Topic != topic {
-			continue
-		}
-		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
-	}
-	return out, nil
-}
-
-// WaitISRFull waits until every partition of topics has a full ISR.
-func (t *Target) WaitISRFull(ctx context.Context, topics ...string) error {
-	return t.admin.WaitISRFull(ctx, topics...)
-}
-
-// EnsurePreferred runs a preferred leader election where one is due.
-func (t *Target) EnsurePreferred(ctx context.Context) error {
-	_, err := t.admin.EnsurePreferred(ctx)
-	return err
-}
-
-// LeadersPreferred says whether every partition is led by its first
-// replica.
-func (t *Target) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
-	return t.admin.LeadersPreferred(ctx, topics...)
-}
-
-// TopicNames are kbf's topics.
-func (t *Target) TopicNames() []string { return t.admin.TopicNames() }
 
 // Image is the brokers' container image.
 func (t *Target) Image() string {

@@ -34,6 +34,7 @@ import (
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/adminhealth"
 )
 
 // Options are a remote target's settings.
@@ -65,10 +66,13 @@ var ErrNoLogs = errors.New("no broker logs given")
 
 // Target is a cluster reached over the network.
 type Target struct {
-	opts        Options
-	cl          *kgo.Client
-	admin       *kafkaadmin.Admin
-	brokers     []kafkaadmin.Broker // as advertised, by node id
+	opts    Options
+	cl      *kgo.Client
+	admin   *kafkaadmin.Admin
+	brokers []kafkaadmin.Broker // as advertised, by node id
+	// Health is Up and the partitions' health, asked of the brokers:
+	// kbf starts nothing there.
+	adminhealth.Health
 	controllers []int32
 }
 
@@ -106,6 +110,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		return nil, err
 	}
 	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics(), Security: t.opts.Security})
+	t.Health = adminhealth.New(t.admin)
 	if err != nil {
 		cl.Close()
 		return nil, err
@@ -252,59 +257,6 @@ func (t *Target) Services() []string {
 
 // Bootstrap is the brokers' advertised addresses.
 func (t *Target) Bootstrap() []string { return t.admin.Bootstrap() }
-
-// Up checks that the cluster is whole: kbf starts nothing there, but makes
-// sure its probe's topics exist, every ISR is full and every leader
-// preferred.
-func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
-	start := time.Now()
-	if _, err := t.admin.EnsureTopics(ctx); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	if err := t.admin.WaitISRFull(ctx, t.admin.TopicNames()...); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	// The baseline asks for every partition led by its preferred replica,
-	// and after a fault nothing moves the leaders back before Kafka's own
-	// rebalance, minutes later: the election Kafka would run, run now.
-	if _, err := t.admin.EnsurePreferred(ctx); err != nil {
-		return experiment.UpInfo{}, err
-	}
-	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
-}
-
-// Partitions describes topic's partitions.
-func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
-	parts, err := t.admin.Describe(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]experiment.Partition, 0, len(parts))
-	for _, p := range parts {
-		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
-	}
-	return out, nil
-}
-
-// WaitISRFull waits until every partition of topics has a full ISR.
-func (t *Target) WaitISRFull(ctx context.Context, topics ...string) error {
-	return t.admin.WaitISRFull(ctx, topics...)
-}
-
-// EnsurePreferred runs a preferred leader election where one is due.
-func (t *Target) EnsurePreferred(ctx context.Context) error {
-	_, err := t.admin.EnsurePreferred(ctx)
-	return err
-}
-
-// LeadersPreferred says whether every partition is led by its first
-// replica.
-func (t *Target) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
-	return t.admin.LeadersPreferred(ctx, topics...)
-}
-
-// TopicNames are kbf's topics.
-func (t *Target) TopicNames() []string { return t.admin.TopicNames() }
 
 // Image is unknown: kbf did not start the cluster.
 func (t *Target) Image() string { return "" }
