@@ -161,4 +161,4 @@ k8s-down:
 
 k8s-test:
 	$(GO) test -count=1 -tags k8s -run . -timeout 10m -v ./k8s/
-	$(GO) test -count=1 -tags k8s -run . -timeout 15m -v ./target/k8s/
+	$(GO) test -count=1 -tags k8s -run . -timeout 25m -v ./target/k8s/

@@ -233,7 +233,7 @@ func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kube
 // lost. A service account with no Role is refused in one line first; a
 // SIGTERM trial (the pod deleted and made again) comes last.
 func TestSigkillOnKubernetes(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	admin := adminConfig(t)
 	cs, err := kubernetes.NewForConfig(admin)
