@@ -55,7 +55,9 @@ scenarios:
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms, kip951: false),
 # clients (the clients side by side, e.g. [franz-go, librdkafka, java]) and
 # client_settings (each external client's own settings, e.g.
-# java: {retry.backoff.ms: 50}).
+# java: {retry.backoff.ms: 50}),
+# target (k8s: a Kafka in Kubernetes, found by namespace and selector, its
+# broker a pod, as kbf run --target k8s; docker, the default: kbf's own).
 # A scenario with fault: external measures a cluster kbf did not start and
 # does not fault (kbf run --fault external): bootstrap (its addresses),
 # on_ready (the command that injects each trial's fault, run in this file's
@@ -137,6 +139,13 @@ type Scenario struct {
 	// Dir is the scenario file's directory, where OnReady and LogsCommand
 	// run, as the file's paths are relative to it; empty: kbf's own.
 	Dir string `yaml:"-" json:"-"`
+	// Target is where the scenario's cluster lives, as kbf run --target
+	// says it: docker (kbf's own, or Compose's; the default) or k8s, a Kafka
+	// in Kubernetes, whose pods Namespace and Selector find (over kbf
+	// bench's --namespace and --selector). A k8s scenario's broker is a pod.
+	Target    string `yaml:"target" json:"target,omitempty"`
+	Namespace string `yaml:"namespace" json:"namespace,omitempty"`
+	Selector  string `yaml:"selector" json:"selector,omitempty"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`

@@ -91,6 +91,7 @@ could not run; 2 the command line or FILE is wrong.`,
 				o.file = args[0]
 			}
 			o.trialsSet = cmd.Flags().Changed("trials")
+			o.run.brokerSet = cmd.Flags().Changed("broker")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
@@ -105,6 +106,7 @@ could not run; 2 the command line or FILE is wrong.`,
 	f := cmd.Flags()
 	o.run.registerTrial(f, "overrides it")
 	o.run.external.register(f)
+	o.run.k8s.register(f)
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
@@ -157,6 +159,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	}
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
+	}
+	if err := o.run.k8s.validate(o.run.kill, o.run.brokerSet); err != nil {
+		return err
 	}
 	e := o.run.experimentOptions()
 	return flagError(e.Validate())

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/docker"
+	"github.com/kbf-project/kbf/target/k8s"
 	"github.com/kbf-project/kbf/target/remote"
 )
 
@@ -40,6 +42,12 @@ func (r *benchRunner) close() { r.pool.Close() }
 // run would refuse of the scenario: the same options check and the same
 // check of the fault against the cluster (experiment.Runner.Check).
 func (r *benchRunner) Check(s bench.Scenario) error {
+	if k := r.k8sFlags(s); k.on() || k.target != targetDocker {
+		if s.Fault == bench.FaultExternal {
+			return fmt.Errorf("fault external with target %s: an external fault reaches its cluster by bootstrap, whatever runs it; give no target", k.target)
+		}
+		return r.checkK8s(s, k)
+	}
 	if s.Fault == bench.FaultExternal {
 		return r.checkExternal(s)
 	}
@@ -217,8 +225,10 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 		return err
 	}
 	opt := ro.experimentOptions()
+	opt.Out = dir
 	var t experiment.Target
-	if s.Fault == bench.FaultExternal {
+	switch k := r.k8sFlags(s); {
+	case s.Fault == bench.FaultExternal:
 		// Reached anew each trial: its brokers are checked again, and
 		// nothing of kbf's lingers on the cluster between trials.
 		rt, err := ro.external.newRemote(ctx, opt.Probe.Security)
@@ -227,7 +237,16 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 		}
 		defer rt.Close()
 		t = rt
-	} else {
+	case k.on():
+		// The namespace's cluster, found again for each trial: a pod made
+		// again since the last has another address.
+		kt, err := k.newTarget(ctx, ro.external.bootstrap, opt.Broker, opt.Probe.Security, r.base.g.errOut)
+		if err != nil {
+			return err
+		}
+		defer kt.Close()
+		t = kt
+	default:
 		opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
 		if err != nil {
 			return err
@@ -236,13 +255,56 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 			return err
 		}
 	}
-	opt.Out = dir
+	return r.trial(ctx, opt, t, dir)
+}
+
+// trial runs one trial into dir on target t.
+func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t experiment.Target, dir string) error {
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.
 	er := newRunner(opt, t, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
-	_, err = er.Trial(ctx, n, dir)
+	_, err := er.Trial(ctx, n, dir)
 	return err
+}
+
+// k8sFlags are the Kubernetes flags of s: the command's, with the
+// scenario's target, namespace and selector over them.
+func (r *benchRunner) k8sFlags(s bench.Scenario) k8sFlags {
+	k := r.base.k8s
+	if s.Target != "" {
+		k.target = s.Target
+	}
+	if s.Namespace != "" {
+		k.namespace = s.Namespace
+	}
+	if s.Selector != "" {
+		k.selector = s.Selector
+	}
+	return k
+}
+
+// checkK8s refuses, contacting nothing, what a scenario on Kubernetes
+// cannot say: the settings that shape kbf's own cluster (the namespace's
+// is what it is), a fault the Kubernetes target cannot make, no broker.
+func (r *benchRunner) checkK8s(s bench.Scenario, k k8sFlags) error {
+	switch {
+	case k.target != targetDocker && k.target != targetK8s:
+		return fmt.Errorf("target %q: want %s or %s", k.target, targetDocker, targetK8s)
+	case s.Compose != "" || s.Brokers != 0 || s.Controllers != 0 || s.Image != "" || s.KafkaVersion != "" || len(s.Config) > 0 || s.Fresh:
+		return errors.New("target k8s: the namespace's cluster is what it is; compose, brokers, controllers, image, kafka_version, config and fresh shape kbf's own")
+	}
+	opt, err := r.options(s)
+	if err != nil {
+		return err
+	}
+	if s.Broker == "" && !r.base.brokerSet {
+		return errors.New("target k8s: give broker, the pod of the broker to fault")
+	}
+	if err := opt.Validate(); err != nil {
+		return err
+	}
+	return (&k8s.Target{}).Supports(opt.Kill, opt.Broker)
 }
 
 // isLocal reports whether Docker has the image here; when Docker cannot be

@@ -107,12 +107,16 @@ func New(ctx context.Context, api API, opts Options) (*Target, error) {
 		return nil, fmt.Errorf("no Kafka broker among the pods of namespace %s%s: kbf looks for Strimzi's labels or a container whose environment sets KAFKA_PROCESS_ROLES",
 			api.Namespace(), sel)
 	}
-	brokers, err := t.advertised(ctx)
+	brokers, md, err := t.advertised(ctx)
 	if err != nil {
 		t.Close()
 		return nil, err
 	}
 	topics := kafkaadmin.DefaultTopics()
+	if err := t.ledBy(md, topics[0].Name, opts.Lead); err != nil {
+		t.Close()
+		return nil, err
+	}
 	if lead, ok := t.Brokers()[opts.Lead]; ok {
 		ids := make([]int32, 0, len(brokers))
 		for _, b := range brokers {
@@ -140,7 +144,7 @@ func newTarget(api API, opts Options, nodes []Node) *Target {
 
 // advertised asks the brokers where they advertise themselves, and checks
 // that they are the pods' brokers.
-func (t *Target) advertised(ctx context.Context) ([]kafkaadmin.Broker, error) {
+func (t *Target) advertised(ctx context.Context) ([]kafkaadmin.Broker, *kmsg.MetadataResponse, error) {
 	seeds := t.opts.Bootstrap
 	if len(seeds) == 0 {
 		for _, n := range t.brokerNodes() {
@@ -149,7 +153,7 @@ func (t *Target) advertised(ctx context.Context) ([]kafkaadmin.Broker, error) {
 			}
 		}
 		if len(seeds) == 0 {
-			return nil, fmt.Errorf("no broker pod of namespace %s has an IP yet: are they running?", t.api.Namespace())
+			return nil, nil, fmt.Errorf("no broker pod of namespace %s has an IP yet: are they running?", t.api.Namespace())
 		}
 	}
 	kopts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.RequestRetries(2)}
@@ -158,20 +162,48 @@ func (t *Target) advertised(ctx context.Context) ([]kafkaadmin.Broker, error) {
 	}
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
-		return nil, fmt.Errorf("bootstrap %s: %w", strings.Join(seeds, ","), err)
+		return nil, nil, fmt.Errorf("bootstrap %s: %w", strings.Join(seeds, ","), err)
 	}
 	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	md, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl)
 	if err != nil {
-		return nil, fmt.Errorf("no broker answers on %s: %w", strings.Join(seeds, ","), err)
+		return nil, nil, fmt.Errorf("no broker answers on %s: %w", strings.Join(seeds, ","), err)
 	}
 	var brokers []kafkaadmin.Broker
 	for _, b := range md.Brokers {
 		brokers = append(brokers, kafkaadmin.Broker{ID: b.NodeID, Addr: net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))})
 	}
-	return brokers, matchBrokers(t.brokerNodes(), brokers)
+	return brokers, md, matchBrokers(t.brokerNodes(), brokers)
+}
+
+// ledBy refuses a fault of lead when kbf's topic already exists with its
+// partition 0 preferred on another broker: the fault must hit the
+// partition's leader, and kbf moves no replica of a cluster it did not
+// make (on Docker, kbf down makes the topic anew).
+func (t *Target) ledBy(md *kmsg.MetadataResponse, topic, lead string) error {
+	want, ok := t.Brokers()[lead]
+	if !ok {
+		return nil // Check refuses a broker that is not one
+	}
+	for _, mt := range md.Topics {
+		if mt.Topic == nil || *mt.Topic != topic {
+			continue
+		}
+		for _, p := range mt.Partitions {
+			if p.Partition != 0 || len(p.Replicas) == 0 || p.Replicas[0] == want {
+				continue
+			}
+			by := fmt.Sprintf("node %d", p.Replicas[0])
+			if svc, ok := t.service(p.Replicas[0]); ok {
+				by = svc
+			}
+			return fmt.Errorf("topic %s exists with partition 0 preferred on %s, not %s: fault %s, or delete the topic for kbf to make it anew led by %s",
+				topic, by, lead, by, lead)
+		}
+	}
+	return nil
 }
 
 // matchBrokers checks that the brokers Kafka names are the pods': a pod

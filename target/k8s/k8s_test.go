@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kmsg"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -459,6 +460,40 @@ func TestFinishTime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := finishTime(tt.kubelet, tt.est, tt.sig); !got.Equal(tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLedBy(t *testing.T) {
+	md := func(replicas ...int32) *kmsg.MetadataResponse {
+		p := kmsg.NewMetadataResponseTopicPartition()
+		p.Partition, p.Replicas = 0, replicas
+		mt := kmsg.NewMetadataResponseTopic()
+		mt.Topic, mt.Partitions = kmsg.StringPtr("orders"), []kmsg.MetadataResponseTopicPartition{p}
+		r := kmsg.NewPtrMetadataResponse()
+		r.Topics = []kmsg.MetadataResponseTopic{mt}
+		return r
+	}
+	tg := newTarget(&fakeAPI{}, Options{}, []Node{{Pod: "b-1", ID: 1, Broker: true}, {Pod: "b-2", ID: 2, Broker: true}})
+	defer tg.Close()
+	tests := []struct {
+		name string
+		md   *kmsg.MetadataResponse
+		lead string
+		want string
+	}{
+		{"no topic yet: kbf makes it", kmsg.NewPtrMetadataResponse(), "b-1", ""},
+		{"led by the faulted broker", md(1, 2), "b-1", ""},
+		{"led by another", md(2, 1), "b-1", "topic orders exists with partition 0 preferred on b-2, not b-1: fault b-2"},
+		{"led by a node with no pod", md(7, 1), "b-1", "preferred on node 7"},
+		{"a lead that is no broker: Check's to refuse", md(2, 1), "zz", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tg.ledBy(tt.md, "orders", tt.lead)
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("err %v, want %q", err, tt.want)
 			}
 		})
 	}
