@@ -323,7 +323,13 @@ func (t *Target) Restart(ctx context.Context, service string) error {
 		who = "its controller made again"
 	}
 	t.say("recovery: %s %s %.1f s after it ended (restart count %d)", who, n.Pod, w.r.Took().Seconds(), w.r.RestartCount)
-	return t.refreshAddr(ctx, n)
+	if err := t.refreshAddr(ctx, n); err != nil {
+		return err
+	}
+	if w.r.Kind == chaos.SigTerm && t.reconnect != nil {
+		return t.reconnect(ctx)
+	}
+	return nil
 }
 
 // refreshAddr reads a node's address again: a pod made again has another IP.

@@ -68,6 +68,11 @@ type Target struct {
 	opts  Options
 	nodes []Node
 	admin *kafkaadmin.Admin
+	// topics are the admin's topics, kept to make it anew (readvertise).
+	topics []kafkaadmin.Topic
+	// reconnect makes kbf's clients anew after a pod was made again:
+	// readvertise, set by New; nil in tests with no Kafka.
+	reconnect func(ctx context.Context) error
 	// Health is the partitions' health, asked of the brokers.
 	adminhealth.Health
 
@@ -124,6 +129,7 @@ func New(ctx context.Context, api API, opts Options) (*Target, error) {
 		}
 		topics[0] = topics[0].LedFirstBy(lead, ids)
 	}
+	t.topics, t.reconnect = topics, t.readvertise
 	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Security: opts.Security})
 	t.Health = adminhealth.New(t.admin)
 	if err != nil {
@@ -131,6 +137,30 @@ func New(ctx context.Context, api API, opts Options) (*Target, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// readvertise makes kbf's admin client anew once every broker advertises
+// itself again: a pod made again has another IP, and the admin asks each
+// broker at its address. It waits, within ctx, for the new pod's broker to
+// register.
+func (t *Target) readvertise(ctx context.Context) error {
+	for {
+		brokers, _, err := t.advertised(ctx)
+		if err == nil {
+			admin, err := kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: t.topics, Security: t.opts.Security})
+			if err != nil {
+				return err
+			}
+			t.admin.Close()
+			t.admin, t.Health = admin, adminhealth.New(admin)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the brokers' addresses after a pod was made again: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 func newTarget(api API, opts Options, nodes []Node) *Target {

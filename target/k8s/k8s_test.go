@@ -305,6 +305,8 @@ func TestInjectAndRestart(t *testing.T) {
 			api := &fakeAPI{statuses: map[string][]*corev1.Pod{"kafka-broker-1": tt.statuses}, execOut: "42\n"}
 			tg := testTarget(api)
 			defer tg.Close()
+			reconnects := 0
+			tg.reconnect = func(context.Context) error { reconnects++; return nil }
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			f, err := tg.Inject(ctx, chaos.Fault{Broker: "kafka-broker-1", Signal: tt.kind, Grace: time.Second})
@@ -337,6 +339,10 @@ func TestInjectAndRestart(t *testing.T) {
 				t.Fatalf("restarts %+v, want one", rs)
 			case tt.wantRun >= 0 && (rs[0].RestartCount != tt.wantRun || rs[0].Took() < 0 || rs[0].Exited.IsZero()):
 				t.Errorf("restart %+v, want restart count %d after an exit", rs[0], tt.wantRun)
+			}
+			// A pod made again has another IP: kbf's clients are made anew.
+			if want := map[bool]int{true: 1}[tt.kind == chaos.SigTerm]; reconnects != want {
+				t.Errorf("clients made anew %d times, want %d", reconnects, want)
 			}
 			// Undone: a second Restart finds it running.
 			if err := tg.Restart(ctx, "kafka-broker-1"); !errors.Is(err, chaos.ErrAlreadyRunning) {
