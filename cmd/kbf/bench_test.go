@@ -247,6 +247,8 @@ func TestBenchRunnerOptions(t *testing.T) {
 			wantErr: "not a directory"},
 		{name: "an external fault's options checked as kbf run's", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "x", Client: map[string]string{"interval": "1ns"}},
 			wantErr: "interval 1ns: must be at least 1ms"},
+		{name: "an external fault on the Kubernetes target", s: bench.Scenario{Fault: "external", Target: "k8s", Namespace: "kafka", Bootstrap: []string{"b1:9092"}, OnReady: "x"},
+			wantErr: "fault external with target k8s: an external fault reaches its cluster by bootstrap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
