@@ -112,6 +112,10 @@ func (v Verdict) String() string {
 const (
 	// MissedShare is the share of its send slots the probe may miss.
 	MissedShare = 0.01
+	// MinMissed is the fewest missed slots the share can judge: in a
+	// short window (a fault that stalls nothing) one late send is a large
+	// share and says nothing of the probe's timing.
+	MinMissed = 3
 	// SendGapIntervals and SendGapFloor: a send gap longer than both this
 	// many intervals and the floor is the probe's own stall.
 	SendGapIntervals = 10
@@ -300,7 +304,8 @@ func (c selfCheck) share() float64 {
 }
 
 // judgeProbe is the probe's self-check in the window that decides the
-// stall: a probe that missed more than MissedShare of its send slots there,
+// stall: a probe that missed more than MissedShare of its send slots there
+// (and at least MinMissed),
 // or whose send gap exceeds SendGapIntervals intervals and SendGapFloor,
 // timed the cluster too coarsely to be trusted. A probe run's start-up,
 // until every partition's first ack, is said apart and not judged. It
@@ -319,7 +324,7 @@ func judgeProbe(m *results.Meta, from, to time.Time, bound time.Duration, add ad
 	}
 	c := check(p, from, to)
 	tooLong := c.longest > SendGapIntervals*p.Interval && c.longest > SendGapFloor
-	if c.share() <= MissedShare && !tooLong {
+	if (c.share() <= MissedShare || c.missed < MinMissed) && !tooLong {
 		return false
 	}
 	where := "in the window that decides the stall"

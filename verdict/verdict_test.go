@@ -157,6 +157,34 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeShortWindow: where the fault stalled nothing, the window that
+// decides is short, and one missed slot in it is no probe stall; several
+// still are.
+func TestJudgeShortWindow(t *testing.T) {
+	tests := []struct {
+		name   string
+		missed int64
+		status Status
+	}{
+		{name: "one late send of about 25 slots", missed: 1, status: Valid},
+		{name: "two", missed: 2, status: Valid},
+		{name: "three", missed: 3, status: Suspect},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, g := trial()
+			for i := range g.Partitions {
+				g.Partitions[i].Ack.Fault = &gaps.Gap{Start: t0, End: t0.Add(300 * time.Millisecond)}
+			}
+			m.Probe.Missed = missed(t0.Add(100*time.Millisecond), tt.missed)
+			v := Judge(m, g, m.Fault.At())
+			if v.Status != tt.status {
+				t.Errorf("status %s, want %s: %v", v.Status, tt.status, v)
+			}
+		})
+	}
+}
+
 func kindStrings(ks []Kind) []string {
 	out := make([]string, len(ks))
 	for i, k := range ks {
