@@ -88,7 +88,7 @@ type Explanation struct {
 // one before it ended, and Duration is End - Start. Renderers draw these
 // times; none rebuilds them.
 type Phase struct {
-	Name string `json:"name"`
+	Name     string        `json:"name"`
 	Start    time.Time     `json:"start"`
 	End      time.Time     `json:"end"`
 	Duration time.Duration `json:"-"`
