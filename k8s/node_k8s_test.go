@@ -6,8 +6,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,34 +18,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/remotecommand"
+
+	testnode "github.com/kbf-project/kbf/k8s"
 )
 
 // kafkaImage is kbf's offline image, imported into the node's containerd by node.sh: the node
 // pulls nothing, so the pod says imagePullPolicy Never.
 const kafkaImage = "kbf/kafka:4.3.1"
-
-// kubeconfig is the admin kubeconfig of the node that node.sh brought up, or KBF_KUBECONFIG.
-func kubeconfig(t *testing.T) *rest.Config {
-	t.Helper()
-	path := os.Getenv("KBF_KUBECONFIG")
-	if path == "" {
-		dir := os.Getenv("KBF_K8S_DIR")
-		if dir == "" {
-			dir = "/var/lib/kbf-k8s"
-		}
-		path = filepath.Join(dir, "admin.kubeconfig")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("no kubeconfig at %s: bring the test node up first (make k8s-up), or set KBF_KUBECONFIG", path)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		t.Fatalf("kubeconfig %s: %v", path, err)
-	}
-	return cfg
-}
 
 // kafkaPod is one KRaft node that is both broker and controller. The pod shares its process
 // namespace so that the JVM is not the pod's PID 1: a SIGKILL sent from inside the pod reaches
@@ -145,7 +123,7 @@ func logs(ctx context.Context, cs kubernetes.Interface, ns, name string, previou
 func TestNodeRunsKafka(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cfg := kubeconfig(t)
+	cfg := testnode.AdminConfig(t)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)

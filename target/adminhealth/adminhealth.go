@@ -8,6 +8,7 @@ package adminhealth
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/kbf-project/kbf/experiment"
@@ -75,3 +76,42 @@ func (h Health) LeadersPreferred(ctx context.Context, topics ...string) (bool, e
 
 // TopicNames are kbf's topics, those recovery waits for.
 func (h Health) TopicNames() []string { return h.admin.TopicNames() }
+
+// Quorum is the controllers' quorum as the brokers describe it, for a
+// target that names its nodes with node (a service, a pod) and asks
+// through the admin client admin returns (one a target may make anew);
+// none says, in an error, what a node id node does not know is not
+// ("no pod kbf found").
+func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), none string) experiment.Quorum {
+	return quorum{admin: admin, node: node, none: none}
+}
+
+type quorum struct {
+	admin func() *kafkaadmin.Admin
+	node  func(id int32) (string, bool)
+	none  string
+}
+
+// ActiveController names the node leading the metadata quorum.
+func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
+	id, epoch, err := q.admin().QuorumLeader(ctx)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	name, ok := q.node(id)
+	if !ok {
+		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is %s", id, q.none)
+	}
+	return name, id, epoch, nil
+}
+
+// Rejoined reports whether controller id has caught up with the quorum's
+// leader since since, as the leader describes the quorum.
+func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
+	qd, err := q.admin().DescribeQuorum(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	ok, where := qd.CaughtUpSince(id, since)
+	return ok, where, nil
+}

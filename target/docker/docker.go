@@ -42,7 +42,6 @@ type Target struct {
 var (
 	_ experiment.Target    = (*Target)(nil)
 	_ experiment.Reachable = (*Target)(nil)
-	_ experiment.Quorum    = quorum{}
 )
 
 // New makes the target of the cluster opts describes, contacting neither
@@ -87,7 +86,9 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 }
 
 // Quorum asks the brokers about the metadata quorum.
-func (t *Target) Quorum() experiment.Quorum { return quorum{t.Cluster} }
+func (t *Target) Quorum() experiment.Quorum {
+	return adminhealth.Quorum(t.Cluster.Admin, t.Cluster.Service, "no service of the cluster")
+}
 
 // Up brings the cluster up, or reuses it, and waits until it is whole.
 func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
@@ -165,33 +166,6 @@ func CheckOwnCluster(ctx context.Context, idOf func(context.Context) (string, er
 			strings.Join(addrs, ","), got, want)
 	}
 	return nil
-}
-
-// quorum is the metadata quorum as the brokers describe it.
-type quorum struct{ cl *compose.Cluster }
-
-// ActiveController names the controller leading the metadata quorum.
-func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
-	id, epoch, err := q.cl.Admin().QuorumLeader(ctx)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	svc, ok := q.cl.Service(id)
-	if !ok {
-		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no service of the cluster", id)
-	}
-	return svc, id, epoch, nil
-}
-
-// Rejoined reports whether controller id has caught up with the quorum's
-// leader since since, as the leader describes the quorum.
-func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
-	qd, err := q.cl.Admin().DescribeQuorum(ctx)
-	if err != nil {
-		return false, "", err
-	}
-	ok, where := qd.CaughtUpSince(id, since)
-	return ok, where, nil
 }
 
 // Pool keeps one target across a benchmark's trials: a trial on the same

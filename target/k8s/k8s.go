@@ -87,7 +87,6 @@ type Target struct {
 
 var (
 	_ experiment.Target = (*Target)(nil)
-	_ experiment.Quorum = quorum{}
 )
 
 // New finds the Kafka nodes among the pods of api's namespace and reads
@@ -377,33 +376,8 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { return nil, nil }
 
 // Quorum asks the brokers about the metadata quorum.
-func (t *Target) Quorum() experiment.Quorum { return quorum{t} }
-
-// quorum is the metadata quorum as the brokers describe it.
-type quorum struct{ t *Target }
-
-// ActiveController names the pod of the controller leading the quorum.
-func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
-	id, epoch, err := q.t.admin.QuorumLeader(ctx)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	svc, ok := q.t.service(id)
-	if !ok {
-		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is no pod kbf found", id)
-	}
-	return svc, id, epoch, nil
-}
-
-// Rejoined reports whether controller id has caught up with the quorum's
-// leader since since.
-func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
-	qd, err := q.t.admin.DescribeQuorum(ctx)
-	if err != nil {
-		return false, "", err
-	}
-	ok, where := qd.CaughtUpSince(id, since)
-	return ok, where, nil
+func (t *Target) Quorum() experiment.Quorum {
+	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found")
 }
 
 // ready says whether the pod is Ready.

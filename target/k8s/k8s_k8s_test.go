@@ -33,29 +33,9 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/results"
-)
 
-// adminConfig is the admin kubeconfig of the node k8s/node.sh brought up,
-// or KBF_KUBECONFIG.
-func adminConfig(t *testing.T) *rest.Config {
-	t.Helper()
-	path := os.Getenv("KBF_KUBECONFIG")
-	if path == "" {
-		dir := os.Getenv("KBF_K8S_DIR")
-		if dir == "" {
-			dir = "/var/lib/kbf-k8s"
-		}
-		path = filepath.Join(dir, "admin.kubeconfig")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("no kubeconfig at %s: bring the test node up first (make k8s-up), or set KBF_KUBECONFIG", path)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		t.Fatalf("kubeconfig %s: %v", path, err)
-	}
-	return cfg
-}
+	testnode "github.com/kbf-project/kbf/k8s"
+)
 
 // manifests decodes the objects of k8s/manifests/*.yaml.
 func manifests(t *testing.T) []runtime.Object {
@@ -235,7 +215,7 @@ func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kube
 func TestSigkillOnKubernetes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	admin := adminConfig(t)
+	admin := testnode.AdminConfig(t)
 	cs, err := kubernetes.NewForConfig(admin)
 	if err != nil {
 		t.Fatal(err)

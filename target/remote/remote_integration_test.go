@@ -95,6 +95,23 @@ func docker(ctx context.Context, t *testing.T, args ...string) {
 	}
 }
 
+// startExternal starts testdata/external.yaml, a stack kbf did not start,
+// waits for its brokers, and builds kbf: the binary's path.
+func startExternal(ctx context.Context, t *testing.T) string {
+	t.Helper()
+	file, err := filepath.Abs(filepath.Join("testdata", "external.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
+	waitBrokers(ctx, t)
+	bin := filepath.Join(t.TempDir(), "kbf")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
+		t.Fatalf("go build kbf: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // TestIntegrationExternalFault: kbf run --fault external on a stack kbf did
 // not start; the test SIGKILLs partition 0's leader when kbf says it is
 // ready, starts it again a few seconds later, and checks kbf dated the
@@ -108,16 +125,7 @@ func TestIntegrationExternalFault(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(trials)*3*time.Minute+5*time.Minute)
 	defer cancel()
-	file, err := filepath.Abs(filepath.Join("testdata", "external.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
-	waitBrokers(ctx, t)
-	bin := filepath.Join(t.TempDir(), "kbf")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
-		t.Fatalf("go build kbf: %v\n%s", err, out)
-	}
+	bin := startExternal(ctx, t)
 	var offsets []time.Duration
 	for i := 1; i <= trials; i++ {
 		dir := t.TempDir()
@@ -202,16 +210,7 @@ func TestIntegrationExternalBench(t *testing.T) {
 	const trials = 2
 	ctx, cancel := context.WithTimeout(context.Background(), trials*3*time.Minute+5*time.Minute)
 	defer cancel()
-	file, err := filepath.Abs(filepath.Join("testdata", "external.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
-	waitBrokers(ctx, t)
-	bin := filepath.Join(t.TempDir(), "kbf")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
-		t.Fatalf("go build kbf: %v\n%s", err, out)
-	}
+	bin := startExternal(ctx, t)
 	dir := t.TempDir()
 	victim := project + "-kafka-2-1"
 	for name, script := range map[string]string{
