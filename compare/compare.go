@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -174,23 +175,12 @@ func ParseLimit(s string) (Limit, error) {
 	if !ok {
 		return Limit{}, fmt.Errorf("limit %q: want [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s", s)
 	}
-	var l Limit
-	if role, metric, ok := strings.Cut(lhs, ":"); ok {
-		if role != benchfile.RoleLeader && role != benchfile.RoleFollower {
-			return Limit{}, fmt.Errorf("limit %q: role %q: want leader or follower", s, role)
-		}
-		l.Role, lhs = role, metric
+	sel, err := ParseSelector(lhs)
+	if err != nil {
+		return Limit{}, fmt.Errorf("limit %q: %w", s, err)
 	}
-	m, ok := benchfile.MetricByName(lhs)
-	if !ok {
-		var names []string
-		for _, m := range benchfile.Metrics {
-			names = append(names, m.Name)
-		}
-		return Limit{}, fmt.Errorf("limit %q: no metric %q (want one of %s)", s, lhs, strings.Join(names, ", "))
-	}
-	l.Metric = m
-	if m.Seconds {
+	l := Limit{Role: sel.Role, Metric: sel.Metric}
+	if l.Metric.Seconds {
 		d, err := time.ParseDuration(val)
 		if err != nil || d <= 0 {
 			return Limit{}, fmt.Errorf("limit %q: %q is not a positive duration such as 12s", s, val)
@@ -204,6 +194,50 @@ func ParseLimit(s string) (Limit, error) {
 		l.Value = n
 	}
 	return l, nil
+}
+
+// Selector names a metric, of one role or of every role: what the gate
+// judges when it is told to judge only some (Gate.Metrics).
+type Selector struct {
+	// Role is "" for every role.
+	Role   string
+	Metric benchfile.Metric
+}
+
+func (s Selector) String() string {
+	if s.Role == "" {
+		return s.Metric.Name
+	}
+	return s.Role + ":" + s.Metric.Name
+}
+
+// matches reports whether the row of benchmark name and unit is one s
+// names.
+func (s Selector) matches(k Key) bool {
+	return s.Metric.Unit == k.Unit && (s.Role == "" || s.Role == roleOf(k.Name))
+}
+
+// ParseSelector reads [ROLE:]METRIC, e.g. from_heartbeat or
+// leader:ack_stall.
+func ParseSelector(s string) (Selector, error) {
+	var sel Selector
+	name := s
+	if role, metric, ok := strings.Cut(s, ":"); ok {
+		if role != benchfile.RoleLeader && role != benchfile.RoleFollower {
+			return Selector{}, fmt.Errorf("role %q: want leader or follower", role)
+		}
+		sel.Role, name = role, metric
+	}
+	m, ok := benchfile.MetricByName(name)
+	if !ok {
+		var names []string
+		for _, m := range benchfile.Metrics {
+			names = append(names, m.Name)
+		}
+		return Selector{}, fmt.Errorf("no metric %q (want one of %s)", name, strings.Join(names, ", "))
+	}
+	sel.Metric = m
+	return sel, nil
 }
 
 // ParsePercent reads a relative change: 10% as 0.1, or a plain fraction
@@ -243,6 +277,11 @@ type Gate struct {
 	// pass; it is listed either way.
 	AllowMissing bool
 	Limits       []Limit
+	// Metrics, when set, are the only metrics whose answers make the
+	// verdict: the ones that answer the question asked (from_heartbeat
+	// for a session timeout). Every other row is compared and printed,
+	// not gated; a lost acknowledged record fails whatever is chosen.
+	Metrics []Selector
 }
 
 // AutoMinChange is Gate.MinChange's "the probe interval bench.txt
@@ -314,6 +353,9 @@ type Row struct {
 	Verdict   Verdict
 	// Why says what decided the verdict: the evidence.
 	Why string
+	// Gated is set when the row's verdict counts in the comparison's:
+	// always, unless Gate.Metrics chose others.
+	Gated bool
 	// Note says why a row that looks worse passes: under the floor, or on
 	// one side only and allowed.
 	Note string
@@ -404,10 +446,34 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/spread(old.Samples[k], new.Samples[k]))
 		}
 		judge(&row, new, g, res.Need)
+		row.Gated = g.gates(k)
 		res.Rows = append(res.Rows, row)
-		res.Verdict = max(res.Verdict, row.Verdict)
+		if row.Gated || row.Verdict == Lost {
+			res.Verdict = max(res.Verdict, row.Verdict)
+		}
+	}
+	for _, sel := range g.Metrics {
+		if !slices.ContainsFunc(res.Rows, func(r Row) bool { return sel.matches(r.Key) }) {
+			return nil, &NotMeasuredError{sel}
+		}
 	}
 	return res, nil
+}
+
+// NotMeasuredError is Compare's error for a gated metric that no result
+// has: a gate on it would pass on nothing.
+type NotMeasuredError struct{ Selector Selector }
+
+func (e *NotMeasuredError) Error() string {
+	return e.Selector.String() + " is in neither side's results"
+}
+
+// gates reports whether the row k counts in the verdict.
+func (g Gate) gates(k Key) bool {
+	if len(g.Metrics) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(g.Metrics, func(s Selector) bool { return s.matches(k) })
 }
 
 // summarize is benchmath's summary of vals, nil for none. Read refuses

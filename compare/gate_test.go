@@ -357,3 +357,98 @@ func TestRenderMilliseconds(t *testing.T) {
 		}
 	}
 }
+
+// scaleUnit multiplies the values of unit alone by k.
+func scaleUnit(unit string, k float64) func(int, *benchfmt.Result) bool {
+	return func(_ int, r *benchfmt.Result) bool {
+		for i := range r.Values {
+			if r.Values[i].Unit == unit {
+				r.Values[i].Value *= k
+			}
+		}
+		return true
+	}
+}
+
+func mustSelector(t *testing.T, s string) Selector {
+	t.Helper()
+	sel, err := ParseSelector(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sel
+}
+
+// TestGatedMetrics checks Gate.Metrics: the verdict is the chosen rows'
+// alone, every other row still compared and printed as a figure, and a
+// lost record fails whatever is chosen.
+func TestGatedMetrics(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(int, *benchfmt.Result) bool
+		metrics []string
+		want    Verdict
+		say     string // in the summary
+		row     string // in the text, when set
+	}{
+		{name: "ungated: the ack stall's regression fails", edit: scaleUnit("ack-stall-sec", 1.5), want: Regression},
+		{name: "gated on a follower's after_detect: the ack stall is a figure", edit: scaleUnit("ack-stall-sec", 1.5), metrics: []string{"follower:after_detect"}, want: Same,
+			say: "verdict: same (1 metrics same; gated on follower:after_detect, the other 11 rows figures)", row: "not gated, regression: +50.0%"},
+		{name: "gated on after_detect: its regression fails", edit: scaleUnit("after-detect-sec", 1.5), metrics: []string{"after_detect"}, want: Regression,
+			say: "2 metrics regressed; gated on after_detect"},
+		{name: "one role chosen: the other role's regression is a figure", edit: func(n int, r *benchfmt.Result) bool {
+			return !strings.Contains(string(r.Name), "leader") || scaleUnit("after-detect-sec", 1.5)(n, r)
+		}, metrics: []string{"follower:after_detect"}, want: Same, say: "gated on follower:after_detect"},
+		{name: "a lost record fails whatever is gated", edit: loseOne, metrics: []string{"after_detect"}, want: Lost},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := DefaultGate
+			for _, m := range tt.metrics {
+				g.Metrics = append(g.Metrics, mustSelector(t, m))
+			}
+			res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", tt.edit)), g)
+			var b strings.Builder
+			if err := WriteText(&b, res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tt.want || !strings.Contains(res.Summary(), tt.say) || !strings.Contains(b.String(), tt.row) {
+				t.Errorf("verdict %v, want %v saying %q and %q:\n%s", res.Verdict, tt.want, tt.say, tt.row, b.String())
+			}
+			d, err := Next(context.Background(), read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", tt.edit)), g, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.want == Same && (!d.Stop || len(d.Open) != 0) {
+				t.Errorf("Next: stop %v, open %v: the ungated rows kept it going", d.Stop, d.Open)
+			}
+		})
+	}
+	t.Run("a gated metric neither side has", func(t *testing.T) {
+		g := DefaultGate
+		g.Metrics = []Selector{mustSelector(t, "total_stall")}
+		_, err := Compare(context.Background(), read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", keep)), g)
+		var nm *NotMeasuredError
+		if !errors.As(err, &nm) || err.Error() != "total_stall is in neither side's results" {
+			t.Errorf("error %v, want total_stall named as not measured", err)
+		}
+	})
+}
+
+func TestParseSelector(t *testing.T) {
+	for _, tt := range []struct{ in, want, err string }{
+		{in: "from_heartbeat", want: "from_heartbeat"},
+		{in: "leader:ack_stall", want: "leader:ack_stall"},
+		{in: "boss:ack_stall", err: `role "boss": want leader or follower`},
+		{in: "ack-stall", err: `no metric "ack-stall" (want one of`},
+		{in: "", err: `no metric ""`},
+	} {
+		sel, err := ParseSelector(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: error %v, want %q", tt.in, err, tt.err)
+		case tt.err == "" && (err != nil || sel.String() != tt.want):
+			t.Errorf("%q: %v, %v; want %s", tt.in, sel, err, tt.want)
+		}
+	}
+}

@@ -69,7 +69,9 @@ func (r Row) verdict(mark string) string {
 		return r.Note // one-sided, allowed
 	}
 	v := r.Verdict.String()
-	if r.Verdict != Same {
+	if !r.Gated {
+		v = "not gated, " + v
+	} else if r.Verdict != Same {
 		v = mark + v + mark
 	}
 	if r.Why != "" {
@@ -138,24 +140,55 @@ func (res *Result) Compared() int {
 
 // Summary is the verdict in one line.
 func (res *Result) Summary() string {
+	// count holds the rows that make the verdict, a one-sided row allowed
+	// apart (its Same is no evidence).
 	count := map[Verdict]int{}
 	for _, r := range res.Rows {
-		count[r.Verdict]++
+		if (r.Gated || r.Verdict == Lost) && (r.Compared() || r.Verdict != Same) {
+			count[r.Verdict]++
+		}
 	}
 	compared := res.Compared()
 	switch res.Verdict {
 	case Lost:
 		return fmt.Sprintf("verdict: acknowledged records lost under acks=all (%d benchmarks)", count[Lost])
 	case Regression:
-		return fmt.Sprintf("verdict: different: regression (%d metrics regressed)", count[Regression])
+		return fmt.Sprintf("verdict: different: regression (%d metrics regressed%s)", count[Regression], res.gatedOn())
 	case Missing:
 		return fmt.Sprintf("verdict: undecided: %d metrics on one side only (%s); compare like with like, or pass --allow-missing", count[Missing], res.oneSided())
 	case Undecided:
-		return fmt.Sprintf("verdict: undecided (%d metrics neither different nor same): run more trials%s%s", count[Undecided], res.tooFew(), res.allowed(compared))
+		return fmt.Sprintf("verdict: undecided (%d metrics neither different nor same%s): run more trials%s%s", count[Undecided], res.gatedOn(), res.tooFew(), res.allowed(compared))
 	case Improvement:
-		return fmt.Sprintf("verdict: different: improvement (%d metrics improved, %d same%s)", count[Improvement], count[Same]-(len(res.Rows)-compared), res.allowed(compared))
+		return fmt.Sprintf("verdict: different: improvement (%d metrics improved, %d same%s%s)", count[Improvement], count[Same], res.gatedOn(), res.allowed(compared))
+	}
+	if len(res.Gate.Metrics) > 0 {
+		return fmt.Sprintf("verdict: same (%d metrics same%s%s)", count[Same], res.gatedOn(), res.allowed(compared))
 	}
 	return fmt.Sprintf("verdict: same (%d metrics compared%s)", compared, res.allowed(compared))
+}
+
+// gatedOn names the metrics the gate judged when it was told which, or
+// "".
+func (res *Result) gatedOn() string {
+	if len(res.Gate.Metrics) == 0 {
+		return ""
+	}
+	names := make([]string, len(res.Gate.Metrics))
+	for i, m := range res.Gate.Metrics {
+		names[i] = m.String()
+	}
+	return fmt.Sprintf("; gated on %s, the other %d rows figures", strings.Join(names, ", "), len(res.Rows)-res.gated())
+}
+
+// gated counts the rows whose verdict counts.
+func (res *Result) gated() int {
+	n := 0
+	for _, r := range res.Rows {
+		if r.Gated {
+			n++
+		}
+	}
+	return n
 }
 
 // allowed says what one side only had, allowed, or "".

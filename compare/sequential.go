@@ -49,7 +49,7 @@ func Next(ctx context.Context, old, new *Side, g Gate, budget int) (*Decision, e
 	}
 	d := &Decision{Result: res, Trials: min(trials(old), trials(new))}
 	for _, r := range res.Rows {
-		if r.Verdict == Undecided || r.Verdict == Missing {
+		if r.Gated && (r.Verdict == Undecided || r.Verdict == Missing) {
 			d.Open = append(d.Open, r.Key)
 		}
 	}

@@ -33,6 +33,7 @@ type benchOptions struct {
 	// its --max-regression.
 	untilDecided  bool
 	maxRegression string
+	metrics       []string
 	gate          compare.Gate
 }
 
@@ -112,6 +113,7 @@ could not run; 2 the command line or FILE is wrong.`,
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (default 15)")
 	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
+	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout; the rest are figures")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
@@ -151,11 +153,18 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		}
 		o.gate = compare.SequentialGate
 		o.gate.MaxRegression = v
+		if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
+			return err
+		}
 		if !o.trialsSet {
 			o.trials, o.trialsSet = untilDecidedBudget, true
 		}
-	} else if cmd.Flags().Changed("max-regression") {
-		return usagef("--max-regression gates --until-decided; kbf compare takes it for a finished benchmark")
+	} else {
+		for _, name := range []string{"max-regression", "metric"} {
+			if cmd.Flags().Changed(name) {
+				return usagef("--%s gates --until-decided; kbf compare takes it for a finished benchmark", name)
+			}
+		}
 	}
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (benchRunner.Check)

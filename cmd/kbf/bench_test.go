@@ -90,6 +90,13 @@ func TestBenchFlags(t *testing.T) {
 		}},
 		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
 		{name: "until decided: max regression of 5", args: []string{"bench", file, "--until-decided", "--max-regression", "5"}, wantErr: "--max-regression"},
+		{name: "until decided on chosen metrics", args: []string{"bench", file, "--until-decided", "--metric", "from_heartbeat", "--metric", "leader:ack_stall"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if len(o.gate.Metrics) != 2 || o.gate.Metrics[0].String() != "from_heartbeat" || o.gate.Metrics[1].String() != "leader:ack_stall" {
+				t.Errorf("gated on %v", o.gate.Metrics)
+			}
+		}},
+		{name: "until decided on no metric", args: []string{"bench", file, "--until-decided", "--metric", "heartbeat"}, wantErr: `--metric "heartbeat": no metric`},
+		{name: "metric without the gate", args: []string{"bench", file, "--metric", "from_heartbeat"}, wantErr: "--metric gates --until-decided"},
 		{name: "max regression without the gate", args: []string{"bench", file, "--max-regression", "5%"}, wantErr: "--max-regression gates --until-decided"},
 		{name: "negative settle", args: []string{"bench", "--kill", "sigkill", "--settle", "-1s"}, wantErr: "--settle -1s"},
 		{name: "an external fault from the flags", args: []string{"bench", "--kill", "external", "--bootstrap", "b1:9092,b2:9092", "--on-ready", "./kill.sh", "--heal-margin", "2s", "--logs-command", "cat {id}.log"},

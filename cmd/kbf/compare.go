@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/compare"
 )
@@ -19,6 +21,7 @@ type compareOptions struct {
 	maxRegression string
 	minChange     string
 	limits        []string
+	metrics       []string
 	gate          compare.Gate
 	format        string
 	markdown      string
@@ -83,10 +86,29 @@ not a verdict).`,
 	f.BoolVar(&o.gate.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
 	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
 	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
+	registerMetrics(f, &o.metrics, "gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated); the rest are printed as figures")
 	f.StringVarP(&o.format, "output", "o", "text", "text or md")
 	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
 	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
 	return wrapHelp(cmd)
+}
+
+// registerMetrics adds --metric, the metrics a gate judges.
+func registerMetrics(f *pflag.FlagSet, to *[]string, usage string) {
+	f.StringSliceVar(to, "metric", nil, usage)
+}
+
+// parseMetrics reads --metric's values.
+func parseMetrics(vals []string) ([]compare.Selector, error) {
+	var out []compare.Selector
+	for _, v := range vals {
+		sel, err := compare.ParseSelector(v)
+		if err != nil {
+			return nil, usagef("--metric %q: %v", v, err)
+		}
+		out = append(out, sel)
+	}
+	return out, nil
 }
 
 func splitPaths(arg string) []string {
@@ -125,6 +147,9 @@ func (o *compareOptions) validate() error {
 		}
 		o.gate.Limits = append(o.gate.Limits, l)
 	}
+	if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
+		return err
+	}
 	if o.format != "text" && o.format != "md" {
 		return usagef("--output %q: want text or md", o.format)
 	}
@@ -144,6 +169,9 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return usagef("%s is on both sides: a file compared with itself shows no change; give the base's results as OLD and the head's as NEW", f)
 	}
 	res, err := compare.Compare(ctx, old, new, o.gate)
+	if nm := (*compare.NotMeasuredError)(nil); errors.As(err, &nm) {
+		return usagef("--metric %v", nm)
+	}
 	if err != nil {
 		return err
 	}

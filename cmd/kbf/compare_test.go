@@ -55,6 +55,10 @@ func TestCompareGate(t *testing.T) {
 		{"--max-regression 5", []string{"compare", "--max-regression", "5", old, same}, exitUsage, "write 5% for 5 percent"},
 		{"--min-change negative", []string{"compare", "--min-change", "-1s", old, same}, exitUsage, `--min-change "-1s"`},
 		{"--min-change no duration", []string{"compare", "--min-change", "5", old, same}, exitUsage, `--min-change "5"`},
+		{"--metric of no role", []string{"compare", "--metric", "boss:ack_stall", old, same}, exitUsage, `--metric "boss:ack_stall": role "boss"`},
+		{"--metric no metric", []string{"compare", "--metric", "ack_stal", old, same}, exitUsage, `--metric "ack_stal": no metric "ack_stal"`},
+		{"--metric not measured", []string{"compare", "--metric", "ack_stall,total_stall", old, same}, exitUsage, "--metric total_stall is in neither side's results"},
+		{"--metric lost_acked alone: a pass on it", []string{"compare", "--metric", "lost_acked", old, same}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
