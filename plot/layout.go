@@ -370,26 +370,21 @@ func subtitleLine(tr *report.Trial, merged bool) string {
 	return "ack gaps at the fault: " + strings.Join(parts, ", ")
 }
 
-// roleText says what the faulted broker was to a partition.
+// roleText says what the faulted broker was to a partition, as the
+// analysis decided it once for every renderer (a partition that did not
+// stall has its role too).
 func roleText(tr *report.Trial, p int32) string {
 	if tr.Meta == nil || tr.Meta.Fault == nil {
 		return ""
 	}
 	b := tr.Meta.Fault.Broker
-	for _, st := range tr.Stalls {
-		if st.Partition != p {
-			continue
-		}
-		switch st.Role {
-		case results.RoleLed:
-			return b + " led it"
-		case results.RoleFollowed:
-			return b + " followed"
-		case results.RoleNone:
-			return "not on " + b
-		}
+	switch tr.Role(p) {
+	case results.RoleLed:
+		return b + " led it"
+	case results.RoleFollowed:
+		return b + " followed"
 	}
-	return ""
+	return "not on " + b
 }
 
 func legendItems(tr *report.Trial, merged bool) []legendItem {
