@@ -128,6 +128,12 @@ func containersDetail(rep *UpReport) string {
 	if rep.Reused {
 		return "reused"
 	}
+	return rep.Changes()
+}
+
+// Changes says what Up did to the containers — "removed k4, recreated c1
+// k1 k2 k3" — or "" when it only checked Kafka.
+func (rep *UpReport) Changes() string {
 	var parts []string
 	for _, a := range []struct {
 		verb string

@@ -468,7 +468,11 @@ func (t *trial) clusterUp(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	if !up.Reused {
+	switch {
+	case up.Reused:
+	case up.Changes != "":
+		t.r.say("cluster up in %.1fs: %s", up.Took.Seconds(), up.Changes)
+	default:
 		t.r.say("cluster up in %.1fs", up.Took.Seconds())
 	}
 	return nil

@@ -77,6 +77,39 @@ func TestTrialPhases(t *testing.T) {
 	}
 }
 
+// TestClusterUpSays checks that a trial says what bringing the cluster
+// up did to it: a trial that reshaped the cluster to its settings says so.
+func TestClusterUpSays(t *testing.T) {
+	tests := []struct {
+		name string
+		up   *UpInfo
+		want string // a line said; "" for none about the cluster
+	}{
+		{name: "reused: nothing to say", up: nil},
+		{name: "reshaped", up: &UpInfo{Took: 27300 * time.Millisecond, Changes: "recreated c1 k1 k2 k3"}, want: "cluster up in 27.3s: recreated c1 k1 k2 k3"},
+		{name: "no change named", up: &UpInfo{Took: 2 * time.Second}, want: "cluster up in 2.0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			w.up = tt.up
+			r, _, rep := newRunner(t, w, chaos.SigKill)
+			if _, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1))); err != nil {
+				t.Fatal(err)
+			}
+			var said []string
+			for _, l := range strings.Split(rep.String(), "\n") {
+				if strings.HasPrefix(l, "cluster up") {
+					said = append(said, l)
+				}
+			}
+			if got := strings.Join(said, "\n"); got != tt.want {
+				t.Errorf("said %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestTrialInterrupted cancels the run's context (Ctrl-C) in each phase.
 func TestTrialInterrupted(t *testing.T) {
 	tests := []struct {

@@ -37,6 +37,8 @@ type world struct {
 	injectDeadline, injectCanceled bool
 	// cannot are the faults the target says it cannot do (Supports).
 	cannot map[results.FaultKind]string
+	// up is what Up says it did; a reused cluster when nil.
+	up *UpInfo
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -62,6 +64,9 @@ func (w *world) log() string {
 // Cluster.
 
 func (w *world) Up(ctx context.Context) (UpInfo, error) {
+	if w.up != nil {
+		return *w.up, w.call(ctx, "up")
+	}
 	return UpInfo{Reused: true}, w.call(ctx, "up")
 }
 func (w *world) WaitISRFull(ctx context.Context, _ ...string) error {

@@ -124,6 +124,9 @@ type Quorum interface {
 type UpInfo struct {
 	Reused bool // every node already ran as configured
 	Took   time.Duration
+	// Changes says what was done to the nodes ("recreated c1 k1"), so
+	// that a trial that reshaped the cluster to its settings says so.
+	Changes string
 }
 
 // Partition is one partition's replicas as the target describes them.

@@ -96,7 +96,7 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 	if err != nil {
 		return experiment.UpInfo{}, err
 	}
-	return experiment.UpInfo{Reused: up.Reused, Took: up.Took}, nil
+	return experiment.UpInfo{Reused: up.Reused, Took: up.Took, Changes: up.Changes()}, nil
 }
 
 // EnsurePreferred runs a preferred leader election where one is due.
