@@ -33,6 +33,10 @@ type API interface {
 	// Exec runs cmd in a container and returns its standard output and
 	// error.
 	Exec(ctx context.Context, pod, container string, cmd []string) (stdout, stderr string, err error)
+	// ExecStream runs cmd in a container, its output written as it comes,
+	// until it ends or ctx is done. Its standard input stays open while
+	// the stream lasts, so that cmd can tell kbf has gone when it closes.
+	ExecStream(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
 	Namespace() string
 }
 
@@ -57,6 +61,8 @@ type clientAPI struct {
 	cfg  *rest.Config
 	ns   string
 	exec func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
+	// execIn is exec with a standard input.
+	execIn func(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // LoadConfig reads the kubeconfig at path, or, when path is empty, the one
@@ -89,7 +95,10 @@ func NewAPI(cfg *rest.Config, ns string) (API, error) {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
 	a := &clientAPI{cs: cs, cfg: cfg, ns: ns}
-	a.exec = a.spdyExec
+	a.execIn = a.spdyExec
+	a.exec = func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+		return a.spdyExec(ctx, pod, container, cmd, nil, stdout, stderr)
+	}
 	return a, nil
 }
 
@@ -133,15 +142,27 @@ func (a *clientAPI) Exec(ctx context.Context, pod, container string, cmd []strin
 	return stdout.String(), stderr.String(), a.forbidden(err, "create", "pods/exec")
 }
 
-func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+func (a *clientAPI) ExecStream(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Nothing is written: the input ends with the stream.
+	in, w := io.Pipe()
+	go func() {
+		<-ctx.Done()
+		w.Close()
+	}()
+	return a.forbidden(a.execIn(ctx, pod, container, cmd, in, stdout, stderr), "create", "pods/exec")
+}
+
+func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if a.cfg == nil {
 		return errors.New("exec: no REST configuration")
 	}
 	req := a.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(a.ns).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ex, err := remotecommand.NewSPDYExecutor(a.cfg, "POST", req.URL())
 	if err != nil {
 		return err
 	}
-	return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr})
+	return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

@@ -14,7 +14,9 @@
 // naming the verb and the resource (ForbiddenError); the Role kbf needs is
 // k8s/manifests/rbac.yaml. Logs are read through the API, the killed
 // container's too, and split by logger as a Docker node's standard output
-// is.
+// is. Each node's CPU time is read from its container's cgroup by one
+// long-lived exec (CPUTimes), so that the host's load tells the cluster's
+// own work from other processes'.
 package k8s
 
 import (
@@ -81,6 +83,8 @@ type Target struct {
 	restarts map[string]*restartWatch // pods a fault ended, awaited back
 	caught   map[string]*bytes.Buffer // a deleted pod's output, by pod name
 	done     []Restart
+	cpu      *cpuWatch          // the nodes' CPU counters, once CPUTimes or Up started them
+	cpuRetry time.Duration      // cpuRetry but in tests
 	stop     context.CancelFunc // ends the watches
 	watchCtx context.Context
 }
@@ -168,7 +172,7 @@ func newTarget(api API, opts Options, nodes []Node) *Target {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, restarts: map[string]*restartWatch{},
-		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop}
+		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop, cpuRetry: cpuRetry}
 }
 
 // advertised asks the brokers where they advertise themselves, and checks
@@ -341,6 +345,7 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 			return experiment.UpInfo{}, err
 		}
 	}
+	t.startCPU() // its first readings come while the brokers are asked
 	up, err := t.Health.Up(ctx)
 	up.Took = time.Since(start)
 	return up, err
@@ -371,9 +376,6 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 	}
 	return out, err
 }
-
-// CPUTimes is unknown: the nodes' cgroups are the kubelet's.
-func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { return nil, nil }
 
 // Quorum asks the brokers about the metadata quorum.
 func (t *Target) Quorum() experiment.Quorum {

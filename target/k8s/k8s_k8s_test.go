@@ -33,6 +33,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 
 	testnode "github.com/kbf-project/kbf/k8s"
 )
@@ -300,7 +301,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	var rep struct {
 		Meta struct {
 			Fault *results.Fault `json:"fault"`
+			Host  *results.Host  `json:"host"`
 		} `json:"meta"`
+		Verdict   *verdict.Verdict `json:"verdict"`
 		Integrity struct {
 			Acknowledged int `json:"acknowledged"`
 			Lost         int `json:"lost"`
@@ -328,6 +331,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
 		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
 	}
+	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	var led float64
 	for _, r := range rep.Digest.Rows {
 		t.Logf("p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
@@ -381,6 +385,36 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if err != nil || !strings.Contains(string(server), "Terminating process due to signal SIGTERM") {
 		t.Errorf("the deleted pod's output, with its SIGTERM, was not kept: %v", err)
 	}
+}
+
+// checkCPU checks that the trial recorded each node's CPU time as the
+// cluster's, the faulted broker's after its fault too (a killed one's new
+// container is a new cgroup), so that the host's load does not count the
+// nodes' own work as other processes'.
+func checkCPU(t *testing.T, h *results.Host, f *results.Fault, v *verdict.Verdict, pods ...string) {
+	t.Helper()
+	if h == nil || h.Cluster <= 0 {
+		t.Errorf("the host's load records no CPU time of the cluster: %+v", h)
+		return
+	}
+	used, after := map[string]time.Duration{}, time.Duration(0)
+	for _, s := range h.Samples {
+		for n, d := range s.Nodes {
+			used[n] += d
+			if f != nil && n == f.Broker && s.At.After(f.SignalSent) {
+				after += d
+			}
+		}
+	}
+	for _, p := range pods {
+		if used[p] <= 0 {
+			t.Errorf("no CPU time recorded for %s (recorded %v)", p, used)
+		}
+	}
+	if f != nil && after <= 0 {
+		t.Errorf("no CPU time recorded for %s after its fault", f.Broker)
+	}
+	t.Logf("%s; nodes' CPU %v; verdict %v", verdict.Describe(h), used, v)
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -182,7 +183,24 @@ type fakeAPI struct {
 	execs    []string
 	execOut  string
 	deleted  []string
+	// streams are each pod's ExecStream sessions, in turn; past the last
+	// one, ExecStream blocks until its context is done, and idle gets
+	// the pod's name.
+	streams map[string][]session
+	idle    chan string
 }
+
+// session is one ExecStream: its output, then its end.
+type session struct {
+	out, stderr string
+	err         error
+}
+
+// exitError is a command's exit, as client-go's CodeExitError tells it.
+type exitError int
+
+func (e exitError) Error() string   { return fmt.Sprintf("command terminated with exit code %d", int(e)) }
+func (e exitError) ExitStatus() int { return int(e) }
 
 func (f *fakeAPI) Namespace() string { return "ns" }
 
@@ -227,6 +245,25 @@ func (f *fakeAPI) Exec(_ context.Context, pod, _ string, cmd []string) (string, 
 	defer f.mu.Unlock()
 	f.execs = append(f.execs, pod+": "+strings.Fields(strings.SplitN(cmd[2], "kill -", 2)[1])[0])
 	return f.execOut, "", nil
+}
+
+func (f *fakeAPI) ExecStream(ctx context.Context, pod, _ string, _ []string, stdout, stderr io.Writer) error {
+	f.mu.Lock()
+	ss := f.streams[pod]
+	if len(ss) > 0 {
+		f.streams[pod] = ss[1:]
+	}
+	f.mu.Unlock()
+	if len(ss) == 0 {
+		if f.idle != nil {
+			f.idle <- pod
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	io.WriteString(stdout, ss[0].out)
+	io.WriteString(stderr, ss[0].stderr)
+	return ss[0].err
 }
 
 func status(uid string, restarts int32, running bool, term *corev1.ContainerStateTerminated) *corev1.Pod {
