@@ -33,6 +33,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/k8s"
 	"github.com/kbf-project/kbf/verdict"
 
 	testnode "github.com/kbf-project/kbf/k8s"
@@ -212,7 +213,9 @@ func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kube
 // ServiceAccount: the broker is killed from inside its pod, the kubelet
 // restarts it, and the trial is analysed with a stall and no acked record
 // lost. A service account with no Role is refused in one line first; a
-// SIGTERM trial (the pod deleted and made again) comes last.
+// SIGTERM trial (the pod deleted and made again) and a pause (the JVM
+// stopped and continued) come after. Each trial records every node's CPU
+// time as the cluster's.
 func TestSigkillOnKubernetes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -381,9 +384,67 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
 		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
 	}
+	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	server, err := os.ReadFile(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", "server.log"))
 	if err != nil || !strings.Contains(string(server), "Terminating process due to signal SIGTERM") {
 		t.Errorf("the deleted pod's output, with its SIGTERM, was not kept: %v", err)
+	}
+
+	// pause: the JVM stopped (SIGSTOP) for the trial and continued by
+	// recovery; the kubelet sees nothing, so the container is the same.
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, restarts := p.UID, p.Status.ContainerStatuses[0].RestartCount
+	dir = filepath.Join(t.TempDir(), "pause")
+	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), "--kill", "pause", "--broker", "kafka-broker-2",
+		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
+	t.Logf("kbf run --target k8s --kill pause (exit %d):\n%s", code, out)
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultPause || f.NodeID != 2 || f.Paused.IsZero() || !f.Finished.IsZero() {
+		t.Errorf("the fault recorded %+v, want a pause of node 2 with no finish", f)
+	}
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+	led = 0
+	for _, r := range rep.Digest.Rows {
+		t.Logf("pause: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("partition 0, led by the paused broker, shows no ack stall")
+	}
+	checkCPU(t, rep.Meta.Host, nil, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != uid || p.Status.ContainerStatuses[0].RestartCount != restarts {
+		t.Errorf("kafka-broker-2 was restarted or made again by a pause (restart count %d, was %d)", p.Status.ContainerStatuses[0].RestartCount, restarts)
+	}
+	api, err := k8s.NewAPI(admin, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The JVM's state, the third field of its stat: T while stopped.
+	states, _, err := api.Exec(ctx, "kafka-broker-2", "kafka", []string{"sh", "-c",
+		`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = java ] && cut -d' ' -f3 $p/stat; done; true`})
+	if err != nil || strings.TrimSpace(states) == "" || strings.Contains(states, "T") {
+		t.Errorf("kafka-broker-2's JVM after the pause's recovery: states %q, %v; want running, not stopped", states, err)
 	}
 }
 
