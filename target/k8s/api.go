@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +38,8 @@ type API interface {
 	// until it ends or ctx is done. Its standard input stays open while
 	// the stream lasts, so that cmd can tell kbf has gone when it closes.
 	ExecStream(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
+	// AddEphemeralContainer adds c to the pod's ephemeral containers.
+	AddEphemeralContainer(ctx context.Context, pod string, c corev1.EphemeralContainer) error
 	Namespace() string
 }
 
@@ -129,6 +132,22 @@ func (a *clientAPI) Pod(ctx context.Context, name string) (*corev1.Pod, error) {
 func (a *clientAPI) DeletePod(ctx context.Context, name string, grace int64) error {
 	err := a.cs.CoreV1().Pods(a.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
 	return a.forbidden(err, "delete", "pods")
+}
+
+func (a *clientAPI) AddEphemeralContainer(ctx context.Context, pod string, c corev1.EphemeralContainer) error {
+	p, err := a.cs.CoreV1().Pods(a.ns).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return a.forbidden(err, "get", "pods")
+	}
+	p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, c)
+	_, err = a.cs.CoreV1().Pods(a.ns).UpdateEphemeralContainers(ctx, pod, p, metav1.UpdateOptions{})
+	switch {
+	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "PodSecurity"):
+		return fmt.Errorf("namespace %s's pod security admission refuses an ephemeral container run as root with NET_ADMIN: %w", a.ns, err)
+	case apierrors.IsNotFound(err) && !strings.Contains(err.Error(), pod):
+		return fmt.Errorf("the cluster serves no ephemeral containers (Kubernetes 1.25 and later do): %w", err)
+	}
+	return a.forbidden(err, "update", "pods/ephemeralcontainers")
 }
 
 func (a *clientAPI) Logs(ctx context.Context, pod, container string, previous, follow bool) (io.ReadCloser, error) {

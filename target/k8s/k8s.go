@@ -10,7 +10,10 @@
 // the kubelet, not kbf, restarts a killed container: recovery waits for
 // that restart and says how long it took. sigterm deletes the pod with its
 // grace period, as a rolling update does, and its StatefulSet or operator
-// makes it again. What the API refuses for lack of a permission is one line
+// makes it again. The network cuts are iptables rules in the pod's network
+// namespace, made through an ephemeral container with NET_ADMIN that kbf
+// adds to the broker's pod before the trial (network.go). What the API
+// refuses for lack of a permission is one line
 // naming the verb and the resource (ForbiddenError); the Role kbf needs is
 // k8s/manifests/rbac.yaml. Logs are read through the API, the killed
 // container's too, and split by logger as a Docker node's standard output
@@ -37,6 +40,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/adminhealth"
 )
 
@@ -62,6 +66,12 @@ type Options struct {
 	// Poll is how often a pod's status is asked while a fault is awaited;
 	// zero: 100 ms.
 	Poll time.Duration
+	// Fault is the trial's fault: a network cut's ephemeral container is
+	// added to Lead's pod, and checked, before the trial starts (Up).
+	Fault results.FaultKind
+	// NetImage is the image of the ephemeral container that cuts a pod's
+	// links (it needs iptables); "": the broker's own image.
+	NetImage string
 }
 
 // Target is a Kafka cluster in a Kubernetes namespace.
@@ -80,6 +90,8 @@ type Target struct {
 
 	mu       sync.Mutex
 	paused   map[string]bool          // pods whose JVM kbf stopped
+	cuts     map[string]string        // pods kbf cut off, to their ephemeral container
+	netNames map[string]string        // pods' running ephemeral containers of kbf's, checked
 	restarts map[string]*restartWatch // pods a fault ended, awaited back
 	caught   map[string]*bytes.Buffer // a deleted pod's output, by pod name
 	done     []Restart
@@ -171,7 +183,7 @@ func newTarget(api API, opts Options, nodes []Node) *Target {
 		opts.Poll = 100 * time.Millisecond
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, restarts: map[string]*restartWatch{},
+	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, cuts: map[string]string{}, netNames: map[string]string{}, restarts: map[string]*restartWatch{},
 		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop, cpuRetry: cpuRetry}
 }
 
@@ -348,6 +360,9 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 	t.startCPU() // its first readings come while the brokers are asked
 	up, err := t.Health.Up(ctx)
 	up.Took = time.Since(start)
+	if err == nil && t.opts.Fault.Network() {
+		err = t.PrepareNet(ctx, t.opts.Lead)
+	}
 	return up, err
 }
 

@@ -213,8 +213,9 @@ func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kube
 // ServiceAccount: the broker is killed from inside its pod, the kubelet
 // restarts it, and the trial is analysed with a stall and no acked record
 // lost. A service account with no Role is refused in one line first; a
-// SIGTERM trial (the pod deleted and made again) and a pause (the JVM
-// stopped and continued) come after. Each trial records every node's CPU
+// SIGTERM trial (the pod deleted and made again), a pause (the JVM
+// stopped and continued) and an isolate (iptables in an ephemeral
+// container) come after. Each trial records every node's CPU
 // time as the cluster's.
 func TestSigkillOnKubernetes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
@@ -445,6 +446,63 @@ func TestSigkillOnKubernetes(t *testing.T) {
 		`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = java ] && cut -d' ' -f3 $p/stat; done; true`})
 	if err != nil || strings.TrimSpace(states) == "" || strings.Contains(states, "T") {
 		t.Errorf("kafka-broker-2's JVM after the pause's recovery: states %q, %v; want running, not stopped", states, err)
+	}
+
+	// isolate: the broker's links cut by iptables in an ephemeral container
+	// of its pod (the broker's own image, which has iptables, unless
+	// KBF_K8S_NET_IMAGE names another the node has), healed at recovery,
+	// which the ISRs coming back full prove; the container is left stopped.
+	dir = filepath.Join(t.TempDir(), "isolate")
+	args := []string{"--kill", "isolate", "--broker", "kafka-broker-2",
+		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m"}
+	if img := os.Getenv("KBF_K8S_NET_IMAGE"); img != "" {
+		args = append(args, "--net-image", img)
+	}
+	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), args...)
+	t.Logf("kbf run --target k8s --kill isolate (exit %d):\n%s", code, out)
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultIsolate || f.NodeID != 2 || f.Cut.IsZero() {
+		t.Errorf("the fault recorded %+v, want an isolate of node 2 with its cut's time", f)
+	}
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+	led = 0
+	for _, r := range rep.Digest.Rows {
+		t.Logf("isolate: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("partition 0, led by the isolated broker, shows no ack stall")
+	}
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != uid || p.Status.ContainerStatuses[0].RestartCount != restarts {
+		t.Errorf("kafka-broker-2 was restarted or made again by an isolate (restart count %d, was %d)", p.Status.ContainerStatuses[0].RestartCount, restarts)
+	}
+	var eph []string
+	for _, e := range p.Status.EphemeralContainerStatuses {
+		eph = append(eph, fmt.Sprintf("%s terminated=%v", e.Name, e.State.Terminated != nil))
+		if !strings.HasPrefix(e.Name, k8s.NetContainerPrefix) || e.State.Terminated == nil {
+			t.Errorf("ephemeral container %s: %+v, want kbf's, stopped by heal", e.Name, e.State)
+		}
+	}
+	if len(eph) != 1 {
+		t.Errorf("ephemeral containers %q, want the cut's one", eph)
 	}
 }
 

@@ -188,6 +188,12 @@ type fakeAPI struct {
 	// the pod's name.
 	streams map[string][]session
 	idle    chan string
+	// ephemeral are the ephemeral containers added, "pod: name".
+	ephemeral []string
+	addErr    error
+	ephState  corev1.ContainerState // every ephemeral container's
+	// scripts answer Exec's scripts by their first line.
+	scripts map[string]session
 }
 
 // session is one ExecStream: its output, then its end.
@@ -220,7 +226,13 @@ func (f *fakeAPI) Pod(_ context.Context, name string) (*corev1.Pod, error) {
 	if p == nil {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, name)
 	}
-	return p.DeepCopy(), nil
+	p = p.DeepCopy()
+	for _, e := range f.ephemeral {
+		if pod, c, _ := strings.Cut(e, ": "); pod == name {
+			p.Status.EphemeralContainerStatuses = append(p.Status.EphemeralContainerStatuses, corev1.ContainerStatus{Name: c, State: f.ephState})
+		}
+	}
+	return p, nil
 }
 
 func (f *fakeAPI) DeletePod(_ context.Context, name string, _ int64) error {
@@ -240,10 +252,21 @@ func (f *fakeAPI) Logs(_ context.Context, pod, _ string, previous, _ bool) (io.R
 	return io.NopCloser(strings.NewReader(s)), nil
 }
 
-func (f *fakeAPI) Exec(_ context.Context, pod, _ string, cmd []string) (string, string, error) {
+// Exec records a signal sent to the JVM as "pod: SIG", any other command
+// as "pod/container: script" and answers it from scripts, by its first
+// line, else with execOut.
+func (f *fakeAPI) Exec(_ context.Context, pod, container string, cmd []string) (string, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.execs = append(f.execs, pod+": "+strings.Fields(strings.SplitN(cmd[2], "kill -", 2)[1])[0])
+	if _, sig, ok := strings.Cut(cmd[2], "kill -"); ok && strings.HasPrefix(cmd[2], "self=") {
+		f.execs = append(f.execs, pod+": "+strings.Fields(sig)[0])
+		return f.execOut, "", nil
+	}
+	f.execs = append(f.execs, pod+"/"+container+": "+cmd[2])
+	first, _, _ := strings.Cut(cmd[2], "\n")
+	if r, ok := f.scripts[first]; ok {
+		return "", r.stderr, r.err
+	}
 	return f.execOut, "", nil
 }
 
@@ -264,6 +287,16 @@ func (f *fakeAPI) ExecStream(ctx context.Context, pod, _ string, _ []string, std
 	io.WriteString(stdout, ss[0].out)
 	io.WriteString(stderr, ss[0].stderr)
 	return ss[0].err
+}
+
+func (f *fakeAPI) AddEphemeralContainer(_ context.Context, pod string, c corev1.EphemeralContainer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.addErr != nil {
+		return f.addErr
+	}
+	f.ephemeral = append(f.ephemeral, pod+": "+c.Name)
+	return nil
 }
 
 func status(uid string, restarts int32, running bool, term *corev1.ContainerStateTerminated) *corev1.Pod {
@@ -411,7 +444,8 @@ func TestSupports(t *testing.T) {
 		{chaos.Pause, true, ""},
 		{results.FaultControllerKill, true, ""},
 		{results.FaultTwoBrokers, false, "the kubelet restarts a killed broker at once"},
-		{results.FaultIsolate, false, "NET_ADMIN"},
+		{results.FaultIsolate, true, ""},
+		{results.FaultIsolateClients, true, ""},
 		{results.FaultDiskFull, false, "does not make it on Kubernetes"},
 		{results.FaultExternal, false, "--bootstrap alone"},
 	}
