@@ -374,12 +374,6 @@ func (t *Target) Image() string {
 	return ""
 }
 
-// KafkaVersion is not asked: the brokers tell their protocol versions only,
-// and the image's tag need not be Kafka's release.
-func (t *Target) KafkaVersion(context.Context) (string, error) {
-	return "", errors.New("kbf does not read a Kubernetes cluster's Kafka release")
-}
-
 // NodeConfigs reads back each broker's configuration in effect, by pod.
 func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string, error) {
 	byID, err := t.admin.BrokerConfigs(ctx)

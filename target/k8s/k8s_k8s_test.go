@@ -304,8 +304,11 @@ func TestSigkillOnKubernetes(t *testing.T) {
 
 	var rep struct {
 		Meta struct {
-			Fault *results.Fault `json:"fault"`
-			Host  *results.Host  `json:"host"`
+			Fault   *results.Fault `json:"fault"`
+			Host    *results.Host  `json:"host"`
+			Cluster struct {
+				KafkaVersion string `json:"kafka_version"`
+			} `json:"cluster"`
 		} `json:"meta"`
 		Verdict   *verdict.Verdict `json:"verdict"`
 		Integrity struct {
@@ -331,6 +334,11 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 || f.Finished.IsZero() {
 		t.Errorf("the fault recorded %+v, want a sigkill of node 2 ended with 137", f)
+	}
+	// The manifests' brokers log to their standard output: the version is
+	// their start-up line's.
+	if v := rep.Meta.Cluster.KafkaVersion; v != "4.3.1" {
+		t.Errorf("the trial records Kafka %q, want 4.3.1", v)
 	}
 	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
 		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
