@@ -13,13 +13,14 @@
 // makes it again. The network cuts are iptables rules in the pod's network
 // namespace, made through an ephemeral container with NET_ADMIN that kbf
 // adds to the broker's pod before the trial (network.go). What the API
-// refuses for lack of a permission is one line
-// naming the verb and the resource (ForbiddenError); the Role kbf needs is
-// k8s/manifests/rbac.yaml. Logs are read through the API, the killed
-// container's too, and split by logger as a Docker node's standard output
-// is. Each node's CPU time is read from its container's cgroup by one
-// long-lived exec (CPUTimes), so that the host's load tells the cluster's
-// own work from other processes'.
+// refuses for lack of a permission is one line naming the verb and the
+// resource (ForbiddenError); the Role kbf needs is k8s/manifests/rbac.yaml.
+//
+// Logs are read through the API, the killed container's too, and split by
+// logger as a Docker node's standard output is, or copied by exec when the
+// node writes them to files. Each node's CPU time is read from its
+// container's cgroup by one long-lived exec (CPUTimes), so that the host's
+// load tells the cluster's own work from other processes'.
 package k8s
 
 import (

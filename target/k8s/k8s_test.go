@@ -194,6 +194,10 @@ type fakeAPI struct {
 	ephState  corev1.ContainerState // every ephemeral container's
 	// scripts answer Exec's scripts by their first line.
 	scripts map[string]session
+	// files are the containers' files ExecStream's cat reads, by
+	// "pod:path"; cats are the ones asked.
+	files map[string]string
+	cats  []string
 }
 
 // session is one ExecStream: its output, then its end.
@@ -265,12 +269,24 @@ func (f *fakeAPI) Exec(_ context.Context, pod, container string, cmd []string) (
 	f.execs = append(f.execs, pod+"/"+container+": "+cmd[2])
 	first, _, _ := strings.Cut(cmd[2], "\n")
 	if r, ok := f.scripts[first]; ok {
-		return "", r.stderr, r.err
+		return r.out, r.stderr, r.err
 	}
 	return f.execOut, "", nil
 }
 
-func (f *fakeAPI) ExecStream(ctx context.Context, pod, _ string, _ []string, stdout, stderr io.Writer) error {
+func (f *fakeAPI) ExecStream(ctx context.Context, pod, _ string, cmd []string, stdout, stderr io.Writer) error {
+	if cmd[0] == "cat" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cats = append(f.cats, pod+":"+cmd[1])
+		c, ok := f.files[pod+":"+cmd[1]]
+		if !ok {
+			io.WriteString(stderr, "cat: "+cmd[1]+": No such file or directory")
+			return exitError(1)
+		}
+		io.WriteString(stdout, c)
+		return nil
+	}
 	f.mu.Lock()
 	ss := f.streams[pod]
 	if len(ss) > 0 {
