@@ -60,12 +60,11 @@ func (e *ForbiddenError) Unwrap() error { return e.Err }
 // clientAPI is API over client-go's typed clientset; exec goes through
 // the SPDY executor, which needs the REST configuration too.
 type clientAPI struct {
-	cs   kubernetes.Interface
-	cfg  *rest.Config
-	ns   string
-	exec func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
-	// execIn is exec with a standard input.
-	execIn func(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error
+	cs  kubernetes.Interface
+	cfg *rest.Config
+	ns  string
+	// exec runs cmd, with stdin as its input when not nil.
+	exec func(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // LoadConfig reads the kubeconfig at path, or, when path is empty, the one
@@ -98,10 +97,7 @@ func NewAPI(cfg *rest.Config, ns string) (API, error) {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
 	a := &clientAPI{cs: cs, cfg: cfg, ns: ns}
-	a.execIn = a.spdyExec
-	a.exec = func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
-		return a.spdyExec(ctx, pod, container, cmd, nil, stdout, stderr)
-	}
+	a.exec = a.spdyExec
 	return a, nil
 }
 
@@ -157,7 +153,7 @@ func (a *clientAPI) Logs(ctx context.Context, pod, container string, previous, f
 
 func (a *clientAPI) Exec(ctx context.Context, pod, container string, cmd []string) (string, string, error) {
 	var stdout, stderr bytes.Buffer
-	err := a.exec(ctx, pod, container, cmd, &stdout, &stderr)
+	err := a.exec(ctx, pod, container, cmd, nil, &stdout, &stderr)
 	return stdout.String(), stderr.String(), a.forbidden(err, "create", "pods/exec")
 }
 
@@ -170,7 +166,7 @@ func (a *clientAPI) ExecStream(ctx context.Context, pod, container string, cmd [
 		<-ctx.Done()
 		w.Close()
 	}()
-	return a.forbidden(a.execIn(ctx, pod, container, cmd, in, stdout, stderr), "create", "pods/exec")
+	return a.forbidden(a.exec(ctx, pod, container, cmd, in, stdout, stderr), "create", "pods/exec")
 }
 
 func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error {
