@@ -29,7 +29,7 @@ import (
 // again). A background job's standard input is /dev/null unless
 // redirected, hence fd 3.
 const cpuScript = `exec 3<&0
-(cat <&3 >/dev/null; kill $$) &
+if command -v cat >/dev/null; then (cat <&3 >/dev/null; kill $$) & fi
 f= u=
 while IFS= read -r l; do
   p=${l#*:*:}
@@ -58,6 +58,22 @@ done`
 // cpuNoCounter is cpuScript's exit status when the container shows no
 // cgroup CPU counter: asking again will not find one.
 const cpuNoCounter = 4
+
+// cpuGaveUp says whether a session that ended with err, having read n
+// times, will fail again: exec forbidden, no counter, or the script ended
+// by itself before its first reading (a counter it cannot read). A script
+// killed (its container ending), or an exec that did not start (the
+// container not running yet), is tried again.
+func cpuGaveUp(err error, n int) bool {
+	var fe *ForbiddenError
+	switch st := exitStatus(err); {
+	case errors.As(err, &fe), st == cpuNoCounter:
+		return true
+	case n == 0 && st > 0 && st != 137 && st != 143:
+		return true
+	}
+	return false
+}
 
 // cpuFirstWait bounds how long CPUTimes waits for the nodes' first
 // readings: a node still unread then is left out, and counted from its
@@ -185,8 +201,7 @@ func (t *Target) followCPU(w *cpuWatch, n Node, c *cpuCounter, first chan struct
 		if t.watchCtx.Err() != nil {
 			return
 		}
-		var fe *ForbiddenError
-		if errors.As(err, &fe) || exitStatus(err) == cpuNoCounter || out.err != nil {
+		if cpuGaveUp(err, out.readings) || out.err != nil {
 			if out.err != nil {
 				err = out.err
 			} else if msg := strings.TrimSpace(stderr.String()); msg != "" {
@@ -218,10 +233,11 @@ func exitStatus(err error) int {
 // cpuWriter parses cpuScript's output as it streams: the cgroup line, then
 // readings applied with that cgroup. A line it cannot read stops it.
 type cpuWriter struct {
-	apply  func(cpuLine)
-	buf    []byte
-	cgroup string
-	err    error
+	apply    func(cpuLine)
+	buf      []byte
+	cgroup   string
+	readings int
+	err      error
 }
 
 func (c *cpuWriter) Write(p []byte) (int, error) {
@@ -246,6 +262,7 @@ func (c *cpuWriter) Write(p []byte) (int, error) {
 			continue
 		}
 		l.cgroup = c.cgroup
+		c.readings++
 		c.apply(l)
 	}
 	if len(c.buf) > 4096 {

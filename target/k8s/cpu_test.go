@@ -41,6 +41,32 @@ func TestParseCPULine(t *testing.T) {
 	}
 }
 
+func TestCPUGaveUp(t *testing.T) {
+	forbidden := &ForbiddenError{Verb: "create", Resource: "pods/exec", Namespace: "ns"}
+	tests := []struct {
+		name     string
+		err      error
+		readings int
+		want     bool
+	}{
+		{"exec forbidden", forbidden, 0, true},
+		{"no counter", exitError(cpuNoCounter), 0, true},
+		{"the script failed before its first reading", exitError(5), 0, true},
+		{"the script failed after readings", exitError(5), 3, false},
+		{"killed with its container", exitError(137), 0, false},
+		{"terminated with its container", exitError(143), 0, false},
+		{"the container not running", errors.New("container not found"), 0, false},
+		{"the connection lost", errors.New("connection reset"), 12, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := cpuGaveUp(tt.err, tt.readings); got != tt.want {
+				t.Errorf("cpuGaveUp(%v, %d) = %v, want %v", tt.err, tt.readings, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestCPUCounter(t *testing.T) {
 	type reading struct {
 		cgroup string
