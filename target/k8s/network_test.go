@@ -168,6 +168,9 @@ func TestNetworkFault(t *testing.T) {
 						t.Errorf("a rule was made after a refusal: %s", e)
 					}
 				}
+				if len(api.execs) > 0 && !strings.HasSuffix(api.execs[len(api.execs)-1], ": touch "+netDone) {
+					t.Errorf("the ephemeral container was not ended after the refusal: execs %q", api.execs)
+				}
 				return
 			} else if err != nil {
 				t.Fatal(err)
