@@ -146,6 +146,9 @@ type Scenario struct {
 	Target    string `yaml:"target" json:"target,omitempty"`
 	Namespace string `yaml:"namespace" json:"namespace,omitempty"`
 	Selector  string `yaml:"selector" json:"selector,omitempty"`
+	// NetImage is the image of the ephemeral container that cuts a k8s
+	// scenario's broker's links (kbf run --net-image).
+	NetImage string `yaml:"net_image" json:"net_image,omitempty"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`

@@ -4,9 +4,11 @@
 # the official image cannot be pulled) without pulling any image from a registry. Missing debootstrap and Maven are installed with apt-get on Debian as root;
 # elsewhere it stops with the command to run.
 #
-#   1. base image kbf/debian-jre:bookworm: a Debian bookworm minbase root filesystem with
-#      openjdk-17-jre-headless, made by debootstrap (needs root and the Debian archive) and
-#      loaded with `docker import`. Skipped when the image exists; `docker rmi` it to rebuild.
+#   1. base image kbf/debian-jre:bookworm-iptables: a Debian bookworm minbase root filesystem
+#      with openjdk-17-jre-headless and iptables (for kbf's network cuts on Kubernetes, made from
+#      an ephemeral container in the broker's image), made by debootstrap (needs root and the
+#      Debian archive) and loaded with `docker import`. Skipped when the image exists; `docker
+#      rmi` it to rebuild.
 #   2. the Kafka jars of image/pom.xml at KAFKA_VERSION, copied by Maven into
 #      .cache/image/libs-VERSION. Skipped when they were copied from the same pom.xml and version.
 #   3. `docker build` of image/Dockerfile on top of the base image (the classic builder, which
@@ -14,7 +16,7 @@
 #
 # Environment: KAFKA_VERSION (default 4.3.1; any 4.x release on Maven Central), KBF_IMAGE_TAG
 # (default kbf/kafka:KAFKA_VERSION), KBF_BASE_IMAGE (default
-# kbf/debian-jre:bookworm), KBF_CACHE_DIR (default .cache/image in the repository).
+# kbf/debian-jre:bookworm-iptables), KBF_CACHE_DIR (default .cache/image in the repository).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,7 +31,7 @@ case "$version" in
     ;;
 esac
 image=${KBF_IMAGE_TAG:-kbf/kafka:$version}
-base=${KBF_BASE_IMAGE:-kbf/debian-jre:bookworm}
+base=${KBF_BASE_IMAGE:-kbf/debian-jre:bookworm-iptables}
 suite=bookworm
 
 now() { date +%s.%N; }
@@ -96,7 +98,7 @@ build_base() {
   ensure debootstrap debootstrap
   rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
   # No mirror argument: debootstrap's default Debian archive.
-  debootstrap --variant=minbase --include=openjdk-17-jre-headless "$suite" "$rootfs"
+  debootstrap --variant=minbase --include=openjdk-17-jre-headless,iptables "$suite" "$rootfs"
   # Downloaded packages, package lists and the build host's resolver and name are not part
   # of the image (docker provides resolv.conf, hostname and hosts at run time).
   rm -f "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/cache/apt/*.bin

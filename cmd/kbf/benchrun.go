@@ -240,7 +240,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 	case k.on():
 		// The namespace's cluster, found again for each trial: a pod made
 		// again since the last has another address.
-		kt, err := k.newTarget(ctx, ro.external.bootstrap, opt.Broker, opt.Probe.Security, r.base.g.errOut)
+		kt, err := k.newTarget(ctx, ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut)
 		if err != nil {
 			return err
 		}
@@ -269,7 +269,7 @@ func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t exper
 }
 
 // k8sFlags are the Kubernetes flags of s: the command's, with the
-// scenario's target, namespace and selector over them.
+// scenario's target, namespace, selector and net image over them.
 func (r *benchRunner) k8sFlags(s bench.Scenario) k8sFlags {
 	k := r.base.k8s
 	if s.Target != "" {
@@ -280,6 +280,9 @@ func (r *benchRunner) k8sFlags(s bench.Scenario) k8sFlags {
 	}
 	if s.Selector != "" {
 		k.selector = s.Selector
+	}
+	if s.NetImage != "" {
+		k.netImage = s.NetImage
 	}
 	return k
 }

@@ -24,6 +24,7 @@ type k8sFlags struct {
 	namespace  string
 	kubeconfig string
 	selector   string
+	netImage   string
 }
 
 func (k *k8sFlags) register(f *pflag.FlagSet) {
@@ -31,6 +32,7 @@ func (k *k8sFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&k.namespace, "namespace", "", "--target k8s: the cluster's namespace (default the kubeconfig context's)")
 	f.StringVar(&k.kubeconfig, "kubeconfig", "", "--target k8s: the kubeconfig (default $KUBECONFIG or ~/.kube/config, or the pod's service account in the cluster)")
 	f.StringVar(&k.selector, "selector", "", "--target k8s: a label selector for the cluster's pods, e.g. strimzi.io/cluster=my-cluster (default every Kafka pod of the namespace)")
+	f.StringVar(&k.netImage, "net-image", "", "--target k8s: the image of the ephemeral container that cuts a broker's links, one with iptables the node can run (default the broker's own image)")
 }
 
 // on says whether the trial runs on Kubernetes.
@@ -43,8 +45,8 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 	switch {
 	case k.target != targetDocker && k.target != targetK8s:
 		return usagef("--target %s: want %s or %s", k.target, targetDocker, targetK8s)
-	case !k.on() && (k.namespace != "" || k.kubeconfig != "" || k.selector != ""):
-		return usagef("--namespace, --kubeconfig and --selector are --target k8s's")
+	case !k.on() && (k.namespace != "" || k.kubeconfig != "" || k.selector != "" || k.netImage != ""):
+		return usagef("--namespace, --kubeconfig, --selector and --net-image are --target k8s's")
 	case k.on() && !brokerSet:
 		return usagef("--target k8s: give --broker, the pod of the broker to fault")
 	case k.on():
@@ -55,9 +57,10 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 	return nil
 }
 
-// newTarget is the Kubernetes target the flags name: the namespace's pods
-// are listed and the brokers asked where they advertise themselves now.
-func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead string, sec *kafkasec.Config, say io.Writer) (*k8s.Target, error) {
+// newTarget is the Kubernetes target the flags name, for a fault of kind
+// on lead: the namespace's pods are listed and the brokers asked where
+// they advertise themselves now.
+func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) (*k8s.Target, error) {
 	cfg, ns, err := k8s.LoadConfig(k.kubeconfig)
 	if err != nil {
 		return nil, err
@@ -73,5 +76,5 @@ func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead strin
 		return nil, err
 	}
 	return k8s.New(ctx, api, k8s.Options{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
-		Say: func(line string) { fmt.Fprintln(say, line) }})
+		Fault: kind, NetImage: k.netImage, Say: func(line string) { fmt.Fprintln(say, line) }})
 }

@@ -39,7 +39,8 @@ func TestBenchK8sCheck(t *testing.T) {
 		{name: "no broker", s: k8s(bench.Scenario{}), wantErr: "give broker, the pod"},
 		{name: "kbf's own cluster's settings", s: k8s(bench.Scenario{Broker: "b-1", Config: []string{"a=b"}}), wantErr: "shape kbf's own"},
 		{name: "a fault the kubelet undoes", s: k8s(bench.Scenario{Fault: "rolling", Broker: "b-1"}), wantErr: "the kubelet restarts"},
-		{name: "a network cut", s: k8s(bench.Scenario{Fault: "isolate", Broker: "b-1"}), wantErr: "NET_ADMIN"},
+		{name: "a network cut, in an image of its own", s: k8s(bench.Scenario{Fault: "isolate", Broker: "b-1", NetImage: "tools:1"})},
+		{name: "a full disk", s: k8s(bench.Scenario{Fault: "disk-full", Broker: "b-1"}), wantErr: "does not make it on Kubernetes"},
 		{name: "an unknown target", s: bench.Scenario{Fault: "sigkill", Target: "nomad", Broker: "b-1"}, wantErr: `target "nomad"`},
 	}
 	for _, tt := range tests {
@@ -53,6 +54,9 @@ func TestBenchK8sCheck(t *testing.T) {
 			}
 		})
 	}
+	if k := r.k8sFlags(k8s(bench.Scenario{NetImage: "tools:1"})); k.netImage != "tools:1" {
+		t.Errorf("the scenario's net_image gave the target %q", k.netImage)
+	}
 }
 
 // TestRunK8sFlags: kbf run's Kubernetes flags are refused, before anything
@@ -64,6 +68,7 @@ func TestRunK8sFlags(t *testing.T) {
 		want string
 	}{
 		{"namespace without the target", []string{"--kill", "sigkill", "--namespace", "x"}, "--target k8s's"},
+		{"net-image without the target", []string{"--kill", "isolate", "--net-image", "tools:1"}, "--target k8s's"},
 		{"no broker pod", []string{"--kill", "sigkill", "--target", "k8s"}, "give --broker"},
 		{"an unknown target", []string{"--kill", "sigkill", "--target", "swarm"}, "--target swarm"},
 		{"disk-full", []string{"--kill", "disk-full", "--target", "k8s", "--broker", "b-1"}, "does not make it on Kubernetes"},

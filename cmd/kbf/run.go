@@ -231,7 +231,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	var t experiment.Target
 	if o.k8s.on() {
 		sec, _ := o.cluster.security() // validated
-		kt, err := o.k8s.newTarget(ctx, o.external.bootstrap, o.broker, sec, o.g.errOut)
+		kt, err := o.k8s.newTarget(ctx, o.external.bootstrap, o.broker, o.kill, sec, o.g.errOut)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,6 +34,12 @@ type API interface {
 	// Exec runs cmd in a container and returns its standard output and
 	// error.
 	Exec(ctx context.Context, pod, container string, cmd []string) (stdout, stderr string, err error)
+	// ExecStream runs cmd in a container, its output written as it comes,
+	// until it ends or ctx is done. Its standard input stays open while
+	// the stream lasts, so that cmd can tell kbf has gone when it closes.
+	ExecStream(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
+	// AddEphemeralContainer adds c to the pod's ephemeral containers.
+	AddEphemeralContainer(ctx context.Context, pod string, c corev1.EphemeralContainer) error
 	Namespace() string
 }
 
@@ -53,10 +60,11 @@ func (e *ForbiddenError) Unwrap() error { return e.Err }
 // clientAPI is API over client-go's typed clientset; exec goes through
 // the SPDY executor, which needs the REST configuration too.
 type clientAPI struct {
-	cs   kubernetes.Interface
-	cfg  *rest.Config
-	ns   string
-	exec func(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error
+	cs  kubernetes.Interface
+	cfg *rest.Config
+	ns  string
+	// exec runs cmd, with stdin as its input when not nil.
+	exec func(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
 
 // LoadConfig reads the kubeconfig at path, or, when path is empty, the one
@@ -122,6 +130,22 @@ func (a *clientAPI) DeletePod(ctx context.Context, name string, grace int64) err
 	return a.forbidden(err, "delete", "pods")
 }
 
+func (a *clientAPI) AddEphemeralContainer(ctx context.Context, pod string, c corev1.EphemeralContainer) error {
+	p, err := a.cs.CoreV1().Pods(a.ns).Get(ctx, pod, metav1.GetOptions{})
+	if err != nil {
+		return a.forbidden(err, "get", "pods")
+	}
+	p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, c)
+	_, err = a.cs.CoreV1().Pods(a.ns).UpdateEphemeralContainers(ctx, pod, p, metav1.UpdateOptions{})
+	switch {
+	case apierrors.IsForbidden(err) && strings.Contains(err.Error(), "PodSecurity"):
+		return fmt.Errorf("namespace %s's pod security admission refuses an ephemeral container run as root with NET_ADMIN: %w", a.ns, err)
+	case apierrors.IsNotFound(err) && !strings.Contains(err.Error(), pod):
+		return fmt.Errorf("the cluster serves no ephemeral containers (Kubernetes 1.25 and later do): %w", err)
+	}
+	return a.forbidden(err, "update", "pods/ephemeralcontainers")
+}
+
 func (a *clientAPI) Logs(ctx context.Context, pod, container string, previous, follow bool) (io.ReadCloser, error) {
 	rc, err := a.cs.CoreV1().Pods(a.ns).GetLogs(pod, &corev1.PodLogOptions{Container: container, Previous: previous, Follow: follow}).Stream(ctx)
 	return rc, a.forbidden(err, "get", "pods/log")
@@ -129,19 +153,31 @@ func (a *clientAPI) Logs(ctx context.Context, pod, container string, previous, f
 
 func (a *clientAPI) Exec(ctx context.Context, pod, container string, cmd []string) (string, string, error) {
 	var stdout, stderr bytes.Buffer
-	err := a.exec(ctx, pod, container, cmd, &stdout, &stderr)
+	err := a.exec(ctx, pod, container, cmd, nil, &stdout, &stderr)
 	return stdout.String(), stderr.String(), a.forbidden(err, "create", "pods/exec")
 }
 
-func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+func (a *clientAPI) ExecStream(ctx context.Context, pod, container string, cmd []string, stdout, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Nothing is written: the input ends with the stream.
+	in, w := io.Pipe()
+	go func() {
+		<-ctx.Done()
+		w.Close()
+	}()
+	return a.forbidden(a.exec(ctx, pod, container, cmd, in, stdout, stderr), "create", "pods/exec")
+}
+
+func (a *clientAPI) spdyExec(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if a.cfg == nil {
 		return errors.New("exec: no REST configuration")
 	}
 	req := a.cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(a.ns).Name(pod).SubResource("exec").
-		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdout: true, Stderr: true}, scheme.ParameterCodec)
+		VersionedParams(&corev1.PodExecOptions{Container: container, Command: cmd, Stdin: stdin != nil, Stdout: true, Stderr: true}, scheme.ParameterCodec)
 	ex, err := remotecommand.NewSPDYExecutor(a.cfg, "POST", req.URL())
 	if err != nil {
 		return err
 	}
-	return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: stdout, Stderr: stderr})
+	return ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

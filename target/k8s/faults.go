@@ -19,22 +19,22 @@ import (
 )
 
 // Supports says whether kbf can make kind here: it kills, stops and pauses
-// a node's JVM, and the controller faults where the quorum has three
+// a node's JVM, cuts a broker's links through an ephemeral container (what
+// the cluster allows of that is checked on the pod, before the trial:
+// PrepareNet), and the controller faults where the quorum has three
 // dedicated controllers (experiment.Check counts them). The faults that
 // hold a broker down for a while (two-brokers, rolling, last-replica)
-// cannot be, since the kubelet restarts a killed container at once; the
-// network cuts and a full disk are not made here.
+// cannot be, since the kubelet restarts a killed container at once; a
+// full disk is not made here.
 func (t *Target) Supports(kind results.FaultKind, _ string) error {
 	switch {
 	case kind == chaos.SigKill, kind == chaos.SigTerm, kind == chaos.Pause,
-		kind == results.FaultControllerKill, kind == results.FaultControllerPause:
+		kind == results.FaultControllerKill, kind == results.FaultControllerPause, kind.Network():
 		return nil
 	case kind == results.FaultExternal:
 		return experiment.Unsupportedf("fault %s: give --bootstrap alone to measure a fault something else makes", kind)
 	case kind.MultiStep():
 		return experiment.Unsupportedf("fault %s: the kubelet restarts a killed broker at once, so kbf cannot hold one down as this fault needs", kind)
-	case kind.Network():
-		return experiment.Unsupportedf("fault %s: kbf does not cut a pod's links on Kubernetes (it would need an ephemeral container with NET_ADMIN)", kind)
 	}
 	return experiment.Unsupportedf("fault %s: kbf does not make it on Kubernetes", kind)
 }
@@ -124,6 +124,14 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 	before := containerStatus(p, n.Container)
 	if before == nil || before.State.Running == nil {
 		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, n.Pod, n.Container)
+	}
+	if f.Signal.Network() {
+		rf.SignalSent = time.Now()
+		if err := t.cut(ctx, n, f.Signal, f.Controllers); err != nil {
+			return rf, err
+		}
+		rf.Cut = time.Now() // the rules are hooked in: from here on packets drop
+		return rf, nil
 	}
 	kind := f.Signal
 	switch kind {
@@ -280,7 +288,8 @@ func (t *Target) watchRestart(n Node, uid types.UID, restarts int32, w *restartW
 	}
 }
 
-// Restart undoes a fault: it continues a paused JVM, or waits until the
+// Restart undoes a fault: it heals a cut (the rules removed, the ephemeral
+// container ended), continues a paused JVM, or waits until the
 // kubelet has restarted a killed container, or the pod's controller made a
 // deleted pod again, and says how long the node was down. A node kbf did
 // not fault that runs is chaos.ErrAlreadyRunning.
@@ -290,8 +299,11 @@ func (t *Target) Restart(ctx context.Context, service string) error {
 		return fmt.Errorf("restart %s: no such node", service)
 	}
 	t.mu.Lock()
-	paused, w := t.paused[n.Pod], t.restarts[n.Pod]
+	paused, w, cut := t.paused[n.Pod], t.restarts[n.Pod], t.cuts[n.Pod]
 	t.mu.Unlock()
+	if cut != "" {
+		return t.heal(ctx, n, cut)
+	}
 	if paused {
 		if err := t.signal(ctx, n, "CONT"); err != nil {
 			return fmt.Errorf("continue %s: %w", n.Pod, err)

@@ -10,11 +10,17 @@
 // the kubelet, not kbf, restarts a killed container: recovery waits for
 // that restart and says how long it took. sigterm deletes the pod with its
 // grace period, as a rolling update does, and its StatefulSet or operator
-// makes it again. What the API refuses for lack of a permission is one line
-// naming the verb and the resource (ForbiddenError); the Role kbf needs is
-// k8s/manifests/rbac.yaml. Logs are read through the API, the killed
-// container's too, and split by logger as a Docker node's standard output
-// is.
+// makes it again. The network cuts are iptables rules in the pod's network
+// namespace, made through an ephemeral container with NET_ADMIN that kbf
+// adds to the broker's pod before the trial (network.go). What the API
+// refuses for lack of a permission is one line naming the verb and the
+// resource (ForbiddenError); the Role kbf needs is k8s/manifests/rbac.yaml.
+//
+// Logs are read through the API, the killed container's too, and split by
+// logger as a Docker node's standard output is, or copied by exec when the
+// node writes them to files. Each node's CPU time is read from its
+// container's cgroup by one long-lived exec (CPUTimes), so that the host's
+// load tells the cluster's own work from other processes'.
 package k8s
 
 import (
@@ -35,6 +41,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/adminhealth"
 )
 
@@ -60,6 +67,12 @@ type Options struct {
 	// Poll is how often a pod's status is asked while a fault is awaited;
 	// zero: 100 ms.
 	Poll time.Duration
+	// Fault is the trial's fault: a network cut's ephemeral container is
+	// added to Lead's pod, and checked, before the trial starts (Up).
+	Fault results.FaultKind
+	// NetImage is the image of the ephemeral container that cuts a pod's
+	// links (it needs iptables); "": the broker's own image.
+	NetImage string
 }
 
 // Target is a Kafka cluster in a Kubernetes namespace.
@@ -78,9 +91,13 @@ type Target struct {
 
 	mu       sync.Mutex
 	paused   map[string]bool          // pods whose JVM kbf stopped
+	cuts     map[string]string        // pods kbf cut off, to their ephemeral container
+	netNames map[string]string        // pods' running ephemeral containers of kbf's, checked
 	restarts map[string]*restartWatch // pods a fault ended, awaited back
 	caught   map[string]*bytes.Buffer // a deleted pod's output, by pod name
 	done     []Restart
+	cpu      *cpuWatch          // the nodes' CPU counters, once CPUTimes or Up started them
+	cpuRetry time.Duration      // cpuRetry but in tests
 	stop     context.CancelFunc // ends the watches
 	watchCtx context.Context
 }
@@ -167,8 +184,8 @@ func newTarget(api API, opts Options, nodes []Node) *Target {
 		opts.Poll = 100 * time.Millisecond
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, restarts: map[string]*restartWatch{},
-		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop}
+	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, cuts: map[string]string{}, netNames: map[string]string{}, restarts: map[string]*restartWatch{},
+		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop, cpuRetry: cpuRetry}
 }
 
 // advertised asks the brokers where they advertise themselves, and checks
@@ -341,8 +358,12 @@ func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
 			return experiment.UpInfo{}, err
 		}
 	}
+	t.startCPU() // its first readings come while the brokers are asked
 	up, err := t.Health.Up(ctx)
 	up.Took = time.Since(start)
+	if err == nil && t.opts.Fault.Network() {
+		err = t.PrepareNet(ctx, t.opts.Lead)
+	}
 	return up, err
 }
 
@@ -352,12 +373,6 @@ func (t *Target) Image() string {
 		return n.Image
 	}
 	return ""
-}
-
-// KafkaVersion is not asked: the brokers tell their protocol versions only,
-// and the image's tag need not be Kafka's release.
-func (t *Target) KafkaVersion(context.Context) (string, error) {
-	return "", errors.New("kbf does not read a Kubernetes cluster's Kafka release")
 }
 
 // NodeConfigs reads back each broker's configuration in effect, by pod.
@@ -371,9 +386,6 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 	}
 	return out, err
 }
-
-// CPUTimes is unknown: the nodes' cgroups are the kubelet's.
-func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { return nil, nil }
 
 // Quorum asks the brokers about the metadata quorum.
 func (t *Target) Quorum() experiment.Quorum {

@@ -33,6 +33,8 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/target/k8s"
+	"github.com/kbf-project/kbf/verdict"
 
 	testnode "github.com/kbf-project/kbf/k8s"
 )
@@ -211,7 +213,10 @@ func kubeconfigAs(ctx context.Context, t *testing.T, admin *rest.Config, cs kube
 // ServiceAccount: the broker is killed from inside its pod, the kubelet
 // restarts it, and the trial is analysed with a stall and no acked record
 // lost. A service account with no Role is refused in one line first; a
-// SIGTERM trial (the pod deleted and made again) comes last.
+// SIGTERM trial (the pod deleted and made again), a pause (the JVM
+// stopped and continued) and an isolate (iptables in an ephemeral
+// container) come after. Each trial records every node's CPU
+// time as the cluster's.
 func TestSigkillOnKubernetes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -299,8 +304,13 @@ func TestSigkillOnKubernetes(t *testing.T) {
 
 	var rep struct {
 		Meta struct {
-			Fault *results.Fault `json:"fault"`
+			Fault   *results.Fault `json:"fault"`
+			Host    *results.Host  `json:"host"`
+			Cluster struct {
+				KafkaVersion string `json:"kafka_version"`
+			} `json:"cluster"`
 		} `json:"meta"`
+		Verdict   *verdict.Verdict `json:"verdict"`
 		Integrity struct {
 			Acknowledged int `json:"acknowledged"`
 			Lost         int `json:"lost"`
@@ -325,9 +335,15 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 || f.Finished.IsZero() {
 		t.Errorf("the fault recorded %+v, want a sigkill of node 2 ended with 137", f)
 	}
+	// The manifests' brokers log to their standard output: the version is
+	// their start-up line's.
+	if v := rep.Meta.Cluster.KafkaVersion; v != "4.3.1" {
+		t.Errorf("the trial records Kafka %q, want 4.3.1", v)
+	}
 	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
 		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
 	}
+	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	var led float64
 	for _, r := range rep.Digest.Rows {
 		t.Logf("p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
@@ -377,10 +393,155 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
 		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
 	}
+	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	server, err := os.ReadFile(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", "server.log"))
 	if err != nil || !strings.Contains(string(server), "Terminating process due to signal SIGTERM") {
 		t.Errorf("the deleted pod's output, with its SIGTERM, was not kept: %v", err)
 	}
+
+	// pause: the JVM stopped (SIGSTOP) for the trial and continued by
+	// recovery; the kubelet sees nothing, so the container is the same.
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, restarts := p.UID, p.Status.ContainerStatuses[0].RestartCount
+	dir = filepath.Join(t.TempDir(), "pause")
+	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), "--kill", "pause", "--broker", "kafka-broker-2",
+		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
+	t.Logf("kbf run --target k8s --kill pause (exit %d):\n%s", code, out)
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultPause || f.NodeID != 2 || f.Paused.IsZero() || !f.Finished.IsZero() {
+		t.Errorf("the fault recorded %+v, want a pause of node 2 with no finish", f)
+	}
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+	led = 0
+	for _, r := range rep.Digest.Rows {
+		t.Logf("pause: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("partition 0, led by the paused broker, shows no ack stall")
+	}
+	checkCPU(t, rep.Meta.Host, nil, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != uid || p.Status.ContainerStatuses[0].RestartCount != restarts {
+		t.Errorf("kafka-broker-2 was restarted or made again by a pause (restart count %d, was %d)", p.Status.ContainerStatuses[0].RestartCount, restarts)
+	}
+	api, err := k8s.NewAPI(admin, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The JVM's state, the third field of its stat: T while stopped.
+	states, _, err := api.Exec(ctx, "kafka-broker-2", "kafka", []string{"sh", "-c",
+		`for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = java ] && cut -d' ' -f3 $p/stat; done; true`})
+	if err != nil || strings.TrimSpace(states) == "" || strings.Contains(states, "T") {
+		t.Errorf("kafka-broker-2's JVM after the pause's recovery: states %q, %v; want running, not stopped", states, err)
+	}
+
+	// isolate: the broker's links cut by iptables in an ephemeral container
+	// of its pod (the broker's own image, which has iptables, unless
+	// KBF_K8S_NET_IMAGE names another the node has), healed at recovery,
+	// which the ISRs coming back full prove; the container is left stopped.
+	dir = filepath.Join(t.TempDir(), "isolate")
+	args := []string{"--kill", "isolate", "--broker", "kafka-broker-2",
+		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m"}
+	if img := os.Getenv("KBF_K8S_NET_IMAGE"); img != "" {
+		args = append(args, "--net-image", img)
+	}
+	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), args...)
+	t.Logf("kbf run --target k8s --kill isolate (exit %d):\n%s", code, out)
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultIsolate || f.NodeID != 2 || f.Cut.IsZero() {
+		t.Errorf("the fault recorded %+v, want an isolate of node 2 with its cut's time", f)
+	}
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+	led = 0
+	for _, r := range rep.Digest.Rows {
+		t.Logf("isolate: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("partition 0, led by the isolated broker, shows no ack stall")
+	}
+	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != uid || p.Status.ContainerStatuses[0].RestartCount != restarts {
+		t.Errorf("kafka-broker-2 was restarted or made again by an isolate (restart count %d, was %d)", p.Status.ContainerStatuses[0].RestartCount, restarts)
+	}
+	var eph []string
+	for _, e := range p.Status.EphemeralContainerStatuses {
+		eph = append(eph, fmt.Sprintf("%s terminated=%v", e.Name, e.State.Terminated != nil))
+		if !strings.HasPrefix(e.Name, k8s.NetContainerPrefix) || e.State.Terminated == nil {
+			t.Errorf("ephemeral container %s: %+v, want kbf's, stopped by heal", e.Name, e.State)
+		}
+	}
+	if len(eph) != 1 {
+		t.Errorf("ephemeral containers %q, want the cut's one", eph)
+	}
+}
+
+// checkCPU checks that the trial recorded each node's CPU time as the
+// cluster's, the faulted broker's after its fault too (a killed one's new
+// container is a new cgroup), so that the host's load does not count the
+// nodes' own work as other processes'.
+func checkCPU(t *testing.T, h *results.Host, f *results.Fault, v *verdict.Verdict, pods ...string) {
+	t.Helper()
+	if h == nil || h.Cluster <= 0 {
+		t.Errorf("the host's load records no CPU time of the cluster: %+v", h)
+		return
+	}
+	used, after := map[string]time.Duration{}, time.Duration(0)
+	for _, s := range h.Samples {
+		for n, d := range s.Nodes {
+			used[n] += d
+			if f != nil && n == f.Broker && s.At.After(f.SignalSent) {
+				after += d
+			}
+		}
+	}
+	for _, p := range pods {
+		if used[p] <= 0 {
+			t.Errorf("no CPU time recorded for %s (recorded %v)", p, used)
+		}
+	}
+	if f != nil && after <= 0 {
+		t.Errorf("no CPU time recorded for %s after its fault", f.Broker)
+	}
+	t.Logf("%s; nodes' CPU %v; verdict %v", verdict.Describe(h), used, v)
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -182,7 +183,34 @@ type fakeAPI struct {
 	execs    []string
 	execOut  string
 	deleted  []string
+	// streams are each pod's ExecStream sessions, in turn; past the last
+	// one, ExecStream blocks until its context is done, and idle gets
+	// the pod's name.
+	streams map[string][]session
+	idle    chan string
+	// ephemeral are the ephemeral containers added, "pod: name".
+	ephemeral []string
+	addErr    error
+	ephState  corev1.ContainerState // every ephemeral container's
+	// scripts answer Exec's scripts by their first line.
+	scripts map[string]session
+	// files are the containers' files ExecStream's cat reads, by
+	// "pod:path"; cats are the ones asked.
+	files map[string]string
+	cats  []string
 }
+
+// session is one ExecStream: its output, then its end.
+type session struct {
+	out, stderr string
+	err         error
+}
+
+// exitError is a command's exit, as client-go's CodeExitError tells it.
+type exitError int
+
+func (e exitError) Error() string   { return fmt.Sprintf("command terminated with exit code %d", int(e)) }
+func (e exitError) ExitStatus() int { return int(e) }
 
 func (f *fakeAPI) Namespace() string { return "ns" }
 
@@ -202,7 +230,13 @@ func (f *fakeAPI) Pod(_ context.Context, name string) (*corev1.Pod, error) {
 	if p == nil {
 		return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, name)
 	}
-	return p.DeepCopy(), nil
+	p = p.DeepCopy()
+	for _, e := range f.ephemeral {
+		if pod, c, _ := strings.Cut(e, ": "); pod == name {
+			p.Status.EphemeralContainerStatuses = append(p.Status.EphemeralContainerStatuses, corev1.ContainerStatus{Name: c, State: f.ephState})
+		}
+	}
+	return p, nil
 }
 
 func (f *fakeAPI) DeletePod(_ context.Context, name string, _ int64) error {
@@ -222,11 +256,67 @@ func (f *fakeAPI) Logs(_ context.Context, pod, _ string, previous, _ bool) (io.R
 	return io.NopCloser(strings.NewReader(s)), nil
 }
 
-func (f *fakeAPI) Exec(_ context.Context, pod, _ string, cmd []string) (string, string, error) {
+// Exec records a signal sent to the JVM as "pod: SIG", any other command
+// as "pod/container: script" and answers it from scripts, by its first
+// line, else with execOut.
+func (f *fakeAPI) Exec(_ context.Context, pod, container string, cmd []string) (string, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.execs = append(f.execs, pod+": "+strings.Fields(strings.SplitN(cmd[2], "kill -", 2)[1])[0])
+	if len(cmd) != 3 {
+		f.execs = append(f.execs, pod+"/"+container+": "+strings.Join(cmd, " "))
+		return "", "", nil
+	}
+	if _, sig, ok := strings.Cut(cmd[2], "kill -"); ok && strings.HasPrefix(cmd[2], "self=") {
+		f.execs = append(f.execs, pod+": "+strings.Fields(sig)[0])
+		return f.execOut, "", nil
+	}
+	f.execs = append(f.execs, pod+"/"+container+": "+cmd[2])
+	first, _, _ := strings.Cut(cmd[2], "\n")
+	if r, ok := f.scripts[first]; ok {
+		return r.out, r.stderr, r.err
+	}
 	return f.execOut, "", nil
+}
+
+func (f *fakeAPI) ExecStream(ctx context.Context, pod, _ string, cmd []string, stdout, stderr io.Writer) error {
+	if cmd[0] == "cat" {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cats = append(f.cats, pod+":"+cmd[1])
+		c, ok := f.files[pod+":"+cmd[1]]
+		if !ok {
+			io.WriteString(stderr, "cat: "+cmd[1]+": No such file or directory")
+			return exitError(1)
+		}
+		io.WriteString(stdout, c)
+		return nil
+	}
+	f.mu.Lock()
+	ss := f.streams[pod]
+	if len(ss) > 0 {
+		f.streams[pod] = ss[1:]
+	}
+	f.mu.Unlock()
+	if len(ss) == 0 {
+		if f.idle != nil {
+			f.idle <- pod
+		}
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	io.WriteString(stdout, ss[0].out)
+	io.WriteString(stderr, ss[0].stderr)
+	return ss[0].err
+}
+
+func (f *fakeAPI) AddEphemeralContainer(_ context.Context, pod string, c corev1.EphemeralContainer) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.addErr != nil {
+		return f.addErr
+	}
+	f.ephemeral = append(f.ephemeral, pod+": "+c.Name)
+	return nil
 }
 
 func status(uid string, restarts int32, running bool, term *corev1.ContainerStateTerminated) *corev1.Pod {
@@ -374,7 +464,8 @@ func TestSupports(t *testing.T) {
 		{chaos.Pause, true, ""},
 		{results.FaultControllerKill, true, ""},
 		{results.FaultTwoBrokers, false, "the kubelet restarts a killed broker at once"},
-		{results.FaultIsolate, false, "NET_ADMIN"},
+		{results.FaultIsolate, true, ""},
+		{results.FaultIsolateClients, true, ""},
 		{results.FaultDiskFull, false, "does not make it on Kubernetes"},
 		{results.FaultExternal, false, "--bootstrap alone"},
 	}

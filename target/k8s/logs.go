@@ -55,16 +55,24 @@ func KafkaPattern(r io.Reader, w io.Writer) error {
 	return bw.Flush()
 }
 
-// CollectLogs reads a node's standard output through the API — the pod's
-// deleted predecessor's as kbf caught it (a sigterm), the killed
-// container's (previous), then the running one's — and splits it by
-// logger into dst (compose.SplitLog), Strimzi's pattern turned into
-// Kafka's. The whole output, not only since's: the configuration a node
-// logs when it starts is part of the evidence.
-func (t *Target) CollectLogs(ctx context.Context, service string, _ time.Time, dst string) error {
+// CollectLogs copies a node's log files, when its running container writes
+// the controller's or the state changes' loggers to files in chaos.LogDir
+// (Kafka's distribution's log4j configuration), by exec, as the Docker
+// target copies them. Otherwise it reads the node's standard output
+// through the API — the pod's deleted predecessor's as kbf caught it (a
+// sigterm), the killed container's (previous), then the running one's —
+// and splits it by logger into dst (compose.SplitLog), Strimzi's pattern
+// turned into Kafka's. The whole output, not only since's: the
+// configuration a node logs when it starts is part of the evidence.
+func (t *Target) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
 	n, ok := t.node(service)
 	if !ok {
 		return fmt.Errorf("logs of %s: no such node", service)
+	}
+	// A container that cannot be exec'd (ended, forbidden) has its output
+	// read all the same.
+	if files, err := t.collectFiles(ctx, n, since, dst); err == nil && files {
+		return nil
 	}
 	pr, pw := io.Pipe()
 	go func() {
