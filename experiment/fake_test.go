@@ -26,8 +26,10 @@ type world struct {
 	calls []string
 	hooks map[string]func(ctx context.Context) error
 
-	// parts is what the cluster describes; healthy when nil.
-	parts []Partition
+	// parts is what the cluster describes; healthy when nil. seenBy is
+	// what a broker describes when asked alone, where it differs.
+	parts  []Partition
+	seenBy map[int32][]Partition
 	// stats is what the probe reports of itself; healthy when nil.
 	stats func(now time.Time) []probe.PartitionStats
 	// injected is set once Inject ran; ran when the probe ran.
@@ -82,6 +84,15 @@ func (w *world) Partitions(ctx context.Context, _ string) ([]Partition, error) {
 		}
 	}
 	return parts, nil
+}
+func (w *world) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]Partition, error) {
+	w.mu.Lock()
+	parts, ok := w.seenBy[id]
+	w.mu.Unlock()
+	if ok {
+		return parts, nil
+	}
+	return w.Partitions(ctx, topic)
 }
 func (w *world) Bootstrap() []string                          { return []string{"127.0.0.1:1"} }
 func (w *world) Brokers() map[string]int32                    { return map[string]int32{"k1": 1, "k2": 2, "k3": 3} }
