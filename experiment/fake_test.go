@@ -31,6 +31,10 @@ type world struct {
 	// what a broker describes when asked alone, where it differs.
 	parts  []Partition
 	seenBy map[int32][]Partition
+	// mute are the brokers that, asked alone, never answer; askedBy
+	// counts the questions put to each.
+	mute    map[int32]bool
+	askedBy map[int32]int
 	// stats is what the probe reports of itself; healthy when nil.
 	stats func(now time.Time) []probe.PartitionStats
 	// injected is set once Inject ran; ran when the probe ran.
@@ -101,7 +105,16 @@ func (w *world) Partitions(ctx context.Context, _ string) ([]Partition, error) {
 func (w *world) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]Partition, error) {
 	w.mu.Lock()
 	parts, ok := w.seenBy[id]
+	mute := w.mute[id]
+	if w.askedBy == nil {
+		w.askedBy = map[int32]int{}
+	}
+	w.askedBy[id]++
 	w.mu.Unlock()
+	if mute {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	if ok {
 		return parts, nil
 	}
