@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -786,26 +785,13 @@ func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 }
 
 // collectLogs copies every node's logs into the trial directory. What they
-// say (a graceful stop's SIGTERM line) is read at analysis time. The nodes
-// are copied side by side, each into its own directory: one copy streams
-// a node's whole log directory, seconds for six nodes one after the
-// other, and nothing is restarted until all are done.
+// say (a graceful stop's SIGTERM line) is read at analysis time.
 func (t *trial) collectLogs(ctx context.Context) {
 	t.setPhase("logs")
-	svcs := t.r.Target.Services()
-	errs := make([]error, len(svcs))
-	var wg sync.WaitGroup
-	for i, svc := range svcs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = t.r.Target.CollectLogs(ctx, svc, t.meta.Started, filepath.Join(t.dir, results.NodeLogsDir, svc))
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svcs[i], err))
+	for _, svc := range t.r.Target.Services() {
+		dst := filepath.Join(t.dir, results.NodeLogsDir, svc)
+		if err := t.r.Target.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
 		}
 	}
 }
