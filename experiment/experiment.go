@@ -641,9 +641,9 @@ func earlier(a, b time.Time) time.Time {
 // only then do its partitions move and maybe stall. Quiet partitions
 // before that are not a recovery. So for the faults that take the broker
 // out of the cluster (awaitsExit), settling also waits until the cluster
-// shows the broker gone from every probed partition's leader and ISR, and
-// counts its margin from then; a fault whose broker never leaves probes
-// to the cap, as without --settle.
+// shows the broker gone from every probed partition's leader and ISR, as
+// another broker sees it (brokerLeft), and counts its margin from then; a
+// fault whose broker never leaves probes to the cap, as without --settle.
 func (t *trial) settle(ctx context.Context, from, end time.Time) {
 	cfg := t.p.Config()
 	bound := cfg.SteadyBound()
@@ -658,9 +658,9 @@ func (t *trial) settle(ctx context.Context, from, end time.Time) {
 		}
 		if awaits && left.IsZero() && now.Sub(asked) >= min(time.Second, t.o.Settle/2) {
 			asked = now
-			if parts, err := t.r.Target.Partitions(ctx, cfg.Topic); err == nil && brokerGone(id, parts, cfg.Partitions) {
-				left = now
-				from = later(from, now)
+			if t.brokerLeft(ctx, id, cfg.Topic, cfg.Partitions) {
+				left = time.Now()
+				from = later(from, left)
 			}
 		}
 		// A stall shows as a gap once it is longer than bound: until then
@@ -695,6 +695,39 @@ func awaitsExit(kind results.FaultKind) bool {
 	}
 	return false
 }
+
+// brokerLeft reports whether a broker other than id shows id out of every
+// probed partition's leadership and ISR (brokerGone). The brokers are asked
+// one after the other, each for at most askTimeout, until one does; id
+// itself never is: cut from the controller it goes on serving the
+// metadata it had, itself in every ISR, and paused or cut from everyone
+// it does not answer. A broker's view is the controller's metadata log as
+// far as it has read it, so one that shows id gone saw the controller
+// decide it.
+func (t *trial) brokerLeft(ctx context.Context, id int32, topic string, probed []int32) bool {
+	brokers := t.r.Target.Brokers()
+	others := make([]int32, 0, len(brokers))
+	for _, b := range brokers {
+		if b != id {
+			others = append(others, b)
+		}
+	}
+	slices.Sort(others)
+	for _, b := range others {
+		actx, cancel := context.WithTimeout(ctx, askTimeout)
+		parts, err := t.r.Target.PartitionsSeenBy(actx, topic, b)
+		cancel()
+		if err == nil && brokerGone(id, parts, probed) {
+			return true
+		}
+	}
+	return false
+}
+
+// askTimeout bounds one question settling puts to a broker: one that does
+// not answer (a paused broker, a lost connection) is passed over, not
+// waited for.
+const askTimeout = time.Second
 
 // brokerGone reports whether id neither leads nor is in the ISR of any
 // of parts (of probed, every one when empty).

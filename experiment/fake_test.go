@@ -26,8 +26,14 @@ type world struct {
 	calls []string
 	hooks map[string]func(ctx context.Context) error
 
-	// parts is what the cluster describes; healthy when nil.
-	parts []Partition
+	// parts is what the cluster describes; healthy when nil. seenBy is
+	// what a broker describes when asked alone, where it differs.
+	parts  []Partition
+	seenBy map[int32][]Partition
+	// mute are the brokers that, asked alone, never answer; askedBy
+	// counts the questions put to each.
+	mute    map[int32]bool
+	askedBy map[int32]int
 	// stats is what the probe reports of itself; healthy when nil.
 	stats func(now time.Time) []probe.PartitionStats
 	// injected is set once Inject ran; ran when the probe ran.
@@ -87,6 +93,24 @@ func (w *world) Partitions(ctx context.Context, _ string) ([]Partition, error) {
 		}
 	}
 	return parts, nil
+}
+func (w *world) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]Partition, error) {
+	w.mu.Lock()
+	parts, ok := w.seenBy[id]
+	mute := w.mute[id]
+	if w.askedBy == nil {
+		w.askedBy = map[int32]int{}
+	}
+	w.askedBy[id]++
+	w.mu.Unlock()
+	if mute {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if ok {
+		return parts, nil
+	}
+	return w.Partitions(ctx, topic)
 }
 func (w *world) Bootstrap() []string                          { return []string{"127.0.0.1:1"} }
 func (w *world) Brokers() map[string]int32                    { return map[string]int32{"k1": 1, "k2": 2, "k3": 3} }

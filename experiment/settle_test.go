@@ -57,16 +57,23 @@ func TestRecovered(t *testing.T) {
 func TestTrialSettles(t *testing.T) {
 	const settle = 50 * time.Millisecond
 	tests := []struct {
-		name     string
-		settle   time.Duration
-		stall    time.Duration // 0: never recovers
-		exit     time.Duration // when k1 leaves the ISR after the fault; -1 never
+		name   string
+		settle time.Duration
+		stall  time.Duration // 0: never recovers
+		exit   time.Duration // when k1 leaves the ISR after the fault; -1 never
+		// stale: k1's own view keeps it in the ISR, and the cluster's
+		// answer (Partitions) is k1's, as an admin client asking any
+		// broker may get it; the others (PartitionsSeenBy) see it leave.
+		stale    bool
+		mute     int32 // a broker other than k1 that never answers; 0 none
 		duration time.Duration
 		early    bool
 	}{
 		{name: "recovers: ends the margin after", settle: settle, stall: 100 * time.Millisecond, duration: time.Minute, early: true},
 		{name: "no stall: ends the margin after the fault", settle: settle, stall: -1, duration: time.Minute, early: true},
 		{name: "quiet until the broker leaves the ISR: ends the margin after the exit", settle: settle, stall: -1, exit: 300 * time.Millisecond, duration: time.Minute, early: true},
+		{name: "the faulted broker still names itself in the ISR: ends the margin after the others show it gone", settle: settle, stall: -1, exit: 300 * time.Millisecond, stale: true, duration: time.Minute, early: true},
+		{name: "another broker does not answer: the next is asked", settle: settle, stall: -1, exit: 300 * time.Millisecond, stale: true, mute: 2, duration: time.Minute, early: true},
 		{name: "the broker never leaves the ISR: runs to the cap", settle: settle, stall: -1, exit: -1, duration: 400 * time.Millisecond},
 		{name: "never recovers: runs to the cap", settle: settle, duration: 400 * time.Millisecond},
 		{name: "off: runs to the cap", stall: 100 * time.Millisecond, duration: 400 * time.Millisecond},
@@ -78,15 +85,23 @@ func TestTrialSettles(t *testing.T) {
 			inISR := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2, 1}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
 			out := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
 			w.parts = inISR // k1 (node 1) follows p0 until it leaves
+			w.mute = map[int32]bool{tt.mute: true}
+			leave := func() {
+				if tt.stale {
+					w.seenBy = map[int32][]Partition{1: inISR, 2: out, 3: out}
+					return
+				}
+				w.parts = out
+			}
 			w.hooks["inject"] = func(context.Context) error {
 				w.mu.Lock()
 				faultAt = time.Now()
 				if tt.exit == 0 {
-					w.parts = out
+					leave()
 				}
 				w.mu.Unlock()
 				if tt.exit > 0 {
-					time.AfterFunc(tt.exit, func() { w.mu.Lock(); w.parts = out; w.mu.Unlock() })
+					time.AfterFunc(tt.exit, func() { w.mu.Lock(); leave(); w.mu.Unlock() })
 				}
 				return nil
 			}
@@ -122,6 +137,12 @@ func TestTrialSettles(t *testing.T) {
 				t.Fatal(err)
 			}
 			took := m.Ended.Sub(m.Fault.SignalSent)
+			w.mu.Lock()
+			asked := w.askedBy[1]
+			w.mu.Unlock()
+			if asked > 0 {
+				t.Errorf("the faulted broker was asked %d times whether it had left", asked)
+			}
 			note := strings.Join(m.Notes, "; ")
 			if tt.early {
 				if least := max(tt.stall, tt.exit, 0) + tt.settle; took < least || took > tt.duration/2 {

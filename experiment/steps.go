@@ -198,7 +198,7 @@ func (t *trial) laterSteps(ctx context.Context, end time.Time) time.Time {
 			}
 		}
 	case results.FaultControllerKill, results.FaultControllerPause:
-		t.watchQuorum(ctx, end)
+		t.watchQuorum(ctx, end, t.o.Settle > 0)
 	case results.FaultLastReplica:
 		t.lastReplica(ctx, wait)
 	case results.FaultRolling:
@@ -330,8 +330,11 @@ type quorumState struct {
 
 // watchQuorum asks the quorum for its leader about every 100 ms until end
 // or ctx, and records each new leader it names as a step: when the data
-// path's controller came back, as the quorum itself says.
-func (t *trial) watchQuorum(ctx context.Context, end time.Time) {
+// path's controller came back, as the quorum itself says. With first it
+// returns at the first new leader: the quorum has recovered, and probing
+// settles from then (Options.Settle) rather than at the cap, with the
+// faulted controller started again only at recovery, after probing.
+func (t *trial) watchQuorum(ctx context.Context, end time.Time, first bool) {
 	q := t.r.Target.Quorum() // not nil: stepsFault checked it
 	last := t.quorum
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -351,6 +354,9 @@ func (t *trial) watchQuorum(ctx context.Context, end time.Time) {
 		last = quorumState{svc: svc, id: id, epoch: epoch}
 		t.addStep(results.Step{Action: results.StepQuorumLeader, Node: svc, NodeID: id, At: time.Now().UTC(), Note: fmt.Sprintf("epoch %d", epoch)})
 		t.r.say("step: the quorum's leader is now %s (node %d, epoch %d)", svc, id, epoch)
+		if first {
+			return
+		}
 	}
 }
 

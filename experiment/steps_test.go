@@ -264,17 +264,27 @@ func (w quorumWorld) Rejoined(_ context.Context, id int32, _ time.Time) (bool, s
 
 func TestControllerFaults(t *testing.T) {
 	for _, c := range []struct {
+		name  string
 		kind  results.FaultKind
 		nodes string
 		first results.StepAction
+		// settle: probing ends the margin after the quorum's new leader,
+		// well before the cap, rather than at it.
+		settle bool
 	}{
-		{results.FaultControllerKill, "sigkill c1, start c1, start k1", results.StepKill},
-		{results.FaultControllerPause, "pause c1, start c1, start k1", results.StepPause},
+		{"controller-kill", results.FaultControllerKill, "sigkill c1, start c1, start k1", results.StepKill, false},
+		{"controller-pause", results.FaultControllerPause, "pause c1, start c1, start k1", results.StepPause, false},
+		{"controller-kill settles after the new leader", results.FaultControllerKill, "sigkill c1, start c1, start k1", results.StepKill, true},
+		{"controller-pause settles after the new leader", results.FaultControllerPause, "pause c1, start c1, start k1", results.StepPause, true},
 	} {
-		t.Run(string(c.kind), func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			nw := &nodeWorld{world: newWorld()}
 			r, _, _ := newRunner(t, nw.world, c.kind)
 			r.Opt.Duration = 500 * time.Millisecond // room for the quorum's watch to look
+			if c.settle {
+				r.Opt.Duration, r.Opt.Settle = time.Minute, 50*time.Millisecond
+				r.Opt.Baseline.Gap = 20 * time.Millisecond
+			}
 			qw := quorumWorld{nw, map[int32]int{}}
 			r.Target = qw
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
@@ -299,6 +309,16 @@ func TestControllerFaults(t *testing.T) {
 			}
 			if got := recordedFirstStep(t, dir); got != c.first {
 				t.Errorf("fault.first_step %q, want %q", got, c.first)
+			}
+			took, note := m.Ended.Sub(m.Fault.SignalSent), strings.Join(m.Notes, "; ")
+			switch {
+			case !c.settle && took < r.Opt.Duration-r.Opt.FaultAfter:
+				t.Errorf("probing ended %v after the fault, want the cap %v", took, r.Opt.Duration-r.Opt.FaultAfter)
+			case c.settle && len(m.Steps) > 1 && (m.Ended.Sub(m.Steps[1].At) < r.Opt.Settle || took > r.Opt.Duration/2):
+				t.Errorf("probing ended %v after the fault, %v after the new leader; want at least --settle %v after it, well before the cap %v",
+					took, m.Ended.Sub(m.Steps[1].At), r.Opt.Settle, r.Opt.Duration)
+			case c.settle && !strings.Contains(note, "probing ended"):
+				t.Errorf("notes %q do not say the trial ended early", note)
 			}
 		})
 	}

@@ -38,6 +38,11 @@ type Health interface {
 	Up(ctx context.Context) (UpInfo, error)
 	// Partitions describes the partitions of topic.
 	Partitions(ctx context.Context, topic string) ([]Partition, error)
+	// PartitionsSeenBy describes the partitions of topic as broker id
+	// alone sees them: what the cluster decided, asked of a broker that
+	// is not the faulted one, whose own view may be stale (cut from the
+	// controller, a broker serves the metadata it had).
+	PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]Partition, error)
 	// WaitISRFull waits until every partition of topics has its whole
 	// replica set in sync.
 	WaitISRFull(ctx context.Context, topics ...string) error

@@ -726,7 +726,32 @@ func (c *Admin) Describe(ctx context.Context, topics ...string) ([]Partition, er
 	return parts, nil
 }
 
-func describePartitions(ctx context.Context, cl *kgo.Client, topics []string) ([]Partition, error) {
+// DescribeBy reports the state of every partition of the topics as
+// broker id alone answers it, from its own metadata, sorted by topic and
+// partition, with no high watermarks (-1). A broker learns the cluster's
+// decisions from the controller's metadata log, so one that still follows
+// the controller shows them, and one cut from it (isolate-controller)
+// goes on answering with what it had: a question about what the
+// controller decided is put to a broker other than the one faulted.
+func (c *Admin) DescribeBy(ctx context.Context, id int32, topics ...string) ([]Partition, error) {
+	if len(topics) == 0 {
+		return nil, errors.New("describe: no topic named")
+	}
+	cl, err := c.client()
+	if err != nil {
+		return nil, err
+	}
+	parts, err := describePartitions(ctx, cl.Broker(int(id)), topics)
+	if err != nil {
+		return nil, fmt.Errorf("broker %d: %w", id, err)
+	}
+	for i := range parts {
+		parts[i].HighWatermark = -1
+	}
+	return parts, nil
+}
+
+func describePartitions(ctx context.Context, cl kmsg.Requestor, topics []string) ([]Partition, error) {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
 	for _, t := range topics {
 		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()

@@ -472,3 +472,66 @@ func TestWaitLeadersAnswer(t *testing.T) {
 		t.Errorf("WaitLeadersAnswer(absent): %v, want a timeout naming the topic", err)
 	}
 }
+
+// TestDescribeBy checks that DescribeBy asks the broker it names and no
+// other: broker 0 here answers as one cut from the controller would, its
+// own metadata still naming itself in every ISR, while brokers 1 and 2
+// show it gone.
+func TestDescribeBy(t *testing.T) {
+	kc, a := fake(t, []Topic{orders})
+	seedOrders(t, kc)
+	kc.ControlKey(kmsg.DescribeTopicPartitions.Int16(), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		kc.KeepControl()
+		req := kreq.(*kmsg.DescribeTopicPartitionsRequest)
+		resp := req.ResponseKind().(*kmsg.DescribeTopicPartitionsResponse)
+		stale := kc.CurrentNode() == 0
+		for _, rt := range req.Topics {
+			st := kmsg.NewDescribeTopicPartitionsResponseTopic()
+			st.Topic = kmsg.StringPtr(rt.Topic)
+			for p := range int32(3) {
+				sp := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
+				sp.Partition = p
+				sp.Replicas = []int32{p, (p + 1) % 3, (p + 2) % 3}
+				sp.ISR, sp.LeaderID = sp.Replicas, p
+				if !stale {
+					sp.ISR = slices.DeleteFunc(slices.Clone(sp.Replicas), func(id int32) bool { return id == 0 })
+					sp.LeaderID = sp.ISR[0]
+				}
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	tests := []struct {
+		name string
+		by   int32
+		want []string
+	}{
+		{"the broker cut from the controller", 0, []string{"0 leader 0 isr 0,1,2 hw -1", "1 leader 1 isr 1,2,0 hw -1", "2 leader 2 isr 2,0,1 hw -1"}},
+		{"a broker that follows it", 1, []string{"0 leader 1 isr 1,2 hw -1", "1 leader 1 isr 1,2 hw -1", "2 leader 2 isr 2,1 hw -1"}},
+		{"the other", 2, []string{"0 leader 1 isr 1,2 hw -1", "1 leader 1 isr 1,2 hw -1", "2 leader 2 isr 2,1 hw -1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Asked several times: an answer from any broker but the one
+			// named would show within a few tries.
+			for range 6 {
+				parts, err := a.DescribeBy(bounded(t), tt.by, "orders")
+				if err != nil {
+					t.Fatalf("DescribeBy(%d): %v", tt.by, err)
+				}
+				var got []string
+				for _, p := range parts {
+					got = append(got, fmt.Sprintf("%d leader %d isr %s hw %d", p.Partition, p.Leader, JoinIDs(p.ISR), p.HighWatermark))
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("DescribeBy(%d)\n got %q\nwant %q", tt.by, got, tt.want)
+				}
+			}
+		})
+	}
+	if _, err := a.DescribeBy(bounded(t), 0); err == nil {
+		t.Error("DescribeBy with no topic: no error")
+	}
+}

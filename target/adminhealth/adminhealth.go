@@ -47,6 +47,19 @@ func (h Health) Partitions(ctx context.Context, topic string) ([]experiment.Part
 	if err != nil {
 		return nil, err
 	}
+	return partitions(parts, topic), nil
+}
+
+// PartitionsSeenBy describes topic's partitions as broker id sees them.
+func (h Health) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]experiment.Partition, error) {
+	parts, err := h.admin.DescribeBy(ctx, id, topic)
+	if err != nil {
+		return nil, err
+	}
+	return partitions(parts, topic), nil
+}
+
+func partitions(parts []kafkaadmin.Partition, topic string) []experiment.Partition {
 	out := make([]experiment.Partition, 0, len(parts))
 	for _, p := range parts {
 		if p.Topic != topic {
@@ -54,7 +67,7 @@ func (h Health) Partitions(ctx context.Context, topic string) ([]experiment.Part
 		}
 		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 	}
-	return out, nil
+	return out
 }
 
 // WaitISRFull waits until every partition of topics has a full ISR.

@@ -109,6 +109,11 @@ func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Par
 	return adminhealth.New(t.Cluster.Admin()).Partitions(ctx, topic)
 }
 
+// PartitionsSeenBy describes topic's partitions as broker id sees them.
+func (t *Target) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]experiment.Partition, error) {
+	return adminhealth.New(t.Cluster.Admin()).PartitionsSeenBy(ctx, topic, id)
+}
+
 // Inject injects f into its broker's container.
 func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
 	return t.inj.Inject(ctx, f)
