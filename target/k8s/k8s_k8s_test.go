@@ -302,36 +302,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 		t.Errorf("kafka-broker-2: restart count %d, last state %+v; want 1, killed (137)", st.RestartCount, st.LastTerminationState)
 	}
 
-	var rep struct {
-		Meta struct {
-			Fault   *results.Fault `json:"fault"`
-			Host    *results.Host  `json:"host"`
-			Cluster struct {
-				KafkaVersion string `json:"kafka_version"`
-			} `json:"cluster"`
-		} `json:"meta"`
-		Verdict   *verdict.Verdict `json:"verdict"`
-		Integrity struct {
-			Acknowledged int `json:"acknowledged"`
-			Lost         int `json:"lost"`
-			Duplicated   int `json:"duplicated"`
-			Reordered    int `json:"reordered"`
-		} `json:"integrity"`
-		Digest struct {
-			Rows []struct {
-				Partition  int32   `json:"partition"`
-				Role       string  `json:"role"`
-				AckSeconds float64 `json:"ack_seconds"`
-			} `json:"rows"`
-		} `json:"digest"`
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
-	if err != nil {
-		t.Fatalf("the trial's report: %v", err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readTrial(t, dir)
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 || f.Finished.IsZero() {
 		t.Errorf("the fault recorded %+v, want a sigkill of node 2 ended with 137", f)
 	}
@@ -340,20 +311,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if v := rep.Meta.Cluster.KafkaVersion; v != "4.3.1" {
 		t.Errorf("the trial records Kafka %q, want 4.3.1", v)
 	}
-	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
-		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
-	}
+	rep.checkAudit(t)
 	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
-	var led float64
-	for _, r := range rep.Digest.Rows {
-		t.Logf("p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
-		if r.Partition == 0 {
-			led = r.AckSeconds
-		}
-	}
-	if led <= 0 {
-		t.Errorf("partition 0, led by the killed broker, shows no ack stall")
-	}
+	rep.checkLedStall(t, "sigkill")
 	for _, name := range []string{"server.log", "state-change.log"} {
 		if st, err := os.Stat(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", name)); err != nil || st.Size() == 0 {
 			t.Errorf("the killed broker's %s was not collected: %v", name, err)
@@ -379,20 +339,11 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if p, err := cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{}); err != nil || p.UID == uid {
 		t.Errorf("kafka-broker-2 was not made again: %v", err)
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
-	if err != nil {
-		t.Fatalf("the trial's report: %v", err)
-	}
-	rep.Meta.Fault = nil
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep = readTrial(t, dir)
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGTERM || f.ExitCode != 143 || f.Escalated {
 		t.Errorf("the fault recorded %+v, want a sigterm ended with 143 within its grace", f)
 	}
-	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
-		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
-	}
+	rep.checkAudit(t)
 	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	server, err := os.ReadFile(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", "server.log"))
 	if err != nil || !strings.Contains(string(server), "Terminating process due to signal SIGTERM") {
@@ -413,30 +364,12 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if code != 0 && code != 6 {
 		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
-	if err != nil {
-		t.Fatalf("the trial's report: %v", err)
-	}
-	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep = readTrial(t, dir)
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultPause || f.NodeID != 2 || f.Paused.IsZero() || !f.Finished.IsZero() {
 		t.Errorf("the fault recorded %+v, want a pause of node 2 with no finish", f)
 	}
-	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
-		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
-	}
-	led = 0
-	for _, r := range rep.Digest.Rows {
-		t.Logf("pause: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
-		if r.Partition == 0 {
-			led = r.AckSeconds
-		}
-	}
-	if led <= 0 {
-		t.Errorf("partition 0, led by the paused broker, shows no ack stall")
-	}
+	rep.checkAudit(t)
+	rep.checkLedStall(t, "pause")
 	checkCPU(t, rep.Meta.Host, nil, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
 	if err != nil {
@@ -471,30 +404,12 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if code != 0 && code != 6 {
 		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
 	}
-	b, err = os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
-	if err != nil {
-		t.Fatalf("the trial's report: %v", err)
-	}
-	rep.Meta.Fault, rep.Meta.Host, rep.Verdict, rep.Digest.Rows = nil, nil, nil, nil
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep = readTrial(t, dir)
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultIsolate || f.NodeID != 2 || f.Cut.IsZero() {
 		t.Errorf("the fault recorded %+v, want an isolate of node 2 with its cut's time", f)
 	}
-	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
-		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
-	}
-	led = 0
-	for _, r := range rep.Digest.Rows {
-		t.Logf("isolate: p%d %s: ack stall %.2f s", r.Partition, r.Role, r.AckSeconds)
-		if r.Partition == 0 {
-			led = r.AckSeconds
-		}
-	}
-	if led <= 0 {
-		t.Errorf("partition 0, led by the isolated broker, shows no ack stall")
-	}
+	rep.checkAudit(t)
+	rep.checkLedStall(t, "isolate")
 	p, err = cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -511,6 +426,70 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 	if len(eph) != 1 {
 		t.Errorf("ephemeral containers %q, want the cut's one", eph)
+	}
+}
+
+// trialReport is what the tests read of a trial's report.json.
+type trialReport struct {
+	Meta struct {
+		Fault   *results.Fault `json:"fault"`
+		Host    *results.Host  `json:"host"`
+		Cluster struct {
+			KafkaVersion string `json:"kafka_version"`
+		} `json:"cluster"`
+	} `json:"meta"`
+	Verdict   *verdict.Verdict `json:"verdict"`
+	Integrity struct {
+		Acknowledged int `json:"acknowledged"`
+		Lost         int `json:"lost"`
+		Duplicated   int `json:"duplicated"`
+		Reordered    int `json:"reordered"`
+	} `json:"integrity"`
+	Digest struct {
+		Rows []struct {
+			Partition  int32   `json:"partition"`
+			Role       string  `json:"role"`
+			AckSeconds float64 `json:"ack_seconds"`
+		} `json:"rows"`
+	} `json:"digest"`
+}
+
+// readTrial reads the report of the one trial kbf run wrote under dir.
+func readTrial(t *testing.T, dir string) *trialReport {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "trial-01", "report.json"))
+	if err != nil {
+		t.Fatalf("the trial's report: %v", err)
+	}
+	var rep trialReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+// checkAudit checks that records were acked and none lost, duplicated or
+// reordered.
+func (rep *trialReport) checkAudit(t *testing.T) {
+	t.Helper()
+	if in := rep.Integrity; in.Acknowledged == 0 || in.Lost != 0 || in.Duplicated != 0 || in.Reordered != 0 {
+		t.Errorf("integrity %+v: want records acked and none lost, duplicated or reordered", in)
+	}
+}
+
+// checkLedStall logs each partition's ack stall and checks that
+// partition 0, which the faulted broker led, stalled.
+func (rep *trialReport) checkLedStall(t *testing.T, fault string) {
+	t.Helper()
+	var led float64
+	for _, r := range rep.Digest.Rows {
+		t.Logf("%s: p%d %s: ack stall %.2f s", fault, r.Partition, r.Role, r.AckSeconds)
+		if r.Partition == 0 {
+			led = r.AckSeconds
+		}
+	}
+	if led <= 0 {
+		t.Errorf("%s: partition 0, led by the faulted broker, shows no ack stall", fault)
 	}
 }
 
