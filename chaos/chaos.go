@@ -312,7 +312,7 @@ func (in *Injector) collectLogs(ctx context.Context, service string, since time.
 			return written, fmt.Errorf("collect %s logs: read archive: %w", service, err)
 		}
 		base := path.Base(hdr.Name)
-		if hdr.Typeflag != tar.TypeReg || !wanted(base, hdr.ModTime, since) {
+		if hdr.Typeflag != tar.TypeReg || !WantedLog(base, hdr.ModTime, since) {
 			continue
 		}
 		dst := filepath.Join(dstDir, base)
@@ -324,14 +324,16 @@ func (in *Injector) collectLogs(ctx context.Context, service string, since time.
 	return written, nil
 }
 
-// wanted reports whether a file of the log directory is to be copied.
-func wanted(base string, mod, since time.Time) bool {
+// WantedLog reports whether a file of a node's log directory is copied:
+// the loggers' files, and their rotated siblings modified at or after
+// since (to the second, an archive's precision).
+func WantedLog(base string, mod, since time.Time) bool {
 	for _, f := range LogFiles {
 		if base == f {
 			return true
 		}
 		if strings.HasPrefix(base, f+".") {
-			return !mod.Before(since)
+			return !mod.Before(since.Truncate(time.Second))
 		}
 	}
 	return false

@@ -43,6 +43,35 @@ const (
 	chainOut = "KBF-CUT-OUT"
 )
 
+// CutChain is the chain a cut's incoming rules go into; its presence
+// says a cut of kbf's is in place.
+const CutChain = chainIn
+
+// CutCommands are the iptables commands (without "iptables") that make a
+// cut of the rules in and out: kbf's two chains with the rules, hooked
+// last, so that the whole cut takes effect at once. Run HealCommands
+// first: a cut left over would make -N fail.
+func CutCommands(in, out [][]string) [][]string {
+	cmds := [][]string{{"-N", chainIn}, {"-N", chainOut}}
+	for _, r := range in {
+		cmds = append(cmds, append([]string{"-A", chainIn}, r...))
+	}
+	for _, r := range out {
+		cmds = append(cmds, append([]string{"-A", chainOut}, r...))
+	}
+	return append(cmds, []string{"-I", "INPUT", "1", "-j", chainIn}, []string{"-I", "OUTPUT", "1", "-j", chainOut})
+}
+
+// HealCommands unhook, flush and delete the cut's chains. Each fails only
+// when its rule or chain is absent, so they undo a half-made cut too;
+// afterwards CutChain must be gone.
+func HealCommands() [][]string {
+	return [][]string{
+		{"-D", "INPUT", "-j", chainIn}, {"-D", "OUTPUT", "-j", chainOut},
+		{"-F", chainIn}, {"-F", chainOut}, {"-X", chainIn}, {"-X", chainOut},
+	}
+}
+
 // NetnsRunner runs iptables in the network namespace of the process pid.
 type NetnsRunner interface {
 	Iptables(ctx context.Context, pid int, args ...string) error
@@ -167,16 +196,7 @@ func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKi
 	if err := in.heal(ctx, self.Pid); err != nil {
 		return fmt.Errorf("%s %s: clear an old cut: %w", kind, broker, err)
 	}
-	cmds := [][]string{{"-N", chainIn}, {"-N", chainOut}}
-	for _, r := range inRules {
-		cmds = append(cmds, append([]string{"-A", chainIn}, r...))
-	}
-	for _, r := range outRules {
-		cmds = append(cmds, append([]string{"-A", chainOut}, r...))
-	}
-	// Hooked last, so the whole cut takes effect at once.
-	cmds = append(cmds, []string{"-I", "INPUT", "1", "-j", chainIn}, []string{"-I", "OUTPUT", "1", "-j", chainOut})
-	for _, c := range cmds {
+	for _, c := range CutCommands(inRules, outRules) {
 		if err := in.netns.Iptables(ctx, self.Pid, c...); err != nil {
 			herr := in.heal(context.WithoutCancel(ctx), self.Pid)
 			return errors.Join(fmt.Errorf("%s %s: %w", kind, broker, err), herr)
@@ -204,12 +224,8 @@ func (in *Injector) Heal(ctx context.Context, broker string) error {
 // heal unhooks, flushes and deletes the cut's chains, ignoring the ones that
 // are not there: it undoes a half-made cut too.
 func (in *Injector) heal(ctx context.Context, pid int) error {
-	for _, c := range [][]string{
-		{"-D", "INPUT", "-j", chainIn}, {"-D", "OUTPUT", "-j", chainOut},
-		{"-F", chainIn}, {"-F", chainOut}, {"-X", chainIn}, {"-X", chainOut},
-	} {
-		// Each of these fails only when the rule or chain is absent.
-		in.netns.Iptables(ctx, pid, c...)
+	for _, c := range HealCommands() {
+		in.netns.Iptables(ctx, pid, c...) // fails only when absent
 	}
 	// What must hold afterwards: no chain of ours is left.
 	if err := in.netns.Iptables(ctx, pid, "-L", chainIn, "-n"); err == nil {

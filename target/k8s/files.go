@@ -49,21 +49,6 @@ func parseLogList(out string) ([]logFile, error) {
 	return fs, nil
 }
 
-// wantedLog says whether a file of the log directory is copied, as the
-// Docker target copies them: the loggers' files, and their rolled-over
-// ones written since since (to the second).
-func wantedLog(name string, mod, since time.Time) bool {
-	for _, f := range chaos.LogFiles {
-		if name == f {
-			return true
-		}
-		if strings.HasPrefix(name, f+".") {
-			return !mod.Before(since.Truncate(time.Second))
-		}
-	}
-	return false
-}
-
 // collectFiles copies the node's log files (chaos.LogDir in its running
 // container) into dst by exec, cat one file at a time, and says whether
 // they hold the controller's or the state changes' lines: then they are
@@ -81,7 +66,7 @@ func (t *Target) collectFiles(ctx context.Context, n Node, since time.Time, dst 
 	}
 	found := false
 	for _, f := range files {
-		if !wantedLog(f.name, f.mod, since) {
+		if !chaos.WantedLog(f.name, f.mod, since) {
 			continue
 		}
 		if !found {

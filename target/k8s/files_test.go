@@ -60,8 +60,8 @@ func TestWantedLog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := wantedLog(tt.file, tt.mod, since); got != tt.want {
-				t.Errorf("wantedLog(%s) = %v, want %v", tt.file, got, tt.want)
+			if got := chaos.WantedLog(tt.file, tt.mod, since); got != tt.want {
+				t.Errorf("chaos.WantedLog(%s) = %v, want %v", tt.file, got, tt.want)
 			}
 		})
 	}

@@ -23,12 +23,6 @@ import (
 // heal removes the rules through it, then ends it, and it stays in the pod,
 // stopped, until the pod is made again. Each trial's cut adds a new one.
 
-// The chains a cut adds, the names the Docker target's cuts use.
-const (
-	chainIn  = "KBF-CUT-IN"
-	chainOut = "KBF-CUT-OUT"
-)
-
 // NetContainerPrefix begins the name of every ephemeral container kbf adds
 // to a broker's pod to cut its links.
 const NetContainerPrefix = "kbf-net-"
@@ -79,13 +73,10 @@ func netRules(kind results.FaultKind, peers []string) (in, out [][]string, err e
 // that are not there, then fail (exit 1) if a chain of kbf's is left.
 func healCmds() string {
 	var b strings.Builder
-	for _, c := range [][]string{
-		{"-D", "INPUT", "-j", chainIn}, {"-D", "OUTPUT", "-j", chainOut},
-		{"-F", chainIn}, {"-F", chainOut}, {"-X", chainIn}, {"-X", chainOut},
-	} {
+	for _, c := range chaos.HealCommands() {
 		fmt.Fprintf(&b, "iptables -w %s 2>/dev/null\n", strings.Join(c, " "))
 	}
-	fmt.Fprintf(&b, "if iptables -w -n -L %s >/dev/null 2>&1; then echo 'chain %s is still there' >&2; exit 1; fi\n", chainIn, chainIn)
+	fmt.Fprintf(&b, "if iptables -w -n -L %s >/dev/null 2>&1; then echo 'chain %s is still there' >&2; exit 1; fi\n", chaos.CutChain, chaos.CutChain)
 	return b.String()
 }
 
@@ -95,16 +86,8 @@ func healCmds() string {
 func cutScript(in, out [][]string) string {
 	var b strings.Builder
 	b.WriteString(healCmds())
-	cmds := [][]string{{"-N", chainIn}, {"-N", chainOut}}
-	for _, r := range in {
-		cmds = append(cmds, append([]string{"-A", chainIn}, r...))
-	}
-	for _, r := range out {
-		cmds = append(cmds, append([]string{"-A", chainOut}, r...))
-	}
-	cmds = append(cmds, []string{"-I", "INPUT", "1", "-j", chainIn}, []string{"-I", "OUTPUT", "1", "-j", chainOut})
 	b.WriteString("undo() {\n" + healCmds() + "}\n")
-	for _, c := range cmds {
+	for _, c := range chaos.CutCommands(in, out) {
 		args := strings.Join(c, " ")
 		fmt.Fprintf(&b, "iptables -w %s || { echo 'iptables %s failed' >&2; undo; exit 1; }\n", args, args)
 	}

@@ -164,7 +164,7 @@ func TestNetworkFault(t *testing.T) {
 					t.Fatalf("PrepareNet: %v, want one line saying %q", err, tt.wantErr)
 				}
 				for _, e := range api.execs {
-					if strings.Contains(e, "-N "+chainIn) {
+					if strings.Contains(e, "-N "+chaos.CutChain) {
 						t.Errorf("a rule was made after a refusal: %s", e)
 					}
 				}
