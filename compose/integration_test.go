@@ -108,6 +108,19 @@ func TestIntegration(t *testing.T) {
 	if f.ExitCode != 143 || f.Escalated || f.Finished.Before(f.SignalSent) {
 		t.Errorf("sigterm k2: %+v; want exit code 143, not escalated, finished after the signal", f)
 	}
+	// Every running node's CPU counter is read, a stopped one's is not.
+	if cpu, err := c.CPUTimes(ctx); err != nil {
+		t.Errorf("CPUTimes with k2 stopped: %v", err)
+	} else {
+		for _, svc := range []string{"c1", "k1", "k3"} {
+			if cpu[svc] <= 0 {
+				t.Errorf("CPUTimes with k2 stopped: %s used %v; want its counter", svc, cpu[svc])
+			}
+		}
+		if _, ok := cpu["k2"]; ok || len(cpu) != 3 {
+			t.Errorf("CPUTimes with k2 stopped: %v; want c1, k1 and k3 only", cpu)
+		}
+	}
 	rep = up(ctx, t, c)
 	if !slices.Equal(rep.Started, []string{"k2"}) || len(rep.Created)+len(rep.Recreated) > 0 {
 		t.Errorf("Up after k2 stopped: created %v started %v recreated %v; want k2 started",
