@@ -89,6 +89,7 @@ func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...stri
 	if v := tr.Verdict; v == nil || v.Status == verdict.Invalid {
 		t.Fatalf("verdict %v", v)
 	}
+	logCost(t, tr)
 	return tr, code
 }
 

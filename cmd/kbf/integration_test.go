@@ -17,11 +17,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,6 +182,30 @@ func checkTrial(t *testing.T, tr *report.Trial) {
 			t.Errorf("trial directory lacks %s: %v", name, err)
 		}
 	}
+	logCost(t, tr)
+}
+
+// logCost logs where a trial's time went, for the CI's own: the wait for
+// the baseline before the fault, the probing after it and whether it ended
+// at recovery or at the cap, and the recovery after probing.
+func logCost(t *testing.T, tr *report.Trial) {
+	t.Helper()
+	m := tr.Meta
+	if tr.FaultAt.IsZero() || m.Ended.IsZero() {
+		return
+	}
+	how := "to the cap"
+	for _, n := range m.Notes {
+		if strings.HasPrefix(n, "probing ended") {
+			how = "ended at recovery"
+		}
+	}
+	rec := ""
+	if r := m.Recovery; r != nil && !r.PreferredElec.IsZero() {
+		rec = fmt.Sprintf(", recovered %.1f s after probing", r.PreferredElec.Sub(m.Ended).Seconds())
+	}
+	t.Logf("trial's time: fault %.1f s after the start, probing %.1f s after the fault (%s)%s",
+		tr.FaultAt.Sub(m.Started).Seconds(), m.Ended.Sub(tr.FaultAt).Seconds(), how, rec)
 }
 
 // toTheCap are the flags of a trial that probes to its cap (--duration),
