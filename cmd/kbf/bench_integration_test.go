@@ -1,8 +1,13 @@
 //go:build integration
 
-// A benchmark on the real cluster: two scenarios of two short trials each,
-// through kbf bench, read back as kbf compare reads it. It asserts what the
-// files must hold, never timings, and takes the cluster down at the end.
+// A benchmark on the real cluster: bench/ci.yaml, the scenario file of the CI
+// benchmark (make bench-ci, the failover-bench workflow), two trials of each
+// scenario through kbf bench, read back as kbf compare reads it and compared
+// with the recorded baseline (bench/baseline), as make bench-ci does. Its
+// SIGKILL and SIGTERM trials are also kbf's SIGKILL and SIGTERM tests: each is
+// checked as TestIntegration checks a trial of its own. It asserts what Kafka
+// guarantees and what the files must hold, never timings, and leaves kbf's
+// cluster up for the next test.
 //
 //	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration ./cmd/kbf/ -run IntegrationBench -v -timeout 20m
 
@@ -22,43 +27,31 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
+)
+
+// The CI benchmark's scenario file and the result it is compared with,
+// from cmd/kbf, where the test runs.
+var (
+	ciBenchFile     = filepath.Join("..", "..", "bench", "ci.yaml")
+	ciBenchBaseline = filepath.Join("..", "..", "bench", "baseline", "bench.txt")
 )
 
 func TestIntegrationBench(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 18*time.Minute)
 	defer cancel()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cl, err := compose.New(compose.Options{})
-		if err != nil {
-			t.Errorf("down: %v", err)
-			return
-		}
-		defer cl.Close()
-		if _, err := cl.Down(ctx); err != nil {
-			t.Errorf("down: %v", err)
-		}
-	})
-	dir := t.TempDir()
-	file := filepath.Join(dir, "bench.yaml")
-	const scenarios = `trials: 2
-scenarios:
-  - name: kill
-    fault: sigkill
-    duration: 25s
-    fault_after: 5s
-  - name: term
-    fault: sigterm
-    duration: 15s
-    fault_after: 5s
-`
-	if err := os.WriteFile(file, []byte(scenarios), 0o644); err != nil {
+	// kbf bench brings kbf's default cluster up (or reuses it); the
+	// tests after this one reuse it in turn.
+	cl, err := compose.New(compose.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out")
+	t.Cleanup(func() { cl.Close() })
+	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	if code := run(ctx, []string{"bench", file, "--out", out}, &stdout, &stderr); code != exitOK {
+	if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "2", "--out", out}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("kbf bench: exit %d\n%s", code, stderr.String())
 	}
 
@@ -79,7 +72,7 @@ scenarios:
 			t.Errorf("%s failed: %s", d.ID, d.Error)
 		}
 	}
-	if got, want := strings.Join(ids, " "), "kill/trial-01 term/trial-01 kill/trial-02 term/trial-02"; got != want {
+	if got, want := strings.Join(ids, " "), "sigkill/trial-01 sigterm/trial-01 sigkill/trial-02 sigterm/trial-02"; got != want {
 		t.Errorf("trials ran %s, want %s", got, want)
 	}
 	for _, id := range ids {
@@ -99,7 +92,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kill", "term"} {
+	for _, name := range []string{"sigkill", "sigterm"} {
 		valid := 0
 		for _, rep := range []string{"trial-01", "trial-02"} {
 			m, err := bench.Measure(filepath.Join(out, name, rep))
@@ -133,7 +126,7 @@ scenarios:
 
 	// Run again: the benchmark is done, nothing runs, the files stay.
 	stderr.Reset()
-	if code := run(ctx, []string{"bench", file, "--out", out}, &stdout, &stderr); code != exitOK || strings.Contains(stderr.String(), "bench: trial") {
+	if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "2", "--out", out}, &stdout, &stderr); code != exitOK || strings.Contains(stderr.String(), "bench: trial") {
 		t.Errorf("a finished benchmark ran again: exit %d\n%s", code, stderr.String())
 	}
 	// Two trials a side are too few to conclude. A copy on one side:
@@ -144,5 +137,50 @@ scenarios:
 	}
 	if code := run(ctx, []string{"compare", out, again}, &stdout, &stderr); code != exitTooFew {
 		t.Errorf("compare of two trials a side: exit %d, want %d", code, exitTooFew)
+	}
+
+	// The figures against the recorded baseline, as make bench-ci prints
+	// them: figures, not a verdict (two trials a side conclude nothing),
+	// but the baseline must still read and compare with what kbf writes.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(ctx, []string{"compare", "--no-fail", ciBenchBaseline, out}, &stdout, &stderr); code != exitOK {
+		t.Errorf("compare with %s: exit %d\n%s%s", ciBenchBaseline, code, stdout.String(), stderr.String())
+	} else {
+		t.Logf("kbf compare %s (this run):\n%s", ciBenchBaseline, stdout.String())
+	}
+
+	// Each trial is a SIGKILL or SIGTERM test of its own. One the verdict
+	// found invalid (no healthy baseline on a loaded machine) has nothing to
+	// check; each scenario needs one that is not.
+	for _, c := range []struct {
+		name  string
+		check func(context.Context, *testing.T, *compose.Cluster, *report.Trial)
+	}{
+		{"sigkill", checkSigkill},
+		{"sigterm", checkSigterm},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			found, err := results.Find(filepath.Join(out, c.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, f := range found {
+				t.Run(filepath.Base(f.Dir), func(t *testing.T) {
+					tr := analyzeTrial(t, f)
+					if v := tr.Verdict; v != nil && v.Status == verdict.Invalid {
+						t.Logf("not checked: verdict %v", v)
+						return
+					}
+					checked++
+					checkTrial(t, tr)
+					c.check(ctx, t, cl, tr)
+				})
+			}
+			if checked == 0 {
+				t.Errorf("%d trials of %s, none that is not invalid: nothing checked", len(found), c.name)
+			}
+		})
 	}
 }

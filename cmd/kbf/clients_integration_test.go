@@ -45,14 +45,8 @@ func TestIntegrationClients(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cl := stepsCluster(ctx, t, compose.Options{})
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := cl.Down(ctx); err != nil {
-			t.Errorf("down: %v", err)
-		}
-	})
+	// kbf's default cluster, shared with the tests before and after.
+	stepsCluster(ctx, t, compose.Options{})
 
 	out := filepath.Join(t.TempDir(), "clients")
 	// Three clients on two cores beside the cluster: at 20 ms, and at the

@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +89,7 @@ func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...stri
 	if v := tr.Verdict; v == nil || v.Status == verdict.Invalid {
 		t.Fatalf("verdict %v", v)
 	}
+	logCost(t, tr)
 	return tr, code
 }
 
@@ -280,110 +280,4 @@ func TestIntegrationControllerKill(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestIntegrationLastReplica runs the last replica standing on partition
-// 0: k2 stopped, k3 stopped (the leader k1 alone in the ISR), k1 stopped,
-// k2 and k3 started, k1 started. With ELR (Kafka 4.x) and acks=all no
-// acknowledged record may be lost; with unclean election and acks=1 loss is
-// possible, and the run exits 3 exactly when the findings fail the trial
-// (a loss under acks=1 is reported, not failed: report.Finding.Broken).
-func TestIntegrationLastReplica(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	stepsCluster(ctx, t, compose.Options{})
-	for _, c := range []struct {
-		name   string
-		args   []string
-		unsafe bool // loss is possible
-	}{
-		{name: "sigkill", args: []string{"--last-step", "sigkill"}},
-		{name: "unclean-acks1", args: []string{"--last-step", "sigkill", "--config", "unclean.leader.election.enable=true", "--acks", "1"}, unsafe: true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			args := append([]string{"--fault", "last-replica", "--duration", "55s", "--fault-after", "5s"}, c.args...)
-			tr, code := stepsTrialCode(ctx, t, []int{exitFindings}, args...)
-			steps := stepsOf(t, tr, "sigterm k2", "sigterm k3", "sigkill k1", "start k2", "start k3", "start k1")
-			for i, s := range steps {
-				t.Logf("step %d: %s %s at %s; then p0: %s", i+1, s.Action, s.Node, s.At.Format("15:04:05.000"), p0After(t, tr, s.At))
-			}
-			if tr.Integrity == nil {
-				t.Fatal("no integrity check: the partitions were not read back")
-			}
-			t.Logf("integrity %+v, exit %d", tr.Integrity.Counts, code)
-			if !c.unsafe && (!tr.Integrity.OK() || tr.Integrity.Lost != 0) {
-				t.Errorf("acks=all with ELR: integrity %+v", tr.Integrity.Counts)
-			}
-			if found := tr.Findings.Fail(); found != (code == exitFindings) {
-				t.Errorf("findings %v fail %v but exit %d", tr.Findings, found, code)
-			}
-		})
-	}
-	// The unclean setting must not outlive the test.
-	stepsCluster(ctx, t, compose.Options{})
-}
-
-// p0After describes partition 0's state rows of replicas.csv over the
-// second after at: leader, ISR, ELR and last-known ELR, each distinct one.
-func p0After(t *testing.T, tr *report.Trial, at time.Time) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(tr.Dir, results.ReplicasFile))
-	if err != nil {
-		return "no replica view"
-	}
-	var seen []string
-	for _, line := range strings.Split(string(b), "\n")[1:] {
-		f := strings.Split(line, ",")
-		if len(f) < 11 || f[1] != "0" || f[2] != "" || f[10] != "" { // state rows of p0 that were answered
-			continue
-		}
-		ts, err := time.Parse(time.RFC3339Nano, f[0])
-		if err != nil || ts.Before(at) || ts.After(at.Add(3*time.Second)) {
-			continue
-		}
-		s := "leader " + f[5] + " isr [" + f[7] + "] elr [" + f[8] + "] last-known [" + f[9] + "]"
-		if len(seen) == 0 || seen[len(seen)-1] != s {
-			seen = append(seen, s)
-		}
-	}
-	return strings.Join(seen, " → ")
-}
-
-// TestIntegrationDiskFull fills k1's log directory, a tmpfs of its own:
-// Kafka takes the directory offline and the broker halts. Under acks=all
-// nothing acknowledged may be lost, partition 0 gets a new leader, every
-// partition acks again before the probe stops, and recovery brings k1 back
-// on an empty directory with every ISR full.
-func TestIntegrationDiskFull(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	cl := stepsCluster(ctx, t, compose.Options{})
-	tr := stepsTrial(ctx, t, nil, "--fault", "disk-full", "--duration", "30s", "--fault-after", "5s")
-	f := tr.Meta.Fault
-	if f == nil || f.Kind != results.FaultDiskFull || f.Filled.IsZero() {
-		t.Fatalf("fault %+v: want a disk-full with the moment the disk was full", f)
-	}
-	if f.Finished.IsZero() {
-		t.Logf("k1 ran on with a full disk to the end of the probe")
-	} else {
-		t.Logf("k1 ended %.2f s after its disk was full, exit code %d", f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
-	}
-	if e, ok := tr.Timeline.LeaderStarted("orders", 0, tr.FaultAt); !ok || e.Broker == f.NodeID {
-		t.Errorf("no new leader of orders-0 after the fault (%+v)", e)
-	}
-	for _, p := range tr.Gaps.Partitions {
-		g := p.Ack.Fault
-		if g == nil || g.Open {
-			t.Errorf("p%d ack gap at the fault %+v: want one that ended", p.Partition, g)
-			continue
-		}
-		t.Logf("p%d ack stall %.2f s", p.Partition, g.Duration().Seconds())
-	}
-	for _, e := range tr.Timeline.Events {
-		if e.Node == "k1" && e.Time.After(f.SignalSent) {
-			t.Logf("k1: %s", e.Summary())
-		}
-	}
-	checkIntegrity(t, tr)
-	checkRecovered(ctx, t, cl, tr)
 }

@@ -358,8 +358,11 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 	uid, restarts := p.UID, p.Status.ContainerStatuses[0].RestartCount
 	dir = filepath.Join(t.TempDir(), "pause")
+	// A pause and an isolate probe to the cap, partition 0 stalled: what
+	// is outstanding then is waited for 2 s, not the probe's 10, which
+	// would only lengthen that stall.
 	out, code = kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), "--kill", "pause", "--broker", "kafka-broker-2",
-		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
+		"--duration", "30s", "--drain", "2s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
 	t.Logf("kbf run --target k8s --kill pause (exit %d):\n%s", code, out)
 	if code != 0 && code != 6 {
 		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
@@ -395,7 +398,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	// which the ISRs coming back full prove; the container is left stopped.
 	dir = filepath.Join(t.TempDir(), "isolate")
 	args := []string{"--kill", "isolate", "--broker", "kafka-broker-2",
-		"--duration", "30s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m"}
+		"--duration", "30s", "--drain", "2s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m"}
 	if img := os.Getenv("KBF_K8S_NET_IMAGE"); img != "" {
 		args = append(args, "--net-image", img)
 	}

@@ -12,6 +12,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/compose"
@@ -112,20 +114,70 @@ func startExternal(ctx context.Context, t *testing.T) string {
 	return bin
 }
 
-// TestIntegrationExternalFault: kbf run --fault external on a stack kbf did
-// not start; the test SIGKILLs partition 0's leader when kbf says it is
-// ready, starts it again a few seconds later, and checks kbf dated the
-// kill, named the broker, and reported the client-side phases with no
-// broker logs given. $KBF_EXTERNAL_TRIALS trials (default 5); the offsets
-// are logged.
-func TestIntegrationExternalFault(t *testing.T) {
+// TestIntegrationExternal runs kbf against testdata/external.yaml, a stack
+// it did not start, brought up once for both of its subtests (Compose's up
+// and the brokers' first answers cost about half a minute): fault, kbf run
+// --fault external with the test killing the broker, then bench, kbf bench
+// with a scenario that kills it. Between them the stack is put back as it
+// started, whatever the first left: every broker running and answering,
+// every partition led by its preferred replica.
+func TestIntegrationExternal(t *testing.T) {
 	trials := 5
 	if n, err := strconv.Atoi(os.Getenv("KBF_EXTERNAL_TRIALS")); err == nil && n > 0 {
 		trials = n
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(trials)*3*time.Minute+5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(trials+benchTrials)*3*time.Minute+8*time.Minute)
 	defer cancel()
 	bin := startExternal(ctx, t)
+	t.Run("fault", func(t *testing.T) { testExternalFault(ctx, t, bin, trials) })
+	restoreStack(ctx, t)
+	t.Run("bench", func(t *testing.T) { testExternalBench(ctx, t, bin) })
+}
+
+// restoreStack starts every broker of the stack (a no-op for one that
+// runs), waits until the three answer, and moves every partition's
+// leadership back to its preferred replica, retrying while a replica is
+// not yet back in its ISR.
+func restoreStack(ctx context.Context, t *testing.T) {
+	t.Helper()
+	for id := 1; id <= 3; id++ {
+		docker(ctx, t, "start", fmt.Sprintf("%s-kafka-%d-1", project, id))
+	}
+	waitBrokers(ctx, t)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		res, err := adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, nil)
+		if err == nil {
+			for _, ps := range res {
+				for _, r := range ps {
+					if r.Err != nil && !errors.Is(r.Err, kerr.ElectionNotNeeded) && err == nil {
+						err = fmt.Errorf("%s-%d: %w", r.Topic, r.Partition, r.Err)
+					}
+				}
+			}
+		}
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stack's partitions are not back on their preferred leaders: %v", err)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// testExternalFault: kbf run --fault external on a stack kbf did not
+// start; the test SIGKILLs partition 0's leader when kbf says it is ready,
+// starts it again a few seconds later, and checks kbf dated the kill, named
+// the broker, and reported the client-side phases with no broker logs
+// given. $KBF_EXTERNAL_TRIALS trials (default 5); the offsets are logged.
+func testExternalFault(ctx context.Context, t *testing.T, bin string, trials int) {
 	var offsets []time.Duration
 	for i := 1; i <= trials; i++ {
 		dir := t.TempDir()
@@ -201,16 +253,16 @@ func TestIntegrationExternalFault(t *testing.T) {
 	t.Logf("offsets of kbf's date from the kill over %d trials: %v", len(offsets), offsets)
 }
 
-// TestIntegrationExternalBench: kbf bench with a scenario of fault
-// external on a stack kbf did not start: the scenario's on_ready kills
-// broker 2 and starts it again, its logs_command prints each node's output
-// with docker logs. Each trial is dated, names broker 2, and has the
-// brokers' logs in its timeline and phases.
-func TestIntegrationExternalBench(t *testing.T) {
-	const trials = 2
-	ctx, cancel := context.WithTimeout(context.Background(), trials*3*time.Minute+5*time.Minute)
-	defer cancel()
-	bin := startExternal(ctx, t)
+// benchTrials is how many trials testExternalBench runs.
+const benchTrials = 2
+
+// testExternalBench: kbf bench with a scenario of fault external on a stack
+// kbf did not start: the scenario's on_ready kills broker 2 and starts it
+// again, its logs_command prints each node's output with docker logs. Each
+// trial is dated, names broker 2, and has the brokers' logs in its timeline
+// and phases.
+func testExternalBench(ctx context.Context, t *testing.T, bin string) {
+	const trials = benchTrials
 	dir := t.TempDir()
 	victim := project + "-kafka-2-1"
 	for name, script := range map[string]string{
