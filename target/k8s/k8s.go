@@ -389,7 +389,7 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 
 // Quorum asks the brokers about the metadata quorum.
 func (t *Target) Quorum() experiment.Quorum {
-	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found")
+	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found", nil)
 }
 
 // ready says whether the pod is Ready.
