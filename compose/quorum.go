@@ -6,9 +6,10 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
 // ControllerAddrs returns where kbf reaches each running controller's own
@@ -54,10 +55,8 @@ func (c *Cluster) ControllerAddrs(ctx context.Context) (map[int32]string, error)
 	return out, nil
 }
 
-// controllerPort is the port of a node's controller listener: the first
-// name of KAFKA_CONTROLLER_LISTENER_NAMES, looked up in KAFKA_LISTENERS
-// (CONTROLLER://:9093). A broker-only node has such a name but no such
-// listener, and says false.
+// controllerPort is the port of a service's controller listener, as its
+// environment sets it (kafkaadmin.ControllerPort).
 func controllerPort(s types.ServiceConfig) (int, bool) {
 	get := func(k string) string {
 		if v := s.Environment[k]; v != nil {
@@ -65,25 +64,5 @@ func controllerPort(s types.ServiceConfig) (int, bool) {
 		}
 		return ""
 	}
-	name, _, _ := strings.Cut(get("KAFKA_CONTROLLER_LISTENER_NAMES"), ",")
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return 0, false
-	}
-	for _, l := range strings.Split(get("KAFKA_LISTENERS"), ",") {
-		proto, hostport, ok := strings.Cut(strings.TrimSpace(l), "://")
-		if !ok || !strings.EqualFold(proto, name) {
-			continue
-		}
-		_, p, err := net.SplitHostPort(hostport)
-		if err != nil {
-			return 0, false
-		}
-		port, err := strconv.Atoi(p)
-		if err != nil || port < 1 || port > 65535 {
-			return 0, false
-		}
-		return port, true
-	}
-	return 0, false
+	return kafkaadmin.ControllerPort(get("KAFKA_LISTENERS"), get("KAFKA_CONTROLLER_LISTENER_NAMES"))
 }

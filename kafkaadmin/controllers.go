@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -146,4 +149,32 @@ func (c *Controllers) Close() {
 		cl.Close()
 		delete(c.clients, addr)
 	}
+}
+
+// ControllerPort is the port of a node's controller listener, from its
+// listeners and controller.listener.names settings as they are written
+// (CONTROLLER://:9093 and CONTROLLER): the first name's listener. A
+// broker-only node has the name but not the listener, and says false.
+func ControllerPort(listeners, names string) (int, bool) {
+	name, _, _ := strings.Cut(names, ",")
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return 0, false
+	}
+	for _, l := range strings.Split(listeners, ",") {
+		proto, hostport, ok := strings.Cut(strings.TrimSpace(l), "://")
+		if !ok || !strings.EqualFold(proto, name) {
+			continue
+		}
+		_, p, err := net.SplitHostPort(hostport)
+		if err != nil {
+			return 0, false
+		}
+		port, err := strconv.Atoi(p)
+		if err != nil || port < 1 || port > 65535 {
+			return 0, false
+		}
+		return port, true
+	}
+	return 0, false
 }

@@ -94,3 +94,27 @@ func TestFirstLeader(t *testing.T) {
 		})
 	}
 }
+
+func TestControllerPort(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		listeners, names string
+		port             int
+		ok               bool
+	}{
+		{name: "a controller", listeners: "CONTROLLER://:9093", names: "CONTROLLER", port: 9093, ok: true},
+		{name: "combined", listeners: "INTERNAL://:9092,EXTERNAL://:19092,CONTROLLER://:9093", names: "CONTROLLER", port: 9093, ok: true},
+		{name: "a host, spaces, the first name", listeners: "PLAINTEXT://:9092, ctl://0.0.0.0:29093", names: " CTL ,OTHER", port: 29093, ok: true},
+		{name: "a broker has the name, not the listener", listeners: "INTERNAL://:9092,EXTERNAL://:19092", names: "CONTROLLER"},
+		{name: "no listener names", listeners: "CONTROLLER://:9093"},
+		{name: "no port", listeners: "CONTROLLER://c1", names: "CONTROLLER"},
+		{name: "not a port", listeners: "CONTROLLER://:99999", names: "CONTROLLER"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port, ok := ControllerPort(tc.listeners, tc.names)
+			if port != tc.port || ok != tc.ok {
+				t.Errorf("ControllerPort = %d, %v; want %d, %v", port, ok, tc.port, tc.ok)
+			}
+		})
+	}
+}
