@@ -18,8 +18,8 @@ import (
 // KAFKA_LISTENERS. No port is published for it, so the address is reached
 // from the host only where the host routes to the containers' network
 // (Linux, not Docker Desktop); a caller that reaches none asks the brokers
-// instead. A controller whose container is not running, or whose listener
-// kbf cannot read, is left out.
+// instead. A controller whose container is not running or is paused, or
+// whose listener kbf cannot read, is left out.
 func (c *Cluster) ControllerAddrs(ctx context.Context) (map[int32]string, error) {
 	out := map[int32]string{}
 	for _, svc := range c.proj.order {
@@ -35,7 +35,9 @@ func (c *Cluster) ControllerAddrs(ctx context.Context) (map[int32]string, error)
 		if err != nil {
 			return out, err
 		}
-		if ci == nil || ci.State == nil || !ci.State.Running || ci.NetworkSettings == nil {
+		// A paused controller's kernel still accepts the connection, and
+		// nothing answers on it: a question to it would only wait.
+		if ci == nil || ci.State == nil || !ci.State.Running || ci.State.Paused || ci.NetworkSettings == nil {
 			continue
 		}
 		ip := ""

@@ -53,6 +53,11 @@ func TestControllerAddrs(t *testing.T) {
 		ci.State = &container.State{Status: container.StateExited}
 		return ci
 	}
+	paused := func(ip string) *container.InspectResponse {
+		ci := running(map[string]string{"kbf": ip})
+		ci.State.Paused = true
+		return ci
+	}
 	for _, tc := range []struct {
 		name       string
 		opts       Options
@@ -86,6 +91,15 @@ func TestControllerAddrs(t *testing.T) {
 				"kbf-c1": running(map[string]string{"b": "10.0.1.2", "a": "10.0.0.2"}),
 			},
 			want: map[int32]string{100: "10.0.0.2:9093"},
+		},
+		{
+			name: "a paused controller",
+			opts: Options{Controllers: 3},
+			containers: map[string]*container.InspectResponse{
+				"kbf-c1": paused("172.18.0.2"),
+				"kbf-c2": running(map[string]string{"kbf": "172.18.0.3"}),
+			},
+			want: map[int32]string{101: "172.18.0.3:9093"},
 		},
 		{
 			name:       "no container",
