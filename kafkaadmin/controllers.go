@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,7 @@ func (c *Controllers) Leader(ctx context.Context, addrs []string) (Quorum, error
 	if len(addrs) == 0 {
 		return Quorum{}, errors.New("no controller address to ask")
 	}
+	c.forget(addrs)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // the others' questions, once one has answered
 	answers := make(chan answer, len(addrs))
@@ -139,6 +141,20 @@ func (c *Controllers) client(addr string) (*kgo.Client, error) {
 	}
 	c.clients[addr] = cl
 	return cl, nil
+}
+
+// forget closes the clients of addresses not in addrs: a controller
+// restarted may come back at another address, and a benchmark's trials
+// would otherwise keep a client for each one it had.
+func (c *Controllers) forget(addrs []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for addr, cl := range c.clients {
+		if !slices.Contains(addrs, addr) {
+			cl.Close()
+			delete(c.clients, addr)
+		}
+	}
 }
 
 // Close closes the clients; the next question makes them anew.

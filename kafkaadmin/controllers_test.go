@@ -2,6 +2,7 @@ package kafkaadmin
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,37 @@ func TestControllerPort(t *testing.T) {
 			port, ok := ControllerPort(tc.listeners, tc.names)
 			if port != tc.port || ok != tc.ok {
 				t.Errorf("ControllerPort = %d, %v; want %d, %v", port, ok, tc.port, tc.ok)
+			}
+		})
+	}
+}
+
+func TestControllersForget(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		had, asking []string
+		kept        []string
+	}{
+		{name: "a controller gone", had: []string{"10.0.0.1:9093", "10.0.0.2:9093"}, asking: []string{"10.0.0.2:9093"}, kept: []string{"10.0.0.2:9093"}},
+		{name: "back at another address", had: []string{"10.0.0.1:9093"}, asking: []string{"10.0.0.7:9093"}},
+		{name: "the same ones", had: []string{"10.0.0.1:9093"}, asking: []string{"10.0.0.1:9093"}, kept: []string{"10.0.0.1:9093"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewControllers(nil)
+			defer c.Close()
+			for _, a := range tc.had {
+				if _, err := c.client(a); err != nil { // no connection yet
+					t.Fatal(err)
+				}
+			}
+			c.forget(tc.asking)
+			var kept []string
+			for a := range c.clients {
+				kept = append(kept, a)
+			}
+			slices.Sort(kept)
+			if !slices.Equal(kept, tc.kept) {
+				t.Errorf("clients kept for %v, want %v", kept, tc.kept)
 			}
 		})
 	}
