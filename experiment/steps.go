@@ -328,9 +328,21 @@ type quorumState struct {
 	id, epoch int32
 }
 
+// succeeded reports whether leader id at epoch, as an answer names it,
+// took the quorum over from s. Raft elects every leader at a higher epoch
+// than the last, and has at most one leader per epoch, so an answer at s's
+// epoch or before is s itself or a stale view of it (a broker forwarding
+// to the controller it last knew); id -1 is an election still under way.
+func (s quorumState) succeeded(id, epoch int32) bool {
+	return id >= 0 && epoch > s.epoch
+}
+
 // watchQuorum asks the quorum for its leader about every 100 ms until end
 // or ctx, and records each new leader it names as a step: when the data
-// path's controller came back, as the quorum itself says. With first it
+// path's controller came back, as the quorum itself says. The target asks
+// the controllers themselves where it can, so the step comes within a
+// question's time of the election, which the new leader's own log line
+// dates in the report. With first it
 // returns at the first new leader: the quorum has recovered, and probing
 // settles from then (Options.Settle) rather than at the cap, with the
 // faulted controller started again only at recovery, after probing.
@@ -348,7 +360,7 @@ func (t *trial) watchQuorum(ctx context.Context, end time.Time, first bool) {
 		actx, cancel := context.WithTimeout(ctx, time.Second)
 		svc, id, epoch, err := q.ActiveController(actx)
 		cancel()
-		if err != nil || id < 0 || (id == last.id && epoch == last.epoch) {
+		if err != nil || !last.succeeded(id, epoch) {
 			continue // no leader yet, or the same one
 		}
 		last = quorumState{svc: svc, id: id, epoch: epoch}

@@ -375,3 +375,25 @@ func TestLastReplica(t *testing.T) {
 		})
 	}
 }
+
+func TestQuorumSucceeded(t *testing.T) {
+	before := quorumState{svc: "c1", id: 100, epoch: 5}
+	for _, tc := range []struct {
+		name      string
+		id, epoch int32
+		want      bool
+	}{
+		{"another controller at a higher epoch", 101, 6, true},
+		{"the same controller re-elected", 100, 7, true},
+		{"the leader before the fault, as a broker still names it", 100, 5, false},
+		{"a stale answer from an older epoch", 102, 4, false},
+		{"another id at the same epoch cannot be newer", 101, 5, false},
+		{"an election under way", -1, 6, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := before.succeeded(tc.id, tc.epoch); got != tc.want {
+				t.Errorf("succeeded(%d, %d) = %v, want %v", tc.id, tc.epoch, got, tc.want)
+			}
+		})
+	}
+}

@@ -7,6 +7,8 @@
 // (every broker registered and unfenced, every ISR full, every leader the
 // preferred one), the probe topics with a fixed replica assignment, and a
 // description of each partition (leader, epoch, ISR, ELR, high watermark).
+// The metadata quorum it asks through a broker (DescribeQuorum) or, with
+// Controllers, of the controllers themselves.
 // It knows nothing of containers or Docker: package compose runs the nodes
 // and hands it their addresses.
 package kafkaadmin

@@ -34,25 +34,40 @@ func (c *Admin) DescribeQuorum(ctx context.Context) (Quorum, error) {
 	if err != nil {
 		return Quorum{}, err
 	}
+	resp, err := describeQuorumRequest().RequestWith(ctx, cl)
+	if err != nil {
+		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+	}
+	q, err := quorumOf(resp)
+	if err != nil {
+		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+	}
+	return q, nil
+}
+
+// describeQuorumRequest asks about the metadata log's one partition.
+func describeQuorumRequest() *kmsg.DescribeQuorumRequest {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = "__cluster_metadata"
 	p := kmsg.NewDescribeQuorumRequestTopicPartition()
 	t.Partitions = append(t.Partitions, p)
 	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil {
-		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
-	}
+	return req
+}
+
+// quorumOf reads a DescribeQuorum answer; its error is the answer's own
+// (a controller that does not lead refuses the question).
+func quorumOf(resp *kmsg.DescribeQuorumResponse) (Quorum, error) {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+		return Quorum{}, err
 	}
 	if len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
-		return Quorum{}, fmt.Errorf("describe quorum: %d topics in the answer, want the metadata log's one partition", len(resp.Topics))
+		return Quorum{}, fmt.Errorf("%d topics in the answer, want the metadata log's one partition", len(resp.Topics))
 	}
 	part := resp.Topics[0].Partitions[0]
 	if err := kerr.ErrorForCode(part.ErrorCode); err != nil {
-		return Quorum{}, fmt.Errorf("describe quorum: %w", err)
+		return Quorum{}, err
 	}
 	q := Quorum{Leader: part.LeaderID, Epoch: part.LeaderEpoch, HighWatermark: part.HighWatermark}
 	for _, v := range part.CurrentVoters {

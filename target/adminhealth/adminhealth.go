@@ -94,34 +94,64 @@ func (h Health) TopicNames() []string { return h.admin.TopicNames() }
 // target that names its nodes with node (a service, a pod) and asks
 // through the admin client admin returns (one a target may make anew);
 // none says, in an error, what a node id node does not know is not
-// ("no pod kbf found").
-func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), none string) experiment.Quorum {
-	return quorum{admin: admin, node: node, none: none}
+// ("no pod kbf found"). With direct (not nil) it asks the controllers
+// themselves first, and the brokers only where it reaches none.
+func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), none string, direct *Controllers) experiment.Quorum {
+	q := quorum{
+		viaBrokers: func(ctx context.Context) (kafkaadmin.Quorum, error) { return admin().DescribeQuorum(ctx) },
+		node:       node,
+		none:       none,
+	}
+	if direct != nil {
+		q.direct = direct
+	}
+	return q
 }
 
 type quorum struct {
-	admin func() *kafkaadmin.Admin
-	node  func(id int32) (string, bool)
-	none  string
+	viaBrokers func(ctx context.Context) (kafkaadmin.Quorum, error)
+	direct     leaderAsker // nil: the brokers only
+	node       func(id int32) (string, bool)
+	none       string
+}
+
+// leaderAsker asks the controllers themselves (Controllers.Leader).
+type leaderAsker interface {
+	Leader(ctx context.Context) (kafkaadmin.Quorum, bool, error)
+}
+
+// describe is the quorum as its leader describes it: asked of the
+// controllers where they are reached, else through a broker, which
+// forwards the question to the controller it believes leads. A quorum the
+// reached controllers say has no leader is not asked of the brokers: the
+// one they would name is the one that just died.
+func (q quorum) describe(ctx context.Context) (kafkaadmin.Quorum, error) {
+	if q.direct != nil {
+		qd, reached, err := q.direct.Leader(ctx)
+		if reached {
+			return qd, err
+		}
+	}
+	return q.viaBrokers(ctx)
 }
 
 // ActiveController names the node leading the metadata quorum.
 func (q quorum) ActiveController(ctx context.Context) (string, int32, int32, error) {
-	id, epoch, err := q.admin().QuorumLeader(ctx)
+	qd, err := q.describe(ctx)
 	if err != nil {
-		return "", 0, 0, err
+		return "", -1, -1, err
 	}
-	name, ok := q.node(id)
+	name, ok := q.node(qd.Leader)
 	if !ok {
-		return "", id, epoch, fmt.Errorf("the quorum's leader, node %d, is %s", id, q.none)
+		return "", qd.Leader, qd.Epoch, fmt.Errorf("the quorum's leader, node %d, is %s", qd.Leader, q.none)
 	}
-	return name, id, epoch, nil
+	return name, qd.Leader, qd.Epoch, nil
 }
 
 // Rejoined reports whether controller id has caught up with the quorum's
 // leader since since, as the leader describes the quorum.
 func (q quorum) Rejoined(ctx context.Context, id int32, since time.Time) (bool, string, error) {
-	qd, err := q.admin().DescribeQuorum(ctx)
+	qd, err := q.describe(ctx)
 	if err != nil {
 		return false, "", err
 	}

@@ -37,6 +37,9 @@ type Target struct {
 	// netCheck says whether the host can cut a container's links:
 	// chaos.Nsenter's Check, replaced in tests.
 	netCheck func() error
+	// controllers asks the controllers themselves about their quorum, at
+	// their containers' addresses (compose.Cluster.ControllerAddrs).
+	controllers *adminhealth.Controllers
 }
 
 var (
@@ -52,7 +55,8 @@ func New(opts compose.Options) (*Target, error) {
 		return nil, err
 	}
 	inj := chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
-	return &Target{Cluster: cl, inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check}, nil
+	ctl := adminhealth.NewControllers(opts.Security, cl.ControllerAddrs)
+	return &Target{Cluster: cl, inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check, controllers: ctl}, nil
 }
 
 // ForFault shapes opts for a fault of kind on broker: the broker of a
@@ -85,9 +89,21 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 	return nil
 }
 
-// Quorum asks the brokers about the metadata quorum.
+// Quorum asks the controllers themselves about the metadata quorum, at
+// their containers' addresses on the cluster's network, and the brokers
+// where the host does not reach those (Docker Desktop): a broker forwards
+// the question to the controller it believes leads, which after a
+// controller fault is the dead one for seconds more.
 func (t *Target) Quorum() experiment.Quorum {
-	return adminhealth.Quorum(t.Cluster.Admin, t.Cluster.Service, "no service of the cluster")
+	return adminhealth.Quorum(t.Cluster.Admin, t.Cluster.Service, "no service of the cluster", t.controllers)
+}
+
+// Close closes the controllers' clients, then the Docker and Kafka ones.
+func (t *Target) Close() error {
+	if t.controllers != nil {
+		t.controllers.Close()
+	}
+	return t.Cluster.Close()
 }
 
 // Up brings the cluster up, or reuses it, and waits until it is whole.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
 // Strimzi's pod labels: the cluster a pod belongs to, and its node pool's
@@ -34,6 +36,11 @@ type Node struct {
 	// client port; "" while the pod has no IP.
 	Addr  string
 	Image string
+	// CtlPort is the port of a controller's own listener, as its
+	// environment spells it; 0 when it does not (Strimzi's, which wants
+	// the cluster's certificates besides): the quorum is then asked of
+	// the brokers.
+	CtlPort int
 }
 
 // nodesOf finds the Kafka nodes among pods, with their node ids and roles:
@@ -116,6 +123,9 @@ func nodeOf(p *corev1.Pod) (Node, bool, error) {
 	n.ID = id
 	if n.Broker && p.Status.PodIP != "" {
 		n.Addr = net.JoinHostPort(p.Status.PodIP, strconv.Itoa(clientPort(c)))
+	}
+	if n.Controller {
+		n.CtlPort, _ = kafkaadmin.ControllerPort(env["KAFKA_LISTENERS"], env["KAFKA_CONTROLLER_LISTENER_NAMES"])
 	}
 	return n, true, nil
 }

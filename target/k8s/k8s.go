@@ -88,6 +88,11 @@ type Target struct {
 	reconnect func(ctx context.Context) error
 	// Health is the partitions' health, asked of the brokers.
 	adminhealth.Health
+	// controllers asks the controllers themselves about their quorum, at
+	// their pods' addresses; nil when kbf reaches the brokers at
+	// --bootstrap, not at the pods' addresses, and so the controllers
+	// neither.
+	controllers *adminhealth.Controllers
 
 	mu       sync.Mutex
 	paused   map[string]bool          // pods whose JVM kbf stopped
@@ -184,8 +189,34 @@ func newTarget(api API, opts Options, nodes []Node) *Target {
 		opts.Poll = 100 * time.Millisecond
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, cuts: map[string]string{}, netNames: map[string]string{}, restarts: map[string]*restartWatch{},
+	t := &Target{api: api, opts: opts, nodes: nodes, paused: map[string]bool{}, cuts: map[string]string{}, netNames: map[string]string{}, restarts: map[string]*restartWatch{},
 		caught: map[string]*bytes.Buffer{}, watchCtx: ctx, stop: stop, cpuRetry: cpuRetry}
+	if len(opts.Bootstrap) == 0 {
+		t.controllers = adminhealth.NewControllers(opts.Security, t.controllerAddrs)
+	}
+	return t
+}
+
+// controllerAddrs are the running controllers' own listeners, at their
+// pods' addresses, by node id; a controller whose port kbf does not know,
+// or whose container does not run, is left out.
+func (t *Target) controllerAddrs(ctx context.Context) (map[int32]string, error) {
+	out := map[int32]string{}
+	for _, n := range t.nodes {
+		if !n.Controller || n.CtlPort == 0 {
+			continue
+		}
+		p, err := t.api.Pod(ctx, n.Pod)
+		if err != nil {
+			return out, err
+		}
+		st := containerStatus(p, n.Container)
+		if p.Status.PodIP == "" || st == nil || st.State.Running == nil {
+			continue
+		}
+		out[n.ID] = net.JoinHostPort(p.Status.PodIP, strconv.Itoa(n.CtlPort))
+	}
+	return out, nil
 }
 
 // advertised asks the brokers where they advertise themselves, and checks
@@ -281,6 +312,9 @@ func (t *Target) Close() {
 	t.stop()
 	if t.admin != nil {
 		t.admin.Close()
+	}
+	if t.controllers != nil {
+		t.controllers.Close()
 	}
 }
 
@@ -387,9 +421,13 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 	return out, err
 }
 
-// Quorum asks the brokers about the metadata quorum.
+// Quorum asks the controllers themselves about the metadata quorum, at
+// their pods' addresses, where kbf reaches the brokers at theirs; else,
+// and where it reaches no controller, the brokers, which forward the
+// question to the controller they believe leads (after a controller fault,
+// the dead one for seconds more).
 func (t *Target) Quorum() experiment.Quorum {
-	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found")
+	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found", t.controllers)
 }
 
 // ready says whether the pod is Ready.

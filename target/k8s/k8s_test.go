@@ -78,6 +78,17 @@ func TestNodesOf(t *testing.T) {
 			want: []Node{{Pod: "kafka-0", Container: "kafka", ID: 7, Broker: true, Controller: true, Addr: "10.0.0.3:29092", Image: "kbf/kafka:4.3.1"}},
 		},
 		{
+			name: "a controller's own listener, as its environment spells it",
+			pods: []corev1.Pod{
+				pod("kafka-controller-100", nil, "10.0.0.9", kafka("controller", "KAFKA_LISTENERS", "CONTROLLER://:9093", "KAFKA_CONTROLLER_LISTENER_NAMES", "CONTROLLER")),
+				pod("kafka-broker-1", nil, "10.0.0.1", kafka("broker", "KAFKA_LISTENERS", "PLAINTEXT://:9092", "KAFKA_CONTROLLER_LISTENER_NAMES", "CONTROLLER")),
+			},
+			want: []Node{
+				{Pod: "kafka-broker-1", Container: "kafka", ID: 1, Broker: true, Addr: "10.0.0.1:9092", Image: "kbf/kafka:4.3.1"},
+				{Pod: "kafka-controller-100", Container: "kafka", ID: 100, Controller: true, Image: "kbf/kafka:4.3.1", CtlPort: 9093},
+			},
+		},
+		{
 			name: "strimzi: roles from the labels, the entity operator skipped",
 			pods: []corev1.Pod{
 				pod("c-brokers-3", strimzi("true", "false"), "10.0.1.3", corev1.Container{Name: "kafka", Image: "strimzi/kafka"}),
