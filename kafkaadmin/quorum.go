@@ -80,13 +80,6 @@ func quorumOf(resp *kmsg.DescribeQuorumResponse) (Quorum, error) {
 	return q, nil
 }
 
-// QuorumLeader is DescribeQuorum's leader and epoch: the active controller
-// a controller fault aims at.
-func (c *Admin) QuorumLeader(ctx context.Context) (leader, epoch int32, err error) {
-	q, err := c.DescribeQuorum(ctx)
-	return q.Leader, q.Epoch, err
-}
-
 // CaughtUpSince reports whether voter id has fetched up to the leader's log
 // end since since: a controller restarted at since has rejoined the quorum.
 // The string says where it stands when it has not.

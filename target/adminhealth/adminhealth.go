@@ -102,7 +102,7 @@ func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), 
 		node:       node,
 		none:       none,
 	}
-	if direct != nil {
+	if direct != nil { // a nil *Controllers in the interface would not be nil
 		q.direct = direct
 	}
 	return q
