@@ -1,8 +1,9 @@
 //go:build integration
 
 // A benchmark on the real cluster: bench/ci.yaml, the scenario file of the CI
-// benchmark (make bench-ci, the failover-bench workflow), two trials of each
-// scenario through kbf bench, read back as kbf compare reads it and compared
+// benchmark (make bench-ci, the failover-bench workflow), one trial of each
+// scenario through kbf bench (run once more when one was not valid, as on a
+// loaded machine), read back as kbf compare reads it and compared
 // with the recorded baseline (bench/baseline), as make bench-ci does. Its
 // SIGKILL and SIGTERM trials are also kbf's SIGKILL and SIGTERM tests: each is
 // checked as TestIntegration checks a trial of its own. It asserts what Kafka
@@ -49,14 +50,31 @@ func TestIntegrationBench(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	out := filepath.Join(t.TempDir(), "out")
+	// One trial of each scenario checks every fault. A trial the verdict
+	// left out (no steady baseline, the host's CPU stolen) has nothing to
+	// check: the benchmark is then run once more, anew.
+	var out string
 	var stdout, stderr bytes.Buffer
-	if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "2", "--out", out}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("kbf bench: exit %d\n%s", code, stderr.String())
+	for attempt := 1; ; attempt++ {
+		out = filepath.Join(t.TempDir(), "out")
+		// Exit 6, no trial valid, is a loaded machine's, checked below.
+		if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "1", "--out", out}, &stdout, &stderr); code != exitOK && code != exitNoValid {
+			t.Fatalf("kbf bench: exit %d\n%s", code, stderr.String())
+		}
+		left := ""
+		for _, name := range []string{"sigkill", "sigterm"} {
+			if m, err := bench.Measure(filepath.Join(out, name, "trial-01")); err == nil && !m.Valid {
+				left += fmt.Sprintf(" %s (%s)", name, m.Reason)
+			}
+		}
+		if left == "" || attempt == 2 {
+			break
+		}
+		t.Logf("left out:%s; the benchmark once more", left)
 	}
 
-	// The trials ran interleaved, each into its own directory, and each was
-	// valid: the cluster was healthy again between them.
+	// The trials ran in the file's order, each into its own directory, and
+	// neither failed: the cluster was healthy again between them.
 	var st bench.State
 	b, err := os.ReadFile(filepath.Join(out, bench.StateFile))
 	if err != nil {
@@ -72,7 +90,7 @@ func TestIntegrationBench(t *testing.T) {
 			t.Errorf("%s failed: %s", d.ID, d.Error)
 		}
 	}
-	if got, want := strings.Join(ids, " "), "sigkill/trial-01 sigterm/trial-01 sigkill/trial-02 sigterm/trial-02"; got != want {
+	if got, want := strings.Join(ids, " "), "sigkill/trial-01 sigterm/trial-01"; got != want {
 		t.Errorf("trials ran %s, want %s", got, want)
 	}
 	for _, id := range ids {
@@ -94,21 +112,19 @@ func TestIntegrationBench(t *testing.T) {
 	}
 	for _, name := range []string{"sigkill", "sigterm"} {
 		valid := 0
-		for _, rep := range []string{"trial-01", "trial-02"} {
-			m, err := bench.Measure(filepath.Join(out, name, rep))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.Valid {
-				valid++
-				continue
-			}
-			t.Logf("%s/%s left out: %s", name, rep, m.Reason)
-			if !strings.Contains(string(md), name+"/"+rep+" did not count: "+m.Reason) {
-				t.Errorf("summary.md does not say why %s/%s did not count", name, rep)
+		m, err := bench.Measure(filepath.Join(out, name, "trial-01"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Valid {
+			valid++
+		} else {
+			t.Logf("%s/trial-01 left out: %s", name, m.Reason)
+			if !strings.Contains(string(md), name+"/trial-01 did not count: "+m.Reason) {
+				t.Errorf("summary.md does not say why %s/trial-01 did not count", name)
 			}
 		}
-		if !strings.Contains(string(md), fmt.Sprintf("Trials valid: %d of 2", valid)) {
+		if !strings.Contains(string(md), fmt.Sprintf("Trials valid: %d of 1", valid)) {
 			t.Errorf("summary.md does not count %d valid trials of %s:\n%s", valid, name, md)
 		}
 		for _, role := range []string{bench.RoleLeader, bench.RoleFollower} {
@@ -126,21 +142,21 @@ func TestIntegrationBench(t *testing.T) {
 
 	// Run again: the benchmark is done, nothing runs, the files stay.
 	stderr.Reset()
-	if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "2", "--out", out}, &stdout, &stderr); code != exitOK || strings.Contains(stderr.String(), "bench: trial") {
+	if code := run(ctx, []string{"bench", ciBenchFile, "--trials", "1", "--out", out}, &stdout, &stderr); code != exitOK && code != exitNoValid || strings.Contains(stderr.String(), "bench: trial") {
 		t.Errorf("a finished benchmark ran again: exit %d\n%s", code, stderr.String())
 	}
-	// Two trials a side are too few to conclude. A copy on one side:
+	// One trial a side is too few to conclude. A copy on one side:
 	// compare refuses one file on both.
 	again := filepath.Join(t.TempDir(), bench.TextFile)
 	if b, err := os.ReadFile(filepath.Join(out, bench.TextFile)); err != nil || os.WriteFile(again, b, 0o644) != nil {
 		t.Fatalf("copy %s: %v", bench.TextFile, err)
 	}
 	if code := run(ctx, []string{"compare", out, again}, &stdout, &stderr); code != exitTooFew {
-		t.Errorf("compare of two trials a side: exit %d, want %d", code, exitTooFew)
+		t.Errorf("compare of one trial a side: exit %d, want %d", code, exitTooFew)
 	}
 
 	// The figures against the recorded baseline, as make bench-ci prints
-	// them: figures, not a verdict (two trials a side conclude nothing),
+	// them: figures, not a verdict (a trial a side concludes nothing),
 	// but the baseline must still read and compare with what kbf writes.
 	stdout.Reset()
 	stderr.Reset()
