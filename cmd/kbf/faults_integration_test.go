@@ -14,11 +14,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -218,85 +216,4 @@ func TestIntegrationRolling(t *testing.T) {
 		t.Errorf("acks=all, a rolling restart: integrity %+v", tr.Integrity.Counts)
 	}
 	checkRecovered(ctx, t, cl, tr)
-}
-
-// TestIntegrationControllerKill kills, then freezes, the active controller
-// of a quorum of three: another must be elected, the data path must go on,
-// and the cluster is left as the default one afterwards.
-func TestIntegrationControllerKill(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
-	defer cancel()
-	cl := stepsCluster(ctx, t, compose.Options{Controllers: 3})
-	t.Cleanup(func() {
-		// A quorum of three cannot shrink in place: its voters are in
-		// the metadata log. Down, then the default cluster afresh.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if _, err := cl.Down(ctx); err != nil {
-			t.Errorf("down: %v", err)
-		}
-		stepsCluster(ctx, t, compose.Options{})
-	})
-	// Recovery waits until the controller the fault hit has caught up with
-	// the quorum's leader again, so the second fault finds three voters.
-	for _, fault := range []string{"controller-pause", "controller-kill"} {
-		t.Run(fault, func(t *testing.T) {
-			tr := stepsTrial(ctx, t, nil, "--fault", fault, "--controllers", "3", "--duration", "30s", "--fault-after", "5s")
-			steps := tr.Meta.Steps
-			if len(steps) == 0 || steps[0].NodeID < 100 {
-				t.Fatalf("steps %+v: want the fault of a controller first", steps)
-			}
-			first := steps[0]
-			if fault == "controller-kill" && first.ExitCode != 137 {
-				t.Errorf("first step %+v: want exit 137", first)
-			}
-			// The quorum's own word: another controller became its leader.
-			q := tr.Quorum
-			if q == nil || q.Elected == nil || q.NewLeader == first.Node {
-				t.Errorf("no other controller logged becoming the quorum's leader after %s: %+v", first.At.Format(time.RFC3339Nano), q)
-			} else {
-				t.Logf("%s of %s at %s; %s became the quorum's leader at epoch %d %.2f s later, by its log [%s]; %d candidacies; the configuration predicts at most about %.2f s",
-					fault, first.Node, first.At.Format(time.RFC3339Nano), q.NewLeader, q.NewEpoch, q.Leaderless.Seconds(), q.Elected.Source,
-					q.Candidacies, q.Predicted.Seconds())
-				if d := q.DataPath; d != nil {
-					t.Logf("data path: %s", d)
-				}
-			}
-			// Asked of the controllers themselves (the containers' addresses
-			// are routed from the host here): the new leader is learnt
-			// within a question's time of its election, so probing settles
-			// from then rather than running to the cap, as it did through a
-			// broker (which forwards to the leader it last knew).
-			learnt := false
-			for _, s := range steps {
-				if s.Action != results.StepQuorumLeader {
-					continue
-				}
-				learnt = true
-				msg := fmt.Sprintf("DescribeQuorum named node %d (%s) %.2f s after the fault", s.NodeID, s.Note, s.At.Sub(first.At).Seconds())
-				if q != nil && q.Elected != nil {
-					msg += fmt.Sprintf(", %.2f s after its log says it was elected", s.At.Sub(q.Elected.Time).Seconds())
-				}
-				t.Log(msg)
-			}
-			ended, notes := tr.Meta.Ended.Sub(first.At), strings.Join(tr.Meta.Notes, "; ")
-			t.Logf("probing ended %.1f s after the fault: %s", ended.Seconds(), notes)
-			if !learnt {
-				t.Errorf("steps %+v: no new quorum leader learnt while probing", steps)
-			} else if !strings.Contains(notes, "probing ended") {
-				t.Errorf("probing ran to the cap (%.1f s after the fault), not --settle after the new leader: notes %q", ended.Seconds(), notes)
-			}
-			for _, p := range tr.Gaps.Partitions {
-				if g := p.Ack.Fault; g != nil {
-					t.Logf("p%d ack gap at the fault %.2f s", p.Partition, g.Duration().Seconds())
-				}
-			}
-			if tr.Integrity == nil || !tr.Integrity.OK() {
-				t.Errorf("integrity %+v", tr.Integrity)
-			}
-			if r := tr.Meta.Recovery; r == nil || r.Err != "" {
-				t.Errorf("recovery %+v", r)
-			}
-		})
-	}
 }

@@ -2,20 +2,21 @@
 
 // The tests of kbf's own cluster with settings of their own: the last
 // replica (unclean leader election on the second trial), a short broker
-// session, a full disk (k1's log directory a tmpfs). Each makes the cluster
-// anew, so they run after every test of the default cluster, which share
-// it: Go runs a package's tests file by file in the order of their names,
+// session, a full disk (k1's log directory a tmpfs), a quorum of three
+// controllers. Each makes the cluster anew, so they run after every test of
+// the default cluster, which share it: Go runs a package's tests file by file in the order of their names,
 // and this file's sorts after integration_test.go's (and before
 // sasl_integration_test.go's, whose cluster is another). Each takes kbf's
 // cluster down when it ends: its settings must not outlive it, and the
 // next test makes the cluster it needs either way.
 //
-//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration -p 1 ./cmd/kbf/ -run 'TestIntegration(LastReplica|ShortSession|DiskFull)$' -v
+//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration -p 1 ./cmd/kbf/ -run 'TestIntegration(LastReplica|ShortSession|DiskFull|ControllerKill)$' -v
 
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,4 +181,78 @@ func TestIntegrationDiskFull(t *testing.T) {
 	}
 	checkIntegrity(t, tr)
 	checkRecovered(ctx, t, cl, tr)
+}
+
+// TestIntegrationControllerKill kills, then freezes, the active controller
+// of a quorum of three: another must be elected, and the data path must go
+// on.
+func TestIntegrationControllerKill(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
+	defer cancel()
+	// A quorum of three cannot shrink in place (its voters are in the
+	// metadata log): kbf's cluster is made anew for it, and taken down after.
+	downAfter(t)
+	stepsCluster(ctx, t, compose.Options{Controllers: 3})
+	// Recovery waits until the controller the fault hit has caught up with
+	// the quorum's leader again, so the second fault finds three voters.
+	for _, fault := range []string{"controller-pause", "controller-kill"} {
+		t.Run(fault, func(t *testing.T) {
+			tr := stepsTrial(ctx, t, nil, "--fault", fault, "--controllers", "3", "--duration", "30s", "--fault-after", "5s")
+			steps := tr.Meta.Steps
+			if len(steps) == 0 || steps[0].NodeID < 100 {
+				t.Fatalf("steps %+v: want the fault of a controller first", steps)
+			}
+			first := steps[0]
+			if fault == "controller-kill" && first.ExitCode != 137 {
+				t.Errorf("first step %+v: want exit 137", first)
+			}
+			// The quorum's own word: another controller became its leader.
+			q := tr.Quorum
+			if q == nil || q.Elected == nil || q.NewLeader == first.Node {
+				t.Errorf("no other controller logged becoming the quorum's leader after %s: %+v", first.At.Format(time.RFC3339Nano), q)
+			} else {
+				t.Logf("%s of %s at %s; %s became the quorum's leader at epoch %d %.2f s later, by its log [%s]; %d candidacies; the configuration predicts at most about %.2f s",
+					fault, first.Node, first.At.Format(time.RFC3339Nano), q.NewLeader, q.NewEpoch, q.Leaderless.Seconds(), q.Elected.Source,
+					q.Candidacies, q.Predicted.Seconds())
+				if d := q.DataPath; d != nil {
+					t.Logf("data path: %s", d)
+				}
+			}
+			// Asked of the controllers themselves (the containers' addresses
+			// are routed from the host here): the new leader is learnt
+			// within a question's time of its election, so probing settles
+			// from then rather than running to the cap, as it did through a
+			// broker (which forwards to the leader it last knew).
+			learnt := false
+			for _, s := range steps {
+				if s.Action != results.StepQuorumLeader {
+					continue
+				}
+				learnt = true
+				msg := fmt.Sprintf("DescribeQuorum named node %d (%s) %.2f s after the fault", s.NodeID, s.Note, s.At.Sub(first.At).Seconds())
+				if q != nil && q.Elected != nil {
+					msg += fmt.Sprintf(", %.2f s after its log says it was elected", s.At.Sub(q.Elected.Time).Seconds())
+				}
+				t.Log(msg)
+			}
+			ended, notes := tr.Meta.Ended.Sub(first.At), strings.Join(tr.Meta.Notes, "; ")
+			t.Logf("probing ended %.1f s after the fault: %s", ended.Seconds(), notes)
+			if !learnt {
+				t.Errorf("steps %+v: no new quorum leader learnt while probing", steps)
+			} else if !strings.Contains(notes, "probing ended") {
+				t.Errorf("probing ran to the cap (%.1f s after the fault), not --settle after the new leader: notes %q", ended.Seconds(), notes)
+			}
+			for _, p := range tr.Gaps.Partitions {
+				if g := p.Ack.Fault; g != nil {
+					t.Logf("p%d ack gap at the fault %.2f s", p.Partition, g.Duration().Seconds())
+				}
+			}
+			if tr.Integrity == nil || !tr.Integrity.OK() {
+				t.Errorf("integrity %+v", tr.Integrity)
+			}
+			if r := tr.Meta.Recovery; r == nil || r.Err != "" {
+				t.Errorf("recovery %+v", r)
+			}
+		})
+	}
 }
