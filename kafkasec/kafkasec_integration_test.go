@@ -35,10 +35,10 @@ import (
 // advertised as localhost, the name its certificate holds.
 const (
 	project     = "kbfsec"
-	portSASLSSL = 39292 // SASL_SSL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
-	portSASL    = 39293 // SASL_PLAINTEXT: PLAIN, SCRAM-SHA-256
-	portExpired = 39294 // SSL with an expired certificate
-	portMTLS    = 39295 // SSL requiring a client certificate
+	portSASLSSL = 29292 // SASL_SSL: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+	portSASL    = 29293 // SASL_PLAINTEXT: PLAIN, SCRAM-SHA-256
+	portExpired = 29294 // SSL with an expired certificate
+	portMTLS    = 29295 // SSL requiring a client certificate
 
 	adminPassword = "admin-secret-pw"
 	alicePassword = "alice-sha256-pw"
@@ -76,10 +76,10 @@ services:
       - ${SEC_DIR}/config:/mnt/shared/config:ro
       - ${SEC_DIR}/secrets:/etc/kafka/secrets:ro
     ports:
-      - "127.0.0.1:39292:39292"
-      - "127.0.0.1:39293:39293"
-      - "127.0.0.1:39294:39294"
-      - "127.0.0.1:39295:39295"
+      - "127.0.0.1:29292:29292"
+      - "127.0.0.1:29293:29293"
+      - "127.0.0.1:29294:29294"
+      - "127.0.0.1:29295:29295"
 `
 
 // serverProperties enables every mechanism on the SASL_SSL listener, and
@@ -93,8 +93,8 @@ log.dirs=/var/lib/kafka/data
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
-listeners=INTERNAL://:9092,SECURE://:39292,SASL://:39293,EXPIRED://:39294,MTLS://:39295
-advertised.listeners=INTERNAL://b1:9092,SECURE://localhost:39292,SASL://localhost:39293,EXPIRED://localhost:39294,MTLS://localhost:39295
+listeners=INTERNAL://:9092,SECURE://:29292,SASL://:29293,EXPIRED://:29294,MTLS://:29295
+advertised.listeners=INTERNAL://b1:9092,SECURE://localhost:29292,SASL://localhost:29293,EXPIRED://localhost:29294,MTLS://localhost:29295
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,SECURE:SASL_SSL,SASL:SASL_PLAINTEXT,EXPIRED:SSL,MTLS:SSL
 inter.broker.listener.name=INTERNAL
 ssl.keystore.type=PEM

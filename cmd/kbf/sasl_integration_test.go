@@ -2,7 +2,7 @@
 
 // TestIntegrationSASLSSL runs one SIGKILL trial with all three clients
 // through SASL_SSL listeners (testdata/sasl_ssl.yaml, project kbfsasl,
-// ports 39392–39394), the certificates made by the test and the SCRAM user
+// ports 29392–29394), the certificates made by the test and the SCRAM user
 // created through the admin API (make probes first):
 //
 //	make probes && go test -tags integration ./cmd/kbf/ -run IntegrationSASLSSL -v -timeout 15m
@@ -86,7 +86,7 @@ func TestIntegrationSASLSSL(t *testing.T) {
 	// stack is started first, the user made over the brokers' PLAINTEXT
 	// listener ADMIN, and kbf run takes the stack as it is.
 	testkafka.Stack{File: file, Project: "kbfsasl", Env: map[string]string{"KBF_SASL_DIR": secrets, "KBF_IMAGE": os.Getenv("KBF_IMAGE")}}.Start(ctx, t)
-	adm, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:39395"))
+	adm, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:29395"))
 	if err != nil {
 		t.Fatal(err)
 	}

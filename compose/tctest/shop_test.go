@@ -18,7 +18,7 @@ func TestShopFile(t *testing.T) {
 	if got, want := c.Services(), []string{"kraft", "kafka-1", "kafka-2", "kafka-3"}; !slices.Equal(got, want) {
 		t.Errorf("Services() = %v, want %v", got, want)
 	}
-	if got, want := c.Bootstrap(), []string{"localhost:39092", "localhost:39093", "localhost:39094"}; !slices.Equal(got, want) {
+	if got, want := c.Bootstrap(), []string{"localhost:29092", "localhost:29093", "localhost:29094"}; !slices.Equal(got, want) {
 		t.Errorf("Bootstrap() = %v, want %v", got, want)
 	}
 	if got := c.ContainerName("kafka-2"); got != "kbftc-kafka-2-1" {

@@ -283,7 +283,7 @@ func TestIntegrationSASLListener(t *testing.T) {
 	if !errors.Is(err, kafkaadmin.ErrSecured) {
 		t.Fatalf("Up: %v; want an error saying the listener requires SASL (kafkaadmin.ErrSecured)", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "SASL") || !strings.Contains(msg, "localhost:39192") {
-		t.Errorf("Up: %q; want it to name SASL and the listener localhost:39192", msg)
+	if msg := err.Error(); !strings.Contains(msg, "SASL") || !strings.Contains(msg, "localhost:29192") {
+		t.Errorf("Up: %q; want it to name SASL and the listener localhost:29192", msg)
 	}
 }

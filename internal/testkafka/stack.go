@@ -21,6 +21,10 @@ func Image(def string) string {
 
 // Stack is a compose file an integration test brings up as it is, with
 // Docker Compose itself (through testcontainers-go), not kbf's own code.
+// The stacks publish host ports below 32768, outside Linux's ephemeral
+// range (32768–60999): a port in that range may be the local end of any
+// connection open at the moment, and Docker's proxy then cannot bind it
+// ("address already in use", seen once for 39192).
 type Stack struct {
 	File string
 	// Project is Compose's project name: each test's own, never kbf's.

@@ -1,7 +1,7 @@
 //go:build integration
 
 // This test needs the Docker engine and the image ($KBF_IMAGE; apache/kafka:4.3.1
-// when unset). It starts its own stack (project kbfext, ports 39492–39494)
+// when unset). It starts its own stack (project kbfext, ports 29492–29494)
 // with testcontainers-go's compose module, Ryuk off, and runs kbf against it
 // by its addresses only. The test, not kbf, kills the broker.
 //
@@ -35,7 +35,7 @@ import (
 
 const (
 	project   = "kbfext"
-	bootstrap = "localhost:39492,localhost:39493,localhost:39494"
+	bootstrap = "localhost:29492,localhost:29493,localhost:29494"
 	// tolerance is how far kbf's date of the fault may be from the kill
 	// (from before docker kill to after it returned): the probe's last ack
 	// before a stall is within an interval (20 ms) and a batch's round
