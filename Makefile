@@ -4,6 +4,7 @@
 #   make test          unit tests, then integration tests against a real cluster in Docker, then
 #                      the Kubernetes tests on the single-node Kubernetes (brought up for them)
 #   make unit          unit tests only (no Docker)
+#   make test-build    compile everything make test runs, run nothing (CI, while Kubernetes builds)
 #   make integration   integration tests only (Docker; the image below)
 #   make bench         the report's and the decoder's benchmarks
 #   make bench-ci      a small kbf bench (bench/ci.yaml, BENCH_TRIALS of each) compared with the
@@ -35,7 +36,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: lint-actions build test unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
+.PHONY: lint-actions build test test-build unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
 
 # The workflows and the action users call (action.yml), checked by actionlint.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
@@ -66,6 +67,14 @@ integration:
 	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v $(INTEGRATION_PKGS)
 
 test: unit integration k8s-integration
+
+# test-build compiles what make test runs (the modules fetched, vet's results, every test
+# binary with its tags and -race) and runs none of it: go test -exec true links each binary
+# and starts only true. CI does it while the Kubernetes node builds, so make test starts warm.
+test-build: vet
+	$(GO) test -race -count=1 -exec true ./... >/dev/null
+	$(GO) test -count=1 -tags integration -exec true $(INTEGRATION_PKGS) >/dev/null
+	$(GO) test -count=1 -tags k8s -exec true $(K8S_PKGS) >/dev/null
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/ ./integrity/
