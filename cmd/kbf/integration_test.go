@@ -128,7 +128,8 @@ func testProbe(ctx context.Context, t *testing.T) {
 	}
 }
 
-// trial runs one kbf run trial and analyses it.
+// trial runs one kbf run trial and analyses it; flags follow the defaults
+// given here, and one given again overrides its default.
 func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *report.Trial {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kill)
@@ -211,10 +212,13 @@ func logCost(t *testing.T, tr *report.Trial) {
 // toTheCap are the flags of a trial that probes to its cap (--duration),
 // its led partition acking again only once the producer's request to the
 // faulted broker has timed out, about 20 s after the fault, or not at all
-// while the cut lasts: what is outstanding when probing stops is then
-// waited for 2 s, not the probe's 10, which would only lengthen that
-// partition's stall, already longer than anything checked here.
-var toTheCap = []string{"--drain", "2s"}
+// while the cut lasts: the cap is after seconds after the fault (at 5 s),
+// and what is outstanding when probing stops is waited for 2 s, not the
+// probe's 10, which would only lengthen that partition's stall, already
+// longer than anything checked here.
+func toTheCap(after time.Duration) []string {
+	return []string{"--duration", (5*time.Second + after).String(), "--drain", "2s"}
+}
 
 // checkRecovered checks the cluster is as the trial found it: every ISR
 // full and every leader the preferred one.
@@ -327,7 +331,7 @@ func checkSigterm(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *re
 // testPause freezes k1: nothing closes its connections, so the controller
 // fences it as after a SIGKILL, and every partition stalls until then.
 func testPause(ctx context.Context, t *testing.T, cl *compose.Cluster) {
-	tr := trial(ctx, t, "pause", toTheCap...)
+	tr := trial(ctx, t, "pause", toTheCap(15*time.Second)...)
 	f := tr.Meta.Fault
 	if f.Kind != "pause" || f.SignalSent.IsZero() || !f.Finished.IsZero() {
 		t.Errorf("fault %+v: want a pause with no finish time", f)
@@ -422,7 +426,7 @@ func ackStalls(tr *report.Trial) map[int32]time.Duration {
 // until then; the led partition longer, its producer waiting out a request
 // on the cut connection.
 func testIsolate(ctx context.Context, t *testing.T, cl *compose.Cluster) {
-	tr := trial(ctx, t, "isolate", toTheCap...)
+	tr := trial(ctx, t, "isolate", toTheCap(15*time.Second)...)
 	if f := tr.Meta.Fault; f.Cut.IsZero() || f.ExitCode != 0 {
 		t.Errorf("fault %+v: want a cut, the process running", f)
 	}
@@ -442,7 +446,9 @@ func testIsolate(ctx context.Context, t *testing.T, cl *compose.Cluster) {
 // leading until the fence, so partition 0 stalls late, and the partitions
 // it only follows keep their ISR (it still fetches from their leaders).
 func testIsolateController(ctx context.Context, t *testing.T, cl *compose.Cluster) {
-	tr := trial(ctx, t, "isolate-controller", toTheCap...)
+	// Partition 0 stalls only from the fence, about 9 s in: the cap leaves
+	// it 10 s more.
+	tr := trial(ctx, t, "isolate-controller", toTheCap(20*time.Second)...)
 	fence, ok := tr.Timeline.Fenced(tr.Meta.Fault.NodeID, tr.FaultAt)
 	if !ok {
 		t.Fatal("the broker cut from the controller was never fenced")
@@ -462,7 +468,7 @@ func testIsolateController(ctx context.Context, t *testing.T, cl *compose.Cluste
 // healthy, elects nobody, and partition 0 stalls until the heal while the
 // partitions it follows do not.
 func testIsolateClients(ctx context.Context, t *testing.T, cl *compose.Cluster) {
-	tr := trial(ctx, t, "isolate-clients", toTheCap...)
+	tr := trial(ctx, t, "isolate-clients", toTheCap(15*time.Second)...)
 	if _, ok := tr.Timeline.Fenced(tr.Meta.Fault.NodeID, tr.FaultAt); ok {
 		t.Error("a broker cut from the clients only was fenced")
 	}
