@@ -7,6 +7,7 @@
 #                        of its own, the kubelet; import the pause and Kafka images
 #   k8s/node.sh down     stop all it started and remove all it wrote outside the cache
 #   k8s/node.sh status   what runs, and the node as the API sees it
+#   k8s/node.sh built    exit 0 when the binaries are in the cache, 1 when build has work to do
 #
 # Kubernetes 1.28 is the newest line Debian's containerd 1.6 serves (CRI v1). The control plane
 # and the kubelet are built from the Go module k8s.io/kubernetes; etcd comes from Debian's
@@ -483,7 +484,8 @@ main() {
     up) up ;;
     down) down ;;
     status) status ;;
-    *) echo "usage: $0 build|up|down|status" >&2; exit 2 ;;
+    built) built ;;
+    *) echo "usage: $0 build|up|down|status|built" >&2; exit 2 ;;
   esac
 }
 
