@@ -128,12 +128,15 @@ func testProbe(ctx context.Context, t *testing.T) {
 	}
 }
 
+// trialFaultAfter is when trial's fault comes (--fault-after).
+const trialFaultAfter = 5 * time.Second
+
 // trial runs one kbf run trial and analyses it; flags follow the defaults
 // given here, and one given again overrides its default.
 func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *report.Trial {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kill)
-	kbfRun(ctx, t, append([]string{"run", "--kill", kill, "--duration", "25s", "--fault-after", "5s", "--out", out}, flags...)...)
+	kbfRun(ctx, t, append([]string{"run", "--kill", kill, "--duration", "25s", "--fault-after", trialFaultAfter.String(), "--out", out}, flags...)...)
 	trials, err := results.Find(out)
 	if err != nil {
 		t.Fatal(err)
@@ -212,12 +215,12 @@ func logCost(t *testing.T, tr *report.Trial) {
 // toTheCap are the flags of a trial that probes to its cap (--duration),
 // its led partition acking again only once the producer's request to the
 // faulted broker has timed out, about 20 s after the fault, or not at all
-// while the cut lasts: the cap is after seconds after the fault (at 5 s),
-// and what is outstanding when probing stops is waited for 2 s, not the
-// probe's 10, which would only lengthen that partition's stall, already
-// longer than anything checked here.
+// while the cut lasts: probing stops `after` past the fault, and what is
+// outstanding then is waited for 2 s, not the probe's 10, which would only
+// lengthen that partition's stall, already longer than anything checked
+// here.
 func toTheCap(after time.Duration) []string {
-	return []string{"--duration", (5*time.Second + after).String(), "--drain", "2s"}
+	return []string{"--duration", (trialFaultAfter + after).String(), "--drain", "2s"}
 }
 
 // checkRecovered checks the cluster is as the trial found it: every ISR
