@@ -149,8 +149,8 @@ build_image() {
   rm -rf "$context"
   mkdir -p "$context"
   cp "$here/Dockerfile" "$here/log4j2.yaml" "$here/tools-log4j2.yaml" "$here/server.properties" \
-    "$here/entrypoint.sh" "$context/"
-  chmod 0755 "$context/entrypoint.sh"
+    "$here/entrypoint.sh" "$here/cds-train.sh" "$context/"
+  chmod 0755 "$context/entrypoint.sh" "$context/cds-train.sh"
   chmod 0644 "$context/Dockerfile" "$context"/*.yaml "$context/server.properties"
   # Hard links: the context costs no copy of the jars.
   cp -al "$libs" "$context/libs"

@@ -190,13 +190,24 @@ if [ -n "${JMX_PORT:-}" ]; then
   jmx_opts="$jmx_opts -Dcom.sun.management.jmxremote.port=$JMX_PORT"
 fi
 
-# run_class HEAP_DEFAULT LOG4J_DEFAULT GC_OPTS MAIN_CLASS ARGS...: the java command line of
-# kafka-run-class.sh. The unquoted option variables are split into words on purpose, as there.
+# archive NAME: the option that maps the class-data sharing archive NAME (cds-train.sh made it
+# while the image was built), which the official launch appends to KAFKA_JVM_PERFORMANCE_OPTS:
+# storage.jsa for the setup, kafka.jsa for the server. A JVM that cannot map it (another
+# classpath, say) starts without it.
+archive() {
+  if [ -f "$home/$1" ]; then
+    echo "-XX:SharedArchiveFile=$home/$1"
+  fi
+}
+
+# run_class HEAP_DEFAULT LOG4J_DEFAULT GC_OPTS ARCHIVE MAIN_CLASS ARGS...: the java command line
+# of kafka-run-class.sh. The unquoted option variables are split into words on purpose, as there.
 run_class() {
-  local heap=${KAFKA_HEAP_OPTS:-$1} log4j=${KAFKA_LOG4J_OPTS:-$2} gc=$3
-  shift 3
+  local heap=${KAFKA_HEAP_OPTS:-$1} log4j=${KAFKA_LOG4J_OPTS:-$2} gc=$3 cds
+  cds=$(archive "$4")
+  shift 4
   # shellcheck disable=SC2086
-  exec "$java_bin" $heap ${KAFKA_JVM_PERFORMANCE_OPTS-} $gc $jmx_opts \
+  exec "$java_bin" $heap ${KAFKA_JVM_PERFORMANCE_OPTS-} $cds $gc $jmx_opts \
     -Dkafka.logs.dir="$log_dir" $log4j -cp "$classpath" $debug_opts ${KAFKA_OPTS-} "$@"
 }
 
@@ -206,7 +217,7 @@ echo "===> Using provided cluster id $CLUSTER_ID ..."
 # tools-log4j2.yaml, no GC log unless the variables say otherwise). A log dir that is already
 # formatted makes it fail with "already formatted": that is a restart, and the data stays.
 if ! result=$( (run_class -Xmx256M "-Dlog4j2.configurationFile=$home/config/tools-log4j2.yaml" \
-  "${KAFKA_GC_LOG_OPTS-}" kafka.docker.KafkaDockerWrapper setup \
+  "${KAFKA_GC_LOG_OPTS-}" storage.jsa kafka.docker.KafkaDockerWrapper setup \
   --default-configs-dir "$docker_dir" \
   --mounted-configs-dir /mnt/shared/config \
   --final-configs-dir "$home/config") 2>&1); then
@@ -223,4 +234,4 @@ fi
 # kafka-server-start.sh: heap -Xmx1G -Xms1G and config/log4j2.yaml unless given; -loggc.
 gc_opts=${KAFKA_GC_LOG_OPTS:-"-Xlog:gc*:file=$log_dir/kafkaServer-gc.log:time,tags:filecount=10,filesize=100M"}
 run_class "-Xmx1G -Xms1G" "-Dlog4j2.configurationFile=$home/config/log4j2.yaml" "$gc_opts" \
-  kafka.Kafka "$home/config/server.properties"
+  kafka.jsa kafka.Kafka "$home/config/server.properties"
