@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,6 +78,13 @@ func TestIntegration(t *testing.T) {
 
 	if v, err := c.KafkaVersion(ctx); err != nil || v != "4.3.1" {
 		t.Errorf("KafkaVersion = %q, %v; want 4.3.1", v, err)
+	}
+	// Both images start the server from the class-data sharing archive
+	// they ship: the JVM, PID 1, has it mapped.
+	for _, svc := range c.Services() {
+		if n, err := c.Exec(ctx, svc, "grep", "-c", "/opt/kafka/kafka.jsa", "/proc/1/maps"); err != nil || strings.TrimSpace(n) == "0" {
+			t.Errorf("%s: the JVM has not mapped /opt/kafka/kafka.jsa (%q, %v)", svc, strings.TrimSpace(n), err)
+		}
 	}
 
 	// One record through, acks=all, and the high watermark moves past it.
