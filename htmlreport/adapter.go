@@ -175,7 +175,7 @@ func summaryFigures(trials []*report.Trial) []figure {
 	add("ack gap, partitions the broker followed", "follower_ack_gap", s.FollowerGap)
 	add("ack gap, every partition", "ack_gap", s.AnyGap)
 	add("receive gap, every partition", "receive_gap", s.ReceiveGap)
-	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseFirstAck} {
+	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseReturn, report.PhaseFirstAck} {
 		if r := s.Phases[name]; r != nil {
 			add("phase "+name, "phases."+name, *r)
 		}

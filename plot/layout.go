@@ -514,6 +514,9 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		case report.BoundaryFenced:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " fenced " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
+		case report.BoundaryNewIncarnation:
+			lines = append(lines, eventLine{at: bd.Time, text: broker + " registered again " + since(bd.Time, F), colour: eventColour, style: dashed})
+			continue
 		case report.BoundaryControlledShutdown:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " controlled shutdown " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
@@ -536,6 +539,8 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 			}
 		case report.BoundaryISRShrunk:
 			text = fmt.Sprintf("p%d ISR without %s", bd.Partition, broker)
+		case report.BoundaryFollowerReturned:
+			text = fmt.Sprintf("p%d %s follows again", bd.Partition, broker)
 		default:
 			continue
 		}
@@ -557,9 +562,10 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		lines = append(lines, eventLine{at: bd.Time, colour: palette[0], style: style})
 	}
 	names := map[string]string{
-		string(report.BoundaryNewLeader):       "new leaders",
-		string(report.BoundaryISRShrunk):       "ISRs without " + broker,
-		string(report.BoundaryProducerLearned): "producer learns new leaders",
+		string(report.BoundaryNewLeader):        "new leaders",
+		string(report.BoundaryISRShrunk):        "ISRs without " + broker,
+		string(report.BoundaryProducerLearned):  "producer learns new leaders",
+		string(report.BoundaryFollowerReturned): broker + " follows again",
 	}
 	for _, key := range keys {
 		gr := groups[key]

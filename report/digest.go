@@ -110,7 +110,7 @@ func (c Cause) MarshalJSON() ([]byte, error) {
 }
 
 // phaseOrder is the order of the digest's phase columns.
-var phaseOrder = []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck}
+var phaseOrder = []string{PhaseDetect, PhaseElect, PhaseClient, PhaseReturn, PhaseFirstAck}
 
 // Digest builds the trial's digest.
 func (tr *Trial) Digest() *Digest {

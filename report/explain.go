@@ -26,6 +26,11 @@ const (
 	// BoundaryFenced: the controller fenced the broker for a session
 	// timeout (SIGKILL, pause).
 	BoundaryFenced BoundaryKind = "fenced"
+	// BoundaryNewIncarnation: the broker, restarted under the same id,
+	// registered again once its session had expired, before the
+	// controller's periodic check fenced it, and the registration removed
+	// its previous incarnation from the partitions (SIGKILL).
+	BoundaryNewIncarnation BoundaryKind = "new-incarnation"
 	// BoundaryControlledShutdown: the controller granted the broker's
 	// controlled shutdown and began moving its leaderships (SIGTERM).
 	BoundaryControlledShutdown BoundaryKind = "controlled-shutdown"
@@ -38,6 +43,9 @@ const (
 	BoundaryISRShrunk BoundaryKind = "isr-shrunk"
 	// BoundaryProducerLearned: the producer learnt the new leader.
 	BoundaryProducerLearned BoundaryKind = "producer-learned"
+	// BoundaryFollowerReturned: the faulted broker, restarted before the
+	// controller fenced it, started following the partition again.
+	BoundaryFollowerReturned BoundaryKind = "follower-returned"
 )
 
 // Boundary is one moment the analysis found that bounds a stall's phase: a
@@ -116,6 +124,8 @@ func detectionKind(e timeline.Event) BoundaryKind {
 		return BoundaryControlledShutdown
 	case timeline.KindShutdownGranted, timeline.KindImmediateShutdown:
 		return BoundaryShutdownGranted
+	case timeline.KindNewIncarnation:
+		return BoundaryNewIncarnation
 	}
 	return BoundaryFenced
 }
@@ -200,10 +210,10 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		if l, ok := tr.Meta.Probe.Leaders[p]; ok {
 			st.Leader = l
 		}
-		newLeader, leaderMoved := tl.LeaderStarted(topic, p, F)
+		newLeader, leaderMoved := tl.NewLeaderStarted(topic, p, b, F)
 		st.Role = tr.Role(p) // decided once, in partitionRoles
 
-		var cands []bound
+		var cands, later []bound
 		if quorumLost {
 			cands = append(cands, bound{PhaseQuorum, BoundaryQuorumLeader, tookOver})
 		}
@@ -222,6 +232,14 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 		case results.RoleFollowed:
 			if e, ok := tl.ISRShrunk(topic, p, b, F); ok {
 				cands = append(cands, bound{PhaseElect, BoundaryISRShrunk, e})
+			}
+			// A broker restarted before the controller fenced it (a pod
+			// the kubelet restarts) is still in the ISR: when it follows
+			// again before any other consequence came, its return is what
+			// ended the stall, and the later fence bounds none of it.
+			if e, ok := tl.FollowerReturned(topic, p, b, F); ok && !g.Open && !e.Time.After(g.End) && before(e.Time, cands) {
+				later = cands
+				cands = []bound{{PhaseReturn, BoundaryFollowerReturned, e}}
 			}
 		}
 
@@ -289,13 +307,15 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 			case PhaseQuorum:
 				x.quorumPhase(&ph)
 			case PhaseDetect:
-				x.detect(&ph)
+				x.detect(&ph, bd.e.Kind)
 			case PhaseElect:
 				x.elect(&st, &ph, prev)
 			case PhaseClient:
 				x.client(&st, &ph, prev)
+			case PhaseReturn:
+				x.returned(&ph, later)
 			}
-			if undetected != "" && prev.Equal(F) {
+			if undetected != "" && prev.Equal(F) && bd.name != PhaseReturn {
 				ph.Name = PhaseDetect + "+" + bd.name
 				// The phase's own explanation would count its whole
 				// time as the election's: it is replaced, not kept.
@@ -391,11 +411,22 @@ func quorumTakeover(tl *timeline.Timeline, f *results.Fault, F time.Time) (timel
 	})
 }
 
+// before reports whether t is before every bound of bs.
+func before(t time.Time, bs []bound) bool {
+	for _, bd := range bs {
+		if !t.Before(bd.e.Time) {
+			return false
+		}
+	}
+	return true
+}
+
 // boundaryWhat names a boundary for a sentence.
 var boundaryWhat = map[BoundaryKind]string{
-	BoundaryNewLeader:       "the new leader's first line as leader",
-	BoundaryISRShrunk:       "the leader's ISR without the broker",
-	BoundaryProducerLearned: "the producer's learning of the new leader",
+	BoundaryNewLeader:        "the new leader's first line as leader",
+	BoundaryISRShrunk:        "the leader's ISR without the broker",
+	BoundaryProducerLearned:  "the producer's learning of the new leader",
+	BoundaryFollowerReturned: "the restarted broker's first line as follower",
 }
 
 // missingDetection says why the detection of fault f, at F, is not in the
@@ -485,8 +516,8 @@ func boundaryBroker(bd bound, faulted int32) int32 {
 	case BoundaryProducerLearned:
 		return bd.e.Leader
 	}
-	// The fence, the shutdown grant and the smaller ISR concern the
-	// faulted broker.
+	// The fence, the shutdown grant, the smaller ISR and the follower's
+	// return concern the faulted broker.
 	return faulted
 }
 

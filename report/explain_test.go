@@ -54,6 +54,15 @@ func shrunkLine(d time.Duration, p int) string {
 		"state.change.logger")
 }
 
+// restartLines are broker 1, restarted, starting on the metadata that
+// still names it: leading orders-0 at its old epoch, and following orders-1.
+func restartLines(d time.Duration) string {
+	return kafkaLine(d, "[Broker id=1] Leader orders-0 with topic id Some(abc) starts at leader epoch 0 from offset 40 with partition epoch 0, high watermark 38, ISR [1,2,3], adding replicas [] and removing replicas [] . Previous leader None and previous leader epoch was -1.",
+		"state.change.logger") +
+		kafkaLine(d, "[Broker id=1] Follower orders-1 with topic id Some(abc) starts at leader epoch 0 from offset 40 with partition epoch 0 and high watermark 38. Current leader is 2. Previous leader None and previous leader epoch was -1.",
+			"state.change.logger")
+}
+
 // learntLine is the producer learning that broker 2 leads partition p.
 func learntLine(d time.Duration, p int) string {
 	return handF.Add(d).Format("2006-01-02T15:04:05.000000000Z") +
@@ -232,6 +241,49 @@ func TestExplainEdges(t *testing.T) {
 			p: 0, role: "leader", open: true,
 			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}},
 			text:   "p0 (led by the broker; new leader 2) no ack after the fault = 2.00 detect + 0.10 elect + 0.30 client\n",
+		},
+		{
+			// k1 came back before the controller fenced it (a pod the
+			// kubelet restarts): its follower of p1 fetched again, and
+			// the fence, later, bounds none of p1's stall.
+			name: "follower restarted before its fence",
+			trial: handTrial{acks: map[int32][]time.Duration{1: cat(before, after(2200*msec))}, files: map[string]string{
+				"logs/k1/state-change.log": restartLines(2000 * msec),
+				"logs/c1/controller.log":   fenceLine(3000 * msec),
+				"logs/k2/state-change.log": shrunkLine(3050*msec, 1),
+			}},
+			p: 1, role: "follower", total: 2200 * msec,
+			phases: []phase{{PhaseReturn, 2000 * msec}, {PhaseFirstAck, 200 * msec}},
+			text:   "p1 (the broker followed) 2.20 s = 2.00 return + 0.20 first ack\n",
+		},
+		{
+			// The restarted k1's line as leader of p0, at its old epoch
+			// and before the fence, is no election: k2's is.
+			name: "leader restarted before its fence",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
+				"logs/k1/state-change.log": restartLines(1500 * msec),
+				"logs/c1/controller.log":   fenceLine(2000 * msec),
+				"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+				"client.log":               learntLine(2400*msec, 0),
+			}},
+			p: 0, role: "leader", total: 3000 * msec,
+			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "p0 (led by the broker; new leader 2) 3.00 s = 2.00 detect + 0.10 elect + 0.30 client + 0.60 first ack\n",
+		},
+		{
+			// k1's restart registered after its session had expired but
+			// before the periodic check fenced it: the registration is
+			// the detection, and no fence is logged.
+			name: "new incarnation in place of the fence",
+			trial: handTrial{acks: map[int32][]time.Duration{0: cat(before, after(3000*msec))}, files: map[string]string{
+				"logs/c1/controller.log": kafkaLine(2000*msec, "[QuorumController id=100] Registering a new incarnation of broker 1. Previous incarnation ID was a; new incarnation ID is b. Generated 2 record(s) to clean up previous incarnations. Broker epoch will become 101.",
+					"org.apache.kafka.controller.ClusterControlManager"),
+				"logs/k2/state-change.log": leaderLine(2100*msec, 0),
+				"client.log":               learntLine(2400*msec, 0),
+			}},
+			p: 0, role: "leader", total: 3000 * msec,
+			phases: []phase{{PhaseDetect, 2000 * msec}, {PhaseElect, 100 * msec}, {PhaseClient, 300 * msec}, {PhaseFirstAck, 600 * msec}},
+			text:   "why: broker 1, restarted under the same id, registered again 2.00 s after the process ended",
 		},
 		{
 			// RF 1: the fence elects no one, and the stall says why.
@@ -484,5 +536,34 @@ func TestExplainStuckProducer(t *testing.T) {
 	if !st.FirstAck.IsZero() || !strings.Contains(st.Note, "1 of its requests to broker 1 timed out") ||
 		!strings.Contains(st.Note, "1 metadata request(s) to that same broker") {
 		t.Errorf("first ack %v, note %q", st.FirstAck, st.Note)
+	}
+}
+
+// TestExplainRestartedBroker is a recorded SIGKILL on Kubernetes, where the
+// kubelet restarted kafka-broker-2 (node 2) about a second after it died:
+// the restarted broker followed p1 and p2 again before the controller
+// fenced it, which ended their stalls, and it logged itself leader of p0
+// at its old epoch, which was no election: broker 3's line is.
+func TestExplainRestartedBroker(t *testing.T) {
+	tr := analyze(t, unpack(t, "k8s-sigkill-restarted.tar.gz"))
+	led := stallOf(t, tr, 0)
+	checkPhases(t, tr, led)
+	if got, want := phaseNames(led), []string{PhaseDetect, PhaseElect, PhaseClient, PhaseFirstAck}; !slices.Equal(got, want) || led.NewLeader != 3 {
+		t.Errorf("p0: phases %q, new leader %d; want %q and 3", got, led.NewLeader, want)
+	}
+	for _, p := range []int32{1, 2} {
+		st := stallOf(t, tr, p)
+		checkPhases(t, tr, st)
+		if got, want := phaseNames(st), []string{PhaseReturn, PhaseFirstAck}; st.Role != results.RoleFollowed || st.Unrelated || !slices.Equal(got, want) {
+			t.Fatalf("p%d: role %q, not the fault's %v, phases %q; want a followed partition's %q", p, st.Role, st.Unrelated, got, want)
+		}
+		ret := st.Phases[0]
+		if !strings.HasPrefix(ret.Source, "kafka-broker-2/state-change.log:") || !strings.Contains(ret.Why, "came back before the controller fenced it") {
+			t.Errorf("p%d return: source %q, why %q", p, ret.Source, ret.Why)
+		}
+		// The fence came after the stall ended, and is said to.
+		if fence, ok := tr.Timeline.Fenced(2, tr.FaultAt); !ok || !fence.Time.After(st.FirstAck) || !strings.Contains(ret.Why, "fenced at "+clock(fence.Time)) {
+			t.Errorf("p%d: fence %v (%v) after the first ack %v, and named in %q", p, fence.Time, ok, st.FirstAck, ret.Why)
+		}
 	}
 }

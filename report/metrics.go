@@ -160,7 +160,7 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 		leader, known := tr.Meta.Probe.Leaders[p]
 		moved := false
 		if !known && tr.Timeline != nil {
-			_, moved = tr.Timeline.LeaderStarted(tr.Meta.Probe.Topic, p, tr.FaultAt)
+			_, moved = tr.Timeline.NewLeaderStarted(tr.Meta.Probe.Topic, p, b, tr.FaultAt)
 		}
 		switch {
 		case (known && leader == b) || moved:

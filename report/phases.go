@@ -17,6 +17,9 @@ import (
 //	elect      → the new leader's state-change line, or, where the faulted
 //	           broker was a follower, the ISR shrink that drops it
 //	client     → the producer learns the new leader (leader partitions only)
+//	return     fault → the faulted broker, restarted before the controller
+//	           fenced it, follows the partition again (follower partitions
+//	           only; it takes the place of detect and elect)
 //	first ack  → the first successful ack
 //
 // A boundary the logs do not show is left out and its time falls to the
@@ -136,9 +139,12 @@ func (ph Phase) MarshalJSON() ([]byte, error) {
 const (
 	// PhaseQuorum is the controller quorum's leaderless gap, when the
 	// faulted node led it: the detection's first part.
-	PhaseQuorum   = "quorum"
-	PhaseDetect   = "detect"
-	PhaseElect    = "elect"
-	PhaseClient   = "client"
+	PhaseQuorum = "quorum"
+	PhaseDetect = "detect"
+	PhaseElect  = "elect"
+	PhaseClient = "client"
+	// PhaseReturn is a followed partition's wait for the faulted broker,
+	// restarted before the controller fenced it, to follow it again.
+	PhaseReturn   = "return"
 	PhaseFirstAck = "first ack"
 )

@@ -256,8 +256,9 @@ func (x *explainer) sessionTimeout() Setting {
 	return nodeSetting(x.ctl, x.ctlErr, "", sessionTimeoutSetting)
 }
 
-// detect explains fault → the controller acting on the broker.
-func (x *explainer) detect(ph *Phase) {
+// detect explains fault → the controller acting on the broker, as the line
+// of kind k showed it.
+func (x *explainer) detect(ph *Phase, k timeline.Kind) {
 	if x.f.Graceful() {
 		ph.Why = fmt.Sprintf("on SIGTERM broker %d asks the controller for a controlled shutdown with its next heartbeat; the controller granted it %s after the signal and moved its leaderships first",
 			x.f.NodeID, secs(ph.End.Sub(x.f.SignalSent)))
@@ -276,6 +277,13 @@ func (x *explainer) detect(ph *Phase) {
 		return
 	}
 	ended := faultEnded(x.f.Kind)
+	if k == timeline.KindNewIncarnation {
+		// The controller refuses a new incarnation while the previous
+		// one's session is valid: the session's expiry bounds this too.
+		ph.Why = fmt.Sprintf("broker %d, restarted under the same id, registered again %s after %s: the controller refuses a new incarnation until the previous one's session has expired (%s after its last heartbeat), and this registration came before its periodic check had fenced the previous one, so the registration itself removed it from the partitions",
+			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 9*time.Second))
+		return
+	}
 	session, ok := ms(sessionS)
 	if !ok {
 		ph.Why = fmt.Sprintf("the controller fences a broker broker.session.timeout.ms after its last heartbeat; here it fenced broker %d %s after %s (%s)",
@@ -358,6 +366,25 @@ func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
 	}
 }
 
+// returned explains fault → the faulted broker, restarted, following the
+// partition again: it had stayed in the ISR, so acks=all waited for it, and
+// it came back before the controller fenced it. later are the fault's
+// other consequences for the partition, all after the return.
+func (x *explainer) returned(ph *Phase, later []bound) {
+	b := x.f.NodeID
+	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it: it came back before the controller fenced it, and its follower of the partition started again %s after %s",
+		b, secs(ph.End.Sub(x.tr.FaultAt)), faultEnded(x.f.Kind))
+	var then []string
+	for _, bd := range later {
+		then = append(then, fmt.Sprintf("%s at %s [%s]", bd.kind, clock(bd.e.Time), bd.e.Source))
+	}
+	if len(then) > 0 {
+		ph.Why += "; the fault's other consequences came after: " + strings.Join(then, ", ")
+	}
+	ph.Setting = "broker.session.timeout.ms on the controller: a session shorter than the broker's absence fences it, and the ISR shrinks, before it returns"
+	ph.Settings = []Setting{x.sessionTimeout()}
+}
+
 // facts returns the producer's own facts in [from, to] that every match
 // accepts.
 func (x *explainer) facts(from, to time.Time, match ...timeline.Match) []timeline.Event {
@@ -413,7 +440,7 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 		ph.Settings = []Setting{x.clientSetting("metadata_min_age")}
 	}
 	if retries > 0 {
-		ph.Why += fmt.Sprintf("; %d metadata request(s) went to an unreachable broker and were retried after %s of backoff", retries, backoff)
+		ph.Why += fmt.Sprintf("; %d metadata request(s) went to an unreachable broker and were retried after %s of backoff", retries, backoff.Round(time.Millisecond))
 		ph.Setting = strings.TrimPrefix(ph.Setting+"; retry_backoff", "; ")
 		ph.Settings = append(ph.Settings, x.clientSetting("retry_backoff"))
 	}
@@ -515,6 +542,9 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 	}
 	if st.Role != results.RoleLed {
 		ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding once the high watermark moved, %s later", secs(d))
+		if n := len(st.Phases); n > 0 && st.Phases[n-1].Name == PhaseReturn {
+			ph.Why = fmt.Sprintf("the leader answered the produce requests it was holding once broker %d had fetched their records and the high watermark moved, %s later", x.f.NodeID, secs(d))
+		}
 		return
 	}
 	if d < 50*time.Millisecond {

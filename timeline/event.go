@@ -42,6 +42,7 @@ const (
 	KindImmediateShutdown  // "(Un)fenced broker N has requested and been granted an immediate shutdown."
 	KindShutdownGranted    // "The request from broker N to shut down has been granted since ..."
 	KindRegistered         // "Replayed ... RegisterBrokerRecord ... broker N: RegisterBrokerRecord(...)"
+	KindNewIncarnation     // "Registering a new incarnation of broker N. ... Generated K record(s) to clean up previous incarnations."
 	KindUnfenceGranted     // "The request from broker N to unfence has been granted because ..."
 	KindFenceChanges       // "handleBrokerFenced: changing N partition(s)"
 	KindShutdownChanges    // "enterControlledShutdown[N]: changing M partition(s)"
@@ -101,6 +102,7 @@ var kindNames = [...]string{
 	KindImmediateShutdown:  "immediate-shutdown",
 	KindShutdownGranted:    "shutdown-granted",
 	KindRegistered:         "registered",
+	KindNewIncarnation:     "new-incarnation",
 	KindUnfenceGranted:     "unfence-granted",
 	KindFenceChanges:       "fence-changes",
 	KindShutdownChanges:    "shutdown-changes",

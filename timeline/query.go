@@ -79,9 +79,14 @@ func firstIndex(events []Event, t time.Time) int {
 }
 
 // Fenced returns the controller's fencing of broker id for a session timeout,
-// at or after t.
+// at or after t, or, for a broker restarted under the same id, its new
+// incarnation's registration where that removed the previous one from the
+// partitions: the session had expired, and the registration came before
+// the periodic check that fences.
 func (tl *Timeline) Fenced(id int32, t time.Time) (Event, bool) {
-	return tl.First(t, OfKind(KindFenced), ForBroker(id))
+	return tl.First(t, ForBroker(id), func(e *Event) bool {
+		return e.Kind == KindFenced || (e.Kind == KindNewIncarnation && e.Count > 0)
+	})
 }
 
 // ControlledShutdown returns the controller's grant of broker id's request
@@ -101,6 +106,27 @@ func (tl *Timeline) ShutdownGranted(id int32, t time.Time) (Event, bool) {
 // line of the partition at or after t: when its new leader took it on.
 func (tl *Timeline) LeaderStarted(topic string, partition int32, t time.Time) (Event, bool) {
 	return tl.First(t, OfKind(KindLeaderStarted), ForPartition(topic, partition))
+}
+
+// NewLeaderStarted returns the first "Leader T-P ... starts at leader
+// epoch" line at or after t by a broker other than b, the partition's
+// leader when it was faulted at t, or by b itself once it had registered
+// again. A restarted broker reads the metadata that still names it leader
+// and logs a start at its old epoch before the controller has fenced its
+// previous incarnation (a pod the kubelet restarts, say): that line is no
+// election, and nobody can produce to it until it registers.
+func (tl *Timeline) NewLeaderStarted(topic string, partition, b int32, t time.Time) (Event, bool) {
+	reg, registered := tl.First(t, OfKind(KindRegistered), ForBroker(b))
+	return tl.First(t, OfKind(KindLeaderStarted), ForPartition(topic, partition), func(e *Event) bool {
+		return e.Broker != b || (registered && !e.Time.Before(reg.Time))
+	})
+}
+
+// FollowerReturned returns the first "Follower T-P ... starts at leader
+// epoch" line at or after t by broker b: b, faulted at t and restarted,
+// following the partition again and fetching from its leader.
+func (tl *Timeline) FollowerReturned(topic string, partition, b int32, t time.Time) (Event, bool) {
+	return tl.First(t, OfKind(KindFollowerStarted), ForPartition(topic, partition), ForBroker(b))
 }
 
 // ClientLearnedLeader returns when client first learned a different leader

@@ -109,6 +109,14 @@ var rules = []rule{
 	{kind: KindUnfenceGranted, key: "to unfence has been granted",
 		re: regexp.MustCompile(anyContext + `The request from broker (?P<broker>\d+) to unfence has been granted`)},
 
+	// ClusterControlManager.registerBroker, for a broker restarted under the
+	// same id: the controller refuses it while the previous incarnation's
+	// session is valid, and takes it once that session has expired; when
+	// the periodic check had not fenced the old one yet, the registration
+	// itself removes it (K > 0 records: handleBrokerUncleanShutdown).
+	{kind: KindNewIncarnation, key: "Registering a new incarnation of broker",
+		re: regexp.MustCompile(anyContext + `Registering a new incarnation of broker (?P<broker>\d+)\. .*?Generated (?P<count>\d+) record\(s\) to clean up`)},
+
 	// org.apache.kafka.controller.ClusterControlManager.replay(RegisterBrokerRecord).
 	{kind: KindRegistered, key: "RegisterBrokerRecord",
 		re:   regexp.MustCompile(anyContext + `Replayed (?:initial )?RegisterBrokerRecord (?:for|modifying the registration for|establishing a new incarnation of) broker (?P<broker>\d+):`),

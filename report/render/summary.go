@@ -21,7 +21,7 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 	row("ack gap, partitions the broker followed", s.FollowerGap)
 	row("ack gap, every partition", s.AnyGap)
 	row("receive gap, every partition", s.ReceiveGap)
-	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseFirstAck} {
+	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseReturn, report.PhaseFirstAck} {
 		if r := s.Phases[name]; r != nil {
 			row("phase "+name, *r)
 		}

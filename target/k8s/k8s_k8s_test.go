@@ -314,6 +314,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	rep.checkAudit(t)
 	checkCPU(t, rep.Meta.Host, rep.Meta.Fault, rep.Verdict, "kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3")
 	rep.checkLedStall(t, "sigkill")
+	rep.checkRestartExplained(t, 2)
 	for _, name := range []string{"server.log", "state-change.log"} {
 		if st, err := os.Stat(filepath.Join(dir, "trial-01", "logs", "kafka-broker-2", name)); err != nil || st.Size() == 0 {
 			t.Errorf("the killed broker's %s was not collected: %v", name, err)
@@ -448,6 +449,15 @@ type trialReport struct {
 		Duplicated   int `json:"duplicated"`
 		Reordered    int `json:"reordered"`
 	} `json:"integrity"`
+	Stalls []struct {
+		Partition   int32  `json:"partition"`
+		Role        string `json:"role"`
+		NewLeader   int32  `json:"new_leader"`
+		NotTheFault bool   `json:"not_the_fault"`
+		Phases      []struct {
+			Name string `json:"name"`
+		} `json:"phases"`
+	} `json:"stalls"`
 	Digest struct {
 		Rows []struct {
 			Partition  int32   `json:"partition"`
@@ -469,6 +479,32 @@ func readTrial(t *testing.T, dir string) *trialReport {
 		t.Fatal(err)
 	}
 	return &rep
+}
+
+// checkRestartExplained checks the explanation of a broker the kubelet
+// restarted a second after it was killed: whether it came back before the
+// controller fenced it (its followed partitions resume then) or after (they
+// resume when the ISR shrinks), a follower's stall of seconds is the
+// fault's, split into phases, and the restarted broker's own line as leader
+// at its old epoch is never taken for the election.
+func (rep *trialReport) checkRestartExplained(t *testing.T, killed int32) {
+	t.Helper()
+	ack := map[int32]float64{}
+	for _, r := range rep.Digest.Rows {
+		ack[r.Partition] = r.AckSeconds
+	}
+	for _, st := range rep.Stalls {
+		var names []string
+		for _, ph := range st.Phases {
+			names = append(names, ph.Name)
+		}
+		switch {
+		case st.Role == string(results.RoleFollowed) && ack[st.Partition] >= 2 && (st.NotTheFault || len(names) == 0):
+			t.Errorf("p%d, followed, stalled %.2f s yet is called not the fault's (phases %q)", st.Partition, ack[st.Partition], names)
+		case st.Role == string(results.RoleLed) && st.NewLeader == killed:
+			t.Errorf("p%d: the new leader is the killed broker %d itself (phases %q)", st.Partition, killed, names)
+		}
+	}
 }
 
 // checkAudit checks that records were acked and none lost, duplicated or
