@@ -152,6 +152,31 @@ func volumes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns stri
 	}
 }
 
+// stopPods stops the pods of namespace ns, which is being deleted (so that
+// no controller makes them again), without the manifests' two minutes of
+// grace: a broker's controlled shutdown waits for a controller that is
+// stopping too. It returns once the kubelet has stopped every one of them.
+func stopPods(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) {
+	t.Helper()
+	grace := int64(1)
+	if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &grace}, metav1.ListOptions{}); err != nil {
+		t.Errorf("delete the pods of namespace %s: %v", ns, err)
+		return
+	}
+	for {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err == nil && len(pods.Items) == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Errorf("the pods of namespace %s did not stop within a minute (last error %v)", ns, err)
+			return
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
 func waitPod(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, name, what string, ok func(*corev1.Pod) bool) *corev1.Pod {
 	t.Helper()
 	for {
@@ -229,6 +254,12 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create namespace %s: %v", ns, err)
 	}
+	// The brokers' volumes are directories of t.TempDir, and Kafka writes a
+	// checkpoint into them every few seconds: removed under a running
+	// broker, one fails with "directory not empty". Cleanups run last
+	// first, so this first TempDir makes their removal come after the
+	// namespace's, which waits until its pods have stopped.
+	t.TempDir()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -238,7 +269,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 		}
 		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
 			t.Errorf("delete namespace %s: %v", ns, err)
+			return
 		}
+		stopPods(ctx, t, cs, ns)
 	})
 	// The controller manager makes the namespace's default service account,
 	// which admission needs before it takes a pod.
