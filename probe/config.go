@@ -234,6 +234,7 @@ func (c *Config) Effective() map[string]string {
 		"produce_request_timeout":  d(c.ProduceTimeout),
 		"request_timeout_overhead": d(c.RequestTimeoutOverhead),
 		"dial_timeout":             "10s",
+		"retry_first_read_eof":     "true (after the admin client's requests proved the configuration)",
 		"fetch_max_wait":           d(c.FetchMaxWait),
 		"max_produce_inflight":     inflight,
 		"interval":                 d(c.Interval),

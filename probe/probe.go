@@ -112,7 +112,15 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 		p.parts[part] = &partition{pending: make(map[int64]*results.Message), stats: PartitionStats{Partition: part}}
 	}
 
+	// The admin client's requests above proved the connection's
+	// configuration (TLS, SASL), which is what franz-go suspects of a
+	// connection closed at its first read, and fails its records at once
+	// for. From here that EOF is a broker going down — a halting broker
+	// accepts a connection and closes it — and is retried, as the Java
+	// client retries a NetworkException: the probe must not fail records a
+	// client left to its retries would deliver.
 	p.prod, err = kgo.NewClient(append(append(cfg.clientOpts(), cfg.producerOpts()...),
+		kgo.AlwaysRetryEOF(),
 		kgo.WithLogger(p.logs.named("producer")),
 		kgo.MaxBufferedRecords(1<<20), // never block the send loop, whatever the stall
 	)...)
@@ -124,6 +132,7 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 		offsets[part] = kgo.NewOffset().At(o)
 	}
 	p.cons, err = kgo.NewClient(append(cfg.clientOpts(),
+		kgo.AlwaysRetryEOF(),
 		kgo.WithLogger(p.logs.named("consumer")),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: offsets}),
 		kgo.FetchMaxWait(cfg.FetchMaxWait),
