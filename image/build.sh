@@ -14,6 +14,9 @@
 #   3. `docker build` of image/Dockerfile on top of the base image (the classic builder, which
 #      every engine has; layers are cached, so an unchanged rebuild takes seconds).
 #
+# It prints one line per step with its time; what the steps print goes to a log
+# (.cache/image/build.log, or KBF_IMAGE_LOG), whose end is shown when a step fails.
+#
 # Environment: KAFKA_VERSION (default 4.3.1; any 4.x release on Maven Central), KBF_IMAGE_TAG
 # (default kbf/kafka:KAFKA_VERSION), KBF_BASE_IMAGE (default
 # kbf/debian-jre:bookworm-iptables), KBF_CACHE_DIR (default .cache/image in the repository).
@@ -39,16 +42,34 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 started=$(now)
 timings=()
 
-# step NAME COMMAND...: runs COMMAND and records how long it took.
+# step NAME COMMAND...: runs COMMAND with its output in the build's log, and prints one line:
+# the step and how long it took. A step that fails prints the end of the log and where it is.
 step() {
-  local name=$1 t0 t1
+  local name=$1 t0 t1 rc=0
   shift
-  echo "==> $name"
+  printf '==> %-44s' "$name"
   t0=$(now)
-  "$@"
+  echo "==> $name" >>"$log"
+  # A subshell, so that a step's exit or error ends the step, not the script, and its own
+  # cleanup (trap) runs; errexit is set inside it, where a `||` would have turned it off.
+  set +e
+  (
+    set -e
+    trap cleanup EXIT
+    "$@"
+  ) >>"$log" 2>&1
+  rc=$?
+  set -e
   t1=$(now)
+  if [ "$rc" -ne 0 ]; then
+    printf ' failed after %.1f s\n' "$(elapsed "$t0" "$t1")"
+    echo "build.sh: $name failed (exit $rc); the end of its log:" >&2
+    tail -n 25 "$log" | sed 's/^/    /' >&2
+    echo "build.sh: the whole log: $log" >&2
+    exit "$rc"
+  fi
+  printf ' %6.1f s\n' "$(elapsed "$t0" "$t1")"
   timings+=("$(printf '%-40s %7.1f s' "$name" "$(elapsed "$t0" "$t1")")")
-  echo "    $name: $(printf '%.1f' "$(elapsed "$t0" "$t1")") s"
 }
 
 need() {
@@ -80,6 +101,9 @@ need docker
 ensure mvn maven
 docker info >/dev/null 2>&1 || { echo "build.sh: the Docker engine does not answer (docker info)" >&2; exit 1; }
 mkdir -p "$cache"
+# Everything the steps print (debootstrap, Maven, docker build) goes to this log, anew each build.
+log=${KBF_IMAGE_LOG:-$cache/build.log}
+: >"$log"
 
 # --- 1. base image ---------------------------------------------------------------------------
 rootfs=""
@@ -113,7 +137,7 @@ build_base() {
 
 if docker image inspect "$base" >/dev/null 2>&1; then
   timings+=("$(printf '%-40s %9s' "base image $base" "cached")")
-  echo "==> base image $base: present, skipped"
+  printf '==> %-44s cached\n' "base image $base"
 else
   step "base image $base" build_base
 fi
@@ -124,7 +148,7 @@ pom_sum="$(sha256sum "$here/pom.xml" | cut -d' ' -f1) $version"
 
 copy_jars() {
   rm -rf "$libs.tmp"
-  if ! mvn -q -f "$here/pom.xml" dependency:copy-dependencies -Dkafka.version="$version" \
+  if ! mvn -B -q -f "$here/pom.xml" dependency:copy-dependencies -Dkafka.version="$version" \
     -DincludeScope=runtime -DoutputDirectory="$libs.tmp"; then
     echo "build.sh: Maven could not fetch Kafka $version's jars: is $version a Kafka release on Maven Central (org.apache.kafka:kafka_2.13)?" >&2
     exit 1
@@ -137,7 +161,7 @@ copy_jars() {
 
 if [ -d "$libs" ] && [ "$(cat "$libs.pom.sha256" 2>/dev/null)" = "$pom_sum" ]; then
   timings+=("$(printf '%-40s %9s' "jars (pom.xml, Kafka $version)" "cached")")
-  echo "==> jars: copied from this pom.xml already, skipped"
+  printf '==> %-44s cached\n' "jars (pom.xml, Kafka $version)"
 else
   step "jars (pom.xml, Kafka $version)" copy_jars
 fi
@@ -162,9 +186,5 @@ build_image() {
 step "image $image" build_image
 
 total=$(elapsed "$started" "$(now)")
-echo
-echo "Timings:"
-printf '  %s\n' "${timings[@]}"
-printf '  %-40s %7.1f s\n' "total" "$total"
-echo "Images:"
-docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^($image|$base) " | sed 's/^/  /' || true
+size=$(docker image inspect --format '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1 / 1e6 }')
+printf '==> %-44s %6.1f s (%s; log: %s)\n' "$image built" "$total" "$size" "$log"
