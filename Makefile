@@ -58,7 +58,7 @@ unit: vet
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
 INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./target/remote/
 
-# The external fault's test kills a broker this many times (the README's figures took 5).
+# The external fault's test kills a broker this many times (docs/measurements.md's figures took 5).
 KBF_EXTERNAL_TRIALS ?= 2
 export KBF_EXTERNAL_TRIALS
 
@@ -79,7 +79,7 @@ test-build: vet
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./results/ ./gaps/ ./integrity/
 
-# kbf bench and kbf compare (see the README's "The CI benchmark job").
+# kbf bench and kbf compare (see docs/ci-gate.md).
 BENCH_FILE     ?= bench/ci.yaml
 BENCH_TRIALS   ?= 3
 BENCH_BASELINE ?=

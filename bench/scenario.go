@@ -26,7 +26,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Example is a scenario file, as the README and kbf bench --help show it.
+// Example is a scenario file, as docs/ci-gate.md and kbf bench --help show it.
 const Example = `# kbf bench FILE: every scenario runs trials times, interleaved (A B A B ...).
 trials: 6
 fresh: false              # true: a fresh cluster for every trial

@@ -17,7 +17,7 @@ import (
 )
 
 // testdata/old.txt is six trials of SIGKILL and SIGTERM as kbf bench
-// lays them out, with figures in the spread the README reports for this
+// lays them out, with figures in the spread docs/measurements.md reports for this
 // machine (ack stalls 7.45–9.90 s after a SIGKILL, 0.02–1.11 s after a
 // SIGTERM).
 const oldFile = "testdata/old.txt"

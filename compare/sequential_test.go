@@ -89,7 +89,7 @@ func sequentially(t *testing.T, rec *Side, keys []Key, sought map[Key]float64, f
 // which A against A may answer different in at most alpha's 5 % of runs,
 // and slower by the change sought may pass (same or an improvement, exit
 // 0) in at most SameMiss's 5 %. What each answered, and the trials used,
-// are logged for the README.
+// are logged for docs/measurements.md.
 func TestSequential(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")

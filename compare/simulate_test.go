@@ -97,7 +97,7 @@ func keyName(k Key) string { return shortName(k.Name) + " " + metricName(k.Unit)
 // A against A, 1000 times at 6 trials a side and at 12. A row may answer
 // different in at most alpha (5 %) of comparisons. A whole comparison of
 // 22 rows, any of which may answer different, may in at most 10 %: the
-// rows' false alarms add up (7–8 % measured; README).
+// rows' false alarms add up (7–8 % measured; docs/measurements.md).
 func TestFalseAlarms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -130,7 +130,7 @@ func TestFalseAlarms(t *testing.T) {
 // the change sought itself, the design point of the same-threshold, at
 // most SameMiss (5 %) of them may, for any row; undecided (exit 5) fails a
 // CI job too, so it is no miss. The share answered different (the power)
-// is logged and stated in the README.
+// is logged and stated in docs/measurements.md.
 func TestMisses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")

@@ -168,7 +168,7 @@ func buildKBF(ctx context.Context, t *testing.T) string {
 	return bin
 }
 
-// TestIntegrationEmbeddedFile checks the README's claim that
+// TestIntegrationEmbeddedFile checks docs/clusters.md's claim that
 // compose/compose.yaml runs as it is under Docker Compose, and that kbf's
 // Kafka side takes to the stack Compose made.
 func TestIntegrationEmbeddedFile(t *testing.T) {
