@@ -18,7 +18,6 @@ import (
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/verdict"
 )
 
 // Options are one run's settings, as plain values.
@@ -199,13 +198,12 @@ func partitionList(ps []int32) list {
 	return list(strings.Join(s, ","))
 }
 
-// ErrFindings marks a run that completed and found a client's records
-// breaking what its settings promise (report.Findings.Fail).
-var ErrFindings = errors.New("the run found a problem")
-
-// ErrNoValidTrial marks a run none of whose trials was valid (see package
-// verdict): it measured nothing to rely on.
-var ErrNoValidTrial = errors.New("no trial was valid")
+// ErrFindings and ErrNoValidTrial are report.Outcome's: a run's trials come
+// to an exit status by the rule kbf report's follow.
+var (
+	ErrFindings     = report.ErrFindings
+	ErrNoValidTrial = report.ErrNoValidTrial
+)
 
 // Runner runs trials. Target is required; the other dependencies have
 // defaults.
@@ -287,7 +285,7 @@ func (r *Runner) Run(ctx context.Context) error {
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
 		trials = append(trials, tr)
-		if tr.Verdict != nil && tr.Verdict.Status == verdict.Valid {
+		if tr.Verdict.Valid() {
 			valid++
 		}
 	}
@@ -297,7 +295,11 @@ func (r *Runner) Run(ctx context.Context) error {
 		}
 	}
 	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
-	return Outcome(trials) // outcome.go
+	var out report.Outcome
+	for i, tr := range trials {
+		out.Add(fmt.Sprintf("trial %d", i+1), tr)
+	}
+	return out.Err()
 }
 
 // summarize prints the summary across trials and keeps it in the run

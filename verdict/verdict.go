@@ -85,6 +85,9 @@ type Verdict struct {
 	Reasons []Reason `json:"reasons,omitempty"`
 }
 
+// Valid reports whether the trial counts: judged, and judged valid.
+func (v *Verdict) Valid() bool { return v != nil && v.Status == Valid }
+
 // Add records one more finding against the trial, keeping the reasons
 // worst first: for what the analysis, not Judge, finds.
 func (v *Verdict) Add(s Status, k Kind, detail string) {

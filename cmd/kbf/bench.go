@@ -11,7 +11,7 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -77,10 +77,9 @@ end --settle after recovery rather than at --duration.
 The scenario file:
 
 ` + bench.Example + `
-Exit status: 0 done; 3 a trial's records broke what a client's settings
-promise (lost under acks=all, duplicated or reordered by an idempotent
-producer; a trial of any verdict); 6 no trial was valid; 1 the benchmark
-could not run; 2 the command line or FILE is wrong.`,
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitRegress, exitTooFew, exitNoValid, exitCanceled) + `
+
+4 and 5 come only with --until-decided.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef("bench takes at most one FILE, a scenario file")
@@ -273,22 +272,19 @@ func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error
 	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
 }
 
-// benchOutcome is the benchmark's exit: errFindings when any trial's
-// findings fail it (report.Findings.Fail, the rule of kbf run and kbf
-// report, in a trial of any verdict), else ErrNoValidTrial when no trial
-// was valid.
+// benchOutcome is the benchmark's exit, by the rule of kbf run and kbf
+// report (report.Outcome), over every trial it kept.
 func benchOutcome(set *bench.Set) error {
-	valid := 0
+	var o report.Outcome
 	for _, r := range set.Records {
-		if r.Valid() {
-			valid++
+		if r.M == nil {
+			o.AddMeasured(r.Trial.ID(), nil, false)
+			continue
 		}
-		if r.M != nil && r.M.Findings.Fail() {
-			return fmt.Errorf("%w: %s: %s (see its report)", errFindings, r.Trial.ID(), r.M.Findings.Why())
-		}
+		o.AddMeasured(r.Trial.ID(), r.M.Findings, r.Valid())
 	}
-	if valid == 0 && len(set.Records) > 0 {
-		return fmt.Errorf("%w: none of %d trials (summary.md says why)", experiment.ErrNoValidTrial, len(set.Records))
+	if err := o.Err(); err != nil {
+		return fmt.Errorf("%w (see summary.md and each trial's report)", err)
 	}
 	return nil
 }

@@ -60,12 +60,10 @@ a threshold that falls as trials grow, the p a change of the size sought
 95% of comparisons. Undecided: between the two, or fewer than 6 valid
 trials a side: run more.
 
-Exit status: 0 same, or an improvement (the summary says which); 4 a
-regression; 5 undecided, or something on one side only; 3 an acknowledged
-record lost under acks=all, which fails outright; 1 the
-results could not be read; 2 a flag out of range, or one file on both
-sides; 130 interrupted. With --no-fail, 0 whatever the verdict (figures,
-not a verdict).`,
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitRegress, exitTooFew, exitCanceled) + `
+
+0 is same, or an improvement (the summary says which). With --no-fail, 0
+whatever the verdict (figures, not a verdict).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 2 {
 				return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")

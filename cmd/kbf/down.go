@@ -32,7 +32,7 @@ cluster, and does nothing when there is none. With -f FILE it removes the
 containers and network of that file's compose project, as docker compose
 down would (named volumes stay).
 
-` + exitHelp,
+` + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {

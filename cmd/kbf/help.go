@@ -39,10 +39,6 @@ replicas, KIP-966) are replicas no longer in the ISR that the controller
 knows hold the data up to the high watermark, so one may still be elected.`
 )
 
-// exitHelp is the exit status paragraph of a command that finds nothing:
+// exitPlain is the exit status paragraph of a command that finds nothing:
 // the cluster commands and the probe.
-const exitHelp = `Exit status:
-  0    done
-  1    kbf could not do it (one line says why)
-  2    the command line is wrong
-  130  interrupted`
+var exitPlain = exitHelp(exitOK, exitError, exitUsage, exitCanceled)

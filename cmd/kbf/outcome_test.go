@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/clients"
-	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/testtrial"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -229,18 +227,15 @@ func TestOutcomeAgrees(t *testing.T) {
 			if len(ran.Findings) != tc.clients {
 				t.Fatalf("findings %v, want one for each of %d clients", ran.Findings, tc.clients)
 			}
-			runCode := exitCode(experiment.Outcome([]*report.Trial{ran}))
+			var ranOutcome report.Outcome // as experiment.Runner.Run decides it
+			ranOutcome.Add("trial 1", ran)
+			runCode := exitCode(ranOutcome.Err())
 
 			analysed, _, broken, err := analyseAll(context.Background(), dir, func(results.Trial) report.Options { return report.Options{} })
 			if err != nil || len(analysed) != 1 {
 				t.Fatalf("report: %d trials, %v", len(analysed), err)
 			}
 			reportCode := exitCode(outcome(analysed, broken))
-			if reportCode == exitOK && !tc.valid {
-				// kbf report does not judge validity: a trial it could
-				// read is reported.
-				reportCode = exitNoValid
-			}
 
 			m, err := bench.Measure(dir)
 			if err != nil {
@@ -290,14 +285,4 @@ func TestOutcomeAgrees(t *testing.T) {
 }
 
 // exitCode is the status kbf exits with for err, as run decides it.
-func exitCode(err error) int {
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errFindings):
-		return exitFindings
-	case errors.Is(err, experiment.ErrNoValidTrial):
-		return exitNoValid
-	}
-	return exitError
-}
+func exitCode(err error) int { return exitFor(context.Background(), err) }

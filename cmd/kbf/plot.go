@@ -41,10 +41,9 @@ names another file, or - for standard output. It needs neither Docker nor
 Kafka. In a run directory a trial that cannot be read is named on standard
 error and the others are still drawn.
 
-Exit status: 0 when every trial was drawn and no client's records broke what
-its settings promise; 3 when one did, as for kbf report (the pictures are
-written); 1 when a trial could not be read; 2 when the command line is wrong;
-130 when interrupted (Ctrl-C or SIGTERM).`,
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled) + `
+
+The pictures are written whatever the status.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("plot takes one PATH: a trial directory, a run directory or a probe CSV")

@@ -49,12 +49,9 @@ neither Docker nor Kafka.
 In a run directory a trial that cannot be read is named on standard error and
 the others are still reported.
 
-Exit status: 0 when every trial was reported and no client's records broke
-what its settings promise; 3 when one did (an acknowledged record lost under
-acks=all, or one duplicated or reordered by an idempotent producer; the
-others are reported, not failed); 1 when a trial, or a client's records in
-it, could not be read (a bad file, a missing probe.csv); 2 when the command
-line is wrong; 130 when interrupted (Ctrl-C or SIGTERM).`,
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled) + `
+
+Every trial that can be read is reported whatever the status.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("report takes one PATH: a probe CSV, a trial directory or a run directory")
@@ -195,29 +192,14 @@ func where(tr *report.Trial) string {
 }
 
 // outcome is the error a command returns once it has reported the trials
-// it could: the broken trials, named, and errFindings when a trial's
-// findings fail it (report.Findings.Fail: a client's records broke what its
-// settings promise), which decides the exit status (3) even beside a
-// broken trial, so CI never misses a loss.
+// it could (report.Outcome: the one rule of every command's exit status).
 func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
-	var errs []error
+	var o report.Outcome
 	for _, tr := range analysed {
-		if tr.Findings.Fail() {
-			errs = append(errs, fmt.Errorf("%w: %s: %s", errFindings, where(tr), tr.Findings.Why()))
-		}
-		// A client's records that cannot be read are a bad file of
-		// the trial's: reported beside the others, never a silent 0.
-		for _, c := range tr.Clients {
-			if c.Err != "" {
-				errs = append(errs, fmt.Errorf("%s: client %s: %s", where(tr), c.Name, c.Err))
-			}
-		}
+		o.Add(where(tr), tr)
 	}
-	errs = append(errs, broken...)
-	if len(errs) == 0 {
-		return nil
-	}
-	return results.BrokenTrials(errs)
+	o.Broke(broken...)
+	return o.Err()
 }
 
 func writeJSONReport(w io.Writer, trials []*report.Trial, broken results.BrokenTrials) error {

@@ -302,21 +302,6 @@ func TestReportInterrupted(t *testing.T) {
 	}
 }
 
-func TestReportHelpExitCodes(t *testing.T) {
-	for _, cmd := range []string{"report", "plot"} {
-		t.Run(cmd, func(t *testing.T) {
-			code, stdout, _ := kbfCmd(context.Background(), cmd, "--help")
-			if code != exitOK {
-				t.Fatalf("exit %d", code)
-			}
-			for _, s := range []string{"Exit status: 0", "; 3 when", "1 when", "2 when", "130 when interrupted"} {
-				if !strings.Contains(stdout, s) {
-					t.Errorf("--help does not say %q:\n%s", s, stdout)
-				}
-			}
-		})
-	}
-}
 
 // kbf report prints the digest; --explain the full report in its place.
 func TestReportExplain(t *testing.T) {

@@ -12,18 +12,6 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 )
 
-// Exit codes, decided here only.
-const (
-	exitOK       = 0
-	exitError    = 1 // kbf could not do what was asked
-	exitUsage    = 2 // the command line is wrong
-	exitFindings = 3 // the run worked and found a problem: lost or duplicated acknowledged records
-	exitRegress  = 4 // kbf compare: a regression
-	exitTooFew   = 5 // kbf compare: too few samples to conclude
-	exitNoValid  = 6 // kbf run: every trial ran, none was valid (its verdict says why)
-	exitCanceled = 130
-)
-
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
@@ -83,30 +71,17 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	// An error of several lines (a run's broken trials, each named) gets
-	// the prefix on every line.
-	msg := strings.ReplaceAll(err.Error(), "\n", "\nkbf: ")
-	var ue usageError
-	switch {
-	case errors.As(err, &ue) || strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag"):
-		fmt.Fprintf(errOut, "kbf: %s (see kbf --help)\n", msg)
-		return exitUsage
-	case errors.Is(err, errFindings):
-		fmt.Fprintf(errOut, "kbf: %s\n", msg)
-		return exitFindings
-	case errors.Is(err, errRegression):
-		fmt.Fprintf(errOut, "kbf: %s\n", msg)
-		return exitRegress
-	case errors.Is(err, errTooFew):
-		fmt.Fprintf(errOut, "kbf: %s\n", msg)
-		return exitTooFew
-	case errors.Is(err, experiment.ErrNoValidTrial):
-		fmt.Fprintf(errOut, "kbf: %s\n", msg)
-		return exitNoValid
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		fmt.Fprintf(errOut, "kbf: interrupted\n")
-		return exitCanceled
+	code := exitFor(ctx, err)
+	switch code {
+	case exitUsage:
+		// An error of several lines gets the prefix on every line.
+		fmt.Fprintf(errOut, "kbf: %s (see kbf --help)\n", strings.ReplaceAll(err.Error(), "\n", "\nkbf: "))
+	case exitCanceled:
+		fmt.Fprintln(errOut, "kbf: interrupted")
+	default:
+		// An error of several lines (a run's broken trials, each named)
+		// gets the prefix on every line.
+		fmt.Fprintf(errOut, "kbf: %s\n", strings.ReplaceAll(err.Error(), "\n", "\nkbf: "))
 	}
-	fmt.Fprintf(errOut, "kbf: %s\n", msg)
-	return exitError
+	return code
 }

@@ -88,14 +88,7 @@ kbf up does. The faulted broker always leads partition 0 of the topic.
 
 ` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
 
-Exit status:
-  0    every trial ran and no acknowledged record was lost, duplicated or
-       reordered
-  1    a trial could not run (one line says why)
-  2    the command line is wrong
-  3    the audit found acknowledged records lost, duplicated or reordered
-  6    every trial ran but none was valid (each report's verdict says why)
-  130  interrupted (the fault undone, what was measured kept)`,
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.brokerSet = cmd.Flags().Changed("broker")

@@ -36,7 +36,7 @@ its leader and leader epoch, replicas, ISR, eligible leader replicas (ELR,
 KIP-966) and last-known ELR, and high watermark, as the brokers report them;
 then any container that is not running.
 
-` + helpISR + "\n\n" + helpAcks + "\n\n" + helpEpochHW + "\n\n" + exitHelp,
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpEpochHW + "\n\n" + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.timeout <= 0 {

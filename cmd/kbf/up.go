@@ -72,7 +72,7 @@ KAFKA_PROCESS_ROLES and advertised listeners, and reaches each broker on the
 advertised listener it publishes to the host. A stack already started with
 docker compose is used as it is.
 
-` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitHelp,
+` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("image") && o.image == "" {
