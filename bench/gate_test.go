@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
+	"github.com/kbf-project/kbf/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,8 +25,12 @@ type invalidRunner struct {
 	version bool
 }
 
-func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) error {
-	if err := r.fakeRunner.Trial(ctx, s, dir); err != nil {
+func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error) {
+	return nil, r.record(ctx, s, dir)
+}
+
+func (r *invalidRunner) record(ctx context.Context, s Scenario, dir string) error {
+	if err := r.fakeRunner.record(ctx, s, dir); err != nil {
 		return err
 	}
 	if r.version && s.KafkaVersion != "" {

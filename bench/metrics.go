@@ -42,10 +42,16 @@ func Measure(dir string) (*Measurement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", dir, err)
 	}
+	return MeasureTrial(dir, tr), nil
+}
+
+// MeasureTrial is Measure of a trial already analysed, as the runner
+// returns it: the trial is not analysed twice.
+func MeasureTrial(dir string, tr *report.Trial) *Measurement {
 	m := &Measurement{Dir: dir, Meta: tr.Meta, Roles: map[string]map[string]float64{}, Valid: true, Findings: tr.Findings}
 	if reason := invalid(tr); reason != "" {
 		m.Valid, m.Reason = false, reason
-		return m, nil
+		return m
 	}
 	for _, role := range []results.Role{results.RoleLed, results.RoleFollowed} {
 		rm, ok := tr.Metrics.Role(role)
@@ -68,7 +74,7 @@ func Measure(dir string) (*Measurement, error) {
 	if len(m.Roles) == 0 {
 		m.Valid, m.Reason = false, "no partition the faulted broker led or followed stalled"
 	}
-	return m, nil
+	return m
 }
 
 // invalid says why a trial cannot count, or "" when it can: the trial's

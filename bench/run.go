@@ -13,13 +13,17 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
-// Runner runs one trial of a scenario into dir, which does not exist yet.
-// It restores the cluster to healthy before it returns, whatever happens.
+// Runner runs one trial of a scenario into dir, which does not exist yet,
+// and returns it analysed (package analysis), so that the benchmark
+// measures it without analysing it again; nil when it kept no analysis,
+// and the trial is then measured from its directory. It restores the
+// cluster to healthy before it returns, whatever happens.
 type Runner interface {
-	Trial(ctx context.Context, s Scenario, dir string) error
+	Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error)
 }
 
 // Checker is a Runner that can say, before the first trial, which
@@ -183,7 +187,7 @@ func (b *Bench) trial(ctx context.Context, st *State, set *Set, t Trial) error {
 		return err
 	}
 	start := time.Now()
-	err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
+	tr, err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
 	if ctx.Err() != nil {
 		fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes at %s\n", b.Dir, t.ID())
 		return ctx.Err()
@@ -197,7 +201,7 @@ func (b *Bench) trial(ctx context.Context, st *State, set *Set, t Trial) error {
 	if werr := writeState(b.Dir, st); werr != nil {
 		return werr
 	}
-	set.add(t, d, b.Dir)
+	set.addAnalysed(t, d, b.Dir, tr)
 	if werr := set.WriteAll(b.Dir); werr != nil {
 		return werr
 	}

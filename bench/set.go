@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/kbf-project/kbf/report"
 )
 
 // Env is configuration lines for bench.txt, in order: key, value.
@@ -35,13 +37,23 @@ type Set struct {
 	GateNames [2]string
 }
 
-func (s *Set) add(t Trial, d Done, dir string) {
+func (s *Set) add(t Trial, d Done, dir string) { s.addAnalysed(t, d, dir, nil) }
+
+// addAnalysed adds a trial the runner has just analysed (tr), or, with tr
+// nil, one measured from its directory.
+func (s *Set) addAnalysed(t Trial, d Done, dir string, tr *report.Trial) {
 	r := Record{Trial: t}
+	measure := func() (*Measurement, error) {
+		if tr != nil {
+			return MeasureTrial(filepath.Join(dir, t.Dir()), tr), nil
+		}
+		return Measure(filepath.Join(dir, t.Dir()))
+	}
 	switch {
 	case d.Error != "":
 		r.Reason = "failed: " + d.Error
 	default:
-		m, err := Measure(filepath.Join(dir, t.Dir()))
+		m, err := measure()
 		if err != nil {
 			r.Reason = "unreadable: " + err.Error()
 			break

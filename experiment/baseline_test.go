@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -80,11 +81,11 @@ func TestBaselineNeverHealthy(t *testing.T) {
 	}
 	r, _, rep := newRunner(t, w, chaos.SigKill)
 	r.Opt.Baseline.Timeout = 10 * time.Millisecond
-	err := r.Run(context.Background())
-	if !errors.Is(err, ErrNoValidTrial) {
+	err := runAnalysed(context.Background(), r)
+	if !errors.Is(err, report.ErrNoValidTrial) {
 		t.Fatalf("error %v, want ErrNoValidTrial (exit 6)", err)
 	}
-	if got, want := w.log(), "up probe logs-c1 logs-k1 readback plot"; got != want {
+	if got, want := w.log(), "up probe logs-c1 logs-k1 readback"; got != want {
 		t.Errorf("calls:\n got %s\nwant %s (no fault, nothing to undo)", got, want)
 	}
 	if !strings.Contains(rep.String(), "baseline: waiting: p1 no ack yet") {
@@ -111,7 +112,7 @@ func TestBaselineWaitsForLeaders(t *testing.T) {
 	r, _, rep := newRunner(t, w, chaos.SigKill)
 	cl := &healing{world: w, after: 2, asked: &asked}
 	r.Target = cl
-	tr, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+	tr, err := analysed(context.Background(), r, 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,11 +133,11 @@ func TestTrialClients(t *testing.T) {
 		valid bool
 	}{
 		{name: "librdkafka beside franz-go",
-			want:  "up probe start-librdkafka inject stop-librdkafka logs-c1 logs-k1 restart isr elect leaders readback readback-test-librdkafka plot",
+			want:  "up probe start-librdkafka inject stop-librdkafka logs-c1 logs-k1 restart isr elect leaders readback readback-test-librdkafka",
 			valid: true},
 		{name: "a client never ready: no fault",
 			notReady: true,
-			want:     "up probe start-librdkafka stop-librdkafka logs-c1 logs-k1 readback plot"}, // no client.json: nothing to read back
+			want:     "up probe start-librdkafka stop-librdkafka logs-c1 logs-k1 readback"}, // no client.json: nothing to read back
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld()
@@ -152,7 +152,7 @@ func TestTrialClients(t *testing.T) {
 			}
 			r.StartClient = w.startClient(tc.notReady)
 			r.ReadBack = w.readBackAll(dir)
-			tr, err := r.Trial(context.Background(), 1, dir)
+			tr, err := analysed(context.Background(), r, 1, dir)
 			if err != nil {
 				t.Fatal(err)
 			}

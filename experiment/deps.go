@@ -1,9 +1,10 @@
 // Package experiment runs kbf's trial protocol: bring the cluster up, start
 // the probe, wait for a healthy baseline, inject the fault, keep probing,
-// copy the nodes' logs, undo the fault, read the partitions back and report.
-// It writes each trial into its own directory (the results package's
-// contract) and reads it back through report, so a trial's report is the
-// same whether printed now or by kbf report later.
+// copy the nodes' logs, undo the fault and read the partitions back. It is
+// the run side only: it records each trial into its own directory (the
+// results package's contract) and analyses nothing. Package analysis
+// reads the directory back, so a trial's report is the same whether
+// written now or by kbf report later.
 //
 // The cluster under test is a target (target.go): interfaces declared
 // here, phase by phase, with only the methods the protocol calls, and the
@@ -21,7 +22,6 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -40,17 +40,6 @@ type NewProbe func(ctx context.Context, cfg probe.Config, out probe.Output) (Pro
 // ReadBack reads the probed partitions back from their start offsets into
 // out; the default is probe.ReadBack.
 type ReadBack func(ctx context.Context, cfg probe.Config, starts map[int32]int64, out *results.LogEncoder) error
-
-// Drawing draws an analysed trial into a file beside its report (plot.svg,
-// report.html). It is handed each probe.csv row during the analysis's one
-// read of the file, so no drawing reads it again.
-type Drawing interface {
-	Add(m *results.Message)
-	Draw(w io.Writer, tr *report.Trial) error
-}
-
-// Drawings makes one trial's drawings, by the file each is written to.
-type Drawings func() map[string]Drawing
 
 // Sampler watches the probed partitions' replicas while a trial probes
 // (replicas.Sampler): it writes the replica view, results.ReplicasFile.

@@ -15,8 +15,6 @@ import (
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -198,13 +196,6 @@ func partitionList(ps []int32) list {
 	return list(strings.Join(s, ","))
 }
 
-// ErrFindings and ErrNoValidTrial are report.Outcome's: a run's trials come
-// to an exit status by the rule kbf report's follow.
-var (
-	ErrFindings     = report.ErrFindings
-	ErrNoValidTrial = report.ErrNoValidTrial
-)
-
 // Runner runs trials. Target is required; the other dependencies have
 // defaults.
 type Runner struct {
@@ -220,12 +211,7 @@ type Runner struct {
 	// replicas.csv every Opt.ReplicaInterval: each replica's LEO, the HW,
 	// the ISR and ELR.
 	NewSampler NewSampler
-	// Drawings are drawn beside each trial's report; nil draws none.
-	Drawings Drawings
-	// Text is how the reports are printed and written.
-	Text render.TextOptions
-	// Out receives the reports; Reporter the progress (default: none).
-	Out      io.Writer
+	// Reporter shows the progress (default: none).
 	Reporter Reporter
 }
 
@@ -253,77 +239,50 @@ func (r *Runner) reporter() Reporter {
 	return r.Reporter
 }
 
-func (r *Runner) out() io.Writer {
-	if r.Out == nil {
-		return io.Discard
-	}
-	return r.Out
-}
 
-// Run runs Opt.Repeat trials into Opt.Out/trial-NN, prints each report and,
-// for more than one, a summary of the valid ones. An interrupted run
-// returns the context's error; a completed run one of whose trials'
-// findings fail it (report.Findings.Fail) an error wrapping ErrFindings
-// that names the client and what it found, and one with no valid trial an
-// error wrapping ErrNoValidTrial.
-func (r *Runner) Run(ctx context.Context) error {
+// Recorded is handed each trial Run has recorded, by its number and
+// directory: the command analyses and reports it (package analysis), as the
+// run side does not.
+type Recorded func(ctx context.Context, n int, dir string) error
+
+// Run runs Opt.Repeat trials into Opt.Out/trial-NN, handing each to
+// recorded once it is on disk. An interrupted run returns the context's
+// error; a trial that could not run, or that recorded refuses, ends the run
+// with its error.
+func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 	o := &r.Opt
 	if err := r.Check(); err != nil {
 		return err
 	}
-	var trials []*report.Trial
-	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
 		r.say("trial %d of %d: %s of %s, into %s", i, o.Repeat, o.Kill, o.Broker, dir)
-		tr, err := r.Trial(ctx, i, dir)
-		if err != nil {
+		if err := r.Trial(ctx, i, dir); err != nil {
 			if ctx.Err() != nil {
 				r.say("interrupted: what was measured is in %s", dir)
 				return ctx.Err()
 			}
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
-		trials = append(trials, tr)
-		if tr.Verdict.Valid() {
-			valid++
+		if recorded == nil {
+			continue
+		}
+		if err := recorded(ctx, i, dir); err != nil {
+			return fmt.Errorf("trial %d: %w", i, err)
 		}
 	}
-	if len(trials) > 1 {
-		if err := r.summarize(trials); err != nil {
-			return err
-		}
-	}
-	r.say("%d of %d trials valid; results in %s (kbf report %s)", valid, len(trials), o.Out, o.Out)
-	var out report.Outcome
-	for i, tr := range trials {
-		out.Add(fmt.Sprintf("trial %d", i+1), tr)
-	}
-	return out.Err()
+	return nil
 }
 
-// summarize prints the summary across trials and keeps it in the run
-// directory.
-func (r *Runner) summarize(trials []*report.Trial) error {
-	s := report.Summarize(trials)
-	fmt.Fprintln(r.out())
-	if err := render.WriteSummaryText(r.out(), s); err != nil {
-		return err
-	}
-	if err := results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryFile), func(f io.Writer) error { return render.WriteSummaryText(f, s) }); err != nil {
-		return err
-	}
-	return results.WriteFileAtomic(filepath.Join(r.Opt.Out, results.SummaryJSON), func(f io.Writer) error { return render.WriteSummaryJSON(f, s) })
-}
-
-// Trial runs trial n (1-based) into dir, prints its report and returns it.
-// It refuses what Check refuses before anything starts.
+// Trial runs trial n (1-based) and records it into dir; it analyses
+// nothing (package analysis does, from dir). It refuses what Check refuses
+// before anything starts.
 // Whatever happens — an error, Ctrl-C (ctx cancelled) — the fault is undone
 // and what was measured is on disk before it returns; an interrupted trial
 // returns the context's error.
-func (r *Runner) Trial(ctx context.Context, n int, dir string) (*report.Trial, error) {
+func (r *Runner) Trial(ctx context.Context, n int, dir string) error {
 	if err := r.Check(); err != nil {
-		return nil, err
+		return err
 	}
 	t := &trial{r: r, o: &r.Opt, n: n, dir: dir, ctx: ctx}
 	t.phase.Store("cluster")
@@ -373,17 +332,17 @@ type probeResult struct {
 	err   error
 }
 
-func (t *trial) run(ctx context.Context) (*report.Trial, error) {
+func (t *trial) run(ctx context.Context) error {
 	if err := t.clusterUp(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if err := t.startProbe(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if err := t.startClients(ctx); err != nil {
 		t.p.Close()
 		t.rec.Discard()
-		return nil, err
+		return err
 	}
 	defer t.rec.Close()
 	defer t.p.Close()
@@ -453,15 +412,15 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		t.meta.Notes = append(t.meta.Notes, "interrupted by the user during "+t.interrupted)
 	}
 	if err := errors.Join(t.rec.Save(), t.saveClients(), t.rec.Close()); err != nil {
-		return nil, err
+		return err
 	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if err := errors.Join(faultErr, res.err, recErr); err != nil {
-		return nil, err
+		return err
 	}
-	return t.report()
+	return nil
 }
 
 // clusterUp makes sure the cluster is up with every ISR full.
@@ -873,44 +832,3 @@ func (t *trial) readBack(ctx context.Context) {
 	t.readBackClients(ctx, rb)
 }
 
-// report analyses the trial from its directory, prints it and keeps it
-// beside the results.
-func (t *trial) report() (*report.Trial, error) {
-	trials, err := results.Find(t.dir)
-	if err != nil {
-		return nil, err
-	}
-	var drawings map[string]Drawing
-	if t.r.Drawings != nil {
-		drawings = t.r.Drawings()
-	}
-	opt := report.Options{}
-	if len(drawings) > 0 {
-		opt.Messages = func(m *results.Message) {
-			for _, d := range drawings {
-				d.Add(m)
-			}
-		}
-	}
-	tr, err := report.Analyze(trials[0], opt)
-	if err != nil {
-		return nil, err
-	}
-	// The terminal gets the digest; report.txt keeps the full explanation.
-	if err := t.r.Text.WriteDigest(t.r.out(), tr); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(t.r.out(), "the full report, why phase by phase: %s\n", filepath.Join(t.dir, results.ReportFile))
-	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportFile), func(f io.Writer) error { return t.r.Text.WriteText(f, tr) }); err != nil {
-		return nil, err
-	}
-	if err := results.WriteFileAtomic(filepath.Join(t.dir, results.ReportJSON), func(f io.Writer) error { return render.WriteJSON(f, tr) }); err != nil {
-		return nil, err
-	}
-	for name, d := range drawings {
-		if err := results.WriteFileAtomic(filepath.Join(t.dir, name), func(f io.Writer) error { return d.Draw(f, tr) }); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return tr, nil
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,8 +30,8 @@ func newRunner(t *testing.T, w *world, kill results.FaultKind) (*Runner, *bytes.
 			Repeat: 1, Out: t.TempDir(), Grace: time.Second, RecoveryTimeout: time.Minute, Probe: cfg,
 			Baseline: Baseline{Period: time.Millisecond, Timeout: time.Minute}, ProcRoot: proc,
 		},
-		Target: w, NewProbe: w.newProbe, ReadBack: w.readBack, Drawings: w.drawings,
-		Out: &out, Reporter: rep,
+		Target: w, NewProbe: w.newProbe, ReadBack: w.readBack,
+		Reporter: rep,
 	}, &out, rep
 }
 
@@ -43,13 +44,13 @@ func TestTrialPhases(t *testing.T) {
 	for _, kill := range []results.FaultKind{chaos.SigKill, chaos.SigTerm, chaos.Pause} {
 		t.Run(string(kill), func(t *testing.T) {
 			w := newWorld()
-			r, out, _ := newRunner(t, w, kill)
+			r, _, _ := newRunner(t, w, kill)
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			tr, err := r.Trial(context.Background(), 1, dir)
+			tr, err := analysed(context.Background(), r, 1, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := "up probe inject logs-c1 logs-k1 restart isr elect leaders readback plot"
+			want := "up probe inject logs-c1 logs-k1 restart isr elect leaders readback"
 			if got := w.log(); got != want {
 				t.Errorf("phases:\n got %s\nwant %s", got, want)
 			}
@@ -65,13 +66,16 @@ func TestTrialPhases(t *testing.T) {
 			if !w.probeClosed {
 				t.Error("probe not closed")
 			}
-			for _, f := range []string{results.MetaFile, results.ProbeFile, results.LogFile, results.ReportFile, results.ReportJSON, results.PlotFile} {
+			for _, f := range []string{results.MetaFile, results.ProbeFile, results.LogFile} {
 				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 					t.Errorf("%s: %v", f, err)
 				}
 			}
-			if out.Len() == 0 {
-				t.Error("no report printed")
+			// The run side records; the analysis writes the reports.
+			for _, f := range []string{results.ReportFile, results.ReportJSON, results.PlotFile, results.ReportHTML} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("%s written by the run side", f)
+				}
 			}
 		})
 	}
@@ -94,7 +98,7 @@ func TestClusterUpSays(t *testing.T) {
 			w := newWorld()
 			w.up = tt.up
 			r, _, rep := newRunner(t, w, chaos.SigKill)
-			if _, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1))); err != nil {
+			if err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1))); err != nil {
 				t.Fatal(err)
 			}
 			var said []string
@@ -151,7 +155,7 @@ func TestTrialInterrupted(t *testing.T) {
 				// The read-back stops with the context.
 				w.hooks["readback"] = func(ctx context.Context) error { cancel(); <-ctx.Done(); return ctx.Err() }
 			}
-			err := r.Run(ctx)
+			err := runAnalysed(ctx, r)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("error %v, want context.Canceled (exit 130)", err)
 			}
@@ -242,10 +246,10 @@ func TestTrialFails(t *testing.T) {
 			setup: func(w *world, _ *Runner) {
 				w.hooks["restart"] = func(context.Context) error { return chaos.ErrAlreadyRunning }
 			},
-			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders readback plot"},
+			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders readback"},
 		{name: "read-back fails",
 			setup: func(w *world, _ *Runner) { w.hooks["readback"] = func(context.Context) error { return boom } },
-			want:  "up probe inject logs-c1 logs-k1 restart isr elect leaders readback plot",
+			want:  "up probe inject logs-c1 logs-k1 restart isr elect leaders readback",
 			check: func(t *testing.T, m *results.Meta) {
 				if !strings.Contains(strings.Join(m.Notes, "\n"), "read-back failed: boom") {
 					t.Errorf("notes %q", m.Notes)
@@ -258,7 +262,7 @@ func TestTrialFails(t *testing.T) {
 			r, _, _ := newRunner(t, w, chaos.SigKill)
 			tt.setup(w, r)
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			err := r.Run(context.Background())
+			err := runAnalysed(context.Background(), r)
 			switch {
 			case tt.wantErr == "" && err != nil:
 				t.Fatalf("error %v", err)
@@ -288,35 +292,43 @@ func TestTrialFails(t *testing.T) {
 	}
 }
 
-func TestRunRepeatSummary(t *testing.T) {
+// TestRunHandsEachTrial checks that Run hands each trial, once recorded,
+// to the command that analyses it, in order, and stops at its error.
+func TestRunHandsEachTrial(t *testing.T) {
 	w := newWorld()
-	r, out, _ := newRunner(t, w, chaos.SigKill)
-	r.Opt.Repeat = 2
-	if err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
+	r, _, _ := newRunner(t, w, chaos.SigKill)
+	r.Opt.Repeat = 3
+	var got []string
+	err := r.Run(context.Background(), func(_ context.Context, n int, dir string) error {
+		if _, err := os.Stat(filepath.Join(dir, results.MetaFile)); err != nil {
+			t.Errorf("trial %d handed over before it was recorded: %v", n, err)
+		}
+		got = append(got, fmt.Sprintf("%d:%s", n, filepath.Base(dir)))
+		if n == 2 {
+			return errors.New("report.txt: disk full")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "trial 2: report.txt: disk full" {
+		t.Errorf("error %v, want trial 2's", err)
+	}
+	if want := "1:trial-01 2:trial-02"; strings.Join(got, " ") != want {
+		t.Errorf("handed %q, want %q", got, want)
 	}
 	if n := strings.Count(w.log(), "inject"); n != 2 {
-		t.Errorf("%d injections, want 2", n)
-	}
-	for _, f := range []string{results.SummaryFile, results.SummaryJSON, filepath.Join(results.TrialDir(2), results.ReportFile)} {
-		if _, err := os.Stat(filepath.Join(r.Opt.Out, f)); err != nil {
-			t.Error(err)
-		}
-	}
-	if out.Len() == 0 {
-		t.Error("nothing printed")
+		t.Errorf("%d injections, want 2: the run stops at the error", n)
 	}
 }
 
 func TestRunRefusesUsedDirectory(t *testing.T) {
 	w := newWorld()
 	r, _, _ := newRunner(t, w, chaos.SigKill)
-	if err := r.Run(context.Background()); err != nil {
+	if err := runAnalysed(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
 	w2 := newWorld()
 	r.Target, r.NewProbe = w2, w2.newProbe
-	if err := r.Run(context.Background()); !errors.Is(err, ErrDirInUse) {
+	if err := runAnalysed(context.Background(), r); !errors.Is(err, ErrDirInUse) {
 		t.Fatalf("error %v, want ErrDirInUse", err)
 	}
 	if strings.Contains(w2.log(), "inject") {
@@ -481,7 +493,7 @@ func TestCheck(t *testing.T) {
 				t.Errorf("Check: %v, want %q wrapping ErrUnsupported", err, tt.want)
 			}
 			// Run refuses it the same way, before it calls the target.
-			if err := r.Run(context.Background()); err == nil || err.Error() != tt.want {
+			if err := runAnalysed(context.Background(), r); err == nil || err.Error() != tt.want {
 				t.Errorf("Run: %v, want %q", err, tt.want)
 			}
 			if w.log() != "" {

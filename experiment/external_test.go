@@ -173,11 +173,11 @@ func TestExternalTrial(t *testing.T) {
 	r.Opt.Duration = time.Second
 	r.Opt.External = External{ReadyFile: ready, Margin: time.Millisecond}
 	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-	tr, err := r.Trial(context.Background(), 1, dir)
+	tr, err := analysed(context.Background(), r, 1, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := w.log(), "up probe logs-c1 logs-k1 isr leaders readback plot"; got != want {
+	if got, want := w.log(), "up probe logs-c1 logs-k1 isr leaders readback"; got != want {
 		t.Errorf("phases:\n got %s\nwant %s", got, want)
 	}
 	f := tr.Meta.Fault

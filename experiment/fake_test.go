@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -236,24 +235,40 @@ func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int6
 	return out.Flush()
 }
 
-// drawings is one fake drawing, plot.svg, that counts the rows it is handed.
-func (w *world) drawings() map[string]Drawing {
-	return map[string]Drawing{results.PlotFile: &fakePlot{w: w}}
+// analysed records trial n into dir and analyses it as kbf run does
+// afterwards (report.Analyze), for the tests that check what the report
+// makes of what the run recorded.
+func analysed(ctx context.Context, r *Runner, n int, dir string) (*report.Trial, error) {
+	if err := r.Trial(ctx, n, dir); err != nil {
+		return nil, err
+	}
+	found, err := results.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	return report.Analyze(found[0], report.Options{})
 }
 
-type fakePlot struct {
-	w    *world
-	rows int
-}
-
-func (p *fakePlot) Add(*results.Message) { p.rows++ }
-
-func (p *fakePlot) Draw(wr io.Writer, _ *report.Trial) error {
-	if err := p.w.call(context.Background(), "plot"); err != nil {
+// runAnalysed is r.Run with each trial analysed and the outcome decided as
+// kbf run decides it (report.Outcome).
+func runAnalysed(ctx context.Context, r *Runner) error {
+	var o report.Outcome
+	err := r.Run(ctx, func(_ context.Context, n int, dir string) error {
+		found, err := results.Find(dir)
+		if err != nil {
+			return err
+		}
+		tr, err := report.Analyze(found[0], report.Options{})
+		if err != nil {
+			return err
+		}
+		o.Add(fmt.Sprintf("trial %d", n), tr)
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(wr, "<svg rows=%q/>\n", fmt.Sprint(p.rows))
-	return err
+	return o.Err()
 }
 
 // recorder is a Reporter that keeps what it was told.

@@ -41,7 +41,7 @@ func TestTrialRecordsSecurityNotSecrets(t *testing.T) {
 			r, _, _ := newRunner(t, w, chaos.SigKill)
 			r.Opt.Probe.Security = tt.sec
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
 			}
 			m, err := results.ReadMeta(dir)

@@ -129,7 +129,7 @@ func TestTrialSettles(t *testing.T) {
 			r.Opt.Duration, r.Opt.Settle = tt.duration, tt.settle
 			r.Opt.Baseline.Gap = 20 * time.Millisecond // the steady bound: a stall of 100ms shows
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
 			}
 			m, err := results.ReadMeta(dir)

@@ -89,7 +89,7 @@ func TestTwoBrokers(t *testing.T) {
 				cancelOn(w.world, c.cancelOn, cancel)
 			}
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			_, err := r.Trial(ctx, 1, dir)
+			err := r.Trial(ctx, 1, dir)
 			if c.cancelOn == "" && err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +155,7 @@ func TestRolling(t *testing.T) {
 	r, _, _ := newRunner(t, w.world, results.FaultRolling)
 	r.Target = w
 	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-	if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
 		t.Fatal(err)
 	}
 	// Recovery's start of k1 comes last; the roll started it already.
@@ -209,7 +209,7 @@ func TestRollingEscalation(t *testing.T) {
 			r, _, _ := newRunner(t, w.world, results.FaultRolling)
 			r.Target = escalatingWorld{w, broker}
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
 			}
 			m, err := results.ReadMeta(dir)
@@ -288,7 +288,7 @@ func TestControllerFaults(t *testing.T) {
 			qw := quorumWorld{nw, map[int32]int{}}
 			r.Target = qw
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Join(nw.nodes, ", "); got != c.nodes {
@@ -327,7 +327,7 @@ func TestControllerFaults(t *testing.T) {
 		w := threeControllers{newWorld()}
 		r, _, _ := newRunner(t, w.world, results.FaultControllerKill)
 		r.Target = w
-		_, err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+		err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
 		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "cannot say which controller is active") {
 			t.Errorf("err %v, want a refusal saying the active controller cannot be found", err)
 		}
@@ -358,7 +358,7 @@ func TestLastReplica(t *testing.T) {
 			r.Target, r.Opt.LastStep = w, c.last
 			r.Opt.Duration = 200 * time.Millisecond
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			if _, err := r.Trial(context.Background(), 1, dir); err != nil {
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
 				t.Fatal(err)
 			}
 			// Recovery's start of k1 comes last; the steps started it already.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -319,7 +318,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 					}
 					defer tg.Close()
 					o.out = t.TempDir()
-					return flagError(newRunner(o.experimentOptions(), tg, io.Discard, nil).Check())
+					return flagError(newRunner(o.experimentOptions(), tg, nil).Check())
 				})
 			}, append([]string{"run"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {

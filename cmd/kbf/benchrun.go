@@ -20,6 +20,7 @@ import (
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/docker"
 	"github.com/kbf-project/kbf/target/k8s"
@@ -219,10 +220,10 @@ func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
 }
 
 // Trial runs one trial of s into dir with kbf run's protocol and target.
-func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) error {
+func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (*report.Trial, error) {
 	ro, err := r.runOptions(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	opt := ro.experimentOptions()
 	opt.Out = dir
@@ -233,7 +234,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 		// nothing of kbf's lingers on the cluster between trials.
 		rt, err := ro.external.newRemote(ctx, opt.Probe.Security)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer rt.Close()
 		t = rt
@@ -242,30 +243,32 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) e
 		// again since the last has another address.
 		kt, err := k.newTarget(ctx, ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer kt.Close()
 		t = kt
 	default:
 		opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if t, err = r.pool.Get(ctx, opts, s.Fresh); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	return r.trial(ctx, opt, t, dir)
 }
 
 // trial runs one trial into dir on target t.
-func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t experiment.Target, dir string) error {
+func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t experiment.Target, dir string) (*report.Trial, error) {
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.
-	er := newRunner(opt, t, io.Discard, newReporter(r.base.g.errOut, r.base.quiet))
-	_, err := er.Trial(ctx, n, dir)
-	return err
+	er := newRunner(opt, t, newReporter(r.base.g.errOut, r.base.quiet))
+	if err := er.Trial(ctx, n, dir); err != nil {
+		return nil, err
+	}
+	return analyseRecorded(ctx, dir)
 }
 
 // k8sFlags are the Kubernetes flags of s: the command's, with the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
@@ -146,7 +147,7 @@ func analyseAll(ctx context.Context, path string, optFor func(results.Trial) rep
 	errors.As(err, &broken)
 	for _, t := range found {
 		opt := optFor(t)
-		tr, err := report.AnalyzeContext(ctx, t, opt)
+		tr, err := analysis.Trial(ctx, t, analysis.Options{Report: opt})
 		if ctx.Err() != nil {
 			return nil, nil, nil, ctx.Err()
 		}

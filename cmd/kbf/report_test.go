@@ -302,7 +302,6 @@ func TestReportInterrupted(t *testing.T) {
 	}
 }
 
-
 // kbf report prints the digest; --explain the full report in its place.
 func TestReportExplain(t *testing.T) {
 	tests := []struct {

@@ -13,13 +13,13 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/htmlreport"
-	"github.com/kbf-project/kbf/plot"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/docker"
 )
@@ -248,19 +248,21 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	}
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
-	r := newRunner(o.experimentOptions(), t, o.g.out, rep)
-	return flagError(r.Run(ctx)) // ErrFindings is errFindings
+	opt := o.experimentOptions()
+	r := newRunner(opt, t, rep)
+	reports := &trialReports{out: o.g.out, say: rep.Say}
+	if err := flagError(r.Run(ctx, reports.recorded)); err != nil {
+		return err
+	}
+	return reports.done(opt.Out)
 }
 
-// newRunner is the trial protocol of kbf run and kbf bench on target t,
-// writing reports to out.
-func newRunner(opt experiment.Options, t experiment.Target, out io.Writer, rep experiment.Reporter) *experiment.Runner {
+// newRunner is the trial protocol of kbf run and kbf bench on target t:
+// it records trials, which the command then analyses (trialReports).
+func newRunner(opt experiment.Options, t experiment.Target, rep experiment.Reporter) *experiment.Runner {
 	return &experiment.Runner{
 		Opt:      opt,
 		Target:   t,
-		Drawings: trialDrawings,
-		Text:     textReport,
-		Out:      out,
 		Reporter: rep,
 		NewSampler: func(ctx context.Context, bootstrap []string, topic string, parts []int32, every time.Duration, w io.Writer) (experiment.Sampler, error) {
 			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: every, Security: opt.Probe.Security}, w)
@@ -268,41 +270,61 @@ func newRunner(opt experiment.Options, t experiment.Target, out io.Writer, rep e
 	}
 }
 
-// trialDrawings are the pictures kbf run draws beside each trial's report.
-func trialDrawings() map[string]experiment.Drawing {
-	return map[string]experiment.Drawing{
-		results.PlotFile:   svgDrawing{plot.NewCollector()},
-		results.ReportHTML: htmlDrawing{},
+// analyseRecorded analyses a trial the runner has just recorded in dir,
+// once, and writes its report.txt, report.json, plot.svg and report.html
+// beside it (package analysis).
+func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
+	found, err := results.Find(dir)
+	if err != nil {
+		return nil, err
 	}
+	return analysis.Trial(ctx, found[0], analysis.Options{Text: textReport, Write: analysis.Recorded})
 }
 
-// htmlDrawing is report.html. Its lanes keep every point of a stall, whose
-// bounds the analysis decides, so it reads the trial's probe.csv again once
-// the analysis is done rather than holding every row through it.
-type htmlDrawing struct{}
+// trialReports analyses each trial kbf run records, prints its digest, and
+// keeps it for the run's summary and outcome.
+type trialReports struct {
+	out    io.Writer
+	say    func(string)
+	trials []*report.Trial
+}
 
-func (htmlDrawing) Add(*results.Message) {}
-
-func (htmlDrawing) Draw(w io.Writer, tr *report.Trial) error {
-	f, err := os.Open(filepath.Join(tr.Dir, results.ProbeFile))
+func (r *trialReports) recorded(ctx context.Context, n int, dir string) error {
+	tr, err := analyseRecorded(ctx, dir)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	rv, err := htmlreport.ReadReplicas(filepath.Join(tr.Dir, results.ReplicasFile))
-	if err != nil {
+	// The terminal gets the digest; report.txt keeps the full explanation.
+	if err := textReport.WriteDigest(r.out, tr); err != nil {
 		return err
 	}
-	return htmlreport.WriteTrial(w, htmlreport.TrialPage{Report: tr, Probe: f, ProbeName: f.Name(), Replicas: rv})
+	fmt.Fprintf(r.out, "the full report, why phase by phase: %s\n", filepath.Join(dir, results.ReportFile))
+	r.trials = append(r.trials, tr)
+	return nil
 }
 
-// svgDrawing is plot.svg, drawn from the rows its collector took.
-type svgDrawing struct{ col *plot.Collector }
-
-func (d svgDrawing) Add(m *results.Message) { d.col.Add(m) }
-
-func (d svgDrawing) Draw(w io.Writer, tr *report.Trial) error {
-	return drawTrial(w, tr, d.col, plot.Options{})
+// done writes the summary across several trials into the run directory
+// and returns the run's outcome (report.Outcome).
+func (r *trialReports) done(out string) error {
+	var o report.Outcome
+	for i, tr := range r.trials {
+		o.Add(fmt.Sprintf("trial %d", i+1), tr)
+	}
+	if len(r.trials) > 1 {
+		s := report.Summarize(r.trials)
+		fmt.Fprintln(r.out)
+		if err := render.WriteSummaryText(r.out, s); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryFile), func(f io.Writer) error { return render.WriteSummaryText(f, s) }); err != nil {
+			return err
+		}
+		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryJSON), func(f io.Writer) error { return render.WriteSummaryJSON(f, s) }); err != nil {
+			return err
+		}
+	}
+	r.say(fmt.Sprintf("%d of %d trials valid; results in %s (kbf report %s)", o.Valid, len(r.trials), out, out))
+	return o.Err()
 }
 
 // registerTrial adds the flags of one trial, which kbf run and kbf bench

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/report"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -212,7 +213,7 @@ func TestRunExitCodes(t *testing.T) {
 			err: func(cancel context.CancelFunc) error { cancel(); return fmt.Errorf("trial 1: %w", context.Canceled) }},
 		{name: "findings", want: exitFindings, stderr: "acknowledged records were lost",
 			err: func(context.CancelFunc) error {
-				return fmt.Errorf("%w: acknowledged records were lost", experiment.ErrFindings)
+				return fmt.Errorf("%w: acknowledged records were lost", report.ErrFindings)
 			}},
 		{name: "results directory in use", want: exitUsage, stderr: "choose another --out",
 			err: func(context.CancelFunc) error {
@@ -220,7 +221,7 @@ func TestRunExitCodes(t *testing.T) {
 			}},
 		{name: "no valid trial", want: exitNoValid, stderr: "no trial was valid",
 			err: func(context.CancelFunc) error {
-				return fmt.Errorf("%w: 1 of 1 trials not valid", experiment.ErrNoValidTrial)
+				return fmt.Errorf("%w: 1 of 1 trials not valid", report.ErrNoValidTrial)
 			}},
 		{name: "trial failed", want: exitError, stderr: "trial 1: inject",
 			err: func(context.CancelFunc) error { return errors.New("trial 1: inject sigkill into k1: boom") }},

@@ -12,24 +12,29 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // recordedRunner runs a trial by unpacking report/testdata's recorded
-// trial of the scenario's fault.
+// trial of the scenario's fault, then analyses it as kbf bench's runner
+// does (analyseRecorded), so the benchmark measures that one analysis.
 type recordedRunner struct{ t *testing.T }
 
-func (r recordedRunner) Trial(_ context.Context, s bench.Scenario, dir string) error {
+func (r recordedRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (*report.Trial, error) {
 	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", s.Fault+".tar.gz"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	tmp := r.t.TempDir()
 	if err := testtrial.Untar(f, tmp); err != nil {
-		return err
+		return nil, err
 	}
-	return os.Rename(filepath.Join(tmp, results.TrialDir(1)), dir)
+	if err := os.Rename(filepath.Join(tmp, results.TrialDir(1)), dir); err != nil {
+		return nil, err
+	}
+	return analyseRecorded(ctx, dir)
 }
 
 // TestUntilDecidedExit checks kbf bench --until-decided's answer as kbf
