@@ -6,6 +6,8 @@ import (
 	"sort"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // Env is configuration lines for bench.txt, in order: key, value.
@@ -51,6 +53,7 @@ func (s *Set) add(t Trial, d Done, dir string) {
 			r.Reason = m.Reason
 		}
 	}
+	r.Reason = results.MaskLine(r.Reason) // an error may quote a setting
 	s.Records = append(s.Records, r)
 }
 
