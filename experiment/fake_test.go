@@ -45,6 +45,8 @@ type world struct {
 	cannot map[results.FaultKind]string
 	// up is what Up says it did; a reused cluster when nil.
 	up *UpInfo
+	// nodes is what NodeConfigs reads back; c1's session timeout when nil.
+	nodes map[string]map[string]string
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -119,6 +121,9 @@ func (w *world) TopicNames() []string                         { return []string{
 func (w *world) Image() string                                { return "fake" }
 func (w *world) KafkaVersion(context.Context) (string, error) { return "4.3.1", nil }
 func (w *world) NodeConfigs(context.Context) (map[string]map[string]string, error) {
+	if w.nodes != nil {
+		return w.nodes, nil
+	}
 	return map[string]map[string]string{"c1": {"broker.session.timeout.ms": "9000"}}, nil
 }
 func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
