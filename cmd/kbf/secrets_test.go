@@ -30,7 +30,7 @@ func TestReportOldSecrets(t *testing.T) {
 	}
 	raw["cluster"].(map[string]any)["nodes"] = map[string]any{"c1": map[string]any{
 		"listener.name.host.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="` + pw + `" user_probe="` + user + `";`,
-		"password.encoder.secret": pw}}
+		"password.encoder.secret":                   pw}}
 	raw["probe"].(map[string]any)["client"] = map[string]any{"client": "franz-go", "ssl.key.password": pw}
 	raw["command"] = []string{"kbf", "run", "--config", "ssl.keystore.password=" + pw}
 	if b, err = json.Marshal(raw); err != nil {
