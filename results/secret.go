@@ -112,14 +112,6 @@ func MaskSetting(key, value string) string {
 	return Hidden
 }
 
-// MaskEnv returns an environment variable's value as kbf may record it.
-func MaskEnv(name, value string) string {
-	if value != "" && IsSecretEnv(name) {
-		return Hidden
-	}
-	return MaskLine(value)
-}
-
 // MaskSettings masks every value of m in place (MaskSetting), writing
 // only the values that change, and returns m.
 func MaskSettings(m map[string]string) map[string]string {
@@ -161,11 +153,15 @@ var assignRE = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.-]*)(\\?=)`)
 // found in text holds a secret: a secret key, or a PLAIN user's
 // password (user_NAME).
 func secretOption(name string) bool {
-	return IsSecretKey(name) || strings.HasPrefix(strings.ToLower(name), "user_")
+	return IsSecretKey(name) || strings.HasPrefix(strings.ToLower(name), "user_") || envName.MatchString(name) && IsSecretEnv(name)
 }
 
+// envName is an environment variable's name as a shell prints it
+// (API_TOKEN=…): upper case, with an underscore.
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9]*_[A-Z0-9_]*$`)
+
 // hints are the words without which a line holds nothing MaskLine hides.
-var hints = []string{"pass", "secret", "user_", "jaas", "keystore.key", "certificate", "master.key"}
+var hints = []string{"pass", "secret", "user_", "jaas", "keystore.key", "certificate", "master.key", "token", "key", "credential"}
 
 // MaskLine returns a line of text (a log line, an error, a note) with the
 // secrets it shows hidden: a whole line that is a secret setting, as a
@@ -187,8 +183,13 @@ func MaskLine(line string) string {
 	if !hinted {
 		return line
 	}
-	if m := settingLineRE.FindStringSubmatch(line); m != nil && IsSecretKey(m[2]) {
-		return m[1] + m[2] + m[3] + MaskSetting(m[2], m[4])
+	if m := settingLineRE.FindStringSubmatch(line); m != nil {
+		switch {
+		case IsSecretKey(m[2]):
+			return m[1] + m[2] + m[3] + MaskSetting(m[2], m[4])
+		case envName.MatchString(m[2]) && IsSecretEnv(m[2]) && m[4] != "":
+			return m[1] + m[2] + m[3] + Hidden
+		}
 	}
 	return maskInline(line, secretOption)
 }
