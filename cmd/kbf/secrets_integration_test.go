@@ -59,11 +59,16 @@ func TestIntegrationSecrets(t *testing.T) {
 		t.Helper()
 		// Exit 3 is the audit's, 6 no valid trial on a loaded machine:
 		// either way the files were written.
-		from := stderr.Len()
+		from, fromOut := stderr.Len(), stdout.Len()
 		code := run(ctx, args, &stdout, &stderr)
 		t.Logf("kbf %s: exit %d", args[0], code)
 		if code != exitOK {
 			t.Logf("its standard error:\n%s", stderr.String()[from:])
+			for _, l := range strings.Split(stdout.String()[fromOut:], "\n") {
+				if strings.Contains(strings.ToLower(l), "verdict") {
+					t.Logf("%s", l)
+				}
+			}
 		}
 		if code != exitOK && code != exitNoValid && code != exitFindings {
 			t.Fatalf("kbf %v: exit %d\nstdout:\n%s\nstderr:\n%s", args, code, stdout.String(), stderr.String())
