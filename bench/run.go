@@ -194,7 +194,7 @@ func (b *Bench) trial(ctx context.Context, st *State, set *Set, t Trial) error {
 	}
 	d := Done{ID: t.ID(), Took: time.Since(start)}
 	if err != nil {
-		d.Error = err.Error()
+		d.Error = results.MaskLine(err.Error())
 		fmt.Fprintf(b.Progress, "bench: trial %s failed: %v\n", t.ID(), err)
 	}
 	st.Done = append(st.Done, d)
@@ -218,7 +218,7 @@ func (b *Bench) state() (*State, error) {
 	path := filepath.Join(b.Dir, StateFile)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		st := &State{FormatVersion: stateVersion, Plan: plan, File: b.File, Shard: b.Shard.String(), Cores: b.Cores}
+		st := &State{FormatVersion: stateVersion, Plan: plan, File: b.File.Masked(), Shard: b.Shard.String(), Cores: b.Cores}
 		return st, writeState(b.Dir, st)
 	}
 	if err != nil {
@@ -237,11 +237,14 @@ func (b *Bench) state() (*State, error) {
 	return &st, nil
 }
 
+// planHash is the hash of the file, its secrets hidden (File.Masked):
+// the state file, which holds it, must not let a guessed password be
+// checked against it. A file with no secret hashes as it always has.
 func planHash(f *File, s Shard) (string, error) {
 	b, err := json.Marshal(struct {
 		F *File
 		S string
-	}{f, s.String()})
+	}{f.Masked(), s.String()})
 	if err != nil {
 		return "", err
 	}

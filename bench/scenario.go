@@ -24,6 +24,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // Example is a scenario file, as docs/ci-gate.md and kbf bench --help show it.
@@ -325,6 +327,9 @@ func (f *File) Validate() error {
 				return fmt.Errorf("%s: sweep of %s: want at least two values", where, sw.Key)
 			case strings.ContainsAny(sw.Key, "/= "):
 				return fmt.Errorf("%s: sweep key %q: no '/', '=' or space", where, sw.Key)
+			case results.IsSecretKey(sw.Key[strings.IndexByte(sw.Key, ':')+1:]):
+				// Its values would name the variants and their directories.
+				return fmt.Errorf("%s: sweep key %q holds a secret, which kbf never records; sweep another setting", where, sw.Key)
 			}
 			vals := map[string]bool{}
 			for _, v := range sw.Values {
@@ -416,4 +421,62 @@ func FromRun(s Scenario, trials int) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// Masked returns a copy of f with its secrets hidden (results.MaskSetting):
+// the server properties of config: and sweep:, the clients' settings and
+// the commands it runs, as bench-state.json records the file.
+func (f *File) Masked() *File {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	c.Scenarios = make([]Scenario, len(f.Scenarios))
+	for i, s := range f.Scenarios {
+		s.Config = maskArgs(s.Config)
+		s.Client = maskMap(s.Client)
+		if s.ClientSettings != nil {
+			cs := make(map[string]map[string]string, len(s.ClientSettings))
+			for k, m := range s.ClientSettings {
+				cs[k] = maskMap(m)
+			}
+			s.ClientSettings = cs
+		}
+		s.OnReady, s.LogsCommand = results.MaskLine(s.OnReady), results.MaskLine(s.LogsCommand)
+		if sw := s.Sweep; sw != nil {
+			key := sw.Key
+			if i := strings.IndexByte(key, ':'); i >= 0 {
+				key = key[i+1:] // NODE:KEY
+			}
+			vs := make([]string, len(sw.Values))
+			for j, v := range sw.Values {
+				vs[j] = results.MaskSetting(key, v)
+			}
+			s.Sweep = &Sweep{Key: sw.Key, Values: vs}
+		}
+		c.Scenarios[i] = s
+	}
+	return &c
+}
+
+func maskArgs(args []string) []string {
+	if args == nil {
+		return nil
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = results.MaskArg(a)
+	}
+	return out
+}
+
+func maskMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = results.MaskSetting(k, v)
+	}
+	return out
 }

@@ -70,6 +70,7 @@ func TestParse(t *testing.T) {
 		{name: "sweep value repeated", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [1, 1]}}]\n", wantErr: "repeated"},
 		{name: "sweep values alike as directories", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: x, values: [\"h:1\", h_1]}}]\n", wantErr: "would share the directory"},
 		{name: "sweep without key", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {values: [1, 2]}}]\n", wantErr: "no key"},
+		{name: "sweep of a secret", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, sweep: {key: \"b1:ssl.key.password\", values: [p1, p2]}}]\n", wantErr: "holds a secret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

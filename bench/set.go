@@ -8,6 +8,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
 )
 
 // Env is configuration lines for bench.txt, in order: key, value.
@@ -63,6 +64,7 @@ func (s *Set) addAnalysed(t Trial, d Done, dir string, tr *report.Trial) {
 			r.Reason = m.Reason
 		}
 	}
+	r.Reason = results.MaskLine(r.Reason) // an error may quote a setting
 	s.Records = append(s.Records, r)
 }
 

@@ -344,7 +344,12 @@ func writeFile(dst string, r io.Reader, mod time.Time) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
+	mw := results.MaskWriter(f) // no secret a node logged is kept
+	if _, err := io.Copy(mw, r); err != nil {
+		f.Close()
+		return err
+	}
+	if err := mw.Close(); err != nil {
 		f.Close()
 		return err
 	}

@@ -314,7 +314,8 @@ func TestCollectLogs(t *testing.T) {
 	f.running = false // a killed broker's logs are what the run wants
 	f.files = []tarFile{
 		{name: "logs", dir: true, mod: since},
-		{name: "logs/server.log", mod: since.Add(time.Minute), body: "server now"},
+		// A secret a node logged is not copied (results.MaskLine).
+		{name: "logs/server.log", mod: since.Add(time.Minute), body: "server now\n\tssl.key.password = chaos-pw-1\n"},
 		{name: "logs/server.log.2026-11-30-02", mod: since.Add(-time.Hour), body: "old"},
 		{name: "logs/server.log.2026-11-30-03", mod: since.Add(-500 * time.Millisecond), body: "same second"},
 		{name: "logs/controller.log", mod: since.Add(-time.Hour), body: "quiet controller log"},
@@ -330,7 +331,7 @@ func TestCollectLogs(t *testing.T) {
 		t.Fatalf("CollectLogs: %v", err)
 	}
 	want := map[string]string{
-		"server.log":                     "server now",
+		"server.log":                     "server now\n\tssl.key.password = [hidden]\n",
 		"server.log.2026-11-30-03":       "same second",
 		"controller.log":                 "quiet controller log",
 		"state-change.log":               "state",

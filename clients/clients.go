@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -193,4 +194,47 @@ func (i *Info) Probe() results.Probe {
 		RunID:          i.RunID,
 		LongestSendGap: i.LongestSendGap,
 	}
+}
+
+// MaskInfo rewrites dir/client.json with the secrets among its settings
+// hidden (results.MaskSetting), when it shows any: the reference probes
+// leave out the settings they know hold one, and this catches those they
+// do not (an option a newer Kafka adds). Every other field is kept as
+// written. A file with no secret is left untouched.
+func MaskInfo(dir string) error {
+	path := filepath.Join(dir, InfoFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	changed := false
+	for _, k := range []string{"producer", "consumer"} {
+		var m map[string]string
+		if raw[k] == nil || json.Unmarshal(raw[k], &m) != nil {
+			continue
+		}
+		masked := results.MaskSettings(maps.Clone(m))
+		if maps.Equal(m, masked) {
+			continue
+		}
+		if raw[k], err = json.Marshal(masked); err != nil {
+			return err
+		}
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	out, err := json.MarshalIndent(raw, "", "  ")
+	if err != nil {
+		return err
+	}
+	return results.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(append(out, '\n'))
+		return err
+	})
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // logRoutes send each Kafka logger to the file the distribution's
@@ -121,7 +123,7 @@ func SplitLog(r io.Reader, dstDir string) ([]string, error) {
 			return err
 		}
 		for _, line := range entry {
-			w.WriteString(line)
+			w.WriteString(results.MaskLine(line))
 			w.WriteByte('\n')
 		}
 		entry = entry[:0]

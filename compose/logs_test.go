@@ -172,3 +172,30 @@ func TestNodeConfigs(t *testing.T) {
 		t.Errorf("NodeConfigs with kraft stopped: %d nodes, %v; want the three brokers and kraft named", len(got), err)
 	}
 }
+
+// TestSplitLogSecrets checks a node's output is split with every secret it
+// printed hidden (results.MaskLine): a JAAS line and a configuration dump.
+func TestSplitLogSecrets(t *testing.T) {
+	const pw = "split-pw-3e9"
+	in := "===> KAFKA_OPTS=-Dx.password=" + pw + "\n" +
+		"[2026-01-02 03:04:05,678] INFO KafkaConfig values:\n" +
+		"\tlistener.name.host.plain.sasl.jaas.config = org.apache.kafka.common.security.plain.PlainLoginModule required username=\"admin\" password=\"" + pw + "\" user_probe=\"" + pw + "\";\n" +
+		"\tsasl.mechanism = PLAIN\n" +
+		" (kafka.server.KafkaConfig)\n"
+	dir := t.TempDir()
+	if _, err := SplitLog(strings.NewReader(in), dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), pw) {
+		t.Errorf("server.log holds the password:\n%s", b)
+	}
+	for _, keep := range []string{`username="admin" password=[hidden] user_probe=[hidden];`, "sasl.mechanism = PLAIN"} {
+		if !strings.Contains(string(b), keep) {
+			t.Errorf("server.log lost %q:\n%s", keep, b)
+		}
+	}
+}

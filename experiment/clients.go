@@ -280,6 +280,9 @@ func (t *trial) saveClients() error {
 		if err != nil {
 			continue // its read-back note says so
 		}
+		if err := clients.MaskInfo(e.dir); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.name, err))
+		}
 		m := *t.meta
 		m.Probe = info.Probe()
 		m.Probe.Leaders, m.Probe.Replicas = t.meta.Probe.Leaders, t.meta.Probe.Replicas

@@ -46,10 +46,14 @@ func TestTrialPhases(t *testing.T) {
 			w := newWorld()
 			r, _, _ := newRunner(t, w, kill)
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
-			tr, err := analysed(context.Background(), r, 1, dir)
+			if err := r.Trial(context.Background(), 1, dir); err != nil {
+				t.Fatal(err)
+			}
+			meta, err := results.ReadMeta(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
+			tr := struct{ Meta *results.Meta }{meta}
 			want := "up probe inject logs-c1 logs-k1 restart isr elect leaders readback"
 			if got := w.log(); got != want {
 				t.Errorf("phases:\n got %s\nwant %s", got, want)

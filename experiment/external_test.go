@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,5 +214,59 @@ func TestFaultedNode(t *testing.T) {
 				t.Errorf("FaultedNode = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestExternalTrialSecrets runs an external trial whose cluster reports
+// settings holding secrets, as a remote cluster's brokers (--bootstrap)
+// might, and greps every file of the trial for them.
+func TestExternalTrialSecrets(t *testing.T) {
+	const pw, user = "ext-pw-4c2", "ext-user-pw-a17"
+	w := newWorld()
+	w.nodes = map[string]map[string]string{
+		"1": {"broker.session.timeout.ms": "9000",
+			"listener.name.host.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="` + pw + `" user_probe="` + user + `";`,
+			"my.app.secret": pw},
+	}
+	r, _, _ := newRunner(t, w, results.FaultExternal)
+	ready := filepath.Join(t.TempDir(), "ready")
+	r.Target = observed{w, ready}
+	r.Opt.Duration = time.Second
+	r.Opt.External = External{ReadyFile: ready, Margin: time.Millisecond}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	tr, err := analysed(context.Background(), r, 1, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Meta.Cluster.Nodes["1"]["broker.session.timeout.ms"]; got != "9000" {
+		t.Errorf("a setting that is no secret was lost: %q", got)
+	}
+	files := 0
+	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, p := range []string{pw, user} {
+			if strings.Contains(string(b), p) {
+				t.Errorf("%s holds %s", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("the trial wrote no file")
+	}
+	for _, p := range []string{pw, user} {
+		if strings.Contains(fmt.Sprint(tr.Meta.Cluster.Nodes), p) {
+			t.Errorf("the trial's metadata in memory holds %s", p)
+		}
 	}
 }

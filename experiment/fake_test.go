@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
@@ -44,6 +45,8 @@ type world struct {
 	cannot map[results.FaultKind]string
 	// up is what Up says it did; a reused cluster when nil.
 	up *UpInfo
+	// nodes is what NodeConfigs reads back; c1's session timeout when nil.
+	nodes map[string]map[string]string
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -118,6 +121,9 @@ func (w *world) TopicNames() []string                         { return []string{
 func (w *world) Image() string                                { return "fake" }
 func (w *world) KafkaVersion(context.Context) (string, error) { return "4.3.1", nil }
 func (w *world) NodeConfigs(context.Context) (map[string]map[string]string, error) {
+	if w.nodes != nil {
+		return w.nodes, nil
+	}
 	return map[string]map[string]string{"c1": {"broker.session.timeout.ms": "9000"}}, nil
 }
 func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
@@ -236,8 +242,8 @@ func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int6
 }
 
 // analysed records trial n into dir and analyses it as kbf run does
-// afterwards (report.Analyze), for the tests that check what the report
-// makes of what the run recorded.
+// afterwards (analysis.Trial, its report files written), for the tests
+// that check what the report makes of what the run recorded.
 func analysed(ctx context.Context, r *Runner, n int, dir string) (*report.Trial, error) {
 	if err := r.Trial(ctx, n, dir); err != nil {
 		return nil, err
@@ -246,7 +252,7 @@ func analysed(ctx context.Context, r *Runner, n int, dir string) (*report.Trial,
 	if err != nil {
 		return nil, err
 	}
-	return report.Analyze(found[0], report.Options{})
+	return analysis.Trial(ctx, found[0], analysis.Options{Write: analysis.Recorded})
 }
 
 // runAnalysed is r.Run with each trial analysed and the outcome decided as

@@ -260,9 +260,11 @@ type Recovery struct {
 	Err            string    `json:"error,omitempty"`
 }
 
-// WriteMeta writes m to dir/meta.json atomically.
+// WriteMeta writes m to dir/meta.json atomically, its secrets hidden
+// first, in m too (see Hidden).
 func WriteMeta(dir string, m *Meta) error {
 	m.FormatVersion = FormatVersion
+	m.maskSecrets()
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode metadata: %w", err)

@@ -79,6 +79,7 @@ func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: %w", file, err, errBadMeta)
 	}
+	m.maskSecrets()
 	return &m, nil
 }
 

@@ -94,7 +94,11 @@ func (t *Target) copyFile(ctx context.Context, n Node, src, path string) error {
 		return err
 	}
 	var stderr bytes.Buffer
-	err = t.api.ExecStream(ctx, n.Pod, n.Container, []string{"cat", src}, w, &stderr)
+	mw := results.MaskWriter(w) // no secret a node logged is kept
+	err = t.api.ExecStream(ctx, n.Pod, n.Container, []string{"cat", src}, mw, &stderr)
+	if merr := mw.Close(); err == nil {
+		err = merr
+	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

@@ -356,7 +356,12 @@ func copyFile(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	mw := results.MaskWriter(out) // no secret a node logged is kept
+	if _, err := io.Copy(mw, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := mw.Close(); err != nil {
 		out.Close()
 		return err
 	}
