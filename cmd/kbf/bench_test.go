@@ -380,7 +380,8 @@ func TestCompareExit(t *testing.T) {
 		{"shifted 50 %", []string{"compare", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
 		{"shifted 50 %, no fail", []string{"compare", "--no-fail", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitOK, ""},
 		{"over a limit", []string{"compare", "--limit", "leader:ack_stall=8s", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitRegress, "verdict: different: regression"},
-		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side"},
+		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side (3 more old, 3 more new)"},
+		{"15 against 2 at +50 %", []string{"compare", benchTxt(t, "old15.txt", 15, 1, 0), benchTxt(t, "new.txt", 2, 1.5, 0)}, exitTooFew, "at least 6 valid trials a side (4 more new)"},
 		{"shards merged", []string{"compare", shard1 + "," + shard2, benchTxt(t, "new.txt", 6, 1, 0)}, exitTooFew, "verdict: undecided"},
 		{"a lost record", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 1)}, exitFindings, "acknowledged records lost"},
 		{"markdown", []string{"compare", "--markdown", md, old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
@@ -428,5 +429,24 @@ func TestBenchExternalFile(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("kbf bench made %s before refusing: %v", out, err)
+	}
+}
+
+// TestCompareInterruptedLarge checks that kbf compare of large files answers
+// an interrupt: exit 130, not a comparison run to its end first.
+func TestCompareInterruptedLarge(t *testing.T) {
+	old, new := benchTxt(t, "old.txt", 100_000, 1, 0), benchTxt(t, "new.txt", 100_000, 1.01, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() { done <- run(ctx, []string{"compare", old, new}, &bytes.Buffer{}, &errOut) }()
+	select {
+	case code := <-done:
+		if code != exitCanceled {
+			t.Errorf("exit %d, stderr %q; want %d", code, errOut.String(), exitCanceled)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still comparing a minute after the interrupt")
 	}
 }
