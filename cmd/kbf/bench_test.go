@@ -450,3 +450,30 @@ func TestCompareInterruptedLarge(t *testing.T) {
 		t.Fatal("still comparing a minute after the interrupt")
 	}
 }
+
+// TestBenchManyScenariosBadLast checks that a benchmark of 10,000
+// scenarios whose last is wrong is refused, in one line, before any
+// trial: every scenario is checked first, each against a cluster model
+// that scenarios of one cluster share.
+func TestBenchManyScenariosBadLast(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	var b strings.Builder
+	b.WriteString("trials: 2\nscenarios:\n")
+	for i := range 9999 {
+		fmt.Fprintf(&b, "  - name: s%d\n    fault: sigkill\n", i)
+	}
+	b.WriteString("  - name: bad\n    fault: sigkill\n    controllers: 2\n")
+	file := filepath.Join(t.TempDir(), "bench.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var errOut bytes.Buffer
+	code := run(context.Background(), []string{"bench", file, "--out", out}, &bytes.Buffer{}, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), `scenario "bad": controllers 2`) || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and one line about scenario bad", code, errOut.String(), exitUsage)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused benchmark wrote %s (%v)", out, err)
+	}
+}
