@@ -27,6 +27,8 @@ func TestBenchFlags(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("trials: 0\nscenarios: [{name: a, fault: sigkill}]\n"), 0o644)
+	two := filepath.Join(dir, "two.yaml")
+	os.WriteFile(two, []byte("trials: 2\nscenarios: [{name: a, fault: sigkill}, {name: b, fault: sigterm}]\n"), 0o644)
 	tests := []struct {
 		name    string
 		args    []string
@@ -73,9 +75,22 @@ func TestBenchFlags(t *testing.T) {
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
-		{name: "until decided: a budget of 15 and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 15 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
+		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 6 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
 				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "until decided without a file: a budget of 15", args: []string{"bench", "--kill", "sigkill", "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 15 {
+				t.Errorf("trials %d, want 15", f.Trials)
+			}
+		}},
+		{name: "until decided: --trials 1", args: []string{"bench", file, "--until-decided", "--trials", "1"}, wantErr: "--trials 1: --until-decided needs at least 6 valid trials a side"},
+		{name: "until decided: --trials 5 without a file", args: []string{"bench", "--kill", "sigkill", "--until-decided", "--trials", "5"}, wantErr: "--trials 5: --until-decided needs at least 6"},
+		{name: "until decided: a file's trials: 2", args: []string{"bench", two, "--until-decided"}, wantErr: "trials 2: --until-decided takes it as the most valid trials a side runs, and needs at least 6"},
+		{name: "a file's trials: 2 over --trials 8", args: []string{"bench", two, "--until-decided", "--trials", "8"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 8 {
+				t.Errorf("trials %d, want 8", f.Trials)
 			}
 		}},
 		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
