@@ -77,8 +77,17 @@ func (b *Bench) RunUntilDecided(ctx context.Context, g Gate) (*Set, *Decided, er
 	}
 	failures := 0
 	for round := 1; ; round++ {
-		for i, v := range vs {
-			for dec.Valid[i] < round && dec.Attempts[i] < attempts {
+		// The sides take turns, an attempt each, until each has its
+		// valid trial of the round: a side whose trials do not count
+		// does not spend its attempts while the other waits, and the
+		// drift of the machine falls on both alike.
+		for turn := true; turn; {
+			turn = false
+			for i, v := range vs {
+				if dec.Valid[i] >= round || dec.Attempts[i] >= attempts {
+					continue
+				}
+				turn = true
 				rep[i]++
 				t := b.File.trial(vs, i, rep[i])
 				fmt.Fprintf(b.Progress, "bench: %s: trial %d (valid %d, attempt %d of %d)\n", v.Name(), rep[i], dec.Valid[i], dec.Attempts[i]+1, attempts)
@@ -96,9 +105,14 @@ func (b *Bench) RunUntilDecided(ctx context.Context, g Gate) (*Set, *Decided, er
 					failures = 0
 				}
 				if failures >= maxFailures {
-					// A broken setup: no more trials, but the gate still
-					// answers with what it has.
-					return b.conclude(ctx, set, dec, budget, g, fmt.Sprintf("stopped: %d trials in a row failed, the last: %v", failures, err))
+					// A broken setup (Docker unreachable, say): kbf could
+					// not do what was asked, as Run says. The gate's
+					// answer from what there is still goes to summary.md.
+					stopped := fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
+					if _, _, err := b.conclude(ctx, set, dec, budget, g, "stopped: "+stopped.Error()); err != nil {
+						return set, dec, err
+					}
+					return set, dec, stopped
 				}
 			}
 		}

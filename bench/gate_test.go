@@ -78,6 +78,9 @@ func TestRunUntilDecided(t *testing.T) {
 		valid    [2]int
 		attempts [2]int
 		why      string
+		// err is part of the error wanted; order, the variants (a or b)
+		// of the first calls.
+		err, order string
 	}{
 		// Recorded trials of two faults: every trial of a side alike, the
 		// sides far apart, so decided as soon as there are enough.
@@ -92,7 +95,13 @@ func TestRunUntilDecided(t *testing.T) {
 		// spent, and the gate still answers.
 		{name: "a side without a valid trial is undecided, not an abort", file: same, budget: 2, invalid: map[int]bool{2: true, 3: true, 4: true}, answer: "undecided", verdict: compare.Undecided, valid: [2]int{1, 0}, attempts: [2]int{1, 3}, why: "none to compare on one side"},
 		{name: "a side short of valid trials is fewer samples", file: same, budget: 6, invalid: map[int]bool{4: true, 5: true, 6: true, 7: true, 8: true, 9: true, 10: true, 11: true}, answer: "undecided", verdict: compare.Undecided, valid: [2]int{2, 1}, attempts: [2]int{2, 9}, why: "attempts spent at 2 and 1 valid trials"},
-		{name: "a broken setup stops the trials, not the answer", file: same, budget: 15, fail: map[int]bool{2: true, 3: true}, answer: "undecided", verdict: compare.Undecided, valid: [2]int{1, 0}, attempts: [2]int{1, 2}, why: "stopped: 2 trials in a row failed"},
+		// Calls 1 and 2 are A's first and B's first: the sides take
+		// turns, rather than A spending its attempts first.
+		{name: "the sides take turns at replacing", file: same, budget: 15, invalid: map[int]bool{1: true, 2: true}, answer: "same", verdict: compare.Same, valid: [2]int{need, need}, attempts: [2]int{need + 1, need + 1}, order: "abab"},
+		// Docker unreachable, say: kbf could not do what was asked, an
+		// error; summary.md still holds what the gate made of it.
+		{name: "a broken setup stops the trials with an error", file: same, budget: 15, fail: map[int]bool{2: true, 3: true}, answer: "undecided", verdict: compare.Undecided, valid: [2]int{1, 0}, attempts: [2]int{1, 2}, why: "stopped: 2 trials in a row failed", err: "2 trials in a row failed"},
+		{name: "every trial failing stops at the second", file: same, budget: 15, fail: map[int]bool{1: true, 2: true}, answer: "undecided", verdict: compare.Undecided, valid: [2]int{0, 0}, attempts: [2]int{1, 1}, err: "the cluster would not come up", order: "ab"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,8 +111,15 @@ func TestRunUntilDecided(t *testing.T) {
 			r := &invalidRunner{fakeRunner: fakeRunner{t: t, base: dir, fail: tt.fail}, invalid: tt.invalid}
 			b := &Bench{File: &f, Dir: dir, Runner: r}
 			_, d, err := b.RunUntilDecided(context.Background(), Gate{Gate: compare.SequentialGate, Extra: DefaultExtra})
-			if err != nil {
-				t.Fatal(err)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("error %v, want %q", err, tt.err)
+			}
+			var order string
+			for _, c := range r.calls[:min(len(tt.order), len(r.calls))] {
+				order += c[:1]
+			}
+			if order != tt.order {
+				t.Errorf("first calls %v, want the variants %s", r.calls, tt.order)
 			}
 			if d.Answer() != tt.answer || tt.answer != "different" && d.Verdict != tt.verdict {
 				t.Errorf("answer %s (%s), want %s (%s): %s", d.Answer(), d.Verdict, tt.answer, tt.verdict, d.Why)

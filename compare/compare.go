@@ -420,7 +420,17 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 		row.NOld, row.NNew = len(old.Samples[k]), len(new.Samples[k])
 		if row.Compared() {
 			c := benchmath.AssumeNothing.Compare(so, sn)
+			if math.IsNaN(c.P) {
+				// The U test's normal approximation (past 50 trials a
+				// side) takes the root of a tie correction that rounds
+				// below zero when nearly every value ties: no shift of
+				// location for it to find. KS still judges.
+				c.P = 1
+			}
 			row.Cmp = &c
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("compare: %w", err)
+			}
 			_, row.PKS = ksTest(old.Samples[k], new.Samples[k])
 			row.P = combinedP(c.P, row.PKS)
 			if row.Old.Center != 0 {
@@ -540,7 +550,7 @@ func judge(row *Row, new *Side, g Gate, need int) {
 	// Every kbf metric is better=lower (the reader refuses a file that
 	// says otherwise).
 	worse := row.New.Center > row.Old.Center
-	tooFew := fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval", row.NOld, row.NNew, need)
+	tooFew := tooFew(row.NOld, row.NNew, need)
 	if row.P < g.Alpha {
 		// Values are rounded to the millisecond: compare in whole
 		// microseconds so that 20 ms is not 20.000000001 ms.
@@ -562,6 +572,12 @@ func judge(row *Row, new *Side, g Gate, need int) {
 				sign = "-"
 			}
 			row.Note = fmt.Sprintf("%s%v, within --min-change %v (the probe's resolution)", sign, change.Abs(), row.MinChange)
+		case row.NOld < need || row.NNew < need:
+			// A difference needs the trials "same" does: with 2 trials
+			// a side against 15 the U test's p can fall under alpha,
+			// but neither median's interval is known.
+			set(Undecided, tooFew)
+			return
 		case math.IsNaN(row.Delta):
 			set(v, fmt.Sprintf("%s than 0, p=%.3f < %g", word, row.P, g.Alpha))
 			return
@@ -602,6 +618,21 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		return
 	}
 	set(Undecided, fmt.Sprintf("p=%.2f between %g (different) and %.2f (same for a change of %s); run more trials", row.P, g.Alpha, row.SameAbove, sought))
+}
+
+// tooFew says that nOld and nNew valid trials are too few to decide
+// anything, and how many more each side short of need must run.
+func tooFew(nOld, nNew, need int) string {
+	var more []string
+	for _, side := range []struct {
+		name string
+		n    int
+	}{{"old", nOld}, {"new", nNew}} {
+		if side.n < need {
+			more = append(more, fmt.Sprintf("%d more %s", need-side.n, side.name))
+		}
+	}
+	return fmt.Sprintf("%d and %d valid trials: need %d a side for a 95 %% interval; run %s", nOld, nNew, need, strings.Join(more, " and "))
 }
 
 // roleOf reads the role=… part of a benchmark name.

@@ -31,9 +31,16 @@ func ksTest(x, y []float64) (d, p float64) {
 // SciPy's ks_2samp uses for small samples). gonum computes D but has no
 // distribution for it, and the asymptotic series Pinpoint uses is far off
 // at a handful of trials a side. Tied values make the test conservative.
+//
+// The exact path costs n×m steps: past exactLimit (1,000 trials a side)
+// it is the asymptotic Kolmogorov distribution instead, as SciPy's
+// ks_2samp switches to it for large samples, where it is close.
 func ksPValue(d float64, n, m int) float64 {
 	if n == 0 || m == 0 || !(d > 0) {
 		return 1
+	}
+	if int64(n)*int64(m) > exactLimit {
+		return ksAsymptotic(d, n, m)
 	}
 	// On the path, |i/n - j/m| ≥ d is |i·m - j·n| ≥ k, in whole numbers:
 	// D is a multiple of 1/(n·m).
@@ -66,6 +73,32 @@ func ksPValue(d float64, n, m int) float64 {
 		}
 	}
 	return min(1, max(0, 1-prob[m]))
+}
+
+// exactLimit is the most lattice steps (n×m) ksPValue takes exactly: a
+// few milliseconds.
+const exactLimit = 1_000_000
+
+// ksAsymptotic is Kolmogorov's limiting distribution of D for samples of
+// n and m, with Stephens' correction for finite samples (Numerical
+// Recipes' probks): Q(λ) = 2 Σ (-1)^(k-1) exp(-2k²λ²).
+func ksAsymptotic(d float64, n, m int) float64 {
+	en := math.Sqrt(float64(n) * float64(m) / float64(n+m))
+	lambda := (en + 0.12 + 0.11/en) * d
+	if lambda < 0.2 {
+		return 1 // the series converges slowly here, to 1
+	}
+	var sum float64
+	sign := 1.0
+	for k := 1; k <= 100; k++ {
+		term := sign * 2 * math.Exp(-2*float64(k*k)*lambda*lambda)
+		sum += term
+		if math.Abs(term) < 1e-12*math.Abs(sum) || math.Abs(term) < 1e-300 {
+			break
+		}
+		sign = -sign
+	}
+	return min(1, max(0, sum))
 }
 
 // sameAbove is the p above which two samples of nOld and nNew are "same":

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/combin"
+
+	"github.com/kbf-project/kbf/benchfile"
 )
 
 // TestKSPValue checks the exact p against the permutation distribution
@@ -145,6 +148,88 @@ func TestThreeAnswers(t *testing.T) {
 			r := res.Rows[0]
 			if res.Verdict != tt.want || !strings.Contains(r.Why+" "+r.Note, tt.say) {
 				t.Errorf("%v: %s (%s); want %v saying %q", res.Verdict, r.Why, r.Note, tt.want, tt.say)
+			}
+		})
+	}
+}
+
+// TestKSAsymptotic checks the large-sample p against the exact one where
+// both can be had (1,000 a side), and that samples far past exactLimit
+// are compared: the exact path would take n×m steps, for hours.
+func TestKSAsymptotic(t *testing.T) {
+	const n = 1000
+	for _, d := range []float64{0.03, 0.05, 0.06, 0.08, 0.1} {
+		exact, asym := ksPValue(d, n, n), ksAsymptotic(d, n, n)
+		if math.Abs(exact-asym) > 0.01 {
+			t.Errorf("D=%v at %d a side: asymptotic p %.4f, exact %.4f", d, n, asym, exact)
+		}
+	}
+	if p := ksAsymptotic(0.001, n, n); p != 1 {
+		t.Errorf("D=0.001: p %v, want 1", p)
+	}
+	// 200,000 trials a side, the new ones 1.5 s (20 %) slower on a
+	// spread of 1 s.
+	const big = 200_000
+	k := Key{"BenchmarkFailover/scenario=sigkill/role=leader", "ack-stall-sec"}
+	side := func(shift float64) *Side {
+		vals := make([]float64, big)
+		for i := range vals {
+			vals[i] = 7 + shift + float64((i*7919)%big)/big
+		}
+		return &Side{Samples: map[Key][]float64{k: vals}, order: []Key{k}}
+	}
+	res, err := Compare(context.Background(), side(0), side(1.5), DefaultGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; r.Verdict != Regression || !(r.PKS < 1e-6) {
+		t.Errorf("200,000 a side, +1.5 s: %v (KS p %v), want a regression", r.Verdict, r.PKS)
+	}
+	// Every value tied, as lost_acked's zeros are: the U test's normal
+	// approximation gives NaN at 500,000 a side; the row is the same.
+	zeros := &Side{Samples: map[Key][]float64{k: make([]float64, 500_000)}, order: []Key{k}}
+	res, err = Compare(context.Background(), zeros, zeros, DefaultGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; r.Verdict != Same || math.IsNaN(r.P) {
+		t.Errorf("500,000 zeros a side: %v, p %v: %s; want same", r.Verdict, r.P, r.Why)
+	}
+}
+
+// TestTooFewToDiffer checks that a difference needs as many valid trials
+// a side as "same" does: a side of one or two trials against fifteen is
+// undecided however large the change, and says how many more to run.
+func TestTooFewToDiffer(t *testing.T) {
+	k := Key{"BenchmarkFailover/scenario=sigkill/role=leader", "ack-stall-sec"}
+	spread := func(n int, k float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = k * (7 + 0.01*float64(i))
+		}
+		return out
+	}
+	need := benchfile.NeedSamples()
+	tests := []struct {
+		name     string
+		old, new []float64
+		why      string
+	}{
+		{"15 against 2 at +50 %", spread(15, 1), spread(2, 1.5), fmt.Sprintf("run %d more new", need-2)},
+		{"one under 15 equal", slices.Repeat([]float64{7}, 15), []float64{3}, fmt.Sprintf("run %d more new", need-1)},
+		{"2 against 15 at -50 %", spread(2, 1), spread(15, 0.5), fmt.Sprintf("run %d more old", need-2)},
+		{"1 against 1", []float64{7}, []float64{14}, fmt.Sprintf("run %d more old and %d more new", need-1, need-1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := &Side{Samples: map[Key][]float64{k: tt.old}, order: []Key{k}}
+			new := &Side{Samples: map[Key][]float64{k: tt.new}, order: []Key{k}}
+			res, err := Compare(context.Background(), old, new, DefaultGate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := res.Rows[0]; r.Verdict != Undecided || !strings.Contains(r.Why, tt.why) {
+				t.Errorf("%v: %s; want undecided: %s", r.Verdict, r.Why, tt.why)
 			}
 		})
 	}

@@ -202,12 +202,25 @@ func (res *Result) allowed(compared int) string {
 // tooFew says how many trials a side give an interval, where a row had
 // fewer, or "".
 func (res *Result) tooFew() string {
+	short := false
+	var old, new int // the most trials a row lacks, per side
 	for _, r := range res.Rows {
 		if r.Verdict == Undecided && (r.NOld < res.Need || r.NNew < res.Need) {
-			return fmt.Sprintf(", at least %d valid trials a side", res.Need)
+			short = true
+			old, new = max(old, res.Need-r.NOld), max(new, res.Need-r.NNew)
 		}
 	}
-	return ""
+	if !short {
+		return ""
+	}
+	var more []string
+	if old > 0 {
+		more = append(more, fmt.Sprintf("%d more old", old))
+	}
+	if new > 0 {
+		more = append(more, fmt.Sprintf("%d more new", new))
+	}
+	return fmt.Sprintf(", at least %d valid trials a side (%s)", res.Need, strings.Join(more, ", "))
 }
 
 // oneSided lists what one side only has, a benchmark whole where all its

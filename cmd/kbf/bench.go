@@ -67,11 +67,13 @@ trials run: after each pair of valid trials it compares what bench.txt
 holds (compare.SequentialGate: alpha 0.01, since it looks after every
 pair) and stops at the first answer, different (a regression or an
 improvement beyond --max-regression) or same; at --trials valid trials a
-side (default 15) the answer is undecided. A trial that does not count is
+side (FILE's trials:, else 15; at least 6, what a difference needs) the
+answer is undecided. The sides take turns: A, B, A, B. A trial that does not count is
 replaced by another of its side, up to half the budget again; a side left
 short is fewer samples, never an abort. The answer ends summary.md, and
 the exit status is kbf compare's: 0 same or an improvement, 4 a
-regression, 5 undecided, 3 a record lost. Like every trial, its trials
+regression, 5 undecided, 3 a record lost; 1 when trials cannot run (two
+in a row failed: Docker unreachable, say). Like every trial, its trials
 end --settle after recovery rather than at --duration.
 
 The scenario file:
@@ -110,7 +112,7 @@ The scenario file:
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
-	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (default 15)")
+	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
 	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout; the rest are figures")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
@@ -155,7 +157,11 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
 			return err
 		}
-		if !o.trialsSet {
+		// A budget under what a difference needs could never decide.
+		if need := bench.NeedSamples(); o.trialsSet && o.trials < need {
+			return usagef("--trials %d: --until-decided needs at least %d valid trials a side to decide anything; --trials is the most a side runs (default %d)", o.trials, need, untilDecidedBudget)
+		}
+		if !o.trialsSet && o.file == "" {
 			o.trials, o.trialsSet = untilDecidedBudget, true
 		}
 	} else {
@@ -206,6 +212,9 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 	}
 	if o.trialsSet {
 		f.Trials = o.trials // a CI job's budget over the file's
+	} else if need := bench.NeedSamples(); o.untilDecided && f.Trials < need {
+		// FILE's trials: is --until-decided's budget, as --trials is.
+		return nil, usagef("%s: trials %d: --until-decided takes it as the most valid trials a side runs, and needs at least %d to decide anything; raise it or give --trials", o.file, f.Trials, need)
 	}
 	return f, nil
 }

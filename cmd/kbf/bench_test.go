@@ -26,6 +26,8 @@ func TestBenchFlags(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("trials: 0\nscenarios: [{name: a, fault: sigkill}]\n"), 0o644)
+	two := filepath.Join(dir, "two.yaml")
+	os.WriteFile(two, []byte("trials: 2\nscenarios: [{name: a, fault: sigkill}, {name: b, fault: sigterm}]\n"), 0o644)
 	tests := []struct {
 		name    string
 		args    []string
@@ -72,9 +74,22 @@ func TestBenchFlags(t *testing.T) {
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
-		{name: "until decided: a budget of 15 and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 15 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
+		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 6 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
 				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			}
+		}},
+		{name: "until decided without a file: a budget of 15", args: []string{"bench", "--kill", "sigkill", "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 15 {
+				t.Errorf("trials %d, want 15", f.Trials)
+			}
+		}},
+		{name: "until decided: --trials 1", args: []string{"bench", file, "--until-decided", "--trials", "1"}, wantErr: "--trials 1: --until-decided needs at least 6 valid trials a side"},
+		{name: "until decided: --trials 5 without a file", args: []string{"bench", "--kill", "sigkill", "--until-decided", "--trials", "5"}, wantErr: "--trials 5: --until-decided needs at least 6"},
+		{name: "until decided: a file's trials: 2", args: []string{"bench", two, "--until-decided"}, wantErr: "trials 2: --until-decided takes it as the most valid trials a side runs, and needs at least 6"},
+		{name: "a file's trials: 2 over --trials 8", args: []string{"bench", two, "--until-decided", "--trials", "8"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
+			if f.Trials != 8 {
+				t.Errorf("trials %d, want 8", f.Trials)
 			}
 		}},
 		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
@@ -379,7 +394,8 @@ func TestCompareExit(t *testing.T) {
 		{"shifted 50 %", []string{"compare", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
 		{"shifted 50 %, no fail", []string{"compare", "--no-fail", old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitOK, ""},
 		{"over a limit", []string{"compare", "--limit", "leader:ack_stall=8s", old, benchTxt(t, "new.txt", 6, 1, 0)}, exitRegress, "verdict: different: regression"},
-		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side"},
+		{"3 a side", []string{"compare", shard1, benchTxt(t, "new.txt", 3, 1.02, 0)}, exitTooFew, "at least 6 valid trials a side (3 more old, 3 more new)"},
+		{"15 against 2 at +50 %", []string{"compare", benchTxt(t, "old15.txt", 15, 1, 0), benchTxt(t, "new.txt", 2, 1.5, 0)}, exitTooFew, "at least 6 valid trials a side (4 more new)"},
 		{"shards merged", []string{"compare", shard1 + "," + shard2, benchTxt(t, "new.txt", 6, 1, 0)}, exitTooFew, "verdict: undecided"},
 		{"a lost record", []string{"compare", old, benchTxt(t, "new.txt", 6, 1, 1)}, exitFindings, "acknowledged records lost"},
 		{"markdown", []string{"compare", "--markdown", md, old, benchTxt(t, "new.txt", 6, 1.5, 0)}, exitRegress, "verdict: different: regression"},
@@ -427,5 +443,51 @@ func TestBenchExternalFile(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("kbf bench made %s before refusing: %v", out, err)
+	}
+}
+
+// TestCompareInterruptedLarge checks that kbf compare of large files answers
+// an interrupt: exit 130, not a comparison run to its end first.
+func TestCompareInterruptedLarge(t *testing.T) {
+	old, new := benchTxt(t, "old.txt", 100_000, 1, 0), benchTxt(t, "new.txt", 100_000, 1.01, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	done := make(chan int, 1)
+	var errOut bytes.Buffer
+	go func() { done <- run(ctx, []string{"compare", old, new}, &bytes.Buffer{}, &errOut) }()
+	select {
+	case code := <-done:
+		if code != exitCanceled {
+			t.Errorf("exit %d, stderr %q; want %d", code, errOut.String(), exitCanceled)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("still comparing a minute after the interrupt")
+	}
+}
+
+// TestBenchManyScenariosBadLast checks that a benchmark of 10,000
+// scenarios whose last is wrong is refused, in one line, before any
+// trial: every scenario is checked first, each against a cluster model
+// that scenarios of one cluster share.
+func TestBenchManyScenariosBadLast(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	var b strings.Builder
+	b.WriteString("trials: 2\nscenarios:\n")
+	for i := range 9999 {
+		fmt.Fprintf(&b, "  - name: s%d\n    fault: sigkill\n", i)
+	}
+	b.WriteString("  - name: bad\n    fault: sigkill\n    controllers: 2\n")
+	file := filepath.Join(t.TempDir(), "bench.yaml")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var errOut bytes.Buffer
+	code := run(context.Background(), []string{"bench", file, "--out", out}, &bytes.Buffer{}, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), `scenario "bad": controllers 2`) || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and one line about scenario bad", code, errOut.String(), exitUsage)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the refused benchmark wrote %s (%v)", out, err)
 	}
 }

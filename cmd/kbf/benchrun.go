@@ -33,11 +33,45 @@ type benchRunner struct {
 	pool docker.Pool
 	// local caches whether an image is here (a scenario's kafka_version).
 	local map[string]bool
+	// checked are the targets Check made, by their cluster options
+	// (shapeKey): loading a compose project takes milliseconds, and
+	// 10,000 scenarios of one cluster need one, not 10,000.
+	checked map[string]*docker.Target
 }
 
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
 
-func (r *benchRunner) close() { r.pool.Close() }
+func (r *benchRunner) close() {
+	r.pool.Close()
+	for _, t := range r.checked {
+		t.Close()
+	}
+}
+
+// shapeKey is what the cluster of opts is made of, as a map key: opts
+// without its hooks, which say nothing of the cluster.
+func shapeKey(opts compose.Options) string {
+	opts.Progress, opts.BuildOffline, opts.Notice = nil, nil, nil
+	return fmt.Sprintf("%#v", opts)
+}
+
+// checkTarget is a target made only to be asked, for the cluster of opts:
+// it contacts neither Docker nor Kafka, and brings nothing up.
+func (r *benchRunner) checkTarget(opts compose.Options) (*docker.Target, error) {
+	key := shapeKey(opts)
+	if t, ok := r.checked[key]; ok {
+		return t, nil
+	}
+	t, err := docker.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if r.checked == nil {
+		r.checked = map[string]*docker.Target{}
+	}
+	r.checked[key] = t
+	return t, nil
+}
 
 // Check refuses, in one line each, before anything is written, what kbf
 // run would refuse of the scenario: the same options check and the same
@@ -76,13 +110,10 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 	if err != nil {
 		return err
 	}
-	// A target made only to be asked: it contacts neither Docker nor
-	// Kafka, and brings nothing up.
-	t, err := docker.New(opts)
+	t, err := r.checkTarget(opts)
 	if err != nil {
 		return err
 	}
-	defer t.Close()
 	return experiment.Check(&opt, t)
 }
 

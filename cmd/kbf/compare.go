@@ -58,7 +58,9 @@ change beyond both bounds — a regression, or an improvement. Same: p above
 a threshold that falls as trials grow, the p a change of the size sought
 (--max-regression of the old median, at least --min-change) stays under in
 95% of comparisons. Undecided: between the two, or fewer than 6 valid
-trials a side: run more.
+trials a side, which neither answer is given on (the summary says how
+many more each side needs): run more. Past 1,000 trials a side the
+Kolmogorov–Smirnov p is its asymptotic one, so large files take seconds.
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitRegress, exitTooFew, exitCanceled) + `
 

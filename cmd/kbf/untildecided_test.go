@@ -70,3 +70,25 @@ func TestUntilDecidedExit(t *testing.T) {
 		})
 	}
 }
+
+// TestUntilDecidedNoDocker checks that --until-decided with no Docker to
+// run its trials on is kbf unable to do what was asked, exit 1 in one
+// line, not an undecided comparison (exit 5); and that the sides took
+// turns at failing.
+func TestUntilDecidedNoDocker(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	file := filepath.Join(t.TempDir(), "two.yaml")
+	if err := os.WriteFile(file, []byte("trials: 8\nscenarios: [{name: a, fault: sigkill}, {name: b, fault: sigterm}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var errOut bytes.Buffer
+	code := run(context.Background(), []string{"bench", file, "--until-decided", "--out", out, "--quiet"}, &bytes.Buffer{}, &errOut)
+	if code != exitError || !strings.Contains(errOut.String(), "cannot reach the Docker engine") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and one line saying Docker cannot be reached", code, errOut.String(), exitError)
+	}
+	md, err := os.ReadFile(filepath.Join(out, bench.MarkdownFile))
+	if want := "0 of 1 attempts (A), 0 of 1 (B)"; err != nil || !strings.Contains(string(md), want) {
+		t.Errorf("summary.md (%v) does not say %q:\n%s", err, want, md)
+	}
+}
