@@ -353,6 +353,10 @@ type trial struct {
 	clients []*external
 	// quorum is the quorum's leader before a controller fault (steps.go).
 	quorum quorumState
+	// ext is the watch of an external fault, and onReady its injector
+	// (external.go, onready.go).
+	ext     *externalWatch
+	onReady *onReady
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -446,6 +450,7 @@ func (t *trial) run(ctx context.Context) (*report.Trial, error) {
 		t.readBack(rbctx)
 		cancel()
 	}
+	t.endOnReady()
 	if ctx.Err() != nil {
 		t.setPhase("")
 		t.meta.Notes = append(t.meta.Notes, "interrupted by the user during "+t.interrupted)
