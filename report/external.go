@@ -127,7 +127,9 @@ func replicaEvidence(rv *ReplicaView, F time.Time) []candidate {
 		first := rv.Silent[0]
 		others := 0
 		for b, at := range rv.Answered {
-			if b != first.Broker && at.After(first.FirstError) && !slices.ContainsFunc(rv.Silent, func(s SilentBroker) bool { return s.Broker == b && !s.FirstError.After(first.FirstError.Add(time.Second)) }) {
+			if b != first.Broker && at.After(first.FirstError) && !slices.ContainsFunc(rv.Silent, func(s SilentBroker) bool {
+				return s.Broker == b && !s.FirstError.After(first.FirstError.Add(time.Second))
+			}) {
 				others++
 			}
 		}
@@ -215,7 +217,6 @@ func clientEvidence(moves []timeline.Event, F time.Time) (candidate, bool) {
 	}
 	return candidate{}, false
 }
-
 
 // nameExternal names the broker of an external fault (externalBroker) and
 // makes the trial's fault record say it, so every heading and analysis
