@@ -95,3 +95,32 @@ func TestExternalBroker(t *testing.T) {
 		})
 	}
 }
+
+// TestNameExternal: the trial's fault record says the broker the evidence
+// names, and its heading says an unknown broker or the whole cluster as
+// such, while the record read from disk is left as the run wrote it.
+func TestNameExternal(t *testing.T) {
+	F := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		signs []results.Sign
+		title string
+	}{
+		{"probe only", []results.Sign{{At: F, Source: results.SignProbe, NodeID: -1}}, "external of an unknown broker at 2026-12-01 22:00:00.000"},
+		{"whole cluster", []results.Sign{{At: F, Source: results.SignCluster, NodeID: -1, What: "no broker answered"}}, "external of the whole cluster at 2026-12-01 22:00:00.000"},
+		{"fenced", []results.Sign{{At: F, Source: results.SignProbe, NodeID: -1}, {At: F.Add(9 * time.Second), Source: results.SignCluster, NodeID: 2, What: "broker 2 fenced"}}, "external of k2 (node 2) at 2026-12-01 22:00:00.000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			disk := &results.Meta{Kind: "trial", Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1, "k2": 2}},
+				Fault: &results.Fault{Kind: results.FaultExternal, NodeID: 3, Broker: "k3", Signs: tc.signs}}
+			tr := &Trial{Meta: disk, FaultAt: F}
+			tr.nameExternal()
+			if got := tr.FaultTitle(); got != tc.title {
+				t.Errorf("title %q, want %q", got, tc.title)
+			}
+			if disk.Fault.NodeID != 3 || tr.External == nil || len(tr.Notes) != 1 {
+				t.Errorf("record on disk %+v, external %+v, notes %q", disk.Fault, tr.External, tr.Notes)
+			}
+		})
+	}
+}
