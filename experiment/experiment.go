@@ -277,7 +277,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	valid := 0
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
-		r.say("trial %d of %d: %s of %s, into %s", i, o.Repeat, o.Kill, o.Broker, dir)
+		what := fmt.Sprintf("%s of %s", o.Kill, o.Broker)
+		if o.Kill == results.FaultExternal {
+			what = "an external fault, its broker named from what kbf sees" // something else picks it
+		}
+		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		tr, err := r.Trial(ctx, i, dir)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -5,7 +5,12 @@ package experiment
 // and dates the fault from what it sees: the cluster's metadata (a broker
 // gone or fenced, a leader moved, an ISR shrunk) and the probe (a
 // partition stalled). The trial ends when every partition is healthy again
-// or at the duration's cap; recovery does nothing to the cluster.
+// or at the duration's cap — past it, while the probe has seen the fault
+// and the cluster not yet (a fence comes a session timeout after a kill),
+// until the cluster shows it, heals, or --recovery-timeout; recovery does
+// nothing to the cluster. The run names the broker only by the cluster's
+// sign; without one it says unknown, and the analysis names it from what
+// was measured (report).
 
 import (
 	"context"
