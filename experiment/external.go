@@ -480,6 +480,9 @@ func (t *trial) externalProbing(ctx context.Context) {
 	if x != nil {
 		defer x.stop()
 	}
+	if t.meta.Fault == nil {
+		return // none seen within the cap (externalFault said so): nothing heals
+	}
 	end := t.end.Load().(time.Time)
 	cfg := t.p.Config()
 	margin := t.o.External.Margin
