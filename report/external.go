@@ -233,11 +233,12 @@ func (tr *Trial) nameExternal() {
 	fault.NodeID, fault.Broker = e.NodeID, e.Broker
 	meta.Fault = &fault
 	tr.Meta = &meta
+	by := map[string]string{ByCluster: "the cluster's sign", ByReplicas: "the replica view", ByClients: "the clients' leader moves"}[e.By]
 	switch {
 	case e.NodeID >= 0:
-		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: broker %s (node %d) named by the %s: %s", e.Broker, e.NodeID, e.By, e.Evidence))
+		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: broker %s (node %d), named by %s — %s", e.Broker, e.NodeID, by, e.Evidence))
 	case e.Broker == results.BrokerCluster:
-		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: the whole cluster, no single broker, by the %s: %s", e.By, e.Evidence))
+		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: the whole cluster, no single broker, by %s — %s", by, e.Evidence))
 	default:
 		tr.Notes = append(tr.Notes, "external fault: the broker is unknown: "+e.Evidence)
 	}
