@@ -63,8 +63,10 @@ scenarios:
 # A scenario with fault: external measures a cluster kbf did not start and
 # does not fault (kbf run --fault external): bootstrap (its addresses),
 # on_ready (the command that injects each trial's fault, run in this file's
-# directory once the baseline is healthy, not waited for; it must let the
-# cluster heal, as Kubernetes restarts a killed pod), and optionally
+# directory once the baseline is healthy, not waited for: its failure is
+# reported with its exit status, and what of it still runs when the trial
+# ends is ended; it must let the cluster heal, as Kubernetes restarts a
+# killed pod), and optionally
 # command_config, logs or logs_command (run in this file's directory too),
 # ready_file and heal_margin.
 # A scenario on another cluster (compose file, brokers, controllers) than the

@@ -256,7 +256,11 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 	}
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
-		r.say("trial %d of %d: %s of %s, into %s", i, o.Repeat, o.Kill, o.Broker, dir)
+		what := fmt.Sprintf("%s of %s", o.Kill, o.Broker)
+		if o.Kill == results.FaultExternal {
+			what = "an external fault, its broker named from what kbf sees" // something else picks it
+		}
+		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		if err := r.Trial(ctx, i, dir); err != nil {
 			if ctx.Err() != nil {
 				r.say("interrupted: what was measured is in %s", dir)
@@ -314,6 +318,10 @@ type trial struct {
 	clients []*external
 	// quorum is the quorum's leader before a controller fault (steps.go).
 	quorum quorumState
+	// ext is the watch of an external fault, and onReady its injector
+	// (external.go, onready.go).
+	ext     *externalWatch
+	onReady *onReady
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -407,6 +415,7 @@ func (t *trial) run(ctx context.Context) error {
 		t.readBack(rbctx)
 		cancel()
 	}
+	t.endOnReady()
 	if ctx.Err() != nil {
 		t.setPhase("")
 		t.meta.Notes = append(t.meta.Notes, "interrupted by the user during "+t.interrupted)

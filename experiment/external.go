@@ -5,14 +5,19 @@ package experiment
 // and dates the fault from what it sees: the cluster's metadata (a broker
 // gone or fenced, a leader moved, an ISR shrunk) and the probe (a
 // partition stalled). The trial ends when every partition is healthy again
-// or at the duration's cap; recovery does nothing to the cluster.
+// or at the duration's cap — past it, while the probe has seen the fault
+// and the cluster not yet (a fence comes a session timeout after a kill),
+// until the cluster shows it, heals, or --recovery-timeout; recovery does
+// nothing to the cluster. The run names the broker only by the cluster's
+// sign; without one it says unknown, and the analysis names it from what
+// was measured (report).
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kbf-project/kbf/probe"
@@ -94,35 +99,51 @@ func ClusterSign(before, now View) (results.Sign, bool) {
 	return results.Sign{}, false
 }
 
-// ProbeSign returns the first probed partition that stalled at now: no ack
-// or no read for longer than bound. It is dated by the partition's last
-// ack before the stall, or its last read when no ack stalled (reads lag
-// acks, so a read stall dates the fault later or earlier than it was),
-// the latest time the fault cannot precede, and names the partition's
-// leader in before: only a guess at the broker (FaultedNode prefers the
-// cluster's sign).
-func ProbeSign(now time.Time, bound time.Duration, stats []probe.PartitionStats, before []Partition) (results.Sign, bool) {
-	leader := map[int32]int32{}
-	for _, p := range before {
-		leader[p.Partition] = p.Leader
+// ProbeSign returns the probe's sign of a fault at now: the earliest stall,
+// past bound, of any probed partition's acks, or else of its reads, that
+// began after since (kbf's ready) — still going on at now, or one that
+// already ended (PartitionStats.LastAckGap), so a stall shorter than the
+// time kbf took to look is not lost. It is dated by the partition's last
+// ack (or read) before the stall, the latest time the fault cannot precede
+// (reads lag acks, so a read stall dates it less well). It names no
+// broker: under acks=all a follower's death stalls every partition it
+// follows, so the stalled partition's leader is no more likely the one hit
+// than any other replica (the analysis names it from the evidence).
+func ProbeSign(now, since time.Time, bound time.Duration, stats []probe.PartitionStats) (results.Sign, bool) {
+	stalled := 0
+	for _, st := range stats {
+		if stalledAt(now, bound, st) {
+			stalled++
+		}
 	}
 	for _, what := range []string{"ack", "read"} {
 		var first results.Sign
 		found := false
 		for _, st := range stats {
-			last := st.LastAck
+			last, gap, steady := st.LastAck, st.LastAckGap, st.AckSteadySince
 			if what == "read" {
-				last = st.LastRecv
+				last, gap, steady = st.LastRecv, st.LastRecvGap, st.RecvSteadySince
 			}
-			if last.IsZero() || now.Sub(last) <= bound || (found && !last.Before(first.At)) {
+			var from time.Time
+			var long time.Duration
+			var ended bool
+			switch {
+			case !last.IsZero() && now.Sub(last) > bound:
+				from, long = last, now.Sub(last)
+			case gap > bound && !steady.IsZero():
+				from, long, ended = steady.Add(-gap), gap, true
+			default:
 				continue
 			}
-			id, ok := leader[st.Partition]
-			if !ok {
-				id = -1
+			if from.Before(since) || (found && !from.Before(first.At)) {
+				continue
 			}
-			first = results.Sign{At: last.UTC(), Seen: now.UTC(), Source: results.SignProbe, NodeID: id,
-				What: fmt.Sprintf("partition %d: no %s for %.2f s since %s (led by %d)", st.Partition, what, now.Sub(last).Seconds(), last.UTC().Format("15:04:05.000"), id)}
+			how := fmt.Sprintf("no %s for %.2f s since %s", what, long.Seconds(), from.UTC().Format("15:04:05.000"))
+			if ended {
+				how = fmt.Sprintf("no %s for %.2f s from %s, ended by %s", what, long.Seconds(), from.UTC().Format("15:04:05.000"), now.UTC().Format("15:04:05.000"))
+			}
+			first = results.Sign{At: from.UTC(), Seen: now.UTC(), Source: results.SignProbe, NodeID: -1,
+				What: fmt.Sprintf("partition %d: %s (%d of %d partitions stalled)", st.Partition, how, stalled, len(stats))}
 			found = true
 		}
 		if found {
@@ -130,6 +151,25 @@ func ProbeSign(now time.Time, bound time.Duration, stats []probe.PartitionStats,
 		}
 	}
 	return results.Sign{}, false
+}
+
+// stalledAt reports whether st's acks or reads have stopped for longer than
+// bound at now.
+func stalledAt(now time.Time, bound time.Duration, st probe.PartitionStats) bool {
+	return !st.LastAck.IsZero() && now.Sub(st.LastAck) > bound || !st.LastRecv.IsZero() && now.Sub(st.LastRecv) > bound
+}
+
+// everyStalled reports whether every probed partition has stalled at now.
+func everyStalled(now time.Time, bound time.Duration, stats []probe.PartitionStats) bool {
+	if len(stats) == 0 {
+		return false
+	}
+	for _, st := range stats {
+		if !stalledAt(now, bound, st) {
+			return false
+		}
+	}
+	return true
 }
 
 // healed applies the baseline's rule, but for the leaders: after an
@@ -149,13 +189,165 @@ func healed(now time.Time, period, bound time.Duration, stats []probe.PartitionS
 	return Steady(now, period, bound, stats, led)
 }
 
-// externalEvery is how often the cluster's view is asked for while kbf
-// waits for an external fault.
+// externalEvery is how often the cluster's view is asked for, and the
+// probe's progress looked at, while kbf waits for an external fault.
 const externalEvery = 100 * time.Millisecond
 
+// signWatch gathers an external fault's signs as the probe's progress and
+// the cluster's views come in. It only decides; the trial feeds it.
+type signWatch struct {
+	before View
+	since  time.Time // kbf's ready: earlier stalls are the baseline's
+	bound  time.Duration
+	// pending is the probe's stall first seen at pendingAt, held for a
+	// further bound: by then every partition the fault stalled has
+	// stalled, and an ack stall, which dates it better than a read's, is
+	// among them. A stall that ends sooner is still a sign.
+	pending   *results.Sign
+	pendingAt time.Time
+	signs     []results.Sign // in the order seen
+}
+
+func (w *signWatch) has(src string) bool { return hasSource(w.signs, src) }
+
+// progress takes the probe's progress at now; it returns the probe's sign
+// once it is taken.
+func (w *signWatch) progress(now time.Time, stats []probe.PartitionStats) (results.Sign, bool) {
+	if w.has(results.SignProbe) {
+		return results.Sign{}, false
+	}
+	ps, ok := ProbeSign(now, w.since, w.bound, stats)
+	switch {
+	case ok && w.pending == nil:
+		w.pending, w.pendingAt = &ps, now
+		return results.Sign{}, false
+	case ok && (ps.At.Before(w.pending.At) || isAckStall(ps) && !isAckStall(*w.pending)):
+		w.pending = &ps
+	}
+	if w.pending != nil && (!ok || now.Sub(w.pendingAt) >= w.bound) {
+		s := *w.pending
+		w.pending = nil
+		w.signs = append(w.signs, s)
+		return s, true
+	}
+	return results.Sign{}, false
+}
+
+func isAckStall(s results.Sign) bool { return strings.Contains(s.What, ": no ack ") }
+
+// viewResult is one look at the cluster: its view asked at asked, or the
+// error; silent is set, on an error, when no broker answered either when
+// asked alone.
+type viewResult struct {
+	asked  time.Time
+	v      View
+	err    error
+	silent bool
+}
+
+// view takes one look at the cluster, with the probe's progress at now;
+// it returns the cluster's sign once seen. A view that fails while every
+// partition has stalled and no broker answers alone is a sign too: the
+// whole cluster (results.BrokerCluster), every node frozen or cut off —
+// it names no single broker. One that fails while some broker answers says
+// nothing: a single paused broker can fail a request sent through it.
+func (w *signWatch) view(now time.Time, r viewResult, stats []probe.PartitionStats) (results.Sign, bool) {
+	if w.has(results.SignCluster) {
+		return results.Sign{}, false
+	}
+	var s results.Sign
+	ok := false
+	switch {
+	case r.err == nil:
+		s, ok = ClusterSign(w.before, r.v)
+	case r.silent && everyStalled(now, w.bound, stats):
+		s = results.Sign{At: r.asked.UTC(), Seen: now.UTC(), Source: results.SignCluster, NodeID: -1,
+			What: fmt.Sprintf("no broker answered (%v) while every partition stalled: the whole cluster, no single broker", r.err)}
+		ok = true
+	}
+	if ok {
+		w.signs = append(w.signs, s)
+	}
+	return s, ok
+}
+
+// externalWatch is the trial's watch of an external fault, from kbf's
+// ready to the end of probing.
+type externalWatch struct {
+	w     signWatch
+	views <-chan viewResult
+	stop  context.CancelFunc
+	fault *results.Fault
+	saved int // how many signs the fault record holds
+}
+
+// watchViews asks for the cluster's view every externalEvery until ctx
+// ends, on its own goroutine so that a view that hangs (a frozen cluster)
+// does not hold up the probe's watch.
+func (t *trial) watchViews(ctx context.Context, obs Observer, topic string) <-chan viewResult {
+	out := make(chan viewResult)
+	go func() {
+		for ctx.Err() == nil {
+			r := viewResult{asked: time.Now()}
+			r.v, r.err = obs.View(ctx, topic)
+			if r.err != nil && ctx.Err() == nil {
+				r.silent = !t.anyAnswers(ctx, topic)
+			}
+			select {
+			case out <- r:
+			case <-ctx.Done():
+				return
+			}
+			if err := sleepUntil(ctx, r.asked.Add(externalEvery)); err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// anyAnswers reports whether any broker, asked alone for at most
+// askTimeout, describes the partitions.
+func (t *trial) anyAnswers(ctx context.Context, topic string) bool {
+	brokers := t.r.Target.Brokers()
+	answered := make(chan bool, len(brokers))
+	for _, id := range brokers {
+		go func() {
+			actx, cancel := context.WithTimeout(ctx, askTimeout)
+			defer cancel()
+			_, err := t.r.Target.PartitionsSeenBy(actx, topic, id)
+			answered <- err == nil
+		}()
+	}
+	any := false
+	for range brokers {
+		any = <-answered || any
+	}
+	return any
+}
+
+// watchStep feeds the watch what came in — a view, or a tick for the probe's
+// progress — and records the fault when it has a new sign.
+func (t *trial) watchStep(x *externalWatch, r *viewResult) error {
+	now := time.Now()
+	var s results.Sign
+	var ok bool
+	if r != nil {
+		s, ok = x.w.view(now, *r, t.p.Progress())
+	} else {
+		s, ok = x.w.progress(now, t.p.Progress())
+	}
+	t.checkOnReady()
+	if !ok {
+		return nil
+	}
+	t.r.say("seen: the %s's sign: %s", s.Source, s.What)
+	return t.recordSigns(x)
+}
+
 // externalFault says kbf is ready, then watches until it sees the fault or
-// the trial's duration is over. The fault is recorded once seen; a fault
-// never seen is an error.
+// the trial's duration is over. The fault is recorded once seen; the
+// watch goes on through externalProbing.
 func (t *trial) externalFault(ctx context.Context) (bool, error) {
 	t.setPhase("ready")
 	obs, ok := t.r.Target.(Observer)
@@ -168,121 +360,129 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("the cluster's view before the fault: %w", err)
 	}
 	ready := time.Now()
-	f := &results.Fault{Broker: "?", NodeID: -1, Kind: results.FaultExternal, SignalSent: ready.UTC()}
 	t.r.say("ready: the baseline is healthy; inject the fault now (kbf watches the cluster and the probe)")
 	if x := t.o.External.ReadyFile; x != "" {
 		if err := os.WriteFile(x, []byte(ready.UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
 			t.meta.Notes = append(t.meta.Notes, "ready file not written: "+err.Error())
 		}
 	}
-	if c := t.o.External.OnReady; c != "" {
-		cmd := exec.Command("/bin/sh", "-c", c)
-		cmd.Dir = t.o.External.Dir
-		if err := cmd.Start(); err != nil {
-			t.meta.Notes = append(t.meta.Notes, "--on-ready not run: "+err.Error())
-		} else {
-			go cmd.Wait() // kbf measures; it does not wait for the injector
-		}
-	}
+	t.startOnReady()
 	t.faultAt = ready
 	t.setPhase("watching")
+	vctx, stop := context.WithCancel(ctx)
+	x := &externalWatch{
+		w:     signWatch{before: before, since: ready, bound: cfg.SteadyBound()},
+		views: t.watchViews(vctx, obs, cfg.Topic),
+		stop:  stop,
+		fault: &results.Fault{Broker: results.BrokerUnknown, NodeID: -1, Kind: results.FaultExternal, SignalSent: ready.UTC()},
+	}
+	t.ext = x
 	end := t.end.Load().(time.Time) // the duration's cap, from the probe's start
-	bound := cfg.SteadyBound()
-	var seen []results.Sign
 	tick := time.NewTicker(externalEvery)
 	defer tick.Stop()
-	// The probe's first stall is taken a bound after it is first seen:
-	// by then every partition the fault stalled has stalled, and an ack
-	// stall, which dates it better than a read's, is among them.
-	var stalled time.Time
-	for len(seen) < 2 {
-		if !hasSource(seen, results.SignProbe) {
-			now := time.Now()
-			if ps, ok := ProbeSign(now, bound, t.p.Progress(), before.Partitions); ok {
-				if stalled.IsZero() {
-					stalled = now
-				}
-				if now.Sub(stalled) >= bound {
-					seen = append(seen, ps)
-					t.r.say("seen: %s", ps.What)
-				}
-			} else {
-				stalled = time.Time{} // a blip that ended
-			}
-		}
-		if !hasSource(seen, results.SignCluster) {
-			if v, err := obs.View(ctx, cfg.Topic); err == nil {
-				if cs, ok := ClusterSign(before, v); ok {
-					seen = append(seen, cs)
-					t.r.say("seen: %s", cs.What)
-				}
-			}
-		}
-		if len(seen) > 0 && time.Since(seen[0].Seen) > 30*time.Second {
-			break // the other source may never show it (a follower's fault, a short blip)
-		}
+	for len(x.w.signs) == 0 {
+		var err error
 		select {
 		case <-ctx.Done():
-			return len(seen) > 0, t.recordSigns(f, seen)
-		case <-time.After(time.Until(end)):
-			if err := t.recordSigns(f, seen); err != nil {
-				return false, err
-			}
-			if len(seen) == 0 {
-				t.r.say("no fault seen within --duration %v: the trial measured none", t.o.Duration)
-				t.meta.Notes = append(t.meta.Notes, "external fault: none seen within the duration")
-			}
-			return len(seen) > 0, nil
+			stop()
+			return false, nil
+		case r := <-x.views:
+			err = t.watchStep(x, &r)
 		case <-tick.C:
+			err = t.watchStep(x, nil)
+		}
+		if err != nil {
+			stop()
+			return len(x.w.signs) > 0, err
+		}
+		// A stall being confirmed is seen to its end, past the cap.
+		if len(x.w.signs) == 0 && x.w.pending == nil && !time.Now().Before(end) {
+			stop()
+			t.r.say("no fault seen within --duration %v: the trial measured none", t.o.Duration)
+			t.meta.Notes = append(t.meta.Notes, "external fault: none seen within the duration")
+			return false, nil
 		}
 	}
-	return true, t.recordSigns(f, seen)
+	return true, nil
 }
 
 func hasSource(ss []results.Sign, src string) bool {
 	return slices.ContainsFunc(ss, func(s results.Sign) bool { return s.Source == src })
 }
 
-// FaultedNode is the node an external fault hit, by its signs: the
-// cluster's where it saw one, as it names the broker it fenced or moved
-// away from; else the probe's, the stalled partition's leader, a guess,
-// since under acks=all a follower's death stalls its partitions too.
-func FaultedNode(signs []results.Sign) int32 {
+// FaultedNode is the node an external fault hit, by its signs, and its
+// name when it is none: the first cluster sign's broker, the one it saw
+// fenced, gone or moved away from; -1 and results.BrokerCluster when that
+// sign was the whole cluster not answering; else -1 and
+// results.BrokerUnknown. The probe's signs name no broker: under acks=all
+// a follower's death stalls every partition it follows.
+func FaultedNode(signs []results.Sign) (int32, string) {
 	for _, s := range signs {
 		if s.Source == results.SignCluster {
-			return s.NodeID
+			if s.NodeID < 0 {
+				return -1, results.BrokerCluster
+			}
+			return s.NodeID, ""
 		}
 	}
-	if len(signs) == 0 {
-		return -1
-	}
-	return signs[0].NodeID
+	return -1, results.BrokerUnknown
 }
 
 // recordSigns writes the fault, its signs earliest first and its broker
 // (FaultedNode), into meta.json.
-func (t *trial) recordSigns(f *results.Fault, seen []results.Sign) error {
-	if len(seen) == 0 {
-		return nil
-	}
+func (t *trial) recordSigns(x *externalWatch) error {
+	f := x.fault
+	first := x.saved == 0
+	x.saved = len(x.w.signs)
+	seen := slices.Clone(x.w.signs)
 	slices.SortStableFunc(seen, func(a, b results.Sign) int { return a.At.Compare(b.At) })
 	f.Signs = seen
-	f.NodeID = FaultedNode(seen)
-	f.Broker = fmt.Sprint(f.NodeID)
-	for svc, id := range t.r.Target.Brokers() {
-		if id == f.NodeID {
-			f.Broker = svc
+	id, name := FaultedNode(seen)
+	named := id != f.NodeID || name != f.Broker && name != ""
+	f.NodeID, f.Broker = id, name
+	if f.Broker == "" {
+		f.Broker = fmt.Sprint(id)
+		for svc, b := range t.r.Target.Brokers() {
+			if b == id {
+				f.Broker = svc
+			}
 		}
 	}
 	t.meta.Fault = f
-	t.r.say("the fault is dated %s by the %s (%s); the broker: %s", seen[0].At.Format("15:04:05.000"), seen[0].Source, seen[0].What, f.Broker)
+	switch {
+	case first:
+		t.r.say("the fault is dated %s by the %s (%s); the broker: %s", seen[0].At.Format("15:04:05.000"), seen[0].Source, seen[0].What, brokerSaid(f))
+	case named:
+		t.r.say("the broker: %s", brokerSaid(f))
+	}
 	return t.rec.Save()
 }
 
-// externalProbing probes on until every partition is healthy again for the
-// margin (healed), or the duration's cap.
+// brokerSaid is the fault's broker as the run's lines say it.
+func brokerSaid(f *results.Fault) string {
+	switch {
+	case f.NodeID >= 0:
+		return fmt.Sprintf("%s (node %d, by the cluster's sign)", f.Broker, f.NodeID)
+	case f.Broker == results.BrokerCluster:
+		return "the whole cluster, no single broker"
+	}
+	return "unknown so far: no sign of the cluster's names one (the report names it from what was measured)"
+}
+
+// externalProbing probes on until every partition is healthy again for
+// the margin (healed), or the duration's cap, watching on for the fault's
+// signs. A fault the probe saw but the cluster has not yet shown (its
+// fence comes a session timeout after a kill) is probed past the cap,
+// until the cluster shows it, the cluster heals, or --recovery-timeout.
 func (t *trial) externalProbing(ctx context.Context) {
 	t.setPhase("healing")
+	x := t.ext
+	if x != nil {
+		defer x.stop()
+	}
+	if t.meta.Fault == nil {
+		return // none seen within the cap (externalFault said so): nothing heals
+	}
 	end := t.end.Load().(time.Time)
 	cfg := t.p.Config()
 	margin := t.o.External.Margin
@@ -291,6 +491,9 @@ func (t *trial) externalProbing(ctx context.Context) {
 	}
 	var parts []Partition
 	var asked time.Time
+	extended := false
+	tick := time.NewTicker(externalEvery)
+	defer tick.Stop()
 	for {
 		now := time.Now()
 		if now.Sub(asked) >= time.Second {
@@ -302,13 +505,44 @@ func (t *trial) externalProbing(ctx context.Context) {
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("external fault: the cluster healed; probing ended %s, %v of steady health after", now.UTC().Format(time.RFC3339Nano), margin))
 			return
 		}
+		waiting := x != nil && t.meta.Fault != nil && !x.w.has(results.SignCluster)
+		if extended && !waiting {
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("external fault: probing ended %s, once the cluster showed the fault", now.UTC().Format(time.RFC3339Nano)))
+			return
+		}
+		if !now.Before(end) {
+			switch {
+			case waiting && !extended:
+				extended = true
+				end = end.Add(t.o.RecoveryTimeout)
+				t.end.Store(end)
+				t.r.say("--duration is over; the cluster has shown no sign of the fault yet: probing on until it does, heals, or --recovery-timeout %v", t.o.RecoveryTimeout)
+				t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("external fault: probed past --duration %v, as the cluster had shown no sign of it", t.o.Duration))
+			case extended:
+				t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("external fault: the cluster showed no sign of it and did not heal within --recovery-timeout %v after --duration", t.o.RecoveryTimeout))
+				return
+			default:
+				t.meta.Notes = append(t.meta.Notes, "external fault: not healed within --duration "+t.o.Duration.String())
+				return
+			}
+		}
+		var views <-chan viewResult
+		if x != nil {
+			views = x.views
+		}
+		var err error
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(time.Until(end)):
-			t.meta.Notes = append(t.meta.Notes, "external fault: not healed within --duration "+t.o.Duration.String())
-			return
-		case <-time.After(250 * time.Millisecond):
+		case r := <-views:
+			err = t.watchStep(x, &r)
+		case <-tick.C:
+			if x != nil {
+				err = t.watchStep(x, nil)
+			}
+		}
+		if err != nil {
+			t.meta.Notes = append(t.meta.Notes, "external fault: its record not saved: "+err.Error())
 		}
 	}
 }

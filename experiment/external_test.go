@@ -2,9 +2,11 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,39 +92,150 @@ func TestClusterSign(t *testing.T) {
 }
 
 // TestProbeSign dates a stall by the last ack or read before it, the
-// earliest of the stalled partitions', and names that partition's leader.
+// earliest of the stalled partitions', including a stall that already
+// ended, and names no broker.
 func TestProbeSign(t *testing.T) {
 	bound := 200 * time.Millisecond
-	parts := whole(0).Partitions
 	st := func(p int32, ack, recv time.Duration) probe.PartitionStats {
 		return probe.PartitionStats{Partition: p, LastAck: t0.Add(ack), LastRecv: t0.Add(recv)}
 	}
+	ended := st(0, 1990*time.Millisecond, 1990*time.Millisecond)
+	ended.LastAckGap, ended.AckSteadySince = 4*time.Second, t0.Add(1500*time.Millisecond) // 4 s from -2.5 s
+	endedAfter := ended
+	endedAfter.AckSteadySince = t0.Add(5500 * time.Millisecond) // 4 s from 1.5 s
+	endedAfter.LastAck, endedAfter.LastRecv = t0.Add(5990*time.Millisecond), t0.Add(5990*time.Millisecond)
 	tests := []struct {
 		name   string
 		now    time.Duration
 		stats  []probe.PartitionStats
 		wantAt time.Duration
-		wantID int32
+		what   string
 		found  bool
 	}{
-		{"all steady", time.Second, []probe.PartitionStats{st(0, 950*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 0, 0, false},
-		{"partition 0's acks stalled", time.Second, []probe.PartitionStats{st(0, 500*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 500 * time.Millisecond, 1, true},
-		{"the earliest ack stall wins", 2 * time.Second, []probe.PartitionStats{st(0, 1500*time.Millisecond, 1500*time.Millisecond), st(1, 1200*time.Millisecond, 1900*time.Millisecond)}, 1200 * time.Millisecond, 2, true},
-		{"an ack stall wins over an earlier read stall", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond), st(1, 1500*time.Millisecond, 1900*time.Millisecond)}, 1500 * time.Millisecond, 2, true},
-		{"a read stall alone", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond)}, 1000 * time.Millisecond, 1, true},
-		{"a partition never acked is no stall", time.Second, []probe.PartitionStats{{Partition: 0}}, 0, 0, false},
+		{"all steady", time.Second, []probe.PartitionStats{st(0, 950*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 0, "", false},
+		{"partition 0's acks stalled", time.Second, []probe.PartitionStats{st(0, 500*time.Millisecond, 990*time.Millisecond), st(1, 900*time.Millisecond, time.Second)}, 500 * time.Millisecond, "1 of 2 partitions stalled", true},
+		{"the earliest ack stall wins", 2 * time.Second, []probe.PartitionStats{st(0, 1500*time.Millisecond, 1500*time.Millisecond), st(1, 1200*time.Millisecond, 1900*time.Millisecond)}, 1200 * time.Millisecond, "partition 1: no ack", true},
+		{"an ack stall wins over an earlier read stall", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond), st(1, 1500*time.Millisecond, 1900*time.Millisecond)}, 1500 * time.Millisecond, "partition 1: no ack", true},
+		{"a read stall alone", 2 * time.Second, []probe.PartitionStats{st(0, 1950*time.Millisecond, 1000*time.Millisecond)}, 1000 * time.Millisecond, "no read", true},
+		{"a partition never acked is no stall", time.Second, []probe.PartitionStats{{Partition: 0}}, 0, "", false},
+		{"a stall that began before ready is the baseline's", 2 * time.Second, []probe.PartitionStats{ended}, 0, "", false},
+		{"a stall that ended before kbf looked", 6 * time.Second, []probe.PartitionStats{endedAfter}, 1500 * time.Millisecond, "ended by", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, found := ProbeSign(t0.Add(tc.now), bound, tc.stats, parts)
+			got, found := ProbeSign(t0.Add(tc.now), t0, bound, tc.stats)
 			if found != tc.found {
 				t.Fatalf("found %v (%+v), want %v", found, got, tc.found)
 			}
 			if !found {
 				return
 			}
-			if !got.At.Equal(t0.Add(tc.wantAt)) || got.NodeID != tc.wantID || !got.Seen.Equal(t0.Add(tc.now)) {
-				t.Errorf("got at %v broker %d seen %v, want at %v broker %d", got.At.Sub(t0), got.NodeID, got.Seen.Sub(t0), tc.wantAt, tc.wantID)
+			if !got.At.Equal(t0.Add(tc.wantAt)) || got.NodeID != -1 || !got.Seen.Equal(t0.Add(tc.now)) || !strings.Contains(got.What, tc.what) {
+				t.Errorf("got at %v broker %d seen %v %q, want at %v broker -1, %q", got.At.Sub(t0), got.NodeID, got.Seen.Sub(t0), got.What, tc.wantAt, tc.what)
+			}
+		})
+	}
+}
+
+// TestSignWatch feeds the watch recorded progress and views, a tenth of a
+// second apart, as the trial does, and checks the signs it takes and the
+// broker they name.
+func TestSignWatch(t *testing.T) {
+	bound := 200 * time.Millisecond
+	// acked is every partition's progress with acks and reads up to at,
+	// and stalled from there (a stall that ended is in its gap fields).
+	acked := func(at time.Duration, parts ...int32) []probe.PartitionStats {
+		var out []probe.PartitionStats
+		for _, p := range parts {
+			out = append(out, probe.PartitionStats{Partition: p, LastAck: t0.Add(at), LastRecv: t0.Add(at)})
+		}
+		return out
+	}
+	resumed := func(from, to, now time.Duration) []probe.PartitionStats {
+		st := acked(now, 0, 1)
+		for i := range st {
+			st[i].LastAckGap, st[i].AckSteadySince = to-from, t0.Add(to)
+			st[i].LastRecvGap, st[i].RecvSteadySince = to-from, t0.Add(to)
+		}
+		return st
+	}
+	fenced := whole(10 * time.Second)
+	fenced.Brokers[1] = true
+	type tick struct {
+		at    time.Duration
+		stats []probe.PartitionStats
+		view  *viewResult // nil: a tick of the probe's progress alone
+	}
+	failed := func(at time.Duration, silent bool) *viewResult {
+		return &viewResult{asked: t0.Add(at - 2*time.Second), err: errors.New("describe cluster: context deadline exceeded"), silent: silent}
+	}
+	tests := []struct {
+		name    string
+		ticks   []tick
+		signs   []string // the sources, in the order taken
+		atFirst time.Duration
+		node    int32
+		broker  string
+	}{
+		{"a kill whose fence came late: the probe's sign names no broker", []tick{
+			{1 * time.Second, acked(900*time.Millisecond, 0, 1), nil},
+			{1500 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil}, // seen
+			{1800 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil}, // a bound later: taken
+		}, []string{results.SignProbe}, time.Second, -1, results.BrokerUnknown},
+		{"then the fence names it", []tick{
+			{1500 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil},
+			{1800 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil},
+			{10 * time.Second, acked(1000*time.Millisecond, 0, 1), &viewResult{asked: t0.Add(10 * time.Second), v: fenced}},
+		}, []string{results.SignProbe, results.SignCluster}, time.Second, 1, ""},
+		{"the whole cluster paused 4 s, its views failing: no single broker", []tick{
+			{1 * time.Second, acked(990*time.Millisecond, 0, 1), nil},
+			{1300 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil},
+			{3 * time.Second, acked(1000*time.Millisecond, 0, 1), failed(3*time.Second, true)},
+			{5100 * time.Millisecond, resumed(1000*time.Millisecond, 5010*time.Millisecond, 5100*time.Millisecond), nil},
+		}, []string{results.SignProbe, results.SignCluster}, time.Second, -1, results.BrokerCluster},
+		{"a view failed through one paused broker while others answer: no cluster sign", []tick{
+			{1300 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil},
+			{3 * time.Second, acked(1000*time.Millisecond, 0, 1), failed(3*time.Second, false)},
+		}, []string{results.SignProbe}, time.Second, -1, results.BrokerUnknown},
+		{"a view failed while a partition still acks: no cluster sign", []tick{
+			{2800 * time.Millisecond, append(acked(1000*time.Millisecond, 0), acked(2750*time.Millisecond, 1)...), nil},
+			{3 * time.Second, append(acked(1000*time.Millisecond, 0), acked(2950*time.Millisecond, 1)...), failed(3*time.Second, true)},
+		}, []string{results.SignProbe}, time.Second, -1, results.BrokerUnknown},
+		{"a stall that ended before its bound is still a sign", []tick{
+			{1300 * time.Millisecond, acked(1000*time.Millisecond, 0, 1), nil},
+			{1400 * time.Millisecond, resumed(1000*time.Millisecond, 1350*time.Millisecond, 1400*time.Millisecond), nil},
+			{1600 * time.Millisecond, resumed(1000*time.Millisecond, 1350*time.Millisecond, 1600*time.Millisecond), nil},
+		}, []string{results.SignProbe}, time.Second, -1, results.BrokerUnknown},
+		{"no stall, no change: nothing", []tick{
+			{1 * time.Second, acked(990*time.Millisecond, 0, 1), &viewResult{asked: t0.Add(time.Second), v: whole(time.Second)}},
+			{2 * time.Second, acked(1990*time.Millisecond, 0, 1), nil},
+		}, nil, 0, -1, results.BrokerUnknown},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := signWatch{before: whole(0), since: t0, bound: bound}
+			for _, tk := range tc.ticks {
+				now := t0.Add(tk.at)
+				w.progress(now, tk.stats)
+				if tk.view != nil {
+					w.view(now, *tk.view, tk.stats)
+				}
+			}
+			var got []string
+			for _, s := range w.signs {
+				got = append(got, s.Source)
+			}
+			if !slices.Equal(got, tc.signs) {
+				t.Fatalf("signs %v (%+v), want %v", got, w.signs, tc.signs)
+			}
+			if len(w.signs) > 0 {
+				first := slices.MinFunc(w.signs, func(a, b results.Sign) int { return a.At.Compare(b.At) })
+				if !first.At.Equal(t0.Add(tc.atFirst)) {
+					t.Errorf("dated %v, want %v", first.At.Sub(t0), tc.atFirst)
+				}
+			}
+			if id, name := FaultedNode(w.signs); id != tc.node || name != tc.broker {
+				t.Errorf("FaultedNode = %d %q, want %d %q", id, name, tc.node, tc.broker)
 			}
 		})
 	}
@@ -197,21 +310,24 @@ func TestExternalTrial(t *testing.T) {
 }
 
 func TestFaultedNode(t *testing.T) {
-	probe := results.Sign{Source: results.SignProbe, NodeID: 2}
+	probe := results.Sign{Source: results.SignProbe, NodeID: -1}
 	cluster := results.Sign{Source: results.SignCluster, NodeID: 1}
+	whole := results.Sign{Source: results.SignCluster, NodeID: -1}
 	tests := []struct {
 		name  string
 		signs []results.Sign
 		want  int32
+		named string
 	}{
-		{"none", nil, -1},
-		{"the probe's only: its partition's leader", []results.Sign{probe}, 2},
-		{"the cluster's names it, though the probe saw it first", []results.Sign{probe, cluster}, 1},
+		{"none", nil, -1, results.BrokerUnknown},
+		{"the probe's only: no broker", []results.Sign{probe}, -1, results.BrokerUnknown},
+		{"the cluster's names it, though the probe saw it first", []results.Sign{probe, cluster}, 1, ""},
+		{"the whole cluster silent", []results.Sign{probe, whole}, -1, results.BrokerCluster},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FaultedNode(tc.signs); got != tc.want {
-				t.Errorf("FaultedNode = %d, want %d", got, tc.want)
+			if got, named := FaultedNode(tc.signs); got != tc.want || named != tc.named {
+				t.Errorf("FaultedNode = %d %q, want %d %q", got, named, tc.want, tc.named)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/results"
@@ -144,13 +145,35 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 	return p, nil
 }
 
+// listEnds lists topic's end offsets, asking again for a while when a
+// partition answers with a retriable error: just after a leader election
+// (a broker back from a fault, a preferred election) its new leader
+// answers OFFSET_NOT_AVAILABLE until its high watermark has caught up.
+func listEnds(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+	deadline := time.Now().Add(listEndsPatience)
+	for {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil || !kerr.IsRetriable(err) || time.Now().After(deadline) {
+			return ends, err
+		}
+		select {
+		case <-ctx.Done():
+			return ends, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// listEndsPatience is how long listEnds asks again.
+const listEndsPatience = 10 * time.Second
+
 // resolve returns each probed partition's end offset, checking they exist.
 func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) (map[int32]int64, error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
+	ends, err := listEnds(ctx, adm, topic)
 	if err != nil {
-		return nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
-	}
-	if err := ends.Error(); err != nil {
 		return nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
 	}
 	got := make(map[int32]int64)

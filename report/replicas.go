@@ -25,6 +25,22 @@ type ReplicaView struct {
 	// not record it.
 	Sampling   *results.ReplicaStats `json:"sampling,omitempty"`
 	Partitions []PartitionReplicas   `json:"partitions"`
+	// Silent are the brokers that stopped answering after the fault, the
+	// first to stop first: evidence of which broker an external fault
+	// hit (externalBroker). Not in the JSON: replicas.csv holds it.
+	Silent []SilentBroker `json:"-"`
+	// Answered is, by broker, its last answer in the whole view.
+	Answered map[int32]time.Time `json:"-"`
+}
+
+// SilentBroker is a broker whose answers to the replica view turned to
+// errors after the fault: its first error then, and its last answer
+// before that.
+type SilentBroker struct {
+	Broker     int32
+	LastAnswer time.Time
+	FirstError time.Time
+	Err        string
 }
 
 // PartitionReplicas is one partition's replicas through the fault.
@@ -178,6 +194,11 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 	// last is the latest row's time: a replica whose answers stopped (timed
 	// out, refused) stayed frozen at least until then, as far as kbf saw.
 	var last time.Time
+	// answered and failed are, by broker, its last answer and its first
+	// error after the fault, for Silent.
+	answered := map[int32]time.Time{}
+	answeredBefore := map[int32]time.Time{}
+	failed := map[int32]results.ReplicaSample{}
 	d := results.NewReplicaDecoder(r, file)
 	var s results.ReplicaSample
 	for {
@@ -196,6 +217,20 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 			p = &series{leo: map[int32][]ReplicaOffset{}}
 			parts[s.Partition] = p
 		}
+		if !s.IsState() {
+			_, seen := failed[s.Broker]
+			switch {
+			case s.Err == "":
+				if s.Time.After(answered[s.Broker]) {
+					answered[s.Broker] = s.Time
+				}
+				if !seen && s.Time.After(answeredBefore[s.Broker]) {
+					answeredBefore[s.Broker] = s.Time
+				}
+			case !seen && s.Time.After(F):
+				failed[s.Broker] = s
+			}
+		}
 		switch {
 		case s.Err != "":
 		case s.IsState():
@@ -210,8 +245,12 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 			}
 		}
 	}
-	v := &ReplicaView{}
+	v := &ReplicaView{Answered: answered}
 	end := F.Add(window)
+	for b, e := range failed {
+		v.Silent = append(v.Silent, SilentBroker{Broker: b, LastAnswer: answeredBefore[b], FirstError: e.Time, Err: e.Err})
+	}
+	slices.SortFunc(v.Silent, func(a, b SilentBroker) int { return a.FirstError.Compare(b.FirstError) })
 	for _, id := range slices.Sorted(mapKeys(parts)) {
 		p := parts[id]
 		pr := PartitionReplicas{Partition: id, HWAtFault: -1}

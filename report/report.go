@@ -97,6 +97,9 @@ type Trial struct {
 	// partition, how far their ack stalls differ and why.
 	Clients     []ClientResult `json:"clients,omitempty"`
 	ClientDiffs []ClientDiff   `json:"client_diffs,omitempty"`
+	// External names the broker an external fault hit, from the
+	// evidence; nil for any other fault.
+	External *ExternalBroker `json:"external,omitempty"`
 	// Findings are every client's audit beside what its settings
 	// promised; Findings.Fail decides exit 3 for every command.
 	Findings Findings `json:"findings,omitempty"`
@@ -235,6 +238,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*Trial, er
 		return nil, err
 	}
 	tr.Replicas = rv
+	tr.nameExternal() // external.go
 	if t.Meta != nil {
 		v := verdict.Judge(t.Meta, tr.Gaps, tr.FaultAt)
 		tr.Verdict = &v
@@ -453,7 +457,14 @@ func (tr *Trial) FaultTitle() string {
 		return ""
 	}
 	f := tr.Meta.Fault
-	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000"))
+	at := tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000")
+	switch {
+	case f.Kind == results.FaultExternal && f.NodeID < 0 && f.Broker == results.BrokerCluster:
+		return fmt.Sprintf("%s of the whole cluster at %s", f.Kind, at)
+	case f.Kind == results.FaultExternal && f.NodeID < 0:
+		return fmt.Sprintf("%s of an unknown broker at %s", f.Kind, at)
+	}
+	return fmt.Sprintf("%s of %s (node %d) at %s", f.Kind, f.Broker, f.NodeID, at)
 }
 
 // ProbeStalled reports whether the probe itself stalled between two sends

@@ -223,6 +223,17 @@ const (
 	SignProbe   = "probe"   // the probe's acks and reads
 )
 
+// The Broker of an external fault that names no single broker (NodeID -1).
+const (
+	// BrokerUnknown: no sign of the cluster's named the broker, and kbf
+	// does not guess; the analysis names it from what was measured where
+	// the evidence does (report).
+	BrokerUnknown = "unknown"
+	// BrokerCluster: the whole cluster — no broker answered while every
+	// partition stalled (every node paused, the network gone).
+	BrokerCluster = "cluster"
+)
+
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause (of a broker or of the active
 // controller) the moment the engine had frozen the container, for a cut or

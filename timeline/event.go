@@ -24,6 +24,7 @@ const (
 	KindSignalSent   // kbf asked the engine to signal the broker's container
 	KindProcessEnded // the container's process ended, as the engine recorded it
 	KindFrozen       // the engine had frozen the container (a pause fault)
+	KindFaultSign    // a sign kbf saw of an external fault, at the time it dates it (results.Sign)
 
 	// From a broker's server.log.
 	KindSignalReceived    // "Terminating process due to signal SIGTERM" (LoggingSignalHandler)
@@ -88,6 +89,7 @@ var kindNames = [...]string{
 	KindSignalSent:         "signal-sent",
 	KindProcessEnded:       "process-ended",
 	KindFrozen:             "frozen",
+	KindFaultSign:          "fault-sign",
 	KindSignalReceived:     "signal-received",
 	KindShutdownBegin:      "shutdown-begin",
 	KindShutdownReleased:   "shutdown-released",

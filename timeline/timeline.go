@@ -376,6 +376,22 @@ func faultEvents(f *results.Fault, add func(Event)) {
 	if f == nil {
 		return
 	}
+	if f.Kind == results.FaultExternal {
+		// kbf sent nothing: its ready time is no event of the fault's,
+		// which is dated by what kbf saw of it, each sign at its time.
+		for i, s := range f.Signs {
+			e := newEvent(s.At, NodeKBF, KindFaultSign)
+			e.Broker = s.NodeID
+			how := "then seen by the " + s.Source
+			if i == 0 {
+				how = "external fault, dated by the " + s.Source
+			}
+			e.Text = fmt.Sprintf("%s: %s", how, s.What)
+			e.Source = results.MetaFile
+			add(e)
+		}
+		return
+	}
 	sig := f.Signal()
 	if !f.SignalSent.IsZero() {
 		e := newEvent(f.SignalSent, NodeKBF, KindSignalSent)

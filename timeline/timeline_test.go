@@ -402,3 +402,41 @@ func TestGzippedRotatedFile(t *testing.T) {
 		t.Errorf("fence from the gzipped rotated file = %+v, %v (missing %v)", e, ok, tl.Missing)
 	}
 }
+
+// TestExternalFaultEvents: an external fault's events are its signs, each
+// at the time it dates, with its source; kbf's ready time, when it sent
+// nothing, is no event.
+func TestExternalFaultEvents(t *testing.T) {
+	ready := at("2026-12-01 22:00:00.000000000")
+	probeAt, fenceAt := ready.Add(16800*time.Millisecond), ready.Add(27*time.Second)
+	f := &results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultExternal, SignalSent: ready, Signs: []results.Sign{
+		{At: probeAt, Seen: probeAt.Add(time.Second), Source: results.SignProbe, NodeID: -1, What: "partition 0: no ack for 0.40 s"},
+		{At: fenceAt, Seen: fenceAt, Source: results.SignCluster, NodeID: 1, What: "broker 1 fenced"},
+	}}
+	tl, err := Build(Sources{Fault: f}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := tl.First(time.Time{}, OfKind(KindSignalSent)); ok {
+		t.Errorf("an external fault has a sending event: %+v", e)
+	}
+	signs := tl.All(OfKind(KindFaultSign))
+	if len(signs) != 2 {
+		t.Fatalf("sign events %+v, want 2", signs)
+	}
+	for i, want := range []struct {
+		at     time.Time
+		text   string
+		broker int32
+	}{
+		{probeAt, "external fault, dated by the probe: partition 0", None},
+		{fenceAt, "then seen by the cluster: broker 1 fenced", 1},
+	} {
+		if e := signs[i]; !e.Time.Equal(want.at) || !strings.HasPrefix(e.Text, want.text) || e.Broker != want.broker || e.Node != NodeKBF {
+			t.Errorf("sign %d: %+v, want at %v %q broker %d", i, e, want.at, want.text, want.broker)
+		}
+	}
+	if !tl.FaultAt().Equal(probeAt) {
+		t.Errorf("fault at %v, want the probe's date %v", tl.FaultAt(), probeAt)
+	}
+}

@@ -162,10 +162,10 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 	} else if m.Kind == "trial" && (m.Baseline == nil || m.Baseline.Unhealthy == "") {
 		add(Invalid, NoFault, "the trial ended before the fault was injected")
 	}
-	from, to := window(m, g, faultAt, bound)
-	probeBad := judgeProbe(m, from, to, bound, add)
+	w := window(m, g, faultAt, bound)
+	probeBad := judgeProbe(m, w, bound, add)
 	if h := m.Host; h != nil {
-		judgeHost(m, h, from, to, faultAt, probeBad, add)
+		judgeHost(m, h, w, faultAt, probeBad, add)
 	}
 	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Status.rank() > v.Reasons[j].Status.rank() })
 	return v
@@ -209,13 +209,28 @@ func StallBound(m *results.Meta) time.Duration {
 	return max(10*m.Probe.Interval, 200*time.Millisecond)
 }
 
+// span is the part of the trial the probe and the host are judged in,
+// and how a verdict names it.
+type span struct {
+	from, to time.Time
+	name     string // "in the window that decides the stall", …
+}
+
+// decidesStall names the window of a fault that stalled a partition.
+const decidesStall = "in the window that decides the stall"
+
 // window is the span that decides the stall: from a bound before the fault
 // to the end of the longest fault gap (at least a bound past the fault).
-// With no fault it is the probe's run after its start-up, to its end; zero
-// times where the run says nothing of them.
-func window(m *results.Meta, g *gaps.Report, faultAt time.Time, bound time.Duration) (from, to time.Time) {
+// A fault that stalled no partition past the bound (a controller's, whose
+// data path went on) has no stall to decide: its span is the fault's
+// first moments, as long as the gaps' window after it (the quorum's
+// leaderless time for a controller fault, gaps.DefaultWindow at least),
+// and says so, rather than the two bounds around the fault. With no fault
+// it is the probe's run after its start-up, to its end; zero times where
+// the run says nothing of them.
+func window(m *results.Meta, g *gaps.Report, faultAt time.Time, bound time.Duration) span {
 	if faultAt.IsZero() {
-		from, to = m.Started, m.Ended
+		from, to := m.Started, m.Ended
 		if g != nil {
 			if from.IsZero() || g.Start.Before(from) {
 				from = g.Start
@@ -227,19 +242,34 @@ func window(m *results.Meta, g *gaps.Report, faultAt time.Time, bound time.Durat
 		if m.Probe.Ready.After(from) {
 			from = m.Probe.Ready
 		}
-		return from, to
+		return span{from, to, "over the run"}
 	}
-	from, to = faultAt.Add(-bound), faultAt.Add(bound)
+	w := span{faultAt.Add(-bound), faultAt.Add(bound), decidesStall}
+	stalled := false
 	if g != nil {
 		for _, p := range g.Partitions {
 			for _, gap := range []*gaps.Gap{p.Ack.Fault, p.Receive.Fault} {
-				if gap != nil && gap.End.After(to) {
-					to = gap.End
+				if gap == nil {
+					continue
 				}
+				if gap.End.After(w.to) {
+					w.to = gap.End
+				}
+				stalled = stalled || gap.Duration() > bound
 			}
 		}
 	}
-	return from, to
+	if !stalled && g != nil && len(g.Partitions) > 0 {
+		d := max(g.Window, bound)
+		if end := faultAt.Add(d); end.After(w.to) {
+			w.to = end
+		}
+		if !g.End.IsZero() && w.to.After(g.End) && g.End.After(faultAt) {
+			w.to = g.End
+		}
+		w.name = fmt.Sprintf("in the fault's first %.1f s, no partition having stalled past the bound %.2f s", w.to.Sub(faultAt).Seconds(), bound.Seconds())
+	}
+	return w
 }
 
 // selfCheck is what the probe's missed slots say of its timing in a span.
@@ -313,7 +343,8 @@ func (c selfCheck) share() float64 {
 // timed the cluster too coarsely to be trusted. A probe run's start-up,
 // until every partition's first ack, is said apart and not judged. It
 // returns whether the probe failed its check.
-func judgeProbe(m *results.Meta, from, to time.Time, bound time.Duration, add adder) bool {
+func judgeProbe(m *results.Meta, w span, bound time.Duration, add adder) bool {
+	from, to := w.from, w.to
 	p := m.Probe
 	if len(p.Missed) == 0 {
 		if p.LongestSendGap > bound && p.Ready.IsZero() {
@@ -330,7 +361,7 @@ func judgeProbe(m *results.Meta, from, to time.Time, bound time.Duration, add ad
 	if (c.share() <= MissedShare || c.missed < MinMissed) && !tooLong {
 		return false
 	}
-	where := "in the window that decides the stall"
+	where := w.name
 	if m.Fault == nil {
 		where = "after its start-up"
 		if p.Ready.IsZero() {
@@ -357,7 +388,8 @@ func judgeProbe(m *results.Meta, from, to time.Time, bound time.Duration, add ad
 // anyway), and after it the cluster burns what the fault makes it burn
 // (ClusterBusy, naming the node), suspect only when it saturated the CPUs
 // and the probe missed sends.
-func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, probeBad bool, add adder) {
+func judgeHost(m *results.Meta, h *results.Host, w span, faultAt time.Time, probeBad bool, add adder) {
+	from, to := w.from, w.to
 	if h.CPUs <= 0 || h.Wall <= 0 {
 		return
 	}
@@ -366,9 +398,9 @@ func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, pr
 	if !faultAt.IsZero() && faultAt.After(from) {
 		from = faultAt
 	}
-	if w, ok := h.Window(from, to); ok && !from.IsZero() {
+	if lw, ok := h.Window(from, to); ok && !from.IsZero() {
 		windowed = true
-		l, where = w, fmt.Sprintf("in the window that decides the stall (%s–%s)", from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"))
+		l, where = lw, fmt.Sprintf("%s (%s–%s)", w.name, from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"))
 		if faultAt.IsZero() {
 			where = "over the run"
 		}
@@ -419,8 +451,8 @@ func judgeHost(m *results.Meta, h *results.Host, from, to, faultAt time.Time, pr
 	}
 	if !outside && windowed {
 		if o, st := whole.Share(whole.Others), whole.Share(whole.Steal); o >= OthersShare || st >= StealShare {
-			add(Valid, LoadOutsideWindow, "over the whole trial other processes used %.0f%% of the CPUs and %.0f%% was stolen, but not in the window that decides the stall",
-				100*o, 100*st)
+			add(Valid, LoadOutsideWindow, "over the whole trial other processes used %.0f%% of the CPUs and %.0f%% was stolen, but not %s",
+				100*o, 100*st, w.name)
 		}
 	}
 }

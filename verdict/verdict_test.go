@@ -398,3 +398,49 @@ func TestProbeSelfCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowNamed: the span a trial is judged in, and its name. A fault
+// that stalled no partition past the bound (a controller's, the data path
+// going on) is judged over the fault's first moments, the gaps' window,
+// and says so, not over the two bounds around the fault.
+func TestWindowNamed(t *testing.T) {
+	F := t0.Add(10 * time.Second)
+	bound := 200 * time.Millisecond
+	gap := func(from, to time.Duration) *gaps.Gap { return &gaps.Gap{Start: F.Add(from), End: F.Add(to)} }
+	report := func(window time.Duration, g ...*gaps.Gap) *gaps.Report {
+		r := &gaps.Report{FaultAt: F, Window: window, Start: t0, End: t0.Add(60 * time.Second)}
+		for i, x := range g {
+			p := gaps.Partition{Partition: int32(i)}
+			p.Ack.Fault = x
+			r.Partitions = append(r.Partitions, p)
+		}
+		return r
+	}
+	m := &results.Meta{Kind: "trial", Started: t0, Ended: t0.Add(60 * time.Second)}
+	tests := []struct {
+		name     string
+		g        *gaps.Report
+		from, to time.Duration // from F
+		says     string
+	}{
+		{"a stall decides it", report(time.Second, gap(0, 9*time.Second), gap(0, 8*time.Second)), -bound, 9 * time.Second, "in the window that decides the stall"},
+		{"a controller kill, no partition stalled: the quorum's leaderless 3 s", report(3*time.Second, gap(0, 40*time.Millisecond), gap(10*time.Millisecond, 60*time.Millisecond)), -bound, 3 * time.Second,
+			"in the fault's first 3.0 s, no partition having stalled past the bound 0.20 s"},
+		{"no stall, the default window", report(time.Second, gap(0, 30*time.Millisecond)), -bound, time.Second, "in the fault's first 1.0 s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := window(m, tc.g, F, bound)
+			if !w.from.Equal(F.Add(tc.from)) || !w.to.Equal(F.Add(tc.to)) || !strings.HasPrefix(w.name, tc.says) {
+				t.Errorf("window %v–%v %q, want %v–%v %q", w.from.Sub(F), w.to.Sub(F), w.name, tc.from, tc.to, tc.says)
+			}
+		})
+	}
+	// The name reaches the verdict's text.
+	m.Fault = &results.Fault{Kind: results.FaultControllerKill, Broker: "c1", NodeID: 100, Finished: F}
+	m.Probe = results.Probe{Interval: 20 * time.Millisecond, Missed: map[int32]*results.MissedSends{0: {Count: 20, Runs: []results.MissedRun{{From: F.Add(500 * time.Millisecond), Slots: 20}}}}}
+	v := Judge(m, report(3*time.Second, gap(0, 40*time.Millisecond)), F)
+	if !strings.Contains(v.String(), "send slots in the fault's first 3.0 s, no partition having stalled") {
+		t.Errorf("verdict %q, want it judged in the fault's first 3.0 s", v)
+	}
+}

@@ -1,0 +1,126 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// TestExternalBroker names an external fault's broker from recorded
+// evidence: the cluster's sign first, then the replica view, then the
+// clients' leader moves, and never one the evidence contradicts.
+func TestExternalBroker(t *testing.T) {
+	F := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return F.Add(d) }
+	brokers := map[string]int32{"k1": 1, "k2": 2, "k3": 3}
+	probeOnly := &results.Fault{Kind: results.FaultExternal, NodeID: -1, Broker: results.BrokerUnknown,
+		Signs: []results.Sign{{At: F, Source: results.SignProbe, NodeID: -1, What: "partition 2: no ack (3 of 3 partitions stalled)"}}}
+	fenced := &results.Fault{Kind: results.FaultExternal, NodeID: 1, Signs: append(probeOnly.Signs,
+		results.Sign{At: at(9 * time.Second), Source: results.SignCluster, NodeID: 1, What: "broker 1 fenced"})}
+	whole := &results.Fault{Kind: results.FaultExternal, NodeID: -1, Signs: append(probeOnly.Signs,
+		results.Sign{At: at(2 * time.Second), Source: results.SignCluster, NodeID: -1, What: "no broker answered"})}
+	// k1 killed: its answers turn to errors, the others answer on.
+	killed := &ReplicaView{
+		Silent:   []SilentBroker{{Broker: 1, LastAnswer: at(-50 * time.Millisecond), FirstError: at(60 * time.Millisecond), Err: "connection refused"}},
+		Answered: map[int32]time.Time{1: at(-50 * time.Millisecond), 2: at(5 * time.Second), 3: at(5 * time.Second)},
+	}
+	frozenFirst := func(first int32) *ReplicaView {
+		v := &ReplicaView{Answered: map[int32]time.Time{1: at(5 * time.Second), 2: at(5 * time.Second), 3: at(5 * time.Second)}}
+		for p := int32(0); p < 3; p++ {
+			pr := PartitionReplicas{Partition: p}
+			for b := int32(1); b <= 3; b++ {
+				stopped := at(100 * time.Millisecond)
+				if b == first {
+					stopped = at(-200 * time.Millisecond)
+				}
+				pr.Frozen = append(pr.Frozen, ReplicaStop{Broker: b, Stop: Stop{Stopped: stopped}})
+			}
+			v.Partitions = append(v.Partitions, pr)
+		}
+		return v
+	}
+	tied := frozenFirst(0) // every replica froze together
+	leftISR := &ReplicaView{Partitions: []PartitionReplicas{
+		{Partition: 0, Changes: []StateChange{{Leader: 1, ISR: []int32{1, 2, 3}}, {Time: at(9 * time.Second), Leader: 2, ISR: []int32{2, 3}}}},
+		{Partition: 1, Changes: []StateChange{{Leader: 2, ISR: []int32{2, 3, 1}}, {Time: at(9 * time.Second), Leader: 2, ISR: []int32{2, 3}}}},
+	}}
+	allSilent := &ReplicaView{
+		Silent: []SilentBroker{{Broker: 1, FirstError: at(2 * time.Second), Err: "timed out"}, {Broker: 2, FirstError: at(2 * time.Second), Err: "timed out"},
+			{Broker: 3, FirstError: at(2100 * time.Millisecond), Err: "timed out"}},
+		Answered: map[int32]time.Time{1: at(-10 * time.Millisecond), 2: at(-10 * time.Millisecond), 3: at(-10 * time.Millisecond)},
+	}
+	move := func(client string, p, from, to int32, d time.Duration) timeline.Event {
+		return timeline.Event{Time: at(d), Node: client, Kind: timeline.KindClientLeader, Partition: p, PrevLeader: from, Leader: to}
+	}
+	awayFrom1 := []timeline.Event{move("producer", 0, 1, 2, 9*time.Second), move("consumer", 0, 1, 2, 9*time.Second)}
+	awayFrom3 := []timeline.Event{move("producer", 2, 3, 1, 9*time.Second)}
+	before := []timeline.Event{move("producer", 0, 3, 1, -time.Minute)}
+	tests := []struct {
+		name   string
+		f      *results.Fault
+		rv     *ReplicaView
+		moves  []timeline.Event
+		id     int32
+		broker string
+		by     string
+		says   string
+	}{
+		{"the cluster's fence", fenced, nil, nil, 1, "k1", ByCluster, "broker 1 fenced"},
+		{"the fence, the replica view and the clients agree", fenced, killed, awayFrom1, 1, "k1", ByCluster, "the clients moved away from leader 1"},
+		{"the fence came after the trial: the broker that stopped answering", probeOnly, killed, nil, 1, "k1", ByReplicas, "broker 1 stopped answering"},
+		{"no fence, and the clients moved away from the broker that stopped answering", probeOnly, killed, awayFrom1, 1, "k1", ByReplicas, "p0 1 -> 2"},
+		{"whose LEO froze first", probeOnly, frozenFirst(1), nil, 1, "k1", ByReplicas, "froze first"},
+		{"LEOs frozen together name no one", probeOnly, tied, nil, -1, results.BrokerUnknown, ByNone, "no sign"},
+		{"the broker out of the ISRs", probeOnly, leftISR, nil, 1, "k1", ByReplicas, "left the ISRs"},
+		{"the clients alone", probeOnly, nil, awayFrom1, 1, "k1", ByClients, "producer p0 1 -> 2"},
+		{"a leader move before the fault is not evidence", probeOnly, nil, before, -1, results.BrokerUnknown, ByNone, "no sign"},
+		{"evidence that disagrees names no one", probeOnly, killed, awayFrom3, -1, results.BrokerUnknown, ByNone, "disagrees"},
+		{"the probe alone, every partition stalled: unknown, not the stalled partition's leader", probeOnly, nil, nil, -1, results.BrokerUnknown, ByNone, "no sign"},
+		{"the whole cluster by the run's sign", whole, allSilent, nil, -1, results.BrokerCluster, ByCluster, "no broker answered"},
+		{"the whole cluster by the replica view", probeOnly, allSilent, nil, -1, results.BrokerCluster, ByReplicas, "every broker stopped answering"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var tl *timeline.Timeline
+			if tc.moves != nil {
+				tl = &timeline.Timeline{Events: tc.moves}
+			}
+			got := externalBroker(tc.f, tc.rv, tl, F, brokers)
+			if got.NodeID != tc.id || got.Broker != tc.broker || got.By != tc.by || !strings.Contains(got.Evidence, tc.says) {
+				t.Errorf("got %+v, want node %d %q by %s saying %q", got, tc.id, tc.broker, tc.by, tc.says)
+			}
+		})
+	}
+}
+
+// TestNameExternal: the trial's fault record says the broker the evidence
+// names, and its heading says an unknown broker or the whole cluster as
+// such, while the record read from disk is left as the run wrote it.
+func TestNameExternal(t *testing.T) {
+	F := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name  string
+		signs []results.Sign
+		title string
+	}{
+		{"probe only", []results.Sign{{At: F, Source: results.SignProbe, NodeID: -1}}, "external of an unknown broker at 2026-12-01 22:00:00.000"},
+		{"whole cluster", []results.Sign{{At: F, Source: results.SignCluster, NodeID: -1, What: "no broker answered"}}, "external of the whole cluster at 2026-12-01 22:00:00.000"},
+		{"fenced", []results.Sign{{At: F, Source: results.SignProbe, NodeID: -1}, {At: F.Add(9 * time.Second), Source: results.SignCluster, NodeID: 2, What: "broker 2 fenced"}}, "external of k2 (node 2) at 2026-12-01 22:00:00.000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			disk := &results.Meta{Kind: "trial", Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1, "k2": 2}},
+				Fault: &results.Fault{Kind: results.FaultExternal, NodeID: 3, Broker: "k3", Signs: tc.signs}}
+			tr := &Trial{Meta: disk, FaultAt: F}
+			tr.nameExternal()
+			if got := tr.FaultTitle(); got != tc.title {
+				t.Errorf("title %q, want %q", got, tc.title)
+			}
+			if disk.Fault.NodeID != 3 || tr.External == nil || len(tr.Notes) != 1 {
+				t.Errorf("record on disk %+v, external %+v, notes %q", disk.Fault, tr.External, tr.Notes)
+			}
+		})
+	}
+}
