@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -24,6 +23,8 @@ import (
 	"unicode"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // Example is a scenario file, as the README and kbf bench --help show it.
@@ -243,7 +244,7 @@ func inFile(name string, err error) error {
 
 // ReadFile reads the scenario file at path.
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -149,7 +149,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // each partition's log ends, before its first send, and again when it ends.
 func ReadInfo(dir string) (*Info, error) {
 	path := filepath.Join(dir, InfoFile)
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

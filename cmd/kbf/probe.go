@@ -68,7 +68,7 @@ there.
 	}
 	o.flags.register(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
-	o.cluster.registerSecurity(cmd.Flags())
+	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")

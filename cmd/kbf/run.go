@@ -107,7 +107,7 @@ Exit status:
 	}
 	o.flags.register(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
-	o.cluster.registerSecurity(cmd.Flags())
+	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
