@@ -56,6 +56,11 @@ there.
 			if o.bootstrapSet && o.cluster.file != "" {
 				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
 			}
+			if o.bootstrapSet {
+				if err := checkBootstrap(o.flags.config().Bootstrap); err != nil {
+					return err
+				}
+			}
 			if _, err := o.cluster.options(); err != nil {
 				return err
 			}

@@ -217,6 +217,14 @@ func (f *clusterFlags) options() (compose.Options, error) {
 		return o, usagef("--combined and --controllers: with --combined the brokers are the controllers")
 	}
 	if f.file == "" {
+		// compose takes 0 for its default of 3: refuse it here, before
+		// anything reaches Docker.
+		if f.brokers < 1 {
+			return o, usagef("--brokers %d: want 1 or more", f.brokers)
+		}
+		if f.controllers < 1 && !f.combined {
+			return o, usagef("--controllers %d: want 1 or 3", f.controllers)
+		}
 		o.Brokers, o.Controllers, o.Combined = f.brokers, f.controllers, f.combined
 	}
 	for _, s := range f.config {
