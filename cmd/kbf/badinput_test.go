@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -53,6 +56,38 @@ func TestBadInput(t *testing.T) {
 			}
 			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want one usage line with %q", code, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestBuildScriptVersion: image/build.sh refuses a KAFKA_VERSION that is
+// not a 4.x release before it does anything, and runs nothing it holds.
+func TestBuildScriptVersion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "image", "build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1;touch pwned", "4.0.2`touch pwned`", "4.0.2$(touch pwned)", "4.0.2;touch pwned", "4.0.2x/../y", "3.9.1", "4.0.2\ntouch pwned", ""} {
+		t.Run(v, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bash, script)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "KAFKA_VERSION="+v, "KBF_CACHE_DIR="+dir)
+			if v == "" {
+				cmd.Env = append(os.Environ(), "KAFKA_VERSION=-", "KBF_CACHE_DIR="+dir)
+			}
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "want a Kafka 4.x release") {
+				t.Errorf("%v: %s; want exit 2 and the reason", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+				t.Error("the value was run")
 			}
 		})
 	}
