@@ -382,10 +382,12 @@ func (tr *Trial) checkDates() {
 			outside = append(outside, fmt.Sprintf("%s has line(s) dated %s, long before the trial", d.File, d.First.UTC().Format(time.RFC3339)))
 		}
 	}
-	// Every line before the trial began: a node clock behind the trial's
-	// (kbf's), not logs that are absent. The last line was written about
-	// when kbf collected the logs, at the trial's end, so the gap from it
-	// to the end is about how far behind the clock is.
+	// Every line dated before the trial began, the latest more than
+	// skewTolerance before it: a node clock behind the trial's (kbf's),
+	// not logs that are absent. The last line was written about when
+	// kbf collected the logs, at the trial's end, so the gap from it to
+	// the end is about how far behind the clock is. A fault no node logs
+	// (isolate-clients) leaves lines up to the trial's start, not older.
 	kept, last, lastFile := 0, time.Time{}, ""
 	for _, d := range tr.Timeline.Dated {
 		kept += d.Kept
@@ -393,7 +395,7 @@ func (tr *Trial) checkDates() {
 			last, lastFile = d.Last, d.File
 		}
 	}
-	if ref := cmp.Or(end, tr.Meta.Started); kept == 0 && !last.IsZero() && !last.Before(results.EarliestTime) && last.Before(tr.Meta.Started) {
+	if ref := cmp.Or(end, tr.Meta.Started); kept == 0 && !last.IsZero() && !last.Before(results.EarliestTime) && last.Before(tr.Meta.Started.Add(-skewTolerance)) {
 		outside = append(outside, fmt.Sprintf("every line is dated before the trial began: the node logs' clock is about %s behind the trial's (the latest line, in %s, is dated %s)",
 			ref.Sub(last).Round(time.Second), lastFile, last.UTC().Format(time.RFC3339)))
 	}
