@@ -137,10 +137,13 @@ bench-gate: bench-ab
 # compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,
 # Docker, Maven and Java; see image/build.sh.
 # KAFKA_VERSION: any Kafka 4.x release on Maven Central; the image is kbf/kafka:KAFKA_VERSION.
+# It reaches build.sh through the environment, never the recipe's command line, so the shell
+# does not run what the value holds; build.sh checks it.
 KAFKA_VERSION ?= 4.3.1
 
+image: export KAFKA_VERSION := $(KAFKA_VERSION)
 image:
-	KAFKA_VERSION=$(KAFKA_VERSION) image/build.sh
+	image/build.sh
 
 # The reference probes (clients/README.md), built into bin/ where kbf looks for them. The
 # librdkafka probe is its own Go module, so that cgo stays out of the kbf binary.

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -247,7 +247,7 @@ func inFile(name string, err error) error {
 
 // ReadFile reads the scenario file at path.
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	fh, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

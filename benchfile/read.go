@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // ParseError is a located error in bench.txt: the file, the line, and what
@@ -283,8 +285,8 @@ func statErr(path string, err error) error {
 }
 
 func regular(path string, st fs.FileInfo) error {
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s: not a regular file (%v): want a %s or a kbf bench directory", path, st.Mode().Type(), TextFile)
+	if err := regfile.Check(path, st); err != nil {
+		return fmt.Errorf("%w: want a %s or a kbf bench directory", err, TextFile)
 	}
 	return nil
 }

@@ -14,12 +14,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -150,7 +150,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // each partition's log ends, before its first send, and again when it ends.
 func ReadInfo(dir string) (*Info, error) {
 	path := filepath.Join(dir, InfoFile)
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +203,7 @@ func (i *Info) Probe() results.Probe {
 // written. A file with no secret is left untouched.
 func MaskInfo(dir string) error {
 	path := filepath.Join(dir, InfoFile)
-	b, err := os.ReadFile(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return err
 	}

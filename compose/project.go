@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -17,6 +16,8 @@ import (
 	"github.com/compose-spec/compose-go/v2/graph"
 	"github.com/compose-spec/compose-go/v2/loader"
 	"github.com/compose-spec/compose-go/v2/types"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // project is the loaded compose file, with what kbf reads out of it.
@@ -103,12 +104,7 @@ func loadProject(ctx context.Context, src source) (*project, error) {
 		return nil, invalidf("--brokers and --controllers shape kbf's own cluster; the cluster of %s is the one it describes", src.file)
 	}
 	// Only a regular file: a named pipe or a device would block or never end.
-	if st, err := os.Stat(src.file); err != nil {
-		return nil, invalidf("compose file: %w", err)
-	} else if !st.Mode().IsRegular() {
-		return nil, invalidf("compose file %s: not a regular file", src.file)
-	}
-	b, err := os.ReadFile(src.file)
+	b, err := regfile.ReadFile(src.file)
 	if err != nil {
 		return nil, invalidf("compose file: %w", err)
 	}

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // The security protocols of Kafka's security.protocol.
@@ -65,6 +66,9 @@ type Config struct {
 	// Unknown are the keys kbf does not apply to its franz-go and
 	// librdkafka clients; the Java client still gets them.
 	Unknown []string
+	// Warnings name, one a line, the keys no Kafka client knows either:
+	// most likely misspelt. Kafka's tools warn and go on, and so does kbf.
+	Warnings []string
 }
 
 // tlsSettings is the TLS side of a Config.
@@ -95,7 +99,7 @@ var known = []string{
 // tools read --command-config. Stores it names are read relative to the
 // working directory, as Java does.
 func Load(path string) (*Config, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("command config: %w", err)
 	}
@@ -134,6 +138,7 @@ func FromProperties(file string, props []Property) (*Config, error) {
 			c.Unknown = append(c.Unknown, p.Key)
 		}
 	}
+	c.Warnings = unknownKeyWarnings(file, props)
 
 	if p, ok := get("security.protocol"); ok {
 		c.Protocol = strings.ToUpper(strings.TrimSpace(p.Value))

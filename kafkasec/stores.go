@@ -8,11 +8,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // Store types as ssl.truststore.type and ssl.keystore.type spell them.
@@ -67,9 +68,9 @@ func (t *tlsSettings) readTrust(get getter, fail failer) error {
 		}
 		certs = cs
 	} else if p, ok := get("ssl.truststore.location"); ok {
-		data, err := os.ReadFile(p.Value)
+		data, err := regfile.ReadFile(p.Value)
 		if err != nil {
-			return fail(p.Key, "%v", err)
+			return fail(p.Key, "%w", err)
 		}
 		format := sniff(data)
 		if format != typePEM && typ == typePEM {
@@ -151,9 +152,9 @@ func (t *tlsSettings) readKey(get getter, fail failer) error {
 		}
 		chain, key = cs, pk
 	} else if p, ok := get("ssl.keystore.location"); ok {
-		data, err := os.ReadFile(p.Value)
+		data, err := regfile.ReadFile(p.Value)
 		if err != nil {
-			return fail(p.Key, "%v", err)
+			return fail(p.Key, "%w", err)
 		}
 		format := sniff(data)
 		if format != typePEM && typ == typePEM {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kbf-project/kbf/results"
@@ -30,6 +31,9 @@ type ClientResult struct {
 	Settings []Setting `json:"settings,omitempty"`
 	// Err says why the client's records could not be analysed.
 	Err string `json:"error,omitempty"`
+	// MetaMissing is set when the client's own meta.json is missing: its
+	// settings are unknown, and none of another client's stands in.
+	MetaMissing bool `json:"meta_missing,omitempty"`
 	// Trial is the client's whole analysis; nil for franz-go (the trial
 	// itself) and when Err is set.
 	Trial *Trial `json:"-"`
@@ -135,7 +139,16 @@ func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
 		}
 		cr := clientResult(c.Name, ct)
 		cr.Trial = ct
+		if c.Meta == nil {
+			cr.MetaMissing = true
+			tr.damaged(fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)))
+		}
 		tr.Clients = append(tr.Clients, cr)
+	}
+	for _, name := range namedClients(tr.Meta) {
+		if name != FranzGo && !slices.ContainsFunc(t.Clients, func(c results.ClientTrial) bool { return c.Name == name }) {
+			tr.damaged(fmt.Sprintf("client %s: named by --clients, but %s holds no %s: its records are missing from the comparison", name, path.Join(results.ClientsDir, name), results.ProbeFile))
+		}
 	}
 	tr.ClientDiffs = diffClients(tr.Clients, resolution(tr))
 	return nil
@@ -324,4 +337,27 @@ func (s *Summary) addClients(tr *Trial) {
 			}
 		}
 	}
+}
+
+// namedClients are the clients the trial's command named with --clients,
+// in its order; none when the command is not recorded or names none.
+func namedClients(m *results.Meta) []string {
+	if m == nil {
+		return nil
+	}
+	var list string
+	for i, a := range m.Command {
+		if v, ok := strings.CutPrefix(a, "--clients="); ok {
+			list = v
+		} else if a == "--clients" && i+1 < len(m.Command) {
+			list = m.Command[i+1]
+		}
+	}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

@@ -222,3 +222,58 @@ func TestDiffClientsResolution(t *testing.T) {
 		})
 	}
 }
+
+// TestClientsMetaMissing: a client whose meta.json is missing is not judged
+// by franz-go's settings, and is said to be; a client the trial's command
+// named with no folder of its own is said to be missing.
+func TestClientsMetaMissing(t *testing.T) {
+	trial := unpack(t, "sigkill.tar.gz")
+	addClient(t, trial, "librdkafka", 300*time.Millisecond)
+	if err := os.Remove(filepath.Join(results.ClientDir(trial, "librdkafka"), results.MetaFile)); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.Find(trial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := *trials[0].Meta
+	meta.Command = []string{"kbf", "run", "--fault", "sigkill", "--clients", "franz-go,librdkafka,java"}
+	if err := results.WriteMeta(trial, &meta); err != nil {
+		t.Fatal(err)
+	}
+	tr := analyze(t, trial)
+	if len(tr.Clients) != 2 || !tr.Clients[1].MetaMissing || tr.Clients[1].Trial == nil {
+		t.Fatalf("clients %+v, want librdkafka analysed with its meta missing", tr.Clients)
+	}
+	if c := tr.Clients[1].Trial.Meta.Probe.Client; len(c) != 0 {
+		t.Errorf("librdkafka's settings %v: franz-go's taken for its", c)
+	}
+	for _, want := range []string{"client librdkafka: clients/librdkafka/meta.json is missing", "client java: named by --clients, but clients/java holds no probe.csv"} {
+		if !strings.Contains(strings.Join(tr.Notes, "\n"), want) {
+			t.Errorf("notes %q: none says %q", tr.Notes, want)
+		}
+	}
+	fs := findings(tr)
+	if len(fs) != 2 || !fs[1].SettingsUnknown || fs[1].Idempotent {
+		t.Errorf("findings %+v, want librdkafka's settings unknown", fs)
+	}
+}
+
+func TestFindingSettingsUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		f      Finding
+		broken bool
+		say    string
+	}{
+		{name: "duplicate, idempotent", f: Finding{Client: "librdkafka", Acks: "all", Idempotent: true, Duplicated: 1}, broken: true, say: "1 duplicated by an idempotent producer"},
+		{name: "duplicate, settings unknown", f: Finding{Client: "librdkafka", Acks: "all", SettingsUnknown: true, Duplicated: 1}, say: "idempotence unknown"},
+		{name: "loss under acks=all, settings unknown", f: Finding{Client: "librdkafka", Acks: "all", SettingsUnknown: true, Lost: 1}, broken: true, say: "1 lost under acks=all"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.f.Broken() != tc.broken || !strings.Contains(tc.f.String(), tc.say) {
+				t.Errorf("Broken %v, %q; want %v and %q", tc.f.Broken(), tc.f.String(), tc.broken, tc.say)
+			}
+		})
+	}
+}

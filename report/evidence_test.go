@@ -107,6 +107,23 @@ func TestDamagedEvidence(t *testing.T) {
 			},
 		},
 		{
+			name: "node logs an hour early",
+			damage: func(t *testing.T, dir string) {
+				rewriteLogs(t, dir, func(_ string, b []byte) []byte { return shiftStamps(b, "", -time.Hour) })
+			},
+			note: "the node logs' clock is about 1h0m",
+			check: func(t *testing.T, tr *Trial) {
+				for _, n := range tr.Notes {
+					if strings.Contains(n, "absent, empty or unreadable") {
+						t.Errorf("logs an hour early called %q", n)
+					}
+				}
+				if tr.Verdict == nil || tr.Verdict.Status == verdict.Valid {
+					t.Errorf("verdict %v, want it not valid: the logs are not the trial's", tr.Verdict)
+				}
+			},
+		},
+		{
 			name: "node logs dated 1970",
 			damage: func(t *testing.T, dir string) {
 				rewriteLogs(t, dir, func(_ string, b []byte) []byte {

@@ -18,11 +18,15 @@ type Finding struct {
 	// Acks is the producer's acks: "all" or "1".
 	Acks string `json:"acks"`
 	// Idempotent is whether the producer was idempotent.
-	Idempotent   bool `json:"idempotent"`
-	Acknowledged int  `json:"acknowledged"`
-	Lost         int  `json:"lost"`
-	Duplicated   int  `json:"duplicated"`
-	Reordered    int  `json:"reordered"`
+	Idempotent bool `json:"idempotent"`
+	// SettingsUnknown is set when the client's meta.json is missing:
+	// whether it was idempotent is not known, and its duplicates and
+	// reorders are not judged.
+	SettingsUnknown bool `json:"settings_unknown,omitempty"`
+	Acknowledged    int  `json:"acknowledged"`
+	Lost            int  `json:"lost"`
+	Duplicated      int  `json:"duplicated"`
+	Reordered       int  `json:"reordered"`
 }
 
 // Broken reports whether the finding breaks what the client's settings
@@ -38,7 +42,7 @@ func (f Finding) broken() []string {
 	if f.Lost > 0 && f.Acks == "all" {
 		out = append(out, fmt.Sprintf("%d lost under acks=all", f.Lost))
 	}
-	if f.Idempotent {
+	if f.Idempotent && !f.SettingsUnknown {
 		if f.Duplicated > 0 {
 			out = append(out, fmt.Sprintf("%d duplicated by an idempotent producer", f.Duplicated))
 		}
@@ -55,7 +59,10 @@ func (f Finding) allowed() []string {
 	if f.Lost > 0 && f.Acks != "all" {
 		out = append(out, fmt.Sprintf("acks=%s allows an acknowledged record to be lost with its leader", f.Acks))
 	}
-	if !f.Idempotent && f.Duplicated+f.Reordered > 0 {
+	switch {
+	case f.SettingsUnknown && f.Duplicated+f.Reordered > 0:
+		out = append(out, "its settings are unknown (its meta.json is missing), so whether its producer was idempotent is not known")
+	case !f.Idempotent && f.Duplicated+f.Reordered > 0:
 		out = append(out, "a producer that is not idempotent may write a retried record twice or out of order")
 	}
 	return out
@@ -65,7 +72,10 @@ func (f Finding) allowed() []string {
 // counts break a promise (a finding) or are allowed.
 func (f Finding) String() string {
 	idem := "idempotent"
-	if !f.Idempotent {
+	switch {
+	case f.SettingsUnknown:
+		idem = "idempotence unknown"
+	case !f.Idempotent:
 		idem = "not idempotent"
 	}
 	s := fmt.Sprintf("%s: %d acknowledged, %d lost, %d duplicated, %d reordered (acks=%s, %s)",
@@ -114,6 +124,10 @@ func findings(tr *Trial) Findings {
 			continue // franz-go (above), or a client that could not be analysed
 		}
 		if f, ok := finding(cr.Name, cr.Trial); ok {
+			f.SettingsUnknown = cr.MetaMissing
+			if f.SettingsUnknown {
+				f.Idempotent = false
+			}
 			fs = append(fs, f)
 		}
 	}

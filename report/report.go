@@ -26,6 +26,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -384,6 +385,23 @@ func (tr *Trial) checkDates() {
 		case d.Before > 0 && d.First.Before(results.EarliestTime):
 			outside = append(outside, fmt.Sprintf("%s has line(s) dated %s, long before the trial", d.File, d.First.UTC().Format(time.RFC3339)))
 		}
+	}
+	// Every line dated before the trial began, the latest more than
+	// skewTolerance before it: a node clock behind the trial's (kbf's),
+	// not logs that are absent. The last line was written about when
+	// kbf collected the logs, at the trial's end, so the gap from it to
+	// the end is about how far behind the clock is. A fault no node logs
+	// (isolate-clients) leaves lines up to the trial's start, not older.
+	kept, last, lastFile := 0, time.Time{}, ""
+	for _, d := range tr.Timeline.Dated {
+		kept += d.Kept
+		if d.Before > 0 && d.After == 0 && d.Last.After(last) {
+			last, lastFile = d.Last, d.File
+		}
+	}
+	if ref := cmp.Or(end, tr.Meta.Started); kept == 0 && !last.IsZero() && !last.Before(results.EarliestTime) && last.Before(tr.Meta.Started.Add(-skewTolerance)) {
+		outside = append(outside, fmt.Sprintf("every line is dated before the trial began: the node logs' clock is about %s behind the trial's (the latest line, in %s, is dated %s)",
+			ref.Sub(last).Round(time.Second), lastFile, last.UTC().Format(time.RFC3339)))
 	}
 	if len(outside) == 0 {
 		return

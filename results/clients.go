@@ -48,8 +48,13 @@ type ClientTrial struct {
 // franz-go probe's.
 func (c *ClientTrial) Trial(parent *Trial) Trial {
 	meta := c.Meta
-	if meta == nil {
-		meta = parent.Meta
+	if meta == nil && parent.Meta != nil {
+		// The trial's times and partitions hold for every client; its
+		// client settings are franz-go's, and must not be taken for this
+		// client's: with its own meta.json missing, they are unknown.
+		m := *parent.Meta
+		m.Probe.Client = nil
+		meta = &m
 	}
 	return Trial{Dir: parent.Dir, Probe: c.Probe, Log: c.Log, Meta: meta, ClientLogPath: c.ClientLog, external: true}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // Trial locates one trial's files. Meta is nil for a bare CSV.
@@ -119,7 +121,7 @@ var (
 	// ErrNotRegular is reported for a path that is a named pipe, a device,
 	// a socket or anything else that is not a plain file: reading one could
 	// block forever or never end.
-	ErrNotRegular = errors.New("not a regular file")
+	ErrNotRegular = regfile.ErrNotRegular
 )
 
 // BrokenTrials lists the trials of a run directory that Find or an
@@ -333,24 +335,10 @@ func read(dir, path string) bool {
 // regular returns ErrNotRegular, saying what path is, unless st is a
 // regular file's.
 func regular(path string, st fs.FileInfo) error {
-	m := st.Mode()
-	if m.IsRegular() {
-		return nil
+	if err := regfile.Check(path, st); err != nil {
+		return fmt.Errorf("%w: give it the file kbf wrote", err)
 	}
-	what := "a " + m.Type().String()
-	switch {
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a named pipe"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		what = "a character device"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("%s: %w but %s; kbf reads only files it can read to the end: give it the file kbf wrote", path, ErrNotRegular, what)
+	return nil
 }
 
 // Open opens path for reading if it is a regular file, and refuses it at

@@ -37,6 +37,13 @@ func TestDecodeMeta(t *testing.T) {
 		{name: "fault without broker", in: strings.Replace(good, `"k1"`, `""`, 1), err: "fault.broker: empty", sentinel: errBadMeta},
 		{name: "syntax", in: "{\n  \"format_version\": 2,\n  oops\n}", err: "meta.json: line 3, column 3"},
 		{name: "wrong type", in: "{\n \"format_version\": \"two\"\n}", err: "meta.json: line 2"},
+		{name: "wrong type names the field", in: `{"format_version": "two"}`, err: "format_version: string where int was wanted"},
+		{name: "wrong type in the fault", in: strings.Replace(good, `"node_id": 1`, `"node_id": "one"`, 1), err: "fault.node_id: string where int32 was wanted"},
+		{name: "a time that is a number", in: strings.Replace(good, `"2026-11-30T03:26:09Z"`, `7`, 1), err: "meta.json: fault.signal_sent: ", sentinel: errBadMeta},
+		{name: "a time that is no time", in: strings.Replace(good, `"2026-11-30T03:25:00Z"`, `"yesterday"`, 1), err: `meta.json: started: parsing time "yesterday"`, sentinel: errBadMeta},
+		{name: "a start in 2999", in: strings.Replace(good, "2026-11-30T03:25:00Z", "2999-11-30T03:25:00Z", 1), err: "started 2999-11-30T03:25:00Z: not a time a trial ran at", sentinel: errBadMeta},
+		{name: "a fault in 2999", in: strings.Replace(good, "2026-11-30T03:26:09Z", "2999-11-30T03:26:09Z", 1), err: "fault.signal_sent 2999-11-30T03:26:09Z: not a time a trial ran at", sentinel: errBadMeta},
+		{name: "a fault in 1970", in: strings.Replace(good, "2026-11-30T03:26:09Z", "1970-01-01T00:00:01Z", 1), err: "fault.signal_sent 1970-01-01T00:00:01Z", sentinel: errBadMeta},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := DecodeMeta(strings.NewReader(tc.in), "meta.json")

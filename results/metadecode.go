@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 )
 
@@ -60,6 +61,13 @@ func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 	}
 	var mf metaFile
 	if err := json.Unmarshal(b, &mf); err != nil {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) {
+			// A time's decoder says what is wrong, not where.
+			if path, ferr := locateValueError(b, reflect.TypeFor[metaFile]()); path != "" {
+				return nil, fmt.Errorf("%s: %s: %w: %w", file, path, ferr, errBadMeta)
+			}
+		}
 		return nil, jsonError(file, b, err)
 	}
 	m := mf.Meta
@@ -72,6 +80,9 @@ func DecodeMeta(r io.Reader, file string) (*Meta, error) {
 			f.FirstStep = m.Steps[0].Action
 		}
 		m.Fault = &f
+	}
+	if err := checkTimes(reflect.ValueOf(m), ""); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", file, err, errBadMeta)
 	}
 	if err := m.validate(); err != nil {
 		if errors.Is(err, ErrNewerFormat) {
@@ -94,7 +105,7 @@ func jsonError(file string, b []byte, err error) error {
 	case errors.As(err, &te):
 		off = te.Offset
 		if te.Field != "" {
-			err = fmt.Errorf("%s: %s where %s was wanted", te.Field, te.Value, te.Type)
+			err = fmt.Errorf("%s: %s where %s was wanted", jsonField(te.Field), te.Value, te.Type)
 		}
 	}
 	if off < 0 || off > int64(len(b)) {

@@ -104,7 +104,7 @@ The scenario file:
 	o.cluster.register(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
-	o.run.cluster.registerSecurity(cmd.Flags())
+	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.registerTrial(f, "overrides it")
 	o.run.external.register(f)

@@ -40,6 +40,9 @@ func (e *externalFlags) register(f *pflag.FlagSet) {
 // or only an external fault can take, and node logs kbf could not read.
 func (e *externalFlags) validate(kill results.FaultKind) error {
 	if len(e.bootstrap) > 0 {
+		if err := checkBootstrap(e.bootstrap); err != nil {
+			return err
+		}
 		if err := (&remote.Target{}).Supports(kill, ""); err != nil {
 			return usageError{err}
 		}

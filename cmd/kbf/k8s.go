@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/target/k8s"
@@ -62,6 +64,9 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 // they advertise themselves now.
 func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) (*k8s.Target, error) {
 	cfg, ns, err := k8s.LoadConfig(k.kubeconfig)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, usageError{err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,11 @@ there.
 			if o.bootstrapSet && o.cluster.file != "" {
 				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
 			}
+			if o.bootstrapSet {
+				if err := checkBootstrap(o.flags.config().Bootstrap); err != nil {
+					return err
+				}
+			}
 			if _, err := o.cluster.options(); err != nil {
 				return err
 			}
@@ -68,7 +73,7 @@ there.
 	}
 	o.flags.register(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
-	o.cluster.registerSecurity(cmd.Flags())
+	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")

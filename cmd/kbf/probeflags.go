@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -71,4 +73,25 @@ func (f *probeFlags) config() probe.Config {
 	c := f.cfg
 	c.Partitions = f.partitions
 	return c
+}
+
+// checkBootstrap refuses, as a usage error, a --bootstrap address that is
+// not host:port with a port from 1 to 65535, before anything dials it.
+func checkBootstrap(addrs []string) error {
+	if len(addrs) == 0 {
+		return usagef("--bootstrap: empty; give host:port[,host:port…]")
+	}
+	for _, a := range addrs {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(a))
+		if err != nil {
+			return usagef("--bootstrap %q: want host:port ([v6-address]:port for an IPv6 address)", a)
+		}
+		if host == "" || strings.ContainsAny(host, " /\t") {
+			return usagef("--bootstrap %q: no host; want host:port", a)
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return usagef("--bootstrap %q: port %q: want a number from 1 to 65535", a, port)
+		}
+	}
+	return nil
 }

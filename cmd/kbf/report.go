@@ -63,6 +63,9 @@ Every trial that can be read is reported whatever the status.`,
 			if o.format != "text" && o.format != "json" {
 				return usagef("--output %q: want text or json", o.format)
 			}
+			if o.window < 0 {
+				return usagef("--window %v: must not be negative", o.window)
+			}
 			if o.faultAt != "" {
 				at, err := results.ParseTime(o.faultAt)
 				if err != nil {

@@ -100,7 +100,7 @@ kbf up does. The faulted broker always leads partition 0 of the topic.
 	}
 	o.flags.register(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
-	o.cluster.registerSecurity(cmd.Flags())
+	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	o.clients.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")

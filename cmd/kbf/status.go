@@ -54,7 +54,7 @@ then any container that is not running.
 		},
 	}
 	o.cluster.register(cmd.Flags(), false)
-	o.cluster.registerSecurity(cmd.Flags())
+	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	cmd.Flags().StringSliceVar(&o.topics, "topic", nil, "topics to show (default every topic that is not internal)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 30*time.Second, "how long to wait for the brokers' answers")
 	return wrapHelp(cmd)

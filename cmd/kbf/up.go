@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"time"
@@ -97,7 +98,7 @@ docker compose is used as it is.
 	}
 	f := cmd.Flags()
 	o.cluster.register(f, true)
-	o.cluster.registerSecurity(f)
+	o.cluster.registerSecurity(f, g.errOut)
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
 	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
@@ -147,13 +148,16 @@ type clusterFlags struct {
 
 	// commandConfig is --command-config, read once into sec.
 	commandConfig string
-	sec           *kafkasec.Config
-	secRead       bool
+	// errOut takes --command-config's warnings.
+	errOut  io.Writer
+	sec     *kafkasec.Config
+	secRead bool
 }
 
 // registerSecurity adds --command-config to fs: how every client kbf
 // runs is secured, in Kafka's own client properties.
-func (f *clusterFlags) registerSecurity(fs *pflag.FlagSet) {
+func (f *clusterFlags) registerSecurity(fs *pflag.FlagSet, errOut io.Writer) {
+	f.errOut = errOut
 	fs.StringVar(&f.commandConfig, "command-config", "", "a Kafka client properties file (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, …) that secures every client kbf runs, as Kafka's own tools take it")
 }
 
@@ -166,6 +170,11 @@ func (f *clusterFlags) security() (*kafkasec.Config, error) {
 	sec, err := kafkasec.Load(f.commandConfig)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--command-config: %w", err)}
+	}
+	if f.errOut != nil {
+		for _, w := range sec.Warnings {
+			fmt.Fprintf(f.errOut, "kbf: warning: --command-config %s\n", w)
+		}
 	}
 	f.sec, f.secRead = sec, true
 	return sec, nil
@@ -208,6 +217,14 @@ func (f *clusterFlags) options() (compose.Options, error) {
 		return o, usagef("--combined and --controllers: with --combined the brokers are the controllers")
 	}
 	if f.file == "" {
+		// compose takes 0 for its default of 3: refuse it here, before
+		// anything reaches Docker.
+		if f.brokers < 1 {
+			return o, usagef("--brokers %d: want 1 or more", f.brokers)
+		}
+		if f.controllers < 1 && !f.combined {
+			return o, usagef("--controllers %d: want 1 or 3", f.controllers)
+		}
 		o.Brokers, o.Controllers, o.Combined = f.brokers, f.controllers, f.combined
 	}
 	for _, s := range f.config {

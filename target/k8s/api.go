@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -16,6 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/kbf-project/kbf/internal/regfile"
 )
 
 // API is the part of the Kubernetes API the target uses, in one
@@ -63,6 +68,8 @@ type clientAPI struct {
 	cs  kubernetes.Interface
 	cfg *rest.Config
 	ns  string
+	// timeout bounds each call that is not a stream (callTimeout).
+	timeout time.Duration
 	// exec runs cmd, with stdin as its input when not nil.
 	exec func(ctx context.Context, pod, container string, cmd []string, stdin io.Reader, stdout, stderr io.Writer) error
 }
@@ -75,6 +82,18 @@ func LoadConfig(path string) (*rest.Config, string, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if path != "" {
 		rules.ExplicitPath = path
+	}
+	// client-go reads a named pipe until a writer comes and /dev/zero until
+	// memory runs out: refuse either in one line, as kbf does every file.
+	for _, p := range append([]string{path}, filepath.SplitList(os.Getenv(clientcmd.RecommendedConfigPathEnvVar))...) {
+		if p == "" {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil {
+			if err := regfile.Check(p, st); err != nil {
+				return nil, "", fmt.Errorf("kubeconfig: %w", err)
+			}
+		}
 	}
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
 	cfg, err := cc.ClientConfig()
@@ -90,15 +109,71 @@ func LoadConfig(path string) (*rest.Config, string, error) {
 	return cfg, ns, nil
 }
 
+// CallTimeout bounds each API call that is not a stream (a pod's list,
+// get or delete): client-go sets no deadline of its own, so an API server
+// that accepts a connection and never answers, or a credential plugin that
+// never returns, would leave kbf waiting minutes with no word.
+const CallTimeout = 30 * time.Second
+
 // NewAPI is the API of namespace ns on the cluster cfg reaches.
 func NewAPI(cfg *rest.Config, ns string) (API, error) {
+	return newAPI(cfg, ns, CallTimeout)
+}
+
+func newAPI(cfg *rest.Config, ns string, timeout time.Duration) (*clientAPI, error) {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	a := &clientAPI{cs: cs, cfg: cfg, ns: ns}
+	a := &clientAPI{cs: cs, cfg: cfg, ns: ns, timeout: timeout}
 	a.exec = a.spdyExec
 	return a, nil
+}
+
+// UnansweredError is an API call that had no answer within its time.
+type UnansweredError struct {
+	Server  string
+	Timeout time.Duration
+}
+
+func (e *UnansweredError) Error() string {
+	return fmt.Sprintf("kubernetes: the API server %s did not answer within %v: check that the kubeconfig's server is the cluster's and reachable from here, and that its credential plugin (users[].exec), if any, returns (kubectl get pods tries both)",
+		e.Server, e.Timeout)
+}
+
+func (e *UnansweredError) Unwrap() error { return context.DeadlineExceeded }
+
+// call runs f within a's timeout. It waits for f in a goroutine of its
+// own: an exec credential plugin runs before the request and heeds no
+// context, so only leaving it behind ends the wait.
+func call[T any](ctx context.Context, a *clientAPI, f func(context.Context) (T, error)) (T, error) {
+	if a.timeout <= 0 {
+		return f(ctx)
+	}
+	cctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f(cctx)
+		done <- result{v, err}
+	}()
+	var zero T
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+			return zero, &UnansweredError{Server: a.cfg.Host, Timeout: a.timeout}
+		}
+		return r.v, r.err
+	case <-cctx.Done():
+		if err := ctx.Err(); err != nil {
+			return zero, err
+		}
+		return zero, &UnansweredError{Server: a.cfg.Host, Timeout: a.timeout}
+	}
 }
 
 func (a *clientAPI) Namespace() string { return a.ns }
@@ -113,7 +188,9 @@ func (a *clientAPI) forbidden(err error, verb, resource string) error {
 }
 
 func (a *clientAPI) Pods(ctx context.Context, selector string) ([]corev1.Pod, error) {
-	l, err := a.cs.CoreV1().Pods(a.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	l, err := call(ctx, a, func(ctx context.Context) (*corev1.PodList, error) {
+		return a.cs.CoreV1().Pods(a.ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	})
 	if err != nil {
 		return nil, a.forbidden(err, "list", "pods")
 	}
@@ -121,12 +198,16 @@ func (a *clientAPI) Pods(ctx context.Context, selector string) ([]corev1.Pod, er
 }
 
 func (a *clientAPI) Pod(ctx context.Context, name string) (*corev1.Pod, error) {
-	p, err := a.cs.CoreV1().Pods(a.ns).Get(ctx, name, metav1.GetOptions{})
+	p, err := call(ctx, a, func(ctx context.Context) (*corev1.Pod, error) {
+		return a.cs.CoreV1().Pods(a.ns).Get(ctx, name, metav1.GetOptions{})
+	})
 	return p, a.forbidden(err, "get", "pods")
 }
 
 func (a *clientAPI) DeletePod(ctx context.Context, name string, grace int64) error {
-	err := a.cs.CoreV1().Pods(a.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+	_, err := call(ctx, a, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, a.cs.CoreV1().Pods(a.ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: &grace})
+	})
 	return a.forbidden(err, "delete", "pods")
 }
 

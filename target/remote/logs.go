@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -33,6 +34,10 @@ const (
 
 // DefaultLogsTimeout bounds one node's logs command.
 const DefaultLogsTimeout = time.Minute
+
+// logsWaitDelay is how long, once a logs command has exited, kbf waits for
+// the children it left behind to close its standard output.
+const logsWaitDelay = 2 * time.Second
 
 // placeRE matches what looks like a placeholder: a lowercase word in
 // braces. One preceded by '$' is the shell's (${var}), not kbf's.
@@ -136,24 +141,44 @@ func logsCommand(ctx context.Context, r logsRun, id int32, host string, since ti
 	c := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	c.Dir = r.dir
 	c.Env = append(os.Environ(), "KBF_NODE_ID="+strconv.Itoa(int(id)), "KBF_NODE_HOST="+host, "KBF_SINCE="+since.UTC().Format(time.RFC3339))
-	// A child left holding the output (ssh's control master) must not
-	// keep kbf waiting past the timeout.
-	c.WaitDelay = 2 * time.Second
+	// The command runs in a process group of its own, all of it stopped at
+	// the timeout. A child it leaves holding the output when it exits (an
+	// ssh control master, "sleep 300 &") does not hold kbf: the command's
+	// own exit ends the wait WaitDelay later, and what it printed is kept.
+	c.SysProcAttr = groupAttr()
+	c.Cancel = func() error { return killGroup(c.Process) }
+	c.WaitDelay = logsWaitDelay
 	var stderr tailBuffer
 	c.Stderr = &stderr
-	out, err := c.StdoutPipe()
-	if err != nil {
-		return err
+	pr, pw := io.Pipe()
+	c.Stdout = pw
+	type split struct {
+		files []string
+		err   error
 	}
+	splitDone := make(chan split, 1)
+	go func() {
+		files, err := compose.SplitLog(pr, dst)
+		if err != nil {
+			// The rest of the output is not read: stop the command.
+			pr.CloseWithError(err)
+			cancel()
+		}
+		splitDone <- split{files, err}
+	}()
 	if err := c.Start(); err != nil {
+		pw.Close()
+		<-splitDone
 		return fmt.Errorf("logs command %q: %w", line, err)
 	}
-	files, splitErr := compose.SplitLog(out, dst)
-	if splitErr != nil {
-		// The rest of the output is not read: stop the command.
-		cancel()
-	}
 	err = c.Wait()
+	pw.Close()
+	sp := <-splitDone
+	files, splitErr := sp.files, sp.err
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command exited well; a child of its kept the output open.
+		err = nil
+	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
 		return fmt.Errorf("logs command %q: not done within %v%s", line, timeout, stderr.say())

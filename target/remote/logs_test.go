@@ -98,6 +98,11 @@ func TestCollectLogsCommand(t *testing.T) {
 			wantErr: []string{`logs command "echo`, "exit status 1", `pods "kafka-2" not found`}},
 		{name: "the command hangs", cmd: "echo waiting >&2; sleep 30 # {id}", node: "1", timeout: 300 * time.Millisecond,
 			wantErr: []string{"not done within 300ms", ": waiting"}},
+		// ssh's ControlPersist master does this: it outlives the command
+		// holding its standard output. The command's exit ends the wait.
+		{name: "a child left holding the output", cmd: "for f in " + src + "/{id}/*.log; do cat $f; echo; done; sleep 20 &", node: "1"},
+		{name: "the command and its child hang", cmd: "echo waiting >&2; sleep 20 & sleep 20 # {id}", node: "1", timeout: 300 * time.Millisecond,
+			wantErr: []string{"not done within 300ms", ": waiting"}},
 		{name: "the command prints no log", cmd: "echo no such node {id}", node: "1", wantErr: []string{"printed no Kafka log entry"}},
 	}
 	for _, tc := range tests {

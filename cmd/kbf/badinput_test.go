@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestBadInput: each mistake on the command line is one line and exit 2,
+// found before anything reaches Docker, a cluster or the API server, and
+// a file that is a pipe or a device is refused rather than read.
+func TestBadInput(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	t.Setenv("KUBECONFIG", "")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"probe --bootstrap port out of range", []string{"probe", "--bootstrap", "not-a-host:99999"}, `port "99999": want a number from 1 to 65535`},
+		{"probe --bootstrap no port", []string{"probe", "--bootstrap", "kafka"}, `--bootstrap "kafka": want host:port`},
+		{"probe --bootstrap empty", []string{"probe", "--bootstrap", ""}, "--bootstrap: empty"},
+		{"run --bootstrap port out of range", []string{"run", "--fault", "external", "--bootstrap", "h:0"}, `port "0"`},
+		{"report --window negative", []string{"report", "--window", "-1s", "."}, "--window -1s: must not be negative"},
+		{"up --brokers 0", []string{"up", "--brokers", "0"}, "--brokers 0: want 1 or more"},
+		{"run --brokers 0", []string{"run", "--fault", "sigkill", "--brokers", "0"}, "--brokers 0: want 1 or more"},
+		{"up --controllers 0", []string{"up", "--controllers", "0"}, "--controllers 0: want 1 or 3"},
+		{"bench FILE a named pipe", []string{"bench", fifo}, "a named pipe"},
+		{"bench FILE /dev/zero", []string{"bench", "/dev/zero"}, "a character device"},
+		{"--command-config a named pipe", []string{"up", "--command-config", fifo}, "a named pipe"},
+		{"--command-config /dev/zero", []string{"run", "--fault", "sigkill", "--command-config", "/dev/zero"}, "a character device"},
+		{"--kubeconfig a named pipe", []string{"run", "--fault", "sigkill", "--target", "k8s", "--broker", "kafka-0", "--kubeconfig", fifo}, "a named pipe"},
+		{"--kubeconfig /dev/zero", []string{"run", "--fault", "sigkill", "--target", "k8s", "--broker", "kafka-0", "--kubeconfig", "/dev/zero"}, "a character device"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			done := make(chan int, 1)
+			go func() { done <- run(context.Background(), tc.args, &stdout, &stderr) }()
+			var code int
+			select {
+			case code = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("kbf still running after 30s")
+			}
+			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want one usage line with %q", code, stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestBuildScriptVersion: image/build.sh refuses a KAFKA_VERSION that is
+// not a 4.x release before it does anything, and runs nothing it holds.
+func TestBuildScriptVersion(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "image", "build.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"1;touch pwned", "4.0.2`touch pwned`", "4.0.2$(touch pwned)", "4.0.2;touch pwned", "4.0.2x/../y", "3.9.1", "4.0.2\ntouch pwned", ""} {
+		t.Run(v, func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(bash, script)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "KAFKA_VERSION="+v, "KBF_CACHE_DIR="+dir)
+			if v == "" {
+				cmd.Env = append(os.Environ(), "KAFKA_VERSION=-", "KBF_CACHE_DIR="+dir)
+			}
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "want a Kafka 4.x release") {
+				t.Errorf("%v: %s; want exit 2 and the reason", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+				t.Error("the value was run")
+			}
+		})
+	}
+}
