@@ -12,6 +12,8 @@
 #   make bench-gate    the CI benchmark job anywhere: kbf at BASE_REF and at HEAD benchmarked
 #                      on this machine, interleaved, then kbf compare; fails on a regression
 #   make lint-actions  actionlint over .github/workflows (the benchmark job, the action's own test)
+#   make lint          golangci-lint with .golangci.yml (errorlint, interfacebloat, gocyclo, funlen),
+#                      over every file, the integration and Kubernetes tests' too
 #   make image         the offline image kbf/kafka:4.3.1 (no registry needed); KAFKA_VERSION=4.0.2
 #                      builds kbf/kafka:4.0.2, any Kafka 4.x on Maven Central
 #   make probes        the reference probes for librdkafka and the Java client, into bin/
@@ -36,12 +38,17 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: lint-actions build test test-build unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
+.PHONY: lint lint-actions build test test-build unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
 
 # The workflows and the action users call (action.yml), checked by actionlint.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 lint-actions:
 	$(GO) run $(ACTIONLINT) .github/workflows/*.yml
+
+# The Go linters of .golangci.yml, over every build tag's files.
+GOLANGCI ?= github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+lint:
+	$(GO) run $(GOLANGCI) run --build-tags integration,k8s ./...
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o kbf ./cmd/kbf

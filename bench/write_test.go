@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -173,7 +174,7 @@ func TestSweepPlot(t *testing.T) {
 		}
 		dec := xml.NewDecoder(bytes.NewReader(b))
 		for {
-			if _, err := dec.Token(); err == io.EOF {
+			if _, err := dec.Token(); errors.Is(err, io.EOF) {
 				break
 			} else if err != nil {
 				t.Fatalf("%s is not well-formed: %v", path, err)

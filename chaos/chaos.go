@@ -305,7 +305,7 @@ func (in *Injector) collectLogs(ctx context.Context, service string, since time.
 	tr := tar.NewReader(rc)
 	for {
 		hdr, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -82,8 +82,11 @@ func (in *Injector) fill(ctx context.Context, broker string, wait time.Duration,
 	rf.SignalSent = in.now()
 	// A MiB more than is free: dd stops at "No space left on device".
 	_, err = in.disk.exec(ctx, broker, "dd", "if=/dev/zero", "of="+file, "bs=64k", "count="+strconv.FormatInt(availKiB/64+16, 10))
-	if err == nil || !strings.Contains(err.Error(), "No space left on device") {
-		return fmt.Errorf("disk-full %s: dd did not fill %s: %v", broker, dir, err)
+	if err == nil {
+		return fmt.Errorf("disk-full %s: dd did not fill %s: it ended with no error", broker, dir)
+	}
+	if !strings.Contains(err.Error(), "No space left on device") {
+		return fmt.Errorf("disk-full %s: dd did not fill %s: %w", broker, dir, err)
 	}
 	rf.Filled = in.now()
 

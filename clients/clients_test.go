@@ -190,7 +190,7 @@ func TestProbeOutputDecodes(t *testing.T) {
 			for {
 				var m results.Message
 				err := d.Decode(&m)
-				if err == io.EOF {
+				if errors.Is(err, io.EOF) {
 					break
 				}
 				if err != nil {

@@ -27,19 +27,33 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
-// engine is the part of the Docker Engine API the package uses;
-// *client.Client satisfies it.
+// engine is the part of the Docker Engine API the package uses, by what
+// it touches; *client.Client satisfies it.
 type engine interface {
+	daemon
+	images
+	networks
+	containers
+	execs
+}
+
+type daemon interface {
 	Ping(ctx context.Context) (dockertypes.Ping, error)
 	DaemonHost() string
+}
 
+type images interface {
 	ImageInspect(ctx context.Context, image string, opts ...client.ImageInspectOption) (image.InspectResponse, error)
 	ImagePull(ctx context.Context, ref string, opts image.PullOptions) (io.ReadCloser, error)
+}
 
+type networks interface {
 	NetworkList(ctx context.Context, opts network.ListOptions) ([]network.Summary, error)
 	NetworkCreate(ctx context.Context, name string, opts network.CreateOptions) (network.CreateResponse, error)
 	NetworkRemove(ctx context.Context, id string) error
+}
 
+type containers interface {
 	ContainerList(ctx context.Context, opts container.ListOptions) ([]container.Summary, error)
 	ContainerInspect(ctx context.Context, id string) (container.InspectResponse, error)
 	ContainerCreate(ctx context.Context, cfg *container.Config, host *container.HostConfig,
@@ -48,7 +62,9 @@ type engine interface {
 	ContainerUnpause(ctx context.Context, id string) error
 	ContainerRemove(ctx context.Context, id string, opts container.RemoveOptions) error
 	ContainerLogs(ctx context.Context, id string, opts container.LogsOptions) (io.ReadCloser, error)
+}
 
+type execs interface {
 	ContainerExecCreate(ctx context.Context, id string, opts container.ExecOptions) (container.ExecCreateResponse, error)
 	ContainerExecAttach(ctx context.Context, execID string, opts container.ExecAttachOptions) (dockertypes.HijackedResponse, error)
 	ContainerExecInspect(ctx context.Context, execID string) (container.ExecInspect, error)

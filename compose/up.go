@@ -514,7 +514,7 @@ func pullStreamError(r io.Reader) error {
 			} `json:"errorDetail"`
 		}
 		switch err := dec.Decode(&m); {
-		case err == io.EOF:
+		case errors.Is(err, io.EOF):
 			return nil
 		case err != nil:
 			return fmt.Errorf("read pull progress: %w", err)

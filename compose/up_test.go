@@ -518,7 +518,7 @@ func TestPortFreeWithin(t *testing.T) {
 				}
 				return nil
 			}
-			if err := c.portFreeWithin("127.0.0.1", 19092, tt.within); err != tt.want {
+			if err := c.portFreeWithin("127.0.0.1", 19092, tt.within); !errors.Is(err, tt.want) {
 				t.Errorf("portFreeWithin = %v, want %v (asked %d times)", err, tt.want, asked)
 			}
 		})

@@ -2,6 +2,7 @@ package gaps
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -91,7 +92,7 @@ func BenchmarkDecodeReport(b *testing.B) {
 		n := 0
 		for {
 			err := d.Decode(&m)
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
@@ -122,7 +123,7 @@ func BenchmarkDecode(b *testing.B) {
 		var m results.Message
 		for {
 			err := d.Decode(&m)
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {

@@ -3,6 +3,7 @@ package gaps
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -41,7 +42,7 @@ func readReport(t testing.TB, name string, opts Options) *Report {
 	for {
 		var m results.Message
 		err := d.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

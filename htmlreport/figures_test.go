@@ -53,7 +53,7 @@ func sameFigure(doc any, key, got string) error {
 	case json.Number:
 		wf, err := w.Float64()
 		if err != nil {
-			return fmt.Errorf("%s: %v", key, err)
+			return fmt.Errorf("%s: %w", key, err)
 		}
 		gf, err := strconv.ParseFloat(got, 64)
 		if err != nil {

@@ -103,7 +103,7 @@ func ReadReplicas(path string) (*ReplicaView, error) {
 	for {
 		var s results.ReplicaSample
 		err := d.Decode(&s)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return rv, nil
 		}
 		if err != nil {

@@ -155,7 +155,7 @@ func (d *downsampler) read(r io.Reader, name string) error {
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

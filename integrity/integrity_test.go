@@ -2,6 +2,7 @@ package integrity
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func readFiles(t *testing.T, name string) ([]results.Message, []results.LogRecor
 	for {
 		var m results.Message
 		err := d.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -44,7 +45,7 @@ func readFiles(t *testing.T, name string) ([]results.Message, []results.LogRecor
 	for {
 		var r results.LogRecord
 		err := ld.Decode(&r)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -95,7 +95,7 @@ func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) er
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -106,7 +106,7 @@ func checkXML(t *testing.T, doc []byte) {
 	depth := 0
 	for {
 		tok, err := d.Token()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

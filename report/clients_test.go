@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func addClient(t *testing.T, trial, name string, lag time.Duration) {
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

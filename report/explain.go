@@ -166,211 +166,266 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // for both ("detect+elect"): its time is never blamed on the election
 // alone. damaged says what is missing, for the notes and the verdict.
 func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged []string) {
-	tl := tr.Timeline
-	F := tr.FaultAt
-	topic := tr.Meta.Probe.Topic
-	b := f.NodeID
+	e, damaged := newExplaining(tr, f)
+	for _, gp := range tr.Gaps.Partitions {
+		if gp.Ack.Fault != nil {
+			stalls = append(stalls, e.stall(gp))
+		}
+	}
+	return stalls, e.boundaries(), damaged
+}
 
-	bounds := []Boundary{{Kind: BoundaryFault, Time: F, Partition: -1, Broker: b, InStall: true,
+// explaining is one fault's explanation while it is made: what every
+// partition's stall shares (the fault, its detection, the quorum's
+// takeover) and the boundaries found so far.
+type explaining struct {
+	tr    *Trial
+	f     *results.Fault
+	tl    *timeline.Timeline
+	F     time.Time
+	topic string
+	b     int32
+	x     *explainer
+
+	detect     timeline.Event
+	detected   bool
+	undetected string // what is missing when the detection's line is
+	tookOver   timeline.Event
+	quorumLost bool
+
+	bounds []Boundary
+	// The detection and the quorum's takeover are events the partitions
+	// share: each drawn once, at its own time, when some stall's phases
+	// or window hold it; InStall says whether one bounded a phase.
+	shared      map[BoundaryKind]*Boundary
+	sharedOrder []BoundaryKind
+}
+
+// newExplaining finds what the stalls of fault f share, and says what of
+// it is missing (damaged).
+func newExplaining(tr *Trial, f *results.Fault) (*explaining, []string) {
+	e := &explaining{tr: tr, f: f, tl: tr.Timeline, F: tr.FaultAt, topic: tr.Meta.Probe.Topic, b: f.NodeID,
+		shared: map[BoundaryKind]*Boundary{}}
+	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
-	detect, detected := detection(tl, f, F)
+	var damaged []string
+	e.detect, e.detected = detection(e.tl, f, e.F)
 	// A cut from the clients only is detected by no one: nothing is
 	// missing when no line shows it.
-	undetected := ""
-	if !detected && f.Kind != results.FaultIsolateClients {
-		undetected = missingDetection(tl, f, F)
-		damaged = append(damaged, undetected+": the phase before the first boundary found holds the detection too, and is named for both")
+	if !e.detected && f.Kind != results.FaultIsolateClients {
+		e.undetected = missingDetection(e.tl, f, e.F)
+		damaged = append(damaged, e.undetected+": the phase before the first boundary found holds the detection too, and is named for both")
 	}
 	// A node that is broker and controller both, and led the controller
 	// quorum when the fault hit it: no controller could fence it until
 	// another took the quorum over, and the detection is that gap and
 	// then the session's expiry as the new leader counts it.
-	x := newExplainer(tr, f)
-	tookOver, quorumLost := quorumTakeover(tl, f, F)
-	if quorumLost && detected && tookOver.Time.After(detect.Time) {
-		quorumLost = false
+	e.x = newExplainer(tr, f)
+	e.tookOver, e.quorumLost = quorumTakeover(e.tl, f, e.F)
+	if e.quorumLost && e.detected && e.tookOver.Time.After(e.detect.Time) {
+		e.quorumLost = false
 	}
-	if quorumLost {
-		x.tookOver = &tookOver
-		x.quorum = analyzeQuorum(tr, f)
+	if e.quorumLost {
+		e.x.tookOver = &e.tookOver
+		e.x.quorum = analyzeQuorum(tr, f)
 	}
-	// The detection and the quorum's takeover are events the partitions
-	// share: each drawn once, at its own time, when some stall's phases
-	// or window hold it; inStall says whether one bounded a phase.
-	shared := map[BoundaryKind]*Boundary{}
-	var sharedOrder []BoundaryKind
-	var out []Stall
-	for _, gp := range tr.Gaps.Partitions {
-		g := gp.Ack.Fault
-		if g == nil {
-			continue
-		}
-		p := gp.Partition
-		st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: results.RoleNone}
-		if l, ok := tr.Meta.Probe.Leaders[p]; ok {
-			st.Leader = l
-		}
-		newLeader, leaderMoved := tl.NewLeaderStarted(topic, p, b, F)
-		st.Role = tr.Role(p) // decided once, in partitionRoles
+	return e, damaged
+}
 
-		var cands, later []bound
-		if quorumLost {
-			cands = append(cands, bound{PhaseQuorum, BoundaryQuorumLeader, tookOver})
-		}
-		if detected {
-			cands = append(cands, bound{PhaseDetect, detectionKind(detect), detect})
-		}
-		switch st.Role {
-		case results.RoleLed:
-			if leaderMoved {
-				st.NewLeader = newLeader.Broker
-				cands = append(cands, bound{PhaseElect, BoundaryNewLeader, newLeader})
-			}
-			if e, ok := tl.ClientLearnedLeader(results.ClientProducer, topic, p, F); ok {
-				cands = append(cands, bound{PhaseClient, BoundaryProducerLearned, e})
-			}
-		case results.RoleFollowed:
-			if e, ok := tl.ISRShrunk(topic, p, b, F); ok {
-				cands = append(cands, bound{PhaseElect, BoundaryISRShrunk, e})
-			}
-			// A broker restarted before the controller fenced it (a pod
-			// the kubelet restarts) is still in the ISR: when it follows
-			// again before any other consequence came, its return is what
-			// ended the stall, and the later fence bounds none of it.
-			if e, ok := tl.FollowerReturned(topic, p, b, F); ok && !g.Open && !e.Time.After(g.End) && before(e.Time, cands) {
-				later = cands
-				cands = []bound{{PhaseReturn, BoundaryFollowerReturned, e}}
-			}
-		}
-
-		prev := F
-		if g.Start.After(F) && !g.FromFault {
-			// The partition kept acking after the fault: its stall starts
-			// at its last ack, and what happened before took none of it.
-			st.Began = g.Start.Sub(F)
-			prev = g.Start
-		}
-		if !g.Open {
-			st.FirstAck = g.End
-			st.Total = g.End.Sub(prev)
-		}
-		if len(cands) == 0 {
-			st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
-			if len(tl.Missing) > 0 {
-				st.Note += fmt.Sprintf("; missing: %v", tl.Missing)
-			}
-			out = append(out, st)
-			continue
-		}
-		if st.Role != results.RoleNone && x.notTheFault(&st, gp, cands) {
-			out = append(out, st)
-			continue
-		}
-		var skipped []string
-		for _, bd := range cands {
-			bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: p, Role: st.Role, Broker: boundaryBroker(bd, b),
-				Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
-			isShared := bd.name == PhaseDetect || bd.name == PhaseQuorum
-			if isShared {
-				bdy.Partition, bdy.Role = -1, ""
-				if shared[bd.kind] == nil {
-					shared[bd.kind] = &Boundary{}
-				}
-			}
-			if bd.kind == BoundaryProducerLearned {
-				bdy.Broker = st.NewLeader // as the stall names it
-			}
-			at := bd.e.Time
-			switch {
-			case st.Began > 0 && at.Before(g.Start):
-				// Before the stall: no phase of it, but drawn where it
-				// came.
-				if isShared {
-					if in := shared[bd.kind].InStall; shared[bd.kind].Kind == "" {
-						*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
-					} else {
-						shared[bd.kind].InStall = in
-					}
-				} else {
-					bounds = append(bounds, bdy)
-				}
-				continue
-			case at.Before(prev):
-				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, before the boundary before it, so it bounds no phase", bd.kind, bd.e.Source, clock(at)))
-				continue
-			case !st.FirstAck.IsZero() && at.After(st.FirstAck):
-				skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
-				continue
-			}
-			ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
-			switch bd.name {
-			case PhaseQuorum:
-				x.quorumPhase(&ph)
-			case PhaseDetect:
-				x.detect(&ph, bd.e.Kind)
-			case PhaseElect:
-				x.elect(&st, &ph, prev)
-			case PhaseClient:
-				x.client(&st, &ph, prev)
-			case PhaseReturn:
-				x.returned(&ph, later)
-			}
-			if undetected != "" && prev.Equal(F) && bd.name != PhaseReturn {
-				ph.Name = PhaseDetect + "+" + bd.name
-				// The phase's own explanation would count its whole
-				// time as the election's: it is replaced, not kept.
-				ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
-					undetected, boundaryWhat[bd.kind], secs(ph.Duration))
-				bdy.Phase = ph.Name
-			}
-			bdy.InStall = true
-			switch {
-			case !isShared:
-				bounds = append(bounds, bdy)
-			case shared[bd.kind].Kind == "":
-				*shared[bd.kind], sharedOrder = bdy, append(sharedOrder, bd.kind)
-			default:
-				shared[bd.kind].InStall = true
-			}
-			st.Phases = append(st.Phases, ph)
-			prev = at
-		}
-		if len(skipped) > 0 {
-			st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
-		}
-		if !st.FirstAck.IsZero() {
-			ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
-			x.firstAck(&st, &ph, prev)
-			st.Phases = append(st.Phases, ph)
-		}
-		if r := gp.Receive.Fault; r != nil {
-			x.receive(&st, g.Duration(), r.Duration())
-		}
-		if g.Open && st.Role == results.RoleLed {
-			var why string
-			switch r := tr.Meta.Probe.Replicas[p]; {
-			case !leaderMoved && len(r) == 1:
-				why = fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", b)
-			case !leaderMoved:
-				why = "no new leader appeared in the logs before the probe stopped"
-			default:
-				why, st.NoteSettings = x.stuck(b, F, g.End)
-			}
-			st.Note = joinNote(why, st.Note)
-		}
-		out = append(out, st)
+// stall explains one partition's ack stall at the fault.
+func (e *explaining) stall(gp gaps.Partition) Stall {
+	g := gp.Ack.Fault
+	p := gp.Partition
+	st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: e.tr.Role(p)} // the role decided once, in partitionRoles
+	if l, ok := e.tr.Meta.Probe.Leaders[p]; ok {
+		st.Leader = l
 	}
-	// Before the partitions' own, so that at one time the shared ones
-	// come first.
-	for i, k := range sharedOrder {
-		d := *shared[k]
+	cands, later, leaderMoved := e.candidates(&st, g)
+
+	prev := e.F
+	if g.Start.After(e.F) && !g.FromFault {
+		// The partition kept acking after the fault: its stall starts
+		// at its last ack, and what happened before took none of it.
+		st.Began = g.Start.Sub(e.F)
+		prev = g.Start
+	}
+	if !g.Open {
+		st.FirstAck = g.End
+		st.Total = g.End.Sub(prev)
+	}
+	if len(cands) == 0 {
+		st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
+		if len(e.tl.Missing) > 0 {
+			st.Note += fmt.Sprintf("; missing: %v", e.tl.Missing)
+		}
+		return st
+	}
+	if st.Role != results.RoleNone && e.x.notTheFault(&st, gp, cands) {
+		return st
+	}
+	prev = e.phases(&st, g, prev, cands, later)
+	if !st.FirstAck.IsZero() {
+		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
+		e.x.firstAck(&st, &ph, prev)
+		st.Phases = append(st.Phases, ph)
+	}
+	if r := gp.Receive.Fault; r != nil {
+		e.x.receive(&st, g.Duration(), r.Duration())
+	}
+	if g.Open && st.Role == results.RoleLed {
+		st.Note = joinNote(e.stuck(&st, g, leaderMoved), st.Note)
+	}
+	return st
+}
+
+// candidates are the boundaries that may end the phases of st's stall g,
+// in order; later are those a follower's return put aside.
+func (e *explaining) candidates(st *Stall, g *gaps.Gap) (cands, later []bound, leaderMoved bool) {
+	p := st.Partition
+	newLeader, leaderMoved := e.tl.NewLeaderStarted(e.topic, p, e.b, e.F)
+	if e.quorumLost {
+		cands = append(cands, bound{PhaseQuorum, BoundaryQuorumLeader, e.tookOver})
+	}
+	if e.detected {
+		cands = append(cands, bound{PhaseDetect, detectionKind(e.detect), e.detect})
+	}
+	switch st.Role {
+	case results.RoleLed:
+		if leaderMoved {
+			st.NewLeader = newLeader.Broker
+			cands = append(cands, bound{PhaseElect, BoundaryNewLeader, newLeader})
+		}
+		if ev, ok := e.tl.ClientLearnedLeader(results.ClientProducer, e.topic, p, e.F); ok {
+			cands = append(cands, bound{PhaseClient, BoundaryProducerLearned, ev})
+		}
+	case results.RoleFollowed:
+		if ev, ok := e.tl.ISRShrunk(e.topic, p, e.b, e.F); ok {
+			cands = append(cands, bound{PhaseElect, BoundaryISRShrunk, ev})
+		}
+		// A broker restarted before the controller fenced it (a pod
+		// the kubelet restarts) is still in the ISR: when it follows
+		// again before any other consequence came, its return is what
+		// ended the stall, and the later fence bounds none of it.
+		if ev, ok := e.tl.FollowerReturned(e.topic, p, e.b, e.F); ok && !g.Open && !ev.Time.After(g.End) && before(ev.Time, cands) {
+			later = cands
+			cands = []bound{{PhaseReturn, BoundaryFollowerReturned, ev}}
+		}
+	}
+	return cands, later, leaderMoved
+}
+
+// phases splits st's stall g into a phase per candidate boundary, from
+// prev on, and returns where the last phase ended. A boundary before the
+// stall is drawn but bounds nothing; one out of order, or after the first
+// ack, bounds nothing and is said in the stall's note.
+func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) time.Time {
+	var skipped []string
+	for _, bd := range cands {
+		bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: st.Partition, Role: st.Role, Broker: boundaryBroker(bd, e.b),
+			Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
+		isShared := bd.name == PhaseDetect || bd.name == PhaseQuorum
+		if isShared {
+			bdy.Partition, bdy.Role = -1, ""
+			if e.shared[bd.kind] == nil {
+				e.shared[bd.kind] = &Boundary{}
+			}
+		}
+		if bd.kind == BoundaryProducerLearned {
+			bdy.Broker = st.NewLeader // as the stall names it
+		}
+		at := bd.e.Time
+		switch {
+		case st.Began > 0 && at.Before(g.Start):
+			// Before the stall: no phase of it, but drawn where it came.
+			e.draw(bdy, isShared, false)
+			continue
+		case at.Before(prev):
+			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, before the boundary before it, so it bounds no phase", bd.kind, bd.e.Source, clock(at)))
+			continue
+		case !st.FirstAck.IsZero() && at.After(st.FirstAck):
+			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
+			continue
+		}
+		ph := e.phase(st, bd, prev, later)
+		bdy.Phase = ph.Name
+		e.draw(bdy, isShared, true)
+		st.Phases = append(st.Phases, ph)
+		prev = at
+	}
+	if len(skipped) > 0 {
+		st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
+	}
+	return prev
+}
+
+// phase is the phase from prev to boundary bd, with its explanation.
+func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) Phase {
+	at := bd.e.Time
+	ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
+	switch bd.name {
+	case PhaseQuorum:
+		e.x.quorumPhase(&ph)
+	case PhaseDetect:
+		e.x.detect(&ph, bd.e.Kind)
+	case PhaseElect:
+		e.x.elect(st, &ph, prev)
+	case PhaseClient:
+		e.x.client(st, &ph, prev)
+	case PhaseReturn:
+		e.x.returned(&ph, later)
+	}
+	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
+		ph.Name = PhaseDetect + "+" + bd.name
+		// The phase's own explanation would count its whole time as
+		// the election's: it is replaced, not kept.
+		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
+			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
+	}
+	return ph
+}
+
+// draw keeps boundary bdy for the timeline; a shared one (the detection,
+// the quorum's takeover) once, at its first, and marked in a stall when
+// any stall's phase it bounded.
+func (e *explaining) draw(bdy Boundary, isShared, inStall bool) {
+	bdy.InStall = inStall
+	switch {
+	case !isShared:
+		e.bounds = append(e.bounds, bdy)
+	case e.shared[bdy.Kind].Kind == "":
+		*e.shared[bdy.Kind], e.sharedOrder = bdy, append(e.sharedOrder, bdy.Kind)
+	case inStall:
+		e.shared[bdy.Kind].InStall = true
+	}
+}
+
+// stuck says why a partition the broker led had not acked again when the
+// probe stopped.
+func (e *explaining) stuck(st *Stall, g *gaps.Gap, leaderMoved bool) string {
+	switch r := e.tr.Meta.Probe.Replicas[st.Partition]; {
+	case !leaderMoved && len(r) == 1:
+		return fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", e.b)
+	case !leaderMoved:
+		return "no new leader appeared in the logs before the probe stopped"
+	}
+	why, settings := e.x.stuck(e.b, e.F, g.End)
+	st.NoteSettings = settings
+	return why
+}
+
+// boundaries are every boundary found, in time order, the fault first and
+// the shared ones before the partitions' own at one time.
+func (e *explaining) boundaries() []Boundary {
+	bounds := e.bounds
+	for i, k := range e.sharedOrder {
+		d := *e.shared[k]
 		if k != BoundaryQuorumLeader {
-			d.Broker = b
+			d.Broker = e.b
 		}
 		bounds = slices.Insert(bounds, 1+i, d)
 	}
 	sortBoundaries(bounds)
-	return out, bounds, damaged
+	return bounds
 }
 
 // quorumTakeover returns the first line of another controller taking the

@@ -203,7 +203,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 	var s results.ReplicaSample
 	for {
 		err := d.Decode(&s)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -434,7 +434,7 @@ func readProbe(ctx context.Context, t results.Trial, notes *[]string, add func(*
 	var m results.Message
 	for {
 		err := dec.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			if f := dec.Foreign(); f != "" {
 				*notes = append(*notes, f)
 			}
@@ -457,7 +457,7 @@ func readLog(ctx context.Context, t results.Trial, audit *integrity.Audit) error
 	var r results.LogRecord
 	for {
 		err := dec.Decode(&r)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {

@@ -240,9 +240,9 @@ func (d *ClientLogDecoder) next() (line []byte, long bool, err error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF && !read:
+		case errors.Is(err, io.EOF) && !read:
 			return nil, false, io.EOF
-		case err != nil && err != io.EOF:
+		case err != nil && !errors.Is(err, io.EOF):
 			return nil, false, fmt.Errorf("%s: line %d: %w", d.file, d.line+1, err)
 		}
 		d.line++

@@ -69,7 +69,7 @@ func TestClientLogSkip(t *testing.T) {
 	var got []string
 	for {
 		err := dec.Decode(&l)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		var pe *ParseError
@@ -129,7 +129,7 @@ func FuzzClientLog(f *testing.F) {
 		for {
 			var l ClientLine
 			err := dec.Decode(&l)
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {
@@ -178,7 +178,7 @@ func roundTrip(t *testing.T, lines []ClientLine) {
 		}
 	}
 	var extra ClientLine
-	if dec.Decode(&extra) != io.EOF {
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		t.Fatalf("more lines than were encoded: %+v", extra)
 	}
 }

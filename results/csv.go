@@ -252,7 +252,7 @@ func (lr *lineReader) truncated(err error, n int) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	if _, next := lr.csv.Read(); next == io.EOF && !lr.tail.newline {
+	if _, next := lr.csv.Read(); errors.Is(next, io.EOF) && !lr.tail.newline {
 		return &ParseError{File: lr.file, Line: pe.StartLine, Err: ErrTruncated}
 	}
 	if errors.Is(pe.Err, csv.ErrFieldCount) {
@@ -272,7 +272,7 @@ func (lr *lineReader) next() ([]string, error) {
 	if !lr.header {
 		lr.header = true
 		rec, err := lr.csv.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrEmpty}
 		}
 		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
@@ -297,11 +297,11 @@ func (lr *lineReader) next() ([]string, error) {
 			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
 				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(lr.names)), joinComma(want))}
 		}
-		if lr.aheadErr == io.EOF && !lr.tail.newline {
+		if errors.Is(lr.aheadErr, io.EOF) && !lr.tail.newline {
 			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
 		}
 	}
-	if lr.aheadErr == io.EOF {
+	if errors.Is(lr.aheadErr, io.EOF) {
 		return nil, io.EOF
 	}
 	if lr.aheadErr != nil {
@@ -310,7 +310,7 @@ func (lr *lineReader) next() ([]string, error) {
 	lr.row, lr.ahead = lr.ahead, lr.row
 	lr.pos, lr.aheadPos = lr.aheadPos, lr.pos
 	lr.read()
-	if lr.aheadErr == io.EOF && !lr.tail.newline {
+	if errors.Is(lr.aheadErr, io.EOF) && !lr.tail.newline {
 		return nil, &ParseError{File: lr.file, Line: lr.pos[0][0], Err: ErrTruncated}
 	}
 	return lr.row, nil

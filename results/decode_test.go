@@ -26,7 +26,7 @@ func decodeAll(d *Decoder) ([]Message, error) {
 	for {
 		var m Message
 		err := d.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return ms, nil
 		}
 		if err != nil {
@@ -41,7 +41,7 @@ func decodeAllLog(d *LogDecoder) ([]LogRecord, error) {
 	for {
 		var r LogRecord
 		err := d.Decode(&r)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return rs, nil
 		}
 		if err != nil {

@@ -23,7 +23,7 @@ func decodeForeignFile(t *testing.T, in []byte, name string) ([]byte, error) {
 	var m Message
 	for {
 		err := d.Decode(&m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

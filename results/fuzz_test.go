@@ -125,7 +125,7 @@ func FuzzRoundTrip(f *testing.F) {
 				t.Fatalf("decoded\n%+v\nwant\n%+v", got, w)
 			}
 		}
-		if err := d.Decode(new(Message)); err != io.EOF {
+		if err := d.Decode(new(Message)); !errors.Is(err, io.EOF) {
 			t.Fatalf("after the last row: %v, want io.EOF", err)
 		}
 	})

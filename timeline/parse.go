@@ -45,9 +45,9 @@ func (lr *lineReader) next() (string, error) {
 		switch {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF && !read:
+		case errors.Is(err, io.EOF) && !read:
 			return "", io.EOF
-		case err != nil && err != io.EOF:
+		case err != nil && !errors.Is(err, io.EOF):
 			return "", err
 		}
 		lr.n++
@@ -78,7 +78,7 @@ func parseKafkaLog(r io.Reader, node, name string, nodeID int32, emit func(Event
 	var prev *Event
 	for {
 		line, err := lr.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return unparsed, nil
 		}
 		if err != nil {
@@ -232,7 +232,7 @@ func parseClientLog(r io.Reader, name string, emit func(Event)) (unparsed int, e
 	var l results.ClientLine
 	for {
 		err := dec.Decode(&l)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return unparsed, nil
 		}
 		var pe *results.ParseError

@@ -325,7 +325,7 @@ const sniffSize = 8 << 10
 func parseText(r io.Reader, name string, damaged *[]string, parse func(io.Reader) (int, error)) (int, error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	head, err := br.Peek(sniffSize)
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return 0, err
 	}
 	if i := bytes.IndexByte(head, 0); i >= 0 {

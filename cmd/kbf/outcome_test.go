@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,7 +114,7 @@ func setEdit(t *testing.T, dir, client string, edit logEdit) {
 	for {
 		var r results.LogRecord
 		err := dec.Decode(&r)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

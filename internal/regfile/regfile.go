@@ -46,7 +46,7 @@ func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		// Said as os.Open says it: the open is what failed.
-		if pe, ok := err.(*fs.PathError); ok {
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			pe.Op = "open"
 		}
 		return nil, err

@@ -384,7 +384,7 @@ func (t *Target) catchOutput(n Node) {
 			buf.Write(chunk[:k])
 			mu.Unlock()
 			if err != nil {
-				if err != io.EOF {
+				if !errors.Is(err, io.EOF) {
 					mu.Lock()
 					fmt.Fprintf(&buf, "\n(kbf: the output of %s before its deletion is cut short: %v)\n", n.Pod, err)
 					mu.Unlock()

@@ -178,7 +178,7 @@ func (t *Target) readvertise(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the brokers' addresses after a pod was made again: %w (last: %v)", ctx.Err(), err)
+			return fmt.Errorf("the brokers' addresses after a pod was made again: %w (last: %w)", ctx.Err(), err)
 		case <-time.After(time.Second):
 		}
 	}

@@ -151,10 +151,10 @@ func (t *Target) netContainer(ctx context.Context, n Node) (string, error) {
 		if exitStatus(err) == 3 {
 			return "", fmt.Errorf("cut %s's links: image %s has no iptables: name one that has with --net-image", n.Pod, image)
 		}
-		return "", fmt.Errorf("cut %s's links: iptables in the ephemeral container %s fails (%s: %v): the cluster may refuse NET_ADMIN or root there", n.Pod, name, msg, err)
+		return "", fmt.Errorf("cut %s's links: iptables in the ephemeral container %s fails (%s: %w): the cluster may refuse NET_ADMIN or root there", n.Pod, name, msg, err)
 	}
 	if _, stderr, err := t.api.Exec(ctx, n.Pod, name, []string{"sh", "-c", healCmds()}); err != nil {
-		return "", fmt.Errorf("cut %s's links: clear an old cut: %v (%s)", n.Pod, err, strings.TrimSpace(stderr))
+		return "", fmt.Errorf("cut %s's links: clear an old cut: %w (%s)", n.Pod, err, strings.TrimSpace(stderr))
 	}
 	t.mu.Lock()
 	t.netNames[n.Pod] = name
