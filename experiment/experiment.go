@@ -239,7 +239,6 @@ func (r *Runner) reporter() Reporter {
 	return r.Reporter
 }
 
-
 // Recorded is handed each trial Run has recorded, by its number and
 // directory: the command analyses and reports it (package analysis), as the
 // run side does not.
@@ -843,4 +842,3 @@ func (t *trial) readBack(ctx context.Context) {
 	}
 	t.readBackClients(ctx, rb)
 }
-
