@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kbf-project/kbf/internal/spell"
 )
 
 // kafkaKeys are the configurations Kafka's Java producer, consumer and
@@ -95,30 +97,9 @@ func nearest(key string) string {
 		bestD = 4
 	}
 	for _, k := range kafkaKeys {
-		if d := distance(strings.ToLower(key), k); d < bestD {
+		if d := spell.Distance(strings.ToLower(key), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -346,21 +346,12 @@ func regular(path string, st fs.FileInfo) error {
 // the returned file fail with ctx's error once ctx is done, so a decoding
 // loop over it stops within a buffer's worth of rows of a cancellation.
 func Open(ctx context.Context, path string) (io.ReadCloser, error) {
-	st, err := os.Stat(path)
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, fmt.Errorf("%w: give it the file kbf wrote", err)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if err := regular(path, st); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	// The path may have been replaced between Stat and Open.
-	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
-		f.Close()
-		return nil, fmt.Errorf("%s: changed while being opened", path)
 	}
 	return &ctxFile{ctx: ctx, f: f}, nil
 }

@@ -36,6 +36,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kbf-project/kbf/internal/spell"
 )
 
 // Errors a Decoder reports for another program's CSV.
@@ -172,7 +174,7 @@ func (d *Decoder) sniff(header []string) error {
 				continue
 			}
 			for _, n := range names {
-				if d := distance(name, n); d > 0 && d <= 2 && len(n) > 3 {
+				if d := spell.Distance(name, n); d > 0 && d <= 2 && len(n) > 3 {
 					return fmt.Errorf("%w: got %s: %w: column %d, %s, is not a column kbf knows; is it %s?", ErrHeader,
 						Excerpt(joinComma(header)), errColumns, i+1, Excerpt(h), n)
 				}
@@ -191,27 +193,6 @@ func (d *Decoder) sniff(header []string) error {
 	}
 	d.foreign = f
 	return nil
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // decodeForeign reads a row of another program's CSV into m, with the
