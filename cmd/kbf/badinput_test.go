@@ -31,6 +31,8 @@ func TestBadInput(t *testing.T) {
 		{"probe --bootstrap port out of range", []string{"probe", "--bootstrap", "not-a-host:99999"}, `port "99999": want a number from 1 to 65535`},
 		{"probe --bootstrap no port", []string{"probe", "--bootstrap", "kafka"}, `--bootstrap "kafka": want host:port`},
 		{"probe --bootstrap empty", []string{"probe", "--bootstrap", ""}, "--bootstrap: empty"},
+		{"run --bootstrap empty", []string{"run", "--fault", "external", "--bootstrap", ""}, "--bootstrap: empty"},
+		{"bench --bootstrap empty", []string{"bench", "--kill", "external", "--bootstrap", ""}, "--bootstrap: empty"},
 		{"run --bootstrap port out of range", []string{"run", "--fault", "external", "--bootstrap", "h:0"}, `port "0"`},
 		{"report --window negative", []string{"report", "--window", "-1s", "."}, "--window -1s: must not be negative"},
 		{"up --brokers 0", []string{"up", "--brokers", "0"}, "--brokers 0: want 1 or more"},

@@ -94,6 +94,7 @@ The scenario file:
 			}
 			o.trialsSet = cmd.Flags().Changed("trials")
 			o.run.brokerSet = cmd.Flags().Changed("broker")
+			o.run.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}

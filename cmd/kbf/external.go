@@ -16,11 +16,14 @@ import (
 // externalFlags are the flags of a trial on a cluster kbf reaches by its
 // addresses, faulted by something else (--fault external).
 type externalFlags struct {
-	bootstrap   []string
-	logs        string
-	logsCommand string
-	readyFile   string
-	onReady     string
+	bootstrap []string
+	// bootstrapSet is whether --bootstrap was given, so that an empty one
+	// is refused rather than read as none.
+	bootstrapSet bool
+	logs         string
+	logsCommand  string
+	readyFile    string
+	onReady      string
 	// dir is where onReady and logsCommand run: a bench scenario file's
 	// directory; empty for kbf run, kbf's own.
 	dir    string
@@ -39,6 +42,9 @@ func (e *externalFlags) register(f *pflag.FlagSet) {
 // validate refuses, before contacting anything, what only a remote cluster
 // or only an external fault can take, and node logs kbf could not read.
 func (e *externalFlags) validate(kill results.FaultKind) error {
+	if e.bootstrapSet && len(e.bootstrap) == 0 {
+		return usagef("--bootstrap: empty; give host:port[,host:port…]")
+	}
 	if len(e.bootstrap) > 0 {
 		if err := checkBootstrap(e.bootstrap); err != nil {
 			return err

@@ -92,6 +92,7 @@ kbf up does. The faulted broker always leads partition 0 of the topic.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.brokerSet = cmd.Flags().Changed("broker")
+			o.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(); err != nil {
 				return err
 			}
