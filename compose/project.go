@@ -2,6 +2,7 @@ package compose
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/kbf-project/kbf/internal/regfile"
+	"github.com/kbf-project/kbf/internal/spell"
 )
 
 // project is the loaded compose file, with what kbf reads out of it.
@@ -514,7 +516,49 @@ func ParseSetting(s string) (Setting, error) {
 	if fixed[st.Key] {
 		return Setting{}, fmt.Errorf("--config %q: %s is part of the cluster's shape, which the compose file sets; to change it use your own file with -f", s, st.Key)
 	}
+	if !KnownProperty(st.Key) {
+		hint := ""
+		if near := nearestProperty(st.Key); near != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		return Setting{}, fmt.Errorf("--config %q: %s is not a property Kafka's brokers and controllers know%s; check its spelling", s, st.Key, hint)
+	}
 	return st, nil
+}
+
+// kafkaProperties are the properties Kafka's server configuration defines
+// (kafka.server.KafkaConfig's ConfigDef), one a line, as Kafka 4.3.1's jars
+// list them: a property no node knows is a misspelling, which Kafka would
+// take in silence and the trial would measure the defaults under its name.
+//
+//go:embed kafka-properties.txt
+var kafkaPropertiesFile string
+
+var kafkaProperties = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range strings.Fields(kafkaPropertiesFile) {
+		m[k] = true
+	}
+	return m
+}()
+
+// KnownProperty reports whether Kafka's nodes know key: one of their
+// properties, or one set for a listener (listener.name.NAME.…), whose
+// names are the user's.
+func KnownProperty(key string) bool {
+	return kafkaProperties[key] || strings.HasPrefix(key, "listener.name.")
+}
+
+// nearestProperty is the known property nearest key, when one is within
+// a few edits of it.
+func nearestProperty(key string) string {
+	best, bestD := "", 4
+	for k := range kafkaProperties {
+		if d := spell.Distance(key, k); d < bestD || d == bestD && best != "" && k < best {
+			best, bestD = k, d
+		}
+	}
+	return best
 }
 
 // fixed are the properties that make the cluster what kbf reads it as: its

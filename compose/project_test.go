@@ -28,6 +28,10 @@ func TestParseSetting(t *testing.T) {
 		{in: "=1", wantErr: "is not a Kafka property name"},
 		{in: "node.id=7", wantErr: "node.id is part of the cluster's shape"},
 		{in: "k1:listeners=PLAINTEXT://:9092", wantErr: "listeners is part of the cluster's shape"},
+		{in: "broker.sesion.timeout.ms=4000", wantErr: "broker.sesion.timeout.ms is not a property Kafka's brokers and controllers know (did you mean broker.session.timeout.ms?)"},
+		{in: "no.such.property=1", wantErr: "no.such.property is not a property Kafka's brokers and controllers know; check its spelling"},
+		{in: "listener.name.host.plain.sasl.jaas.config=x", want: Setting{Key: "listener.name.host.plain.sasl.jaas.config", Value: "x"}},
+		{in: "c1:unclean.leader.election.enable=true", want: Setting{Node: "c1", Key: "unclean.leader.election.enable", Value: "true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -100,7 +104,7 @@ func TestConfig(t *testing.T) {
 		{name: "later wins", config: set("broker.session.timeout.ms=4000", "k1:broker.session.timeout.ms=6000"),
 			want:     map[string]string{"c1": "4000", "k1": "6000", "k2": "4000", "k3": "4000"},
 			recreate: []string{"c1", "k1", "k2", "k3"}},
-		{name: "unknown node", config: set("k9:a.b=1"), wantErr: "--config k9:a.b=1: no node k9 (nodes: c1 k1 k2 k3)"},
+		{name: "unknown node", config: set("k9:log.retention.ms=1"), wantErr: "--config k9:log.retention.ms=1: no node k9 (nodes: c1 k1 k2 k3)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

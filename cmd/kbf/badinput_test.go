@@ -94,3 +94,18 @@ func TestBuildScriptVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchSweepUnknownProperty checks that a sweep over a property no
+// Kafka node knows is refused before anything starts, as --config's is.
+func TestBenchSweepUnknownProperty(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	file := filepath.Join(t.TempDir(), "sweep.yaml")
+	scenario := "trials: 1\nscenarios:\n  - name: s\n    fault: sigkill\n    sweep:\n      key: broker.sesion.timeout.ms\n      values: [6000, 9000]\n"
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := kbfCmd(context.Background(), "bench", file, "--out", filepath.Join(t.TempDir(), "out"))
+	if code != exitUsage || !strings.Contains(stderr, "did you mean broker.session.timeout.ms?") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and one line naming the property", code, stderr, exitUsage)
+	}
+}

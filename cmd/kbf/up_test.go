@@ -103,7 +103,7 @@ func TestUpFlags(t *testing.T) {
 		{name: "two controllers", args: []string{"up", "--controllers", "2"}, wantErr: "--controllers 2: want 1 or 3"},
 		{name: "config without value", args: []string{"up", "--config", "broker.session.timeout.ms"},
 			wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
-		{name: "config on no such node", args: []string{"up", "--config", "k7:a.b=1"}, wantErr: "no node k7 (nodes: c1 k1 k2 k3)"},
+		{name: "config on no such node", args: []string{"up", "--config", "k7:log.retention.ms=1"}, wantErr: "no node k7 (nodes: c1 k1 k2 k3)"},
 		{name: "config of the shape", args: []string{"up", "--config", "node.id=3"}, wantErr: "node.id is part of the cluster's shape"},
 		{name: "file and brokers", args: []string{"up", "-f", "compose.yaml", "--brokers", "4"},
 			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
