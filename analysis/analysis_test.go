@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kbf-project/kbf/internal/testtrial"
@@ -59,19 +60,10 @@ func TestTrialWritesWhatItIsAsked(t *testing.T) {
 			}
 			for _, name := range all {
 				_, err := os.Stat(tr.Path(name))
-				if want := contains(tc.want, name); want != (err == nil) {
+				if want := slices.Contains(tc.want, name); want != (err == nil) {
 					t.Errorf("%s written: %v, want %v", name, err == nil, want)
 				}
 			}
 		})
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
-
-	"github.com/kbf-project/kbf/results"
 )
 
 // LibDir holds the Kafka distribution's jars inside the image.
@@ -126,7 +124,7 @@ func (c *Cluster) NodeConfigs(ctx context.Context) (map[string]map[string]string
 			errs = append(errs, fmt.Errorf("configuration of %s: %w", svc, err))
 			continue
 		}
-		out[svc] = results.MaskSettings(parseProperties(text))
+		out[svc] = parseProperties(text)
 	}
 	return out, errors.Join(errs...)
 }

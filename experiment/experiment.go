@@ -477,10 +477,7 @@ func (t *trial) startProbe(ctx context.Context) error {
 		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
 	}
 	if nodes, err := t.r.Target.NodeConfigs(ctx); err == nil {
-		for _, cfg := range nodes {
-			results.MaskSettings(cfg) // a controller's file holds its listeners' JAAS lines
-		}
-		m.Cluster.Nodes = nodes
+		m.Cluster.Nodes = nodes // their secrets hidden when written (results.WriteMeta)
 	} else {
 		m.Notes = append(m.Notes, "nodes' configuration not read back: "+err.Error())
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kbf-project/kbf/internal/procgroup"
 )
 
 // onReady is --on-ready's running command.
@@ -33,7 +35,7 @@ func (t *trial) startOnReady() {
 	}
 	cmd := exec.Command("/bin/sh", "-c", c)
 	cmd.Dir = t.o.External.Dir
-	cmd.SysProcAttr = groupAttr()
+	cmd.SysProcAttr = procgroup.Attr()
 	tail := &tailWriter{max: 512}
 	cmd.Stderr = tail
 	// A child that left the group and holds its stderr must not hold up
@@ -95,11 +97,11 @@ func (t *trial) endOnReady() {
 		return
 	case <-time.After(onReadySettle):
 	}
-	killGroup(o.cmd.Process.Pid, false)
+	procgroup.Term(o.cmd.Process)
 	select {
 	case <-o.done:
 	case <-time.After(onReadyGrace):
-		killGroup(o.cmd.Process.Pid, true)
+		_ = procgroup.Kill(o.cmd.Process)
 		<-o.done
 	}
 	o.reported = true

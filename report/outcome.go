@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // ErrFindings marks trials that ran and whose records broke what a
@@ -82,7 +84,7 @@ func (o *Outcome) Err() error {
 		errs = append(errs, brokenError{b})
 	}
 	if len(errs) > 0 {
-		return outcomeError(errs)
+		return results.BrokenTrials(errs)
 	}
 	if o.Judged > 0 && o.Valid == 0 {
 		return fmt.Errorf("%w: %d of %d trials not valid (see each report's verdict line)", ErrNoValidTrial, o.Judged, o.Judged)
@@ -95,16 +97,3 @@ type brokenError struct{ err error }
 
 func (b brokenError) Error() string   { return b.err.Error() }
 func (b brokenError) Unwrap() []error { return []error{b.err, ErrBroken} }
-
-// outcomeError lists several errors, one a line.
-type outcomeError []error
-
-func (e outcomeError) Error() string {
-	lines := make([]string, len(e))
-	for i, err := range e {
-		lines[i] = err.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (e outcomeError) Unwrap() []error { return e }

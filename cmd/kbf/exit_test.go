@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,21 +41,12 @@ func TestHelpExitStatuses(t *testing.T) {
 			for _, s := range exitStatuses {
 				line := fmt.Sprintf("\n  %-4d %s", s.code, strings.Fields(s.meaning)[0])
 				has := strings.Contains("\n"+after, line)
-				if want := containsInt(tc.codes, s.code); has != want {
+				if want := slices.Contains(tc.codes, s.code); has != want {
 					t.Errorf("--help lists %d: %v, want %v:\n%s", s.code, has, want, after)
 				}
 			}
 		})
 	}
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // TestExitFor checks the table's precedence: a finding beside a broken

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/internal/procgroup"
 )
 
 // The placeholders a logs command may hold, each replaced per node; the
@@ -145,8 +146,8 @@ func logsCommand(ctx context.Context, r logsRun, id int32, host string, since ti
 	// the timeout. A child it leaves holding the output when it exits (an
 	// ssh control master, "sleep 300 &") does not hold kbf: the command's
 	// own exit ends the wait WaitDelay later, and what it printed is kept.
-	c.SysProcAttr = groupAttr()
-	c.Cancel = func() error { return killGroup(c.Process) }
+	c.SysProcAttr = procgroup.Attr()
+	c.Cancel = func() error { return procgroup.Kill(c.Process) }
 	c.WaitDelay = logsWaitDelay
 	var stderr tailBuffer
 	c.Stderr = &stderr
