@@ -63,7 +63,7 @@ unit: vet
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
-INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./target/remote/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./clusters/remote/
 
 # The external fault's test kills a broker this many times (docs/measurements.md's figures took 5).
 KBF_EXTERNAL_TRIALS ?= 2
@@ -187,7 +187,7 @@ k8s-build:
 	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) k8s/node.sh build
 
 # The packages with Kubernetes tests (build tag k8s), run one after another on the one node.
-K8S_PKGS := ./k8s/ ./target/k8s/
+K8S_PKGS := ./k8s/ ./clusters/k8s/
 
 k8s-test:
 	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS)

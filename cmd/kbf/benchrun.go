@@ -22,9 +22,9 @@ import (
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/docker"
-	"github.com/kbf-project/kbf/target/k8s"
-	"github.com/kbf-project/kbf/target/remote"
+	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters/k8s"
+	"github.com/kbf-project/kbf/clusters/remote"
 )
 
 type benchRunner struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/remote"
+	"github.com/kbf-project/kbf/clusters/remote"
 )
 
 // externalFlags are the flags of a trial on a cluster kbf reaches by its

@@ -11,7 +11,7 @@ import (
 	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/k8s"
+	"github.com/kbf-project/kbf/clusters/k8s"
 )
 
 // The places a cluster can live, as --target names them.

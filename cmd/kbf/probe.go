@@ -9,7 +9,7 @@ import (
 
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/target/docker"
+	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 func init() { commands = append(commands, newProbeCmd) }

@@ -26,7 +26,7 @@ import (
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/docker"
+	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 // downAfter takes kbf's cluster down once the test is over, whatever it

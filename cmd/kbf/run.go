@@ -21,7 +21,7 @@ import (
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/docker"
+	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 func init() { commands = append(commands, newRunCmd) }

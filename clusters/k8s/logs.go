@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/nodelog"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-
-	"github.com/kbf-project/kbf/compose"
 )
 
 // strimziStart matches the first line of an entry in Strimzi's console
@@ -61,7 +60,7 @@ func KafkaPattern(r io.Reader, w io.Writer) error {
 // target copies them. Otherwise it reads the node's standard output
 // through the API — the pod's deleted predecessor's as kbf caught it (a
 // sigterm), the killed container's (previous), then the running one's —
-// and splits it by logger into dst (compose.SplitLog), Strimzi's pattern
+// and splits it by logger into dst (nodelog.SplitLog), Strimzi's pattern
 // turned into Kafka's. The whole output, not only since's: the
 // configuration a node logs when it starts is part of the evidence.
 func (t *Target) CollectLogs(ctx context.Context, service string, since time.Time, dst string) error {
@@ -82,7 +81,7 @@ func (t *Target) CollectLogs(ctx context.Context, service string, since time.Tim
 	go func() {
 		kw.CloseWithError(KafkaPattern(pr, kw))
 	}()
-	_, err := compose.SplitLog(kr, dst)
+	_, err := nodelog.SplitLog(kr, dst)
 	kr.Close()
 	pr.Close()
 	if err != nil {

@@ -5,7 +5,7 @@
 // with testcontainers-go's compose module, Ryuk off, and runs kbf against it
 // by its addresses only. The test, not kbf, kills the broker.
 //
-//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration ./target/remote/ -run Integration -v -timeout 20m
+//	KBF_IMAGE=kbf/kafka:4.3.1 go test -tags integration ./clusters/remote/ -run Integration -v -timeout 20m
 
 package remote
 

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/internal/procgroup"
+	"github.com/kbf-project/kbf/nodelog"
 )
 
 // The placeholders a logs command may hold, each replaced per node; the
@@ -117,7 +117,7 @@ type logsRun struct {
 
 // runLogsCommand runs r's command, expanded for the node, within its
 // timeout, and splits what it prints by logger into dst as the node's own
-// log files would be (compose.SplitLog). Its failure is one line naming the
+// log files would be (nodelog.SplitLog). Its failure is one line naming the
 // command and the end of what it wrote on its standard error, and leaves
 // nothing in dst.
 func runLogsCommand(ctx context.Context, r logsRun, id int32, host string, since time.Time, dst string) error {
@@ -159,7 +159,7 @@ func logsCommand(ctx context.Context, r logsRun, id int32, host string, since ti
 	}
 	splitDone := make(chan split, 1)
 	go func() {
-		files, err := compose.SplitLog(pr, dst)
+		files, err := nodelog.SplitLog(pr, dst)
 		if err != nil {
 			// The rest of the output is not read: stop the command.
 			pr.CloseWithError(err)

@@ -34,7 +34,7 @@ import (
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/adminhealth"
+	"github.com/kbf-project/kbf/clusters/adminhealth"
 )
 
 // Options are a remote target's settings.

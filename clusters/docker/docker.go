@@ -24,7 +24,7 @@ import (
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/adminhealth"
+	"github.com/kbf-project/kbf/clusters/adminhealth"
 )
 
 // Target is a compose cluster as the trial protocol asks of it. The

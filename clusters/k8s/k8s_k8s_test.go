@@ -33,7 +33,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/k8s"
+	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/verdict"
 
 	testnode "github.com/kbf-project/kbf/k8s"

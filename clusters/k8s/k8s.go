@@ -42,7 +42,7 @@ import (
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/target/adminhealth"
+	"github.com/kbf-project/kbf/clusters/adminhealth"
 )
 
 // Options are a Kubernetes target's settings.
