@@ -26,20 +26,9 @@ import (
 
 	"github.com/docker/docker/api/types/container"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
-
-// The faults Inject knows, as results.Fault.Kind records them.
-const (
-	SigKill = results.FaultSIGKILL
-	SigTerm = results.FaultSIGTERM
-	Pause   = results.FaultPause
-)
-
-// DefaultGrace is how long a SIGTERM'd broker may take to exit before it is
-// killed: longer than any controlled shutdown, like compose.yaml's
-// stop_grace_period.
-const DefaultGrace = 120 * time.Second
 
 // LogDir is where the kbf images' nodes write their logs.
 const LogDir = "/opt/kafka/logs"
@@ -60,36 +49,6 @@ type Engine interface {
 	CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error)
 }
 
-// Fault is one fault to inject.
-type Fault struct {
-	Broker string            // service name, e.g. k1
-	Signal results.FaultKind // SigKill, SigTerm, Pause or a network fault
-	// Grace is how long a SigTerm may take before SIGKILL follows; zero
-	// means DefaultGrace.
-	Grace time.Duration
-	// Controllers are the controller services an IsolateController cut
-	// separates the broker from.
-	Controllers []string
-	// HaltWait is how long a DiskFull fault waits for the broker's process
-	// to end once the disk is full; zero means DefaultHaltWait.
-	HaltWait time.Duration
-}
-
-// Validate checks f without Docker.
-func (f Fault) Validate() error {
-	switch {
-	case f.Broker == "":
-		return errors.New("a fault needs a broker")
-	case f.Signal != SigKill && f.Signal != SigTerm && f.Signal != Pause && f.Signal != DiskFull && !IsNetwork(f.Signal):
-		return fmt.Errorf("fault %q: want %s, %s, %s, %s, %s, %s or %s", f.Signal, SigKill, SigTerm, Pause, Isolate, IsolateController, IsolateClients, DiskFull)
-	case f.Grace < 0:
-		return fmt.Errorf("grace %v: must not be negative", f.Grace)
-	case f.HaltWait < 0:
-		return fmt.Errorf("halt wait %v: must not be negative", f.HaltWait)
-	}
-	return nil
-}
-
 // Injector injects faults into the containers of a cluster.
 type Injector struct {
 	docker    Engine
@@ -108,46 +67,46 @@ func New(docker Engine, container func(service string) string) *Injector {
 // Inject sends f's signal to the broker's container and waits for the
 // container to stop. SignalSent is taken just before the engine is asked to
 // signal; Finished and ExitCode are the engine's record of the stop (137
-// for SIGKILL, 143 for a SIGTERM Kafka obeyed). A SigTerm that outlives
+// for SIGKILL, 143 for a SIGTERM Kafka obeyed). A SIGTERM that outlives
 // f.Grace is followed by SIGKILL and marked Escalated.
 //
 // NodeID is left for the caller, who knows the cluster. When an error comes
-// after the signal was sent, the returned Fault holds what was learnt so far.
-func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) {
-	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal)}
+// after the signal was sent, the returned fault holds what was learnt so far.
+func (in *Injector) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
+	rf := results.Fault{Broker: f.Broker, Kind: f.Kind}
 	if err := f.Validate(); err != nil {
 		return rf, fmt.Errorf("inject: %w", err)
 	}
 	name := in.container(f.Broker)
 	ci, err := in.docker.ContainerInspect(ctx, name)
 	if err != nil {
-		return rf, fmt.Errorf("inject %s into %s: %w", f.Signal, f.Broker, err)
+		return rf, fmt.Errorf("inject %s into %s: %w", f.Kind, f.Broker, err)
 	}
 	if ci.State == nil || !ci.State.Running {
-		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, f.Broker, name)
+		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Kind, f.Broker, name)
 	}
 
-	if IsNetwork(f.Signal) {
+	if f.Kind.Network() {
 		if c, ok := in.netns.(interface{ Check() error }); ok {
 			if err := c.Check(); err != nil {
-				return rf, fmt.Errorf("%s %s: %w", f.Signal, f.Broker, err)
+				return rf, fmt.Errorf("%s %s: %w", f.Kind, f.Broker, err)
 			}
 		}
 		rf.SignalSent = in.now()
-		if err := in.cut(ctx, f.Broker, f.Signal, f.Controllers); err != nil {
+		if err := in.cut(ctx, f.Broker, f.Kind, f.Controllers); err != nil {
 			return rf, err
 		}
 		rf.Cut = in.now() // the rules are hooked in: from here on packets drop
 		return rf, nil
 	}
-	if f.Signal == DiskFull {
+	if f.Kind == results.FaultDiskFull {
 		wait := f.HaltWait
 		if wait == 0 {
-			wait = DefaultHaltWait
+			wait = cluster.DefaultHaltWait
 		}
 		return rf, in.fill(ctx, f.Broker, wait, &rf)
 	}
-	if f.Signal == Pause {
+	if f.Kind == results.FaultPause {
 		rf.SignalSent = in.now()
 		if err := in.pause(ctx, name); err != nil {
 			return rf, fmt.Errorf("pause %s: %w", f.Broker, err)
@@ -156,19 +115,19 @@ func (in *Injector) Inject(ctx context.Context, f Fault) (results.Fault, error) 
 		return rf, nil
 	}
 	signal := "SIGKILL"
-	if f.Signal == SigTerm {
+	if f.Kind == results.FaultSIGTERM {
 		signal = "SIGTERM"
 	}
 	rf.SignalSent = in.now()
 	if err := in.docker.ContainerKill(ctx, name, signal); err != nil {
 		return rf, fmt.Errorf("%s %s: %w", strings.ToLower(signal), f.Broker, err)
 	}
-	if f.Signal == SigKill {
+	if f.Kind == results.FaultSIGKILL {
 		err = in.waitStopped(ctx, name)
 	} else {
 		grace := f.Grace
 		if grace == 0 {
-			grace = DefaultGrace
+			grace = cluster.DefaultGrace
 		}
 		gctx, cancel := context.WithTimeout(ctx, grace)
 		err = in.waitStopped(gctx, name)
@@ -244,15 +203,11 @@ func (in *Injector) waitStopped(ctx context.Context, name string) error {
 
 var startOptions = container.StartOptions{}
 
-// ErrAlreadyRunning is returned by Restart for a container that runs: the
-// fault never stopped it, or something else restarted it.
-var ErrAlreadyRunning = errors.New("container is already running")
-
 // Restart starts the broker's stopped container again, unpauses a paused
 // one, or heals a network cut; it keeps its data. After a disk-full fault
 // it restarts the broker on its emptied tmpfs.
 // A container already running, and not cut off, is an error wrapping
-// ErrAlreadyRunning.
+// cluster.ErrAlreadyRunning.
 func (in *Injector) Restart(ctx context.Context, broker string) error {
 	if healed, err := in.healIfCut(ctx, broker); healed || err != nil {
 		return err
@@ -272,7 +227,7 @@ func (in *Injector) Restart(ctx context.Context, broker string) error {
 		return nil
 	}
 	if ci.State != nil && ci.State.Running {
-		return fmt.Errorf("restart %s: %s: %w", broker, name, ErrAlreadyRunning)
+		return fmt.Errorf("restart %s: %s: %w", broker, name, cluster.ErrAlreadyRunning)
 	}
 	if err := in.docker.ContainerStart(ctx, name, startOptions); err != nil {
 		return fmt.Errorf("restart %s: %w", broker, err)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/results"
 )
 
 var (
@@ -161,7 +163,7 @@ func TestInject(t *testing.T) {
 	tests := []struct {
 		name      string
 		onSignal  map[string]int
-		fault     Fault
+		fault     cluster.Fault
 		calls     []string
 		exitCode  int
 		escalated bool
@@ -169,28 +171,28 @@ func TestInject(t *testing.T) {
 		{
 			name:     "sigkill",
 			onSignal: map[string]int{"SIGKILL": 137},
-			fault:    Fault{Broker: "k1", Signal: SigKill},
+			fault:    cluster.Fault{Broker: "k1", Kind: results.FaultSIGKILL},
 			calls:    []string{"kill kbf-k1 SIGKILL"},
 			exitCode: 137,
 		},
 		{
 			name:     "sigterm, controlled shutdown",
 			onSignal: map[string]int{"SIGTERM": 143, "SIGKILL": 137},
-			fault:    Fault{Broker: "k1", Signal: SigTerm},
+			fault:    cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM},
 			calls:    []string{"kill kbf-k1 SIGTERM"},
 			exitCode: 143,
 		},
 		{
 			name:     "sigterm, process exits 1 on its own terms",
 			onSignal: map[string]int{"SIGTERM": 1},
-			fault:    Fault{Broker: "k1", Signal: SigTerm},
+			fault:    cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM},
 			calls:    []string{"kill kbf-k1 SIGTERM"},
 			exitCode: 1,
 		},
 		{
 			name:      "sigterm outlives its grace",
 			onSignal:  map[string]int{"SIGKILL": 137},
-			fault:     Fault{Broker: "k1", Signal: SigTerm, Grace: time.Nanosecond},
+			fault:     cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM, Grace: time.Nanosecond},
 			calls:     []string{"kill kbf-k1 SIGTERM", "kill kbf-k1 SIGKILL"},
 			exitCode:  137,
 			escalated: true,
@@ -206,8 +208,8 @@ func TestInject(t *testing.T) {
 			if !slices.Equal(f.calls, tt.calls) {
 				t.Errorf("calls %q, want %q", f.calls, tt.calls)
 			}
-			if rf.Broker != "k1" || rf.Kind != tt.fault.Signal {
-				t.Errorf("fault %+v: want broker k1, kind %s", rf, tt.fault.Signal)
+			if rf.Broker != "k1" || rf.Kind != tt.fault.Kind {
+				t.Errorf("fault %+v: want broker k1, kind %s", rf, tt.fault.Kind)
 			}
 			if !rf.SignalSent.Equal(t0) || !rf.Finished.Equal(finished) {
 				t.Errorf("signal sent %v finished %v, want %v and %v", rf.SignalSent, rf.Finished, t0, finished)
@@ -222,30 +224,30 @@ func TestInject(t *testing.T) {
 func TestInjectErrors(t *testing.T) {
 	tests := []struct {
 		name    string
-		fault   Fault
+		fault   cluster.Fault
 		setup   func(f *fakeEngine)
 		ctx     func() context.Context
 		want    string
 		killed  bool // whether a signal went out
 		sentSet bool // whether SignalSent is recorded
 	}{
-		{name: "no broker", fault: Fault{Signal: SigKill}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: Fault{Broker: "k1", Signal: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients or disk-full`},
-		{name: "negative grace", fault: Fault{Broker: "k1", Signal: SigTerm, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
-		{name: "unknown service", fault: Fault{Broker: "k9", Signal: SigKill}, want: "inject sigkill into k9: no such container: kbf-k9"},
+		{name: "no broker", fault: cluster.Fault{Kind: results.FaultSIGKILL}, want: "inject: a fault needs a broker"},
+		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients or disk-full`},
+		{name: "negative grace", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
+		{name: "unknown service", fault: cluster.Fault{Broker: "k9", Kind: results.FaultSIGKILL}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{
-			name: "not running", fault: Fault{Broker: "k1", Signal: SigKill},
+			name: "not running", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGKILL},
 			setup: func(f *fakeEngine) { f.running = false },
 			want:  "inject sigkill into k1: container kbf-k1 is not running",
 		},
 		{
-			name: "kill refused", fault: Fault{Broker: "k1", Signal: SigKill},
+			name: "kill refused", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGKILL},
 			setup:  func(f *fakeEngine) { f.killErr = errors.New("engine says no") },
 			want:   "sigkill k1: engine says no",
 			killed: true, sentSet: true,
 		},
 		{
-			name: "canceled while waiting", fault: Fault{Broker: "k1", Signal: SigTerm},
+			name: "canceled while waiting", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM},
 			setup: func(f *fakeEngine) { f.onSignal = nil },
 			ctx: func() context.Context {
 				ctx, cancel := context.WithCancel(context.Background())
@@ -281,7 +283,7 @@ func TestInjectErrors(t *testing.T) {
 			if tt.want != "" && rf.SignalSent.IsZero() == tt.sentSet {
 				t.Errorf("SignalSent %v: want it set: %v", rf.SignalSent, tt.sentSet)
 			}
-			if strings.Contains(strings.Join(f.calls, ","), "SIGKILL") && tt.fault.Signal == SigTerm {
+			if strings.Contains(strings.Join(f.calls, ","), "SIGKILL") && tt.fault.Kind == results.FaultSIGTERM {
 				t.Errorf("a canceled sigterm escalated: %q", f.calls)
 			}
 		})
@@ -291,10 +293,10 @@ func TestInjectErrors(t *testing.T) {
 func TestRestart(t *testing.T) {
 	f := newFake(map[string]int{"SIGKILL": 137})
 	in := newInjector(f)
-	if err := in.Restart(context.Background(), "k1"); !errors.Is(err, ErrAlreadyRunning) {
+	if err := in.Restart(context.Background(), "k1"); !errors.Is(err, cluster.ErrAlreadyRunning) {
 		t.Errorf("Restart of a running broker: %v", err)
 	}
-	if _, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: SigKill}); err != nil {
+	if _, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultSIGKILL}); err != nil {
 		t.Fatal(err)
 	}
 	if err := in.Restart(context.Background(), "k1"); err != nil {
@@ -366,7 +368,7 @@ func TestCollectLogs(t *testing.T) {
 }
 
 func TestFaultValidate(t *testing.T) {
-	for _, f := range []Fault{{Broker: "k1", Signal: SigKill}, {Broker: "k2", Signal: SigTerm, Grace: time.Minute}} {
+	for _, f := range []cluster.Fault{{Broker: "k1", Kind: results.FaultSIGKILL}, {Broker: "k2", Kind: results.FaultSIGTERM, Grace: time.Minute}} {
 		if err := f.Validate(); err != nil {
 			t.Errorf("%+v: %v", f, err)
 		}
@@ -376,11 +378,11 @@ func TestFaultValidate(t *testing.T) {
 func TestPause(t *testing.T) {
 	f := newFake(map[string]int{"SIGKILL": 137})
 	in := newInjector(f)
-	rf, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: Pause})
+	rf, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultPause})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rf.Kind != Pause || rf.SignalSent.IsZero() || rf.Paused.Before(rf.SignalSent) || !rf.Finished.IsZero() || rf.ExitCode != 0 {
+	if rf.Kind != results.FaultPause || rf.SignalSent.IsZero() || rf.Paused.Before(rf.SignalSent) || !rf.Finished.IsZero() || rf.ExitCode != 0 {
 		t.Errorf("fault %+v: want a pause time, frozen after it, and no finish", rf)
 	}
 	if !rf.At().Equal(rf.Paused) {
@@ -412,7 +414,7 @@ func TestPauseRetriesFreezer(t *testing.T) {
 			f := newFake(nil)
 			f.freezeFails = tt.fails
 			in := New(f, func(string) string { return "kbf-k1" })
-			_, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: Pause})
+			_, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultPause})
 			if (err == nil) != tt.wantOK {
 				t.Fatalf("err %v, want ok %v", err, tt.wantOK)
 			}

@@ -17,11 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
-
-// DiskFull is the disk-full fault, as results.Fault.Kind records it.
-const DiskFull = results.FaultDiskFull
 
 // FillFile is the file a disk-full fault writes into the log directory.
 const FillFile = "kbf-disk-full"
@@ -29,10 +27,6 @@ const FillFile = "kbf-disk-full"
 // MaxFill bounds the filesystem a disk-full fault fills: a tmpfs larger
 // than this is not one made for the trial.
 const MaxFill = 8 << 30
-
-// DefaultHaltWait is how long a disk-full fault waits, once the disk is
-// full, for the broker's process to end.
-const DefaultHaltWait = 60 * time.Second
 
 // Exec runs a command in a service's running container and returns its
 // standard output; a non-zero exit is an error (compose.Cluster.Exec).
@@ -144,7 +138,7 @@ func (in *Injector) unfill(ctx context.Context, broker string) (bool, error) {
 		if err := in.docker.ContainerKill(ctx, name, "SIGTERM"); err != nil {
 			return true, fmt.Errorf("undo disk-full %s: stop: %w", broker, err)
 		}
-		gctx, cancel := context.WithTimeout(ctx, DefaultGrace)
+		gctx, cancel := context.WithTimeout(ctx, cluster.DefaultGrace)
 		err := in.waitStopped(gctx, name)
 		cancel()
 		if err != nil {

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/results"
 )
 
 // fakeDisk is a broker's log directory as df and dd see it: a filesystem
@@ -64,7 +67,7 @@ func TestDiskFull(t *testing.T) {
 			eng := newFake(nil)
 			d := &fakeDisk{eng: eng, df: tc.df, halts: tc.halts}
 			in := New(eng, func(s string) string { return "kbf-" + s }).WithDisk(d.exec, func(string) string { return "/var/lib/kafka/data" })
-			f, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: DiskFull, HaltWait: 50 * time.Millisecond})
+			f, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultDiskFull, HaltWait: 50 * time.Millisecond})
 			if tc.want != "" {
 				if err == nil || err.Error() != tc.want {
 					t.Fatalf("Inject: %v, want %q", err, tc.want)
@@ -107,8 +110,8 @@ func TestDiskFull(t *testing.T) {
 			if !slices.Equal(eng.calls, want) {
 				t.Errorf("engine calls %q, want %q", eng.calls, want)
 			}
-			if err := in.Restart(context.Background(), "k1"); !errors.Is(err, ErrAlreadyRunning) {
-				t.Errorf("second Restart: %v, want ErrAlreadyRunning", err)
+			if err := in.Restart(context.Background(), "k1"); !errors.Is(err, cluster.ErrAlreadyRunning) {
+				t.Errorf("second Restart: %v, want cluster.ErrAlreadyRunning", err)
 			}
 		})
 	}
@@ -116,7 +119,7 @@ func TestDiskFull(t *testing.T) {
 
 func TestDiskFullNeedsExec(t *testing.T) {
 	in := New(newFake(nil), func(s string) string { return "kbf-" + s })
-	_, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: DiskFull})
+	_, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultDiskFull})
 	if err == nil || !strings.Contains(err.Error(), "cannot run commands") {
 		t.Fatalf("Inject without WithDisk: %v", err)
 	}

@@ -22,21 +22,6 @@ import (
 	"github.com/kbf-project/kbf/results"
 )
 
-// The network faults, as results.Fault.Kind records them.
-const (
-	// Isolate cuts the broker from every other node and from the clients.
-	Isolate = results.FaultIsolate
-	// IsolateController cuts it from the controller quorum only: the other
-	// brokers and the clients still reach it.
-	IsolateController = results.FaultIsolateController
-	// IsolateClients cuts it from the clients only: the cluster sees it
-	// healthy.
-	IsolateClients = results.FaultIsolateClients
-)
-
-// IsNetwork reports whether kind is a network fault.
-func IsNetwork(kind results.FaultKind) bool { return kind.Network() }
-
 // The chains a cut adds, hooked first into INPUT and OUTPUT.
 const (
 	chainIn  = "KBF-CUT-IN"
@@ -148,9 +133,9 @@ func (in *Injector) link(ctx context.Context, service string) (Link, error) {
 // from the network's gateway; the nodes talk to each other directly.
 func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out [][]string, err error) {
 	switch kind {
-	case Isolate:
+	case results.FaultIsolate:
 		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
-	case IsolateController:
+	case results.FaultIsolateController:
 		if len(controllers) == 0 {
 			return nil, nil, errors.New("no controller to cut it from")
 		}
@@ -159,7 +144,7 @@ func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out []
 			out = append(out, []string{"-d", c.IP, "-j", "DROP"})
 		}
 		return in, out, nil
-	case IsolateClients:
+	case results.FaultIsolateClients:
 		if self.Gateway == "" {
 			return nil, nil, errors.New("its network has no gateway: the clients' packets cannot be told apart")
 		}
@@ -169,7 +154,7 @@ func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out []
 }
 
 // cut applies a network fault to broker, cutting it from controllers (by
-// service) for IsolateController. On error, what was added is removed.
+// service) for results.FaultIsolateController. On error, what was added is removed.
 func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKind, controllers []string) error {
 	if in.netns == nil {
 		return fmt.Errorf("%s: %w", kind, errNetworkFaults)
@@ -179,7 +164,7 @@ func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKi
 		return fmt.Errorf("%s %s: %w", kind, broker, err)
 	}
 	var peers []Link
-	if kind == IsolateController {
+	if kind == results.FaultIsolateController {
 		for _, c := range controllers {
 			l, err := in.link(ctx, c)
 			if err != nil {

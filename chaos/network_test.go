@@ -12,6 +12,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/network"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -116,18 +117,18 @@ func TestNetworkCutAndHeal(t *testing.T) {
 		controllers []string
 		in, out     []string
 	}{
-		{Isolate, nil, []string{"! -i lo -j DROP"}, []string{"! -o lo -j DROP"}},
-		{IsolateController, []string{"c1", "c2"},
+		{results.FaultIsolate, nil, []string{"! -i lo -j DROP"}, []string{"! -o lo -j DROP"}},
+		{results.FaultIsolateController, []string{"c1", "c2"},
 			[]string{"-s 172.18.0.2 -j DROP", "-s 172.18.0.5 -j DROP"},
 			[]string{"-d 172.18.0.2 -j DROP", "-d 172.18.0.5 -j DROP"}},
-		{IsolateClients, nil, []string{"-s 172.18.0.1 -j DROP"}, []string{"-d 172.18.0.1 -j DROP"}},
+		{results.FaultIsolateClients, nil, []string{"-s 172.18.0.1 -j DROP"}, []string{"-d 172.18.0.1 -j DROP"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			ns := &fakeNetns{}
 			in := newNetInjector(ns)
 			in.now = func() time.Time { return t0 }
-			f, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: tt.kind, Controllers: tt.controllers})
+			f, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: tt.kind, Controllers: tt.controllers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,8 +153,8 @@ func TestNetworkCutAndHeal(t *testing.T) {
 				t.Errorf("after heal: %v", got)
 			}
 			// Healed, the broker runs: a second restart says so.
-			if err := in.Restart(context.Background(), "k1"); !errors.Is(err, ErrAlreadyRunning) {
-				t.Errorf("second restart: %v, want ErrAlreadyRunning", err)
+			if err := in.Restart(context.Background(), "k1"); !errors.Is(err, cluster.ErrAlreadyRunning) {
+				t.Errorf("second restart: %v, want cluster.ErrAlreadyRunning", err)
 			}
 		})
 	}
@@ -162,7 +163,7 @@ func TestNetworkCutAndHeal(t *testing.T) {
 func TestNetworkCutFailsHalfWay(t *testing.T) {
 	ns := &fakeNetns{failOn: "-I OUTPUT"}
 	in := newNetInjector(ns)
-	_, err := in.Inject(context.Background(), Fault{Broker: "k1", Signal: Isolate})
+	_, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: results.FaultIsolate})
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -175,12 +176,12 @@ func TestNetworkCutFailsHalfWay(t *testing.T) {
 func TestNetworkCutErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		fault Fault
+		fault cluster.Fault
 		want  string
 	}{
-		{"no controllers", Fault{Broker: "k1", Signal: IsolateController}, "no controller to cut it from"},
-		{"unknown controller", Fault{Broker: "k1", Signal: IsolateController, Controllers: []string{"c9"}}, "controller c9"},
-		{"unknown broker", Fault{Broker: "k7", Signal: Isolate}, "inject isolate into k7: no such container"},
+		{"no controllers", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateController}, "no controller to cut it from"},
+		{"unknown controller", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateController, Controllers: []string{"c9"}}, "controller c9"},
+		{"unknown broker", cluster.Fault{Broker: "k7", Kind: results.FaultIsolate}, "inject isolate into k7: no such container"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

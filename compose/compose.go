@@ -304,9 +304,6 @@ func (c *Cluster) Image() string { return c.image }
 // Topics returns the topics Up makes sure exist.
 func (c *Cluster) Topics() []Topic { return c.admin.Topics() }
 
-// TopicNames returns the names of Topics.
-func (c *Cluster) TopicNames() []string { return c.admin.TopicNames() }
-
 // Admin returns the cluster's Kafka administration: its topics, waits,
 // elections and descriptions.
 func (c *Cluster) Admin() *kafkaadmin.Admin { return c.admin }

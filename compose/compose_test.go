@@ -53,7 +53,7 @@ func TestEmbeddedFile(t *testing.T) {
 	if got := c.ContainerName("k3"); got != "kbf-k3" {
 		t.Errorf("ContainerName(k3) = %q", got)
 	}
-	if got, want := c.TopicNames(), []string{"orders", "single"}; !slices.Equal(got, want) {
+	if got, want := c.Admin().TopicNames(), []string{"orders", "single"}; !slices.Equal(got, want) {
 		t.Errorf("TopicNames() = %v, want %v", got, want)
 	}
 	if got := c.ClusterID(); got != "a2JmLWNsdXN0ZXItMDAwMQ" {

@@ -26,7 +26,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/results"
 )
 
 // upTimeout bounds one Up; a cold start takes about 20 s on two cores.
@@ -106,7 +108,7 @@ func TestIntegration(t *testing.T) {
 
 	// Half-up: k2 stopped gracefully; Up starts it and gives its leadership back.
 	inj := chaos.New(c.Docker(), c.ContainerName)
-	f, err := inj.Inject(ctx, chaos.Fault{Broker: "k2", Signal: chaos.SigTerm})
+	f, err := inj.Inject(ctx, cluster.Fault{Broker: "k2", Kind: results.FaultSIGTERM})
 	if err != nil {
 		t.Fatalf("sigterm k2: %v", err)
 	}
@@ -135,7 +137,7 @@ func TestIntegration(t *testing.T) {
 	checkStartingShape(ctx, t, c)
 
 	// A killed broker's logs can be read from its stopped container.
-	f, err = inj.Inject(ctx, chaos.Fault{Broker: "k3", Signal: chaos.SigKill})
+	f, err = inj.Inject(ctx, cluster.Fault{Broker: "k3", Kind: results.FaultSIGKILL})
 	if err != nil {
 		t.Fatalf("sigkill k3: %v", err)
 	}
@@ -231,7 +233,7 @@ func checkStartingShape(ctx context.Context, t *testing.T, c *compose.Cluster) {
 	if orders != 3 || single != 1 {
 		t.Errorf("%d orders and %d single partitions, want 3 and 1", orders, single)
 	}
-	if ok, err := c.LeadersPreferred(ctx); err != nil || !ok {
+	if ok, err := c.Admin().LeadersPreferred(ctx); err != nil || !ok {
 		t.Errorf("LeadersPreferred = %v, %v; want true", ok, err)
 	}
 }

@@ -20,31 +20,10 @@ func (c *Cluster) EnsureTopics(ctx context.Context) ([]string, error) {
 	return c.admin.EnsureTopics(ctx)
 }
 
-// WaitISRFull waits until every partition of the topics has a leader and
-// all its replicas in the ISR, as every broker sees it. No topics means the
-// cluster's topics.
-func (c *Cluster) WaitISRFull(ctx context.Context, topics ...string) error {
-	return c.admin.WaitISRFull(ctx, topics...)
-}
-
-// LeadersPreferred reports whether every partition of the topics is led by
-// its first replica, its preferred leader. No topics means the cluster's
-// topics.
-func (c *Cluster) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
-	return c.admin.LeadersPreferred(ctx, topics...)
-}
-
 // PreferredElection asks the controller to give each partition of the
 // topics back to its preferred leader. No topics means the cluster's topics.
 func (c *Cluster) PreferredElection(ctx context.Context, topics ...string) error {
 	return c.admin.PreferredElection(ctx, topics...)
-}
-
-// EnsurePreferred runs preferred leader elections until every partition of
-// the cluster's topics is led by its preferred replica, or ctx ends. It
-// reports whether an election was needed.
-func (c *Cluster) EnsurePreferred(ctx context.Context) (bool, error) {
-	return c.admin.EnsurePreferred(ctx)
 }
 
 // Describe reports the state of every partition of the topics, sorted by

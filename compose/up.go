@@ -96,13 +96,13 @@ func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 	phase(PhaseTopics, t0, detail)
 
 	t0 = c.now()
-	if err := c.WaitISRFull(ctx, c.TopicNames()...); err != nil {
+	if err := c.admin.WaitISRFull(ctx, c.admin.TopicNames()...); err != nil {
 		return nil, err
 	}
 	phase(PhaseISR, t0, "")
 
 	t0 = c.now()
-	elected, err := c.EnsurePreferred(ctx)
+	elected, err := c.admin.EnsurePreferred(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 	// A probe's first request must find every leader serving: one named
 	// by the controller may not have applied its election yet.
 	t0 = c.now()
-	if err := c.admin.WaitLeadersAnswer(ctx, c.TopicNames()...); err != nil {
+	if err := c.admin.WaitLeadersAnswer(ctx, c.admin.TopicNames()...); err != nil {
 		return nil, err
 	}
 	phase(PhaseAnswer, t0, "")

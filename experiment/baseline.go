@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -97,8 +98,8 @@ func settling(h *results.Host) (string, float64) {
 // within bound of now, with no gap longer than bound for the last period,
 // and is led by its preferred replica with its whole replica set in sync.
 // It returns the first partition that breaks the rule, or nil.
-func Steady(now time.Time, period, bound time.Duration, stats []probe.PartitionStats, parts []Partition) *Unhealthy {
-	byID := make(map[int32]Partition, len(parts))
+func Steady(now time.Time, period, bound time.Duration, stats []probe.PartitionStats, parts []cluster.Partition) *Unhealthy {
+	byID := make(map[int32]cluster.Partition, len(parts))
 	for _, p := range parts {
 		byID[p.Partition] = p
 	}
@@ -194,7 +195,7 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 	// The probe's progress is cheap and read often, so a gap is seen
 	// within a fraction of the bound; the cluster is asked once a second.
 	every := min(rec.Bound/4, 100*time.Millisecond)
-	var parts []Partition
+	var parts []cluster.Partition
 	var asked time.Time
 	last := ""
 	for {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -23,43 +23,43 @@ func TestSteady(t *testing.T) {
 		return probe.PartitionStats{Partition: p, LastAck: ago(10 * time.Millisecond), LastRecv: ago(15 * time.Millisecond),
 			AckSteadySince: ago(20 * time.Second), RecvSteadySince: ago(20 * time.Second)}
 	}
-	led := []Partition{
+	led := []cluster.Partition{
 		{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{3, 1, 2}},
 		{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
 	}
 	tests := []struct {
 		name  string
-		edit  func(st []probe.PartitionStats, parts []Partition)
+		edit  func(st []probe.PartitionStats, parts []cluster.Partition)
 		want  string // part of the reason; "" healthy
 		wantP int32
 	}{
-		{name: "healthy", edit: func([]probe.PartitionStats, []Partition) {}},
-		{name: "no ack yet", edit: func(st []probe.PartitionStats, _ []Partition) { st[1].LastAck = time.Time{} },
+		{name: "healthy", edit: func([]probe.PartitionStats, []cluster.Partition) {}},
+		{name: "no ack yet", edit: func(st []probe.PartitionStats, _ []cluster.Partition) { st[1].LastAck = time.Time{} },
 			want: "no ack yet", wantP: 1},
-		{name: "ack gap now", edit: func(st []probe.PartitionStats, _ []Partition) { st[0].LastAck = ago(450 * time.Millisecond) },
+		{name: "ack gap now", edit: func(st []probe.PartitionStats, _ []cluster.Partition) { st[0].LastAck = ago(450 * time.Millisecond) },
 			want: "no ack for 0.45 s", wantP: 0},
-		{name: "ack gap at the bound is steady", edit: func(st []probe.PartitionStats, _ []Partition) { st[0].LastAck = ago(bound) }},
-		{name: "read gap now", edit: func(st []probe.PartitionStats, _ []Partition) { st[1].LastRecv = ago(time.Second) },
+		{name: "ack gap at the bound is steady", edit: func(st []probe.PartitionStats, _ []cluster.Partition) { st[0].LastAck = ago(bound) }},
+		{name: "read gap now", edit: func(st []probe.PartitionStats, _ []cluster.Partition) { st[1].LastRecv = ago(time.Second) },
 			want: "no read for 1.00 s", wantP: 1},
 		{name: "a gap ended inside the period", want: "ack gap of 7.50 s ended 2.00 s ago", wantP: 1,
-			edit: func(st []probe.PartitionStats, _ []Partition) {
+			edit: func(st []probe.PartitionStats, _ []cluster.Partition) {
 				st[1].AckSteadySince, st[1].LastAckGap = ago(2*time.Second), 7500*time.Millisecond
 			}},
 		{name: "first acks too recent", want: "reads steady for 1.00 s of 5.00 s", wantP: 0,
-			edit: func(st []probe.PartitionStats, _ []Partition) { st[0].RecvSteadySince = ago(time.Second) }},
+			edit: func(st []probe.PartitionStats, _ []cluster.Partition) { st[0].RecvSteadySince = ago(time.Second) }},
 		{name: "not the preferred leader", want: "led by 3, not its preferred replica", wantP: 1,
-			edit: func(_ []probe.PartitionStats, parts []Partition) { parts[1].Leader = 3 }},
+			edit: func(_ []probe.PartitionStats, parts []cluster.Partition) { parts[1].Leader = 3 }},
 		{name: "no leader", want: "led by -1", wantP: 0,
-			edit: func(_ []probe.PartitionStats, parts []Partition) { parts[0].Leader = -1 }},
+			edit: func(_ []probe.PartitionStats, parts []cluster.Partition) { parts[0].Leader = -1 }},
 		{name: "ISR short", want: "ISR [2 3], not its whole replica set [2 3 1]", wantP: 1,
-			edit: func(_ []probe.PartitionStats, parts []Partition) { parts[1].ISR = []int32{2, 3} }},
+			edit: func(_ []probe.PartitionStats, parts []cluster.Partition) { parts[1].ISR = []int32{2, 3} }},
 		{name: "cluster not described", want: "not described", wantP: 1,
-			edit: func(_ []probe.PartitionStats, parts []Partition) { parts[1].Partition = 7 }},
+			edit: func(_ []probe.PartitionStats, parts []cluster.Partition) { parts[1].Partition = 7 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := []probe.PartitionStats{healthy(0), healthy(1)}
-			parts := append([]Partition(nil), led...)
+			parts := append([]cluster.Partition(nil), led...)
 			tt.edit(st, parts)
 			u := Steady(now, period, bound, st, parts)
 			switch {
@@ -79,7 +79,7 @@ func TestBaselineNeverHealthy(t *testing.T) {
 	w.stats = func(now time.Time) []probe.PartitionStats {
 		return []probe.PartitionStats{{Partition: 0, LastAck: now, LastRecv: now}, {Partition: 1}}
 	}
-	r, _, rep := newRunner(t, w, chaos.SigKill)
+	r, _, rep := newRunner(t, w, results.FaultSIGKILL)
 	r.Opt.Baseline.Timeout = 10 * time.Millisecond
 	err := runAnalysed(context.Background(), r)
 	if !errors.Is(err, report.ErrNoValidTrial) {
@@ -102,14 +102,14 @@ func TestBaselineNeverHealthy(t *testing.T) {
 
 func TestBaselineWaitsForLeaders(t *testing.T) {
 	w := newWorld()
-	moved := []Partition{
+	moved := []cluster.Partition{
 		{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3}},
 		{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
 	}
 	w.parts = moved
 	// The cluster heals once it has been asked for the baseline.
 	asked := 0
-	r, _, rep := newRunner(t, w, chaos.SigKill)
+	r, _, rep := newRunner(t, w, results.FaultSIGKILL)
 	cl := &healing{world: w, after: 2, asked: &asked}
 	r.Target = cl
 	tr, err := analysed(context.Background(), r, 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
@@ -139,7 +139,7 @@ type healing struct {
 	asked *int
 }
 
-func (h *healing) Partitions(ctx context.Context, topic string) ([]Partition, error) {
+func (h *healing) Partitions(ctx context.Context, topic string) ([]cluster.Partition, error) {
 	*h.asked++
 	if *h.asked > h.after {
 		h.world.mu.Lock()
@@ -210,7 +210,7 @@ func TestBaselineWaitsForTheClusterCPU(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
-			r, _, rep := newRunner(t, w, chaos.SigKill)
+			r, _, rep := newRunner(t, w, results.FaultSIGKILL)
 			r.Opt.Baseline.Timeout = 300 * time.Millisecond
 			p, err := w.newProbe(context.Background(), r.Opt.Probe, probe.Output{Messages: &strings.Builder{}})
 			if err != nil {

@@ -12,15 +12,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/clients"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
 
 // Options are one run's settings, as plain values.
 type Options struct {
-	Kill     results.FaultKind // the fault: chaos.SigKill, chaos.SigTerm, chaos.Pause or a network fault
+	Kill     results.FaultKind // the fault: results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause or a network fault
 	Broker   string            // the broker to fault, by service name
 	Duration time.Duration     // how long a trial probes, fault included
 	// Settle, when positive, ends probing this long after every probed
@@ -35,8 +35,8 @@ type Options struct {
 	// ReturnAfter is, for two-brokers, how long after the fault the second
 	// broker is started again; zero: half the time left after the fault.
 	ReturnAfter time.Duration
-	// LastStep is how last-replica stops the leader: chaos.SigKill (the
-	// default, when empty) or chaos.SigTerm.
+	// LastStep is how last-replica stops the leader: results.FaultSIGKILL (the
+	// default, when empty) or results.FaultSIGTERM.
 	LastStep results.FaultKind
 	// RecoveryTimeout bounds everything after the probe stops: the logs,
 	// the restart, the ISRs, the election and the read-back.
@@ -141,7 +141,7 @@ func (o *Options) Validate() error {
 		return invalid("settle", o.Settle, "must be at least 0 (0 probes for the whole duration) and at most %v", MaxDuration)
 	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
 		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
-	case o.LastStep != "" && o.LastStep != chaos.SigKill && o.LastStep != chaos.SigTerm:
+	case o.LastStep != "" && o.LastStep != results.FaultSIGKILL && o.LastStep != results.FaultSIGTERM:
 		return invalid("last_step", string(o.LastStep), "want sigkill or sigterm")
 	case o.Repeat < 1 || o.Repeat > MaxRepeat:
 		return invalid("repeat", o.Repeat, "want 1 to %d", MaxRepeat)
@@ -200,7 +200,7 @@ func partitionList(ps []int32) list {
 // defaults.
 type Runner struct {
 	Opt    Options
-	Target Target
+	Target cluster.Cluster
 	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe NewProbe
 	ReadBack ReadBack
@@ -538,7 +538,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.injectTimeout(t.o.Kill))
 	defer cancel()
 	t.faultAt = time.Now()
-	f, err := t.r.Target.Inject(ictx, chaos.Fault{Broker: t.o.Broker, Signal: t.o.Kill, Grace: t.o.Grace,
+	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
 		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
@@ -551,11 +551,11 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 		return true, fmt.Errorf("inject %s into %s: %w", t.o.Kill, t.o.Broker, err)
 	}
 	switch {
-	case f.Kind == chaos.Pause:
+	case f.Kind == results.FaultPause:
 		t.r.say("%s paused", t.o.Broker)
-	case f.Kind == chaos.DiskFull && f.Finished.IsZero():
+	case f.Kind == results.FaultDiskFull && f.Finished.IsZero():
 		t.r.say("%s's log directory is full; its process runs on", t.o.Broker)
-	case f.Kind == chaos.DiskFull:
+	case f.Kind == results.FaultDiskFull:
 		t.r.say("%s's log directory is full; its process ended %.2f s later, exit code %d", t.o.Broker, f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
 	default:
 		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
@@ -700,7 +700,7 @@ const askTimeout = time.Second
 
 // brokerGone reports whether id neither leads nor is in the ISR of any
 // of parts (of probed, every one when empty).
-func brokerGone(id int32, parts []Partition, probed []int32) bool {
+func brokerGone(id int32, parts []cluster.Partition, probed []int32) bool {
 	if len(parts) == 0 {
 		return false
 	}
@@ -796,7 +796,7 @@ func (t *trial) recover(ctx context.Context) error {
 	b := t.o.Broker
 	t.r.say("recovery: restarting %s", b)
 	switch err := t.r.Target.Restart(ctx, b); {
-	case errors.Is(err, chaos.ErrAlreadyRunning):
+	case errors.Is(err, cluster.ErrAlreadyRunning):
 		t.r.say("recovery: %s was running", b)
 	case err != nil:
 		return fail("restart "+b, err)

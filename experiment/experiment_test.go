@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -41,7 +41,7 @@ func cancelOn(w *world, name string, cancel context.CancelFunc) {
 }
 
 func TestTrialPhases(t *testing.T) {
-	for _, kill := range []results.FaultKind{chaos.SigKill, chaos.SigTerm, chaos.Pause} {
+	for _, kill := range []results.FaultKind{results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause} {
 		t.Run(string(kill), func(t *testing.T) {
 			w := newWorld()
 			r, _, _ := newRunner(t, w, kill)
@@ -90,18 +90,18 @@ func TestTrialPhases(t *testing.T) {
 func TestClusterUpSays(t *testing.T) {
 	tests := []struct {
 		name string
-		up   *UpInfo
+		up   *cluster.UpInfo
 		want string // a line said; "" for none about the cluster
 	}{
 		{name: "reused: nothing to say", up: nil},
-		{name: "reshaped", up: &UpInfo{Took: 27300 * time.Millisecond, Changes: "recreated c1 k1 k2 k3"}, want: "cluster up in 27.3s: recreated c1 k1 k2 k3"},
-		{name: "no change named", up: &UpInfo{Took: 2 * time.Second}, want: "cluster up in 2.0s"},
+		{name: "reshaped", up: &cluster.UpInfo{Took: 27300 * time.Millisecond, Changes: "recreated c1 k1 k2 k3"}, want: "cluster up in 27.3s: recreated c1 k1 k2 k3"},
+		{name: "no change named", up: &cluster.UpInfo{Took: 2 * time.Second}, want: "cluster up in 2.0s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
 			w.up = tt.up
-			r, _, rep := newRunner(t, w, chaos.SigKill)
+			r, _, rep := newRunner(t, w, results.FaultSIGKILL)
 			if err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1))); err != nil {
 				t.Fatal(err)
 			}
@@ -128,19 +128,19 @@ func TestTrialInterrupted(t *testing.T) {
 		// was attempted, and then undone.
 		want string
 	}{
-		{name: "baseline", kill: chaos.SigKill, on: "probe",
+		{name: "baseline", kill: results.FaultSIGKILL, on: "probe",
 			want: "up probe logs-c1 logs-k1"},
-		{name: "sigkill injection", kill: chaos.SigKill, on: "inject",
+		{name: "sigkill injection", kill: results.FaultSIGKILL, on: "inject",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders"},
-		{name: "pause injection", kill: chaos.Pause, on: "inject",
+		{name: "pause injection", kill: results.FaultPause, on: "inject",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders"},
-		{name: "sigterm grace", kill: chaos.SigTerm, on: "inject",
+		{name: "sigterm grace", kill: results.FaultSIGTERM, on: "inject",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders"},
-		{name: "log collection", kill: chaos.SigKill, on: "logs-c1",
+		{name: "log collection", kill: results.FaultSIGKILL, on: "logs-c1",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders"},
-		{name: "recovery", kill: chaos.SigKill, on: "restart",
+		{name: "recovery", kill: results.FaultSIGKILL, on: "restart",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders"},
-		{name: "read-back", kill: chaos.SigKill, on: "readback",
+		{name: "read-back", kill: results.FaultSIGKILL, on: "readback",
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders readback"},
 	}
 	for _, tt := range tests {
@@ -248,7 +248,7 @@ func TestTrialFails(t *testing.T) {
 			want:    "up probe inject logs-c1 logs-k1 restart"},
 		{name: "broker still running",
 			setup: func(w *world, _ *Runner) {
-				w.hooks["restart"] = func(context.Context) error { return chaos.ErrAlreadyRunning }
+				w.hooks["restart"] = func(context.Context) error { return cluster.ErrAlreadyRunning }
 			},
 			want: "up probe inject logs-c1 logs-k1 restart isr elect leaders readback"},
 		{name: "read-back fails",
@@ -263,7 +263,7 @@ func TestTrialFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
-			r, _, _ := newRunner(t, w, chaos.SigKill)
+			r, _, _ := newRunner(t, w, results.FaultSIGKILL)
 			tt.setup(w, r)
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			err := runAnalysed(context.Background(), r)
@@ -300,7 +300,7 @@ func TestTrialFails(t *testing.T) {
 // to the command that analyses it, in order, and stops at its error.
 func TestRunHandsEachTrial(t *testing.T) {
 	w := newWorld()
-	r, _, _ := newRunner(t, w, chaos.SigKill)
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
 	r.Opt.Repeat = 3
 	var got []string
 	err := r.Run(context.Background(), func(_ context.Context, n int, dir string) error {
@@ -326,7 +326,7 @@ func TestRunHandsEachTrial(t *testing.T) {
 
 func TestRunRefusesUsedDirectory(t *testing.T) {
 	w := newWorld()
-	r, _, _ := newRunner(t, w, chaos.SigKill)
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
 	if err := runAnalysed(context.Background(), r); err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +341,7 @@ func TestRunRefusesUsedDirectory(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	good := Options{Kill: chaos.SigKill, Broker: "k1", Duration: time.Second, FaultAfter: 0, Repeat: 1, Grace: time.Second,
+	good := Options{Kill: results.FaultSIGKILL, Broker: "k1", Duration: time.Second, FaultAfter: 0, Repeat: 1, Grace: time.Second,
 		RecoveryTimeout: time.Second, Probe: probe.Defaults()}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good options: %v", err)
@@ -361,7 +361,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"negative settle", func(o *Options) { o.Settle = -time.Second }, "settle -1s: must be at least 0 (0 probes for the whole duration) and at most 24h0m0s"},
 		{"return after the end", func(o *Options) { o.ReturnAfter = time.Second }, "return_after 1s: must be within the 1s left after fault_after"},
 		{"negative return", func(o *Options) { o.ReturnAfter = -time.Second }, "return_after -1s"},
-		{"last step", func(o *Options) { o.LastStep = chaos.Pause }, `last_step "pause": want sigkill or sigterm`},
+		{"last step", func(o *Options) { o.LastStep = results.FaultPause }, `last_step "pause": want sigkill or sigterm`},
 		{"no repeat", func(o *Options) { o.Repeat = 0 }, "repeat 0: want 1 to 1000"},
 		{"a thousand", func(o *Options) { o.Repeat = 1000 }, ""},
 		{"a billion", func(o *Options) { o.Repeat = 1000000000 }, "repeat 1000000000: want 1 to 1000"},
@@ -436,7 +436,7 @@ func (s shaped) Services() []string {
 	}
 	return out
 }
-func (s shaped) Quorum() Quorum {
+func (s shaped) Quorum() cluster.Quorum {
 	if s.quorum {
 		return quorumWorld{&nodeWorld{world: s.world}, map[int32]int{}}
 	}
@@ -458,14 +458,14 @@ func TestCheck(t *testing.T) {
 		cannot      map[results.FaultKind]string
 		want        string // "" when the trial may run
 	}{
-		{name: "sigkill", kill: chaos.SigKill, broker: "k1", brokers: three, controllers: []string{"c1"}},
-		{name: "not a broker", kill: chaos.SigKill, broker: "k9", brokers: three, controllers: []string{"c1"},
+		{name: "sigkill", kill: results.FaultSIGKILL, broker: "k1", brokers: three, controllers: []string{"c1"}},
+		{name: "not a broker", kill: results.FaultSIGKILL, broker: "k9", brokers: three, controllers: []string{"c1"},
 			want: "broker k9: not a broker of the cluster (k1 k2 k3)"},
-		{name: "a controller as the broker", kill: chaos.SigKill, broker: "c1", brokers: three, controllers: []string{"c1"},
+		{name: "a controller as the broker", kill: results.FaultSIGKILL, broker: "c1", brokers: three, controllers: []string{"c1"},
 			want: "broker c1: not a broker of the cluster (k1 k2 k3)"},
-		{name: "isolate-controller, combined nodes", kill: chaos.IsolateController, broker: "k1", brokers: three,
+		{name: "isolate-controller, combined nodes", kill: results.FaultIsolateController, broker: "k1", brokers: three,
 			want: "fault isolate-controller: the cluster has no dedicated controller to cut the broker from"},
-		{name: "isolate-controller, one controller", kill: chaos.IsolateController, broker: "k1", brokers: three, controllers: []string{"c1"}},
+		{name: "isolate-controller, one controller", kill: results.FaultIsolateController, broker: "k1", brokers: three, controllers: []string{"c1"}},
 		{name: "controller-kill, one controller", kill: results.FaultControllerKill, broker: "k1", brokers: three, controllers: []string{"c1"}, quorum: true,
 			want: "fault controller-kill: needs a quorum of three dedicated controllers, the cluster has 1"},
 		{name: "controller-pause, three controllers", kill: results.FaultControllerPause, broker: "k1", brokers: three, controllers: []string{"c1", "c2", "c3"}, quorum: true},
@@ -476,8 +476,8 @@ func TestCheck(t *testing.T) {
 		{name: "last-replica, two brokers", kill: results.FaultLastReplica, broker: "k1", brokers: two, controllers: []string{"c1"},
 			want: "fault last-replica: needs at least 3 brokers, the cluster has 2"},
 		{name: "rolling, three brokers", kill: results.FaultRolling, broker: "k2", brokers: three, controllers: []string{"c1"}},
-		{name: "the target cannot", kill: chaos.Isolate, broker: "k1", brokers: three, controllers: []string{"c1"},
-			cannot: map[results.FaultKind]string{chaos.Isolate: "no root"}, want: "fault isolate on k1: no root"},
+		{name: "the target cannot", kill: results.FaultIsolate, broker: "k1", brokers: three, controllers: []string{"c1"},
+			cannot: map[results.FaultKind]string{results.FaultIsolate: "no root"}, want: "fault isolate on k1: no root"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -493,8 +493,8 @@ func TestCheck(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || err.Error() != tt.want || !errors.Is(err, ErrUnsupported) {
-				t.Errorf("Check: %v, want %q wrapping ErrUnsupported", err, tt.want)
+			if err == nil || err.Error() != tt.want || !errors.Is(err, cluster.ErrUnsupported) {
+				t.Errorf("Check: %v, want %q wrapping cluster.ErrUnsupported", err, tt.want)
 			}
 			// Run refuses it the same way, before it calls the target.
 			if err := runAnalysed(context.Background(), r); err == nil || err.Error() != tt.want {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -40,26 +41,12 @@ type External struct {
 	Margin time.Duration
 }
 
-// View is the cluster as its metadata shows it at one moment.
-type View struct {
-	At time.Time
-	// Brokers are the registered brokers, by node id: true when fenced.
-	Brokers    map[int32]bool
-	Partitions []Partition
-}
-
-// Observer is a target that can show the cluster's view, as an external
-// fault needs: the target of a remote cluster.
-type Observer interface {
-	View(ctx context.Context, topic string) (View, error)
-}
-
 // ClusterSign compares the view before the fault with one after and
 // returns the first change that shows a fault, and true; false when none.
 // A broker gone from the metadata comes first, then one fenced, then, by
 // partition, a leader moved and an ISR shrunk: the broker each names is
 // the one the fault hit (the old leader, the replica out of the ISR).
-func ClusterSign(before, now View) (results.Sign, bool) {
+func ClusterSign(before, now cluster.View) (results.Sign, bool) {
 	sign := func(id int32, format string, a ...any) (results.Sign, bool) {
 		return results.Sign{At: now.At.UTC(), Seen: now.At.UTC(), Source: results.SignCluster, NodeID: id, What: fmt.Sprintf(format, a...)}, true
 	}
@@ -78,7 +65,7 @@ func ClusterSign(before, now View) (results.Sign, bool) {
 			return sign(id, "broker %d fenced", id)
 		}
 	}
-	after := make(map[int32]Partition, len(now.Partitions))
+	after := make(map[int32]cluster.Partition, len(now.Partitions))
 	for _, p := range now.Partitions {
 		after[p.Partition] = p
 	}
@@ -175,8 +162,8 @@ func everyStalled(now time.Time, bound time.Duration, stats []probe.PartitionSta
 // healed applies the baseline's rule, but for the leaders: after an
 // external fault nothing moves them back, so a partition led by any of
 // its replicas, with its whole replica set in sync, is whole.
-func healed(now time.Time, period, bound time.Duration, stats []probe.PartitionStats, parts []Partition) *Unhealthy {
-	led := make([]Partition, len(parts))
+func healed(now time.Time, period, bound time.Duration, stats []probe.PartitionStats, parts []cluster.Partition) *Unhealthy {
+	led := make([]cluster.Partition, len(parts))
 	for i, p := range parts {
 		led[i] = p
 		if j := slices.Index(p.Replicas, p.Leader); j > 0 {
@@ -196,7 +183,7 @@ const externalEvery = 100 * time.Millisecond
 // signWatch gathers an external fault's signs as the probe's progress and
 // the cluster's views come in. It only decides; the trial feeds it.
 type signWatch struct {
-	before View
+	before cluster.View
 	since  time.Time // kbf's ready: earlier stalls are the baseline's
 	bound  time.Duration
 	// pending is the probe's stall first seen at pendingAt, held for a
@@ -240,7 +227,7 @@ func isAckStall(s results.Sign) bool { return strings.Contains(s.What, ": no ack
 // asked alone.
 type viewResult struct {
 	asked  time.Time
-	v      View
+	v      cluster.View
 	err    error
 	silent bool
 }
@@ -284,7 +271,7 @@ type externalWatch struct {
 // watchViews asks for the cluster's view every externalEvery until ctx
 // ends, on its own goroutine so that a view that hangs (a frozen cluster)
 // does not hold up the probe's watch.
-func (t *trial) watchViews(ctx context.Context, obs Observer, topic string) <-chan viewResult {
+func (t *trial) watchViews(ctx context.Context, obs cluster.Observer, topic string) <-chan viewResult {
 	out := make(chan viewResult)
 	go func() {
 		for ctx.Err() == nil {
@@ -350,9 +337,9 @@ func (t *trial) watchStep(x *externalWatch, r *viewResult) error {
 // watch goes on through externalProbing.
 func (t *trial) externalFault(ctx context.Context) (bool, error) {
 	t.setPhase("ready")
-	obs, ok := t.r.Target.(Observer)
-	if !ok {
-		return false, Unsupportedf("fault %s: the target cannot show the cluster's metadata", results.FaultExternal)
+	obs := t.r.Target.Observer()
+	if obs == nil {
+		return false, cluster.Unsupportedf("fault %s: the target cannot show the cluster's metadata", results.FaultExternal)
 	}
 	cfg := t.p.Config()
 	before, err := obs.View(ctx, cfg.Topic)
@@ -489,7 +476,7 @@ func (t *trial) externalProbing(ctx context.Context) {
 	if margin <= 0 {
 		margin = t.o.Baseline.Period
 	}
-	var parts []Partition
+	var parts []cluster.Partition
 	var asked time.Time
 	extended := false
 	tick := time.NewTicker(externalEvery)

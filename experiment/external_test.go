@@ -11,14 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
 
 var t0 = time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
 
-func whole(at time.Duration) View {
-	return View{At: t0.Add(at), Brokers: map[int32]bool{1: false, 2: false, 3: false}, Partitions: []Partition{
+func whole(at time.Duration) cluster.View {
+	return cluster.View{At: t0.Add(at), Brokers: map[int32]bool{1: false, 2: false, 3: false}, Partitions: []cluster.Partition{
 		{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},
 		{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
 	}}
@@ -28,36 +29,36 @@ func whole(at time.Duration) View {
 // them, and checks the first sign is dated by the first view that shows
 // it, and names the broker.
 func TestClusterSign(t *testing.T) {
-	moved := func(v View) View {
+	moved := func(v cluster.View) cluster.View {
 		v.Partitions[0].Leader, v.Partitions[0].ISR = 2, []int32{2, 3}
 		v.Partitions[1].ISR = []int32{2, 3}
 		return v
 	}
 	tests := []struct {
 		name   string
-		views  []func(View) View // one view a second after the first
+		views  []func(cluster.View) cluster.View // one view a second after the first
 		wantAt time.Duration
 		wantID int32
 		what   string // "" when no sign
 	}{
-		{"nothing changes", []func(View) View{func(v View) View { return v }, func(v View) View { return v }}, 0, 0, ""},
-		{"fenced then moved", []func(View) View{
-			func(v View) View { return v },
-			func(v View) View { v.Brokers[1] = true; return v },
-			func(v View) View { v.Brokers[1] = true; return moved(v) },
+		{"nothing changes", []func(cluster.View) cluster.View{func(v cluster.View) cluster.View { return v }, func(v cluster.View) cluster.View { return v }}, 0, 0, ""},
+		{"fenced then moved", []func(cluster.View) cluster.View{
+			func(v cluster.View) cluster.View { return v },
+			func(v cluster.View) cluster.View { v.Brokers[1] = true; return v },
+			func(v cluster.View) cluster.View { v.Brokers[1] = true; return moved(v) },
 		}, 2 * time.Second, 1, "broker 1 fenced"},
-		{"gone from the metadata", []func(View) View{
-			func(v View) View { delete(v.Brokers, 3); return v },
+		{"gone from the metadata", []func(cluster.View) cluster.View{
+			func(v cluster.View) cluster.View { delete(v.Brokers, 3); return v },
 		}, time.Second, 3, "broker 3 gone"},
-		{"a leader moved before any broker is fenced", []func(View) View{
-			func(v View) View { return v },
-			func(v View) View { return moved(v) },
+		{"a leader moved before any broker is fenced", []func(cluster.View) cluster.View{
+			func(v cluster.View) cluster.View { return v },
+			func(v cluster.View) cluster.View { return moved(v) },
 		}, 2 * time.Second, 1, "partition 0's leader moved from 1 to 2"},
-		{"a follower out of the ISR", []func(View) View{
-			func(v View) View { v.Partitions[1].ISR = []int32{2, 1}; return v },
+		{"a follower out of the ISR", []func(cluster.View) cluster.View{
+			func(v cluster.View) cluster.View { v.Partitions[1].ISR = []int32{2, 1}; return v },
 		}, time.Second, 3, "partition 1's ISR lost 3"},
-		{"a view that failed names no broker: none gone", []func(View) View{
-			func(v View) View { v.Brokers = nil; return v },
+		{"a view that failed names no broker: none gone", []func(cluster.View) cluster.View{
+			func(v cluster.View) cluster.View { v.Brokers = nil; return v },
 		}, 0, 0, ""},
 	}
 	for _, tc := range tests {
@@ -247,11 +248,11 @@ func TestSignWatch(t *testing.T) {
 func TestHealed(t *testing.T) {
 	now := t0.Add(10 * time.Second)
 	st := []probe.PartitionStats{{Partition: 0, LastAck: now, LastRecv: now, AckSteadySince: t0, RecvSteadySince: t0}}
-	moved := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3, 1}}}
+	moved := []cluster.Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3, 1}}}
 	if u := healed(now, time.Second, time.Second, st, moved); u != nil {
 		t.Errorf("moved leader, full ISR: %v, want healed", u)
 	}
-	short := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3}}}
+	short := []cluster.Partition{{Partition: 0, Leader: 2, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3}}}
 	if u := healed(now, time.Second, time.Second, st, short); u == nil {
 		t.Error("short ISR: healed, want not")
 	}
@@ -267,7 +268,9 @@ type observed struct {
 	ready string
 }
 
-func (o observed) View(context.Context, string) (View, error) {
+func (o observed) Observer() cluster.Observer { return o }
+
+func (o observed) View(context.Context, string) (cluster.View, error) {
 	v := whole(0)
 	v.At = time.Now()
 	if _, err := os.Stat(o.ready); err == nil {

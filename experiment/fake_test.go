@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/analysis"
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -28,8 +28,8 @@ type world struct {
 
 	// parts is what the cluster describes; healthy when nil. seenBy is
 	// what a broker describes when asked alone, where it differs.
-	parts  []Partition
-	seenBy map[int32][]Partition
+	parts  []cluster.Partition
+	seenBy map[int32][]cluster.Partition
 	// mute are the brokers that, asked alone, never answer; askedBy
 	// counts the questions put to each.
 	mute    map[int32]bool
@@ -44,7 +44,7 @@ type world struct {
 	// cannot are the faults the target says it cannot do (Supports).
 	cannot map[results.FaultKind]string
 	// up is what Up says it did; a reused cluster when nil.
-	up *UpInfo
+	up *cluster.UpInfo
 	// nodes is what NodeConfigs reads back; c1's session timeout when nil.
 	nodes map[string]map[string]string
 }
@@ -71,11 +71,11 @@ func (w *world) log() string {
 
 // Cluster.
 
-func (w *world) Up(ctx context.Context) (UpInfo, error) {
+func (w *world) Up(ctx context.Context) (cluster.UpInfo, error) {
 	if w.up != nil {
 		return *w.up, w.call(ctx, "up")
 	}
-	return UpInfo{Reused: true}, w.call(ctx, "up")
+	return cluster.UpInfo{Reused: true}, w.call(ctx, "up")
 }
 func (w *world) WaitISRFull(ctx context.Context, _ ...string) error {
 	return w.call(ctx, "isr")
@@ -84,19 +84,19 @@ func (w *world) EnsurePreferred(ctx context.Context) error { return w.call(ctx, 
 func (w *world) LeadersPreferred(ctx context.Context, _ ...string) (bool, error) {
 	return true, w.call(ctx, "leaders")
 }
-func (w *world) Partitions(ctx context.Context, _ string) ([]Partition, error) {
+func (w *world) Partitions(ctx context.Context, _ string) ([]cluster.Partition, error) {
 	w.mu.Lock()
 	parts := w.parts
 	w.mu.Unlock()
 	if parts == nil {
-		parts = []Partition{
+		parts = []cluster.Partition{
 			{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},
 			{Partition: 1, Leader: 2, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1}},
 		}
 	}
 	return parts, nil
 }
-func (w *world) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]Partition, error) {
+func (w *world) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]cluster.Partition, error) {
 	w.mu.Lock()
 	parts, ok := w.seenBy[id]
 	mute := w.mute[id]
@@ -134,18 +134,25 @@ func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
 
 func (w *world) Supports(kind results.FaultKind, broker string) error {
 	if why, ok := w.cannot[kind]; ok {
-		return Unsupportedf("fault %s on %s: %s", kind, broker, why)
+		return cluster.Unsupportedf("fault %s on %s: %s", kind, broker, why)
 	}
 	return nil
 }
 
 // Quorum is nil: the fake cannot say which controller leads (quorumWorld
 // can).
-func (w *world) Quorum() Quorum { return nil }
+func (w *world) Quorum() cluster.Quorum { return nil }
 
-func (w *world) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+// Observer is nil: the fake shows no metadata (observed does).
+func (w *world) Observer() cluster.Observer { return nil }
+
+func (w *world) Identify(context.Context) error { return nil }
+
+func (w *world) Close() error { return nil }
+
+func (w *world) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
 	_, dl := ctx.Deadline()
-	rf := results.Fault{Broker: f.Broker, Kind: results.FaultKind(f.Signal), SignalSent: time.Now().UTC()}
+	rf := results.Fault{Broker: f.Broker, Kind: f.Kind, SignalSent: time.Now().UTC()}
 	err := w.call(ctx, "inject")
 	w.mu.Lock()
 	w.injected = true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 )
 
@@ -30,7 +31,7 @@ func (o *ProbeOptions) Validate() error {
 // Reachable is what a probe-only trial asks of the target: where its
 // brokers are, and whether those that answer there are its own.
 type Reachable interface {
-	Addresses
+	cluster.Addresses
 	// Identify checks that the brokers at Bootstrap are the target's own
 	// cluster, not another that holds its addresses.
 	Identify(ctx context.Context) error

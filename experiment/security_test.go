@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
@@ -38,7 +37,7 @@ func TestTrialRecordsSecurityNotSecrets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
-			r, _, _ := newRunner(t, w, chaos.SigKill)
+			r, _, _ := newRunner(t, w, results.FaultSIGKILL)
 			r.Opt.Probe.Security = tt.sec
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if err := r.Trial(context.Background(), 1, dir); err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -82,13 +82,13 @@ func TestTrialSettles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld()
 			var faultAt time.Time // under w.mu
-			inISR := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2, 1}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
-			out := []Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
+			inISR := []cluster.Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2, 1}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
+			out := []cluster.Partition{{Partition: 0, Leader: 2, Replicas: []int32{2, 1}, ISR: []int32{2}}, {Partition: 1, Leader: 2, Replicas: []int32{2, 3}, ISR: []int32{2, 3}}}
 			w.parts = inISR // k1 (node 1) follows p0 until it leaves
 			w.mute = map[int32]bool{tt.mute: true}
 			leave := func() {
 				if tt.stale {
-					w.seenBy = map[int32][]Partition{1: inISR, 2: out, 3: out}
+					w.seenBy = map[int32][]cluster.Partition{1: inISR, 2: out, 3: out}
 					return
 				}
 				w.parts = out
@@ -125,7 +125,7 @@ func TestTrialSettles(t *testing.T) {
 				}
 				return out
 			}
-			r, _, _ := newRunner(t, w, chaos.SigKill)
+			r, _, _ := newRunner(t, w, results.FaultSIGKILL)
 			r.Opt.Duration, r.Opt.Settle = tt.duration, tt.settle
 			r.Opt.Baseline.Gap = 20 * time.Millisecond // the steady bound: a stall of 100ms shows
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))

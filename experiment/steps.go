@@ -14,7 +14,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -40,9 +40,9 @@ func (t *trial) injectTimeout(kind results.FaultKind) time.Duration {
 		limit = DefaultInjectTimeout
 	}
 	switch kind {
-	case chaos.SigTerm:
+	case results.FaultSIGTERM:
 		limit += t.o.Grace
-	case chaos.DiskFull:
+	case results.FaultDiskFull:
 		limit += t.haltWait()
 	}
 	return limit
@@ -60,18 +60,18 @@ func (t *trial) haltWait() time.Duration {
 func (t *trial) step(ctx context.Context, svc string, kind results.FaultKind, note string) (results.Fault, error) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.injectTimeout(kind))
 	defer cancel()
-	f, err := t.r.Target.Inject(ictx, chaos.Fault{Broker: svc, Signal: kind, Grace: t.o.Grace})
+	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: svc, Kind: kind, Grace: t.o.Grace})
 	if f.Broker == "" {
 		return f, fmt.Errorf("%s %s: %w", kind, svc, err)
 	}
 	f.NodeID = t.r.Target.Brokers()[svc]
 	s := results.Step{Node: svc, NodeID: f.NodeID, Sent: f.SignalSent.UTC(), ExitCode: f.ExitCode, Escalated: f.Escalated, Note: note}
 	switch kind {
-	case chaos.SigKill:
+	case results.FaultSIGKILL:
 		s.Action, s.At = results.StepKill, f.Finished
-	case chaos.SigTerm:
+	case results.FaultSIGTERM:
 		s.Action, s.At = results.StepStop, f.Finished
-	case chaos.Pause:
+	case results.FaultPause:
 		s.Action, s.At = results.StepPause, f.Paused
 	}
 	t.addStep(s)
@@ -116,24 +116,24 @@ func (t *trial) stepsFault(ctx context.Context) (attempted bool, err error) {
 		if second == "" {
 			return false, fmt.Errorf("%s: the cluster has no second broker beside %s", t.o.Kill, t.o.Broker)
 		}
-		if err := t.first(ctx, t.o.Broker, chaos.SigKill, "the first of two"); err != nil {
+		if err := t.first(ctx, t.o.Broker, results.FaultSIGKILL, "the first of two"); err != nil {
 			return true, err
 		}
 		if ctx.Err() != nil { // Ctrl-C: no second broker down
 			return true, ctx.Err()
 		}
-		if _, err := t.step(ctx, second, chaos.SigKill, "the second of two"); err != nil {
+		if _, err := t.step(ctx, second, results.FaultSIGKILL, "the second of two"); err != nil {
 			return true, err
 		}
 		return true, nil
 	case results.FaultRolling:
-		return true, t.first(ctx, t.o.Broker, chaos.SigTerm, "the roll's first broker")
+		return true, t.first(ctx, t.o.Broker, results.FaultSIGTERM, "the roll's first broker")
 	case results.FaultLastReplica:
 		f := t.followers()
 		if len(f) < 2 {
 			return false, fmt.Errorf("%s: partition 0 has %d followers beside %s, want 2", t.o.Kill, len(f), t.o.Broker)
 		}
-		return true, t.first(ctx, f[0], chaos.SigTerm, "the first follower of partition 0")
+		return true, t.first(ctx, f[0], results.FaultSIGTERM, "the first follower of partition 0")
 	case results.FaultControllerKill, results.FaultControllerPause:
 		q := t.r.Target.Quorum()
 		if q == nil { // refused by Check; a Runner built without it fails here
@@ -144,9 +144,9 @@ func (t *trial) stepsFault(ctx context.Context) (attempted bool, err error) {
 			return false, fmt.Errorf("%s: find the active controller: %w", t.o.Kill, err)
 		}
 		t.quorum = quorumState{svc: svc, id: id, epoch: epoch}
-		kind := chaos.SigKill
+		kind := results.FaultSIGKILL
 		if t.o.Kill == results.FaultControllerPause {
-			kind = chaos.Pause
+			kind = results.FaultPause
 		}
 		err = t.first(ctx, svc, kind, fmt.Sprintf("the active controller (node %d, epoch %d)", id, epoch))
 		if t.meta.Fault != nil {
@@ -256,7 +256,7 @@ func (t *trial) roll(ctx context.Context) (time.Time, bool) {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
 		}
-		if _, err := t.step(ctx, b, chaos.SigTerm, "rolled"); err != nil {
+		if _, err := t.step(ctx, b, results.FaultSIGTERM, "rolled"); err != nil {
 			return fail(err)
 		}
 	}
@@ -284,7 +284,7 @@ func (t *trial) undoSteps(ctx context.Context) error {
 			continue
 		}
 		err := t.start(ctx, svc, "recovery")
-		if errors.Is(err, chaos.ErrAlreadyRunning) {
+		if errors.Is(err, cluster.ErrAlreadyRunning) {
 			continue
 		}
 		errs = append(errs, err)
@@ -397,11 +397,11 @@ func (t *trial) lastReplica(ctx context.Context, wait func(time.Time) bool) {
 	f := t.followers()
 	last := t.o.LastStep
 	if last == "" {
-		last = chaos.SigKill
+		last = results.FaultSIGKILL
 	}
 	plan := []func() error{
 		func() error {
-			_, err := t.step(ctx, f[1], chaos.SigTerm, "the second follower: the leader alone in the ISR")
+			_, err := t.step(ctx, f[1], results.FaultSIGTERM, "the second follower: the leader alone in the ISR")
 			return err
 		},
 		func() error {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -28,8 +28,8 @@ func (w *nodeWorld) note(s string) {
 	w.mu.Unlock()
 }
 
-func (w *nodeWorld) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
-	w.note(string(f.Signal) + " " + f.Broker)
+func (w *nodeWorld) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
+	w.note(string(f.Kind) + " " + f.Broker)
 	return w.world.Inject(ctx, f)
 }
 
@@ -191,9 +191,9 @@ type escalatingWorld struct {
 	broker string
 }
 
-func (w escalatingWorld) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+func (w escalatingWorld) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
 	rf, err := w.nodeWorld.Inject(ctx, f)
-	if f.Broker == w.broker && f.Signal == chaos.SigTerm {
+	if f.Broker == w.broker && f.Kind == results.FaultSIGTERM {
 		rf.Escalated, rf.ExitCode = true, 137
 	}
 	return rf, err
@@ -249,7 +249,7 @@ func (w quorumWorld) ActiveController(context.Context) (string, int32, int32, er
 }
 
 // Quorum is the world itself: it can say which controller leads.
-func (w quorumWorld) Quorum() Quorum { return w }
+func (w quorumWorld) Quorum() cluster.Quorum { return w }
 
 // Services are a quorum of three dedicated controllers and the brokers.
 func (w quorumWorld) Services() []string { return []string{"c1", "c2", "c3", "k1", "k2", "k3"} }
@@ -328,7 +328,7 @@ func TestControllerFaults(t *testing.T) {
 		r, _, _ := newRunner(t, w.world, results.FaultControllerKill)
 		r.Target = w
 		err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
-		if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "cannot say which controller is active") {
+		if !errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), "cannot say which controller is active") {
 			t.Errorf("err %v, want a refusal saying the active controller cannot be found", err)
 		}
 		if w.log() != "" {

@@ -82,6 +82,29 @@ func (k FaultKind) MultiStep() bool {
 	return false
 }
 
+// SingleNode reports whether k is a fault one node takes at once, which a
+// cluster injects (cluster.Faults.Inject): a signal, a pause, a cut, a full
+// disk. The others are made of these in steps, or by something else.
+func (k FaultKind) SingleNode() bool {
+	switch k {
+	case FaultSIGKILL, FaultSIGTERM, FaultPause, FaultDiskFull:
+		return true
+	}
+	return k.Network()
+}
+
+// SingleNodeFaults lists the single-node faults for a message: "sigkill,
+// sigterm, …, isolate-clients or disk-full".
+func SingleNodeFaults() string {
+	var names []string
+	for _, k := range FaultKinds() {
+		if k.SingleNode() {
+			names = append(names, string(k))
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // Controller reports whether k faults the active controller rather than a
 // broker.
 func (k FaultKind) Controller() bool {

@@ -1,5 +1,5 @@
 // Package adminhealth answers the trial protocol's health questions
-// (experiment.Health) through the brokers' admin API. Whatever runs the
+// (cluster.Health) through the brokers' admin API. Whatever runs the
 // nodes — compose, Kubernetes, someone else — the brokers answer these the
 // same way, so every target asks them here: the remote and Kubernetes
 // targets embed Health whole, and the Docker target, which starts its
@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/kafkaadmin"
 )
 
@@ -24,25 +24,25 @@ func New(admin *kafkaadmin.Admin) Health { return Health{admin: admin} }
 // Up is a cluster kbf did not start: it is taken as it is, its nodes
 // running, once kbf's topics exist, every ISR is full and every partition
 // is led by its preferred replica.
-func (h Health) Up(ctx context.Context) (experiment.UpInfo, error) {
+func (h Health) Up(ctx context.Context) (cluster.UpInfo, error) {
 	start := time.Now()
 	if _, err := h.admin.EnsureTopics(ctx); err != nil {
-		return experiment.UpInfo{}, err
+		return cluster.UpInfo{}, err
 	}
 	if err := h.admin.WaitISRFull(ctx, h.admin.TopicNames()...); err != nil {
-		return experiment.UpInfo{}, err
+		return cluster.UpInfo{}, err
 	}
 	// The baseline asks for every partition led by its preferred replica,
 	// and after a fault nothing moves the leaders back before Kafka's own
 	// rebalance, minutes later: the election Kafka would run, run now.
 	if _, err := h.admin.EnsurePreferred(ctx); err != nil {
-		return experiment.UpInfo{}, err
+		return cluster.UpInfo{}, err
 	}
-	return experiment.UpInfo{Reused: true, Took: time.Since(start)}, nil
+	return cluster.UpInfo{Reused: true, Took: time.Since(start)}, nil
 }
 
 // Partitions describes topic's partitions as the brokers see them.
-func (h Health) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
+func (h Health) Partitions(ctx context.Context, topic string) ([]cluster.Partition, error) {
 	parts, err := h.admin.Describe(ctx, topic)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func (h Health) Partitions(ctx context.Context, topic string) ([]experiment.Part
 }
 
 // PartitionsSeenBy describes topic's partitions as broker id sees them.
-func (h Health) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]experiment.Partition, error) {
+func (h Health) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]cluster.Partition, error) {
 	parts, err := h.admin.DescribeBy(ctx, id, topic)
 	if err != nil {
 		return nil, err
@@ -59,13 +59,13 @@ func (h Health) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([
 	return partitions(parts, topic), nil
 }
 
-func partitions(parts []kafkaadmin.Partition, topic string) []experiment.Partition {
-	out := make([]experiment.Partition, 0, len(parts))
+func partitions(parts []kafkaadmin.Partition, topic string) []cluster.Partition {
+	out := make([]cluster.Partition, 0, len(parts))
 	for _, p := range parts {
 		if p.Topic != topic {
 			continue
 		}
-		out = append(out, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+		out = append(out, cluster.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 	}
 	return out
 }
@@ -96,7 +96,7 @@ func (h Health) TopicNames() []string { return h.admin.TopicNames() }
 // none says, in an error, what a node id node does not know is not
 // ("no pod kbf found"). With direct (not nil) it asks the controllers
 // themselves first, and the brokers only where it reaches none.
-func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), none string, direct *Controllers) experiment.Quorum {
+func Quorum(admin func() *kafkaadmin.Admin, node func(id int32) (string, bool), none string, direct *Controllers) cluster.Quorum {
 	q := quorum{
 		viaBrokers: func(ctx context.Context) (kafkaadmin.Quorum, error) { return admin().DescribeQuorum(ctx) },
 		node:       node,

@@ -1,4 +1,4 @@
-// Package docker is the trial protocol's target (experiment.Target) for a
+// Package docker is the trial protocol's target (cluster.Cluster) for a
 // Kafka cluster kbf runs in Docker, kbf's embedded one or a user's compose
 // file: compose brings it up and describes it, chaos injects the faults
 // into its containers, kafkaadmin asks its brokers and its quorum.
@@ -21,10 +21,10 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/chaos"
-	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters/adminhealth"
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/results"
 )
 
 // Target is a compose cluster as the trial protocol asks of it. The
@@ -32,6 +32,9 @@ import (
 // addresses, Down and Close for the commands that manage it).
 type Target struct {
 	*compose.Cluster
+	// Health answers the protocol's health questions through the brokers'
+	// admin API, as every target's does; Up is the cluster's own.
+	adminhealth.Health
 	inj  *chaos.Injector
 	opts compose.Options
 	// netCheck says whether the host can cut a container's links:
@@ -42,10 +45,7 @@ type Target struct {
 	controllers *adminhealth.Controllers
 }
 
-var (
-	_ experiment.Target    = (*Target)(nil)
-	_ experiment.Reachable = (*Target)(nil)
-)
+var _ cluster.Cluster = (*Target)(nil)
 
 // New makes the target of the cluster opts describes, contacting neither
 // Docker nor Kafka. Configuration errors wrap compose.ErrInvalid.
@@ -56,14 +56,14 @@ func New(opts compose.Options) (*Target, error) {
 	}
 	inj := chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
 	ctl := adminhealth.NewControllers(opts.Security, cl.ControllerAddrs)
-	return &Target{Cluster: cl, inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check, controllers: ctl}, nil
+	return &Target{Cluster: cl, Health: adminhealth.New(cl.Admin()), inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check, controllers: ctl}, nil
 }
 
 // ForFault shapes opts for a fault of kind on broker: the broker of a
 // disk-full fault gets a log directory of its own, a tmpfs of size, which
 // the fault fills; the other faults' clusters have none.
 func ForFault(opts *compose.Options, kind results.FaultKind, broker, size string) {
-	if kind == chaos.DiskFull {
+	if kind == results.FaultDiskFull {
 		opts.DiskLimits = map[string]string{broker: size}
 	}
 }
@@ -75,16 +75,16 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 	switch {
 	case kind.Network():
 		if err := t.netCheck(); err != nil {
-			return experiment.Unsupportedf("fault %s: %v", kind, err)
+			return cluster.Unsupportedf("fault %s: %v", kind, err)
 		}
 	case kind == results.FaultExternal:
 		// kbf's own cluster is kbf's to fault, and its recovery restarts
 		// what a fault stopped: a fault made by something else would be
 		// undone behind that something's back. Reached by its addresses,
 		// the same cluster is a remote target, which undoes nothing.
-		return experiment.Unsupportedf("fault %s: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes", kind)
-	case kind == chaos.DiskFull && t.opts.DiskLimits[broker] == "":
-		return experiment.Unsupportedf("fault %s: %s's log directory is no tmpfs of its own to fill", kind, broker)
+		return cluster.Unsupportedf("fault %s: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes", kind)
+	case kind == results.FaultDiskFull && t.opts.DiskLimits[broker] == "":
+		return cluster.Unsupportedf("fault %s: %s's log directory is no tmpfs of its own to fill", kind, broker)
 	}
 	return nil
 }
@@ -94,9 +94,12 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 // where the host does not reach those (Docker Desktop): a broker forwards
 // the question to the controller it believes leads, which after a
 // controller fault is the dead one for seconds more.
-func (t *Target) Quorum() experiment.Quorum {
+func (t *Target) Quorum() cluster.Quorum {
 	return adminhealth.Quorum(t.Cluster.Admin, t.Cluster.Service, "no service of the cluster", t.controllers)
 }
+
+// Observer is nil: kbf faults its own Docker cluster itself (Supports).
+func (t *Target) Observer() cluster.Observer { return nil }
 
 // Close closes the controllers' clients, then the Docker and Kafka ones.
 func (t *Target) Close() error {
@@ -107,31 +110,16 @@ func (t *Target) Close() error {
 }
 
 // Up brings the cluster up, or reuses it, and waits until it is whole.
-func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
+func (t *Target) Up(ctx context.Context) (cluster.UpInfo, error) {
 	up, err := t.Cluster.Up(ctx)
 	if err != nil {
-		return experiment.UpInfo{}, err
+		return cluster.UpInfo{}, err
 	}
-	return experiment.UpInfo{Reused: up.Reused, Took: up.Took, Changes: up.Changes()}, nil
-}
-
-// EnsurePreferred runs a preferred leader election where one is due.
-func (t *Target) EnsurePreferred(ctx context.Context) error {
-	return adminhealth.New(t.Cluster.Admin()).EnsurePreferred(ctx)
-}
-
-// Partitions describes topic's partitions as the brokers see them.
-func (t *Target) Partitions(ctx context.Context, topic string) ([]experiment.Partition, error) {
-	return adminhealth.New(t.Cluster.Admin()).Partitions(ctx, topic)
-}
-
-// PartitionsSeenBy describes topic's partitions as broker id sees them.
-func (t *Target) PartitionsSeenBy(ctx context.Context, topic string, id int32) ([]experiment.Partition, error) {
-	return adminhealth.New(t.Cluster.Admin()).PartitionsSeenBy(ctx, topic, id)
+	return cluster.UpInfo{Reused: up.Reused, Took: up.Took, Changes: up.Changes()}, nil
 }
 
 // Inject injects f into its broker's container.
-func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
+func (t *Target) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
 	return t.inj.Inject(ctx, f)
 }
 

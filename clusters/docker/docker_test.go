@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkaadmin"
@@ -118,18 +118,18 @@ func TestSupports(t *testing.T) {
 		net      func() error
 		wantErr  string // "" when supported
 	}{
-		{name: "sigkill", kind: chaos.SigKill, broker: "k1"},
-		{name: "disk-full with its tmpfs", kind: chaos.DiskFull, broker: "k2", diskSize: "64m"},
-		{name: "disk-full without a tmpfs", kind: chaos.DiskFull, broker: "k2", wantErr: "fault disk-full: k2's log directory is no tmpfs of its own to fill"},
-		{name: "isolate as root", kind: chaos.Isolate, broker: "k1", net: func() error { return nil }},
-		{name: "isolate not as root", kind: chaos.Isolate, broker: "k1", net: noRoot, wantErr: "fault isolate: network faults need root"},
-		{name: "isolate-controller, one controller", kind: chaos.IsolateController, broker: "k1", net: func() error { return nil }},
+		{name: "sigkill", kind: results.FaultSIGKILL, broker: "k1"},
+		{name: "disk-full with its tmpfs", kind: results.FaultDiskFull, broker: "k2", diskSize: "64m"},
+		{name: "disk-full without a tmpfs", kind: results.FaultDiskFull, broker: "k2", wantErr: "fault disk-full: k2's log directory is no tmpfs of its own to fill"},
+		{name: "isolate as root", kind: results.FaultIsolate, broker: "k1", net: func() error { return nil }},
+		{name: "isolate not as root", kind: results.FaultIsolate, broker: "k1", net: noRoot, wantErr: "fault isolate: network faults need root"},
+		{name: "isolate-controller, one controller", kind: results.FaultIsolateController, broker: "k1", net: func() error { return nil }},
 		{name: "controller-kill, one controller", kind: results.FaultControllerKill, broker: "k1",
 			wantErr: "fault controller-kill: needs a quorum of three dedicated controllers, the cluster has 1"},
 		{name: "controller-kill, three controllers", kind: results.FaultControllerKill, broker: "k1", opts: compose.Options{Controllers: 3}},
 		{name: "rolling, two brokers", kind: results.FaultRolling, broker: "k1", opts: compose.Options{Brokers: 2, Topics: []compose.Topic{}},
 			wantErr: "fault rolling: needs at least 3 brokers, the cluster has 2"},
-		{name: "not a broker", kind: chaos.SigKill, broker: "c1", wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
+		{name: "not a broker", kind: results.FaultSIGKILL, broker: "c1", wantErr: "broker c1: not a broker of the cluster (k1 k2 k3)"},
 		{name: "external on kbf's own cluster", kind: results.FaultExternal, broker: "k1",
 			wantErr: "fault external: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes"},
 	}
@@ -156,7 +156,7 @@ func TestSupports(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || err.Error() != tt.wantErr || !errors.Is(err, experiment.ErrUnsupported) {
+			if err == nil || err.Error() != tt.wantErr || !errors.Is(err, cluster.ErrUnsupported) {
 				t.Errorf("Check: %v, want %q wrapping ErrUnsupported", err, tt.wantErr)
 			}
 		})
@@ -165,11 +165,11 @@ func TestSupports(t *testing.T) {
 
 func TestForFault(t *testing.T) {
 	var opts compose.Options
-	ForFault(&opts, chaos.SigKill, "k1", "128m")
+	ForFault(&opts, results.FaultSIGKILL, "k1", "128m")
 	if opts.DiskLimits != nil {
 		t.Errorf("sigkill: disk limits %v, want none", opts.DiskLimits)
 	}
-	ForFault(&opts, chaos.DiskFull, "k3", "32m")
+	ForFault(&opts, results.FaultDiskFull, "k3", "32m")
 	if len(opts.DiskLimits) != 1 || opts.DiskLimits["k3"] != "32m" {
 		t.Errorf("disk-full: disk limits %v, want k3's 32m", opts.DiskLimits)
 	}

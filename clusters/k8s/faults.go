@@ -13,8 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kbf-project/kbf/chaos"
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -28,15 +27,15 @@ import (
 // full disk is not made here.
 func (t *Target) Supports(kind results.FaultKind, _ string) error {
 	switch {
-	case kind == chaos.SigKill, kind == chaos.SigTerm, kind == chaos.Pause,
+	case kind == results.FaultSIGKILL, kind == results.FaultSIGTERM, kind == results.FaultPause,
 		kind == results.FaultControllerKill, kind == results.FaultControllerPause, kind.Network():
 		return nil
 	case kind == results.FaultExternal:
-		return experiment.Unsupportedf("fault %s: give --bootstrap alone to measure a fault something else makes", kind)
+		return cluster.Unsupportedf("fault %s: give --bootstrap alone to measure a fault something else makes", kind)
 	case kind.MultiStep():
-		return experiment.Unsupportedf("fault %s: the kubelet restarts a killed broker at once, so kbf cannot hold one down as this fault needs", kind)
+		return cluster.Unsupportedf("fault %s: the kubelet restarts a killed broker at once, so kbf cannot hold one down as this fault needs", kind)
 	}
-	return experiment.Unsupportedf("fault %s: kbf does not make it on Kubernetes", kind)
+	return cluster.Unsupportedf("fault %s: kbf does not make it on Kubernetes", kind)
 }
 
 // Restart is one container the kubelet restarted, or one pod made again,
@@ -108,40 +107,40 @@ func (t *Target) signal(ctx context.Context, n Node, sig string) error {
 // them); sigterm deletes the pod with f.Grace, as a rolling update does,
 // and returns once it is gone; pause stops the JVM. Recovery's Restart
 // waits for what the kubelet, or the pod's controller, brings back.
-func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, error) {
-	rf := results.Fault{Broker: f.Broker, Kind: f.Signal}
-	if err := t.Supports(f.Signal, f.Broker); err != nil {
+func (t *Target) Inject(ctx context.Context, f cluster.Fault) (results.Fault, error) {
+	rf := results.Fault{Broker: f.Broker, Kind: f.Kind}
+	if err := t.Supports(f.Kind, f.Broker); err != nil {
 		return rf, err
 	}
 	n, ok := t.node(f.Broker)
 	if !ok {
-		return rf, fmt.Errorf("inject %s: %s is no node of the cluster", f.Signal, f.Broker)
+		return rf, fmt.Errorf("inject %s: %s is no node of the cluster", f.Kind, f.Broker)
 	}
 	p, err := t.api.Pod(ctx, n.Pod)
 	if err != nil {
-		return rf, fmt.Errorf("inject %s into %s: %w", f.Signal, n.Pod, err)
+		return rf, fmt.Errorf("inject %s into %s: %w", f.Kind, n.Pod, err)
 	}
 	before := containerStatus(p, n.Container)
 	if before == nil || before.State.Running == nil {
-		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Signal, n.Pod, n.Container)
+		return rf, fmt.Errorf("inject %s into %s: container %s is not running", f.Kind, n.Pod, n.Container)
 	}
-	if f.Signal.Network() {
+	if f.Kind.Network() {
 		rf.SignalSent = time.Now()
-		if err := t.cut(ctx, n, f.Signal, f.Controllers); err != nil {
+		if err := t.cut(ctx, n, f.Kind, f.Controllers); err != nil {
 			return rf, err
 		}
 		rf.Cut = time.Now() // the rules are hooked in: from here on packets drop
 		return rf, nil
 	}
-	kind := f.Signal
+	kind := f.Kind
 	switch kind {
 	case results.FaultControllerKill:
-		kind = chaos.SigKill
+		kind = results.FaultSIGKILL
 	case results.FaultControllerPause:
-		kind = chaos.Pause
+		kind = results.FaultPause
 	}
 	switch kind {
-	case chaos.Pause:
+	case results.FaultPause:
 		rf.SignalSent = time.Now()
 		if err := t.signal(ctx, n, "STOP"); err != nil {
 			return rf, fmt.Errorf("pause %s: %w", n.Pod, err)
@@ -151,17 +150,17 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 		t.paused[n.Pod] = true
 		t.mu.Unlock()
 		return rf, nil
-	case chaos.SigKill:
+	case results.FaultSIGKILL:
 		rf.SignalSent = time.Now()
 		if err := t.signal(ctx, n, "KILL"); err != nil {
 			return rf, fmt.Errorf("sigkill %s: %w", n.Pod, err)
 		}
 		// The JVM died when the shell's kill ran, just before exec ended.
 		return rf, t.awaitEnd(ctx, n, p.UID, before.RestartCount, time.Now(), &rf)
-	case chaos.SigTerm:
+	case results.FaultSIGTERM:
 		grace := f.Grace
 		if grace == 0 {
-			grace = chaos.DefaultGrace
+			grace = cluster.DefaultGrace
 		}
 		t.catchOutput(n)
 		rf.SignalSent = time.Now()
@@ -173,7 +172,7 @@ func (t *Target) Inject(ctx context.Context, f chaos.Fault) (results.Fault, erro
 		rf.Escalated = err == nil && rf.ExitCode == 137
 		return rf, err
 	}
-	return rf, fmt.Errorf("inject %s: not made here", f.Signal)
+	return rf, fmt.Errorf("inject %s: not made here", f.Kind)
 }
 
 // awaitEnd waits until the node's container has ended — its restart count
@@ -202,7 +201,7 @@ func (t *Target) awaitEnd(ctx context.Context, n Node, uid types.UID, restarts i
 					est = time.Now()
 				}
 				rf.Finished = finishTime(term.FinishedAt.Time, est, rf.SignalSent)
-				if rf.Kind != chaos.SigTerm {
+				if rf.Kind != results.FaultSIGTERM {
 					exited = time.Now()
 				}
 			}
@@ -292,7 +291,7 @@ func (t *Target) watchRestart(n Node, uid types.UID, restarts int32, w *restartW
 // container ended), continues a paused JVM, or waits until the
 // kubelet has restarted a killed container, or the pod's controller made a
 // deleted pod again, and says how long the node was down. A node kbf did
-// not fault that runs is chaos.ErrAlreadyRunning.
+// not fault that runs is cluster.ErrAlreadyRunning.
 func (t *Target) Restart(ctx context.Context, service string) error {
 	n, ok := t.node(service)
 	if !ok {
@@ -314,7 +313,7 @@ func (t *Target) Restart(ctx context.Context, service string) error {
 		return nil
 	}
 	if w == nil {
-		return fmt.Errorf("restart %s: %w", n.Pod, chaos.ErrAlreadyRunning)
+		return fmt.Errorf("restart %s: %w", n.Pod, cluster.ErrAlreadyRunning)
 	}
 	select {
 	case <-w.done:
@@ -331,14 +330,14 @@ func (t *Target) Restart(ctx context.Context, service string) error {
 		return fmt.Errorf("wait for %s to run again: %w", n.Pod, w.err)
 	}
 	who := "the kubelet restarted"
-	if w.r.Kind == chaos.SigTerm {
+	if w.r.Kind == results.FaultSIGTERM {
 		who = "its controller made again"
 	}
 	t.say("recovery: %s %s %.1f s after it ended (restart count %d)", who, n.Pod, w.r.Took().Seconds(), w.r.RestartCount)
 	if err := t.refreshAddr(ctx, n); err != nil {
 		return err
 	}
-	if w.r.Kind == chaos.SigTerm && t.reconnect != nil {
+	if w.r.Kind == results.FaultSIGTERM && t.reconnect != nil {
 		return t.reconnect(ctx)
 	}
 	return nil

@@ -1,4 +1,4 @@
-// Package k8s is the trial protocol's target (experiment.Target) for a
+// Package k8s is the trial protocol's target (cluster.Cluster) for a
 // Kafka cluster in Kubernetes, reached through the Kubernetes API with
 // client-go (no kubectl): its nodes are the pods of a namespace, found by
 // Strimzi's labels or by their Kafka environment (nodesOf), named by their
@@ -38,11 +38,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters/adminhealth"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/adminhealth"
 )
 
 // Options are a Kubernetes target's settings.
@@ -108,7 +108,7 @@ type Target struct {
 }
 
 var (
-	_ experiment.Target = (*Target)(nil)
+	_ cluster.Cluster = (*Target)(nil)
 )
 
 // New finds the Kafka nodes among the pods of api's namespace and reads
@@ -308,7 +308,7 @@ func matchBrokers(pods []Node, kafka []kafkaadmin.Broker) error {
 }
 
 // Close ends kbf's clients and the watches of restarting nodes.
-func (t *Target) Close() {
+func (t *Target) Close() error {
 	t.stop()
 	if t.admin != nil {
 		t.admin.Close()
@@ -316,6 +316,7 @@ func (t *Target) Close() {
 	if t.controllers != nil {
 		t.controllers.Close()
 	}
+	return nil
 }
 
 func (t *Target) say(format string, a ...any) {
@@ -385,11 +386,11 @@ func (t *Target) Bootstrap() []string { return t.admin.Bootstrap() }
 // Up waits until every node's pod is Ready, then makes sure kbf's topics
 // exist, every ISR is full and every leader preferred: kbf starts no pod,
 // the namespace's controllers do.
-func (t *Target) Up(ctx context.Context) (experiment.UpInfo, error) {
+func (t *Target) Up(ctx context.Context) (cluster.UpInfo, error) {
 	start := time.Now()
 	for _, n := range t.nodes {
 		if _, err := t.waitPod(ctx, n, "Ready", func(p *corev1.Pod) bool { return ready(p) }); err != nil {
-			return experiment.UpInfo{}, err
+			return cluster.UpInfo{}, err
 		}
 	}
 	t.startCPU() // its first readings come while the brokers are asked
@@ -426,9 +427,16 @@ func (t *Target) NodeConfigs(ctx context.Context) (map[string]map[string]string,
 // and where it reaches no controller, the brokers, which forward the
 // question to the controller they believe leads (after a controller fault,
 // the dead one for seconds more).
-func (t *Target) Quorum() experiment.Quorum {
+func (t *Target) Quorum() cluster.Quorum {
 	return adminhealth.Quorum(func() *kafkaadmin.Admin { return t.admin }, t.service, "no pod kbf found", t.controllers)
 }
+
+// Observer is nil: kbf faults the namespace's brokers itself, and an
+// external fault reaches its cluster by --bootstrap, whatever runs it.
+func (t *Target) Observer() cluster.Observer { return nil }
+
+// Identify checks nothing more: the pods kbf found are the cluster.
+func (t *Target) Identify(context.Context) error { return nil }
 
 // ready says whether the pod is Ready.
 func ready(p *corev1.Pod) bool {

@@ -23,8 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/kbf-project/kbf/chaos"
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -363,7 +362,7 @@ func TestInjectAndRestart(t *testing.T) {
 	}{
 		{
 			name: "sigkill: the container ends, the kubelet restarts it",
-			kind: chaos.SigKill,
+			kind: results.FaultSIGKILL,
 			statuses: []*corev1.Pod{
 				status("u1", 0, true, nil),     // before
 				status("u1", 0, true, nil),     // still running
@@ -374,7 +373,7 @@ func TestInjectAndRestart(t *testing.T) {
 		},
 		{
 			name: "sigkill: restarted before kbf saw it end",
-			kind: chaos.SigKill,
+			kind: results.FaultSIGKILL,
 			statuses: []*corev1.Pod{
 				status("u1", 2, true, nil),
 				status("u1", 3, true, killed),
@@ -383,7 +382,7 @@ func TestInjectAndRestart(t *testing.T) {
 		},
 		{
 			name: "sigterm: the pod deleted, made again with a new uid",
-			kind: chaos.SigTerm,
+			kind: results.FaultSIGTERM,
 			statuses: []*corev1.Pod{
 				status("u1", 0, true, nil),
 				status("u1", 0, false, termed),
@@ -395,7 +394,7 @@ func TestInjectAndRestart(t *testing.T) {
 		},
 		{
 			name:      "pause: stopped, then continued",
-			kind:      chaos.Pause,
+			kind:      results.FaultPause,
 			statuses:  []*corev1.Pod{status("u1", 0, true, nil)},
 			wantExecs: []string{"kafka-broker-1: STOP", "kafka-broker-1: CONT"},
 			wantRun:   -1,
@@ -410,17 +409,17 @@ func TestInjectAndRestart(t *testing.T) {
 			tg.reconnect = func(context.Context) error { reconnects++; return nil }
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			f, err := tg.Inject(ctx, chaos.Fault{Broker: "kafka-broker-1", Signal: tt.kind, Grace: time.Second})
+			f, err := tg.Inject(ctx, cluster.Fault{Broker: "kafka-broker-1", Kind: tt.kind, Grace: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if f.ExitCode != tt.wantExit {
 				t.Errorf("exit code %d, want %d", f.ExitCode, tt.wantExit)
 			}
-			if tt.kind != chaos.Pause && !f.Finished.Equal(finished.Time) {
+			if tt.kind != results.FaultPause && !f.Finished.Equal(finished.Time) {
 				t.Errorf("finished %v, want the kubelet's %v", f.Finished, finished.Time)
 			}
-			if tt.kind == chaos.Pause && f.Paused.IsZero() {
+			if tt.kind == results.FaultPause && f.Paused.IsZero() {
 				t.Error("a pause with no Paused time")
 			}
 			if err := tg.Restart(ctx, "kafka-broker-1"); err != nil {
@@ -442,11 +441,11 @@ func TestInjectAndRestart(t *testing.T) {
 				t.Errorf("restart %+v, want restart count %d after an exit", rs[0], tt.wantRun)
 			}
 			// A pod made again has another IP: kbf's clients are made anew.
-			if want := map[bool]int{true: 1}[tt.kind == chaos.SigTerm]; reconnects != want {
+			if want := map[bool]int{true: 1}[tt.kind == results.FaultSIGTERM]; reconnects != want {
 				t.Errorf("clients made anew %d times, want %d", reconnects, want)
 			}
 			// Undone: a second Restart finds it running.
-			if err := tg.Restart(ctx, "kafka-broker-1"); !errors.Is(err, chaos.ErrAlreadyRunning) {
+			if err := tg.Restart(ctx, "kafka-broker-1"); !errors.Is(err, cluster.ErrAlreadyRunning) {
 				t.Errorf("second restart: %v, want ErrAlreadyRunning", err)
 			}
 		})
@@ -458,7 +457,7 @@ func TestInjectRefusesPID1(t *testing.T) {
 	tg := testTarget(api)
 	defer tg.Close()
 	// No pid printed: nothing signalled, and kbf says so rather than wait.
-	_, err := tg.Inject(context.Background(), chaos.Fault{Broker: "kafka-broker-1", Signal: chaos.SigKill})
+	_, err := tg.Inject(context.Background(), cluster.Fault{Broker: "kafka-broker-1", Kind: results.FaultSIGKILL})
 	if err == nil || !strings.Contains(err.Error(), "no java process in pod kafka-broker-1") {
 		t.Fatalf("err %v, want no java process", err)
 	}
@@ -470,9 +469,9 @@ func TestSupports(t *testing.T) {
 		ok   bool
 		want string
 	}{
-		{chaos.SigKill, true, ""},
-		{chaos.SigTerm, true, ""},
-		{chaos.Pause, true, ""},
+		{results.FaultSIGKILL, true, ""},
+		{results.FaultSIGTERM, true, ""},
+		{results.FaultPause, true, ""},
 		{results.FaultControllerKill, true, ""},
 		{results.FaultTwoBrokers, false, "the kubelet restarts a killed broker at once"},
 		{results.FaultIsolate, true, ""},
@@ -483,7 +482,7 @@ func TestSupports(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			err := (&Target{}).Supports(tt.kind, "")
-			if tt.ok != (err == nil) || err != nil && (!errors.Is(err, experiment.ErrUnsupported) || !strings.Contains(err.Error(), tt.want)) {
+			if tt.ok != (err == nil) || err != nil && (!errors.Is(err, cluster.ErrUnsupported) || !strings.Contains(err.Error(), tt.want)) {
 				t.Errorf("Supports(%s) = %v, want ok %v or an ErrUnsupported saying %q", tt.kind, err, tt.ok, tt.want)
 			}
 		})

@@ -46,9 +46,9 @@ const netReadyTimeout = time.Minute
 // rest.
 func netRules(kind results.FaultKind, peers []string) (in, out [][]string, err error) {
 	switch kind {
-	case chaos.Isolate:
+	case results.FaultIsolate:
 		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
-	case chaos.IsolateController:
+	case results.FaultIsolateController:
 		if len(peers) == 0 {
 			return nil, nil, errors.New("no controller to cut it from")
 		}
@@ -57,7 +57,7 @@ func netRules(kind results.FaultKind, peers []string) (in, out [][]string, err e
 			out = append(out, []string{"-d", ip, "-j", "DROP"})
 		}
 		return in, out, nil
-	case chaos.IsolateClients:
+	case results.FaultIsolateClients:
 		for _, ip := range peers {
 			in = append(in, []string{"-s", ip, "-j", "RETURN"})
 			out = append(out, []string{"-d", ip, "-j", "RETURN"})
@@ -221,7 +221,7 @@ func (t *Target) cut(ctx context.Context, n Node, kind results.FaultKind, contro
 	}
 	var peers []string
 	switch kind {
-	case chaos.IsolateController:
+	case results.FaultIsolateController:
 		for _, c := range controllers {
 			if c == n.Pod {
 				continue
@@ -232,7 +232,7 @@ func (t *Target) cut(ctx context.Context, n Node, kind results.FaultKind, contro
 			}
 			peers = append(peers, ip)
 		}
-	case chaos.IsolateClients:
+	case results.FaultIsolateClients:
 		for _, m := range t.nodes {
 			if m.Pod == n.Pod {
 				continue

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -25,17 +26,17 @@ func TestNetRules(t *testing.T) {
 		wantOut   [][]string
 		wantError string
 	}{
-		{name: "isolate drops all but loopback", kind: chaos.Isolate,
+		{name: "isolate drops all but loopback", kind: results.FaultIsolate,
 			wantIn:  [][]string{{"!", "-i", "lo", "-j", "DROP"}},
 			wantOut: [][]string{{"!", "-o", "lo", "-j", "DROP"}}},
-		{name: "isolate-controller drops the controllers", kind: chaos.IsolateController, peers: []string{"10.0.0.9", "10.0.0.8"},
+		{name: "isolate-controller drops the controllers", kind: results.FaultIsolateController, peers: []string{"10.0.0.9", "10.0.0.8"},
 			wantIn:  [][]string{{"-s", "10.0.0.9", "-j", "DROP"}, {"-s", "10.0.0.8", "-j", "DROP"}},
 			wantOut: [][]string{{"-d", "10.0.0.9", "-j", "DROP"}, {"-d", "10.0.0.8", "-j", "DROP"}}},
-		{name: "isolate-controller with no controller", kind: chaos.IsolateController, wantError: "no controller to cut it from"},
-		{name: "isolate-clients keeps the nodes, drops the rest", kind: chaos.IsolateClients, peers: []string{"10.0.0.2"},
+		{name: "isolate-controller with no controller", kind: results.FaultIsolateController, wantError: "no controller to cut it from"},
+		{name: "isolate-clients keeps the nodes, drops the rest", kind: results.FaultIsolateClients, peers: []string{"10.0.0.2"},
 			wantIn:  [][]string{{"-s", "10.0.0.2", "-j", "RETURN"}, {"!", "-i", "lo", "-j", "DROP"}},
 			wantOut: [][]string{{"-d", "10.0.0.2", "-j", "RETURN"}, {"!", "-o", "lo", "-j", "DROP"}}},
-		{name: "no network fault", kind: chaos.SigKill, wantError: "is not a network fault"},
+		{name: "no network fault", kind: results.FaultSIGKILL, wantError: "is not a network fault"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +89,7 @@ exit 0
 			if err := os.WriteFile(filepath.Join(dir, "iptables"), []byte(fake), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			in, out, _ := netRules(chaos.IsolateController, []string{"10.0.0.9"})
+			in, out, _ := netRules(results.FaultIsolateController, []string{"10.0.0.9"})
 			cmd := exec.Command("sh", "-c", cutScript(in, out))
 			cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "CALLS="+calls, "FAIL="+tt.fail)
 			var stderr strings.Builder
@@ -134,18 +135,18 @@ func TestNetworkFault(t *testing.T) {
 		wantErr  string
 		wantCut  string // in the cut's script
 	}{
-		{name: "isolate", kind: chaos.Isolate, ephState: running, wantCut: "-A KBF-CUT-IN ! -i lo -j DROP"},
-		{name: "isolate-controller: the controller's pod IP", kind: chaos.IsolateController, ephState: running, wantCut: "-A KBF-CUT-OUT -d 10.0.0.100 -j DROP"},
-		{name: "isolate-clients: the other nodes kept", kind: chaos.IsolateClients, ephState: running, wantCut: "-A KBF-CUT-IN -s 10.0.0.2 -j RETURN"},
-		{name: "an image the node does not have", kind: chaos.Isolate,
+		{name: "isolate", kind: results.FaultIsolate, ephState: running, wantCut: "-A KBF-CUT-IN ! -i lo -j DROP"},
+		{name: "isolate-controller: the controller's pod IP", kind: results.FaultIsolateController, ephState: running, wantCut: "-A KBF-CUT-OUT -d 10.0.0.100 -j DROP"},
+		{name: "isolate-clients: the other nodes kept", kind: results.FaultIsolateClients, ephState: running, wantCut: "-A KBF-CUT-IN -s 10.0.0.2 -j RETURN"},
+		{name: "an image the node does not have", kind: results.FaultIsolate,
 			ephState: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImageNeverPull", Message: "not present with pull policy of Never"}},
 			wantErr:  "the node cannot run image kbf/kafka:4.3.1 in an ephemeral container (ErrImageNeverPull not present with pull policy of Never): name an image the node has, with iptables, with --net-image"},
-		{name: "an image with no iptables", kind: chaos.Isolate, ephState: running, scripts: map[string]session{checkLine: {err: exitError(3)}},
+		{name: "an image with no iptables", kind: results.FaultIsolate, ephState: running, scripts: map[string]session{checkLine: {err: exitError(3)}},
 			wantErr: "image kbf/kafka:4.3.1 has no iptables: name one that has with --net-image"},
-		{name: "no NET_ADMIN", kind: chaos.Isolate, ephState: running,
+		{name: "no NET_ADMIN", kind: results.FaultIsolate, ephState: running,
 			scripts: map[string]session{checkLine: {stderr: "iptables: Permission denied (you must be root)", err: exitError(4)}},
 			wantErr: "iptables in the ephemeral container kbf-net-"},
-		{name: "no permission for ephemeral containers", kind: chaos.Isolate, ephState: running,
+		{name: "no permission for ephemeral containers", kind: results.FaultIsolate, ephState: running,
 			addErr:  &ForbiddenError{Verb: "update", Resource: "pods/ephemeralcontainers", Namespace: "ns", Err: errors.New("forbidden")},
 			wantErr: "kbf may not update pods/ephemeralcontainers in namespace ns"},
 	}
@@ -175,7 +176,7 @@ func TestNetworkFault(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			f, err := tg.Inject(ctx, chaos.Fault{Broker: "kafka-broker-1", Signal: tt.kind, Controllers: []string{"kafka-controller-100"}})
+			f, err := tg.Inject(ctx, cluster.Fault{Broker: "kafka-broker-1", Kind: tt.kind, Controllers: []string{"kafka-controller-100"}})
 			if err != nil || f.Cut.IsZero() || f.SignalSent.IsZero() {
 				t.Fatalf("Inject: %+v, %v; want a cut", f, err)
 			}
@@ -186,7 +187,7 @@ func TestNetworkFault(t *testing.T) {
 			if err := tg.Restart(ctx, "kafka-broker-1"); err != nil {
 				t.Fatalf("Restart: %v", err)
 			}
-			if err := tg.Restart(ctx, "kafka-broker-1"); !errors.Is(err, chaos.ErrAlreadyRunning) {
+			if err := tg.Restart(ctx, "kafka-broker-1"); !errors.Is(err, cluster.ErrAlreadyRunning) {
 				t.Errorf("second restart: %v, want ErrAlreadyRunning", err)
 			}
 			// The check, an old cut cleared, the cut, the heal: all in the

@@ -1,10 +1,10 @@
-// Package remote is the trial protocol's target (experiment.Target) for
+// Package remote is the trial protocol's target (cluster.Cluster) for
 // any Kafka cluster kbf reaches by its bootstrap addresses, with no Docker:
 // its nodes, their ids and roles are read from the cluster itself
 // (Metadata, DescribeCluster, DescribeQuorum), and its brokers are reached
 // where they advertise themselves. kbf injects nothing into it: its one
 // fault is results.FaultExternal, made by something else, which kbf dates
-// from the cluster's view (experiment.Observer).
+// from the cluster's view (cluster.Observer).
 //
 // Nodes are named by their node id ("1", "2", …): a node's logs, when the
 // user gives them, are the files of the folder of that name (Options.Logs),
@@ -29,12 +29,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbf-project/kbf/chaos"
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters/adminhealth"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/adminhealth"
 )
 
 // Options are a remote target's settings.
@@ -77,8 +76,8 @@ type Target struct {
 }
 
 var (
-	_ experiment.Target   = (*Target)(nil)
-	_ experiment.Observer = (*Target)(nil)
+	_ cluster.Cluster  = (*Target)(nil)
+	_ cluster.Observer = (*Target)(nil)
 )
 
 // New reads the cluster's nodes from the brokers at opts.Bootstrap and
@@ -225,11 +224,12 @@ func protocol(sec *kafkasec.Config) string {
 }
 
 // Close closes the clients.
-func (t *Target) Close() {
+func (t *Target) Close() error {
 	t.cl.Close()
 	if t.admin != nil {
 		t.admin.Close()
 	}
+	return nil
 }
 
 func name(id int32) string { return strconv.Itoa(int(id)) }
@@ -284,21 +284,29 @@ func (t *Target) CPUTimes(context.Context) (map[string]time.Duration, error) { r
 // cluster's nodes.
 func (t *Target) Supports(kind results.FaultKind, _ string) error {
 	if kind != results.FaultExternal {
-		return experiment.Unsupportedf("fault %s: kbf cannot inject into a cluster it reaches by --bootstrap; give --fault external and break it yourself", kind)
+		return cluster.Unsupportedf("fault %s: kbf cannot inject into a cluster it reaches by --bootstrap; give --fault external and break it yourself", kind)
 	}
 	return nil
 }
 
 // Quorum is nil: the controller faults are not kbf's to make here.
-func (t *Target) Quorum() experiment.Quorum { return nil }
+func (t *Target) Quorum() cluster.Quorum { return nil }
+
+// Observer is the target itself: its brokers' metadata dates a fault made
+// by something else (View).
+func (t *Target) Observer() cluster.Observer { return t }
+
+// Identify checks nothing: the user named the addresses, and whoever
+// answers there is the cluster.
+func (t *Target) Identify(context.Context) error { return nil }
 
 // Inject refuses: Supports has already.
-func (t *Target) Inject(_ context.Context, f chaos.Fault) (results.Fault, error) {
-	return results.Fault{}, t.Supports(f.Signal, f.Broker)
+func (t *Target) Inject(_ context.Context, f cluster.Fault) (results.Fault, error) {
+	return results.Fault{}, t.Supports(f.Kind, f.Broker)
 }
 
 // Restart does nothing: kbf stopped nothing.
-func (t *Target) Restart(context.Context, string) error { return chaos.ErrAlreadyRunning }
+func (t *Target) Restart(context.Context, string) error { return cluster.ErrAlreadyRunning }
 
 // CollectLogs copies the files of the node's folder under Options.Logs
 // into dst, or writes there what Options.LogsCommand prints for the node;
@@ -370,7 +378,7 @@ func copyFile(src, dst string) error {
 
 // View is the cluster's view now: its registered brokers (fenced ones
 // too, from Kafka 4) and topic's partitions, asked of any broker.
-func (t *Target) View(ctx context.Context, topic string) (experiment.View, error) {
+func (t *Target) View(ctx context.Context, topic string) (cluster.View, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	dc := kmsg.NewPtrDescribeClusterRequest()
@@ -380,7 +388,7 @@ func (t *Target) View(ctx context.Context, topic string) (experiment.View, error
 		err = kerr.ErrorForCode(dresp.ErrorCode)
 	}
 	if err != nil {
-		return experiment.View{}, fmt.Errorf("describe cluster: %w", err)
+		return cluster.View{}, fmt.Errorf("describe cluster: %w", err)
 	}
 	md := kmsg.NewPtrMetadataRequest()
 	rt := kmsg.NewMetadataRequestTopic()
@@ -388,7 +396,7 @@ func (t *Target) View(ctx context.Context, topic string) (experiment.View, error
 	md.Topics = []kmsg.MetadataRequestTopic{rt}
 	mresp, err := md.RequestWith(ctx, t.cl)
 	if err != nil {
-		return experiment.View{}, fmt.Errorf("metadata: %w", err)
+		return cluster.View{}, fmt.Errorf("metadata: %w", err)
 	}
 	return viewOf(time.Now(), dresp, mresp), nil
 }
@@ -396,8 +404,8 @@ func (t *Target) View(ctx context.Context, topic string) (experiment.View, error
 // viewOf is the view the two answers give: a broker in DescribeCluster but
 // absent from the metadata's brokers counts as gone too, as an older Kafka
 // lists no fenced broker.
-func viewOf(at time.Time, dc *kmsg.DescribeClusterResponse, md *kmsg.MetadataResponse) experiment.View {
-	v := experiment.View{At: at, Brokers: map[int32]bool{}}
+func viewOf(at time.Time, dc *kmsg.DescribeClusterResponse, md *kmsg.MetadataResponse) cluster.View {
+	v := cluster.View{At: at, Brokers: map[int32]bool{}}
 	inMetadata := map[int32]bool{}
 	for _, b := range md.Brokers {
 		inMetadata[b.NodeID] = true
@@ -409,9 +417,9 @@ func viewOf(at time.Time, dc *kmsg.DescribeClusterResponse, md *kmsg.MetadataRes
 	}
 	for _, tp := range md.Topics {
 		for _, p := range tp.Partitions {
-			v.Partitions = append(v.Partitions, experiment.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+			v.Partitions = append(v.Partitions, cluster.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
 		}
 	}
-	slices.SortFunc(v.Partitions, func(a, b experiment.Partition) int { return int(a.Partition) - int(b.Partition) })
+	slices.SortFunc(v.Partitions, func(a, b cluster.Partition) int { return int(a.Partition) - int(b.Partition) })
 	return v
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
@@ -28,7 +28,7 @@ func TestSupports(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, experiment.ErrUnsupported) || strings.Contains(err.Error(), "\n") {
+			if !errors.Is(err, cluster.ErrUnsupported) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%s: %v, want one line wrapping ErrUnsupported", k, err)
 			}
 		})

@@ -17,14 +17,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters/k8s"
+	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/docker"
-	"github.com/kbf-project/kbf/clusters/k8s"
-	"github.com/kbf-project/kbf/clusters/remote"
 )
 
 type benchRunner struct {
@@ -258,7 +259,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (
 	}
 	opt := ro.experimentOptions()
 	opt.Out = dir
-	var t experiment.Target
+	var t cluster.Cluster
 	switch k := r.k8sFlags(s); {
 	case s.Fault == bench.FaultExternal:
 		// Reached anew each trial: its brokers are checked again, and
@@ -291,7 +292,7 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (
 }
 
 // trial runs one trial into dir on target t.
-func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t experiment.Target, dir string) (*report.Trial, error) {
+func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t cluster.Cluster, dir string) (*report.Trial, error) {
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.

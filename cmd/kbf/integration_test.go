@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/chaos"
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
@@ -373,7 +374,7 @@ func testBaselineDisturbed(ctx context.Context, t *testing.T, cl *compose.Cluste
 			return
 		case <-time.After(3 * time.Second): // inside the 5 s baseline before the fault at 6 s
 		}
-		f, err := inj.Inject(ctx, chaos.Fault{Broker: "k2", Signal: chaos.Pause})
+		f, err := inj.Inject(ctx, cluster.Fault{Broker: "k2", Kind: results.FaultPause})
 		if err != nil {
 			t.Errorf("pause k2: %v", err)
 			return

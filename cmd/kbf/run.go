@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
@@ -21,7 +23,6 @@ import (
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -153,7 +154,7 @@ func flagError(err error) error {
 		return nil
 	case errors.As(err, &bad):
 		return usagef("--%s %s: %s", strings.ReplaceAll(bad.Name, "_", "-"), bad.Value, bad.Why)
-	case errors.Is(err, experiment.ErrUnsupported), errors.Is(err, experiment.ErrDirInUse), errors.Is(err, experiment.ErrInvalidOption):
+	case errors.Is(err, cluster.ErrUnsupported), errors.Is(err, experiment.ErrDirInUse), errors.Is(err, experiment.ErrInvalidOption):
 		return usageError{err}
 	}
 	return err
@@ -222,7 +223,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 			return err
 		}
 	}
-	var t experiment.Target
+	var t cluster.Cluster
 	if o.k8s.on() {
 		sec, _ := o.cluster.security() // validated
 		kt, err := o.k8s.newTarget(ctx, o.external.bootstrap, o.broker, o.kill, sec, o.g.errOut)
@@ -260,7 +261,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 
 // newRunner is the trial protocol of kbf run and kbf bench on target t:
 // it records trials, which the command then analyses (trialReports).
-func newRunner(opt experiment.Options, t experiment.Target, rep experiment.Reporter) *experiment.Runner {
+func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporter) *experiment.Runner {
 	return &experiment.Runner{
 		Opt:      opt,
 		Target:   t,

@@ -200,7 +200,7 @@ func TestIntegrationEmbeddedFile(t *testing.T) {
 	if _, err := own.EnsureTopics(waitCtx); err != nil {
 		t.Fatalf("EnsureTopics: %v", err)
 	}
-	if err := own.WaitISRFull(waitCtx); err != nil {
+	if err := own.Admin().WaitISRFull(waitCtx); err != nil {
 		t.Fatalf("WaitISRFull: %v", err)
 	}
 	produce(ctx, t, own.Bootstrap())
