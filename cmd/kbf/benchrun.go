@@ -8,13 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/cluster"
@@ -214,20 +212,14 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 }
 
 // scenarioProbe sets a scenario's probe settings (client, acks, interval)
-// over the command's. They are replayed through kbf run's own probe flags
-// rather than set on probe.Config directly: a scenario's client setting is
-// spelt as the flag is (retry-backoff: 100ms, kip951: false), so the flags'
-// parser is the one that gives it its names, syntax and checks, and a
-// setting added to kbf run is one a scenario takes.
+// over the command's. A client setting is spelt as kbf run's flag is
+// (retry-backoff: 100ms, kip951: false) and parsed as the flag is, by its
+// row of probeSettings, so a setting added to kbf run is one a scenario
+// takes.
 func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
-	fs := pflag.NewFlagSet("client", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	var pf probeFlags
-	pf.register(fs, false)
-	pf.cfg, pf.partitions = base.cfg, base.partitions
-	set := map[string]string{}
-	for k, v := range s.Client {
-		set[k] = v
+	set := maps.Clone(s.Client)
+	if set == nil {
+		set = map[string]string{}
 	}
 	if s.Acks != "" {
 		set["acks"] = s.Acks
@@ -235,20 +227,16 @@ func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
 	if s.Interval > 0 {
 		set["interval"] = s.Interval.String()
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if fs.Lookup(k) == nil {
-			return pf, fmt.Errorf("client %s: no such probe setting (kbf run --help lists them)", k)
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		st, ok := lookupProbeSetting(k)
+		if !ok {
+			return base, fmt.Errorf("client %s: no such probe setting (kbf run --help lists them)", k)
 		}
-		if err := fs.Set(k, set[k]); err != nil {
-			return pf, fmt.Errorf("client %s: %w", k, err)
+		if err := st.value(&base.cfg).Set(set[k]); err != nil {
+			return base, fmt.Errorf("client %s: %w", k, err)
 		}
 	}
-	return pf, nil
+	return base, nil
 }
 
 // Trial runs one trial of s into dir with kbf run's protocol and target.

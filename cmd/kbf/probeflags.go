@@ -3,23 +3,78 @@ package main
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/probe"
 )
 
-// probeFlags binds the flags of a probe's configuration, shared by kbf probe
-// and kbf run.
-type probeFlags struct {
-	cfg        probe.Config
-	partitions []int32
+// probeSetting is one of the probe's client settings: the flag of its name
+// that kbf probe, run and bench take, and the key of that name in a bench
+// scenario's client: map. probeSettings is the one list of them.
+type probeSetting struct {
+	name, usage string
+	// recorded is the setting's name in meta.json and the report
+	// (probe.Config.Effective), when the report may name its flag.
+	recorded string
+	// value is the setting over c's field: a flag's value, and the parser
+	// of a scenario's setting, since both are the same.
+	value func(c *probe.Config) pflag.Value
 }
 
-// register adds the flags to fs; bootstrap adds --bootstrap, for a probe of
-// a cluster kbf did not start (kbf run takes the addresses from its own).
+var probeSettings = []probeSetting{
+	{name: "topic", usage: "topic to probe",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Topic) }},
+	{name: "partitions", usage: "partitions to probe, e.g. 0,2",
+		value: func(c *probe.Config) pflag.Value { return &partitionsValue{p: &c.Partitions} }},
+	{name: "interval", recorded: "interval", usage: "time between two records of one partition",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.Interval) }},
+	{name: "acks", recorded: "acks", usage: "producer acks: all (every ISR member has the record) or 1 (the leader has it)",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Acks) }},
+	{name: "linger", recorded: "linger", usage: "producer linger",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.Linger) }},
+	{name: "retry-backoff", recorded: "retry_backoff", usage: "first backoff between retries of a failed request",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.RetryBackoff) }},
+	{name: "retry-backoff-max", recorded: "retry_backoff_max", usage: "largest backoff between retries",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.RetryBackoffMax) }},
+	{name: "metadata-min-age", recorded: "metadata_min_age", usage: "least time between two metadata refreshes",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.MetadataMinAge) }},
+	{name: "delivery-timeout", recorded: "record_delivery_timeout", usage: "how long a record may wait for its ack before it fails",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.DeliveryTimeout) }},
+	{name: "produce-timeout", recorded: "produce_request_timeout", usage: "produce request timeout: how long a leader may wait for the ISR",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.ProduceTimeout) }},
+	{name: "request-timeout-overhead", recorded: "request_timeout_overhead", usage: "how long past a request's own timeout to wait before giving up on a silent broker",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.RequestTimeoutOverhead) }},
+	{name: "fetch-max-wait", recorded: "fetch_max_wait", usage: "how long a broker may hold a fetch with no new data",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.FetchMaxWait) }},
+	{name: "drain", recorded: "drain", usage: "once sending stops, how long to wait for outstanding acks and reads",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.Drain) }},
+	{name: "kip951", recorded: "kip951", usage: "KIP-951 leader discovery: --kip951=false caps Produce at v9 and Fetch at v15, below the answers that name a partition's new leader",
+		value: func(c *probe.Config) pflag.Value { return notFlag{&c.NoKIP951} }},
+}
+
+// lookupProbeSetting returns the setting of that name.
+func lookupProbeSetting(name string) (probeSetting, bool) {
+	i := slices.IndexFunc(probeSettings, func(s probeSetting) bool { return s.name == name })
+	if i < 0 {
+		return probeSetting{}, false
+	}
+	return probeSettings[i], true
+}
+
+// probeFlags binds the flags of a probe's configuration, shared by kbf probe,
+// kbf run and kbf bench.
+type probeFlags struct {
+	cfg probe.Config
+}
+
+// register adds the flags to fs, one for each of probeSettings, over the
+// probe's defaults; bootstrap adds --bootstrap, for a probe of a cluster
+// kbf did not start (kbf run takes the addresses from its own).
 func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 	f.cfg = probe.Defaults()
 	c := &f.cfg
@@ -27,27 +82,81 @@ func (f *probeFlags) register(fs *pflag.FlagSet, bootstrap bool) {
 		fs.StringSliceVar(&c.Bootstrap, "bootstrap", c.Bootstrap, "Kafka bootstrap addresses (default kbf up's brokers, 127.0.0.1:19092-19094)")
 		fs.Lookup("bootstrap").DefValue = "[]" // said in the usage, in fewer columns
 	}
-	fs.StringVar(&c.Topic, "topic", c.Topic, "topic to probe")
-	fs.Int32SliceVar(&f.partitions, "partitions", nil, "partitions to probe, e.g. 0,2")
-	fs.Lookup("partitions").DefValue = "all" // not pflag's "[]"
-	fs.DurationVar(&c.Interval, "interval", c.Interval, "time between two records of one partition")
-	fs.StringVar(&c.Acks, "acks", c.Acks, "producer acks: all (every ISR member has the record) or 1 (the leader has it)")
-	fs.DurationVar(&c.Linger, "linger", c.Linger, "producer linger")
-	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "first backoff between retries of a failed request")
-	fs.DurationVar(&c.RetryBackoffMax, "retry-backoff-max", c.RetryBackoffMax, "largest backoff between retries")
-	fs.DurationVar(&c.MetadataMinAge, "metadata-min-age", c.MetadataMinAge, "least time between two metadata refreshes")
-	fs.DurationVar(&c.DeliveryTimeout, "delivery-timeout", c.DeliveryTimeout, "how long a record may wait for its ack before it fails")
-	fs.DurationVar(&c.ProduceTimeout, "produce-timeout", c.ProduceTimeout, "produce request timeout: how long a leader may wait for the ISR")
-	fs.DurationVar(&c.RequestTimeoutOverhead, "request-timeout-overhead", c.RequestTimeoutOverhead, "how long past a request's own timeout to wait before giving up on a silent broker")
-	fs.DurationVar(&c.FetchMaxWait, "fetch-max-wait", c.FetchMaxWait, "how long a broker may hold a fetch with no new data")
-	fs.DurationVar(&c.Drain, "drain", c.Drain, "once sending stops, how long to wait for outstanding acks and reads")
-	fs.Var(notFlag{&c.NoKIP951}, "kip951", "KIP-951 leader discovery: --kip951=false caps Produce at v9 and Fetch at v15, below the answers that name a partition's new leader")
-	fs.Lookup("kip951").NoOptDefVal = "true"
+	for _, s := range probeSettings {
+		v := s.value(c)
+		fl := fs.VarPF(v, s.name, "", s.usage)
+		if v.Type() == "bool" {
+			fl.NoOptDefVal = "true" // --kip951 alone is --kip951=true
+		}
+		if fl.DefValue == "0s" {
+			fl.DefValue = "0" // left out of the usage, as pflag's own durations' "0s" is
+		}
+	}
 }
 
-// notFlag is a boolean flag stored inverted: --kip951=false sets
-// probe.Config.NoKIP951, whose zero value keeps the feature on.
-type notFlag struct{ p *bool }
+// config returns the probe configuration the flags set; the experiment's
+// options check it (experiment.Options.Validate, ProbeOptions.Validate).
+func (f *probeFlags) config() probe.Config { return f.cfg }
+
+// The values of the probe's settings, parsed and printed as pflag's own
+// types of the same name are, over a probe.Config's fields.
+type (
+	stringValue   string
+	durationValue time.Duration
+	// partitionsValue is a comma-separated list of partitions; a flag
+	// given again adds to it.
+	partitionsValue struct {
+		p   *[]int32
+		set bool
+	}
+	// notFlag is a boolean stored inverted: --kip951=false sets
+	// probe.Config.NoKIP951, whose zero value keeps the feature on.
+	notFlag struct{ p *bool }
+)
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string     { return string(*v) }
+func (*stringValue) Type() string         { return "string" }
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*v = durationValue(d)
+	return nil
+}
+func (v *durationValue) String() string { return time.Duration(*v).String() }
+func (*durationValue) Type() string     { return "duration" }
+
+func (v *partitionsValue) Set(s string) error {
+	var ps []int32
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.ParseInt(f, 0, 32)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, int32(n))
+	}
+	if v.set {
+		ps = append(*v.p, ps...)
+	}
+	*v.p, v.set = ps, true
+	return nil
+}
+
+func (v *partitionsValue) String() string {
+	if len(*v.p) == 0 {
+		return "all"
+	}
+	s := make([]string, len(*v.p))
+	for i, p := range *v.p {
+		s[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(s, ",")
+}
+
+func (*partitionsValue) Type() string { return "int32Slice" }
 
 func (f notFlag) String() string {
 	if f.p == nil {
@@ -66,14 +175,6 @@ func (f notFlag) Set(v string) error {
 }
 
 func (notFlag) Type() string { return "bool" }
-
-// config returns the probe configuration the flags set; the experiment's
-// options check it (experiment.Options.Validate, ProbeOptions.Validate).
-func (f *probeFlags) config() probe.Config {
-	c := f.cfg
-	c.Partitions = f.partitions
-	return c
-}
 
 // checkBootstrap refuses, as a usage error, a --bootstrap address that is
 // not host:port with a port from 1 to 65535, before anything dials it.
