@@ -327,7 +327,11 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			// the cluster is brought up, so no Docker is needed to see it.
 			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(ctx context.Context, o *runOptions) error {
-					tg, err := newTarget(o)
+					spec, err := o.clusterSpec()
+					if err != nil {
+						return err
+					}
+					tg, err := openCluster(ctx, spec)
 					if err != nil {
 						return err
 					}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/clusters/remote"
@@ -28,8 +29,8 @@ import (
 
 type benchRunner struct {
 	base *runOptions
-	// pool keeps the cluster from one trial to the next.
-	pool docker.Pool
+	// pool keeps the Docker cluster from one trial to the next.
+	pool clusters.Pool
 	// local caches whether an image is here (a scenario's kafka_version).
 	local map[string]bool
 	// checked are the targets Check made, by their cluster options
@@ -247,36 +248,35 @@ func (r *benchRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (
 	}
 	opt := ro.experimentOptions()
 	opt.Out = dir
-	var t cluster.Cluster
+	spec, err := r.clusterSpec(ctx, s, ro, opt)
+	if err != nil {
+		return nil, err
+	}
+	t, release, err := r.pool.Open(ctx, spec, s.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return r.trial(ctx, opt, t, dir)
+}
+
+// clusterSpec is where the cluster of s lives: an external fault's is
+// reached by its addresses, and a Kubernetes cluster found, anew for each
+// trial (its brokers checked again, nothing of kbf's lingering between
+// trials, a pod made again since the last at its new address); kbf's
+// Docker cluster is the pool's, kept from one trial to the next.
+func (r *benchRunner) clusterSpec(ctx context.Context, s bench.Scenario, ro runOptions, opt experiment.Options) (clusters.Spec, error) {
 	switch k := r.k8sFlags(s); {
 	case s.Fault == bench.FaultExternal:
-		// Reached anew each trial: its brokers are checked again, and
-		// nothing of kbf's lingers on the cluster between trials.
-		rt, err := ro.external.newRemote(ctx, opt.Probe.Security)
-		if err != nil {
-			return nil, err
-		}
-		defer rt.Close()
-		t = rt
+		return ro.external.remote(opt.Probe.Security), nil
 	case k.on():
-		// The namespace's cluster, found again for each trial: a pod made
-		// again since the last has another address.
-		kt, err := k.newTarget(ctx, ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut)
-		if err != nil {
-			return nil, err
-		}
-		defer kt.Close()
-		t = kt
-	default:
-		opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
-		if err != nil {
-			return nil, err
-		}
-		if t, err = r.pool.Get(ctx, opts, s.Fresh); err != nil {
-			return nil, err
-		}
+		return k.spec(ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
 	}
-	return r.trial(ctx, opt, t, dir)
+	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
+	if err != nil {
+		return clusters.Spec{}, err
+	}
+	return clusters.Spec{Docker: &opts}, nil
 }
 
 // trial runs one trial into dir on target t.

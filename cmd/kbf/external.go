@@ -1,16 +1,16 @@
 package main
 
 import (
-	"context"
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/remote"
 )
 
 // externalFlags are the flags of a trial on a cluster kbf reaches by its
@@ -76,8 +76,9 @@ func (e *externalFlags) options() experiment.External {
 	return experiment.External{ReadyFile: e.readyFile, OnReady: e.onReady, Dir: e.dir, Margin: e.margin}
 }
 
-// newRemote is the target of the cluster at --bootstrap: contacted now, to
-// read its nodes and check kbf reaches every broker.
-func (e *externalFlags) newRemote(ctx context.Context, sec *kafkasec.Config) (*remote.Target, error) {
-	return remote.New(ctx, remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec})
+// remote is the spec of the cluster at --bootstrap, its node logs where
+// --logs or --logs-command says: contacted when opened, to read its nodes
+// and check kbf reaches every broker.
+func (e *externalFlags) remote(sec *kafkasec.Config) clusters.Spec {
+	return clusters.Spec{Remote: &remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
 }

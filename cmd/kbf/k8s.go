@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/internal/regfile"
+	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/k8s"
 )
 
 // The places a cluster can live, as --target names them.
@@ -59,27 +57,11 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 	return nil
 }
 
-// newTarget is the Kubernetes target the flags name, for a fault of kind
-// on lead: the namespace's pods are listed and the brokers asked where
-// they advertise themselves now.
-func (k *k8sFlags) newTarget(ctx context.Context, bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) (*k8s.Target, error) {
-	cfg, ns, err := k8s.LoadConfig(k.kubeconfig)
-	if errors.Is(err, regfile.ErrNotRegular) {
-		return nil, usageError{err}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if k.namespace != "" {
-		ns = k.namespace
-	}
-	if ns == "" {
-		ns = "default"
-	}
-	api, err := k8s.NewAPI(cfg, ns)
-	if err != nil {
-		return nil, err
-	}
-	return k8s.New(ctx, api, k8s.Options{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
-		Fault: kind, NetImage: k.netImage, Say: func(line string) { fmt.Fprintln(say, line) }})
+// spec is the Kubernetes cluster the flags name, for a fault of kind on
+// lead: when opened, the namespace's pods are listed and the brokers asked
+// where they advertise themselves now.
+func (k *k8sFlags) spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) clusters.Spec {
+	return clusters.Spec{K8s: &clusters.K8s{Kubeconfig: k.kubeconfig, Namespace: k.namespace,
+		Options: k8s.Options{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
+			Fault: kind, NetImage: k.netImage, Say: func(line string) { fmt.Fprintln(say, line) }}}}
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 func init() { commands = append(commands, newProbeCmd) }

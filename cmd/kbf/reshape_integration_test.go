@@ -23,10 +23,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/clusters/docker"
 )
 
 // downAfter takes kbf's cluster down once the test is over, whatever it

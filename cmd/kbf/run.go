@@ -15,9 +15,11 @@ import (
 
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
@@ -198,23 +200,37 @@ func (o *runOptions) probeConfig() probe.Config {
 	return cfg
 }
 
-// newTarget is the Docker target of the cluster the flags name, shaped
-// for the fault: the faulted broker leads partition 0 of the probed topic,
-// however many brokers there are, and a disk-full fault's broker has a
-// tmpfs of --disk-size to fill. Nothing is contacted yet.
-func newTarget(o *runOptions) (*docker.Target, error) {
+// clusterSpec is where the flags say the cluster lives: a Kafka in
+// Kubernetes (--target k8s), a cluster reached by --bootstrap, else kbf's
+// Docker cluster shaped for the fault: the faulted broker leads partition 0
+// of the probed topic, however many brokers there are, and a disk-full
+// fault's broker has a tmpfs of --disk-size to fill.
+func (o *runOptions) clusterSpec() (clusters.Spec, error) {
+	sec, _ := o.cluster.security() // validated
+	switch {
+	case o.k8s.on():
+		return o.k8s.spec(o.external.bootstrap, o.broker, o.kill, sec, o.g.errOut), nil
+	case len(o.external.bootstrap) > 0:
+		return o.external.remote(sec), nil
+	}
 	opts, err := o.cluster.options()
 	if err != nil {
-		return nil, err
+		return clusters.Spec{}, err
 	}
 	opts.Image, opts.Lead = o.image, o.broker
 	docker.ForFault(&opts, o.kill, o.broker, o.diskSize)
 	withOffline(&opts, o.g)
-	t, err := docker.New(opts)
-	if errors.Is(err, compose.ErrInvalid) {
+	return clusters.Spec{Docker: &opts}, nil
+}
+
+// openCluster opens the cluster spec names; a compose file or a kubeconfig
+// kbf cannot use is a usage error.
+func openCluster(ctx context.Context, spec clusters.Spec) (cluster.Cluster, error) {
+	c, err := clusters.Open(ctx, spec)
+	if errors.Is(err, compose.ErrInvalid) || errors.Is(err, regfile.ErrNotRegular) {
 		return nil, usageError{err}
 	}
-	return t, err
+	return c, err
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
@@ -223,31 +239,15 @@ func runTrials(ctx context.Context, o *runOptions) error {
 			return err
 		}
 	}
-	var t cluster.Cluster
-	if o.k8s.on() {
-		sec, _ := o.cluster.security() // validated
-		kt, err := o.k8s.newTarget(ctx, o.external.bootstrap, o.broker, o.kill, sec, o.g.errOut)
-		if err != nil {
-			return err
-		}
-		defer kt.Close()
-		t = kt
-	} else if len(o.external.bootstrap) > 0 {
-		sec, _ := o.cluster.security() // validated
-		rt, err := o.external.newRemote(ctx, sec)
-		if err != nil {
-			return err
-		}
-		defer rt.Close()
-		t = rt
-	} else {
-		dt, err := newTarget(o)
-		if err != nil {
-			return err
-		}
-		defer dt.Close()
-		t = dt
+	spec, err := o.clusterSpec()
+	if err != nil {
+		return err
 	}
+	t, err := openCluster(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
 	opt := o.experimentOptions()
