@@ -6,14 +6,14 @@
 // reads the directory back, so a trial's report is the same whether
 // written now or by kbf report later.
 //
-// The cluster under test is a target (target.go): interfaces declared
-// here, phase by phase, with only the methods the protocol calls, and the
-// abilities a target has stated up front, so that a fault it cannot do is
-// refused before anything starts (Check). Package target/docker is the
-// target of a cluster kbf runs in Docker; the tests pass fakes. kbf run,
-// kbf bench and kbf probe all go through this package (Runner.Run,
-// Runner.Trial, ProbeOnly), and their options are checked here only
-// (Options.Validate, ProbeOptions.Validate).
+// The cluster under test is a cluster.Cluster: the protocol asks it only
+// what package cluster's interfaces say, and a fault it cannot do is
+// refused before anything starts (Check), from the abilities it states.
+// Package clusters makes one from a spec; the tests pass fakes. kbf run,
+// kbf bench and kbf probe all go through one runner (Runner.Run,
+// Runner.Trial): kbf probe's is a trial with no fault (NoFault), the
+// cluster identified rather than brought up, nothing faulted, copied or
+// read back. The options are checked here only (Options.Validate).
 package experiment
 
 import (

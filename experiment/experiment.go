@@ -20,7 +20,10 @@ import (
 
 // Options are one run's settings, as plain values.
 type Options struct {
-	Kill     results.FaultKind // the fault: results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause or a network fault
+	// Kill is the fault (results.FaultKinds); none (NoFault) is kbf
+	// probe's trial: the probe against a running cluster for Duration,
+	// nothing brought up, faulted, copied or read back.
+	Kill     results.FaultKind
 	Broker   string            // the broker to fault, by service name
 	Duration time.Duration     // how long a trial probes, fault included
 	// Settle, when positive, ends probing this long after every probed
@@ -66,6 +69,12 @@ type Options struct {
 	Version string   // kbf's version, for the metadata
 	Command []string // the command line, for the metadata
 }
+
+// NoFault is the Kill of a trial with no fault: kbf probe's.
+const NoFault results.FaultKind = ""
+
+// probeOnly says whether the trial has no fault: kbf probe's.
+func (o *Options) probeOnly() bool { return o.Kill == NoFault }
 
 // DefaultSettle is how long probing goes on, by default, once the fault's
 // consequence is seen and every probed partition acks and reads steadily
@@ -127,6 +136,12 @@ func invalid(name string, value any, format string, a ...any) error {
 // *InvalidOption, or the probe's configuration's error. It is the one
 // place a trial's options are checked: kbf run, kbf bench and Run call it.
 func (o *Options) Validate() error {
+	if o.probeOnly() {
+		if o.Duration <= 0 || o.Duration > MaxDuration {
+			return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
+		}
+		return validateProbe(o.Probe)
+	}
 	left := o.Duration - o.FaultAfter
 	switch {
 	case !o.Kill.Known():
@@ -375,7 +390,9 @@ func (t *trial) run(ctx context.Context) error {
 	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Target.CPUTimes(ctx) })
 	attempted, faultErr := false, error(nil)
 	t.host = host
-	if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
+	if t.o.probeOnly() {
+		t.probeFor(probeCtx, start)
+	} else if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
 		attempted, faultErr = t.fault(ctx)
 		if faultErr == nil {
 			t.probing(probeCtx, start)
@@ -395,7 +412,9 @@ func (t *trial) run(ctx context.Context) error {
 	// says: Ctrl-C must not leave a broker down.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.o.RecoveryTimeout)
 	defer cancel()
-	t.collectLogs(rctx)
+	if !t.o.probeOnly() {
+		t.collectLogs(rctx)
+	}
 	var recErr error
 	if attempted {
 		recErr = t.recover(rctx)
@@ -407,7 +426,7 @@ func (t *trial) run(ctx context.Context) error {
 			}
 		}
 	}
-	if faultErr == nil && res.err == nil && recErr == nil && ctx.Err() == nil {
+	if !t.o.probeOnly() && faultErr == nil && res.err == nil && recErr == nil && ctx.Err() == nil {
 		// The read-back stops at Ctrl-C: the fault is undone by now, and
 		// without log.csv the report only leaves out the audit.
 		rbctx, cancel := context.WithTimeout(ctx, t.o.RecoveryTimeout)
@@ -431,8 +450,15 @@ func (t *trial) run(ctx context.Context) error {
 	return nil
 }
 
-// clusterUp makes sure the cluster is up with every ISR full.
+// clusterUp makes sure the cluster is up with every ISR full. A trial
+// with no fault probes the cluster as it is, once it knows the brokers at
+// its addresses are the cluster's own.
 func (t *trial) clusterUp(ctx context.Context) error {
+	if t.o.probeOnly() {
+		ictx, cancel := context.WithTimeout(ctx, IdentifyTimeout)
+		defer cancel()
+		return t.r.Target.Identify(ictx)
+	}
 	up, err := t.r.Target.Up(ctx)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
@@ -465,10 +491,16 @@ func (t *trial) startProbe(ctx context.Context) error {
 	p, err := newProbe(ctx, cfg, rec.Output())
 	if err != nil {
 		rec.Discard()
+		if t.o.probeOnly() {
+			return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
+		}
 		return fmt.Errorf("probe: %w", err)
 	}
-	m := NewMeta("trial", t.o.Version, t.o.Command, p)
+	m := NewMeta(results.KindTrial, t.o.Version, t.o.Command, p)
 	m.Trial = t.n
+	if t.o.probeOnly() {
+		m.Kind, m.Trial = results.KindProbe, 0
+	}
 	m.Cluster.Image = t.r.Target.Image()
 	m.Cluster.Brokers = t.r.Target.Brokers()
 	if v, err := t.r.Target.KafkaVersion(ctx); err == nil {
@@ -591,6 +623,22 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Until(end)):
+	}
+}
+
+// IdentifyTimeout bounds the question of whose cluster answers at the
+// addresses a trial with no fault probes.
+const IdentifyTimeout = 15 * time.Second
+
+// probeFor probes a trial with no fault until its Duration is over or ctx
+// ends (Ctrl-C).
+func (t *trial) probeFor(ctx context.Context, start time.Time) {
+	t.setPhase("probing")
+	cfg := t.p.Config()
+	t.r.say("probing %s partitions %v every %v for %v into %s", cfg.Topic, cfg.Partitions, cfg.Interval, t.o.Duration, t.dir)
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Until(start.Add(t.o.Duration))):
 	}
 }
 

@@ -398,22 +398,83 @@ func TestOptionsValidate(t *testing.T) {
 	}
 }
 
-func TestProbeOptionsValidate(t *testing.T) {
+func TestProbeOnlyValidate(t *testing.T) {
+	probeOnly := func(d time.Duration, edit func(*probe.Config)) Options {
+		c := probe.Defaults()
+		if edit != nil {
+			edit(&c)
+		}
+		return Options{Kill: NoFault, Duration: d, Probe: c}
+	}
 	for _, tt := range []struct {
 		name string
-		o    ProbeOptions
+		o    Options
 		want string
 	}{
-		{"good", ProbeOptions{Duration: time.Second, Probe: probe.Defaults()}, ""},
-		{"no duration", ProbeOptions{Probe: probe.Defaults()}, "duration 0s"},
-		{"past a day", ProbeOptions{Duration: 25 * time.Hour, Probe: probe.Defaults()}, "duration 25h0m0s: must be positive and at most 24h0m0s"},
-		{"interval 1ns", ProbeOptions{Duration: time.Second, Probe: func() probe.Config { c := probe.Defaults(); c.Interval = 1; return c }()},
-			"interval 1ns: must be at least 1ms"},
+		{"good: no broker, no fault's settings", probeOnly(time.Second, nil), ""},
+		{"no duration", probeOnly(0, nil), "duration 0s"},
+		{"past a day", probeOnly(25*time.Hour, nil), "duration 25h0m0s: must be positive and at most 24h0m0s"},
+		{"interval 1ns", probeOnly(time.Second, func(c *probe.Config) { c.Interval = 1 }), "interval 1ns: must be at least 1ms"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.o.Validate()
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)) {
 				t.Errorf("Validate: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// stranger is a target whose brokers are not its own.
+type stranger struct{ *world }
+
+func (stranger) Identify(context.Context) error {
+	return errors.New("the brokers are cluster X, not kbf's")
+}
+
+// TestProbeOnlyTrial runs kbf probe's trial, the one with no fault,
+// through the runner: the cluster identified, not brought up; probed for
+// the duration; nothing injected, restarted, copied or read back; the
+// metadata a probe's.
+func TestProbeOnlyTrial(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		target func(*world) cluster.Cluster
+		want   string // the error; "" for none
+	}{
+		{name: "kbf's cluster", target: func(w *world) cluster.Cluster { return w }},
+		{name: "another cluster", target: func(w *world) cluster.Cluster { return stranger{w} }, want: "the brokers are cluster X, not kbf's"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld()
+			r, _, _ := newRunner(t, w, NoFault)
+			r.Target = tt.target(w)
+			r.Opt.Broker, r.Opt.FaultAfter = "", 0
+			out := filepath.Join(r.Opt.Out, "probe")
+			err := r.Trial(context.Background(), 0, out)
+			if tt.want != "" {
+				if err == nil || err.Error() != tt.want {
+					t.Fatalf("Trial: %v, want %q", err, tt.want)
+				}
+				if _, err := os.Stat(out); err == nil {
+					t.Error("a refused probe left its directory behind")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range []string{"up", "inject", "restart", "logs", "isr", "elect", "readback"} {
+				if strings.Contains(w.log(), call) {
+					t.Errorf("calls %q: a trial with no fault made %s", w.log(), call)
+				}
+			}
+			m, err := results.ReadMeta(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Kind != results.KindProbe || m.Trial != 0 || m.Fault != nil || m.Ended.IsZero() || m.Probe.LongestSendGap != 42*time.Millisecond {
+				t.Errorf("meta %+v: want a probe's, ended, with the probe's result", m)
 			}
 		})
 	}

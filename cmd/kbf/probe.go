@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newProbeCmd) }
@@ -25,9 +29,6 @@ type probeOptions struct {
 	bootstrapSet bool
 	quiet        bool
 }
-
-// clusterIDTimeout bounds the question of whose cluster answers.
-const clusterIDTimeout = 15 * time.Second
 
 func newProbeCmd(g *globals) *cobra.Command {
 	return newProbeCmdF(g, runProbe)
@@ -68,6 +69,11 @@ there.
 			if err := flagError(e.Validate()); err != nil {
 				return err
 			}
+			// Before the cluster is contacted: --bootstrap's is when
+			// opened.
+			if err := flagError(experiment.Writable(e.Out)); err != nil {
+				return err
+			}
 			return runF(cmd.Context(), o)
 		},
 	}
@@ -80,9 +86,9 @@ there.
 	return wrapHelp(cmd)
 }
 
-// probeOptions' experiment options: the probe's settings and where the
-// trial goes.
-func (o *probeOptions) experimentOptions() experiment.ProbeOptions {
+// probeOptions' experiment options: a trial with no fault, the probe's
+// settings, and where the trial goes.
+func (o *probeOptions) experimentOptions() experiment.Options {
 	cfg := o.flags.config()
 	cfg.Security, _ = o.cluster.security() // checked before
 	if !o.bootstrapSet {
@@ -92,47 +98,54 @@ func (o *probeOptions) experimentOptions() experiment.ProbeOptions {
 	if out == "" {
 		out = defaultOut("probe")
 	}
-	return experiment.ProbeOptions{Duration: o.duration, Out: out, Probe: cfg, Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
+	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg,
+		Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
 }
 
+// clusterSpec is the cluster probed: whatever answers at --bootstrap, else
+// kbf's own cluster (or -f FILE's) on the ports it publishes, which the
+// trial first makes sure is kbf's, not another cluster that holds those
+// ports.
+func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
+	if o.bootstrapSet {
+		return clusters.Spec{Remote: &remote.Options{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
+	}
+	opts, err := o.cluster.options()
+	if err != nil {
+		return clusters.Spec{}, err
+	}
+	opts.Topics = []compose.Topic{}
+	return clusters.Spec{Docker: &opts}, nil
+}
+
+// runProbe runs the trial with no fault through kbf run's runner, then
+// reports it. Ctrl-C ends probing early and keeps what was measured, which
+// is reported still.
 func runProbe(ctx context.Context, o *probeOptions) error {
 	opt := o.experimentOptions()
-	var t experiment.Reachable = experiment.At(opt.Probe.Bootstrap)
-	if !o.bootstrapSet {
-		// kbf's own cluster, on the ports its compose file publishes: the
-		// target makes sure it is kbf's, not another cluster that holds
-		// those ports.
-		opts, err := o.cluster.options()
-		if err != nil {
-			return err
-		}
-		opts.Topics = []compose.Topic{}
-		dt, err := docker.New(opts)
-		if err != nil {
-			return err
-		}
-		defer dt.Close()
-		t = identifyWithin{dt, clusterIDTimeout}
-	}
-	rep := newReporter(o.g.errOut, o.quiet)
-	err := (&experiment.ProbeOnly{Opt: opt, Target: t, Reporter: rep}).Run(ctx)
-	rep.clear()
+	spec, err := o.clusterSpec(opt.Probe)
 	if err != nil {
+		return err
+	}
+	t, err := openCluster(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	rep := newReporter(o.g.errOut, o.quiet)
+	err = newRunner(opt, t, rep).Trial(ctx, 0, opt.Out)
+	rep.clear()
+	if err != nil && ctx.Err() == nil {
 		return flagError(err)
 	}
+	if ctx.Err() != nil {
+		if _, serr := os.Stat(filepath.Join(opt.Out, results.MetaFile)); serr != nil {
+			return ctx.Err() // interrupted before anything was measured
+		}
+		rep.Say("interrupted: what was measured is in " + opt.Out)
+		ctx = context.WithoutCancel(ctx)
+	}
 	return reportPath(ctx, o.g.out, opt.Out, reportOptions{format: "text"})
-}
-
-// identifyWithin bounds the question of whose cluster answers.
-type identifyWithin struct {
-	experiment.Reachable
-	limit time.Duration
-}
-
-func (t identifyWithin) Identify(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, t.limit)
-	defer cancel()
-	return t.Reachable.Identify(ctx)
 }
 
 // noArgs refuses positional arguments with a usage error.

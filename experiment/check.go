@@ -1,10 +1,9 @@
 package experiment
 
-// The cluster under test is a target: whatever place it lives in (local
-// Docker, Kubernetes, a cluster reached over the network), the protocol
-// asks it only what these interfaces say, phase by phase. What a target
-// can do is stated (Abilities) and checked by Check
-// before anything starts; nothing is discovered half-way through a trial.
+// The cluster under test, wherever it lives, is asked only what package
+// cluster's interfaces say. What it can do is stated (cluster.Abilities)
+// and checked by Check before anything starts; nothing is discovered
+// half-way through a trial.
 
 import (
 	"errors"
@@ -15,7 +14,7 @@ import (
 	"github.com/kbf-project/kbf/results"
 )
 
-// Check refuses, in one line wrapping ErrUnsupported, a fault the target
+// Check refuses, in one line wrapping cluster.ErrUnsupported, a fault the target
 // cannot do: a broker that is not one of its brokers, a fault its shape
 // does not allow (isolate-controller with no dedicated controller, a
 // controller fault with fewer than three dedicated controllers or no
@@ -24,6 +23,9 @@ import (
 // contacts nothing: kbf run and kbf bench call it before the cluster is
 // brought up.
 func Check(o *Options, t cluster.Shape) error {
+	if o.probeOnly() {
+		return nil // nothing is faulted
+	}
 	brokers := t.Brokers()
 	// An external fault's broker is picked by whatever makes it; kbf
 	// learns which from what it sees (external.go).
