@@ -23,13 +23,10 @@ import (
 // and the trial is then measured from its directory. It restores the
 // cluster to healthy before it returns, whatever happens.
 type Runner interface {
-	Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error)
-}
-
-// Checker is a Runner that can say, before the first trial, which
-// scenarios it cannot run yet.
-type Checker interface {
+	// Check says, before the first trial and before anything is written,
+	// whether the runner can run s: nil, or why not in one line.
 	Check(s Scenario) error
+	Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error)
 }
 
 // StateFile is a benchmark directory's record of its plan and of the
@@ -148,11 +145,9 @@ func (b *Bench) begin() (*Set, *State, error) {
 		b.Progress = io.Discard
 	}
 	// What the runner cannot do is said before anything is written.
-	if c, ok := b.Runner.(Checker); ok {
-		for _, v := range b.File.Variants() {
-			if err := c.Check(v.Resolved()); err != nil {
-				return nil, nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
-			}
+	for _, v := range b.File.Variants() {
+		if err := b.Runner.Check(v.Resolved()); err != nil {
+			return nil, nil, &RefusedError{Scenario: v.Scenario.Name, Err: err}
 		}
 	}
 	if err := os.MkdirAll(b.Dir, 0o755); err != nil {

@@ -87,8 +87,8 @@ func (in *Injector) Inject(ctx context.Context, f cluster.Fault) (results.Fault,
 	}
 
 	if f.Kind.Network() {
-		if c, ok := in.netns.(interface{ Check() error }); ok {
-			if err := c.Check(); err != nil {
+		if in.netns != nil {
+			if err := in.netns.Check(); err != nil {
 				return rf, fmt.Errorf("%s %s: %w", f.Kind, f.Broker, err)
 			}
 		}

@@ -59,6 +59,9 @@ func HealCommands() [][]string {
 
 // NetnsRunner runs iptables in the network namespace of the process pid.
 type NetnsRunner interface {
+	// Check says whether the cuts can be made here at all (root, the
+	// tools), before a fault is injected.
+	Check() error
 	Iptables(ctx context.Context, pid int, args ...string) error
 }
 

@@ -43,6 +43,8 @@ type fakeNetns struct {
 	failOn string // a command that fails, by prefix
 }
 
+func (*fakeNetns) Check() error { return nil }
+
 func (f *fakeNetns) Iptables(_ context.Context, pid int, args ...string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
