@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -127,13 +129,25 @@ func (m *Metrics) Role(r results.Role) (RoleMetrics, bool) {
 }
 
 // Role is what the faulted broker was to partition p when the fault
-// began, decided once per trial (partitionRoles); RoleNone without a
-// fault.
-func (tr *Trial) Role(p int32) results.Role {
-	if r, ok := tr.roles[p]; ok {
+// began, decided once per trial (rolesOf); RoleNone without a fault.
+func (tr *Trial) Role(p int32) results.Role { return roleOf(tr.roles, p) }
+
+// roleOf is partition p's role in roles; RoleNone when it has none.
+func roleOf(roles map[int32]results.Role, p int32) results.Role {
+	if r, ok := roles[p]; ok {
 		return r
 	}
 	return results.RoleNone
+}
+
+// rolesOf decides what the faulted broker of fault f was to each
+// partition of the evidence ev and the gaps g when the fault began
+// (partitionRoles); nil without a fault, or without its time.
+func rolesOf(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]results.Role {
+	if f == nil || ev.F.IsZero() {
+		return nil
+	}
+	return partitionRoles(ev, g, f)
 }
 
 // partitionRoles decides what the faulted broker f was to each probed
@@ -141,14 +155,14 @@ func (tr *Trial) Role(p int32) results.Role {
 // the leader unknown, a new leader started after the fault), it followed
 // it (it was in the ISR as the timeline last showed it before the fault,
 // or, failing that, among its replicas), or neither.
-func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
+func partitionRoles(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]results.Role {
 	roles := map[int32]results.Role{}
 	var parts []int32
-	if tr.Meta != nil {
-		parts = append(parts, tr.Meta.Probe.Partitions...)
+	if ev.meta != nil {
+		parts = append(parts, ev.meta.Probe.Partitions...)
 	}
-	if tr.Gaps != nil {
-		for _, p := range tr.Gaps.Partitions {
+	if g != nil {
+		for _, p := range g.Partitions {
 			parts = append(parts, p.Partition)
 		}
 	}
@@ -157,16 +171,16 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 		if _, done := roles[p]; done {
 			continue
 		}
-		leader, known := tr.Meta.Probe.Leaders[p]
+		leader, known := ev.meta.Probe.Leaders[p]
 		moved := false
-		if !known && tr.Timeline != nil {
-			_, moved = tr.Timeline.NewLeaderStarted(tr.Meta.Probe.Topic, p, b, tr.FaultAt)
+		if !known && ev.tl != nil {
+			_, moved = ev.tl.NewLeaderStarted(ev.meta.Probe.Topic, p, b, ev.F)
 		}
 		switch {
 		case (known && leader == b) || moved:
 			roles[p] = results.RoleLed
-		case tr.Timeline != nil && tr.inReplicas(p, b),
-			tr.Timeline == nil && slices.Contains(tr.Meta.Probe.Replicas[p], b):
+		case ev.tl != nil && inReplicas(ev, p, b),
+			ev.tl == nil && slices.Contains(ev.meta.Probe.Replicas[p], b):
 			roles[p] = results.RoleFollowed
 		default:
 			roles[p] = results.RoleNone
@@ -175,21 +189,26 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 	return roles
 }
 
-// measure takes each partition's measures of fault f from the gaps, the
-// stalls and the steps the analysis found. f is nil for a probe CSV given
-// a fault time and no metadata: its gaps are measured, with no role.
-func measure(tr *Trial, f *results.Fault) *Metrics {
+// metricsOf takes each partition's measures of fault f from the gaps g,
+// the stalls and the steps the analysis found, and the audit in; each
+// partition with its role in roles, the session timeout from the evidence
+// ev. f is nil for a probe CSV given a fault time and no metadata: its
+// gaps are measured, with no role. Nil without a fault time.
+func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report) *Metrics {
+	if ev.F.IsZero() {
+		return nil
+	}
 	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
 		Where: "not read: no stall is measured from the broker's last heartbeat"}}
-	stalls := map[int32]*Stall{}
-	for i := range tr.Stalls {
-		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
+	byPartition := map[int32]*Stall{}
+	for i := range stalls {
+		byPartition[stalls[i].Partition] = &stalls[i]
 	}
-	steps := map[int32]time.Duration{}
+	stalled := map[int32]time.Duration{}
 	longest := map[int32]time.Duration{}
-	if tr.Steps != nil {
-		for _, p := range tr.Steps.Partitions {
-			steps[p.Partition] = p.Stalled
+	if steps != nil {
+		for _, p := range steps.Partitions {
+			stalled[p.Partition] = p.Stalled
 			// No stall over the bound is a measure too: zero.
 			longest[p.Partition] = 0
 			if p.Longest != nil {
@@ -198,8 +217,8 @@ func measure(tr *Trial, f *results.Fault) *Metrics {
 		}
 	}
 	lost := map[int32]int{}
-	if tr.Integrity != nil {
-		for _, p := range tr.Integrity.Partitions {
+	if in != nil {
+		for _, p := range in.Partitions {
 			lost[p.Partition] = p.Lost
 		}
 	}
@@ -209,24 +228,24 @@ func measure(tr *Trial, f *results.Fault) *Metrics {
 	sessionTimeout := func() (time.Duration, bool) {
 		if !sessionRead {
 			sessionRead = true
-			m.SessionTimeout = newExplainer(tr, f).sessionTimeout()
+			m.SessionTimeout = newExplainer(ev, f).sessionTimeout()
 			session, sessionKnown = ms(m.SessionTimeout)
 		}
 		return session, sessionKnown
 	}
-	if tr.Gaps == nil {
+	if g == nil {
 		return m
 	}
-	for _, gp := range tr.Gaps.Partitions {
+	for _, gp := range g.Partitions {
 		p := gp.Partition
-		pm := PartitionMetrics{Partition: p, Role: tr.Role(p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
+		pm := PartitionMetrics{Partition: p, Role: roleOf(roles, p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
 		if g := gp.Ack.Fault; g != nil {
 			pm.Values[MeasureAckStall] = g.Duration()
 		}
 		if g := gp.Receive.Fault; g != nil {
 			pm.Values[MeasureReceiveStall] = g.Duration()
 		}
-		if st := stalls[p]; st != nil {
+		if st := byPartition[p]; st != nil {
 			var detect time.Duration
 			detected := false
 			for _, ph := range st.Phases {
@@ -253,7 +272,7 @@ func measure(tr *Trial, f *results.Fault) *Metrics {
 				}
 			}
 		}
-		if d, ok := steps[p]; ok {
+		if d, ok := stalled[p]; ok {
 			pm.Values[MeasureTotalStall] = d
 			pm.Values[MeasureLongestStall] = longest[p]
 		}
