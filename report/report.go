@@ -51,48 +51,49 @@ type Options struct {
 }
 
 // Trial is one trial's analyses: everything a renderer draws, decided.
+// report.json's shape is its renderer's (render.WriteJSON).
 type Trial struct {
-	Dir     string        `json:"dir,omitempty"`
-	Meta    *results.Meta `json:"meta,omitempty"`
-	FaultAt time.Time     `json:"fault_at,omitzero"`
+	Dir     string
+	Meta    *results.Meta
+	FaultAt time.Time
 
-	Gaps      *gaps.Report       `json:"gaps"`
-	Timeline  *timeline.Timeline `json:"-"`
-	Integrity *integrity.Report  `json:"integrity,omitempty"`
+	Gaps      *gaps.Report
+	Timeline  *timeline.Timeline
+	Integrity *integrity.Report
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
-	Stalls []Stall `json:"stalls,omitempty"`
+	Stalls []Stall
 	// Quorum is the controller quorum's leaderless gap after a controller
 	// fault, and what the data path did meanwhile; nil for other faults,
 	// whose stalls are split into phases instead.
-	Quorum *QuorumGap `json:"quorum,omitempty"`
+	Quorum *QuorumGap
 	// Steps are a fault of several steps, step by step; nil for a fault of
 	// one, or without the steps in meta.json.
-	Steps *StepView `json:"steps,omitempty"`
+	Steps *StepView
 	// Replicas summarises the replica view around the fault; nil without
 	// replicas.csv or a fault.
-	Replicas *ReplicaView `json:"replicas,omitempty"`
+	Replicas *ReplicaView
 	// Boundaries are the moments that bound the stalls' phases, in time
 	// order, the fault first: what a picture draws as lines.
-	Boundaries []Boundary `json:"boundaries,omitempty"`
+	Boundaries []Boundary
 	// Notes say what could not be analysed and why.
-	Notes []string `json:"notes,omitempty"`
+	Notes []string
 	// Verdict says whether the trial can be trusted; nil without metadata.
-	Verdict *verdict.Verdict `json:"verdict,omitempty"`
+	Verdict *verdict.Verdict
 	// Clients compare every client that probed the trial, franz-go first,
 	// when more than one did (results.Trial.Clients); ClientDiffs say, per
 	// partition, how far their ack stalls differ and why.
-	Clients     []ClientResult `json:"clients,omitempty"`
-	ClientDiffs []ClientDiff   `json:"client_diffs,omitempty"`
+	Clients     []ClientResult
+	ClientDiffs []ClientDiff
 	// External names the broker an external fault hit, from the
 	// evidence; nil for any other fault.
-	External *ExternalBroker `json:"external,omitempty"`
+	External *ExternalBroker
 	// Findings are every client's audit beside what its settings
 	// promised; Findings.Fail decides exit 3 for every command.
-	Findings Findings `json:"findings,omitempty"`
+	Findings Findings
 	// Metrics are the fault's measures per partition and per role, for
 	// the run's summary and the benchmark alike; nil without a fault.
-	Metrics *Metrics `json:"-"`
+	Metrics *Metrics
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }
