@@ -198,87 +198,108 @@ func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *
 	if ev.F.IsZero() {
 		return nil
 	}
-	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
+	session := &sessionLookup{ev: ev, f: f, setting: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
 		Where: "not read: no stall is measured from the broker's last heartbeat"}}
-	byPartition := map[int32]*Stall{}
-	for i := range stalls {
-		byPartition[stalls[i].Partition] = &stalls[i]
-	}
-	stalled := map[int32]time.Duration{}
-	longest := map[int32]time.Duration{}
-	if steps != nil {
-		for _, p := range steps.Partitions {
-			stalled[p.Partition] = p.Stalled
-			// No stall over the bound is a measure too: zero.
-			longest[p.Partition] = 0
-			if p.Longest != nil {
-				longest[p.Partition] = p.Longest.Duration()
+	m := &Metrics{}
+	if g != nil {
+		byPartition := map[int32]*Stall{}
+		for i := range stalls {
+			byPartition[stalls[i].Partition] = &stalls[i]
+		}
+		stalled, longest := stepMeasures(steps)
+		lost := map[int32]int{}
+		if in != nil {
+			for _, p := range in.Partitions {
+				lost[p.Partition] = p.Lost
 			}
 		}
-	}
-	lost := map[int32]int{}
-	if in != nil {
-		for _, p := range in.Partitions {
-			lost[p.Partition] = p.Lost
-		}
-	}
-	// The session timeout is looked up only when a stall needs it.
-	var session time.Duration
-	sessionRead, sessionKnown := false, false
-	sessionTimeout := func() (time.Duration, bool) {
-		if !sessionRead {
-			sessionRead = true
-			m.SessionTimeout = newExplainer(ev, f).sessionTimeout()
-			session, sessionKnown = ms(m.SessionTimeout)
-		}
-		return session, sessionKnown
-	}
-	if g == nil {
-		return m
-	}
-	for _, gp := range g.Partitions {
-		p := gp.Partition
-		pm := PartitionMetrics{Partition: p, Role: roleOf(roles, p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
-		if g := gp.Ack.Fault; g != nil {
-			pm.Values[MeasureAckStall] = g.Duration()
-		}
-		if g := gp.Receive.Fault; g != nil {
-			pm.Values[MeasureReceiveStall] = g.Duration()
-		}
-		if st := byPartition[p]; st != nil {
-			var detect time.Duration
-			detected := false
-			for _, ph := range st.Phases {
-				if k, ok := phaseMeasure[ph.Name]; ok {
-					pm.Values[k] = ph.Duration
-				}
-				if ph.Name == PhaseDetect {
-					detect, detected = ph.Duration, true
-				}
+		for _, gp := range g.Partitions {
+			p := gp.Partition
+			pm := PartitionMetrics{Partition: p, Role: roleOf(roles, p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
+			if g := gp.Ack.Fault; g != nil {
+				pm.Values[MeasureAckStall] = g.Duration()
 			}
-			// Only a stall that began at the fault and ended holds the
-			// whole detection; the rest of it is what the heartbeat's
-			// phase leaves.
-			if detected && st.Began == 0 && !st.FirstAck.IsZero() {
-				after := st.Total - detect
-				pm.Values[MeasureAfterDetect] = after
-				// A graceful stop (a sigterm, a roll's first stop) is
-				// detected by its controlled shutdown, not by a session
-				// running out from a last heartbeat.
-				if !f.Graceful() {
-					if s, ok := sessionTimeout(); ok {
-						pm.Values[MeasureFromHeartbeat] = after + s
-					}
-				}
+			if g := gp.Receive.Fault; g != nil {
+				pm.Values[MeasureReceiveStall] = g.Duration()
 			}
+			if st := byPartition[p]; st != nil {
+				stallMeasures(pm.Values, st, f, session)
+			}
+			if d, ok := stalled[p]; ok {
+				pm.Values[MeasureTotalStall] = d
+				pm.Values[MeasureLongestStall] = longest[p]
+			}
+			m.Partitions = append(m.Partitions, pm)
 		}
-		if d, ok := stalled[p]; ok {
-			pm.Values[MeasureTotalStall] = d
-			pm.Values[MeasureLongestStall] = longest[p]
-		}
-		m.Partitions = append(m.Partitions, pm)
 	}
+	m.SessionTimeout = session.setting
 	return m
+}
+
+// stepMeasures are, per partition, a fault of several steps' stalled time
+// and its longest stall; none for a fault of one.
+func stepMeasures(steps *StepView) (stalled, longest map[int32]time.Duration) {
+	stalled, longest = map[int32]time.Duration{}, map[int32]time.Duration{}
+	if steps == nil {
+		return stalled, longest
+	}
+	for _, p := range steps.Partitions {
+		stalled[p.Partition] = p.Stalled
+		// No stall over the bound is a measure too: zero.
+		longest[p.Partition] = 0
+		if p.Longest != nil {
+			longest[p.Partition] = p.Longest.Duration()
+		}
+	}
+	return stalled, longest
+}
+
+// stallMeasures puts the measures of the stall st of fault f in values:
+// its phases, and what is left of it after the detection.
+func stallMeasures(values map[Measure]time.Duration, st *Stall, f *results.Fault, session *sessionLookup) {
+	var detect time.Duration
+	detected := false
+	for _, ph := range st.Phases {
+		if k, ok := phaseMeasure[ph.Name]; ok {
+			values[k] = ph.Duration
+		}
+		if ph.Name == PhaseDetect {
+			detect, detected = ph.Duration, true
+		}
+	}
+	// Only a stall that began at the fault and ended holds the whole
+	// detection; the rest of it is what the heartbeat's phase leaves.
+	if !detected || st.Began != 0 || st.FirstAck.IsZero() {
+		return
+	}
+	after := st.Total - detect
+	values[MeasureAfterDetect] = after
+	// A graceful stop (a sigterm, a roll's first stop) is detected by its
+	// controlled shutdown, not by a session running out from a last
+	// heartbeat.
+	if !f.Graceful() {
+		if s, ok := session.timeout(); ok {
+			values[MeasureFromHeartbeat] = after + s
+		}
+	}
+}
+
+// sessionLookup reads the controller's session timeout from the evidence
+// once, when a stall first needs it: no file is read, and no setting
+// said, for a trial whose stalls do not.
+type sessionLookup struct {
+	ev      *evidence
+	f       *results.Fault
+	read    bool
+	setting Setting
+}
+
+func (s *sessionLookup) timeout() (time.Duration, bool) {
+	if !s.read {
+		s.read = true
+		s.setting = newExplainer(s.ev, s.f).sessionTimeout()
+	}
+	return ms(s.setting)
 }
 
 // sessionTimeoutSetting is the controller's setting that bounds a

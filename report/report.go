@@ -16,13 +16,17 @@
 // spell them; a command that has flags for them says so through
 // render.TextOptions.Flag.
 //
-// Where to look: report.go runs the analysis (Analyze) and holds the
-// Trial; explain.go and why.go split the stalls into phases and explain
-// them; check.go holds those explanations to their evidence; quorum.go,
-// network.go, steps.go, replicas.go and clients.go are the analyses of
-// their names; findings.go and metrics.go are what commands decide exit
-// codes and benchmarks by; digest.go and summary.go are a trial at a
-// glance and a run's trials side by side.
+// Where to look: analyze.go runs the analysis (Analyze) as a pipeline of
+// stages — timeline, settings, window, gaps, phases, checks, metrics,
+// verdict, findings — each taking values and returning values, and
+// report.go holds the Trial they make; read.go holds the stages that read
+// the trial's files (timeline, window, gaps); phases.go, explain.go and
+// why.go split the stalls into phases and explain them; check.go holds
+// those explanations to their evidence; quorum.go, network.go, steps.go,
+// replicas.go, external.go and clients.go are the analyses of their names;
+// findings.go and metrics.go are what commands decide exit codes and
+// benchmarks by; digest.go and summary.go are a trial at a glance and a
+// run's trials side by side.
 package report
 
 import (
