@@ -47,7 +47,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnalysis, error) {
 	fault := faultOf(t.Meta)
 	tl := timelineOf(t, opt.FaultAt)
-	ev := settingsOf(t, tl.tl, faultTime(t.Meta, tl.tl, opt.FaultAt))
+	ev := settingsOf(t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
 	q := quorumOf(ev, fault)
 	win := windowOf(t.Meta, ev.F, consequence(ev, fault), q, opt.Window)
 	rd, err := gapsOf(ctx, t, win, opt.Messages)
@@ -62,8 +62,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	if err != nil {
 		return nil, err
 	}
-	ext := externalOf(t.Meta, rv, tl.tl, ev.F)
-	ev = ev.naming(ext.meta)
+	ev, ext := externalOf(ev, rv)
 	roles := rolesOf(ev, rd.gaps, fault)
 	ph := phasesOf(ev, rd.gaps, roles, fault, q, rd.last, tl)
 	ph = checksOf(ev, ph)
@@ -149,24 +148,6 @@ type note struct {
 
 // notes are a stage's notes, in the order it found them.
 type notes []note
-
-// plain are notes of texts ts.
-func plain(ts ...string) notes {
-	var ns notes
-	for _, t := range ts {
-		ns = append(ns, note{text: t})
-	}
-	return ns
-}
-
-// damage are damaged notes of details ds.
-func damage(ds ...string) notes {
-	var ns notes
-	for _, d := range ds {
-		ns = append(ns, note{text: d, damaged: true})
-	}
-	return ns
-}
 
 func concat(nss ...notes) notes {
 	var out notes

@@ -152,13 +152,13 @@ func checksOf(ev *evidence, ph phases) phases {
 		st.Phases = nil
 		st.Violations = append(slices.Clip(st.Violations), vs...)
 		st.Note = joinNote(st.Note, fmt.Sprintf("not split into phases: the analysis contradicted its evidence (%s), a bug of kbf's", vs[0].What))
-		out.notes = append(out.notes, plain(fmt.Sprintf("p%d: phases dropped, they failed the check against their evidence: %s", st.Partition, vs[0].What))...)
+		out.notes = append(out.notes, note{text: fmt.Sprintf("p%d: phases dropped, they failed the check against their evidence: %s", st.Partition, vs[0].What)})
 	}
 	vs := CheckBoundaries(out.boundaries, idx)
 	if len(vs) == 0 {
 		return out
 	}
-	out.notes = append(out.notes, plain(fmt.Sprintf("boundaries dropped, they failed the check against their evidence: %s", vs[0].What))...)
+	out.notes = append(out.notes, note{text: fmt.Sprintf("boundaries dropped, they failed the check against their evidence: %s", vs[0].What)})
 	out.boundaries = slices.DeleteFunc(out.boundaries, func(bd Boundary) bool {
 		return bd.Source != "" && citedAt(idx, "", bd.Source, bd.Time) != ""
 	})

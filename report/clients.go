@@ -159,21 +159,21 @@ func clientOf(ctx context.Context, t results.Trial, c *results.ClientTrial, F ti
 	}
 	if err != nil {
 		return ClientResult{Name: c.Name, Err: err.Error()},
-			damage(fmt.Sprintf("client %s's records could not be read (%v): it is left out of the comparison", c.Name, err)), nil
+			notes{{text: fmt.Sprintf("client %s's records could not be read (%v): it is left out of the comparison", c.Name, err), damaged: true}}, nil
 	}
 	// What is wrong with a client's own files is wrong with the trial:
 	// its verdict says so.
 	var ns notes
 	for _, n := range ct.Notes {
 		if ct.Verdict != nil && damagedNote(ct.Verdict, n) {
-			ns = append(ns, damage(fmt.Sprintf("client %s: %s", c.Name, n))...)
+			ns = append(ns, note{text: fmt.Sprintf("client %s: %s", c.Name, n), damaged: true})
 		}
 	}
 	cr := clientResult(c.Name, ct.Meta, ct.Integrity, ct.Gaps, ct.Stalls)
 	cr.Trial = ct
 	if c.Meta == nil {
 		cr.MetaMissing = true
-		ns = append(ns, damage(fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)))...)
+		ns = append(ns, note{text: fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)), damaged: true})
 	}
 	return cr, ns, nil
 }
@@ -195,7 +195,7 @@ func missingClients(t results.Trial) notes {
 	var ns notes
 	for _, name := range namedClients(t.Meta) {
 		if name != FranzGo && !slices.ContainsFunc(t.Clients, func(c results.ClientTrial) bool { return c.Name == name }) {
-			ns = append(ns, damage(fmt.Sprintf("client %s: named by --clients, but %s holds no %s: its records are missing from the comparison", name, path.Join(results.ClientsDir, name), results.ProbeFile))...)
+			ns = append(ns, note{text: fmt.Sprintf("client %s: named by --clients, but %s holds no %s: its records are missing from the comparison", name, path.Join(results.ClientsDir, name), results.ProbeFile), damaged: true})
 		}
 	}
 	return ns

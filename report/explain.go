@@ -165,7 +165,7 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // stall that begins at the fault holds the detection as well and is named
 // for both ("detect+elect"): its time is never blamed on the election
 // alone. damaged says what is missing, for the notes and the verdict.
-func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged []string) {
+func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged notes) {
 	e, damaged := newExplaining(ev, roles, f)
 	for _, gp := range g.Partitions {
 		if gp.Ack.Fault != nil {
@@ -204,18 +204,18 @@ type explaining struct {
 
 // newExplaining finds what the stalls of fault f share, and says what of
 // it is missing (damaged).
-func newExplaining(ev *evidence, roles map[int32]results.Role, f *results.Fault) (*explaining, []string) {
+func newExplaining(ev *evidence, roles map[int32]results.Role, f *results.Fault) (*explaining, notes) {
 	e := &explaining{ev: ev, roles: roles, f: f, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
 	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
-	var damaged []string
+	var damaged notes
 	e.detect, e.detected = detection(e.tl, f, e.F)
 	// A cut from the clients only is detected by no one: nothing is
 	// missing when no line shows it.
 	if !e.detected && f.Kind != results.FaultIsolateClients {
 		e.undetected = missingDetection(e.tl, f, e.F)
-		damaged = append(damaged, e.undetected+": the phase before the first boundary found holds the detection too, and is named for both")
+		damaged = append(damaged, note{text: e.undetected + ": the phase before the first boundary found holds the detection too, and is named for both", damaged: true})
 	}
 	// A node that is broker and controller both, and led the controller
 	// quorum when the fault hit it: no controller could fence it until

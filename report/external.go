@@ -218,31 +218,31 @@ func clientEvidence(moves []timeline.Event, F time.Time) (candidate, bool) {
 	return candidate{}, false
 }
 
-// named is the external stage's result: the trial's metadata, its fault
-// naming the broker the evidence named, and that broker.
+// named is the external stage's result: the broker an external fault
+// hit, and the note that says what named it.
 type named struct {
-	// meta is the metadata the analysis goes on with: the one read from
-	// disk, but for an external fault's, whose copy names the broker.
-	meta *results.Meta
 	// broker is nil for any fault but an external one with signs.
 	broker *ExternalBroker
 	notes  notes
 }
 
 // externalOf names the broker of an external fault (externalBroker) from
-// the replica view rv, the timeline tl and the fault's time F, and returns
-// a copy of the metadata m whose fault record says it, so every heading
-// and analysis after it uses the broker the evidence names; the record on
-// disk keeps what the run saw. A note says what named it.
-func externalOf(m *results.Meta, rv *ReplicaView, tl *timeline.Timeline, F time.Time) named {
+// the replica view rv and the evidence ev, and returns the evidence with a
+// copy of its metadata whose fault record says it, so every heading and
+// analysis after it uses the broker the evidence names; the record on disk
+// keeps what the run saw. Any other fault's evidence is returned as it is.
+func externalOf(ev *evidence, rv *ReplicaView) (*evidence, named) {
+	m := ev.meta
 	if m == nil || m.Fault == nil || m.Fault.Kind != results.FaultExternal || len(m.Fault.Signs) == 0 {
-		return named{meta: m}
+		return ev, named{}
 	}
-	e := externalBroker(m.Fault, rv, tl, F, m.Cluster.Brokers)
+	e := externalBroker(m.Fault, rv, ev.tl, ev.F, m.Cluster.Brokers)
 	meta, fault := *m, *m.Fault
 	fault.NodeID, fault.Broker = e.NodeID, e.Broker
 	meta.Fault = &fault
-	return named{meta: &meta, broker: &e, notes: plain(externalNote(e))}
+	withName := *ev
+	withName.meta = &meta
+	return &withName, named{broker: &e, notes: notes{{text: externalNote(e)}}}
 }
 
 // externalNote says which broker an external fault hit, and what named it.

@@ -113,8 +113,8 @@ func TestNameExternal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			disk := &results.Meta{Kind: "trial", Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1, "k2": 2}},
 				Fault: &results.Fault{Kind: results.FaultExternal, NodeID: 3, Broker: "k3", Signs: tc.signs}}
-			n := externalOf(disk, nil, nil, F)
-			tr := &Trial{Meta: n.meta, FaultAt: F}
+			ev, n := externalOf(&evidence{meta: disk, F: F}, nil)
+			tr := &Trial{Meta: ev.meta, FaultAt: F}
 			if got := tr.FaultTitle(); got != tc.title {
 				t.Errorf("title %q, want %q", got, tc.title)
 			}

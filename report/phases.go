@@ -28,12 +28,12 @@ func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *res
 		return phases{}
 	case hasNodeEvidence(ev.tl):
 		stalls, boundaries, damaged := explain(ev, g, roles, f)
-		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damage(damaged...)}
+		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damaged}
 	}
 	if stalls := cutStalls(ev, g, roles, f); stalls != nil {
 		return phases{stalls: stalls}
 	}
-	return phases{notes: plain(noEvidence(f, tl))}
+	return phases{notes: notes{{text: noEvidence(f, tl)}}}
 }
 
 // noEvidence says why the node logs explain none of fault f's stalls.

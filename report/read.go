@@ -44,24 +44,24 @@ func timelineOf(t results.Trial, faultAt time.Time) timelineRead {
 	case t.Dir == "":
 		return timelineRead{}
 	case t.Meta == nil:
-		return timelineRead{notes: plain("no " + results.MetaFile + ": no timeline")}
+		return timelineRead{notes: notes{{text: "no " + results.MetaFile + ": no timeline"}}}
 	}
 	src, err := timeline.FromDir(t.Dir, t.Meta)
 	if err != nil {
-		return timelineRead{notes: plain(fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err))}
+		return timelineRead{notes: notes{{text: fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
 	src.ClientLog = t.ClientLogFile()
 	tl, err := timeline.Build(src, timelineOptions(t.Meta, faultAt))
 	if err != nil {
-		return timelineRead{notes: plain(fmt.Sprintf("logs unreadable (%v): no timeline, and the stalls are not split into phases", err))}
+		return timelineRead{notes: notes{{text: fmt.Sprintf("logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
 	r := timelineRead{tl: tl}
 	for _, d := range tl.Damaged {
-		r.notes = append(r.notes, damage(fmt.Sprintf("%s: none of its lines is read, so nothing is explained from it", d))...)
+		r.notes = append(r.notes, note{text: fmt.Sprintf("%s: none of its lines is read, so nothing is explained from it", d), damaged: true})
 	}
 	if d := misdated(t.Meta, tl); d != "" {
 		r.misdated = true
-		r.notes = append(r.notes, damage(d)...)
+		r.notes = append(r.notes, note{text: d, damaged: true})
 	}
 	_, err = os.Stat(filepath.Join(t.Dir, results.NodeLogsDir))
 	r.noLogs = errors.Is(err, fs.ErrNotExist)
@@ -138,12 +138,12 @@ func clockBehind(m *results.Meta, tl *timeline.Timeline) string {
 		ref.Sub(last).Round(time.Second), lastFile, last.UTC().Format(time.RFC3339))
 }
 
-// faultTime is when the trial's fault began: as its record dates it, as
-// the timeline dates it (a graceful stop by the broker's own SIGTERM
-// line), or as the command line says (override); zero without one.
-func faultTime(m *results.Meta, tl *timeline.Timeline, override time.Time) time.Time {
+// faultTime is when the fault f began: as its record dates it, as the
+// timeline tl dates it (a graceful stop by the broker's own SIGTERM line),
+// or as the command line says (override); zero without one.
+func faultTime(f *results.Fault, tl *timeline.Timeline, override time.Time) time.Time {
 	var F time.Time
-	if f := faultOf(m); f != nil {
+	if f != nil {
 		F = f.At()
 	}
 	if tl != nil {
@@ -242,7 +242,7 @@ func gapsOf(ctx context.Context, t results.Trial, gopt gaps.Options, messages fu
 		if logPath != "" {
 			r.audit = integrity.New()
 		} else {
-			r.notes = plain("no " + results.LogFile + ": the partitions were not read back, so no integrity check")
+			r.notes = notes{{text: "no " + results.LogFile + ": the partitions were not read back, so no integrity check"}}
 		}
 	}
 	// A fault of several steps needs every stall, not only the first
@@ -268,7 +268,7 @@ func gapsOf(ctx context.Context, t results.Trial, gopt gaps.Options, messages fu
 		return probeRead{}, err
 	}
 	if foreign != "" {
-		r.notes = append(r.notes, plain(foreign)...)
+		r.notes = append(r.notes, note{text: foreign})
 	}
 	r.gaps.Close()
 	if err := r.gaps.Err; err != nil {

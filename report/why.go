@@ -64,22 +64,15 @@ type evidence struct {
 	configs *nodeConfigs
 }
 
-// settingsOf is the evidence of trial t: its timeline tl, its fault at F,
-// and, for a fault the timeline can explain, the configuration of every
+// settingsOf is the evidence of trial t: its timeline tl, its fault f at
+// F, and, for a fault the timeline can explain, the configuration of every
 // node, read up front so that no explanation reads a file.
-func settingsOf(t results.Trial, tl *timeline.Timeline, F time.Time) *evidence {
+func settingsOf(t results.Trial, f *results.Fault, tl *timeline.Timeline, F time.Time) *evidence {
 	ev := &evidence{dir: t.Dir, meta: t.Meta, tl: tl, F: F}
-	if faultOf(t.Meta) != nil && tl != nil {
+	if f != nil && tl != nil {
 		ev.configs = readConfigs(t.Dir, t.Meta)
 	}
 	return ev
-}
-
-// naming is the evidence with the metadata m, whose fault names the
-// broker the evidence named (externalOf).
-func (ev evidence) naming(m *results.Meta) *evidence {
-	ev.meta = m
-	return &ev
 }
 
 // readConfigs reads the configuration of every node of the trial in dir,

@@ -30,7 +30,7 @@ func TestConfigsReadUpFront(t *testing.T) {
 			}
 			tr := trials[0]
 			tl := timelineOf(tr, time.Time{})
-			ev := settingsOf(tr, tl.tl, faultTime(tr.Meta, tl.tl, time.Time{}))
+			ev := settingsOf(tr, tr.Meta.Fault, tl.tl, faultTime(tr.Meta.Fault, tl.tl, time.Time{}))
 			if ev.configs == nil {
 				t.Fatal("the settings stage read no configuration")
 			}
