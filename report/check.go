@@ -31,14 +31,14 @@ func (v Violation) String() string {
 }
 
 // evidenceTimes maps each cited source ("c1/controller.log:92") to the
-// times of the timeline's events read from it: one, but for the fault
-// record, which dates several.
-func (tr *Trial) evidenceTimes() map[string][]time.Time {
+// times of tl's events read from it: one, but for the fault record, which
+// dates several.
+func evidenceTimes(tl *timeline.Timeline) map[string][]time.Time {
 	idx := map[string][]time.Time{}
-	if tr.Timeline == nil {
+	if tl == nil {
 		return idx
 	}
-	for _, evs := range [][]timeline.Event{tr.Timeline.Events, tr.Timeline.Client} {
+	for _, evs := range [][]timeline.Event{tl.Events, tl.Client} {
 		for i := range evs {
 			if s := evs[i].Source; s != "" {
 				idx[s] = append(idx[s], evs[i].Time)
@@ -65,7 +65,7 @@ func citedAt(idx map[string][]time.Time, what, source string, t time.Time) strin
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // CheckStall returns every way st's phases disagree with the evidence in
-// idx (Trial.evidenceTimes) and with each other, for a fault at F.
+// idx (evidenceTimes) and with each other, for a fault at F.
 func CheckStall(st *Stall, F time.Time, idx map[string][]time.Time) []Violation {
 	var out []Violation
 	bad := func(format string, args ...any) {
@@ -128,7 +128,7 @@ func CheckBoundaries(bs []Boundary, idx map[string][]time.Time) []Violation {
 // CheckExplanations returns every way tr's explanations disagree with their evidence;
 // none for a trial the analysis got right.
 func (tr *Trial) CheckExplanations() []Violation {
-	idx := tr.evidenceTimes()
+	idx := evidenceTimes(tr.Timeline)
 	var out []Violation
 	for i := range tr.Stalls {
 		out = append(out, CheckStall(&tr.Stalls[i], tr.FaultAt, idx)...)
@@ -136,32 +136,34 @@ func (tr *Trial) CheckExplanations() []Violation {
 	return append(out, CheckBoundaries(tr.Boundaries, idx)...)
 }
 
-// enforceChecks drops the phases of every stall that fails the check, and
-// the boundaries that fail it, saying why in the stall's note and the
-// trial's notes: a report never prints an explanation its evidence
-// contradicts.
-func (tr *Trial) enforceChecks() {
-	idx := tr.evidenceTimes()
-	for i := range tr.Stalls {
-		st := &tr.Stalls[i]
-		vs := CheckStall(st, tr.FaultAt, idx)
+// checksOf is the phases ph with every stall's phases that fail the check
+// against the evidence ev dropped, and the boundaries that fail it, saying
+// why in the stall's note and in ph's notes: a report never prints an
+// explanation its evidence contradicts.
+func checksOf(ev *evidence, ph phases) phases {
+	idx := evidenceTimes(ev.tl)
+	out := phases{stalls: slices.Clone(ph.stalls), boundaries: slices.Clone(ph.boundaries), notes: slices.Clone(ph.notes)}
+	for i := range out.stalls {
+		st := &out.stalls[i]
+		vs := CheckStall(st, ev.F, idx)
 		if len(vs) == 0 {
 			continue
 		}
 		st.Phases = nil
-		st.Violations = append(st.Violations, vs...)
+		st.Violations = append(slices.Clip(st.Violations), vs...)
 		st.Note = joinNote(st.Note, fmt.Sprintf("not split into phases: the analysis contradicted its evidence (%s), a bug of kbf's", vs[0].What))
-		tr.Notes = append(tr.Notes, fmt.Sprintf("p%d: phases dropped, they failed the check against their evidence: %s", st.Partition, vs[0].What))
+		out.notes = append(out.notes, note{text: fmt.Sprintf("p%d: phases dropped, they failed the check against their evidence: %s", st.Partition, vs[0].What)})
 	}
-	vs := CheckBoundaries(tr.Boundaries, idx)
+	vs := CheckBoundaries(out.boundaries, idx)
 	if len(vs) == 0 {
-		return
+		return out
 	}
-	tr.Notes = append(tr.Notes, fmt.Sprintf("boundaries dropped, they failed the check against their evidence: %s", vs[0].What))
-	tr.Boundaries = slices.DeleteFunc(tr.Boundaries, func(bd Boundary) bool {
+	out.notes = append(out.notes, note{text: fmt.Sprintf("boundaries dropped, they failed the check against their evidence: %s", vs[0].What)})
+	out.boundaries = slices.DeleteFunc(out.boundaries, func(bd Boundary) bool {
 		return bd.Source != "" && citedAt(idx, "", bd.Source, bd.Time) != ""
 	})
-	sortBoundaries(tr.Boundaries)
+	sortBoundaries(out.boundaries)
+	return out
 }
 
 func joinNote(a, b string) string {

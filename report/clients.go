@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -114,44 +116,89 @@ var stallSettings = map[string][]string{
 	"java":       {"retry.backoff.ms", "retry.backoff.max.ms", "metadata.max.age.ms", "request.timeout.ms", "delivery.timeout.ms"},
 }
 
-// analyzeClients analyses each external client of the trial t beside tr,
-// the franz-go probe's analysis, and compares them. A client whose files
+// clientAnalyses are the clients stage's result: every client that probed
+// the trial, franz-go first, when more than one did, and how far their
+// stalls differ; nothing when franz-go probed alone.
+type clientAnalyses struct {
+	results []ClientResult
+	diffs   []ClientDiff
+	// notes say what of the clients' files is damaged or missing, for
+	// the trial's notes and verdict.
+	notes notes
+}
+
+// clientsOf analyses each external client of the trial t beside fg, the
+// franz-go probe's analysis, and compares them. A client whose files
 // cannot be read is reported so, not the trial.
-func (tr *Trial) analyzeClients(ctx context.Context, t results.Trial) error {
-	tr.Clients = []ClientResult{clientResult(FranzGo, tr)}
+func clientsOf(ctx context.Context, t results.Trial, fg *probeAnalysis) (clientAnalyses, error) {
+	if len(t.Clients) == 0 {
+		return clientAnalyses{}, nil
+	}
+	cs := clientAnalyses{results: []ClientResult{clientResult(FranzGo, fg.ev.meta, fg.integrity, fg.gaps, fg.phases.stalls)}}
 	for i := range t.Clients {
-		c := &t.Clients[i]
-		ct, err := analyzeProbe(ctx, c.Trial(&t), Options{FaultAt: tr.FaultAt})
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+		cr, ns, err := clientOf(ctx, t, &t.Clients[i], fg.ev.F)
 		if err != nil {
-			tr.Clients = append(tr.Clients, ClientResult{Name: c.Name, Err: err.Error()})
-			tr.damaged(fmt.Sprintf("client %s's records could not be read (%v): it is left out of the comparison", c.Name, err))
-			continue
+			return clientAnalyses{}, err
 		}
-		// What is wrong with a client's own files is wrong with the
-		// trial: its verdict says so.
-		for _, n := range ct.Notes {
-			if ct.Verdict != nil && damagedNote(ct.Verdict, n) {
-				tr.damaged(fmt.Sprintf("client %s: %s", c.Name, n))
-			}
-		}
-		cr := clientResult(c.Name, ct)
-		cr.Trial = ct
-		if c.Meta == nil {
-			cr.MetaMissing = true
-			tr.damaged(fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)))
-		}
-		tr.Clients = append(tr.Clients, cr)
+		cs.results = append(cs.results, cr)
+		cs.notes = append(cs.notes, ns...)
 	}
-	for _, name := range namedClients(tr.Meta) {
+	cs.notes = append(cs.notes, missingClients(t)...)
+	cs.diffs = diffClients(cs.results, resolution(fg.ev.meta, cs.results))
+	return cs, nil
+}
+
+// clientOf analyses the external client c of the trial t against the
+// fault at F: its result, and what of its files is damaged. Its error is
+// ctx's only: a client whose files cannot be read is a result that says
+// so.
+func clientOf(ctx context.Context, t results.Trial, c *results.ClientTrial, F time.Time) (ClientResult, notes, error) {
+	ct, err := analyzeClient(ctx, c.Trial(&t), F)
+	if ctx.Err() != nil {
+		return ClientResult{}, nil, ctx.Err()
+	}
+	if err != nil {
+		return ClientResult{Name: c.Name, Err: err.Error()},
+			notes{{text: fmt.Sprintf("client %s's records could not be read (%v): it is left out of the comparison", c.Name, err), damaged: true}}, nil
+	}
+	// What is wrong with a client's own files is wrong with the trial:
+	// its verdict says so.
+	var ns notes
+	for _, n := range ct.Notes {
+		if ct.Verdict != nil && damagedNote(ct.Verdict, n) {
+			ns = append(ns, note{text: fmt.Sprintf("client %s: %s", c.Name, n), damaged: true})
+		}
+	}
+	cr := clientResult(c.Name, ct.Meta, ct.Integrity, ct.Gaps, ct.Stalls)
+	cr.Trial = ct
+	if c.Meta == nil {
+		cr.MetaMissing = true
+		ns = append(ns, note{text: fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)), damaged: true})
+	}
+	return cr, ns, nil
+}
+
+// analyzeClient is an external client's analysis of its own trial t, its
+// fault dated F as the franz-go probe's is: its probe's stages and its
+// verdict. Its findings are the trial's (findingsOf).
+func analyzeClient(ctx context.Context, t results.Trial, F time.Time) (*Trial, error) {
+	p, err := analyzeProbe(ctx, t, Options{FaultAt: F})
+	if err != nil {
+		return nil, err
+	}
+	return p.trial(verdictOf(t.Meta, p.gaps, p.ev.F, p.notes), clientAnalyses{}, nil), nil
+}
+
+// missingClients say which clients the trial t's command named with
+// --clients that left no records.
+func missingClients(t results.Trial) notes {
+	var ns notes
+	for _, name := range namedClients(t.Meta) {
 		if name != FranzGo && !slices.ContainsFunc(t.Clients, func(c results.ClientTrial) bool { return c.Name == name }) {
-			tr.damaged(fmt.Sprintf("client %s: named by --clients, but %s holds no %s: its records are missing from the comparison", name, path.Join(results.ClientsDir, name), results.ProbeFile))
+			ns = append(ns, note{text: fmt.Sprintf("client %s: named by --clients, but %s holds no %s: its records are missing from the comparison", name, path.Join(results.ClientsDir, name), results.ProbeFile), damaged: true})
 		}
 	}
-	tr.ClientDiffs = diffClients(tr.Clients, resolution(tr))
-	return nil
+	return ns
 }
 
 // minResolution is the finest difference the report's figures show: they
@@ -162,14 +209,15 @@ const minResolution = 10 * time.Millisecond
 // resolution is the smallest difference between two clients' stalls that
 // the probes can measure: each sends one record per partition every
 // interval, so a stall's end is known only to within the interval of the
-// client whose records mark it; the coarsest client's interval bounds the
-// comparison, and never less than minResolution.
-func resolution(tr *Trial) time.Duration {
+// client whose records mark it; the coarsest client's interval (franz-go's
+// in m, the others' in crs) bounds the comparison, and never less than
+// minResolution.
+func resolution(m *results.Meta, crs []ClientResult) time.Duration {
 	res := minResolution
-	if tr.Meta != nil {
-		res = max(res, tr.Meta.Probe.Interval)
+	if m != nil {
+		res = max(res, m.Probe.Interval)
 	}
-	for _, cr := range tr.Clients {
+	for _, cr := range crs {
 		if cr.Trial != nil && cr.Trial.Meta != nil {
 			res = max(res, cr.Trial.Meta.Probe.Interval)
 		}
@@ -188,27 +236,43 @@ func damagedNote(v *verdict.Verdict, n string) bool {
 	return false
 }
 
-func clientResult(name string, tr *Trial) ClientResult {
-	cr := ClientResult{Name: name}
-	if in := tr.Integrity; in != nil {
+// clientResult is the client name's view of the fault, from its
+// metadata m, its audit in, its gaps g and its stalls.
+func clientResult(name string, m *results.Meta, in *integrity.Report, g *gaps.Report, stalls []Stall) ClientResult {
+	cr := ClientResult{Name: name, Settings: clientSettings(name, m)}
+	if in != nil {
 		cr.Audit = &ClientAudit{Acknowledged: in.Acknowledged, Lost: in.Lost, Duplicated: in.Duplicated, Reordered: in.Reordered}
 	}
-	if tr.Meta != nil {
-		keys := stallSettings[name]
-		for _, k := range keys {
-			if v, ok := tr.Meta.Probe.Client[k]; ok {
-				cr.Settings = append(cr.Settings, Setting{Name: k, Value: v, Source: SourceClientConfig, Where: results.MetaFile})
-			}
+	if g != nil {
+		cr.Partitions = clientPartitions(name, g, stalls)
+	}
+	return cr
+}
+
+// clientSettings are the settings that shape the client name's stall, as
+// its metadata m records them.
+func clientSettings(name string, m *results.Meta) []Setting {
+	if m == nil {
+		return nil
+	}
+	var out []Setting
+	for _, k := range stallSettings[name] {
+		if v, ok := m.Probe.Client[k]; ok {
+			out = append(out, Setting{Name: k, Value: v, Source: SourceClientConfig, Where: results.MetaFile})
 		}
 	}
-	stalls := map[int32]*Stall{}
-	for i := range tr.Stalls {
-		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
+	return out
+}
+
+// clientPartitions are the client name's stall on each partition of its
+// gaps g, with its client phase from its stalls.
+func clientPartitions(name string, g *gaps.Report, stalls []Stall) []ClientPartition {
+	byPartition := map[int32]*Stall{}
+	for i := range stalls {
+		byPartition[stalls[i].Partition] = &stalls[i]
 	}
-	if tr.Gaps == nil {
-		return cr
-	}
-	for _, gp := range tr.Gaps.Partitions {
+	var out []ClientPartition
+	for _, gp := range g.Partitions {
 		cp := ClientPartition{Partition: gp.Partition, Role: results.RoleNone}
 		if g := gp.Ack.Fault; g != nil {
 			cp.Ack, cp.Open = g.Duration(), g.Open
@@ -216,24 +280,30 @@ func clientResult(name string, tr *Trial) ClientResult {
 		if g := gp.Receive.Fault; g != nil {
 			cp.Receive = g.Duration()
 		}
-		if st := stalls[gp.Partition]; st != nil {
+		if st := byPartition[gp.Partition]; st != nil {
 			cp.Role = st.Role
 			for _, ph := range st.Phases {
 				if ph.Name == PhaseClient {
-					cp.Learnt, cp.Client, cp.Learning = ph.End, ph.Duration, ph.Explanation
-					if name != FranzGo {
-						// The phase's explanation weighs franz-go's own
-						// log lines and settings; another client's is
-						// its log line and the settings listed beside it.
-						cp.Learning.Why = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
-							ph.End.UTC().Format("15:04:05.000"), ph.Evidence, path.Join(results.ClientsDir, name, ph.Source))
-					}
+					cp.Learnt, cp.Client, cp.Learning = ph.End, ph.Duration, clientLearning(name, ph)
 				}
 			}
 		}
-		cr.Partitions = append(cr.Partitions, cp)
+		out = append(out, cp)
 	}
-	return cr
+	return out
+}
+
+// clientLearning is what the client name waited for in its client phase
+// ph. The phase's explanation weighs franz-go's own log lines and
+// settings; another client's is its log line and the settings listed
+// beside it.
+func clientLearning(name string, ph Phase) Explanation {
+	x := ph.Explanation
+	if name != FranzGo {
+		x.Why = fmt.Sprintf("its log first names the new leader at %s: %s [%s]",
+			ph.End.UTC().Format("15:04:05.000"), ph.Evidence, path.Join(results.ClientsDir, name, ph.Source))
+	}
+	return x
 }
 
 // diffClients finds, per partition, the clients with the longest and the

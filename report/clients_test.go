@@ -254,7 +254,7 @@ func TestClientsMetaMissing(t *testing.T) {
 			t.Errorf("notes %q: none says %q", tr.Notes, want)
 		}
 	}
-	fs := findings(tr)
+	fs := tr.Findings
 	if len(fs) != 2 || !fs[1].SettingsUnknown || fs[1].Idempotent {
 		t.Errorf("findings %+v, want librdkafka's settings unknown", fs)
 	}

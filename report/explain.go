@@ -149,9 +149,9 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 	return false
 }
 
-// explain splits each partition's ack fault gap into phases, and returns
-// them with every boundary it found, in time order, the fault first. It
-// changes nothing of tr.
+// explain splits each partition's ack fault gap in g into phases, and
+// returns them with every boundary it found, in time order, the fault
+// first. roles are what the faulted broker was to each partition.
 //
 // A phase ends at the very time of the line it cites: a boundary logged
 // before the previous one, or after the stall's first ack, bounds no phase
@@ -165,9 +165,9 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // stall that begins at the fault holds the detection as well and is named
 // for both ("detect+elect"): its time is never blamed on the election
 // alone. damaged says what is missing, for the notes and the verdict.
-func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged []string) {
-	e, damaged := newExplaining(tr, f)
-	for _, gp := range tr.Gaps.Partitions {
+func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged notes) {
+	e, damaged := newExplaining(ev, roles, f)
+	for _, gp := range g.Partitions {
 		if gp.Ack.Fault != nil {
 			stalls = append(stalls, e.stall(gp))
 		}
@@ -179,7 +179,8 @@ func explain(tr *Trial, f *results.Fault) (stalls []Stall, boundaries []Boundary
 // partition's stall shares (the fault, its detection, the quorum's
 // takeover) and the boundaries found so far.
 type explaining struct {
-	tr    *Trial
+	ev    *evidence
+	roles map[int32]results.Role
 	f     *results.Fault
 	tl    *timeline.Timeline
 	F     time.Time
@@ -203,31 +204,31 @@ type explaining struct {
 
 // newExplaining finds what the stalls of fault f share, and says what of
 // it is missing (damaged).
-func newExplaining(tr *Trial, f *results.Fault) (*explaining, []string) {
-	e := &explaining{tr: tr, f: f, tl: tr.Timeline, F: tr.FaultAt, topic: tr.Meta.Probe.Topic, b: f.NodeID,
+func newExplaining(ev *evidence, roles map[int32]results.Role, f *results.Fault) (*explaining, notes) {
+	e := &explaining{ev: ev, roles: roles, f: f, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
 	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
-	var damaged []string
+	var damaged notes
 	e.detect, e.detected = detection(e.tl, f, e.F)
 	// A cut from the clients only is detected by no one: nothing is
 	// missing when no line shows it.
 	if !e.detected && f.Kind != results.FaultIsolateClients {
 		e.undetected = missingDetection(e.tl, f, e.F)
-		damaged = append(damaged, e.undetected+": the phase before the first boundary found holds the detection too, and is named for both")
+		damaged = append(damaged, note{text: e.undetected + ": the phase before the first boundary found holds the detection too, and is named for both", damaged: true})
 	}
 	// A node that is broker and controller both, and led the controller
 	// quorum when the fault hit it: no controller could fence it until
 	// another took the quorum over, and the detection is that gap and
 	// then the session's expiry as the new leader counts it.
-	e.x = newExplainer(tr, f)
+	e.x = newExplainer(ev, f)
 	e.tookOver, e.quorumLost = quorumTakeover(e.tl, f, e.F)
 	if e.quorumLost && e.detected && e.tookOver.Time.After(e.detect.Time) {
 		e.quorumLost = false
 	}
 	if e.quorumLost {
 		e.x.tookOver = &e.tookOver
-		e.x.quorum = analyzeQuorum(tr, f)
+		e.x.quorum = analyzeQuorum(ev, f)
 	}
 	return e, damaged
 }
@@ -236,8 +237,8 @@ func newExplaining(tr *Trial, f *results.Fault) (*explaining, []string) {
 func (e *explaining) stall(gp gaps.Partition) Stall {
 	g := gp.Ack.Fault
 	p := gp.Partition
-	st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: e.tr.Role(p)} // the role decided once, in partitionRoles
-	if l, ok := e.tr.Meta.Probe.Leaders[p]; ok {
+	st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: roleOf(e.roles, p)} // the role decided once, in rolesOf
+	if l, ok := e.ev.meta.Probe.Leaders[p]; ok {
 		st.Leader = l
 	}
 	cands, later, leaderMoved := e.candidates(&st, g)
@@ -402,7 +403,7 @@ func (e *explaining) draw(bdy Boundary, isShared, inStall bool) {
 // stuck says why a partition the broker led had not acked again when the
 // probe stopped.
 func (e *explaining) stuck(st *Stall, g *gaps.Gap, leaderMoved bool) string {
-	switch r := e.tr.Meta.Probe.Replicas[st.Partition]; {
+	switch r := e.ev.meta.Probe.Replicas[st.Partition]; {
 	case !leaderMoved && len(r) == 1:
 		return fmt.Sprintf("no other replica could take over: broker %d holds the partition's only replica, so it has no leader until the broker returns", e.b)
 	case !leaderMoved:
@@ -541,7 +542,7 @@ func (x *explainer) notTheFault(st *Stall, gp gaps.Partition, cs []bound) bool {
 	if l := gp.Ack.Longest; l != nil {
 		elsewhere = l.Duration()
 	}
-	bound := verdict.StallBound(x.tr.Meta)
+	bound := verdict.StallBound(x.ev.meta)
 	noise := g.Duration() <= noiseFactor*max(elsewhere, bound)
 	before := !g.Open && g.End.Before(first)
 	if !before && (spans || !noise) {
@@ -589,12 +590,12 @@ func sortBoundaries(bs []Boundary) {
 // inReplicas reports whether broker b was in partition p's ISR when the
 // fault began, as the timeline last showed it, or, failing that, whether
 // the topic's replicas are known to include it.
-func (tr *Trial) inReplicas(p, b int32) bool {
-	topic := tr.Meta.Probe.Topic
+func inReplicas(ev *evidence, p, b int32) bool {
+	topic := ev.meta.Probe.Topic
 	var last *timeline.Event
-	for i := range tr.Timeline.Events {
-		e := &tr.Timeline.Events[i]
-		if e.Time.After(tr.FaultAt) {
+	for i := range ev.tl.Events {
+		e := &ev.tl.Events[i]
+		if e.Time.After(ev.F) {
 			break
 		}
 		if e.Topic == topic && e.Partition == p && e.HasISR() {
@@ -604,7 +605,7 @@ func (tr *Trial) inReplicas(p, b int32) bool {
 	if last != nil {
 		return last.InISR(b)
 	}
-	if r, ok := tr.Meta.Probe.Replicas[p]; ok {
+	if r, ok := ev.meta.Probe.Replicas[p]; ok {
 		for _, id := range r {
 			if id == b {
 				return true

@@ -149,7 +149,7 @@ type phase struct {
 	d    time.Duration
 }
 
-func phasesOf(st *Stall) []phase {
+func phaseLengths(st *Stall) []phase {
 	var out []phase
 	for _, ph := range st.Phases {
 		out = append(out, phase{ph.Name, ph.Duration})
@@ -327,7 +327,7 @@ func TestExplainEdges(t *testing.T) {
 				t.Errorf("p%d: role %q, began %v, total %v, first ack %v; want %q, %v, %v, open %v",
 					tc.p, st.Role, st.Began, st.Total, st.FirstAck, tc.role, tc.began, tc.total, tc.open)
 			}
-			if got := phasesOf(st); !slices.Equal(got, tc.phases) {
+			if got := phaseLengths(st); !slices.Equal(got, tc.phases) {
 				t.Errorf("p%d phases %v, want %v", tc.p, got, tc.phases)
 			}
 			for _, ph := range st.Phases {

@@ -218,28 +218,41 @@ func clientEvidence(moves []timeline.Event, F time.Time) (candidate, bool) {
 	return candidate{}, false
 }
 
-// nameExternal names the broker of an external fault (externalBroker) and
-// makes the trial's fault record say it, so every heading and analysis
-// after it uses the broker the evidence names; the record on disk keeps
-// what the run saw. A note says what named it.
-func (tr *Trial) nameExternal() {
-	m := tr.Meta
+// named is the external stage's result: the broker an external fault
+// hit, and the note that says what named it.
+type named struct {
+	// broker is nil for any fault but an external one with signs.
+	broker *ExternalBroker
+	notes  notes
+}
+
+// externalOf names the broker of an external fault (externalBroker) from
+// the replica view rv and the evidence ev, and returns the evidence with a
+// copy of its metadata whose fault record says it, so every heading and
+// analysis after it uses the broker the evidence names; the record on disk
+// keeps what the run saw. Any other fault's evidence is returned as it is.
+func externalOf(ev *evidence, rv *ReplicaView) (*evidence, named) {
+	m := ev.meta
 	if m == nil || m.Fault == nil || m.Fault.Kind != results.FaultExternal || len(m.Fault.Signs) == 0 {
-		return
+		return ev, named{}
 	}
-	e := externalBroker(m.Fault, tr.Replicas, tr.Timeline, tr.FaultAt, m.Cluster.Brokers)
-	tr.External = &e
+	e := externalBroker(m.Fault, rv, ev.tl, ev.F, m.Cluster.Brokers)
 	meta, fault := *m, *m.Fault
 	fault.NodeID, fault.Broker = e.NodeID, e.Broker
 	meta.Fault = &fault
-	tr.Meta = &meta
+	withName := *ev
+	withName.meta = &meta
+	return &withName, named{broker: &e, notes: notes{{text: externalNote(e)}}}
+}
+
+// externalNote says which broker an external fault hit, and what named it.
+func externalNote(e ExternalBroker) string {
 	by := map[string]string{ByCluster: "the cluster's sign", ByReplicas: "the replica view", ByClients: "the clients' leader moves"}[e.By]
 	switch {
 	case e.NodeID >= 0:
-		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: broker %s (node %d), named by %s — %s", e.Broker, e.NodeID, by, e.Evidence))
+		return fmt.Sprintf("external fault: broker %s (node %d), named by %s — %s", e.Broker, e.NodeID, by, e.Evidence)
 	case e.Broker == results.BrokerCluster:
-		tr.Notes = append(tr.Notes, fmt.Sprintf("external fault: the whole cluster, no single broker, by %s — %s", by, e.Evidence))
-	default:
-		tr.Notes = append(tr.Notes, "external fault: the broker is unknown: "+e.Evidence)
+		return fmt.Sprintf("external fault: the whole cluster, no single broker, by %s — %s", by, e.Evidence)
 	}
+	return "external fault: the broker is unknown: " + e.Evidence
 }

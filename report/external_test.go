@@ -113,13 +113,13 @@ func TestNameExternal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			disk := &results.Meta{Kind: "trial", Cluster: results.Cluster{Brokers: map[string]int32{"k1": 1, "k2": 2}},
 				Fault: &results.Fault{Kind: results.FaultExternal, NodeID: 3, Broker: "k3", Signs: tc.signs}}
-			tr := &Trial{Meta: disk, FaultAt: F}
-			tr.nameExternal()
+			ev, n := externalOf(&evidence{meta: disk, F: F}, nil)
+			tr := &Trial{Meta: ev.meta, FaultAt: F}
 			if got := tr.FaultTitle(); got != tc.title {
 				t.Errorf("title %q, want %q", got, tc.title)
 			}
-			if disk.Fault.NodeID != 3 || tr.External == nil || len(tr.Notes) != 1 {
-				t.Errorf("record on disk %+v, external %+v, notes %q", disk.Fault, tr.External, tr.Notes)
+			if disk.Fault.NodeID != 3 || n.broker == nil || len(n.notes) != 1 {
+				t.Errorf("record on disk %+v, external %+v, notes %v", disk.Fault, n.broker, n.notes)
 			}
 		})
 	}

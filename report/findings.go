@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -112,18 +113,18 @@ func (fs Findings) Why() string {
 	return strings.Join(out, "; ")
 }
 
-// findings are the trial's audits: the franz-go probe's, then each
-// external client's that was read back.
-func findings(tr *Trial) Findings {
+// findingsOf are the trial's audits: the franz-go probe's (its metadata
+// m and audit in), then each external client's in crs that was read back.
+func findingsOf(m *results.Meta, in *integrity.Report, crs []ClientResult) Findings {
 	var fs Findings
-	if f, ok := finding(FranzGo, tr); ok {
+	if f, ok := finding(FranzGo, m, in); ok {
 		fs = append(fs, f)
 	}
-	for _, cr := range tr.Clients {
+	for _, cr := range crs {
 		if cr.Trial == nil {
 			continue // franz-go (above), or a client that could not be analysed
 		}
-		if f, ok := finding(cr.Name, cr.Trial); ok {
+		if f, ok := finding(cr.Name, cr.Trial.Meta, cr.Trial.Integrity); ok {
 			f.SettingsUnknown = cr.MetaMissing
 			if f.SettingsUnknown {
 				f.Idempotent = false
@@ -134,16 +135,16 @@ func findings(tr *Trial) Findings {
 	return fs
 }
 
-// finding is one client's audit and settings; false without an audit.
-func finding(client string, tr *Trial) (Finding, bool) {
-	in := tr.Integrity
+// finding is one client's audit in and settings, from its metadata m;
+// false without an audit.
+func finding(client string, m *results.Meta, in *integrity.Report) (Finding, bool) {
 	if in == nil {
 		return Finding{}, false
 	}
 	f := Finding{Client: client, Acknowledged: in.Acknowledged, Lost: in.Lost, Duplicated: in.Duplicated, Reordered: in.Reordered}
 	var p results.Probe
-	if tr.Meta != nil {
-		p = tr.Meta.Probe
+	if m != nil {
+		p = m.Probe
 	}
 	f.Acks, f.Idempotent = promises(client, p)
 	return f, true

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -127,13 +129,25 @@ func (m *Metrics) Role(r results.Role) (RoleMetrics, bool) {
 }
 
 // Role is what the faulted broker was to partition p when the fault
-// began, decided once per trial (partitionRoles); RoleNone without a
-// fault.
-func (tr *Trial) Role(p int32) results.Role {
-	if r, ok := tr.roles[p]; ok {
+// began, decided once per trial (rolesOf); RoleNone without a fault.
+func (tr *Trial) Role(p int32) results.Role { return roleOf(tr.roles, p) }
+
+// roleOf is partition p's role in roles; RoleNone when it has none.
+func roleOf(roles map[int32]results.Role, p int32) results.Role {
+	if r, ok := roles[p]; ok {
 		return r
 	}
 	return results.RoleNone
+}
+
+// rolesOf decides what the faulted broker of fault f was to each
+// partition of the evidence ev and the gaps g when the fault began
+// (partitionRoles); nil without a fault, or without its time.
+func rolesOf(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]results.Role {
+	if f == nil || ev.F.IsZero() {
+		return nil
+	}
+	return partitionRoles(ev, g, f)
 }
 
 // partitionRoles decides what the faulted broker f was to each probed
@@ -141,14 +155,14 @@ func (tr *Trial) Role(p int32) results.Role {
 // the leader unknown, a new leader started after the fault), it followed
 // it (it was in the ISR as the timeline last showed it before the fault,
 // or, failing that, among its replicas), or neither.
-func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
+func partitionRoles(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]results.Role {
 	roles := map[int32]results.Role{}
 	var parts []int32
-	if tr.Meta != nil {
-		parts = append(parts, tr.Meta.Probe.Partitions...)
+	if ev.meta != nil {
+		parts = append(parts, ev.meta.Probe.Partitions...)
 	}
-	if tr.Gaps != nil {
-		for _, p := range tr.Gaps.Partitions {
+	if g != nil {
+		for _, p := range g.Partitions {
 			parts = append(parts, p.Partition)
 		}
 	}
@@ -157,16 +171,16 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 		if _, done := roles[p]; done {
 			continue
 		}
-		leader, known := tr.Meta.Probe.Leaders[p]
+		leader, known := ev.meta.Probe.Leaders[p]
 		moved := false
-		if !known && tr.Timeline != nil {
-			_, moved = tr.Timeline.NewLeaderStarted(tr.Meta.Probe.Topic, p, b, tr.FaultAt)
+		if !known && ev.tl != nil {
+			_, moved = ev.tl.NewLeaderStarted(ev.meta.Probe.Topic, p, b, ev.F)
 		}
 		switch {
 		case (known && leader == b) || moved:
 			roles[p] = results.RoleLed
-		case tr.Timeline != nil && tr.inReplicas(p, b),
-			tr.Timeline == nil && slices.Contains(tr.Meta.Probe.Replicas[p], b):
+		case ev.tl != nil && inReplicas(ev, p, b),
+			ev.tl == nil && slices.Contains(ev.meta.Probe.Replicas[p], b):
 			roles[p] = results.RoleFollowed
 		default:
 			roles[p] = results.RoleNone
@@ -175,91 +189,117 @@ func partitionRoles(tr *Trial, f *results.Fault) map[int32]results.Role {
 	return roles
 }
 
-// measure takes each partition's measures of fault f from the gaps, the
-// stalls and the steps the analysis found. f is nil for a probe CSV given
-// a fault time and no metadata: its gaps are measured, with no role.
-func measure(tr *Trial, f *results.Fault) *Metrics {
-	m := &Metrics{SessionTimeout: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
+// metricsOf takes each partition's measures of fault f from the gaps g,
+// the stalls and the steps the analysis found, and the audit in; each
+// partition with its role in roles, the session timeout from the evidence
+// ev. f is nil for a probe CSV given a fault time and no metadata: its
+// gaps are measured, with no role. Nil without a fault time.
+func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report) *Metrics {
+	if ev.F.IsZero() {
+		return nil
+	}
+	session := &sessionLookup{ev: ev, f: f, setting: Setting{Name: sessionTimeoutSetting, Source: SourceUnknown,
 		Where: "not read: no stall is measured from the broker's last heartbeat"}}
-	stalls := map[int32]*Stall{}
-	for i := range tr.Stalls {
-		stalls[tr.Stalls[i].Partition] = &tr.Stalls[i]
-	}
-	steps := map[int32]time.Duration{}
-	longest := map[int32]time.Duration{}
-	if tr.Steps != nil {
-		for _, p := range tr.Steps.Partitions {
-			steps[p.Partition] = p.Stalled
-			// No stall over the bound is a measure too: zero.
-			longest[p.Partition] = 0
-			if p.Longest != nil {
-				longest[p.Partition] = p.Longest.Duration()
+	m := &Metrics{}
+	if g != nil {
+		byPartition := map[int32]*Stall{}
+		for i := range stalls {
+			byPartition[stalls[i].Partition] = &stalls[i]
+		}
+		stalled, longest := stepMeasures(steps)
+		lost := map[int32]int{}
+		if in != nil {
+			for _, p := range in.Partitions {
+				lost[p.Partition] = p.Lost
 			}
 		}
-	}
-	lost := map[int32]int{}
-	if tr.Integrity != nil {
-		for _, p := range tr.Integrity.Partitions {
-			lost[p.Partition] = p.Lost
-		}
-	}
-	// The session timeout is looked up only when a stall needs it.
-	var session time.Duration
-	sessionRead, sessionKnown := false, false
-	sessionTimeout := func() (time.Duration, bool) {
-		if !sessionRead {
-			sessionRead = true
-			m.SessionTimeout = newExplainer(tr, f).sessionTimeout()
-			session, sessionKnown = ms(m.SessionTimeout)
-		}
-		return session, sessionKnown
-	}
-	if tr.Gaps == nil {
-		return m
-	}
-	for _, gp := range tr.Gaps.Partitions {
-		p := gp.Partition
-		pm := PartitionMetrics{Partition: p, Role: tr.Role(p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
-		if g := gp.Ack.Fault; g != nil {
-			pm.Values[MeasureAckStall] = g.Duration()
-		}
-		if g := gp.Receive.Fault; g != nil {
-			pm.Values[MeasureReceiveStall] = g.Duration()
-		}
-		if st := stalls[p]; st != nil {
-			var detect time.Duration
-			detected := false
-			for _, ph := range st.Phases {
-				if k, ok := phaseMeasure[ph.Name]; ok {
-					pm.Values[k] = ph.Duration
-				}
-				if ph.Name == PhaseDetect {
-					detect, detected = ph.Duration, true
-				}
+		for _, gp := range g.Partitions {
+			p := gp.Partition
+			pm := PartitionMetrics{Partition: p, Role: roleOf(roles, p), Values: map[Measure]time.Duration{}, Lost: lost[p]}
+			if g := gp.Ack.Fault; g != nil {
+				pm.Values[MeasureAckStall] = g.Duration()
 			}
-			// Only a stall that began at the fault and ended holds the
-			// whole detection; the rest of it is what the heartbeat's
-			// phase leaves.
-			if detected && st.Began == 0 && !st.FirstAck.IsZero() {
-				after := st.Total - detect
-				pm.Values[MeasureAfterDetect] = after
-				// A graceful stop (a sigterm, a roll's first stop) is
-				// detected by its controlled shutdown, not by a session
-				// running out from a last heartbeat.
-				if !f.Graceful() {
-					if s, ok := sessionTimeout(); ok {
-						pm.Values[MeasureFromHeartbeat] = after + s
-					}
-				}
+			if g := gp.Receive.Fault; g != nil {
+				pm.Values[MeasureReceiveStall] = g.Duration()
 			}
+			if st := byPartition[p]; st != nil {
+				stallMeasures(pm.Values, st, f, session)
+			}
+			if d, ok := stalled[p]; ok {
+				pm.Values[MeasureTotalStall] = d
+				pm.Values[MeasureLongestStall] = longest[p]
+			}
+			m.Partitions = append(m.Partitions, pm)
 		}
-		if d, ok := steps[p]; ok {
-			pm.Values[MeasureTotalStall] = d
-			pm.Values[MeasureLongestStall] = longest[p]
-		}
-		m.Partitions = append(m.Partitions, pm)
 	}
+	m.SessionTimeout = session.setting
 	return m
+}
+
+// stepMeasures are, per partition, a fault of several steps' stalled time
+// and its longest stall; none for a fault of one.
+func stepMeasures(steps *StepView) (stalled, longest map[int32]time.Duration) {
+	stalled, longest = map[int32]time.Duration{}, map[int32]time.Duration{}
+	if steps == nil {
+		return stalled, longest
+	}
+	for _, p := range steps.Partitions {
+		stalled[p.Partition] = p.Stalled
+		// No stall over the bound is a measure too: zero.
+		longest[p.Partition] = 0
+		if p.Longest != nil {
+			longest[p.Partition] = p.Longest.Duration()
+		}
+	}
+	return stalled, longest
+}
+
+// stallMeasures puts the measures of the stall st of fault f in values:
+// its phases, and what is left of it after the detection.
+func stallMeasures(values map[Measure]time.Duration, st *Stall, f *results.Fault, session *sessionLookup) {
+	var detect time.Duration
+	detected := false
+	for _, ph := range st.Phases {
+		if k, ok := phaseMeasure[ph.Name]; ok {
+			values[k] = ph.Duration
+		}
+		if ph.Name == PhaseDetect {
+			detect, detected = ph.Duration, true
+		}
+	}
+	// Only a stall that began at the fault and ended holds the whole
+	// detection; the rest of it is what the heartbeat's phase leaves.
+	if !detected || st.Began != 0 || st.FirstAck.IsZero() {
+		return
+	}
+	after := st.Total - detect
+	values[MeasureAfterDetect] = after
+	// A graceful stop (a sigterm, a roll's first stop) is detected by its
+	// controlled shutdown, not by a session running out from a last
+	// heartbeat.
+	if !f.Graceful() {
+		if s, ok := session.timeout(); ok {
+			values[MeasureFromHeartbeat] = after + s
+		}
+	}
+}
+
+// sessionLookup reads the controller's session timeout from the evidence
+// once, when a stall first needs it: no file is read, and no setting
+// said, for a trial whose stalls do not.
+type sessionLookup struct {
+	ev      *evidence
+	f       *results.Fault
+	read    bool
+	setting Setting
+}
+
+func (s *sessionLookup) timeout() (time.Duration, bool) {
+	if !s.read {
+		s.read = true
+		s.setting = newExplainer(s.ev, s.f).sessionTimeout()
+	}
+	return ms(s.setting)
 }
 
 // sessionTimeoutSetting is the controller's setting that bounds a

@@ -16,7 +16,7 @@ func TestPartitionRoles(t *testing.T) {
 		Replicas:   map[int32][]int32{0: {1, 2, 3}, 1: {2, 3, 1}, 2: {2, 3, 4}, 3: {3, 4, 5}},
 	}}
 	tr := &Trial{Meta: meta, FaultAt: time.Date(2026, 11, 30, 16, 42, 9, 0, time.UTC)}
-	tr.roles = partitionRoles(tr, &results.Fault{Broker: "k1", NodeID: 1})
+	tr.roles = partitionRoles(&evidence{meta: tr.Meta, F: tr.FaultAt}, tr.Gaps, &results.Fault{Broker: "k1", NodeID: 1})
 	for p, want := range map[int32]results.Role{
 		0: results.RoleLed,      // it led it
 		1: results.RoleFollowed, // among its replicas

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -24,18 +25,20 @@ func (l lastReceived) add(m *results.Message) {
 	}
 }
 
-// explainCut adds to tr's stalls what the network fault f explains: why a
-// stall began after the cut, and a consumer that never moved again.
-func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
+// explainCut returns the stalls with what the network fault f explains
+// added: why a stall began after the cut, and a consumer that never moved
+// again (last, each partition's last receive, beside its gaps in g).
+func explainCut(ev *evidence, g *gaps.Report, f *results.Fault, stalls []Stall, last lastReceived) []Stall {
 	if !f.Kind.Network() {
-		return
+		return stalls
 	}
-	x := newExplainer(tr, f)
-	fence, fenced := tr.Timeline.Fenced(f.NodeID, tr.FaultAt)
-	for i := range tr.Stalls {
-		st := &tr.Stalls[i]
+	stalls = slices.Clone(stalls)
+	x := newExplainer(ev, f)
+	fence, fenced := ev.tl.Fenced(f.NodeID, ev.F)
+	for i := range stalls {
+		st := &stalls[i]
 		if f.Kind == results.FaultIsolateController && st.Role == results.RoleLed && st.Began > 0 && fenced {
-			start := tr.FaultAt.Add(st.Began)
+			start := ev.F.Add(st.Began)
 			if !fence.Time.After(start) {
 				st.Start.Why = fmt.Sprintf("broker %d, cut from the controller only, went on leading and acking for %s after the cut; the stall began %s after the controller fenced it (broker.session.timeout.ms after its last heartbeat): its followers left it for the new leader, so its high watermark could not move",
 					f.NodeID, secs(st.Began), secs(start.Sub(fence.Time)))
@@ -43,7 +46,7 @@ func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
 				st.Start.Settings = []Setting{nodeSetting(x.ctl, x.ctlErr, "", "broker.session.timeout.ms")}
 			}
 		}
-		gp := tr.partitionGaps(st.Partition)
+		gp := partitionGaps(g, st.Partition)
 		if gp == nil || gp.NotReceived == 0 || gp.Receive.Fault == nil {
 			continue
 		}
@@ -55,26 +58,27 @@ func (tr *Trial) explainCut(f *results.Fault, last lastReceived) {
 			lr.UTC().Format("15:04:05.000"), gp.NotReceived, st.Leader)
 		st.Consumer.Settings = []Setting{x.clientSetting("metadata_max_age")}
 	}
+	return stalls
 }
 
 // cutStalls are the stalls of a cut from the clients only, where the node
 // logs show nothing: the cluster saw the broker healthy, so no phase of
 // detection or election exists, and the stall is the cut's.
-func (tr *Trial) cutStalls(f *results.Fault) []Stall {
+func cutStalls(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) []Stall {
 	if f.Kind != results.FaultIsolateClients {
 		return nil
 	}
 	var out []Stall
-	for _, gp := range tr.Gaps.Partitions {
+	for _, gp := range g.Partitions {
 		g := gp.Ack.Fault
 		if g == nil {
 			continue
 		}
-		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: tr.Role(gp.Partition)}
-		if l, ok := tr.Meta.Probe.Leaders[gp.Partition]; ok {
+		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: roleOf(roles, gp.Partition)}
+		if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
 			st.Leader = l
 		}
-		prev := tr.FaultAt
+		prev := ev.F
 		if g.Start.After(prev) && !g.FromFault {
 			st.Began = g.Start.Sub(prev)
 			prev = g.Start
@@ -96,10 +100,11 @@ func (tr *Trial) cutStalls(f *results.Fault) []Stall {
 	return out
 }
 
-func (tr *Trial) partitionGaps(p int32) *gaps.Partition {
-	for i := range tr.Gaps.Partitions {
-		if tr.Gaps.Partitions[i].Partition == p {
-			return &tr.Gaps.Partitions[i]
+// partitionGaps are partition p's gaps in g; nil for a partition g has not.
+func partitionGaps(g *gaps.Report, p int32) *gaps.Partition {
+	for i := range g.Partitions {
+		if g.Partitions[i].Partition == p {
+			return &g.Partitions[i]
 		}
 	}
 	return nil

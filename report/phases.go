@@ -4,8 +4,50 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
+
+// phases are the phases stage's result: the fault's stalls, each split
+// into phases where the evidence allows, and the boundaries between them.
+type phases struct {
+	stalls     []Stall
+	boundaries []Boundary
+	notes      notes
+}
+
+// phasesOf splits the stalls of fault f in the gaps g into phases, from
+// the evidence ev: roles are what the faulted broker was to each
+// partition, last each partition's last receive (for a consumer that
+// never moved again), and tl what the timeline stage found of the logs.
+// After a controller fault, its quorum's gap q says what there is: it
+// fences no broker and moves no partition, so its stalls have no phases.
+func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault, q *QuorumGap, last lastReceived, tl timelineRead) phases {
+	switch {
+	case f == nil || ev.F.IsZero() || q != nil || ev.tl == nil:
+		return phases{}
+	case hasNodeEvidence(ev.tl):
+		stalls, boundaries, damaged := explain(ev, g, roles, f)
+		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damaged}
+	}
+	if stalls := cutStalls(ev, g, roles, f); stalls != nil {
+		return phases{stalls: stalls}
+	}
+	return phases{notes: notes{{text: noEvidence(f, tl)}}}
+}
+
+// noEvidence says why the node logs explain none of fault f's stalls.
+func noEvidence(f *results.Fault, tl timelineRead) string {
+	switch {
+	case f.Kind == results.FaultExternal && tl.noLogs:
+		// A cluster kbf reaches by its addresses has no logs kbf can
+		// read unless the user gives them (kbf run --logs).
+		return "no broker logs given: the stalls are not split into the brokers' phases; the client-side measures (stalls, gaps, the audit) hold"
+	case tl.misdated:
+		return "no event of the trial's time in the node logs under " + results.NodeLogsDir + "/: they are dated outside the trial, so the stalls are not split into phases"
+	}
+	return "no event in the node logs under " + results.NodeLogsDir + "/ (absent, empty or unreadable): the evidence is missing, so the stalls are not split into phases"
+}
 
 // Stall is one partition's fault stall, from the fault to the first ack
 // after it, split into phases by what the timeline shows:

@@ -111,10 +111,31 @@ func logLine(e timeline.Event) *LogLine {
 	return &LogLine{Node: e.Node, Time: e.Time, Evidence: e.Summary(), Source: e.Source}
 }
 
+// quorumOf is the quorum's leaderless gap after the controller fault f,
+// from the evidence ev (analyzeQuorum); nil for any other fault, and
+// without a timeline or the fault's time.
+func quorumOf(ev *evidence, f *results.Fault) *QuorumGap {
+	if f == nil || !f.Kind.Controller() || ev.tl == nil || ev.F.IsZero() {
+		return nil
+	}
+	return analyzeQuorum(ev, f)
+}
+
+// beside is the quorum's gap q with what the data path did meanwhile, from
+// the gaps g; nil for no gap.
+func (q *QuorumGap) beside(g *gaps.Report) *QuorumGap {
+	if q == nil {
+		return nil
+	}
+	withData := *q
+	withData.DataPath = dataPath(g)
+	return &withData
+}
+
 // analyzeQuorum measures the leaderless gap after the controller fault f,
-// at tr.FaultAt, from tr.Timeline's quorum events.
-func analyzeQuorum(tr *Trial, f *results.Fault) *QuorumGap {
-	tl, F := tr.Timeline, tr.FaultAt
+// at ev.F, from ev.tl's quorum events.
+func analyzeQuorum(ev *evidence, f *results.Fault) *QuorumGap {
+	tl, F := ev.tl, ev.F
 	q := &QuorumGap{Controller: f.Broker, NodeID: f.NodeID, Epoch: -1, NewEpoch: -1, Fault: faultLine(tl, f, F)}
 	for _, e := range tl.All(timeline.OfKind(timeline.KindQuorumLeader), timeline.OnNode(f.Broker)) {
 		if !e.Time.After(F) {
@@ -150,7 +171,7 @@ func analyzeQuorum(tr *Trial, f *results.Fault) *QuorumGap {
 		}
 		return q
 	}
-	q.explain(newExplainer(tr, f), f)
+	q.explain(newExplainer(ev, f), f)
 	return q
 }
 

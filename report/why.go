@@ -18,7 +18,7 @@ import (
 // the nodes' logged configuration and the clients' own facts in the
 // timeline.
 type explainer struct {
-	tr *Trial
+	ev *evidence
 	f  *results.Fault
 	// ctl is the controller's configuration as it logged it; ctlErr says
 	// why it could not be read, when it could not.
@@ -52,22 +52,46 @@ type nodeConfigs struct {
 	logged map[string]nodeConfig
 }
 
-// readConfigs reads the configuration of every node of tr's trial.
-func readConfigs(tr *Trial) *nodeConfigs {
+// evidence is what the stalls are explained from, read once and then
+// only read: the trial's directory and metadata (an external fault's
+// broker named, after externalOf), its timeline, its fault's time and the
+// nodes' logged configurations.
+type evidence struct {
+	dir     string
+	meta    *results.Meta
+	tl      *timeline.Timeline
+	F       time.Time
+	configs *nodeConfigs
+}
+
+// settingsOf is the evidence of trial t: its timeline tl, its fault f at
+// F, and, for a fault the timeline can explain, the configuration of every
+// node, read up front so that no explanation reads a file.
+func settingsOf(t results.Trial, f *results.Fault, tl *timeline.Timeline, F time.Time) *evidence {
+	ev := &evidence{dir: t.Dir, meta: t.Meta, tl: tl, F: F}
+	if f != nil && tl != nil {
+		ev.configs = readConfigs(t.Dir, t.Meta)
+	}
+	return ev
+}
+
+// readConfigs reads the configuration of every node of the trial in dir,
+// of metadata m.
+func readConfigs(dir string, m *results.Meta) *nodeConfigs {
 	c := &nodeConfigs{logged: map[string]nodeConfig{}}
-	ents, _ := os.ReadDir(filepath.Join(tr.Dir, results.NodeLogsDir))
+	ents, _ := os.ReadDir(filepath.Join(dir, results.NodeLogsDir))
 	for _, e := range ents {
 		if e.IsDir() {
 			c.dirs = append(c.dirs, e.Name())
 		}
 	}
 	names := slices.Clone(c.dirs)
-	if tr.Meta != nil {
-		names = append(names, slices.Sorted(maps.Keys(tr.Meta.Cluster.Brokers))...)
+	if m != nil {
+		names = append(names, slices.Sorted(maps.Keys(m.Cluster.Brokers))...)
 	}
 	for _, n := range names {
 		if _, ok := c.logged[n]; !ok {
-			cfg, err := timeline.ReadNodeConfig(tr.Dir, n)
+			cfg, err := timeline.ReadNodeConfig(dir, n)
 			c.logged[n] = nodeConfig{cfg, err}
 		}
 	}
@@ -101,30 +125,32 @@ func (c *nodeConfigs) values(dir, node string) map[string]string {
 // brokerConfig returns the configuration broker node logged, or else the
 // one read back from it into meta.json.
 func (x *explainer) brokerConfig(node string) (*timeline.NodeConfig, error) {
-	cfg, err := x.tr.configs.node(x.tr.Dir, node)
+	cfg, err := x.ev.configs.node(x.ev.dir, node)
 	if err != nil {
-		if rb, ok := timeline.ReadBackConfig(x.tr.Meta, node); ok {
+		if rb, ok := timeline.ReadBackConfig(x.ev.meta, node); ok {
 			cfg, err = rb, nil
 		}
 	}
 	return cfg, err
 }
 
-func newExplainer(tr *Trial, f *results.Fault) *explainer {
-	if tr.configs == nil {
-		// A Trial made by hand, not by Analyze.
-		tr.configs = readConfigs(tr)
+func newExplainer(ev *evidence, f *results.Fault) *explainer {
+	if ev.configs == nil {
+		// Evidence made by hand, not by settingsOf.
+		withConfigs := *ev
+		withConfigs.configs = readConfigs(ev.dir, ev.meta)
+		ev = &withConfigs
 	}
-	x := &explainer{tr: tr, f: f, cfg: tr.Meta.Probe.Client}
-	for _, d := range tr.Timeline.Damaged {
+	x := &explainer{ev: ev, f: f, cfg: ev.meta.Probe.Client}
+	for _, d := range ev.tl.Damaged {
 		if strings.HasPrefix(d, results.ClientLog+":") {
 			x.clientDamaged = d
 		}
 	}
-	nodes := controllers(tr)
+	nodes := controllers(ev)
 	x.ctlErr = fmt.Errorf("no controller's logs under %s/", results.NodeLogsDir)
 	for _, node := range nodes {
-		c, err := tr.configs.node(tr.Dir, node)
+		c, err := ev.configs.node(ev.dir, node)
 		if err == nil {
 			x.ctl, x.ctlErr = c, nil
 			break
@@ -133,7 +159,7 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 	}
 	if x.ctl == nil {
 		for _, node := range nodes {
-			if c, ok := timeline.ReadBackConfig(tr.Meta, node); ok {
+			if c, ok := timeline.ReadBackConfig(ev.meta, node); ok {
 				x.ctl, x.ctlErr = c, nil
 				break
 			}
@@ -146,19 +172,19 @@ func newExplainer(tr *Trial, f *results.Fault) *explainer {
 // nodes that are not brokers, then the brokers that logged a
 // process.roles with controller in it (a node that is both), the faulted
 // one last, as a survivor is the one that fenced it.
-func controllers(tr *Trial) []string {
+func controllers(ev *evidence) []string {
 	var out, combined []string
 	faulted := false
-	for _, name := range tr.configs.dirs {
-		if _, broker := tr.Meta.Cluster.Brokers[name]; !broker && name != tr.Meta.Fault.Broker {
+	for _, name := range ev.configs.dirs {
+		if _, broker := ev.meta.Cluster.Brokers[name]; !broker && name != ev.meta.Fault.Broker {
 			out = append(out, name)
 			continue
 		}
-		roles := tr.configs.values(tr.Dir, name)["process.roles"]
+		roles := ev.configs.values(ev.dir, name)["process.roles"]
 		if !strings.Contains(roles, "controller") {
 			continue
 		}
-		if name == tr.Meta.Fault.Broker {
+		if name == ev.meta.Fault.Broker {
 			faulted = true
 			continue
 		}
@@ -166,7 +192,7 @@ func controllers(tr *Trial) []string {
 	}
 	out = append(out, combined...)
 	if faulted {
-		out = append(out, tr.Meta.Fault.Broker)
+		out = append(out, ev.meta.Fault.Broker)
 	}
 	return out
 }
@@ -281,17 +307,17 @@ func (x *explainer) detect(ph *Phase, k timeline.Kind) {
 		// The controller refuses a new incarnation while the previous
 		// one's session is valid: the session's expiry bounds this too.
 		ph.Why = fmt.Sprintf("broker %d, restarted under the same id, registered again %s after %s: the controller refuses a new incarnation until the previous one's session has expired (%s after its last heartbeat), and this registration came before its periodic check had fenced the previous one, so the registration itself removed it from the partitions",
-			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 9*time.Second))
+			x.f.NodeID, secs(ph.End.Sub(x.ev.F)), ended, says(sessionS, 9*time.Second))
 		return
 	}
 	session, ok := ms(sessionS)
 	if !ok {
 		ph.Why = fmt.Sprintf("the controller fences a broker broker.session.timeout.ms after its last heartbeat; here it fenced broker %d %s after %s (%s)",
-			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 9*time.Second))
+			x.f.NodeID, secs(ph.End.Sub(x.ev.F)), ended, says(sessionS, 9*time.Second))
 		return
 	}
 	last := ph.End.Add(-session)
-	before := x.tr.FaultAt.Sub(last)
+	before := x.ev.F.Sub(last)
 	hbText := "at its heartbeat interval (broker.heartbeat.interval.ms, unknown)"
 	if hb, ok := ms(hbS); ok {
 		hbText = "every " + secs(hb)
@@ -300,7 +326,7 @@ func (x *explainer) detect(ph *Phase, k timeline.Kind) {
 		secs(session), says(sessionS, 0), x.f.NodeID, hbText, secs(before), ended)
 	if before < 0 {
 		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after %s, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight at the fault, and expiry is noticed by a periodic check",
-			x.f.NodeID, secs(ph.End.Sub(x.tr.FaultAt)), ended, says(sessionS, 0))
+			x.f.NodeID, secs(ph.End.Sub(x.ev.F)), ended, says(sessionS, 0))
 	}
 	if x.f.Kind == results.FaultDiskFull {
 		ph.Why += x.diskStory()
@@ -321,7 +347,7 @@ func (x *explainer) quorumPhase(ph *Phase) {
 // full disk, from its own log: the failed write, the directory taken
 // offline, the halt, and that nothing of it reached the controller.
 func (x *explainer) diskStory() string {
-	at := x.tr.FaultAt
+	at := x.ev.F
 	var parts []string
 	for _, step := range []struct {
 		kind  timeline.Kind
@@ -332,7 +358,7 @@ func (x *explainer) diskStory() string {
 		{timeline.KindLogDirOffline, "it took the directory's replicas offline %s after", false},
 		{timeline.KindLogDirsFailed, "with no log directory left it halted %s after", true},
 	} {
-		e, ok := x.tr.Timeline.First(at.Add(-time.Millisecond), timeline.OfKind(step.kind), timeline.OnNode(x.f.Broker))
+		e, ok := x.ev.tl.First(at.Add(-time.Millisecond), timeline.OfKind(step.kind), timeline.OnNode(x.f.Broker))
 		if !ok {
 			continue
 		}
@@ -373,7 +399,7 @@ func (x *explainer) elect(st *Stall, ph *Phase, prev time.Time) {
 func (x *explainer) returned(ph *Phase, later []bound) {
 	b := x.f.NodeID
 	ph.Why = fmt.Sprintf("acks=all waits for every replica in the ISR, and broker %d stayed in it: it came back before the controller fenced it, and its follower of the partition started again %s after %s",
-		b, secs(ph.End.Sub(x.tr.FaultAt)), faultEnded(x.f.Kind))
+		b, secs(ph.End.Sub(x.ev.F)), faultEnded(x.f.Kind))
 	var then []string
 	for _, bd := range later {
 		then = append(then, fmt.Sprintf("%s at %s [%s]", bd.kind, clock(bd.e.Time), bd.e.Source))
@@ -388,7 +414,7 @@ func (x *explainer) returned(ph *Phase, later []bound) {
 // facts returns the producer's own facts in [from, to] that every match
 // accepts.
 func (x *explainer) facts(from, to time.Time, match ...timeline.Match) []timeline.Event {
-	return x.tr.Timeline.ClientFacts(results.ClientProducer, from, to, match...)
+	return x.ev.tl.ClientFacts(results.ClientProducer, from, to, match...)
 }
 
 func timedOut(e *timeline.Event) bool { return strings.Contains(e.Err, "timeout") }
@@ -408,7 +434,7 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 	if x.unexplained(ph) {
 		return
 	}
-	topic := x.tr.Meta.Probe.Topic
+	topic := x.ev.meta.Probe.Topic
 	var stale, retries int
 	var lastStale time.Time
 	var backoff time.Duration
@@ -422,7 +448,7 @@ func (x *explainer) client(st *Stall, ph *Phase, prev time.Time) {
 			lastStale = e.Time
 		}
 	}
-	redirect, kip951 := x.tr.Timeline.First(prev, timeline.OfKind(timeline.KindClientRedirect),
+	redirect, kip951 := x.ev.tl.First(prev, timeline.OfKind(timeline.KindClientRedirect),
 		timeline.OnNode(string(results.ClientProducer)), timeline.ForPartition(topic, st.Partition))
 	kip951 = kip951 && !redirect.Time.After(ph.End)
 	age := x.clientValue("metadata_min_age")
@@ -521,7 +547,7 @@ func (x *explainer) firstAck(st *Stall, ph *Phase, prev time.Time) {
 	}
 	leader := st.NewLeader
 	if st.Role != results.RoleLed {
-		leader = x.tr.Meta.Probe.Leaders[st.Partition]
+		leader = x.ev.meta.Probe.Leaders[st.Partition]
 	}
 	var wrote, read *timeline.Event
 	if w := x.facts(prev, ph.End, timeline.OfKind(timeline.KindClientWrote), timeline.ForRequest("Produce"), timeline.ForBroker(leader)); len(w) > 0 {
@@ -577,7 +603,7 @@ func (x *explainer) fetchBackoff(leader int32, ph *Phase, d time.Duration) bool 
 	var cfg *timeline.NodeConfig
 	cfgErr := fmt.Errorf("no node is broker %d in %s", leader, results.MetaFile)
 	node := ""
-	for name, id := range x.tr.Meta.Cluster.Brokers {
+	for name, id := range x.ev.meta.Cluster.Brokers {
 		if id == leader {
 			node = name
 			cfg, cfgErr = x.brokerConfig(name)
@@ -611,9 +637,9 @@ func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
 	if st.Role != results.RoleLed || recvGap-ackGap < 100*time.Millisecond || x.clientDamaged != "" {
 		return
 	}
-	tl, topic := x.tr.Timeline, x.tr.Meta.Probe.Topic
-	cons, ok1 := tl.ClientLearnedLeader(results.ClientConsumer, topic, st.Partition, x.tr.FaultAt)
-	prod, ok2 := tl.ClientLearnedLeader(results.ClientProducer, topic, st.Partition, x.tr.FaultAt)
+	tl, topic := x.ev.tl, x.ev.meta.Probe.Topic
+	cons, ok1 := tl.ClientLearnedLeader(results.ClientConsumer, topic, st.Partition, x.ev.F)
+	prod, ok2 := tl.ClientLearnedLeader(results.ClientProducer, topic, st.Partition, x.ev.F)
 	if !ok1 || !ok2 {
 		return
 	}
