@@ -327,11 +327,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			// the cluster is brought up, so no Docker is needed to see it.
 			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(ctx context.Context, o *runOptions) error {
-					spec, err := o.clusterSpec()
-					if err != nil {
-						return err
-					}
-					tg, err := openCluster(ctx, spec)
+					tg, err := openCluster(ctx, o.clusterSpec)
 					if err != nil {
 						return err
 					}

@@ -123,11 +123,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
 // is reported still.
 func runProbe(ctx context.Context, o *probeOptions) error {
 	opt := o.experimentOptions()
-	spec, err := o.clusterSpec(opt.Probe)
-	if err != nil {
-		return err
-	}
-	t, err := openCluster(ctx, spec)
+	t, err := openCluster(ctx, func() (clusters.Spec, error) { return o.clusterSpec(opt.Probe) })
 	if err != nil {
 		return err
 	}

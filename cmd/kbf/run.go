@@ -225,8 +225,12 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 
 // openCluster opens the cluster spec names; a compose file or a kubeconfig
 // kbf cannot use is a usage error.
-func openCluster(ctx context.Context, spec clusters.Spec) (cluster.Cluster, error) {
-	c, err := clusters.Open(ctx, spec)
+func openCluster(ctx context.Context, spec func() (clusters.Spec, error)) (cluster.Cluster, error) {
+	s, err := spec()
+	if err != nil {
+		return nil, err
+	}
+	c, err := clusters.Open(ctx, s)
 	if errors.Is(err, compose.ErrInvalid) || errors.Is(err, regfile.ErrNotRegular) {
 		return nil, usageError{err}
 	}
@@ -239,11 +243,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 			return err
 		}
 	}
-	spec, err := o.clusterSpec()
-	if err != nil {
-		return err
-	}
-	t, err := openCluster(ctx, spec)
+	t, err := openCluster(ctx, o.clusterSpec)
 	if err != nil {
 		return err
 	}
