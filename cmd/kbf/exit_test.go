@@ -27,7 +27,7 @@ func TestHelpExitStatuses(t *testing.T) {
 		{"up", []int{0, 1, 2, 130}},
 		{"down", []int{0, 1, 2, 130}},
 		{"status", []int{0, 1, 2, 130}},
-		{"probe", []int{0, 1, 2, 130}},
+		{"probe", []int{0, 1, 2, 3, 6, 130}},
 	} {
 		t.Run(tc.cmd, func(t *testing.T) {
 			code, stdout, _ := kbfCmd(context.Background(), tc.cmd, "--help")

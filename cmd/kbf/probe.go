@@ -50,7 +50,7 @@ the cluster id its nodes were formatted with (CLUSTER_ID): another cluster
 on those ports is refused. With --bootstrap it probes whatever answers
 there.
 
-` + helpAcks + "\n\n" + helpISR + "\n\n" + exitPlain,
+` + helpAcks + "\n\n" + helpISR + "\n\n" + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
