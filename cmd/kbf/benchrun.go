@@ -270,7 +270,7 @@ func (r *benchRunner) clusterSpec(ctx context.Context, s bench.Scenario, ro runO
 	case s.Fault == bench.FaultExternal:
 		return ro.external.remote(opt.Probe.Security), nil
 	case k.on():
-		return k.spec(ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
+		return k.spec(ro.external.bootstrap, leadOf(opt.Broker), opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
 	}
 	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
 	if err != nil {
