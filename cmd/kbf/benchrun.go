@@ -159,7 +159,7 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 		opts.Config = append(opts.Config, st)
 	}
 	opts.Security = opt.Probe.Security
-	docker.ForFault(&opts, opt.Kill, opt.Broker, r.base.diskSize)
+	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
 	withOffline(&opts, r.base.g)
 	return opts, nil
 }

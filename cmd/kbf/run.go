@@ -227,14 +227,14 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 		return clusters.Spec{}, err
 	}
 	opts.Image, opts.Lead = o.image, leadOf(o.broker)
-	docker.ForFault(&opts, o.kill, o.broker, o.diskSize)
+	docker.ForFault(&opts, o.kill, leadOf(o.broker), o.diskSize)
 	withOffline(&opts, o.g)
 	return clusters.Spec{Docker: &opts}, nil
 }
 
-// leadOf is the broker the cluster is shaped to lead partition 0 with:
-// the faulted one, or none when --broker names a role, whose broker is
-// found only at the fault.
+// leadOf is the broker the cluster is shaped for (it leads partition 0, a
+// disk-full fault's gets a tmpfs): the faulted one, or none when --broker
+// names a role, whose broker is found only at the fault.
 func leadOf(broker string) string {
 	if experiment.BrokerByRole(broker) {
 		return ""
