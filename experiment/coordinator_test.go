@@ -252,3 +252,25 @@ func TestCheckRole(t *testing.T) {
 		t.Errorf("Check: %v, want %q", err, want)
 	}
 }
+
+// TestCoordinatorAnalysed: the analysis of a trial that faulted the
+// group's coordinator, and of one that did not, says which it was.
+func TestCoordinatorAnalysed(t *testing.T) {
+	for _, c := range []struct {
+		broker  string
+		faulted bool
+	}{{BrokerCoordinator, true}, {"k1", false}} {
+		t.Run(c.broker, func(t *testing.T) {
+			r, w, _ := coordinatorRunner(t, results.FaultSIGKILL, c.broker)
+			w.coordinator = 2
+			tr, err := analysed(context.Background(), r, 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := tr.Coordinator
+			if g == nil || g.NodeID != 2 || g.Broker != "k2" || g.Faulted != c.faulted || g.Chosen != c.faulted {
+				t.Errorf("the analysis's coordinator %+v, want node 2 (k2), faulted and chosen: %v", g, c.faulted)
+			}
+		})
+	}
+}
