@@ -1,6 +1,6 @@
 // Package cluster is the contract between kbf's trial protocol and the
 // places a Kafka cluster lives: what a cluster offers a trial (its nodes,
-// its addresses, its health, the facts a trial records, the faults it can
+// its addresses, its health, its coordinators, the facts a trial records, the faults it can
 // make and undo, its nodes' logs) and what it says, up front, it can do.
 // Package experiment asks a cluster only what these interfaces say;
 // packages clusters/docker, clusters/k8s and clusters/remote implement
@@ -77,6 +77,17 @@ type Facts interface {
 	CPUTimes(ctx context.Context) (map[string]time.Duration, error)
 }
 
+// Coordinators tells who coordinates a consumer group or a transactional
+// id: the broker a fault aimed at the coordinator hits, found at the
+// moment of the fault, since it moves with the leader of the internal
+// topic's partition the key hashes to.
+type Coordinators interface {
+	// Coordinator is the node id of the broker coordinating key (a group's
+	// id, a transactional id) of kind now, as the brokers answer Kafka's
+	// FindCoordinator (results.FoundByFindCoordinator).
+	Coordinator(ctx context.Context, kind results.CoordinatorKind, key string) (int32, error)
+}
+
 // Abilities are what a cluster says, up front, it can do: nothing is
 // found out half-way through a trial.
 type Abilities interface {
@@ -117,6 +128,7 @@ type Cluster interface {
 	Nodes
 	Addresses
 	Health
+	Coordinators
 	Facts
 	Abilities
 	Faults

@@ -7,8 +7,6 @@ package experiment
 
 import (
 	"errors"
-	"slices"
-	"strings"
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
@@ -28,14 +26,11 @@ func Check(o *Options, t cluster.Shape) error {
 	}
 	brokers := t.Brokers()
 	// An external fault's broker is picked by whatever makes it; kbf
-	// learns which from what it sees (external.go).
-	if _, ok := brokers[o.Broker]; !ok && o.Kill != results.FaultExternal {
-		names := make([]string, 0, len(brokers))
-		for b := range brokers {
-			names = append(names, b)
-		}
-		slices.SortFunc(names, func(a, b string) int { return int(brokers[a]) - int(brokers[b]) })
-		return cluster.Unsupportedf("broker %s: not a broker of the cluster (%s)", o.Broker, strings.Join(names, " "))
+	// learns which from what it sees (external.go). A broker named by its
+	// role is found at the fault (coordinator.go).
+	byRole := BrokerByRole(o.Broker)
+	if _, ok := brokers[o.Broker]; !ok && o.Kill != results.FaultExternal && !byRole {
+		return cluster.Unsupportedf("broker %s: not a broker of the cluster (%s)", o.Broker, brokerList(brokers))
 	}
 	controllers := len(controllersOf(t))
 	switch {
@@ -47,6 +42,9 @@ func Check(o *Options, t cluster.Shape) error {
 		return cluster.Unsupportedf("fault %s: the target cannot say which controller is active", o.Kill)
 	case o.Kill.MultiStep() && len(brokers) < 3:
 		return cluster.Unsupportedf("fault %s: needs at least 3 brokers, the cluster has %d", o.Kill, len(brokers))
+	}
+	if byRole {
+		return checkRole(o, t)
 	}
 	if err := t.Supports(o.Kill, o.Broker); err != nil {
 		if !errors.Is(err, cluster.ErrUnsupported) {

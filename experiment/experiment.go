@@ -23,9 +23,11 @@ type Options struct {
 	// Kill is the fault (results.FaultKinds); none (NoFault) is kbf
 	// probe's trial: the probe against a running cluster for Duration,
 	// nothing brought up, faulted, copied or read back.
-	Kill     results.FaultKind
-	Broker   string            // the broker to fault, by service name
-	Duration time.Duration     // how long a trial probes, fault included
+	Kill results.FaultKind
+	// Broker is the broker to fault, by service name, or by the role it
+	// plays at the moment of the fault (BrokerCoordinator).
+	Broker   string
+	Duration time.Duration // how long a trial probes, fault included
 	// Settle, when positive, ends probing this long after every probed
 	// partition acks and reads steadily again after the fault (Recovered),
 	// rather than at the end of Duration, which stays the cap. Zero probes
@@ -173,6 +175,9 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
+	if err := o.validateRole(); err != nil { // coordinator.go
+		return err
+	}
 	return validateProbe(o.Probe)
 }
 
@@ -271,8 +276,11 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
 		what := fmt.Sprintf("%s of %s", o.Kill, o.Broker)
-		if o.Kill == results.FaultExternal {
+		switch {
+		case o.Kill == results.FaultExternal:
 			what = "an external fault, its broker named from what kbf sees" // something else picks it
+		case o.Broker == BrokerCoordinator:
+			what = fmt.Sprintf("%s of group %s's coordinator, found at the fault", o.Kill, o.Probe.Group)
 		}
 		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		if err := r.Trial(ctx, i, dir); err != nil {
@@ -302,7 +310,10 @@ func (r *Runner) Trial(ctx context.Context, n int, dir string) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	t := &trial{r: r, o: &r.Opt, n: n, dir: dir, ctx: ctx}
+	// The trial's options are its own: a broker named by its role becomes
+	// the one found at this trial's fault (coordinator.go).
+	o := r.Opt
+	t := &trial{r: r, o: &o, n: n, dir: dir, ctx: ctx}
 	t.phase.Store("cluster")
 	return t.run(ctx)
 }
@@ -336,6 +347,11 @@ type trial struct {
 	// (external.go, onready.go).
 	ext     *externalWatch
 	onReady *onReady
+	// coordinator is the probe's group's coordinator found just before
+	// the fault, and chosenAs the role the faulted broker was chosen by
+	// (coordinator.go).
+	coordinator *results.Coordinator
+	chosenAs    results.ChosenRole
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -557,6 +573,9 @@ func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
 // signal may have been sent: the fault must then be undone, whatever the
 // error.
 func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
+	if err := t.findCoordinator(ctx); err != nil { // coordinator.go
+		return false, err
+	}
 	if t.o.Kill.MultiStep() {
 		return t.stepsFault(ctx) // steps.go
 	}
@@ -574,6 +593,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
+		t.noteChoice(&f)
 		t.meta.Fault = &f
 		if serr := t.rec.Save(); serr != nil {
 			err = errors.Join(err, serr)

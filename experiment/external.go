@@ -363,6 +363,7 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 		stop:  stop,
 		fault: &results.Fault{Broker: results.BrokerUnknown, NodeID: -1, Kind: results.FaultExternal, SignalSent: ready.UTC()},
 	}
+	t.noteChoice(x.fault)
 	t.ext = x
 	end := t.end.Load().(time.Time) // the duration's cap, from the probe's start
 	tick := time.NewTicker(externalEvery)

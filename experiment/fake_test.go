@@ -47,6 +47,13 @@ type world struct {
 	up *cluster.UpInfo
 	// nodes is what NodeConfigs reads back; c1's session timeout when nil.
 	nodes map[string]map[string]string
+	// coordinator is the node Coordinator names (node 2 when zero), or
+	// coordinatorErr its error; coordinatorAsked the keys asked, by kind.
+	coordinator      int32
+	coordinatorErr   error
+	coordinatorAsked []string
+	// injectedInto are the brokers Inject was asked to fault, in order.
+	injectedInto []string
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -130,6 +137,23 @@ func (w *world) CPUTimes(context.Context) (map[string]time.Duration, error) {
 	return map[string]time.Duration{"c1": time.Second}, nil
 }
 
+// Coordinator names node coordinator, node 2 by default.
+func (w *world) Coordinator(ctx context.Context, kind results.CoordinatorKind, key string) (int32, error) {
+	err := w.call(ctx, "coordinator")
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.coordinatorAsked = append(w.coordinatorAsked, string(kind)+" "+key)
+	switch {
+	case err != nil:
+		return -1, err
+	case w.coordinatorErr != nil:
+		return -1, w.coordinatorErr
+	case w.coordinator == 0:
+		return 2, nil
+	}
+	return w.coordinator, nil
+}
+
 // Faults.
 
 func (w *world) Supports(kind results.FaultKind, broker string) error {
@@ -156,6 +180,7 @@ func (w *world) Inject(ctx context.Context, f cluster.Fault) (results.Fault, err
 	err := w.call(ctx, "inject")
 	w.mu.Lock()
 	w.injected = true
+	w.injectedInto = append(w.injectedInto, f.Broker)
 	w.injectDeadline = dl
 	w.injectCanceled = ctx.Err() != nil
 	w.mu.Unlock()

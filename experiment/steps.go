@@ -166,6 +166,7 @@ func (t *trial) first(ctx context.Context, svc string, kind results.FaultKind, n
 	if f.Broker != "" {
 		f.Kind = t.o.Kill
 		f.FirstStep = t.meta.Steps[len(t.meta.Steps)-1].Action
+		t.noteChoice(&f)
 		t.meta.Fault = &f
 		if serr := t.rec.Save(); serr != nil {
 			err = errors.Join(err, serr)

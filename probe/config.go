@@ -31,6 +31,8 @@ type Config struct {
 	Partitions []int32 // empty: every partition of Topic
 	Interval   time.Duration
 	Acks       string // "all" or "1"
+	// Group is the consumer group the group reader joins; empty: no group reader
+	Group string
 
 	// Linger is how long the producer waits to batch records (franz-go's
 	// default is 10 ms; the probe sends each record at once).

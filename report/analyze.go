@@ -108,6 +108,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Clients:     cs.results,
 		ClientDiffs: cs.diffs,
 		External:    p.external,
+		Coordinator: coordinatorOf(faultOf(p.ev.meta), p.external),
 		Findings:    fs,
 		Metrics:     p.metrics,
 		roles:       p.roles,

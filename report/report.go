@@ -92,6 +92,9 @@ type Trial struct {
 	// External names the broker an external fault hit, from the
 	// evidence; nil for any other fault.
 	External *ExternalBroker
+	// Coordinator is the probe's consumer group's coordinator found just
+	// before the fault, and whether the fault hit it; nil without a group.
+	Coordinator *GroupCoordinator
 	// Findings are every client's audit beside what its settings
 	// promised; Findings.Fail decides exit 3 for every command.
 	Findings Findings

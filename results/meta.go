@@ -34,6 +34,9 @@ const (
 // Format versions: 1 also wrote fault.term_logged, the broker's SIGTERM
 // line as kbf run parsed it; ReadMeta still reads it (Fault.LoggedSignal).
 // 2 no longer writes it, nor cluster.config, which no version filled.
+// A field added since, with nothing removed or changed in meaning, keeps
+// the version: it is optional, an older file lacks it and an older kbf
+// skips it (fault.chosen_as and fault.group_coordinator are such).
 type Meta struct {
 	FormatVersion int       `json:"format_version"`
 	Kind          string    `json:"kind"` // "probe" or "trial"
@@ -158,10 +161,64 @@ type Fault struct {
 	// fenced, a leader moved, an ISR shrunk) and the first of the probe's
 	// (a partition stalled). SignalSent is then when kbf said it was ready.
 	Signs []Sign `json:"signs,omitempty"`
+	// ChosenAs is the role the broker was faulted for when the command
+	// named a role rather than a broker (--broker coordinator): the broker
+	// is the one that held it at the moment of the fault, as
+	// GroupCoordinator says. Empty: the broker was named.
+	ChosenAs ChosenRole `json:"chosen_as,omitempty"`
+	// GroupCoordinator is the probe's consumer group's coordinator as kbf
+	// found it just before the fault, for a trial with a group reader,
+	// whatever its broker: whether the fault hit the group's coordinator.
+	GroupCoordinator *Coordinator `json:"group_coordinator,omitempty"`
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
 }
+
+// ChosenRole is a part a broker plays for some clients, which the fault
+// may be aimed at instead of a broker by name.
+type ChosenRole string
+
+// ChosenGroupCoordinator is the coordinator of the probe's consumer group.
+const ChosenGroupCoordinator ChosenRole = "group coordinator"
+
+// CoordinatorKind is what a coordinator coordinates, as Kafka's
+// FindCoordinator asks: a consumer group or a transactional id.
+type CoordinatorKind string
+
+// The coordinators' kinds.
+const (
+	CoordinatorGroup       CoordinatorKind = "group"
+	CoordinatorTransaction CoordinatorKind = "transaction"
+)
+
+// Known reports whether k is a coordinator's kind kbf knows.
+func (k CoordinatorKind) Known() bool { return k == CoordinatorGroup || k == CoordinatorTransaction }
+
+// Coordinator is the broker that coordinated a group (or a transactional
+// id) at one moment, as the cluster answered when asked.
+type Coordinator struct {
+	Kind CoordinatorKind `json:"kind"`
+	Key  string          `json:"key"` // the group's id, or the transactional id
+	// NodeID is the coordinator's node id; -1 when none was found (Err
+	// says why).
+	NodeID int32 `json:"node_id"`
+	// Broker is the node's service name (a compose service, a pod); empty
+	// when the cluster names no broker with that id.
+	Broker string `json:"broker,omitempty"`
+	// Via is how it was found: the request kbf sent (FoundByFindCoordinator).
+	Via string `json:"via"`
+	// At is when the answer came.
+	At  time.Time `json:"at"`
+	Err string    `json:"error,omitempty"`
+}
+
+// FoundByFindCoordinator is Coordinator.Via for an answer to Kafka's
+// FindCoordinator request.
+const FoundByFindCoordinator = "FindCoordinator"
+
+// Found reports whether a coordinator was found.
+func (c *Coordinator) Found() bool { return c != nil && c.NodeID >= 0 && c.Err == "" }
 
 // LoggedSignal returns the broker's "Terminating process due to signal
 // SIGTERM" line as a kbf of format version 1 parsed it into meta.json; newer

@@ -13,6 +13,8 @@ import (
 func TestDecodeMeta(t *testing.T) {
 	const good = `{"format_version": 2, "kind": "trial", "started": "2026-11-30T03:25:00Z",
  "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill", "signal_sent": "2026-11-30T03:26:09Z"}}`
+	// coordinated is a fault's group_coordinator, node 1 (good's broker).
+	const coordinated = `"group_coordinator": {"kind": "group", "key": "kbf-g", "node_id": 1, "broker": "k1", "via": "FindCoordinator", "at": "2026-11-30T03:26:08Z"}`
 	for _, tc := range []struct {
 		name, in string
 		err      string // a substring of the one-line error; "" for none
@@ -35,6 +37,20 @@ func TestDecodeMeta(t *testing.T) {
  "fault": {"broker": "k1", "node_id": 1, "kind": "sigkill"}}`, err: "fault.signal_sent: no time", sentinel: errBadMeta},
 		{name: "unknown fault", in: strings.Replace(good, "sigkill", "meteor", 1), err: `fault.kind "meteor"`, sentinel: errBadMeta},
 		{name: "fault without broker", in: strings.Replace(good, `"k1"`, `""`, 1), err: "fault.broker: empty", sentinel: errBadMeta},
+		{name: "chosen as the group's coordinator", in: strings.Replace(good, `"signal_sent"`, coordinated+`, "chosen_as": "group coordinator", "signal_sent"`, 1)},
+		{name: "the group's coordinator not faulted", in: strings.Replace(good, `"signal_sent"`, strings.Replace(coordinated, `"node_id": 1`, `"node_id": 2`, 1)+`, "signal_sent"`, 1)},
+		{name: "chosen as another coordinator", in: strings.Replace(good, `"signal_sent"`, strings.Replace(coordinated, `"node_id": 1`, `"node_id": 2`, 1)+`, "chosen_as": "group coordinator", "signal_sent"`, 1),
+			err: `fault.chosen_as "group coordinator": the group's coordinator found (fault.group_coordinator) is not the faulted node 1`, sentinel: errBadMeta},
+		{name: "chosen with none found", in: strings.Replace(good, `"signal_sent"`, `"chosen_as": "group coordinator", "signal_sent"`, 1),
+			err: `fault.chosen_as "group coordinator"`, sentinel: errBadMeta},
+		{name: "chosen as an unknown role", in: strings.Replace(good, `"signal_sent"`, `"chosen_as": "janitor", "signal_sent"`, 1),
+			err: `fault.chosen_as "janitor": want "group coordinator"`, sentinel: errBadMeta},
+		{name: "a coordinator of no kind", in: strings.Replace(good, `"signal_sent"`, strings.Replace(coordinated, `"kind": "group"`, `"kind": "share"`, 1)+`, "signal_sent"`, 1),
+			err: `fault.group_coordinator.kind "share": want "group"`, sentinel: errBadMeta},
+		{name: "no coordinator, no reason", in: strings.Replace(good, `"signal_sent"`, strings.Replace(coordinated, `"node_id": 1`, `"node_id": -1`, 1)+`, "signal_sent"`, 1),
+			err: "fault.group_coordinator: no node and no error", sentinel: errBadMeta},
+		{name: "a coordinator found at no time", in: strings.Replace(good, `"signal_sent"`, strings.Replace(coordinated, `, "at": "2026-11-30T03:26:08Z"`, ``, 1)+`, "signal_sent"`, 1),
+			err: "fault.group_coordinator.at: no time", sentinel: errBadMeta},
 		{name: "syntax", in: "{\n  \"format_version\": 2,\n  oops\n}", err: "meta.json: line 3, column 3"},
 		{name: "wrong type", in: "{\n \"format_version\": \"two\"\n}", err: "meta.json: line 2"},
 		{name: "wrong type names the field", in: `{"format_version": "two"}`, err: "format_version: string where int was wanted"},

@@ -157,6 +157,38 @@ func (m *Meta) validate() error {
 		if f.SignalSent.IsZero() {
 			return errors.New("fault.signal_sent: no time: a fault needs at least the time kbf signalled the broker")
 		}
+		if err := f.validateChoice(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateChoice checks how the fault's broker was chosen: a role kbf
+// knows, and the coordinator found for it, which is the faulted broker.
+func (f *Fault) validateChoice() error {
+	if c := f.GroupCoordinator; c != nil {
+		switch {
+		case c.Kind != CoordinatorGroup:
+			return fmt.Errorf("fault.group_coordinator.kind %s: want %q", excerpt(string(c.Kind)), CoordinatorGroup)
+		case c.Key == "":
+			return errors.New("fault.group_coordinator.key: empty")
+		case c.NodeID < -1:
+			return fmt.Errorf("fault.group_coordinator.node_id %d: want a node id, or -1 for none found", c.NodeID)
+		case c.NodeID == -1 && c.Err == "":
+			return errors.New("fault.group_coordinator: no node and no error")
+		case c.At.IsZero():
+			return errors.New("fault.group_coordinator.at: no time")
+		}
+	}
+	switch f.ChosenAs {
+	case "":
+	case ChosenGroupCoordinator:
+		if !f.GroupCoordinator.Found() || f.GroupCoordinator.NodeID != f.NodeID {
+			return fmt.Errorf("fault.chosen_as %q: the group's coordinator found (fault.group_coordinator) is not the faulted node %d", f.ChosenAs, f.NodeID)
+		}
+	default:
+		return fmt.Errorf("fault.chosen_as %s: want %q", excerpt(string(f.ChosenAs)), ChosenGroupCoordinator)
 	}
 	return nil
 }

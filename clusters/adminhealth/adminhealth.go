@@ -1,5 +1,6 @@
 // Package adminhealth answers the trial protocol's health questions
-// (cluster.Health) through the brokers' admin API. Whatever runs the
+// (cluster.Health), and who coordinates a group (cluster.Coordinators),
+// through the brokers' admin API. Whatever runs the
 // nodes — compose, Kubernetes, someone else — the brokers answer these the
 // same way, so every target asks them here: the remote and Kubernetes
 // targets embed Health whole, and the Docker target, which starts its
@@ -13,6 +14,7 @@ import (
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/kafkaadmin"
+	"github.com/kbf-project/kbf/results"
 )
 
 // Health asks a cluster's brokers through admin.
@@ -89,6 +91,18 @@ func (h Health) LeadersPreferred(ctx context.Context, topics ...string) (bool, e
 
 // TopicNames are kbf's topics, those recovery waits for.
 func (h Health) TopicNames() []string { return h.admin.TopicNames() }
+
+// Coordinator is the node id of the broker coordinating key of kind now,
+// as FindCoordinator answers.
+func (h Health) Coordinator(ctx context.Context, kind results.CoordinatorKind, key string) (int32, error) {
+	switch kind {
+	case results.CoordinatorGroup:
+		return h.admin.GroupCoordinator(ctx, key)
+	case results.CoordinatorTransaction:
+		return h.admin.TxnCoordinator(ctx, key)
+	}
+	return -1, fmt.Errorf("coordinator of %q: want a group's or a transactional id's", kind)
+}
 
 // Quorum is the controllers' quorum as the brokers describe it, for a
 // target that names its nodes with node (a service, a pod) and asks

@@ -61,9 +61,10 @@ func New(opts compose.Options) (*Target, error) {
 
 // ForFault shapes opts for a fault of kind on broker: the broker of a
 // disk-full fault gets a log directory of its own, a tmpfs of size, which
-// the fault fills; the other faults' clusters have none.
+// the fault fills; the other faults' clusters have none, nor has a
+// cluster whose broker is found only at the fault (broker "").
 func ForFault(opts *compose.Options, kind results.FaultKind, broker, size string) {
-	if kind == results.FaultDiskFull {
+	if kind == results.FaultDiskFull && broker != "" {
 		opts.DiskLimits = map[string]string{broker: size}
 	}
 }

@@ -56,7 +56,8 @@ type Options struct {
 	// or on a node.
 	Bootstrap []string
 	// Lead is the broker that leads partition 0 of the probed topic: the
-	// one the fault hits.
+	// one the fault hits; empty when that one is found only at the fault
+	// (the group's coordinator), and nothing is shaped for it.
 	Lead string
 	// Security is how kbf's own clients reach the brokers (TLS, SASL),
 	// from --command-config; nil speaks PLAINTEXT.
@@ -396,7 +397,9 @@ func (t *Target) Up(ctx context.Context) (cluster.UpInfo, error) {
 	t.startCPU() // its first readings come while the brokers are asked
 	up, err := t.Health.Up(ctx)
 	up.Took = time.Since(start)
-	if err == nil && t.opts.Fault.Network() {
+	// A fault aimed at a role (the group's coordinator) names no Lead: its
+	// broker is found at the fault, and the cut adds its container then.
+	if err == nil && t.opts.Fault.Network() && t.opts.Lead != "" {
 		err = t.PrepareNet(ctx, t.opts.Lead)
 	}
 	return up, err

@@ -43,6 +43,12 @@ func TestBadInput(t *testing.T) {
 		{"--command-config a named pipe", []string{"up", "--command-config", fifo}, "a named pipe"},
 		{"--command-config /dev/zero", []string{"run", "--fault", "sigkill", "--command-config", "/dev/zero"}, "a character device"},
 		{"--kubeconfig a named pipe", []string{"run", "--fault", "sigkill", "--target", "k8s", "--broker", "kafka-0", "--kubeconfig", fifo}, "a named pipe"},
+		{"run --broker coordinator with no group", []string{"run", "--fault", "sigkill", "--broker", "coordinator"},
+			"--broker coordinator: needs --consumer group, the group whose coordinator to fault"},
+		{"run --broker txn-coordinator", []string{"run", "--fault", "sigkill", "--broker", "txn-coordinator"},
+			"--broker txn-coordinator: needs --producer transactional, which kbf does not have yet"},
+		{"bench --broker coordinator with no group", []string{"bench", "--kill", "sigkill", "--broker", "coordinator"},
+			"--broker coordinator: needs --consumer group"},
 		{"--kubeconfig /dev/zero", []string{"run", "--fault", "sigkill", "--target", "k8s", "--broker", "kafka-0", "--kubeconfig", "/dev/zero"}, "a character device"},
 	}
 	for _, tc := range tests {

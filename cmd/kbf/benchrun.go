@@ -159,7 +159,7 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 		opts.Config = append(opts.Config, st)
 	}
 	opts.Security = opt.Probe.Security
-	docker.ForFault(&opts, opt.Kill, opt.Broker, r.base.diskSize)
+	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
 	withOffline(&opts, r.base.g)
 	return opts, nil
 }
@@ -270,7 +270,7 @@ func (r *benchRunner) clusterSpec(ctx context.Context, s bench.Scenario, ro runO
 	case s.Fault == bench.FaultExternal:
 		return ro.external.remote(opt.Probe.Security), nil
 	case k.on():
-		return k.spec(ro.external.bootstrap, opt.Broker, opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
+		return k.spec(ro.external.bootstrap, leadOf(opt.Broker), opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
 	}
 	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
 	if err != nil {

@@ -89,6 +89,15 @@ one of -f FILE, your own compose file (--broker then names one of its
 services); --config KEY=VALUE or NODE:KEY=VALUE sets a Kafka property, as
 kbf up does. The faulted broker always leads partition 0 of the topic.
 
+--broker coordinator faults whichever broker coordinates the probe's
+consumer group (--consumer group) at the moment of the fault, as
+FindCoordinator answers then; the cluster is shaped for no broker, so the
+coordinator leads partition 0 only by chance. Every fault that takes a
+broker takes it but last-replica; a disk-full needs every broker's log
+directory to be a tmpfs. The report says which broker it was and how it
+was found, and for every trial with a group whether its coordinator was the
+faulted broker.
+
 ` + helpISR + "\n\n" + helpPreferred + "\n\n" + helpAcks + `
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled),
@@ -209,7 +218,7 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 	sec, _ := o.cluster.security() // validated
 	switch {
 	case o.k8s.on():
-		return o.k8s.spec(o.external.bootstrap, o.broker, o.kill, sec, o.g.errOut), nil
+		return o.k8s.spec(o.external.bootstrap, leadOf(o.broker), o.kill, sec, o.g.errOut), nil
 	case len(o.external.bootstrap) > 0:
 		return o.external.remote(sec), nil
 	}
@@ -217,10 +226,20 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 	if err != nil {
 		return clusters.Spec{}, err
 	}
-	opts.Image, opts.Lead = o.image, o.broker
-	docker.ForFault(&opts, o.kill, o.broker, o.diskSize)
+	opts.Image, opts.Lead = o.image, leadOf(o.broker)
+	docker.ForFault(&opts, o.kill, leadOf(o.broker), o.diskSize)
 	withOffline(&opts, o.g)
 	return clusters.Spec{Docker: &opts}, nil
+}
+
+// leadOf is the broker the cluster is shaped for (it leads partition 0, a
+// disk-full fault's gets a tmpfs): the faulted one, or none when --broker
+// names a role, whose broker is found only at the fault.
+func leadOf(broker string) string {
+	if experiment.BrokerByRole(broker) {
+		return ""
+	}
+	return broker
 }
 
 // openCluster opens the cluster spec names; a compose file or a kubeconfig
@@ -343,7 +362,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
 	registerQuiet(f, &o.quiet)
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
-	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name"+over("broker"))
+	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
 	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))

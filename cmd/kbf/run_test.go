@@ -306,3 +306,35 @@ func TestHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterSpecShaped: kbf's Docker cluster is shaped for the faulted
+// broker (it leads partition 0; a disk-full's gets the tmpfs), and for none
+// when --broker names the group's coordinator, found only at the fault.
+func TestClusterSpecShaped(t *testing.T) {
+	for _, c := range []struct {
+		broker, lead string
+		disks        map[string]string
+	}{
+		{broker: "k2", lead: "k2", disks: map[string]string{"k2": "128m"}},
+		{broker: experiment.BrokerCoordinator},
+	} {
+		t.Run(c.broker, func(t *testing.T) {
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newRunCmdF(g, func(_ context.Context, o *runOptions) error {
+					o.broker = c.broker // past validate, which wants a group for the coordinator
+					s, err := o.clusterSpec()
+					if err != nil {
+						return err
+					}
+					if s.Docker == nil || s.Docker.Lead != c.lead || fmt.Sprint(s.Docker.DiskLimits) != fmt.Sprint(c.disks) {
+						t.Errorf("spec %+v: want lead %q, tmpfs %v", s.Docker, c.lead, c.disks)
+					}
+					return nil
+				})
+			}, "run", "--fault", "disk-full", "--broker", "k2")
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+		})
+	}
+}

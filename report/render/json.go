@@ -19,24 +19,25 @@ import (
 // parts keep their own shapes (each stall, the quorum's gap, the steps…
 // with its durations in seconds).
 type trialJSON struct {
-	Dir         string                 `json:"dir,omitempty"`
-	Meta        *results.Meta          `json:"meta,omitempty"`
-	FaultAt     time.Time              `json:"fault_at,omitzero"`
-	Gaps        *gaps.Report           `json:"gaps"`
-	Integrity   *integrity.Report      `json:"integrity,omitempty"`
-	Stalls      []report.Stall         `json:"stalls,omitempty"`
-	Quorum      *report.QuorumGap      `json:"quorum,omitempty"`
-	Steps       *report.StepView       `json:"steps,omitempty"`
-	Replicas    *report.ReplicaView    `json:"replicas,omitempty"`
-	Boundaries  []report.Boundary      `json:"boundaries,omitempty"`
-	Notes       []string               `json:"notes,omitempty"`
-	Verdict     *verdict.Verdict       `json:"verdict,omitempty"`
-	Clients     []report.ClientResult  `json:"clients,omitempty"`
-	ClientDiffs []report.ClientDiff    `json:"client_diffs,omitempty"`
-	External    *report.ExternalBroker `json:"external,omitempty"`
-	Findings    report.Findings        `json:"findings,omitempty"`
-	Timeline    json.RawMessage        `json:"timeline,omitempty"`
-	Digest      *report.Digest         `json:"digest,omitempty"`
+	Dir         string                   `json:"dir,omitempty"`
+	Meta        *results.Meta            `json:"meta,omitempty"`
+	FaultAt     time.Time                `json:"fault_at,omitzero"`
+	Gaps        *gaps.Report             `json:"gaps"`
+	Integrity   *integrity.Report        `json:"integrity,omitempty"`
+	Stalls      []report.Stall           `json:"stalls,omitempty"`
+	Quorum      *report.QuorumGap        `json:"quorum,omitempty"`
+	Steps       *report.StepView         `json:"steps,omitempty"`
+	Replicas    *report.ReplicaView      `json:"replicas,omitempty"`
+	Boundaries  []report.Boundary        `json:"boundaries,omitempty"`
+	Notes       []string                 `json:"notes,omitempty"`
+	Verdict     *verdict.Verdict         `json:"verdict,omitempty"`
+	Clients     []report.ClientResult    `json:"clients,omitempty"`
+	ClientDiffs []report.ClientDiff      `json:"client_diffs,omitempty"`
+	External    *report.ExternalBroker   `json:"external,omitempty"`
+	Coordinator *report.GroupCoordinator `json:"group_coordinator,omitempty"`
+	Findings    report.Findings          `json:"findings,omitempty"`
+	Timeline    json.RawMessage          `json:"timeline,omitempty"`
+	Digest      *report.Digest           `json:"digest,omitempty"`
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
@@ -45,7 +46,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Dir: tr.Dir, Meta: tr.Meta, FaultAt: tr.FaultAt,
 		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: tr.Stalls, Quorum: tr.Quorum, Steps: tr.Steps,
 		Replicas: tr.Replicas, Boundaries: tr.Boundaries, Notes: tr.Notes, Verdict: tr.Verdict,
-		Clients: tr.Clients, ClientDiffs: tr.ClientDiffs, External: tr.External, Findings: tr.Findings,
+		Clients: tr.Clients, ClientDiffs: tr.ClientDiffs, External: tr.External, Coordinator: tr.Coordinator, Findings: tr.Findings,
 		Digest: tr.Digest(),
 	}
 	if tr.Timeline != nil {

@@ -145,3 +145,41 @@ func TestWriteJSONStall(t *testing.T) {
 		t.Errorf("detect phase %v, want its end, 1 s, its evidence and setting", ph)
 	}
 }
+
+// TestCoordinatorLine: a trial with a group says, on the line after its
+// title, whether the group's coordinator was the faulted broker — one line
+// in the digest, the same in the full text — and report.json carries it.
+func TestCoordinatorLine(t *testing.T) {
+	tr := trial(nil, nil, nil)
+	tr.Coordinator = &report.GroupCoordinator{Group: "kbf-g", NodeID: 3, Broker: "k3", Via: results.FoundByFindCoordinator, At: at(-50)}
+	const want = "group kbf-g's coordinator was broker 3 (k3), not the faulted one (FindCoordinator at 16:42:08.950)\n"
+	var bare, text, digest bytes.Buffer
+	if err := (TextOptions{}).WriteDigest(&bare, trial(nil, nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&text, tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := (TextOptions{}).WriteDigest(&digest, tr); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]string{"text": text.String(), "digest": digest.String()} {
+		_, rest, _ := strings.Cut(b, "\n")
+		if !strings.HasPrefix(rest, want) || strings.Count(b, "coordinator") != 1 {
+			t.Errorf("%s:\n%s\nwant its second line %q", name, b, want)
+		}
+	}
+	if n, m := strings.Count(digest.String(), "\n"), strings.Count(bare.String(), "\n"); n != m+1 {
+		t.Errorf("the digest has %d lines, %d without the group: want one more", n, m)
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, tr); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		C *report.GroupCoordinator `json:"group_coordinator"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.C == nil || got.C.NodeID != 3 || got.C.Faulted || got.C.Group != "kbf-g" {
+		t.Errorf("report.json's group_coordinator %+v (%v)", got.C, err)
+	}
+}

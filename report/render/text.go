@@ -117,7 +117,9 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 	}
 }
 
-// writeTitle writes the heading's first line: the trial and its fault.
+// writeTitle writes the heading's first line, the trial and its fault,
+// and for a trial with a group reader whether its coordinator was the
+// faulted broker.
 func writeTitle(b *bytes.Buffer, tr *report.Trial) {
 	m := tr.Meta
 	if m == nil {
@@ -139,6 +141,9 @@ func writeTitle(b *bytes.Buffer, tr *report.Trial) {
 		}
 	}
 	b.WriteString("\n")
+	if c := tr.Coordinator; c != nil {
+		fmt.Fprintf(b, "%s\n", c)
+	}
 }
 
 // flags says which flags set the client settings among ss: "; flag
