@@ -36,7 +36,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if err != nil {
 		return nil, err
 	}
-	v := verdictOf(t.Meta, p.gaps, p.ev.F, p.notes, cs.notes)
+	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
 	fs := findingsOf(p.ev.meta, p.integrity, cs.results)
 	return p.trial(v, cs, fs), nil
 }
@@ -63,10 +63,13 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 		return nil, err
 	}
 	ev, ext := externalOf(ev, rv)
-	roles := rolesOf(ev, rd.gaps, fault)
-	ph := phasesOf(ev, rd.gaps, roles, fault, q, rd.last, tl)
+	// From here on the fault is the one the evidence names: an external
+	// fault's broker, which the record on disk may leave unknown.
+	named := faultOf(ev.meta)
+	roles := rolesOf(ev, rd.gaps, named)
+	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	m := metricsOf(ev, fault, roles, rd.gaps, ph.stalls, rd.steps, in)
+	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m,
 		notes: concat(tl.notes, rd.notes, ext.notes, ph.notes)}, nil

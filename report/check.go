@@ -19,8 +19,8 @@ import (
 type Violation struct {
 	// Partition is the stall's partition; -1 for a boundary the trial's
 	// partitions share.
-	Partition int32  `json:"partition"`
-	What      string `json:"what"`
+	Partition int32
+	What      string
 }
 
 func (v Violation) String() string {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
 	"slices"
@@ -24,88 +23,65 @@ const FranzGo = "franz-go"
 // the franz-go probe's from the trial's own analysis, each external
 // client's from an analysis of its own files against the same node logs.
 type ClientResult struct {
-	Name       string            `json:"name"`
-	Partitions []ClientPartition `json:"partitions"`
+	Name       string
+	Partitions []ClientPartition
 	// Audit is nil when the client's records were not read back.
-	Audit *ClientAudit `json:"audit,omitempty"`
+	Audit *ClientAudit
 	// Settings are the client's settings that shape a stall, by its own
 	// names: retries, metadata, timeouts, leader discovery.
-	Settings []Setting `json:"settings,omitempty"`
+	Settings []Setting
 	// Err says why the client's records could not be analysed.
-	Err string `json:"error,omitempty"`
+	Err string
 	// MetaMissing is set when the client's own meta.json is missing: its
 	// settings are unknown, and none of another client's stands in.
-	MetaMissing bool `json:"meta_missing,omitempty"`
+	MetaMissing bool
 	// Trial is the client's whole analysis; nil for franz-go (the trial
 	// itself) and when Err is set.
-	Trial *Trial `json:"-"`
+	Trial *Trial
 }
 
 // ClientAudit is a client's integrity check in brief.
 type ClientAudit struct {
-	Acknowledged int `json:"acknowledged"`
-	Lost         int `json:"lost"`
-	Duplicated   int `json:"duplicated"`
-	Reordered    int `json:"reordered"`
+	Acknowledged int
+	Lost         int
+	Duplicated   int
+	Reordered    int
 }
 
 // ClientPartition is one client's stall on one partition.
 type ClientPartition struct {
-	Partition int32        `json:"partition"`
-	Role      results.Role `json:"role"`
+	Partition int32
+	Role      results.Role
 	// Ack and Receive are the fault gaps; zero when the partition had none.
-	Ack     time.Duration `json:"-"`
-	Receive time.Duration `json:"-"`
+	Ack     time.Duration
+	Receive time.Duration
 	// Open is set when no ack came after the fault.
-	Open bool `json:"open,omitempty"`
+	Open bool
 	// Learnt is when the client's log shows it learnt the new leader (the
 	// end of its client phase), Client how long that phase lasted and
 	// Learning what it waited for, with the line that shows it; zero when
 	// its log shows no such line.
-	Learnt   time.Time     `json:"learnt,omitzero"`
-	Client   time.Duration `json:"-"`
-	Learning Explanation   `json:"-"`
+	Learnt   time.Time
+	Client   time.Duration
+	Learning Explanation
 }
 
 // ClientDiff is the largest difference between the clients' ack stalls on
 // one partition, and what explains it.
 type ClientDiff struct {
-	Partition int32         `json:"partition"`
-	Role      results.Role  `json:"role"`
-	Longest   string        `json:"longest"`
-	Shortest  string        `json:"shortest"`
-	Diff      time.Duration `json:"-"`
+	Partition int32
+	Role      results.Role
+	Longest   string
+	Shortest  string
+	Diff      time.Duration
 	// Resolution is the smallest difference the probes can tell
 	// (resolution); Measurable is set when Diff is at least that, and only
 	// then is the difference one to report.
-	Resolution time.Duration `json:"-"`
-	Measurable bool          `json:"measurable"`
+	Resolution time.Duration
+	Measurable bool
 	// Why says which phase the difference lies in, from the clients' logs,
 	// or that there is no measurable difference.
-	Why string `json:"why"`
-}
-
-// MarshalJSON writes the partition with its durations in seconds.
-func (cp ClientPartition) MarshalJSON() ([]byte, error) {
-	type plain ClientPartition
-	return json.Marshal(struct {
-		plain
-		ClientWhy string  `json:"client_why,omitempty"`
-		Evidence  string  `json:"evidence,omitempty"`
-		Ack       float64 `json:"ack_seconds"`
-		Receive   float64 `json:"receive_seconds"`
-		Client    float64 `json:"client_seconds,omitempty"`
-	}{plain(cp), cp.Learning.Why, cp.Learning.Evidence, cp.Ack.Seconds(), cp.Receive.Seconds(), cp.Client.Seconds()})
-}
-
-// MarshalJSON writes the difference in seconds.
-func (d ClientDiff) MarshalJSON() ([]byte, error) {
-	type plain ClientDiff
-	return json.Marshal(struct {
-		plain
-		Diff       float64 `json:"diff_seconds"`
-		Resolution float64 `json:"resolution_seconds"`
-	}{plain(d), d.Diff.Seconds(), d.Resolution.Seconds()})
+	Why string
 }
 
 // stallSettings are the settings that shape a client's stall, by each
@@ -371,13 +347,13 @@ func diffClients(crs []ClientResult, res time.Duration) []ClientDiff {
 // ClientSummary is one client's stalls across a run's valid trials, for
 // the partitions of one role.
 type ClientSummary struct {
-	Client string       `json:"client"`
-	Role   results.Role `json:"role"`
-	Ack    Range        `json:"ack_gap"`
+	Client string
+	Role   results.Role
+	Ack    Range
 	// Phase is the client phase: the new leader's election → the client
 	// learnt it, from the client's own log.
-	Phase Range `json:"client_phase"`
-	Lost  int   `json:"lost"`
+	Phase Range
+	Lost  int
 }
 
 // addClients adds the trial's clients to the summary, by client and role

@@ -11,18 +11,18 @@ import (
 // it just before the fault (results.Fault.GroupCoordinator), and whether
 // the fault hit it.
 type GroupCoordinator struct {
-	Group string `json:"group"`
+	Group string
 	// NodeID is the coordinator's node id, -1 when none was found (Err
 	// says why); Broker its service, when the cluster named one.
-	NodeID int32     `json:"node_id"`
-	Broker string    `json:"broker,omitempty"`
-	Via    string    `json:"via"` // how it was found: FindCoordinator
-	At     time.Time `json:"at"`
-	Err    string    `json:"error,omitempty"`
+	NodeID int32
+	Broker string
+	Via    string // how it was found: FindCoordinator
+	At     time.Time
+	Err    string
 	// Faulted is whether it was the faulted broker; Chosen whether the
 	// broker was faulted for being it (--broker coordinator).
-	Faulted bool `json:"faulted"`
-	Chosen  bool `json:"chosen,omitempty"`
+	Faulted bool
+	Chosen  bool
 }
 
 // coordinatorOf is what the fault f says of its group's coordinator; nil

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -16,40 +15,40 @@ import (
 // explanation stays in the Trial.
 type Digest struct {
 	// Phases are the phase names the rows have columns for, in stall order.
-	Phases []string    `json:"phases"`
-	Rows   []DigestRow `json:"rows"`
+	Phases []string
+	Rows   []DigestRow
 	// Causes are the stalls' explanations, each once: the phases, notes
 	// and receive gaps that say the same thing on several partitions are
 	// one Cause listing them all.
-	Causes []Cause `json:"causes,omitempty"`
+	Causes []Cause
 	// Audited is false when the trial was not read back, so the rows carry
 	// no audit counts.
-	Audited bool `json:"audited"`
+	Audited bool
 	// Verdict is the trial's verdict in one line; "" without metadata.
-	Verdict string `json:"verdict,omitempty"`
+	Verdict string
 }
 
 // DigestRow is one partition's line of the digest.
 type DigestRow struct {
-	Partition int32        `json:"partition"`
-	Role      results.Role `json:"role,omitempty"`
+	Partition int32
+	Role      results.Role
 	// Ack and Receive are the gaps at the fault, or where there was no
 	// fault the longest; negative for none; Open when the gap had not
 	// closed by the end.
-	Ack         time.Duration `json:"-"`
-	AckOpen     bool          `json:"ack_open,omitempty"`
-	Receive     time.Duration `json:"-"`
-	ReceiveOpen bool          `json:"receive_open,omitempty"`
+	Ack         time.Duration
+	AckOpen     bool
+	Receive     time.Duration
+	ReceiveOpen bool
 	// Phases are the durations under Digest.Phases, in order; absent
 	// phases are negative.
-	Phases []time.Duration `json:"-"`
+	Phases []time.Duration
 	// The audit's counts, when Digest.Audited.
-	Sent       int `json:"sent"`
-	Acked      int `json:"acked"`
-	Failed     int `json:"failed"`
-	Lost       int `json:"lost"`
-	Duplicated int `json:"duplicated"`
-	Reordered  int `json:"reordered"`
+	Sent       int
+	Acked      int
+	Failed     int
+	Lost       int
+	Duplicated int
+	Reordered  int
 }
 
 // Cause kinds beside the phase names: a receive gap's own explanation and
@@ -62,51 +61,16 @@ const (
 // Cause is one explanation and the partitions it applies to.
 type Cause struct {
 	// Kind is the phase name, CauseReceive or CauseNote.
-	Kind string `json:"kind"`
+	Kind string
 	// Min and Max are the phase's durations over Partitions; zero for a
 	// note.
-	Min time.Duration `json:"-"`
-	Max time.Duration `json:"-"`
+	Min time.Duration
+	Max time.Duration
 	// Explanation is the first partition's words, without its evidence
 	// line (each partition has its own); the others' differ at most in
 	// their figures.
 	Explanation
-	Partitions []int32 `json:"partitions"`
-}
-
-// MarshalJSON writes the row with its durations in seconds; an absent
-// phase is null.
-func (r DigestRow) MarshalJSON() ([]byte, error) {
-	type plain DigestRow
-	phases := make([]*float64, len(r.Phases))
-	for i, d := range r.Phases {
-		phases[i] = seconds(d)
-	}
-	return json.Marshal(struct {
-		plain
-		Ack     *float64   `json:"ack_seconds"`
-		Receive *float64   `json:"receive_seconds"`
-		Phases  []*float64 `json:"phases_seconds"`
-	}{plain(r), seconds(r.Ack), seconds(r.Receive), phases})
-}
-
-// seconds is d in seconds, nil when negative (none).
-func seconds(d time.Duration) *float64 {
-	if d < 0 {
-		return nil
-	}
-	s := d.Seconds()
-	return &s
-}
-
-// MarshalJSON writes the cause with its durations in seconds.
-func (c Cause) MarshalJSON() ([]byte, error) {
-	type plain Cause
-	return json.Marshal(struct {
-		plain
-		Min float64 `json:"min_seconds"`
-		Max float64 `json:"max_seconds"`
-	}{plain(c), c.Min.Seconds(), c.Max.Seconds()})
+	Partitions []int32
 }
 
 // phaseOrder is the order of the digest's phase columns.

@@ -51,26 +51,26 @@ const (
 // Boundary is one moment the analysis found that bounds a stall's phase: a
 // renderer draws it as it is, deciding nothing.
 type Boundary struct {
-	Kind BoundaryKind `json:"kind"`
+	Kind BoundaryKind
 	// Time is the phase's end as the stall counts it, or, for a boundary
 	// that came while the partition still acked (InStall false), the
 	// event's own time.
-	Time time.Time `json:"time"`
+	Time time.Time
 	// Phase is the phase it ends: PhaseDetect, PhaseElect, PhaseClient.
-	Phase string `json:"phase,omitempty"`
+	Phase string
 	// Partition is the partition it concerns; -1 for one the trial's
 	// partitions share (the fault, the detection).
-	Partition int32 `json:"partition"`
+	Partition int32
 	// Role is what the faulted broker was to Partition; "" when shared.
-	Role results.Role `json:"role,omitempty"`
+	Role results.Role
 	// Broker is the new leader (BoundaryNewLeader, BoundaryProducerLearned,
 	// when known) or the broker the ISR lost or that was fenced; -1 unknown.
-	Broker int32 `json:"broker"`
+	Broker int32
 	// InStall is false for a boundary that came before the partition's
 	// stall began: it bounds no phase of it.
-	InStall  bool   `json:"in_stall"`
-	Evidence string `json:"evidence,omitempty"`
-	Source   string `json:"source,omitempty"`
+	InStall  bool
+	Evidence string
+	Source   string
 }
 
 // SettingSource says where a setting's value was read.
@@ -95,14 +95,14 @@ const (
 type Setting struct {
 	// Name is the setting as its owner spells it: broker.session.timeout.ms
 	// for a node's, metadata_min_age for the probe's client.
-	Name string `json:"name"`
+	Name string
 	// Node is the node whose setting it is ("c1"), "" for the client's.
-	Node   string        `json:"node,omitempty"`
-	Value  string        `json:"value,omitempty"` // as configured; "" when unknown
-	Source SettingSource `json:"source"`
+	Node   string
+	Value  string // as configured; "" when unknown
+	Source SettingSource
 	// Where is where the value was read: "c1/server.log:87",
 	// "meta.json"; for an unknown one, why it is unknown.
-	Where string `json:"where,omitempty"`
+	Where string
 }
 
 // detection returns the event that ends the detection of fault f, at F:

@@ -34,11 +34,11 @@ type ExternalBroker struct {
 	// NodeID is -1 when no single broker is named: Broker is then
 	// results.BrokerUnknown, or results.BrokerCluster for the whole
 	// cluster.
-	NodeID int32  `json:"node_id"`
-	Broker string `json:"broker"`
-	By     string `json:"by"`
+	NodeID int32
+	Broker string
+	By     string
 	// Evidence says what named it, or why none is named.
-	Evidence string `json:"evidence"`
+	Evidence string
 }
 
 // candidate is one kind of evidence's answer: the broker it names (-1

@@ -1,6 +1,10 @@
 package report
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +126,67 @@ func TestNameExternal(t *testing.T) {
 				t.Errorf("record on disk %+v, external %+v, notes %v", disk.Fault, n.broker, n.notes)
 			}
 		})
+	}
+}
+
+// TestExternalNamedBrokerStages: an external fault the run could not name
+// (meta.json says broker unknown, node -1: only the probe's sign) whose
+// broker the replica view names is analysed as a fault of that broker by
+// every stage after the naming — roles, phases, metrics — as the heading
+// already says. The trial is the recorded SIGKILL of k1 with its fault
+// record rewritten as such an external fault.
+func TestExternalNamedBrokerStages(t *testing.T) {
+	dir := unpack(t, sigkillReplicasArchive)
+	path := filepath.Join(dir, results.MetaFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	kill := m["fault"].(map[string]any)
+	ended, err := time.Parse(time.RFC3339Nano, kill["finished"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m["fault"] = map[string]any{
+		"broker": results.BrokerUnknown, "node_id": -1, "kind": results.FaultExternal, "signal_sent": kill["signal_sent"],
+		"signs": []map[string]any{{"at": ended, "seen": ended.Add(time.Second), "source": results.SignProbe, "node_id": -1, "what": "the probe stalled"}},
+	}
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tr := analyze(t, dir)
+	if e := tr.External; e == nil || e.NodeID != 1 || e.By != ByReplicas {
+		t.Fatalf("external %+v, want node 1 named by the replica view", e)
+	}
+	// k1 led p0 and followed p1 and p2 (meta.json's leaders and ISRs).
+	want := map[int32]results.Role{0: results.RoleLed, 1: results.RoleFollowed, 2: results.RoleFollowed}
+	for p, role := range want {
+		if got := tr.Role(p); got != role {
+			t.Errorf("p%d: role %q, want %q", p, got, role)
+		}
+		if st := stallOf(t, tr, p); st.Role != role || !slices.Contains(phaseNames(st), PhaseDetect) {
+			t.Errorf("p%d: stall of role %q, phases %v; want %q, split from the fence of k1", p, st.Role, phaseNames(st), role)
+		}
+	}
+	if tr.Metrics == nil {
+		t.Fatal("no metrics")
+	}
+	for _, pm := range tr.Metrics.Partitions {
+		if pm.Role != want[pm.Partition] {
+			t.Errorf("metrics p%d: role %q, want %q", pm.Partition, pm.Role, want[pm.Partition])
+		}
+	}
+	for _, n := range tr.Notes {
+		if strings.Contains(n, "broker -1") {
+			t.Errorf("note about the record's unknown broker: %s", n)
+		}
 	}
 }

@@ -15,19 +15,19 @@ import (
 // count the settings do not rule out (a loss under acks=1, a duplicate from
 // a producer that is not idempotent) is reported, but breaks no promise.
 type Finding struct {
-	Client string `json:"client"`
+	Client string
 	// Acks is the producer's acks: "all" or "1".
-	Acks string `json:"acks"`
+	Acks string
 	// Idempotent is whether the producer was idempotent.
-	Idempotent bool `json:"idempotent"`
+	Idempotent bool
 	// SettingsUnknown is set when the client's meta.json is missing:
 	// whether it was idempotent is not known, and its duplicates and
 	// reorders are not judged.
-	SettingsUnknown bool `json:"settings_unknown,omitempty"`
-	Acknowledged    int  `json:"acknowledged"`
-	Lost            int  `json:"lost"`
-	Duplicated      int  `json:"duplicated"`
-	Reordered       int  `json:"reordered"`
+	SettingsUnknown bool
+	Acknowledged    int
+	Lost            int
+	Duplicated      int
+	Reordered       int
 }
 
 // Broken reports whether the finding breaks what the client's settings

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
@@ -68,49 +67,49 @@ func noEvidence(f *results.Fault, tl timelineRead) string {
 // next phase; a boundary logged before the previous one (a client can learn
 // a leader before the leader's own log line is written) counts as zero.
 type Stall struct {
-	Partition int32 `json:"partition"`
+	Partition int32
 	// Role is what the faulted broker was to this partition when the fault
 	// began.
-	Role      results.Role `json:"role"`
-	Leader    int32        `json:"leader"`               // leader before the fault; -1 unknown
-	NewLeader int32        `json:"new_leader,omitempty"` // for a leader partition; -1 unknown
-	FirstAck  time.Time    `json:"first_ack,omitzero"`
+	Role      results.Role
+	Leader    int32 // leader before the fault; -1 unknown
+	NewLeader int32 // for a leader partition; -1 unknown
+	FirstAck  time.Time
 	// Began is how long after the fault the partition's last ack before the
 	// stall came, when that was after the fault: the partition kept acking
 	// for a while, and the phases before Began took none of its time.
-	Began time.Duration `json:"-"`
+	Began time.Duration
 	// Total is fault (or, when Began is set, the last ack) → first ack;
 	// zero when no ack came.
-	Total  time.Duration `json:"-"`
-	Phases []Phase       `json:"phases"`
+	Total  time.Duration
+	Phases []Phase
 	// Note says why a stall never ended, when the logs tell, or that the
 	// logs show no boundary of it, so it is not split into phases.
-	Note string `json:"note,omitempty"`
+	Note string
 	// NoteSettings are the settings that would shorten what Note says.
-	NoteSettings []Setting `json:"note_settings,omitempty"`
+	NoteSettings []Setting
 	// Unrelated is set for a stall whose gap spans none of the fault's
 	// consequences for the partition: it has no phases, and Note says
 	// why. Noise is set too when the gap was no longer than the
 	// partition's longest gap elsewhere (Elsewhere) or the baseline's
 	// bound: the partition did not stall beyond its own noise.
-	Unrelated bool          `json:"not_the_fault,omitempty"`
-	Noise     bool          `json:"within_noise,omitempty"`
-	Elsewhere time.Duration `json:"-"`
+	Unrelated bool
+	Noise     bool
+	Elsewhere time.Duration
 	// Violations are the ways the phases the analysis found disagreed
 	// with their evidence (CheckStall); when there are any, Phases is
 	// empty and Note says so.
-	Violations []Violation `json:"violations,omitempty"`
+	Violations []Violation
 	// Start says why a stall began after the fault, where the logs tell
 	// (a broker cut from the controller leads on until it is fenced): the
 	// line that began it and the settings that place it. Zero for none.
-	Start Explanation `json:"-"`
+	Start Explanation
 	// Consumer calls out a consumer that never received again after the
 	// stall; its Settings would make it look for the new leader. Zero for
 	// none.
-	Consumer Explanation `json:"-"`
+	Consumer Explanation
 	// Receive explains a receive gap longer than the ack gap, and what
 	// would shorten it. Zero for none.
-	Receive Explanation `json:"-"`
+	Receive Explanation
 }
 
 // Explanation is why a part of a stall took its time, as the analysis
@@ -121,11 +120,11 @@ type Stall struct {
 // a phase's, a stall's start, its receive gap, a consumer that never
 // received again, the quorum's gap, a cause of the digest — is one.
 type Explanation struct {
-	Evidence string    `json:"evidence,omitempty"`
-	Source   string    `json:"source,omitempty"`
-	Why      string    `json:"why,omitempty"`
-	Setting  string    `json:"setting,omitempty"`
-	Settings []Setting `json:"settings,omitempty"`
+	Evidence string
+	Source   string
+	Why      string
+	Setting  string
+	Settings []Setting
 }
 
 // Phase is one part of a stall, from Start to End: the first phase starts
@@ -133,48 +132,13 @@ type Explanation struct {
 // one before it ended, and Duration is End - Start. Renderers draw these
 // times; none rebuilds them.
 type Phase struct {
-	Name     string        `json:"name"`
-	Start    time.Time     `json:"start"`
-	End      time.Time     `json:"end"`
-	Duration time.Duration `json:"-"`
+	Name     string
+	Start    time.Time
+	End      time.Time
+	Duration time.Duration
 	// Explanation says what the phase waited for; its Evidence is the
 	// event that ends the phase.
 	Explanation
-}
-
-// MarshalJSON writes the stall with its durations in seconds, and its
-// start, consumer and receive explanations as the flat fields the JSON has
-// always had.
-func (st Stall) MarshalJSON() ([]byte, error) {
-	type plain Stall
-	return json.Marshal(struct {
-		plain
-		StartWhy         string    `json:"start_why,omitempty"`
-		StartEvidence    string    `json:"start_evidence,omitempty"`
-		StartSource      string    `json:"start_source,omitempty"`
-		StartSettings    []Setting `json:"start_settings,omitempty"`
-		ConsumerNote     string    `json:"consumer_note,omitempty"`
-		ConsumerSettings []Setting `json:"consumer_settings,omitempty"`
-		ReceiveWhy       string    `json:"receive_why,omitempty"`
-		ReceiveSetting   string    `json:"receive_setting,omitempty"`
-		ReceiveSettings  []Setting `json:"receive_settings,omitempty"`
-		TotalSeconds     float64   `json:"total_seconds"`
-		BeganSeconds     float64   `json:"began_after_fault_seconds,omitempty"`
-		Elsewhere        float64   `json:"longest_elsewhere_seconds,omitempty"`
-	}{plain(st),
-		st.Start.Why, st.Start.Evidence, st.Start.Source, st.Start.Settings,
-		st.Consumer.Why, st.Consumer.Settings,
-		st.Receive.Why, st.Receive.Setting, st.Receive.Settings,
-		st.Total.Seconds(), st.Began.Seconds(), st.Elsewhere.Seconds()})
-}
-
-// MarshalJSON writes the phase with its duration in seconds.
-func (ph Phase) MarshalJSON() ([]byte, error) {
-	type plain Phase
-	return json.Marshal(struct {
-		plain
-		Seconds float64 `json:"seconds"`
-	}{plain(ph), ph.Duration.Seconds()})
 }
 
 // Phase names.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -26,85 +25,61 @@ type QuorumGap struct {
 	// "became leader" line before the fault (Led) when the timeline holds
 	// it, or else from the first follower to give up on it (Noticed); -1
 	// when neither says.
-	Controller string   `json:"controller"`
-	NodeID     int32    `json:"node_id"`
-	Epoch      int64    `json:"epoch"`
-	Led        *LogLine `json:"led,omitempty"`
+	Controller string
+	NodeID     int32
+	Epoch      int64
+	Led        *LogLine
 	// Fault is the gap's start: the kill or the freeze, as the fault
 	// record dates it.
-	Fault LogLine `json:"fault"`
+	Fault LogLine
 	// Noticed is the first other controller to give up on the leader and
 	// ask for votes (prospective or candidate); nil when none logged it
 	// before the new leader.
-	Noticed *LogLine `json:"noticed,omitempty"`
+	Noticed *LogLine
 	// Elected is the new leader's own line, NewLeader its service and
 	// NewEpoch its epoch; nil, "" and -1 when no other controller became
 	// leader before the logs end.
-	Elected   *LogLine `json:"elected,omitempty"`
-	NewLeader string   `json:"new_leader,omitempty"`
-	NewEpoch  int64    `json:"new_epoch"`
+	Elected   *LogLine
+	NewLeader string
+	NewEpoch  int64
 	// Candidacies counts the other controllers' candidacies from the fault
 	// to the new leader: more than one, and an election was lost or split.
-	Candidacies int `json:"candidacies"`
+	Candidacies int
 	// Leaderless is Fault → Elected; zero when no leader was elected.
-	Leaderless time.Duration `json:"-"`
+	Leaderless time.Duration
 	// Predicted is what the configuration predicts when the first election
 	// succeeds: controller.quorum.fetch.timeout.ms; zero when unknown.
-	Predicted time.Duration `json:"-"`
+	Predicted time.Duration
 	// Explanation says why the gap lasted as it did, as a Phase's does;
 	// the lines that bound it are Led, Fault, Noticed and Elected.
 	Explanation
 	// Note says why there is no gap to measure, when there is none.
-	Note string `json:"note,omitempty"`
+	Note string
 	// DataPath is what the probe's partitions did meanwhile; nil without
 	// a fault gap.
-	DataPath *DataPath `json:"data_path,omitempty"`
+	DataPath *DataPath
 }
 
 // LogLine is one line of evidence: who logged it, when, what (as the
 // timeline summarises it) and where ("c3/server.log:955", "meta.json").
 type LogLine struct {
-	Node     string    `json:"node"`
-	Time     time.Time `json:"time"`
-	Evidence string    `json:"evidence"`
-	Source   string    `json:"source"`
+	Node     string
+	Time     time.Time
+	Evidence string
+	Source   string
 }
 
 // DataPath is the probe's longest ack gap while the quorum had no leader,
 // beside the longest gap elsewhere in the probe.
 type DataPath struct {
-	Partition int32         `json:"partition"`
-	Gap       time.Duration `json:"-"`
+	Partition int32
+	Gap       time.Duration
 	// Open: the partition never acked again before the probe stopped.
-	Open      bool          `json:"open,omitempty"`
-	Elsewhere time.Duration `json:"-"`
+	Open      bool
+	Elsewhere time.Duration
 	// Stalled is true when the gap is longer than any elsewhere: the
 	// fault's, not the probe's usual pace.
-	Stalled bool `json:"stalled"`
-}
-
-// MarshalJSON writes the gap with its durations in seconds.
-func (q QuorumGap) MarshalJSON() ([]byte, error) {
-	type plain QuorumGap
-	var predicted *float64
-	if q.Predicted > 0 {
-		predicted = seconds(q.Predicted)
-	}
-	return json.Marshal(struct {
-		plain
-		LeaderlessSeconds float64  `json:"leaderless_seconds"`
-		PredictedSeconds  *float64 `json:"predicted_seconds,omitempty"`
-	}{plain(q), q.Leaderless.Seconds(), predicted})
-}
-
-// MarshalJSON writes the data path with its durations in seconds.
-func (d DataPath) MarshalJSON() ([]byte, error) {
-	type plain DataPath
-	return json.Marshal(struct {
-		plain
-		GapSeconds       float64 `json:"gap_seconds"`
-		ElsewhereSeconds float64 `json:"longest_elsewhere_seconds"`
-	}{plain(d), d.Gap.Seconds(), d.Elsewhere.Seconds()})
+	Stalled bool
 }
 
 func logLine(e timeline.Event) *LogLine {

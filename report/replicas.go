@@ -23,14 +23,14 @@ import (
 type ReplicaView struct {
 	// Sampling is what the run achieved, from meta.json; nil when it did
 	// not record it.
-	Sampling   *results.ReplicaStats `json:"sampling,omitempty"`
-	Partitions []PartitionReplicas   `json:"partitions"`
+	Sampling   *results.ReplicaStats
+	Partitions []PartitionReplicas
 	// Silent are the brokers that stopped answering after the fault, the
 	// first to stop first: evidence of which broker an external fault
 	// hit (externalBroker). Not in the JSON: replicas.csv holds it.
-	Silent []SilentBroker `json:"-"`
+	Silent []SilentBroker
 	// Answered is, by broker, its last answer in the whole view.
-	Answered map[int32]time.Time `json:"-"`
+	Answered map[int32]time.Time
 }
 
 // SilentBroker is a broker whose answers to the replica view turned to
@@ -45,40 +45,40 @@ type SilentBroker struct {
 
 // PartitionReplicas is one partition's replicas through the fault.
 type PartitionReplicas struct {
-	Partition int32 `json:"partition"`
+	Partition int32
 	// AtFault is each replica's latest LEO at or before the fault, by
 	// broker, in broker order.
-	AtFault []ReplicaOffset `json:"at_fault,omitempty"`
+	AtFault []ReplicaOffset
 	// HWAtFault is the latest high watermark at or before the fault; -1
 	// unknown.
-	HWAtFault int64 `json:"hw_at_fault"`
+	HWAtFault int64
 	// HW is the high watermark's longest stop through the fault: nil when
 	// it never stopped for longer than the sampling could tell.
-	HW *Stop `json:"hw_stop,omitempty"`
+	HW *Stop
 	// Frozen are the replicas whose LEO stopped through the fault.
-	Frozen []ReplicaStop `json:"frozen,omitempty"`
+	Frozen []ReplicaStop
 	// TakeOver is the new leader's first answer as leader after the fault,
 	// nil when leadership did not move.
-	TakeOver *TakeOver `json:"take_over,omitempty"`
+	TakeOver *TakeOver
 	// Changes are the cluster's reported states of the partition: the one
 	// at the fault first, then each change after it.
-	Changes []StateChange `json:"changes,omitempty"`
+	Changes []StateChange
 	// Stale counts the state answers after the fault that repeated an
 	// older state than the last one seen (a broker cut from the
 	// controller answers from the metadata it last had); FirstStale is the
 	// first of them. They are left out of Changes.
-	Stale      int       `json:"stale_answers,omitempty"`
-	FirstStale time.Time `json:"first_stale,omitzero"`
+	Stale      int
+	FirstStale time.Time
 	// Leaderless are the times Changes say the partition had no leader
 	// (leader -1: the last replica of its ISR dead): no broker answers as
 	// leader then, so the HW is unknown, while each live replica's LEO goes
 	// on being sampled. A picture breaks the HW's line there.
-	Leaderless []Leaderless `json:"leaderless,omitempty"`
+	Leaderless []Leaderless
 	// LEOs are each replica's answers in time order, by broker in broker
 	// order, and HWs the high watermarks the leaders gave: what a picture
 	// draws as lines. Not in the JSON: replicas.csv holds them.
-	LEOs []ReplicaSeries `json:"-"`
-	HWs  []ReplicaOffset `json:"-"`
+	LEOs []ReplicaSeries
+	HWs  []ReplicaOffset
 }
 
 // ReplicaSeries is one replica's LEO answers, in time order.
@@ -89,39 +89,39 @@ type ReplicaSeries struct {
 
 // ReplicaOffset is one replica's offset at a moment.
 type ReplicaOffset struct {
-	Broker int32     `json:"broker"`
-	Offset int64     `json:"offset"`
-	Time   time.Time `json:"time"`
+	Broker int32
+	Offset int64
+	Time   time.Time
 }
 
 // Stop is an offset that stopped: it reached Offset at Stopped (the first
 // sample showing it) and moved again at Moved (the first sample showing
 // more), zero when it never moved again while sampled.
 type Stop struct {
-	Offset  int64     `json:"offset"`
-	Stopped time.Time `json:"stopped"`
-	Moved   time.Time `json:"moved,omitzero"`
+	Offset  int64
+	Stopped time.Time
+	Moved   time.Time
 }
 
 // ReplicaStop is one replica's LEO that stopped.
 type ReplicaStop struct {
-	Broker int32 `json:"broker"`
+	Broker int32
 	Stop
 }
 
 // TakeOver is the new leader starting to answer as leader.
 type TakeOver struct {
-	Broker int32     `json:"broker"`
-	Time   time.Time `json:"time"`
-	LEO    int64     `json:"leo"`
+	Broker int32
+	Time   time.Time
+	LEO    int64
 }
 
 // Leaderless is a time without a leader: from the first state answer that
 // named none to the first that named one again; To is zero when none did
 // while sampled.
 type Leaderless struct {
-	From time.Time `json:"from"`
-	To   time.Time `json:"to,omitzero"`
+	From time.Time
+	To   time.Time
 }
 
 // leaderless finds the times without a leader in changes, in time order.
@@ -143,12 +143,12 @@ func leaderless(changes []StateChange) []Leaderless {
 
 // StateChange is one state the cluster reported for the partition.
 type StateChange struct {
-	Time         time.Time `json:"time"`
-	Leader       int32     `json:"leader"`
-	LeaderEpoch  int32     `json:"leader_epoch"`
-	ISR          []int32   `json:"isr"`
-	ELR          []int32   `json:"elr,omitempty"`
-	LastKnownELR []int32   `json:"last_known_elr,omitempty"`
+	Time         time.Time
+	Leader       int32
+	LeaderEpoch  int32
+	ISR          []int32
+	ELR          []int32
+	LastKnownELR []int32
 }
 
 // readReplicaView reads the trial's replicas.csv once and summarises it

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -30,81 +29,54 @@ import (
 // a new leader of the quorum) opens no window: its stalls are the
 // previous step's.
 type StepView struct {
-	Bound      time.Duration    `json:"-"`
-	Steps      []StepWindow     `json:"steps"`
-	Partitions []PartitionSteps `json:"partitions"`
+	Bound      time.Duration
+	Steps      []StepWindow
+	Partitions []PartitionSteps
 	// Stops counts the graceful stops; Escalated those of them that
 	// outlived their grace period and were SIGKILLed.
-	Stops     int `json:"graceful_stops"`
-	Escalated int `json:"escalated"`
+	Stops     int
+	Escalated int
 }
 
 // StepWindow is one step, as meta.json records it, and where it falls.
 type StepWindow struct {
 	// N numbers the step from 1, in meta.json's order.
-	N int `json:"step"`
+	N int
 	results.Step
 	// From is the step's time: when kbf asked for it (Sent), nothing it
 	// caused can come earlier; for a step kbf only saw, when it saw it
 	// (At). Since is From after the first step's.
-	From  time.Time     `json:"from"`
-	Since time.Duration `json:"-"`
+	From  time.Time
+	Since time.Duration
 	// Observed is set for a step kbf saw rather than took: it opens no
 	// window.
-	Observed bool `json:"observed,omitempty"`
+	Observed bool
 }
 
 // PartitionSteps is one partition through a fault of several steps.
 type PartitionSteps struct {
-	Partition int32 `json:"partition"`
+	Partition int32
 	// Steps are the longest stalls that began in each step's window, one
 	// per StepView.Steps, in the same order; empty for a step with none
 	// (and for an observed step).
-	Steps []StepStalls `json:"steps"`
+	Steps []StepStalls
 	// Stalled is the sum of the partition's ack stalls through the fault,
 	// Stalls their number; Open says the last had not ended when the
 	// probe stopped, so Stalled is a lower bound.
-	Stalled time.Duration `json:"-"`
-	Stalls  int           `json:"stalls"`
-	Open    bool          `json:"open,omitempty"`
+	Stalled time.Duration
+	Stalls  int
+	Open    bool
 	// Longest is the longest ack stall, and LongestStep the N of the step
 	// it followed; nil and 0 without a stall.
-	Longest     *gaps.Gap `json:"longest,omitempty"`
-	LongestStep int       `json:"longest_step,omitempty"`
+	Longest     *gaps.Gap
+	LongestStep int
 }
 
 // StepStalls are the longest ack and receive stall that began in one
 // step's window; nil where none did.
 type StepStalls struct {
-	Ack     *gaps.Gap `json:"ack,omitempty"`
-	Receive *gaps.Gap `json:"receive,omitempty"`
-}
-
-// MarshalJSON writes the view with its bound in seconds.
-func (v StepView) MarshalJSON() ([]byte, error) {
-	type plain StepView
-	return json.Marshal(struct {
-		BoundSeconds float64 `json:"stall_bound_seconds"`
-		plain
-	}{v.Bound.Seconds(), plain(v)})
-}
-
-// MarshalJSON writes the step with its time since the first in seconds.
-func (w StepWindow) MarshalJSON() ([]byte, error) {
-	type plain StepWindow
-	return json.Marshal(struct {
-		plain
-		SinceSeconds float64 `json:"since_first_seconds"`
-	}{plain(w), w.Since.Seconds()})
-}
-
-// MarshalJSON writes the partition with its stalled time in seconds.
-func (p PartitionSteps) MarshalJSON() ([]byte, error) {
-	type plain PartitionSteps
-	return json.Marshal(struct {
-		plain
-		StalledSeconds float64 `json:"stalled_seconds"`
-	}{plain(p), p.Stalled.Seconds()})
+	Ack     *gaps.Gap
+	Receive *gaps.Gap
 }
 
 // multiStep reports whether m is a fault of several steps with its steps

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -14,15 +13,6 @@ type Range struct {
 	Min time.Duration
 	Max time.Duration
 	N   int
-}
-
-// MarshalJSON writes the range in seconds.
-func (r Range) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Min float64 `json:"min_seconds"`
-		Max float64 `json:"max_seconds"`
-		N   int     `json:"n"`
-	}{r.Min.Seconds(), r.Max.Seconds(), r.N})
 }
 
 func (r *Range) add(d time.Duration) {
@@ -48,37 +38,37 @@ func (r Range) String() string {
 
 // Summary is a run's trials side by side, as ranges.
 type Summary struct {
-	Trials int                 `json:"trials"`
-	Faults []results.FaultKind `json:"faults"` // each trial's fault kind, "" for none
+	Trials int
+	Faults []results.FaultKind // each trial's fault kind, "" for none
 	// Detect is fault → the controller fences the broker or grants its
 	// controlled shutdown.
-	Detect Range `json:"detect"`
+	Detect Range
 	// ElectAndClient is the end of detection → the producer on the new
 	// leader, over the partitions the broker led.
-	ElectAndClient Range `json:"elect_and_client"`
+	ElectAndClient Range
 	// LeaderGap and FollowerGap are the ack gaps at the fault of the
 	// partitions the broker led and of those it followed; a partition it
 	// neither led nor followed is in AnyGap only.
-	LeaderGap   Range `json:"leader_ack_gap"`
-	FollowerGap Range `json:"follower_ack_gap"`
+	LeaderGap   Range
+	FollowerGap Range
 	// ReceiveGap is the receive gap at the fault, every partition.
-	ReceiveGap Range `json:"receive_gap"`
+	ReceiveGap Range
 	// AnyGap is every partition's ack gap at the fault.
-	AnyGap Range `json:"ack_gap"`
+	AnyGap Range
 	// Phases are the stall phases by name, every partition.
-	Phases map[string]*Range `json:"phases"`
+	Phases map[string]*Range
 	// FailedSends, Lost and Duplicated add up the trials'.
-	FailedSends int `json:"failed_sends"`
-	Lost        int `json:"lost"`
-	Duplicated  int `json:"duplicated"`
-	Reordered   int `json:"reordered"`
+	FailedSends int
+	Lost        int
+	Duplicated  int
+	Reordered   int
 	// Escalated counts graceful stops that ended in a SIGKILL.
-	Escalated int `json:"escalated"`
+	Escalated int
 	// LeftOut are the trials not summarized, each with its verdict: only
 	// valid trials are.
-	LeftOut []string `json:"left_out,omitempty"`
+	LeftOut []string
 	// Clients are each client's ranges by role, when several probed.
-	Clients []ClientSummary `json:"clients,omitempty"`
+	Clients []ClientSummary
 }
 
 // Summarize puts trials side by side.

@@ -11,7 +11,8 @@
 //
 // A file here per part of the report: text.go the full text (heading,
 // stalls in phases, recovery), digest.go the terminal's digest and the
-// audit per client, json.go the JSON, summary.go a run's summary, and
-// clients.go, quorum.go, steps.go and replicas.go the sections of the
-// same names.
+// audit per client, json.go the JSON and jsondoc.go its parts' shapes
+// (report.json's and summary.json's: package report's types carry no JSON
+// tags), summary.go a run's summary, and clients.go, quorum.go, steps.go
+// and replicas.go the sections of the same names.
 package render

@@ -16,38 +16,39 @@ import (
 
 // trialJSON is report.json: a trial's analysis, its fields in this order,
 // the timeline as timeline.WriteJSON writes it and the digest last. The
-// parts keep their own shapes (each stall, the quorum's gap, the steps…
-// with its durations in seconds).
+// parts are the documents' own types (jsondoc.go), with their durations in
+// seconds; the gaps, the audit, the verdict and the metadata keep the
+// shapes their packages give them.
 type trialJSON struct {
-	Dir         string                   `json:"dir,omitempty"`
-	Meta        *results.Meta            `json:"meta,omitempty"`
-	FaultAt     time.Time                `json:"fault_at,omitzero"`
-	Gaps        *gaps.Report             `json:"gaps"`
-	Integrity   *integrity.Report        `json:"integrity,omitempty"`
-	Stalls      []report.Stall           `json:"stalls,omitempty"`
-	Quorum      *report.QuorumGap        `json:"quorum,omitempty"`
-	Steps       *report.StepView         `json:"steps,omitempty"`
-	Replicas    *report.ReplicaView      `json:"replicas,omitempty"`
-	Boundaries  []report.Boundary        `json:"boundaries,omitempty"`
-	Notes       []string                 `json:"notes,omitempty"`
-	Verdict     *verdict.Verdict         `json:"verdict,omitempty"`
-	Clients     []report.ClientResult    `json:"clients,omitempty"`
-	ClientDiffs []report.ClientDiff      `json:"client_diffs,omitempty"`
-	External    *report.ExternalBroker   `json:"external,omitempty"`
-	Coordinator *report.GroupCoordinator `json:"group_coordinator,omitempty"`
-	Findings    report.Findings          `json:"findings,omitempty"`
-	Timeline    json.RawMessage          `json:"timeline,omitempty"`
-	Digest      *report.Digest           `json:"digest,omitempty"`
+	Dir         string            `json:"dir,omitempty"`
+	Meta        *results.Meta     `json:"meta,omitempty"`
+	FaultAt     time.Time         `json:"fault_at,omitzero"`
+	Gaps        *gaps.Report      `json:"gaps"`
+	Integrity   *integrity.Report `json:"integrity,omitempty"`
+	Stalls      []stallJSON       `json:"stalls,omitempty"`
+	Quorum      *quorumJSON       `json:"quorum,omitempty"`
+	Steps       *stepsJSON        `json:"steps,omitempty"`
+	Replicas    *replicasJSON     `json:"replicas,omitempty"`
+	Boundaries  []boundaryJSON    `json:"boundaries,omitempty"`
+	Notes       []string          `json:"notes,omitempty"`
+	Verdict     *verdict.Verdict  `json:"verdict,omitempty"`
+	Clients     []clientJSON      `json:"clients,omitempty"`
+	ClientDiffs []clientDiffJSON  `json:"client_diffs,omitempty"`
+	External    *externalJSON     `json:"external,omitempty"`
+	Coordinator *coordinatorJSON  `json:"group_coordinator,omitempty"`
+	Findings    []findingJSON     `json:"findings,omitempty"`
+	Timeline    json.RawMessage   `json:"timeline,omitempty"`
+	Digest      *digestJSON       `json:"digest,omitempty"`
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
 func WriteJSON(w io.Writer, tr *report.Trial) error {
 	out := trialJSON{
 		Dir: tr.Dir, Meta: tr.Meta, FaultAt: tr.FaultAt,
-		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: tr.Stalls, Quorum: tr.Quorum, Steps: tr.Steps,
-		Replicas: tr.Replicas, Boundaries: tr.Boundaries, Notes: tr.Notes, Verdict: tr.Verdict,
-		Clients: tr.Clients, ClientDiffs: tr.ClientDiffs, External: tr.External, Coordinator: tr.Coordinator, Findings: tr.Findings,
-		Digest: tr.Digest(),
+		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
+		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
+		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
+		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Digest: digestDoc(tr.Digest()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer
@@ -61,9 +62,9 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 	return enc.Encode(out)
 }
 
-// WriteSummaryJSON writes the summary as JSON.
+// WriteSummaryJSON writes the summary as JSON (summaryJSON).
 func WriteSummaryJSON(w io.Writer, s *report.Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(s)
+	return enc.Encode(summaryDoc(s))
 }

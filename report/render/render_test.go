@@ -177,7 +177,7 @@ func TestCoordinatorLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		C *report.GroupCoordinator `json:"group_coordinator"`
+		C *coordinatorJSON `json:"group_coordinator"`
 	}
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.C == nil || got.C.NodeID != 3 || got.C.Faulted || got.C.Group != "kbf-g" {
 		t.Errorf("report.json's group_coordinator %+v (%v)", got.C, err)

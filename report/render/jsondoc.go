@@ -1,0 +1,604 @@
+package render
+
+import (
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// The parts of report.json and summary.json: each analysis type's shape in
+// the documents, its durations in seconds, and the conversion from it. The
+// fields are in the order the documents have always had them; a slice the
+// analysis left nil stays null, an empty one [].
+
+// each converts every element of s with f; nil for nil.
+func each[S, D any](s []S, f func(S) D) []D {
+	if s == nil {
+		return nil
+	}
+	out := make([]D, len(s))
+	for i, v := range s {
+		out[i] = f(v)
+	}
+	return out
+}
+
+// seconds is d in seconds, nil when negative (none).
+func seconds(d time.Duration) *float64 {
+	if d < 0 {
+		return nil
+	}
+	s := d.Seconds()
+	return &s
+}
+
+type settingJSON struct {
+	Name   string               `json:"name"`
+	Node   string               `json:"node,omitempty"`
+	Value  string               `json:"value,omitempty"`
+	Source report.SettingSource `json:"source"`
+	Where  string               `json:"where,omitempty"`
+}
+
+func settingDoc(s report.Setting) settingJSON {
+	return settingJSON{Name: s.Name, Node: s.Node, Value: s.Value, Source: s.Source, Where: s.Where}
+}
+
+func settingsDoc(ss []report.Setting) []settingJSON { return each(ss, settingDoc) }
+
+type explanationJSON struct {
+	Evidence string        `json:"evidence,omitempty"`
+	Source   string        `json:"source,omitempty"`
+	Why      string        `json:"why,omitempty"`
+	Setting  string        `json:"setting,omitempty"`
+	Settings []settingJSON `json:"settings,omitempty"`
+}
+
+func explanationDoc(e report.Explanation) explanationJSON {
+	return explanationJSON{Evidence: e.Evidence, Source: e.Source, Why: e.Why, Setting: e.Setting, Settings: settingsDoc(e.Settings)}
+}
+
+// stallJSON is a stall: its start, consumer and receive explanations as
+// flat fields.
+type stallJSON struct {
+	Partition        int32           `json:"partition"`
+	Role             results.Role    `json:"role"`
+	Leader           int32           `json:"leader"`
+	NewLeader        int32           `json:"new_leader,omitempty"`
+	FirstAck         time.Time       `json:"first_ack,omitzero"`
+	Phases           []phaseJSON     `json:"phases"`
+	Note             string          `json:"note,omitempty"`
+	NoteSettings     []settingJSON   `json:"note_settings,omitempty"`
+	Unrelated        bool            `json:"not_the_fault,omitempty"`
+	Noise            bool            `json:"within_noise,omitempty"`
+	Violations       []violationJSON `json:"violations,omitempty"`
+	StartWhy         string          `json:"start_why,omitempty"`
+	StartEvidence    string          `json:"start_evidence,omitempty"`
+	StartSource      string          `json:"start_source,omitempty"`
+	StartSettings    []settingJSON   `json:"start_settings,omitempty"`
+	ConsumerNote     string          `json:"consumer_note,omitempty"`
+	ConsumerSettings []settingJSON   `json:"consumer_settings,omitempty"`
+	ReceiveWhy       string          `json:"receive_why,omitempty"`
+	ReceiveSetting   string          `json:"receive_setting,omitempty"`
+	ReceiveSettings  []settingJSON   `json:"receive_settings,omitempty"`
+	TotalSeconds     float64         `json:"total_seconds"`
+	BeganSeconds     float64         `json:"began_after_fault_seconds,omitempty"`
+	Elsewhere        float64         `json:"longest_elsewhere_seconds,omitempty"`
+}
+
+func stallDoc(st report.Stall) stallJSON {
+	return stallJSON{
+		Partition: st.Partition, Role: st.Role, Leader: st.Leader, NewLeader: st.NewLeader, FirstAck: st.FirstAck,
+		Phases: each(st.Phases, phaseDoc), Note: st.Note, NoteSettings: settingsDoc(st.NoteSettings),
+		Unrelated: st.Unrelated, Noise: st.Noise, Violations: each(st.Violations, violationDoc),
+		StartWhy: st.Start.Why, StartEvidence: st.Start.Evidence, StartSource: st.Start.Source, StartSettings: settingsDoc(st.Start.Settings),
+		ConsumerNote: st.Consumer.Why, ConsumerSettings: settingsDoc(st.Consumer.Settings),
+		ReceiveWhy: st.Receive.Why, ReceiveSetting: st.Receive.Setting, ReceiveSettings: settingsDoc(st.Receive.Settings),
+		TotalSeconds: st.Total.Seconds(), BeganSeconds: st.Began.Seconds(), Elsewhere: st.Elsewhere.Seconds(),
+	}
+}
+
+type phaseJSON struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	explanationJSON
+	Seconds float64 `json:"seconds"`
+}
+
+func phaseDoc(ph report.Phase) phaseJSON {
+	return phaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, explanationJSON: explanationDoc(ph.Explanation), Seconds: ph.Duration.Seconds()}
+}
+
+type violationJSON struct {
+	Partition int32  `json:"partition"`
+	What      string `json:"what"`
+}
+
+func violationDoc(v report.Violation) violationJSON {
+	return violationJSON{Partition: v.Partition, What: v.What}
+}
+
+type boundaryJSON struct {
+	Kind      report.BoundaryKind `json:"kind"`
+	Time      time.Time           `json:"time"`
+	Phase     string              `json:"phase,omitempty"`
+	Partition int32               `json:"partition"`
+	Role      results.Role        `json:"role,omitempty"`
+	Broker    int32               `json:"broker"`
+	InStall   bool                `json:"in_stall"`
+	Evidence  string              `json:"evidence,omitempty"`
+	Source    string              `json:"source,omitempty"`
+}
+
+func boundaryDoc(b report.Boundary) boundaryJSON {
+	return boundaryJSON{
+		Kind: b.Kind, Time: b.Time, Phase: b.Phase, Partition: b.Partition, Role: b.Role,
+		Broker: b.Broker, InStall: b.InStall, Evidence: b.Evidence, Source: b.Source,
+	}
+}
+
+// quorumJSON is a controller fault's quorum gap.
+type quorumJSON struct {
+	Controller  string       `json:"controller"`
+	NodeID      int32        `json:"node_id"`
+	Epoch       int64        `json:"epoch"`
+	Led         *logLineJSON `json:"led,omitempty"`
+	Fault       logLineJSON  `json:"fault"`
+	Noticed     *logLineJSON `json:"noticed,omitempty"`
+	Elected     *logLineJSON `json:"elected,omitempty"`
+	NewLeader   string       `json:"new_leader,omitempty"`
+	NewEpoch    int64        `json:"new_epoch"`
+	Candidacies int          `json:"candidacies"`
+	explanationJSON
+	Note              string        `json:"note,omitempty"`
+	DataPath          *dataPathJSON `json:"data_path,omitempty"`
+	LeaderlessSeconds float64       `json:"leaderless_seconds"`
+	PredictedSeconds  *float64      `json:"predicted_seconds,omitempty"`
+}
+
+func quorumDoc(q *report.QuorumGap) *quorumJSON {
+	if q == nil {
+		return nil
+	}
+	out := &quorumJSON{
+		Controller: q.Controller, NodeID: q.NodeID, Epoch: q.Epoch,
+		Led: logLinePtr(q.Led), Fault: logLineDoc(q.Fault), Noticed: logLinePtr(q.Noticed), Elected: logLinePtr(q.Elected),
+		NewLeader: q.NewLeader, NewEpoch: q.NewEpoch, Candidacies: q.Candidacies,
+		explanationJSON: explanationDoc(q.Explanation), Note: q.Note,
+		LeaderlessSeconds: q.Leaderless.Seconds(),
+	}
+	if d := q.DataPath; d != nil {
+		out.DataPath = &dataPathJSON{
+			Partition: d.Partition, Open: d.Open, Stalled: d.Stalled,
+			GapSeconds: d.Gap.Seconds(), ElsewhereSeconds: d.Elsewhere.Seconds(),
+		}
+	}
+	if q.Predicted > 0 {
+		out.PredictedSeconds = seconds(q.Predicted)
+	}
+	return out
+}
+
+type logLineJSON struct {
+	Node     string    `json:"node"`
+	Time     time.Time `json:"time"`
+	Evidence string    `json:"evidence"`
+	Source   string    `json:"source"`
+}
+
+func logLineDoc(l report.LogLine) logLineJSON {
+	return logLineJSON{Node: l.Node, Time: l.Time, Evidence: l.Evidence, Source: l.Source}
+}
+
+func logLinePtr(l *report.LogLine) *logLineJSON {
+	if l == nil {
+		return nil
+	}
+	d := logLineDoc(*l)
+	return &d
+}
+
+type dataPathJSON struct {
+	Partition        int32   `json:"partition"`
+	Open             bool    `json:"open,omitempty"`
+	Stalled          bool    `json:"stalled"`
+	GapSeconds       float64 `json:"gap_seconds"`
+	ElsewhereSeconds float64 `json:"longest_elsewhere_seconds"`
+}
+
+// stepsJSON is a fault of several steps, its bound first.
+type stepsJSON struct {
+	BoundSeconds float64              `json:"stall_bound_seconds"`
+	Steps        []stepWindowJSON     `json:"steps"`
+	Partitions   []partitionStepsJSON `json:"partitions"`
+	Stops        int                  `json:"graceful_stops"`
+	Escalated    int                  `json:"escalated"`
+}
+
+type stepWindowJSON struct {
+	N int `json:"step"`
+	results.Step
+	From         time.Time `json:"from"`
+	Observed     bool      `json:"observed,omitempty"`
+	SinceSeconds float64   `json:"since_first_seconds"`
+}
+
+type partitionStepsJSON struct {
+	Partition      int32            `json:"partition"`
+	Steps          []stepStallsJSON `json:"steps"`
+	Stalls         int              `json:"stalls"`
+	Open           bool             `json:"open,omitempty"`
+	Longest        *gaps.Gap        `json:"longest,omitempty"`
+	LongestStep    int              `json:"longest_step,omitempty"`
+	StalledSeconds float64          `json:"stalled_seconds"`
+}
+
+type stepStallsJSON struct {
+	Ack     *gaps.Gap `json:"ack,omitempty"`
+	Receive *gaps.Gap `json:"receive,omitempty"`
+}
+
+func stepsDoc(v *report.StepView) *stepsJSON {
+	if v == nil {
+		return nil
+	}
+	return &stepsJSON{
+		BoundSeconds: v.Bound.Seconds(),
+		Steps: each(v.Steps, func(w report.StepWindow) stepWindowJSON {
+			return stepWindowJSON{N: w.N, Step: w.Step, From: w.From, Observed: w.Observed, SinceSeconds: w.Since.Seconds()}
+		}),
+		Partitions: each(v.Partitions, func(p report.PartitionSteps) partitionStepsJSON {
+			return partitionStepsJSON{
+				Partition: p.Partition,
+				Steps: each(p.Steps, func(s report.StepStalls) stepStallsJSON {
+					return stepStallsJSON{Ack: s.Ack, Receive: s.Receive}
+				}),
+				Stalls: p.Stalls, Open: p.Open, Longest: p.Longest, LongestStep: p.LongestStep,
+				StalledSeconds: p.Stalled.Seconds(),
+			}
+		}),
+		Stops: v.Stops, Escalated: v.Escalated,
+	}
+}
+
+// replicasJSON is the replica view's summary; the series a picture draws
+// are replicas.csv's, not the JSON's.
+type replicasJSON struct {
+	Sampling   *results.ReplicaStats   `json:"sampling,omitempty"`
+	Partitions []partitionReplicasJSON `json:"partitions"`
+}
+
+type partitionReplicasJSON struct {
+	Partition  int32               `json:"partition"`
+	AtFault    []replicaOffsetJSON `json:"at_fault,omitempty"`
+	HWAtFault  int64               `json:"hw_at_fault"`
+	HW         *stopJSON           `json:"hw_stop,omitempty"`
+	Frozen     []replicaStopJSON   `json:"frozen,omitempty"`
+	TakeOver   *takeOverJSON       `json:"take_over,omitempty"`
+	Changes    []stateChangeJSON   `json:"changes,omitempty"`
+	Stale      int                 `json:"stale_answers,omitempty"`
+	FirstStale time.Time           `json:"first_stale,omitzero"`
+	Leaderless []leaderlessJSON    `json:"leaderless,omitempty"`
+}
+
+type replicaOffsetJSON struct {
+	Broker int32     `json:"broker"`
+	Offset int64     `json:"offset"`
+	Time   time.Time `json:"time"`
+}
+
+type stopJSON struct {
+	Offset  int64     `json:"offset"`
+	Stopped time.Time `json:"stopped"`
+	Moved   time.Time `json:"moved,omitzero"`
+}
+
+type replicaStopJSON struct {
+	Broker int32 `json:"broker"`
+	stopJSON
+}
+
+type takeOverJSON struct {
+	Broker int32     `json:"broker"`
+	Time   time.Time `json:"time"`
+	LEO    int64     `json:"leo"`
+}
+
+type leaderlessJSON struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+type stateChangeJSON struct {
+	Time         time.Time `json:"time"`
+	Leader       int32     `json:"leader"`
+	LeaderEpoch  int32     `json:"leader_epoch"`
+	ISR          []int32   `json:"isr"`
+	ELR          []int32   `json:"elr,omitempty"`
+	LastKnownELR []int32   `json:"last_known_elr,omitempty"`
+}
+
+func stopDoc(s report.Stop) stopJSON {
+	return stopJSON{Offset: s.Offset, Stopped: s.Stopped, Moved: s.Moved}
+}
+
+func replicasDoc(rv *report.ReplicaView) *replicasJSON {
+	if rv == nil {
+		return nil
+	}
+	return &replicasJSON{Sampling: rv.Sampling, Partitions: each(rv.Partitions, partitionReplicasDoc)}
+}
+
+func partitionReplicasDoc(p report.PartitionReplicas) partitionReplicasJSON {
+	out := partitionReplicasJSON{
+		Partition: p.Partition,
+		AtFault: each(p.AtFault, func(o report.ReplicaOffset) replicaOffsetJSON {
+			return replicaOffsetJSON{Broker: o.Broker, Offset: o.Offset, Time: o.Time}
+		}),
+		HWAtFault: p.HWAtFault,
+		Frozen: each(p.Frozen, func(s report.ReplicaStop) replicaStopJSON {
+			return replicaStopJSON{Broker: s.Broker, stopJSON: stopDoc(s.Stop)}
+		}),
+		Changes: each(p.Changes, func(c report.StateChange) stateChangeJSON {
+			return stateChangeJSON{Time: c.Time, Leader: c.Leader, LeaderEpoch: c.LeaderEpoch, ISR: c.ISR, ELR: c.ELR, LastKnownELR: c.LastKnownELR}
+		}),
+		Stale: p.Stale, FirstStale: p.FirstStale,
+		Leaderless: each(p.Leaderless, func(l report.Leaderless) leaderlessJSON {
+			return leaderlessJSON{From: l.From, To: l.To}
+		}),
+	}
+	if p.HW != nil {
+		hw := stopDoc(*p.HW)
+		out.HW = &hw
+	}
+	if t := p.TakeOver; t != nil {
+		out.TakeOver = &takeOverJSON{Broker: t.Broker, Time: t.Time, LEO: t.LEO}
+	}
+	return out
+}
+
+// clientJSON is one client's view of the fault.
+type clientJSON struct {
+	Name       string                `json:"name"`
+	Partitions []clientPartitionJSON `json:"partitions"`
+	Audit      *auditJSON            `json:"audit,omitempty"`
+	Settings   []settingJSON         `json:"settings,omitempty"`
+	Err        string                `json:"error,omitempty"`
+	// MetaMissing: the client's meta.json is missing.
+	MetaMissing bool `json:"meta_missing,omitempty"`
+}
+
+type auditJSON struct {
+	Acknowledged int `json:"acknowledged"`
+	Lost         int `json:"lost"`
+	Duplicated   int `json:"duplicated"`
+	Reordered    int `json:"reordered"`
+}
+
+type clientPartitionJSON struct {
+	Partition int32        `json:"partition"`
+	Role      results.Role `json:"role"`
+	Open      bool         `json:"open,omitempty"`
+	Learnt    time.Time    `json:"learnt,omitzero"`
+	ClientWhy string       `json:"client_why,omitempty"`
+	Evidence  string       `json:"evidence,omitempty"`
+	Ack       float64      `json:"ack_seconds"`
+	Receive   float64      `json:"receive_seconds"`
+	Client    float64      `json:"client_seconds,omitempty"`
+}
+
+type clientDiffJSON struct {
+	Partition  int32        `json:"partition"`
+	Role       results.Role `json:"role"`
+	Longest    string       `json:"longest"`
+	Shortest   string       `json:"shortest"`
+	Measurable bool         `json:"measurable"`
+	Why        string       `json:"why"`
+	Diff       float64      `json:"diff_seconds"`
+	Resolution float64      `json:"resolution_seconds"`
+}
+
+func clientDoc(cr report.ClientResult) clientJSON {
+	out := clientJSON{
+		Name: cr.Name,
+		Partitions: each(cr.Partitions, func(cp report.ClientPartition) clientPartitionJSON {
+			return clientPartitionJSON{
+				Partition: cp.Partition, Role: cp.Role, Open: cp.Open, Learnt: cp.Learnt,
+				ClientWhy: cp.Learning.Why, Evidence: cp.Learning.Evidence,
+				Ack: cp.Ack.Seconds(), Receive: cp.Receive.Seconds(), Client: cp.Client.Seconds(),
+			}
+		}),
+		Settings: settingsDoc(cr.Settings), Err: cr.Err, MetaMissing: cr.MetaMissing,
+	}
+	if a := cr.Audit; a != nil {
+		out.Audit = &auditJSON{Acknowledged: a.Acknowledged, Lost: a.Lost, Duplicated: a.Duplicated, Reordered: a.Reordered}
+	}
+	return out
+}
+
+func clientDiffDoc(d report.ClientDiff) clientDiffJSON {
+	return clientDiffJSON{
+		Partition: d.Partition, Role: d.Role, Longest: d.Longest, Shortest: d.Shortest,
+		Measurable: d.Measurable, Why: d.Why, Diff: d.Diff.Seconds(), Resolution: d.Resolution.Seconds(),
+	}
+}
+
+// externalJSON is the broker an external fault hit, as the analysis names
+// it.
+type externalJSON struct {
+	NodeID   int32  `json:"node_id"`
+	Broker   string `json:"broker"`
+	By       string `json:"by"`
+	Evidence string `json:"evidence"`
+}
+
+func externalDoc(e *report.ExternalBroker) *externalJSON {
+	if e == nil {
+		return nil
+	}
+	return &externalJSON{NodeID: e.NodeID, Broker: e.Broker, By: e.By, Evidence: e.Evidence}
+}
+
+type coordinatorJSON struct {
+	Group   string    `json:"group"`
+	NodeID  int32     `json:"node_id"`
+	Broker  string    `json:"broker,omitempty"`
+	Via     string    `json:"via"`
+	At      time.Time `json:"at"`
+	Err     string    `json:"error,omitempty"`
+	Faulted bool      `json:"faulted"`
+	Chosen  bool      `json:"chosen,omitempty"`
+}
+
+func coordinatorDoc(c *report.GroupCoordinator) *coordinatorJSON {
+	if c == nil {
+		return nil
+	}
+	return &coordinatorJSON{Group: c.Group, NodeID: c.NodeID, Broker: c.Broker, Via: c.Via, At: c.At, Err: c.Err, Faulted: c.Faulted, Chosen: c.Chosen}
+}
+
+type findingJSON struct {
+	Client          string `json:"client"`
+	Acks            string `json:"acks"`
+	Idempotent      bool   `json:"idempotent"`
+	SettingsUnknown bool   `json:"settings_unknown,omitempty"`
+	Acknowledged    int    `json:"acknowledged"`
+	Lost            int    `json:"lost"`
+	Duplicated      int    `json:"duplicated"`
+	Reordered       int    `json:"reordered"`
+}
+
+func findingDoc(f report.Finding) findingJSON {
+	return findingJSON{
+		Client: f.Client, Acks: f.Acks, Idempotent: f.Idempotent, SettingsUnknown: f.SettingsUnknown,
+		Acknowledged: f.Acknowledged, Lost: f.Lost, Duplicated: f.Duplicated, Reordered: f.Reordered,
+	}
+}
+
+// digestJSON is the trial at a glance.
+type digestJSON struct {
+	Phases  []string        `json:"phases"`
+	Rows    []digestRowJSON `json:"rows"`
+	Causes  []causeJSON     `json:"causes,omitempty"`
+	Audited bool            `json:"audited"`
+	Verdict string          `json:"verdict,omitempty"`
+}
+
+// digestRowJSON is a partition's row; an absent gap or phase is null.
+type digestRowJSON struct {
+	Partition   int32        `json:"partition"`
+	Role        results.Role `json:"role,omitempty"`
+	AckOpen     bool         `json:"ack_open,omitempty"`
+	ReceiveOpen bool         `json:"receive_open,omitempty"`
+	Sent        int          `json:"sent"`
+	Acked       int          `json:"acked"`
+	Failed      int          `json:"failed"`
+	Lost        int          `json:"lost"`
+	Duplicated  int          `json:"duplicated"`
+	Reordered   int          `json:"reordered"`
+	Ack         *float64     `json:"ack_seconds"`
+	Receive     *float64     `json:"receive_seconds"`
+	Phases      []*float64   `json:"phases_seconds"`
+}
+
+type causeJSON struct {
+	Kind string `json:"kind"`
+	explanationJSON
+	Partitions []int32 `json:"partitions"`
+	Min        float64 `json:"min_seconds"`
+	Max        float64 `json:"max_seconds"`
+}
+
+func digestDoc(d *report.Digest) *digestJSON {
+	if d == nil {
+		return nil
+	}
+	return &digestJSON{
+		Phases: d.Phases,
+		Rows: each(d.Rows, func(r report.DigestRow) digestRowJSON {
+			phases := make([]*float64, len(r.Phases))
+			for i, p := range r.Phases {
+				phases[i] = seconds(p)
+			}
+			return digestRowJSON{
+				Partition: r.Partition, Role: r.Role, AckOpen: r.AckOpen, ReceiveOpen: r.ReceiveOpen,
+				Sent: r.Sent, Acked: r.Acked, Failed: r.Failed, Lost: r.Lost, Duplicated: r.Duplicated, Reordered: r.Reordered,
+				Ack: seconds(r.Ack), Receive: seconds(r.Receive), Phases: phases,
+			}
+		}),
+		Causes: each(d.Causes, func(c report.Cause) causeJSON {
+			return causeJSON{Kind: c.Kind, explanationJSON: explanationDoc(c.Explanation), Partitions: c.Partitions, Min: c.Min.Seconds(), Max: c.Max.Seconds()}
+		}),
+		Audited: d.Audited, Verdict: d.Verdict,
+	}
+}
+
+// summaryJSON is summary.json: a run's trials side by side.
+type summaryJSON struct {
+	Trials         int                   `json:"trials"`
+	Faults         []results.FaultKind   `json:"faults"`
+	Detect         rangeJSON             `json:"detect"`
+	ElectAndClient rangeJSON             `json:"elect_and_client"`
+	LeaderGap      rangeJSON             `json:"leader_ack_gap"`
+	FollowerGap    rangeJSON             `json:"follower_ack_gap"`
+	ReceiveGap     rangeJSON             `json:"receive_gap"`
+	AnyGap         rangeJSON             `json:"ack_gap"`
+	Phases         map[string]*rangeJSON `json:"phases"`
+	FailedSends    int                   `json:"failed_sends"`
+	Lost           int                   `json:"lost"`
+	Duplicated     int                   `json:"duplicated"`
+	Reordered      int                   `json:"reordered"`
+	Escalated      int                   `json:"escalated"`
+	LeftOut        []string              `json:"left_out,omitempty"`
+	Clients        []clientSummaryJSON   `json:"clients,omitempty"`
+}
+
+type rangeJSON struct {
+	Min float64 `json:"min_seconds"`
+	Max float64 `json:"max_seconds"`
+	N   int     `json:"n"`
+}
+
+type clientSummaryJSON struct {
+	Client string       `json:"client"`
+	Role   results.Role `json:"role"`
+	Ack    rangeJSON    `json:"ack_gap"`
+	Phase  rangeJSON    `json:"client_phase"`
+	Lost   int          `json:"lost"`
+}
+
+func rangeDoc(r report.Range) rangeJSON {
+	return rangeJSON{Min: r.Min.Seconds(), Max: r.Max.Seconds(), N: r.N}
+}
+
+func summaryDoc(s *report.Summary) *summaryJSON {
+	if s == nil {
+		return nil
+	}
+	out := &summaryJSON{
+		Trials: s.Trials, Faults: s.Faults,
+		Detect: rangeDoc(s.Detect), ElectAndClient: rangeDoc(s.ElectAndClient),
+		LeaderGap: rangeDoc(s.LeaderGap), FollowerGap: rangeDoc(s.FollowerGap),
+		ReceiveGap: rangeDoc(s.ReceiveGap), AnyGap: rangeDoc(s.AnyGap),
+		FailedSends: s.FailedSends, Lost: s.Lost, Duplicated: s.Duplicated, Reordered: s.Reordered,
+		Escalated: s.Escalated, LeftOut: s.LeftOut,
+		Clients: each(s.Clients, func(c report.ClientSummary) clientSummaryJSON {
+			return clientSummaryJSON{Client: c.Client, Role: c.Role, Ack: rangeDoc(c.Ack), Phase: rangeDoc(c.Phase), Lost: c.Lost}
+		}),
+	}
+	if s.Phases != nil {
+		out.Phases = make(map[string]*rangeJSON, len(s.Phases))
+		for name, r := range s.Phases {
+			var d *rangeJSON
+			if r != nil {
+				rd := rangeDoc(*r)
+				d = &rd
+			}
+			out.Phases[name] = d
+		}
+	}
+	return out
+}
