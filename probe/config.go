@@ -75,6 +75,20 @@ type Config struct {
 	// RunID marks this run's records; empty picks a random one.
 	RunID string
 
+	// Consumer is how the probe reads: results.ConsumerAssign (empty too),
+	// its own reader alone, which assigns itself the partitions, or
+	// results.ConsumerGroup, a group reader beside it, on the same records.
+	Consumer string
+	// Group is the consumer group the group reader joins; empty: no group reader
+	Group string
+	// GroupProtocol is the group reader's protocol, results.GroupProtocolClassic
+	// (empty too) or results.GroupProtocolConsumer (KIP-848).
+	GroupProtocol string
+	// Commit is how the group reader commits: results.CommitSync (empty
+	// too), CommitAsync or CommitInterval (autocommit, every
+	// AutoCommitInterval).
+	Commit string
+
 	// Security secures every client as a --command-config file says (TLS,
 	// SASL); nil speaks PLAINTEXT. Its JSON and its String are what may be
 	// recorded (kafkasec.Description), never a secret.
@@ -132,6 +146,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("produce timeout %v: must be positive", c.ProduceTimeout)
 	case c.RequestTimeoutOverhead <= 0:
 		return fmt.Errorf("request timeout overhead %v: must be positive", c.RequestTimeoutOverhead)
+	}
+	if err := c.validateGroup(); err != nil {
+		return err
 	}
 	for _, p := range c.Partitions {
 		if p < 0 {
@@ -221,7 +238,7 @@ func (c *Config) Effective() map[string]string {
 	if c.Acks == "1" {
 		idem, inflight = "false", "1 per broker"
 	}
-	return map[string]string{
+	e := map[string]string{
 		"client":                   "franz-go " + kgoVersion(),
 		"acks":                     c.Acks,
 		"idempotent":               idem,
@@ -244,6 +261,8 @@ func (c *Config) Effective() map[string]string {
 		"consumer":                 "direct partition assignment, no group, read_uncommitted",
 		"partitions":               strconv.Itoa(len(c.Partitions)),
 	}
+	c.groupEffective(e)
+	return e
 }
 
 // kgoVersion is the franz-go version this binary was built with.
