@@ -35,6 +35,7 @@ type trialJSON struct {
 	ClientDiffs []report.ClientDiff    `json:"client_diffs,omitempty"`
 	External    *report.ExternalBroker `json:"external,omitempty"`
 	Findings    report.Findings        `json:"findings,omitempty"`
+	Group       *report.GroupView      `json:"group,omitempty"`
 	Timeline    json.RawMessage        `json:"timeline,omitempty"`
 	Digest      *report.Digest         `json:"digest,omitempty"`
 }
@@ -46,7 +47,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: tr.Stalls, Quorum: tr.Quorum, Steps: tr.Steps,
 		Replicas: tr.Replicas, Boundaries: tr.Boundaries, Notes: tr.Notes, Verdict: tr.Verdict,
 		Clients: tr.Clients, ClientDiffs: tr.ClientDiffs, External: tr.External, Findings: tr.Findings,
-		Digest: tr.Digest(),
+		Group: tr.Group, Digest: tr.Digest(),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer
