@@ -57,9 +57,9 @@ var probeSettings = []probeSetting{
 		value: func(c *probe.Config) pflag.Value { return notFlag{&c.NoKIP951} }},
 	{name: "consumer", usage: "how the probe reads: assign (its own reader, which assigns itself the partitions) or group (a consumer group reader beside it, on the same records)",
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Consumer) }},
-	{name: "group-protocol", recorded: "group_protocol", usage: "the group reader's protocol: classic (default) or consumer (KIP-848); only with --consumer group",
+	{name: "group-protocol", usage: "the group reader's protocol: classic (default) or consumer (KIP-848); only with --consumer group",
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.GroupProtocol) }},
-	{name: "commit", recorded: "commit", usage: "how the group reader commits: sync (default: after every poll, before the next), async (after every poll, not waiting) or interval (autocommit every second); only with --consumer group",
+	{name: "commit", usage: "how the group reader commits: sync (default: after every poll, before the next), async (after every poll, not waiting) or interval (autocommit every second); only with --consumer group",
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Commit) }},
 }
 
