@@ -65,9 +65,9 @@ func groupTrial(t *testing.T, backwards bool) results.Trial {
 			Offsets: []results.PartitionOffset{{Partition: 1, Offset: 3}}})
 	}
 	for _, f := range []struct {
-		name string
+		name  string
 		flush func() error
-		buf  *bytes.Buffer
+		buf   *bytes.Buffer
 	}{{results.ProbeFile, pe.Flush, &probe}, {results.GroupFile, ge.Flush, &group}, {results.GroupEventsFile, ee.Flush, &events}} {
 		if err := f.flush(); err != nil {
 			t.Fatal(err)
