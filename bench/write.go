@@ -103,7 +103,7 @@ func (s *Set) WriteText(w io.Writer) error {
 	bw := benchfile.NewWriter(w)
 	var units []Metric
 	for _, m := range Metrics {
-		if !m.MultiStep || s.measured(m) {
+		if !m.Optional() || s.measured(m) {
 			units = append(units, m)
 		}
 	}

@@ -49,22 +49,31 @@ type Metric struct {
 	Desc    string
 	// MultiStep is set for a metric only a fault of several steps has.
 	MultiStep bool
+	// Group is set for a metric only a trial with a group reader has
+	// (kbf run --consumer group).
+	Group bool
 }
+
+// Optional reports whether only some trials have the metric: bench.txt
+// declares its unit only where one does.
+func (m Metric) Optional() bool { return m.MultiStep || m.Group }
 
 // Metrics are every metric, in the order bench.txt lists them. All are
 // better=lower.
 var Metrics = []Metric{
-	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false},
-	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false},
-	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false},
-	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false},
-	{"client", "client-sec", true, "client: → the producer learns the new leader", false},
-	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false},
-	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false},
-	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false},
-	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false},
-	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true},
-	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true},
+	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false, false},
+	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false, false},
+	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false, false},
+	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false, false},
+	{"client", "client-sec", true, "client: → the producer learns the new leader", false, false},
+	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false, false},
+	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false, false},
+	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false, false},
+	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false, false},
+	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true, false},
+	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true, false},
+	{"group_stall", "group-stall-sec", true, "group stall: the group reader's processing gap at the fault", false, true},
+	{"commit_stall", "commit-stall-sec", true, "commit stall: the group reader's longest time from a commit's start to the next successful commit's end, at the fault", false, true},
 }
 
 // MetricByName returns the metric with this name (ack_stall) or unit

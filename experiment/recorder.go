@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,6 +26,9 @@ type Recorder struct {
 	Meta *results.Meta
 	csv  *os.File
 	clog *os.File
+	// group and groupEvents are the group reader's files, made at its
+	// first write: a probe without one leaves none.
+	group, groupEvents *lazyFile
 }
 
 // NewRecorder creates dir and its probe files; the metadata is written once
@@ -36,7 +40,9 @@ func NewRecorder(dir string) (*Recorder, error) {
 	if _, err := os.Stat(filepath.Join(dir, results.ProbeFile)); err == nil {
 		return nil, fmt.Errorf("%s %w; choose another --out", dir, ErrDirInUse)
 	}
-	r := &Recorder{Dir: dir}
+	r := &Recorder{Dir: dir,
+		group:       &lazyFile{path: filepath.Join(dir, results.GroupFile)},
+		groupEvents: &lazyFile{path: filepath.Join(dir, results.GroupEventsFile)}}
 	var err error
 	if r.csv, err = os.Create(filepath.Join(dir, results.ProbeFile)); err != nil {
 		return nil, err
@@ -56,7 +62,7 @@ func (r *Recorder) SetMeta(m *results.Meta) error {
 
 // Output is where the probe writes.
 func (r *Recorder) Output() probe.Output {
-	return probe.Output{Messages: r.csv, ClientLog: r.clog}
+	return probe.Output{Messages: r.csv, ClientLog: r.clog, Group: r.group, GroupEvents: r.groupEvents}
 }
 
 // Save writes the metadata as it is now.
@@ -73,6 +79,8 @@ func (r *Recorder) Discard() {
 	r.Close()
 	os.Remove(filepath.Join(r.Dir, results.ProbeFile))
 	os.Remove(filepath.Join(r.Dir, results.ClientLog))
+	os.Remove(filepath.Join(r.Dir, results.GroupFile))
+	os.Remove(filepath.Join(r.Dir, results.GroupEventsFile))
 	os.Remove(filepath.Join(r.Dir, results.MetaFile))
 	os.Remove(r.Dir) // only if empty
 }
@@ -82,8 +90,36 @@ func (r *Recorder) Close() error {
 	if r.csv == nil {
 		return nil
 	}
-	err := errors.Join(r.csv.Close(), r.clog.Close())
+	err := errors.Join(r.csv.Close(), r.clog.Close(), r.group.Close(), r.groupEvents.Close())
 	r.csv, r.clog = nil, nil
+	return err
+}
+
+// lazyFile is a file created at its first write.
+type lazyFile struct {
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(b []byte) (int, error) {
+	if l.f == nil && l.err == nil {
+		l.f, l.err = os.Create(l.path)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.f.Write(b)
+}
+
+// Close closes the file if it was made; a second Close does nothing.
+func (l *lazyFile) Close() error {
+	if l.f == nil {
+		l.err = cmp.Or(l.err, os.ErrClosed) // never made again, empty
+		return nil
+	}
+	err := l.f.Close()
+	l.f, l.err = nil, os.ErrClosed
 	return err
 }
 
@@ -106,6 +142,7 @@ func NewMeta(kind, version string, command []string, p Probe) *results.Meta {
 			Client:       cfg.Effective(),
 			RunID:        cfg.RunID,
 			Security:     security(cfg.Security),
+			Group:        cfg.GroupSettings(),
 		},
 	}
 }

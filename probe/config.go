@@ -31,8 +31,6 @@ type Config struct {
 	Partitions []int32 // empty: every partition of Topic
 	Interval   time.Duration
 	Acks       string // "all" or "1"
-	// Group is the consumer group the group reader joins; empty: no group reader
-	Group string
 
 	// Linger is how long the producer waits to batch records (franz-go's
 	// default is 10 ms; the probe sends each record at once).
@@ -76,6 +74,20 @@ type Config struct {
 
 	// RunID marks this run's records; empty picks a random one.
 	RunID string
+
+	// Consumer is how the probe reads: results.ConsumerAssign (empty too),
+	// its own reader alone, which assigns itself the partitions, or
+	// results.ConsumerGroup, a group reader beside it, on the same records.
+	Consumer string
+	// Group is the consumer group the group reader joins; empty: no group reader
+	Group string
+	// GroupProtocol is the group reader's protocol, results.GroupProtocolClassic
+	// (empty too) or results.GroupProtocolConsumer (KIP-848).
+	GroupProtocol string
+	// Commit is how the group reader commits: results.CommitSync (empty
+	// too), CommitAsync or CommitInterval (autocommit, every
+	// AutoCommitInterval).
+	Commit string
 
 	// Security secures every client as a --command-config file says (TLS,
 	// SASL); nil speaks PLAINTEXT. Its JSON and its String are what may be
@@ -134,6 +146,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("produce timeout %v: must be positive", c.ProduceTimeout)
 	case c.RequestTimeoutOverhead <= 0:
 		return fmt.Errorf("request timeout overhead %v: must be positive", c.RequestTimeoutOverhead)
+	}
+	if err := c.validateGroup(); err != nil {
+		return err
 	}
 	for _, p := range c.Partitions {
 		if p < 0 {
@@ -223,7 +238,7 @@ func (c *Config) Effective() map[string]string {
 	if c.Acks == "1" {
 		idem, inflight = "false", "1 per broker"
 	}
-	return map[string]string{
+	e := map[string]string{
 		"client":                   "franz-go " + kgoVersion(),
 		"acks":                     c.Acks,
 		"idempotent":               idem,
@@ -246,6 +261,8 @@ func (c *Config) Effective() map[string]string {
 		"consumer":                 "direct partition assignment, no group, read_uncommitted",
 		"partitions":               strconv.Itoa(len(c.Partitions)),
 	}
+	c.groupEffective(e)
+	return e
 }
 
 // kgoVersion is the franz-go version this binary was built with.

@@ -21,6 +21,10 @@ import (
 type Output struct {
 	Messages  io.Writer // the probe CSV
 	ClientLog io.Writer // the clients' log; nil discards it
+	// Group and GroupEvents are the group reader's files (results.GroupFile,
+	// results.GroupEventsFile), written only when there is one
+	// (Config.GroupReader); nil discards them.
+	Group, GroupEvents io.Writer
 }
 
 // Probe produces to and consumes from every probed partition. Make one with
@@ -30,6 +34,7 @@ type Probe struct {
 	cfg    Config
 	prod   *kgo.Client
 	cons   *kgo.Client
+	group  *groupReader // nil without one
 	logs   *clientLog
 	starts map[int32]int64
 
@@ -89,6 +94,10 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = NewRunID()
 	}
+	if cfg.Consumer == results.ConsumerGroup && cfg.Group == "" {
+		cfg.Group = "kbf-probe-" + cfg.RunID // a group of its own: nothing committed yet
+	}
+	from := time.Now() // before the first record: where a new group reads from
 	p := &Probe{
 		cfg:   cfg,
 		logs:  newClientLog(out.ClientLog, cfg.LogLevel),
@@ -141,6 +150,13 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 	if err != nil {
 		p.prod.Close()
 		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	if p.cfg.GroupReader() {
+		if p.group, err = newGroupReader(&p.cfg, from, out, p.logs.named(results.ClientGroup)); err != nil {
+			p.prod.Close()
+			p.cons.Close()
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -201,6 +217,9 @@ func (p *Probe) Close() error {
 	p.closeOnce.Do(func() {
 		p.prod.Close()
 		p.cons.Close()
+		if p.group != nil {
+			p.group.cl.Close()
+		}
 	})
 	return nil
 }
@@ -246,6 +265,13 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 		defer close(consDone)
 		p.consume(consCtx)
 	}()
+	groupDone := make(chan struct{})
+	go func() {
+		defer close(groupDone)
+		if p.group != nil {
+			p.group.run(consCtx)
+		}
+	}()
 
 	p.send(ctx)
 
@@ -257,8 +283,12 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	p.mu.Lock()
 	p.closing = true
 	p.mu.Unlock()
+	if p.group != nil {
+		p.group.halt()
+	}
 	stopCons()
 	<-consDone
+	<-groupDone
 	p.Close()
 	close(stopFlush)
 	<-flushDone
@@ -271,6 +301,9 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	}
 	if err := p.logs.flush(); err != nil && p.werr == nil {
 		p.werr = fmt.Errorf("write client log: %w", err)
+	}
+	if err := p.flushGroup(); err != nil && p.werr == nil {
+		p.werr = err
 	}
 	out := make([]PartitionStats, 0, len(p.parts))
 	for _, part := range p.cfg.Partitions {
@@ -495,6 +528,13 @@ func (p *Probe) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- st
 			p.werr = fmt.Errorf("write messages: %w", err)
 		}
 		p.mu.Unlock()
+		if err := p.flushGroup(); err != nil {
+			p.mu.Lock()
+			if p.werr == nil {
+				p.werr = err
+			}
+			p.mu.Unlock()
+		}
 		if err := p.logs.flush(); err != nil {
 			p.mu.Lock()
 			if p.werr == nil {
@@ -503,4 +543,12 @@ func (p *Probe) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- st
 			p.mu.Unlock()
 		}
 	}
+}
+
+// flushGroup writes the group reader's buffered rows; nil without one.
+func (p *Probe) flushGroup() error {
+	if p.group == nil {
+		return nil
+	}
+	return p.group.flush()
 }

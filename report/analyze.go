@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → phases → checks → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → phases → checks → metrics → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
@@ -37,7 +37,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 		return nil, err
 	}
 	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
-	fs := findingsOf(p.ev.meta, p.integrity, cs.results)
+	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
 	return p.trial(v, cs, fs), nil
 }
 
@@ -58,6 +58,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	if err != nil {
 		return nil, err
 	}
+	grp, gnotes, err := groupOf(ctx, t, win, rd.gaps)
+	if err != nil {
+		return nil, err
+	}
 	rv, err := readReplicaView(ctx, t, ev.F, rd.gaps.Window)
 	if err != nil {
 		return nil, err
@@ -69,10 +73,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	roles := rolesOf(ev, rd.gaps, named)
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in)
+	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m,
-		notes: concat(tl.notes, rd.notes, ext.notes, ph.notes)}, nil
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp,
+		notes: concat(tl.notes, rd.notes, gnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict
@@ -88,6 +92,7 @@ type probeAnalysis struct {
 	roles     map[int32]results.Role
 	phases    phases
 	metrics   *Metrics
+	group     *GroupView
 	notes     notes
 }
 
@@ -114,6 +119,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Coordinator: coordinatorOf(faultOf(p.ev.meta), p.external),
 		Findings:    fs,
 		Metrics:     p.metrics,
+		Group:       p.group,
 		roles:       p.roles,
 	}
 }

@@ -28,6 +28,10 @@ type Finding struct {
 	Lost            int
 	Duplicated      int
 	Reordered       int
+	// CommitsBackwards counts the group reader's commits that moved a
+	// partition's committed offset back (GroupView.Backwards): a
+	// consumer group promises that a committed offset only moves forward.
+	CommitsBackwards int
 }
 
 // Broken reports whether the finding breaks what the client's settings
@@ -42,6 +46,9 @@ func (f Finding) broken() []string {
 	var out []string
 	if f.Lost > 0 && f.Acks == "all" {
 		out = append(out, fmt.Sprintf("%d lost under acks=all", f.Lost))
+	}
+	if f.CommitsBackwards > 0 {
+		out = append(out, fmt.Sprintf("%d committed offset(s) went backwards", f.CommitsBackwards))
 	}
 	if f.Idempotent && !f.SettingsUnknown {
 		if f.Duplicated > 0 {
@@ -114,10 +121,18 @@ func (fs Findings) Why() string {
 }
 
 // findingsOf are the trial's audits: the franz-go probe's (its metadata
-// m and audit in), then each external client's in crs that was read back.
-func findingsOf(m *results.Meta, in *integrity.Report, crs []ClientResult) Findings {
+// m, audit in and group reader grp), then each external client's in crs
+// that was read back.
+func findingsOf(m *results.Meta, in *integrity.Report, grp *GroupView, crs []ClientResult) Findings {
 	var fs Findings
-	if f, ok := finding(FranzGo, m, in); ok {
+	f, ok := finding(FranzGo, m, in)
+	if grp != nil && len(grp.Backwards) > 0 {
+		if !ok {
+			f, ok = finding(FranzGo, m, &integrity.Report{})
+		}
+		f.CommitsBackwards = len(grp.Backwards)
+	}
+	if ok {
 		fs = append(fs, f)
 	}
 	for _, cr := range crs {

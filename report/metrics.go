@@ -35,11 +35,18 @@ const (
 	// steps' ack stalls over the stall bound, summed, and the longest.
 	MeasureTotalStall   Measure = "total_stall"
 	MeasureLongestStall Measure = "longest_stall"
+	// MeasureGroupStall is the group reader's processing gap at the
+	// fault; MeasureCommitStall its commits' stall at the fault, the
+	// group's, on every partition (GroupView.CommitStall). Only a trial
+	// with a group reader has them.
+	MeasureGroupStall  Measure = "group_stall"
+	MeasureCommitStall Measure = "commit_stall"
 )
 
 // Measures are every measure, in the order bench.txt lists them.
 var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
-	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall}
+	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall,
+	MeasureGroupStall, MeasureCommitStall}
 
 // phaseMeasure is the measure of each stall phase.
 var phaseMeasure = map[string]Measure{
@@ -192,9 +199,10 @@ func partitionRoles(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]re
 // metricsOf takes each partition's measures of fault f from the gaps g,
 // the stalls and the steps the analysis found, and the audit in; each
 // partition with its role in roles, the session timeout from the evidence
-// ev. f is nil for a probe CSV given a fault time and no metadata: its
-// gaps are measured, with no role. Nil without a fault time.
-func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report) *Metrics {
+// ev, the group reader's from grp (nil without one). f is nil for a probe
+// CSV given a fault time and no metadata: its gaps are measured, with no
+// role. Nil without a fault time.
+func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report, grp *GroupView) *Metrics {
 	if ev.F.IsZero() {
 		return nil
 	}
@@ -233,6 +241,7 @@ func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *
 		}
 	}
 	m.SessionTimeout = session.setting
+	groupMeasures(m, grp)
 	return m
 }
 

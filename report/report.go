@@ -101,6 +101,9 @@ type Trial struct {
 	// Metrics are the fault's measures per partition and per role, for
 	// the run's summary and the benchmark alike; nil without a fault.
 	Metrics *Metrics
+	// Group is the group reader's trial, beside the probe's own reader;
+	// nil without one (kbf run --consumer group).
+	Group *GroupView
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

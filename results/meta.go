@@ -110,6 +110,9 @@ type Probe struct {
 	Ready time.Time `json:"ready,omitzero"`
 	// Missed are, per partition, the send slots the probe could not keep.
 	Missed map[int32]*MissedSends `json:"missed_sends,omitempty"`
+	// Group is the group reader's settings (GroupFile, GroupEventsFile);
+	// nil when the probe read without a group reader.
+	Group *GroupSettings `json:"group,omitempty"`
 }
 
 // Security is what may be recorded of the clients' security settings:

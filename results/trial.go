@@ -159,6 +159,8 @@ const (
 	ClientProducer Client = "producer"
 	ClientConsumer Client = "consumer"
 	ClientAdmin    Client = "admin"
+	// ClientGroup is the group reader (Probe.Group), when there is one.
+	ClientGroup Client = "group"
 )
 
 // The log files of a Kafka node under NodeLogsDir/<node>/, as the image's

@@ -32,8 +32,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/clusters/k8s"
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 
 	testnode "github.com/kbf-project/kbf/k8s"

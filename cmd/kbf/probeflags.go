@@ -55,6 +55,12 @@ var probeSettings = []probeSetting{
 		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.Drain) }},
 	{name: "kip951", recorded: "kip951", usage: "KIP-951 leader discovery: --kip951=false caps Produce at v9 and Fetch at v15, below the answers that name a partition's new leader",
 		value: func(c *probe.Config) pflag.Value { return notFlag{&c.NoKIP951} }},
+	{name: "consumer", usage: "how the probe reads: assign (its own reader, which assigns itself the partitions) or group (a consumer group reader beside it, on the same records)",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Consumer) }},
+	{name: "group-protocol", usage: "the group reader's protocol: classic (default) or consumer (KIP-848); only with --consumer group",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.GroupProtocol) }},
+	{name: "commit", usage: "how the group reader commits: sync (default: after every poll, before the next), async (after every poll, not waiting) or interval (autocommit every second); only with --consumer group",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Commit) }},
 }
 
 // lookupProbeSetting returns the setting of that name.

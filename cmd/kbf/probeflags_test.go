@@ -31,6 +31,16 @@ var settingSamples = map[string]string{
 	"fetch-max-wait":           "100ms",
 	"drain":                    "2s",
 	"kip951":                   "false",
+	"consumer":                 "group",
+	"group-protocol":           "consumer",
+	"commit":                   "async",
+}
+
+// settingNeeds are the settings a setting is refused without, with the
+// values it needs: the group reader's only with one.
+var settingNeeds = map[string][2]string{
+	"group-protocol": {"consumer", "group"},
+	"commit":         {"consumer", "group"},
 }
 
 // TestProbeSettingsAreTheFlags: the probe's flags are probeSettings' rows,
@@ -107,8 +117,12 @@ func TestScenarioProbeAsFlag(t *testing.T) {
 			if !ok {
 				t.Fatalf("no sample value of %s", s.name)
 			}
-			want := runConfig(t, "--"+s.name+"="+v)
-			pf, err := scenarioProbe(base, bench.Scenario{Client: map[string]string{s.name: v}})
+			args, client := []string{"--" + s.name + "=" + v}, map[string]string{s.name: v}
+			if need, ok := settingNeeds[s.name]; ok {
+				args, client[need[0]] = append(args, "--"+need[0]+"="+need[1]), need[1]
+			}
+			want := runConfig(t, args...)
+			pf, err := scenarioProbe(base, bench.Scenario{Client: client})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -38,6 +38,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 		writeQuorumDigest(&b, tr.Quorum)
 	}
 	writeStepsDigest(&b, tr.Steps)
+	writeGroup(&b, tr)
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")
 	} else if !tr.Integrity.OK() {
@@ -68,7 +69,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 // is then the report's to say, in the digest and the full text alike. A
 // lone client with nothing to report has its counts in the table.
 func writeFindings(b *bytes.Buffer, tr *report.Trial) {
-	counted := slices.ContainsFunc(tr.Findings, func(f report.Finding) bool { return f.Lost+f.Duplicated+f.Reordered > 0 })
+	counted := slices.ContainsFunc(tr.Findings, func(f report.Finding) bool { return f.Lost+f.Duplicated+f.Reordered+f.CommitsBackwards > 0 })
 	if len(tr.Clients) < 2 && !counted {
 		return
 	}
@@ -83,6 +84,13 @@ func writeFindings(b *bytes.Buffer, tr *report.Trial) {
 		case cr.Audit == nil:
 			fmt.Fprintf(b, "  %s: not read back, no audit\n", cr.Name)
 		}
+	}
+}
+
+// writeGroup writes the group reader at a glance (report.Trial.GroupLines).
+func writeGroup(b *bytes.Buffer, tr *report.Trial) {
+	for _, l := range tr.GroupLines() {
+		b.WriteString(l + "\n")
 	}
 }
 

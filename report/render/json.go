@@ -37,6 +37,7 @@ type trialJSON struct {
 	External    *externalJSON     `json:"external,omitempty"`
 	Coordinator *coordinatorJSON  `json:"group_coordinator,omitempty"`
 	Findings    []findingJSON     `json:"findings,omitempty"`
+	Group       any               `json:"group,omitempty"`
 	Timeline    json.RawMessage   `json:"timeline,omitempty"`
 	Digest      *digestJSON       `json:"digest,omitempty"`
 }
@@ -48,7 +49,8 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
-		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Digest: digestDoc(tr.Digest()),
+		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group),
+		Digest: digestDoc(tr.Digest()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

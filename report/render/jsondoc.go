@@ -469,12 +469,16 @@ type findingJSON struct {
 	Lost            int    `json:"lost"`
 	Duplicated      int    `json:"duplicated"`
 	Reordered       int    `json:"reordered"`
+	// CommitsBackwards: the group reader's commits that moved a
+	// partition's committed offset back.
+	CommitsBackwards int `json:"commits_backwards,omitempty"`
 }
 
 func findingDoc(f report.Finding) findingJSON {
 	return findingJSON{
 		Client: f.Client, Acks: f.Acks, Idempotent: f.Idempotent, SettingsUnknown: f.SettingsUnknown,
 		Acknowledged: f.Acknowledged, Lost: f.Lost, Duplicated: f.Duplicated, Reordered: f.Reordered,
+		CommitsBackwards: f.CommitsBackwards,
 	}
 }
 
@@ -599,6 +603,78 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 			}
 			out.Phases[name] = d
 		}
+	}
+	return out
+}
+
+// groupDoc is the group reader's view with its durations in seconds, as
+// the report's other parts have them.
+func groupDoc(v *report.GroupView) any {
+	if v == nil {
+		return nil
+	}
+	type part struct {
+		Partition     int32     `json:"partition"`
+		Processed     int       `json:"processed"`
+		Stall         *gaps.Gap `json:"stall,omitempty"`
+		StallSec      *float64  `json:"stall_sec,omitempty"`
+		Longest       *gaps.Gap `json:"longest_elsewhere,omitempty"`
+		ReceiveSec    *float64  `json:"assign_receive_stall_sec,omitempty"`
+		ReceiveOpen   bool      `json:"assign_receive_open,omitempty"`
+		StallOpenHere bool      `json:"open,omitempty"`
+	}
+	type commit struct {
+		Start  time.Time `json:"start"`
+		End    time.Time `json:"end"`
+		Sec    float64   `json:"sec"`
+		Open   bool      `json:"open,omitempty"`
+		Failed int       `json:"failed"`
+	}
+	type change struct {
+		Time       time.Time `json:"time"`
+		Kind       string    `json:"kind"`
+		Generation int32     `json:"generation"`
+		Partitions []int32   `json:"partitions"`
+	}
+	type back struct {
+		Partition int32     `json:"partition"`
+		At        time.Time `json:"at"`
+		Offset    int64     `json:"offset"`
+		Before    int64     `json:"before"`
+	}
+	out := struct {
+		Settings    results.GroupSettings `json:"settings"`
+		Processed   int                   `json:"processed"`
+		Reprocessed int                   `json:"reprocessed"`
+		Partitions  []part                `json:"partitions"`
+		Commits     int                   `json:"commits"`
+		Failed      int                   `json:"failed_commits"`
+		CommitStall *commit               `json:"commit_stall,omitempty"`
+		Rebalances  int                   `json:"rebalances"`
+		Changes     []change              `json:"assignment_changes,omitempty"`
+		Backwards   []back                `json:"offsets_backwards,omitempty"`
+	}{Settings: v.Settings, Processed: v.Processed, Reprocessed: v.Reprocessed, Commits: v.Commits, Failed: v.Failed,
+		Rebalances: v.Rebalances(), Partitions: []part{}}
+	for _, p := range v.Partitions {
+		pp := part{Partition: p.Partition, Processed: p.Processed, Stall: p.Stalls.Fault, Longest: p.Stalls.Longest}
+		if p.Stalls.Fault != nil {
+			pp.StallSec = seconds(p.Stalls.Fault.Duration())
+			pp.StallOpenHere = p.Stalls.Fault.Open
+		}
+		if p.Receive != nil {
+			pp.ReceiveSec = seconds(p.Receive.Duration())
+			pp.ReceiveOpen = p.Receive.Open
+		}
+		out.Partitions = append(out.Partitions, pp)
+	}
+	if s := v.CommitStall; s != nil {
+		out.CommitStall = &commit{Start: s.Start.UTC(), End: s.End.UTC(), Sec: s.Duration().Seconds(), Open: s.Open, Failed: s.Failed}
+	}
+	for _, c := range v.Changes {
+		out.Changes = append(out.Changes, change{Time: c.Time.UTC(), Kind: string(c.Kind), Generation: c.Generation, Partitions: c.Partitions})
+	}
+	for _, b := range v.Backwards {
+		out.Backwards = append(out.Backwards, back{Partition: b.Partition, At: b.At.UTC(), Offset: b.Offset, Before: b.Before})
 	}
 	return out
 }

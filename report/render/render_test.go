@@ -183,3 +183,38 @@ func TestCoordinatorLine(t *testing.T) {
 		t.Errorf("report.json's group_coordinator %+v (%v)", got.C, err)
 	}
 }
+
+// TestGroupJSON checks the group reader's part of report.json: durations in
+// seconds, the rebalances counted after the first assignment.
+func TestGroupJSON(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	fault := &gaps.Gap{Start: t0.Add(9902 * time.Millisecond), End: t0.Add(20 * time.Second)}
+	v := &report.GroupView{
+		Settings:    results.GroupSettings{ID: "kbf-probe-r", Protocol: "classic", Commit: "sync"},
+		Partitions:  []report.GroupPartition{{Partition: 0, Processed: 280, Stalls: gaps.Stalls{Fault: fault}}},
+		Commits:     28,
+		CommitStall: &report.CommitStall{Start: t0.Add(10503 * time.Millisecond), End: t0.Add(19505 * time.Millisecond)},
+		Changes: []results.GroupEvent{
+			{Time: t0.Add(500 * time.Millisecond), Kind: results.GroupAssigned, Generation: 1, Partitions: []int32{0}},
+			{Time: t0.Add(19600 * time.Millisecond), Kind: results.GroupRevoked, Generation: 1, Partitions: []int32{0}},
+			{Time: t0.Add(19700 * time.Millisecond), Kind: results.GroupAssigned, Generation: 2, Partitions: []int32{0}},
+		},
+	}
+	b, err := json.Marshal(groupDoc(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		CommitStall struct{ Sec float64 } `json:"commit_stall"`
+		Partitions  []struct {
+			StallSec float64 `json:"stall_sec"`
+		}
+		Rebalances int
+	}
+	if err := json.Unmarshal(b, &back); err != nil || back.CommitStall.Sec != 9.002 || len(back.Partitions) != 1 || back.Partitions[0].StallSec != 10.098 || back.Rebalances != 2 {
+		t.Errorf("JSON %s: %+v %v", b, back, err)
+	}
+	if b, _ := json.Marshal(groupDoc(nil)); string(b) != "null" {
+		t.Errorf("no group reader: %s", b)
+	}
+}

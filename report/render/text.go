@@ -52,6 +52,10 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	writeSteps(&b, tr.Steps)
 	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
 	writeClients(&b, tr)
+	if tr.Group != nil {
+		b.WriteString("\n")
+		writeGroup(&b, tr)
+	}
 	if tr.Integrity != nil {
 		b.WriteString("\n")
 		if err := integrity.WriteText(&b, tr.Integrity); err != nil {

@@ -1,0 +1,155 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/report/render"
+	"github.com/kbf-project/kbf/results"
+)
+
+// TestIntegrationGroup kills a broker while a group reader reads beside
+// the probe's own, committing after every poll, under each group protocol.
+// It checks what must hold whatever the machine's load: every partition
+// processed, commits recorded and one succeeding after the fault, the
+// group's section in report.json, and no committed offset going back.
+func TestIntegrationGroup(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	// kbf's default cluster, shared with the other tests of this package.
+	stepsCluster(ctx, t, compose.Options{})
+	for _, proto := range []string{results.GroupProtocolClassic, results.GroupProtocolConsumer} {
+		t.Run(proto, func(t *testing.T) {
+			tr := stepsTrial(ctx, t, nil, "--kill", "sigkill", "--duration", "25s", "--fault-after", trialFaultAfter.String(),
+				"--consumer", "group", "--group-protocol", proto, "--commit", "sync")
+			checkGroup(t, tr, proto)
+		})
+	}
+}
+
+func checkGroup(t *testing.T, tr *report.Trial, proto string) {
+	t.Helper()
+	var digest bytes.Buffer
+	render.TextOptions{}.WriteDigest(&digest, tr)
+	t.Logf("digest:\n%s", digest.String())
+	g := tr.Group
+	if g == nil {
+		t.Fatal("no group reader in the report")
+	}
+	if g.Settings.Protocol != proto || g.Settings.Commit != results.CommitSync || !strings.HasPrefix(g.Settings.ID, "kbf-probe-") {
+		t.Errorf("group settings %+v", g.Settings)
+	}
+	processed := map[int32]int{}
+	for _, p := range g.Partitions {
+		processed[p.Partition] = p.Processed
+	}
+	for _, p := range tr.Meta.Probe.Partitions {
+		if processed[p] == 0 {
+			t.Errorf("p%d: nothing processed by the group reader", p)
+		}
+	}
+	events := groupEvents(t, tr.Dir)
+	commits, after := 0, 0
+	for _, ev := range events {
+		if ev.Kind != results.GroupCommit {
+			continue
+		}
+		commits++
+		if !ev.Failed() && ev.Time.After(tr.FaultAt) {
+			after++
+		}
+	}
+	if commits == 0 || after == 0 {
+		t.Errorf("%d commits, %d succeeded after the fault: want some", commits, after)
+	}
+	if len(g.Backwards) > 0 || tr.Findings.Fail() {
+		t.Errorf("offsets committed backwards %+v; findings %v", g.Backwards, tr.Findings)
+	}
+	b, err := os.ReadFile(filepath.Join(tr.Dir, results.ReportJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Group *struct {
+			Partitions []struct {
+				StallSec *float64 `json:"stall_sec"`
+			} `json:"partitions"`
+			CommitStall *struct {
+				Sec float64 `json:"sec"`
+			} `json:"commit_stall"`
+		} `json:"group"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Group == nil || len(doc.Group.Partitions) == 0 {
+		t.Fatalf("report.json has no group section with partitions")
+	}
+	for i, p := range doc.Group.Partitions {
+		if p.StallSec == nil || *p.StallSec < 0 {
+			t.Errorf("report.json group partition %d: stall %v, want ≥ 0", i, p.StallSec)
+		}
+	}
+	if c := doc.Group.CommitStall; c == nil || c.Sec < 0 {
+		t.Errorf("report.json group commit stall %+v, want ≥ 0", c)
+	}
+	// The protocol asked for is the one spoken: KIP-848's heartbeat, or
+	// the classic join.
+	clog, err := os.ReadFile(filepath.Join(tr.Dir, results.ClientLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{results.GroupProtocolClassic: "JoinGroup", results.GroupProtocolConsumer: "ConsumerGroupHeartbeat"}[proto]
+	if !bytes.Contains(clog, []byte(want)) {
+		t.Errorf("client.log names no %s request: the group reader did not speak the %s protocol", want, proto)
+	}
+	for _, p := range g.Partitions {
+		if p.Stalls.Fault != nil && p.Receive != nil {
+			t.Logf("p%d: group processing stall %v (open %v), assign reader's receive stall %v", p.Partition,
+				p.Stalls.Fault.Duration(), p.Stalls.Fault.Open, p.Receive.Duration())
+		}
+	}
+	if c := g.CommitStall; c != nil {
+		t.Logf("commit stall %v (%v ~ %v, %d failed within); %d commits, %d failed; %d rebalances",
+			c.Duration(), c.Start.UTC().Format("15:04:05.000"), c.End.UTC().Format("15:04:05.000"), c.Failed, g.Commits, g.Failed, g.Rebalances())
+	}
+	for _, ev := range events {
+		if ev.Kind != results.GroupCommit || ev.Failed() {
+			t.Logf("event %s %s gen %d %v %s", ev.Time.UTC().Format("15:04:05.000"), ev.Kind, ev.Generation, ev.Partitions, ev.Err)
+		}
+	}
+}
+
+func groupEvents(t *testing.T, dir string) []results.GroupEvent {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, results.GroupEventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := results.NewGroupEventDecoder(f, results.GroupEventsFile)
+	var out []results.GroupEvent
+	for {
+		var ev results.GroupEvent
+		err := dec.Decode(&ev)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}

@@ -1,0 +1,203 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbf-project/kbf/results"
+)
+
+// groupReader reads the probed topic in a consumer group beside the
+// probe's own reader, as most applications read: it joins the group,
+// subscribes, processes what each poll returns and commits it as
+// Config.Commit says. It writes the records it processed (results.GroupFile)
+// and every commit and change of its assignment (results.GroupEventsFile):
+// one trial measures both readers on the same records.
+type groupReader struct {
+	cfg *Config
+	cl  *kgo.Client
+
+	mu      sync.Mutex
+	recs    *results.GroupEncoder
+	evs     *results.GroupEventEncoder
+	closing bool // stopped: the leave's revoke and late commits are not recorded
+	werr    error
+}
+
+// newGroupReader makes the group reader's client; it joins the group when
+// it first polls. from is the probe's start: a new group reads from the
+// first record written since.
+func newGroupReader(cfg *Config, from time.Time, out Output, logger kgo.Logger) (*groupReader, error) {
+	g := &groupReader{cfg: cfg,
+		recs: results.NewGroupEncoder(orDiscard(out.Group)),
+		evs:  results.NewGroupEventEncoder(orDiscard(out.GroupEvents))}
+	opts := append(cfg.clientOpts(), cfg.groupOpts(from.UnixMilli())...)
+	opts = append(opts,
+		kgo.AlwaysRetryEOF(),
+		kgo.WithLogger(logger),
+		kgo.OnPartitionsAssigned(g.changed(results.GroupAssigned)),
+		kgo.OnPartitionsRevoked(g.changed(results.GroupRevoked)),
+		kgo.OnPartitionsLost(g.changed(results.GroupLost)),
+	)
+	if cfg.commit() == results.CommitInterval {
+		opts = append(opts, kgo.AutoCommitCallback(g.committed(time.Time{}, nil)))
+	}
+	var err error
+	if g.cl, err = kgo.NewClient(opts...); err != nil {
+		return nil, fmt.Errorf("group reader: %w", err)
+	}
+	return g, nil
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// generation is the group's generation (classic) or the member's epoch
+// (KIP-848) the client holds; -1 when it holds none.
+func (g *groupReader) generation() int32 {
+	_, gen := g.cl.GroupMetadata()
+	return gen
+}
+
+// changed records an assignment change of kind k, from franz-go's
+// callback: the probed topic's partitions, when the callback ran.
+func (g *groupReader) changed(k results.GroupEventKind) func(context.Context, *kgo.Client, map[string][]int32) {
+	return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+		parts := slices.Clone(m[g.cfg.Topic])
+		if len(parts) == 0 {
+			return
+		}
+		g.record(&results.GroupEvent{Time: time.Now(), Kind: k, Generation: g.generation(), Partitions: parts})
+	}
+}
+
+// committed records the commit issued at start of offsets (nil: read from
+// the request, as for an autocommit), from franz-go's callback.
+func (g *groupReader) committed(start time.Time, offsets map[string]map[int32]kgo.EpochOffset) func(*kgo.Client, *kmsg.OffsetCommitRequest, *kmsg.OffsetCommitResponse, error) {
+	return func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		ev := &results.GroupEvent{Time: time.Now(), Kind: results.GroupCommit, Start: start, Generation: g.generation()}
+		if req != nil && req.Generation >= 0 && len(req.Topics) > 0 {
+			ev.Generation = req.Generation
+		}
+		seen := map[int32]bool{}
+		if req != nil {
+			for _, t := range req.Topics {
+				if t.Topic != g.cfg.Topic {
+					continue
+				}
+				for _, p := range t.Partitions {
+					if !seen[p.Partition] {
+						seen[p.Partition] = true
+						ev.Offsets = append(ev.Offsets, results.PartitionOffset{Partition: p.Partition, Offset: p.Offset})
+					}
+				}
+			}
+		}
+		for p, o := range offsets[g.cfg.Topic] {
+			if !seen[p] {
+				seen[p] = true
+				ev.Offsets = append(ev.Offsets, results.PartitionOffset{Partition: p, Offset: o.Offset})
+			}
+		}
+		if len(ev.Offsets) == 0 && err == nil {
+			return // nothing of the probed topic committed
+		}
+		if err != nil {
+			ev.Err = err.Error()
+		} else if resp != nil {
+			ev.Err = partitionError(resp)
+		}
+		g.record(ev)
+	}
+}
+
+// partitionError is the first partition's error of a commit's answer, ""
+// when none failed.
+func partitionError(resp *kmsg.OffsetCommitResponse) string {
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return fmt.Sprintf("partition %d: %v", p.Partition, err)
+			}
+		}
+	}
+	return ""
+}
+
+func (g *groupReader) record(ev *results.GroupEvent) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closing {
+		return
+	}
+	g.evs.Encode(ev)
+}
+
+// run polls until ctx is done: each poll's probe records are processed
+// (recorded), then committed as Config.Commit says — under CommitSync
+// before the next poll, as an application that blocks on its commit does.
+func (g *groupReader) run(ctx context.Context) {
+	mode := g.cfg.commit()
+	for {
+		fs := g.cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		g.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) {
+			v, ok := results.ParseValue(r.Value)
+			if !ok || v.RunID != g.cfg.RunID || v.Partition != r.Partition {
+				return
+			}
+			g.recs.Encode(results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
+		})
+		g.mu.Unlock()
+		if mode == results.CommitInterval {
+			continue
+		}
+		offsets := g.cl.UncommittedOffsets()
+		if len(offsets) == 0 {
+			continue
+		}
+		start := time.Now()
+		if mode == results.CommitSync {
+			g.cl.CommitOffsetsSync(ctx, offsets, g.committed(start, offsets))
+		} else {
+			g.cl.CommitOffsets(ctx, offsets, g.committed(start, offsets))
+		}
+	}
+}
+
+// halt ends the recording of events, before the reader's context is
+// cancelled: the commit that cancels, the leave's revoke and what is still
+// in flight are no part of the trial.
+func (g *groupReader) halt() {
+	g.mu.Lock()
+	g.closing = true
+	g.mu.Unlock()
+}
+
+// flush writes the buffered rows; the first write error is kept.
+func (g *groupReader) flush() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, err := range []error{g.recs.Flush(), g.evs.Flush()} {
+		if err != nil && g.werr == nil {
+			g.werr = fmt.Errorf("write group reader's files: %w", err)
+		}
+	}
+	return g.werr
+}

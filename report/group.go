@@ -1,0 +1,375 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/results"
+)
+
+// GroupView is the group reader's trial (kbf run --consumer group): what
+// an application reading in a consumer group went through, beside the
+// probe's own reader on the same records — its processing stall per
+// partition, its commits' stall, its rebalances, and whether its committed
+// offsets ever went backwards.
+type GroupView struct {
+	Settings results.GroupSettings
+	// Partitions are each partition's processing gaps (gaps.Stalls over
+	// the times the group reader polled the partition's records, the
+	// fault's window as the receives'), beside the assign reader's receive
+	// gap at the fault, in partition order.
+	Partitions []GroupPartition
+	// Processed counts the records processed, Reprocessed those processed
+	// again (read again from a committed offset after a rebalance).
+	Processed, Reprocessed int
+	// Commits counts the commits that answered, Failed those that failed.
+	Commits, Failed int
+	// CommitStall is the longest time from a commit's start to the end of
+	// the next successful commit (the fault's, with a fault: in progress
+	// at some moment of its window); nil without a commit.
+	CommitStall *CommitStall
+	// Changes are the reader's assignment changes, in time order: its
+	// first assignment, then every rebalance's.
+	Changes []results.GroupEvent
+	// Backwards are the commits whose offset for a partition was below
+	// one committed before: a finding.
+	Backwards []CommitBackwards
+}
+
+// GroupPartition is one partition's processing by the group reader.
+type GroupPartition struct {
+	Partition int32
+	Processed int
+	// Stalls are the gaps between the times the group reader processed
+	// the partition's records.
+	Stalls gaps.Stalls
+	// Receive is the assign reader's receive gap at the fault on the same
+	// partition; nil without one.
+	Receive *gaps.Gap
+}
+
+// CommitStall is a stretch with no successful commit: from a commit's
+// start (an autocommit's, whose start the client does not say: the end of
+// the commit before it) to the end of the next that succeeded.
+type CommitStall struct {
+	Start, End time.Time
+	// Open is set when no commit succeeded after it: End is the trial's.
+	Open bool
+	// Failed counts the commits that failed within it.
+	Failed int
+}
+
+// Duration is the stall's length.
+func (s CommitStall) Duration() time.Duration { return s.End.Sub(s.Start) }
+
+// CommitBackwards is a commit that moved a partition's committed offset
+// back.
+type CommitBackwards struct {
+	Partition int32
+	At        time.Time // the commit's end
+	Offset    int64     // what it committed
+	Before    int64     // the highest offset committed before it
+}
+
+// Rebalances counts the assignment changes after the first assignment.
+func (g *GroupView) Rebalances() int {
+	if len(g.Changes) == 0 {
+		return 0
+	}
+	if g.Changes[0].Kind == results.GroupAssigned {
+		return len(g.Changes) - 1
+	}
+	return len(g.Changes)
+}
+
+// Worst is the partition with the longest processing gap at the fault (or
+// the longest without one); false when none has a gap.
+func (g *GroupView) Worst() (GroupPartition, bool) {
+	var worst GroupPartition
+	var d time.Duration
+	found := false
+	for _, p := range g.Partitions {
+		gp := p.Stalls.Fault
+		if gp == nil {
+			gp = p.Stalls.Longest
+		}
+		if gp != nil && (!found || gp.Duration() > d) {
+			worst, d, found = p, gp.Duration(), true
+		}
+	}
+	return worst, found
+}
+
+// groupOf is the group reader's stage: group.csv read within the window
+// gopt, as the receives were, beside the assign reader's gaps g, and
+// group-events.csv; nil for a trial without a group reader.
+func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Report) (*GroupView, notes, error) {
+	if t.Dir == "" || t.Meta == nil || t.Meta.Probe.Group == nil {
+		return nil, nil, nil
+	}
+	v := &GroupView{Settings: *t.Meta.Probe.Group}
+	proc, err := readGroup(ctx, t.Path(results.GroupFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, notes{{text: "no " + results.GroupFile + ": the group reader processed nothing", damaged: true}}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	evs, err := readGroupEvents(ctx, t.Path(results.GroupEventsFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, nil, err
+	}
+	end := gopt.End
+	if end.IsZero() && g != nil {
+		end = g.End
+	}
+	v.processing(proc, gopt, g)
+	v.commits(evs, gopt, end)
+	return v, nil, nil
+}
+
+// processing reads the processed records recs into per-partition gaps:
+// the processing times stand as receives, read by package gaps as the
+// assign reader's are.
+func (v *GroupView) processing(recs []results.GroupRecord, gopt gaps.Options, g *gaps.Report) {
+	r := gaps.NewReport(gopt)
+	seen := map[[2]int64]bool{}
+	count := map[int32]int{}
+	for _, rec := range recs {
+		k := [2]int64{int64(rec.Partition), rec.Offset}
+		if seen[k] {
+			v.Reprocessed++
+		}
+		seen[k] = true
+		count[rec.Partition]++
+		v.Processed++
+		r.Add(&results.Message{Partition: rec.Partition, Seq: rec.Seq, Offset: rec.Offset, Sent: rec.Processed, Received: rec.Processed})
+	}
+	r.Close()
+	receive := map[int32]*gaps.Gap{}
+	if g != nil {
+		for _, p := range g.Partitions {
+			receive[p.Partition] = p.Receive.Fault
+		}
+	}
+	for _, p := range r.Partitions {
+		v.Partitions = append(v.Partitions, GroupPartition{Partition: p.Partition, Processed: count[p.Partition], Stalls: p.Receive, Receive: receive[p.Partition]})
+	}
+}
+
+// commits reads the events evs, in the order they ended: the commits'
+// stall and failures, the offsets committed per partition, the
+// assignment changes. end is the trial's end, for a stall no commit ended.
+func (v *GroupView) commits(evs []results.GroupEvent, gopt gaps.Options, end time.Time) {
+	slices.SortStableFunc(evs, func(a, b results.GroupEvent) int { return a.Time.Compare(b.Time) })
+	committed := map[int32]int64{}
+	var stalls []CommitStall
+	var prevEnd time.Time
+	var open *CommitStall // from the first commit not yet followed by a success
+	for _, ev := range evs {
+		if ev.Kind != results.GroupCommit {
+			v.Changes = append(v.Changes, ev)
+			continue
+		}
+		v.Commits++
+		start := ev.Start
+		if start.IsZero() {
+			start = prevEnd // an autocommit: after the commit before it
+		}
+		if start.IsZero() || start.After(ev.Time) {
+			start = ev.Time
+		}
+		prevEnd = ev.Time
+		if open == nil {
+			open = &CommitStall{Start: start}
+		}
+		if ev.Failed() {
+			v.Failed++
+			open.Failed++
+			continue
+		}
+		open.End = ev.Time
+		stalls = append(stalls, *open)
+		open = nil
+		for _, o := range ev.Offsets {
+			if before, ok := committed[o.Partition]; ok && o.Offset < before {
+				v.Backwards = append(v.Backwards, CommitBackwards{Partition: o.Partition, At: ev.Time, Offset: o.Offset, Before: before})
+				continue
+			}
+			committed[o.Partition] = o.Offset
+		}
+	}
+	if open != nil && end.After(open.Start) {
+		open.End, open.Open = end, true
+		stalls = append(stalls, *open)
+	}
+	v.CommitStall = longestCommitStall(stalls, gopt)
+}
+
+// longestCommitStall is the longest of stalls in progress at some moment
+// of the fault's window (gopt), or the longest of all without a fault.
+func longestCommitStall(stalls []CommitStall, gopt gaps.Options) *CommitStall {
+	var from, to time.Time
+	if !gopt.FaultAt.IsZero() {
+		from = gopt.FaultAt
+		if gopt.From.After(from) {
+			from = gopt.From
+		}
+		w := gopt.Window
+		if w <= 0 {
+			w = gaps.DefaultWindow
+		}
+		to = from.Add(w)
+	}
+	var best *CommitStall
+	for i := range stalls {
+		s := &stalls[i]
+		if !from.IsZero() && (!s.End.After(from) || s.Start.After(to)) {
+			continue
+		}
+		if best == nil || s.Duration() > best.Duration() {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	out := *best
+	return &out
+}
+
+func readGroup(ctx context.Context, path string) ([]results.GroupRecord, error) {
+	f, err := results.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := results.NewGroupDecoder(f, path)
+	var out []results.GroupRecord
+	for {
+		var r results.GroupRecord
+		err := dec.Decode(&r)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+}
+
+func readGroupEvents(ctx context.Context, path string) ([]results.GroupEvent, error) {
+	f, err := results.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	dec := results.NewGroupEventDecoder(f, path)
+	var out []results.GroupEvent
+	for {
+		var ev results.GroupEvent
+		err := dec.Decode(&ev)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+}
+
+// groupMeasures puts the group reader's measures of the fault in each
+// partition's values of m: its processing stall, and the commit stall,
+// the group's, on every partition.
+func groupMeasures(m *Metrics, v *GroupView) {
+	if m == nil || v == nil {
+		return
+	}
+	stall := map[int32]time.Duration{}
+	for _, p := range v.Partitions {
+		if p.Stalls.Fault != nil {
+			stall[p.Partition] = p.Stalls.Fault.Duration()
+		}
+	}
+	for i := range m.Partitions {
+		pm := &m.Partitions[i]
+		if d, ok := stall[pm.Partition]; ok {
+			pm.Values[MeasureGroupStall] = d
+		}
+		if v.CommitStall != nil {
+			pm.Values[MeasureCommitStall] = v.CommitStall.Duration()
+		}
+	}
+}
+
+// GroupLines are the group reader at a glance, two or three lines for the
+// digest and the text report: its worst processing stall beside the
+// assign reader's on the same partition, the commits' stall and failures,
+// the rebalances, and offsets committed backwards. None without one.
+func (tr *Trial) GroupLines() []string {
+	v := tr.Group
+	if v == nil {
+		return nil
+	}
+	s := v.Settings
+	head := fmt.Sprintf("group reader (%s, commit %s): ", s.Protocol, s.Commit)
+	var lines []string
+	what := "stall at the fault"
+	if tr.FaultAt.IsZero() {
+		what = "longest gap"
+	}
+	if w, ok := v.Worst(); ok {
+		gp := w.Stalls.Fault
+		if gp == nil {
+			gp = w.Stalls.Longest
+		}
+		l := fmt.Sprintf("%sprocessing %s %s on p%d", head, what, durText(gp.Duration(), gp.Open), w.Partition)
+		if w.Receive != nil {
+			l += fmt.Sprintf(" (the assign reader's receive stall %s)", durText(w.Receive.Duration(), w.Receive.Open))
+		}
+		lines = append(lines, l+fmt.Sprintf("; %d processed, %d again", v.Processed, v.Reprocessed))
+	} else {
+		lines = append(lines, head+"processed nothing")
+	}
+	l := fmt.Sprintf("  commits: %d, %d failed", v.Commits, v.Failed)
+	if c := v.CommitStall; c != nil {
+		l += fmt.Sprintf("; commit stall %s (%s ~ %s, %d failed within)", durText(c.Duration(), c.Open),
+			c.Start.UTC().Format("15:04:05.000"), c.End.UTC().Format("15:04:05.000"), c.Failed)
+	}
+	l += fmt.Sprintf("; %d rebalance(s)", v.Rebalances())
+	for i, c := range v.Changes {
+		if i == 0 && c.Kind == results.GroupAssigned {
+			continue
+		}
+		if i > 4 {
+			l += ", …"
+			break
+		}
+		l += fmt.Sprintf(", %s %s (gen %d)", c.Kind, c.Time.UTC().Format("15:04:05.000"), c.Generation)
+	}
+	lines = append(lines, l)
+	if n := len(v.Backwards); n > 0 {
+		b := v.Backwards[0]
+		lines = append(lines, fmt.Sprintf("  FINDING: %d committed offset(s) went backwards, first p%d %d after %d at %s",
+			n, b.Partition, b.Offset, b.Before, b.At.UTC().Format("15:04:05.000")))
+	}
+	return lines
+}
+
+// durText is a duration in seconds with two decimals, "≥" before an open
+// one.
+func durText(d time.Duration, open bool) string {
+	s := fmt.Sprintf("%.2f s", d.Seconds())
+	if open {
+		return "≥ " + s
+	}
+	return s
+}

@@ -1,0 +1,318 @@
+package results
+
+// The group reader (kbf run --consumer group) reads the probed topic in a
+// consumer group beside the probe's own reader, and commits what it read.
+// It writes two files.
+//
+// The group CSV (group.csv) has a header row and one row per probe record
+// the group reader processed, in the order it polled them; a record read
+// again (after a rebalance, from the last committed offset) has a row each
+// time:
+//
+//	partition,offset,seq,processed
+//	0,1042,0,2026-11-30T03:26:09.086500000Z
+//
+//	partition  Kafka partition number
+//	offset     the record's offset
+//	seq        the probe's sequence number within the partition (probe.csv)
+//	processed  when the group reader's poll returned it
+//
+// The group events CSV (group-events.csv) has a header row and one row per
+// commit and per change of the reader's assignment, in the order they
+// ended:
+//
+//	time,kind,start,generation,partitions,offsets,error
+//	2026-11-30T03:26:09.090000000Z,assigned,,1,0 1 2,,
+//	2026-11-30T03:26:09.095000000Z,commit,2026-11-30T03:26:09.087000000Z,1,,0:1043 1:1040,
+//	2026-11-30T03:26:18.500000000Z,commit,2026-11-30T03:26:09.300000000Z,1,,0:1050,NOT_COORDINATOR: ...
+//
+//	time        a commit's end (its answer, or its error); when an
+//	            assignment change's callback ran
+//	kind        commit, assigned, revoked or lost (GroupEventKind)
+//	start       when a commit was issued; empty for an autocommit (the
+//	            client starts those itself: only their end is seen) and for
+//	            an assignment change
+//	generation  the group's generation (classic protocol) or the member's
+//	            epoch (consumer protocol, KIP-848) the client held; -1 when
+//	            it held none
+//	partitions  an assignment change's partitions, separated by spaces
+//	offsets     a commit's offsets, partition:offset separated by spaces:
+//	            the next offset to read, as Kafka commits it
+//	error       why the commit failed (its request's error, or a
+//	            partition's, "partition N: ERROR"); empty on success
+//
+// Times are RFC 3339 in UTC with nine fractional digits. Both files came
+// within format version 2: a reader that does not know them ignores them.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The group reader's files.
+const (
+	GroupFile       = "group.csv"        // GroupRecord rows
+	GroupEventsFile = "group-events.csv" // GroupEvent rows
+)
+
+// The group reader's settings, as meta.json records them (GroupSettings)
+// and kbf run's flags spell them.
+const (
+	// ConsumerAssign is the probe's own reader alone: it assigns itself
+	// the partitions, with no group and no commits. ConsumerGroup adds a
+	// group reader beside it.
+	ConsumerAssign = "assign"
+	ConsumerGroup  = "group"
+	// GroupProtocolClassic is the classic group protocol (JoinGroup,
+	// SyncGroup, the client's balancer); GroupProtocolConsumer is KIP-848's,
+	// the broker's coordinator assigning the partitions.
+	GroupProtocolClassic  = "classic"
+	GroupProtocolConsumer = "consumer"
+	// CommitSync commits after every poll and polls again only once the
+	// commit has answered; CommitAsync commits after every poll without
+	// waiting; CommitInterval leaves commits to the client's autocommit,
+	// every GroupSettings.AutoCommitInterval.
+	CommitSync     = "sync"
+	CommitAsync    = "async"
+	CommitInterval = "interval"
+)
+
+// GroupSettings are the group reader's settings in meta.json's probe
+// section: nil when there was none.
+type GroupSettings struct {
+	// ID is the group's id, unique to the run.
+	ID       string `json:"id"`
+	Protocol string `json:"protocol"` // GroupProtocolClassic or GroupProtocolConsumer
+	Commit   string `json:"commit"`   // CommitSync, CommitAsync or CommitInterval
+	// Balancer is the client's balancer (classic) or the broker's assignor
+	// it asks for (consumer).
+	Balancer string `json:"balancer,omitempty"`
+	// AutoCommitInterval is the time between two autocommits, for
+	// CommitInterval.
+	AutoCommitInterval time.Duration `json:"auto_commit_interval_ns,omitempty"`
+}
+
+var groupHeader = []string{"partition", "offset", "seq", "processed"}
+
+// GroupRecord is one probe record the group reader processed.
+type GroupRecord struct {
+	Partition int32
+	Offset    int64
+	Seq       int64
+	Processed time.Time
+}
+
+// GroupEncoder writes the group CSV; rows are held in memory until Flush.
+type GroupEncoder struct{ lw *lineWriter }
+
+// NewGroupEncoder returns a GroupEncoder writing to w.
+func NewGroupEncoder(w io.Writer) *GroupEncoder {
+	return &GroupEncoder{lw: newLineWriter(w, groupHeader)}
+}
+
+// Encode buffers one row.
+func (e *GroupEncoder) Encode(r GroupRecord) {
+	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
+	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
+	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
+	e.lw.row[3] = formatTime(r.Processed)
+	e.lw.write()
+}
+
+// Flush writes the buffered rows.
+func (e *GroupEncoder) Flush() error { return e.lw.flush() }
+
+// GroupDecoder reads the group CSV.
+type GroupDecoder struct{ lr *lineReader }
+
+// NewGroupDecoder returns a GroupDecoder reading r; file names r in errors.
+func NewGroupDecoder(r io.Reader, file string) *GroupDecoder {
+	return &GroupDecoder{lr: newLineReader(r, file, groupHeader)}
+}
+
+// Decode reads the next row; io.EOF after the last.
+func (d *GroupDecoder) Decode(r *GroupRecord) error {
+	row, err := d.lr.next()
+	if err != nil {
+		return err
+	}
+	var v [3]int64
+	for i := range v {
+		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
+			(i == 0 && v[i] > 1<<31-1) {
+			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
+		}
+	}
+	t, err := ParseTime(row[3])
+	if err == nil && (t.Before(EarliestTime) || t.After(LatestTime)) {
+		err = fmt.Errorf("%s is outside %d–%d", row[3], EarliestTime.Year(), LatestTime.Year())
+	}
+	if err != nil || t.IsZero() {
+		return d.lr.fieldError(3, cmpErr(err, errors.New("empty")))
+	}
+	*r = GroupRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2], Processed: t}
+	return nil
+}
+
+// GroupEventKind is what a group event row records.
+type GroupEventKind string
+
+// The kinds of group event.
+const (
+	GroupCommit   GroupEventKind = "commit"
+	GroupAssigned GroupEventKind = "assigned" // partitions given to the reader
+	GroupRevoked  GroupEventKind = "revoked"  // partitions taken from it in a rebalance
+	GroupLost     GroupEventKind = "lost"     // partitions it lost with its membership
+)
+
+func (k GroupEventKind) known() bool {
+	return k == GroupCommit || k == GroupAssigned || k == GroupRevoked || k == GroupLost
+}
+
+// PartitionOffset is one partition's committed offset.
+type PartitionOffset struct {
+	Partition int32
+	Offset    int64
+}
+
+// GroupEvent is one commit, or one change of the group reader's
+// assignment.
+type GroupEvent struct {
+	Time time.Time
+	Kind GroupEventKind
+	// Start is when a commit was issued; zero for an autocommit and an
+	// assignment change.
+	Start      time.Time
+	Generation int32 // -1 when the client held none
+	// Partitions are an assignment change's, in order.
+	Partitions []int32
+	// Offsets are a commit's, by partition in order.
+	Offsets []PartitionOffset
+	Err     string
+}
+
+// Failed reports whether the event is a commit that failed.
+func (e *GroupEvent) Failed() bool { return e.Kind == GroupCommit && e.Err != "" }
+
+var groupEventsHeader = []string{"time", "kind", "start", "generation", "partitions", "offsets", "error"}
+
+// GroupEventEncoder writes the group events CSV; rows are held in memory
+// until Flush.
+type GroupEventEncoder struct{ lw *lineWriter }
+
+// NewGroupEventEncoder returns a GroupEventEncoder writing to w.
+func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
+	return &GroupEventEncoder{lw: newLineWriter(w, groupEventsHeader)}
+}
+
+// Encode buffers one row; its partitions and offsets are written in
+// partition order.
+func (e *GroupEventEncoder) Encode(ev *GroupEvent) {
+	r := e.lw.row
+	clear(r)
+	r[0] = formatTime(ev.Time)
+	r[1] = string(ev.Kind)
+	r[2] = formatTime(ev.Start)
+	r[3] = strconv.FormatInt(int64(ev.Generation), 10)
+	r[4] = joinNodes(slices.Sorted(slices.Values(ev.Partitions)))
+	offs := slices.Clone(ev.Offsets)
+	slices.SortFunc(offs, func(a, b PartitionOffset) int { return int(a.Partition) - int(b.Partition) })
+	var b strings.Builder
+	for i, o := range offs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d:%d", o.Partition, o.Offset)
+	}
+	r[5] = b.String()
+	r[6] = oneLine(ev.Err)
+	e.lw.write()
+}
+
+// Flush writes the buffered rows.
+func (e *GroupEventEncoder) Flush() error { return e.lw.flush() }
+
+// GroupEventDecoder reads the group events CSV.
+type GroupEventDecoder struct{ lr *lineReader }
+
+// NewGroupEventDecoder returns a GroupEventDecoder reading r; file names r
+// in errors.
+func NewGroupEventDecoder(r io.Reader, file string) *GroupEventDecoder {
+	return &GroupEventDecoder{lr: newLineReader(r, file, groupEventsHeader)}
+}
+
+// Decode reads the next row; io.EOF after the last.
+func (d *GroupEventDecoder) Decode(ev *GroupEvent) error {
+	row, err := d.lr.next()
+	if err != nil {
+		return err
+	}
+	*ev = GroupEvent{Kind: GroupEventKind(row[1]), Err: row[6]}
+	for i, dst := range []*time.Time{&ev.Time, &ev.Start} {
+		t, err := ParseTime(row[i*2])
+		if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
+			err = fmt.Errorf("%s is outside %d–%d", row[i*2], EarliestTime.Year(), LatestTime.Year())
+		}
+		if err == nil && i == 0 && t.IsZero() {
+			err = errors.New("empty")
+		}
+		if err != nil {
+			return d.lr.fieldError(i*2, err)
+		}
+		*dst = t
+	}
+	if !ev.Kind.known() {
+		return d.lr.fieldError(1, fmt.Errorf("%s: want commit, assigned, revoked or lost", Excerpt(row[1])))
+	}
+	if !ev.Start.IsZero() && (ev.Kind != GroupCommit || ev.Start.After(ev.Time)) {
+		return d.lr.fieldError(2, errors.New("a start only a commit has, at or before its time"))
+	}
+	g, err := strconv.ParseInt(row[3], 10, 32)
+	if err != nil || g < -1 {
+		return d.lr.fieldError(3, errors.New("not a generation"))
+	}
+	ev.Generation = int32(g)
+	if ev.Partitions, err = splitNodes(row[4]); err != nil {
+		return d.lr.fieldError(4, errors.New("not a list of partitions separated by spaces"))
+	}
+	if ev.Kind == GroupCommit && len(ev.Partitions) > 0 {
+		return d.lr.fieldError(4, errors.New("a commit lists its partitions in offsets"))
+	}
+	if ev.Offsets, err = parseOffsets(row[5]); err != nil {
+		return d.lr.fieldError(5, err)
+	}
+	if ev.Kind != GroupCommit && len(ev.Offsets) > 0 {
+		return d.lr.fieldError(5, errors.New("offsets only a commit has"))
+	}
+	return nil
+}
+
+// parseOffsets parses "0:1043 1:1040", partitions in increasing order.
+func parseOffsets(s string) ([]PartitionOffset, error) {
+	var out []PartitionOffset
+	for _, f := range strings.Fields(s) {
+		p, o, ok := strings.Cut(f, ":")
+		pn, err1 := strconv.ParseInt(p, 10, 32)
+		on, err2 := strconv.ParseInt(o, 10, 64)
+		if !ok || err1 != nil || err2 != nil || pn < 0 || on < 0 {
+			return nil, fmt.Errorf("not partition:offset pairs separated by spaces: %s", Excerpt(f))
+		}
+		if n := len(out); n > 0 && int32(pn) <= out[n-1].Partition {
+			return nil, fmt.Errorf("partition %d after %d: want each once, in order", pn, out[n-1].Partition)
+		}
+		out = append(out, PartitionOffset{Partition: int32(pn), Offset: on})
+	}
+	return out, nil
+}
+
+func cmpErr(err, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}
