@@ -30,12 +30,37 @@ func TestIntegrationGroup(t *testing.T) {
 	defer cancel()
 	// kbf's default cluster, shared with the other tests of this package.
 	stepsCluster(ctx, t, compose.Options{})
-	for _, proto := range []string{results.GroupProtocolClassic, results.GroupProtocolConsumer} {
-		t.Run(proto, func(t *testing.T) {
-			tr := stepsTrial(ctx, t, nil, "--kill", "sigkill", "--duration", "25s", "--fault-after", trialFaultAfter.String(),
-				"--consumer", "group", "--group-protocol", proto, "--commit", "sync")
-			checkGroup(t, tr, proto)
+	for _, tc := range []struct{ proto, broker string }{
+		{results.GroupProtocolClassic, "k1"},
+		{results.GroupProtocolConsumer, "k1"},
+		// The group's coordinator, whichever broker it is when the fault
+		// is due (FindCoordinator).
+		{results.GroupProtocolClassic, "coordinator"},
+	} {
+		t.Run(tc.proto+"/"+tc.broker, func(t *testing.T) {
+			tr := stepsTrial(ctx, t, nil, "--kill", "sigkill", "--broker", tc.broker, "--duration", "25s", "--fault-after", trialFaultAfter.String(),
+				"--consumer", "group", "--group-protocol", tc.proto, "--commit", "sync")
+			checkGroup(t, tr, tc.proto)
+			checkCoordinator(t, tr, tc.broker == "coordinator")
 		})
+	}
+}
+
+// checkCoordinator checks the group's coordinator was found before the
+// fault and said to be, or not to be, the faulted broker; chosen: the
+// broker was faulted for being it.
+func checkCoordinator(t *testing.T, tr *report.Trial, chosen bool) {
+	t.Helper()
+	c, f := tr.Coordinator, tr.Meta.Fault
+	if c == nil || f == nil || c.Err != "" || c.NodeID < 0 {
+		t.Fatalf("the group's coordinator %+v, fault %+v: want it found before the fault", c, f)
+	}
+	t.Logf("the group's coordinator: node %d (%s), faulted %v, chosen %v; the fault hit node %d", c.NodeID, c.Broker, c.Faulted, c.Chosen, f.NodeID)
+	if c.Faulted != (c.NodeID == f.NodeID) {
+		t.Errorf("coordinator node %d, faulted node %d: the report says faulted %v", c.NodeID, f.NodeID, c.Faulted)
+	}
+	if chosen && (!c.Chosen || !c.Faulted || f.ChosenAs == "") {
+		t.Errorf("--broker coordinator: coordinator %+v, fault chosen as %q; want the coordinator chosen and faulted", c, f.ChosenAs)
 	}
 }
 
