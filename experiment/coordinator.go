@@ -51,7 +51,7 @@ func (o *Options) validateRole() error {
 	switch {
 	case o.Broker == BrokerTxnCoordinator:
 		return invalid("broker", b, "needs --producer transactional, which kbf does not have yet")
-	case o.Probe.Group == "":
+	case !o.Probe.GroupReader():
 		return invalid("broker", b, "needs --consumer group, the group whose coordinator to fault")
 	case o.Kill.Controller():
 		return invalid("broker", b, "fault %s hits the quorum's active controller, not a broker", o.Kill)
@@ -80,7 +80,7 @@ func checkRole(o *Options, t cluster.Shape) error {
 // before anything is faulted. A trial that named its broker only records
 // the answer, whatever it is.
 func (t *trial) findCoordinator(ctx context.Context) error {
-	group := t.o.Probe.Group
+	group := t.group
 	if group == "" {
 		return nil
 	}

@@ -18,7 +18,10 @@ func coordinatorRunner(t *testing.T, kill results.FaultKind, broker string) (*Ru
 	t.Helper()
 	w := &nodeWorld{world: newWorld()}
 	r, _, rep := newRunner(t, w.world, kill)
-	r.Target, r.Opt.Broker, r.Opt.Probe.Group = w, broker, "kbf-g"
+	// A group reader in the probe, its group chosen by the probe as kbf
+	// run's is: the trial must know it before the probe joins it.
+	r.Target, r.Opt.Broker = w, broker
+	r.Opt.Probe.Consumer, r.Opt.Probe.RunID = results.ConsumerGroup, "g"
 	return r, w, rep
 }
 
@@ -52,8 +55,8 @@ func TestCoordinatorFaulted(t *testing.T) {
 			if got := w.log(); !strings.HasPrefix(got, "up probe coordinator inject") {
 				t.Errorf("calls %s: want the coordinator asked once, after the baseline, just before the injection", got)
 			}
-			if got := strings.Join(w.coordinatorAsked, ", "); got != "group kbf-g" {
-				t.Errorf("asked for %q, want group kbf-g's coordinator", got)
+			if got := strings.Join(w.coordinatorAsked, ", "); got != "group kbf-probe-g" {
+				t.Errorf("asked for %q, want group kbf-probe-g's coordinator", got)
 			}
 			m, err := results.ReadMeta(dir)
 			if err != nil {
@@ -64,11 +67,11 @@ func TestCoordinatorFaulted(t *testing.T) {
 				t.Fatalf("fault %+v: want k3 (node 3), chosen as the group coordinator", f)
 			}
 			gc := f.GroupCoordinator
-			if gc == nil || gc.Kind != results.CoordinatorGroup || gc.Key != "kbf-g" || gc.NodeID != 3 || gc.Broker != "k3" ||
+			if gc == nil || gc.Kind != results.CoordinatorGroup || gc.Key != "kbf-probe-g" || gc.NodeID != 3 || gc.Broker != "k3" ||
 				gc.Via != results.FoundByFindCoordinator || gc.At.IsZero() || gc.At.After(f.SignalSent) {
-				t.Errorf("group coordinator %+v: want group kbf-g's, node 3 (k3), found by FindCoordinator before the fault at %v", gc, f.SignalSent)
+				t.Errorf("group coordinator %+v: want group kbf-probe-g's, node 3 (k3), found by FindCoordinator before the fault at %v", gc, f.SignalSent)
 			}
-			if !strings.Contains(rep.String(), "group kbf-g's coordinator is broker 3 (k3): it is the one faulted") {
+			if !strings.Contains(rep.String(), "group kbf-probe-g's coordinator is broker 3 (k3): it is the one faulted") {
 				t.Errorf("the trial did not say which broker it found:\n%s", rep)
 			}
 		})
@@ -98,7 +101,7 @@ func TestCoordinatorEachTrial(t *testing.T) {
 	if r.Opt.Broker != BrokerCoordinator {
 		t.Errorf("the run's options now fault %q: a trial changed them", r.Opt.Broker)
 	}
-	if !strings.Contains(rep.String(), "trial 2 of 2: sigkill of group kbf-g's coordinator, found at the fault") {
+	if !strings.Contains(rep.String(), "trial 2 of 2: sigkill of the probe's group's coordinator, found at the fault") {
 		t.Errorf("the run did not say what it faults:\n%s", rep)
 	}
 }
@@ -110,18 +113,20 @@ func TestCoordinatorEachTrial(t *testing.T) {
 func TestGroupCoordinatorRecorded(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		group string
+		group bool
 		err   error
 		want  *results.Coordinator // nil: none recorded
 	}{
-		{name: "another broker", group: "kbf-g", want: &results.Coordinator{NodeID: 2, Broker: "k2"}},
-		{name: "not found", group: "kbf-g", err: errors.New("wait for the coordinator of group kbf-g: context deadline exceeded"),
-			want: &results.Coordinator{NodeID: -1, Err: "wait for the coordinator of group kbf-g: context deadline exceeded"}},
+		{name: "another broker", group: true, want: &results.Coordinator{NodeID: 2, Broker: "k2"}},
+		{name: "not found", group: true, err: errors.New("wait for the coordinator of group kbf-probe-g: context deadline exceeded"),
+			want: &results.Coordinator{NodeID: -1, Err: "wait for the coordinator of group kbf-probe-g: context deadline exceeded"}},
 		{name: "no group"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, w, _ := coordinatorRunner(t, results.FaultSIGKILL, "k1")
-			r.Opt.Probe.Group = c.group
+			if !c.group {
+				r.Opt.Probe.Consumer = results.ConsumerAssign
+			}
 			w.coordinatorErr = c.err
 			dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
 			if err := r.Trial(context.Background(), 1, dir); err != nil {
@@ -141,7 +146,7 @@ func TestGroupCoordinatorRecorded(t *testing.T) {
 				}
 				return
 			}
-			if gc == nil || gc.NodeID != c.want.NodeID || gc.Broker != c.want.Broker || gc.Err != c.want.Err || gc.Key != "kbf-g" {
+			if gc == nil || gc.NodeID != c.want.NodeID || gc.Broker != c.want.Broker || gc.Err != c.want.Err || gc.Key != "kbf-probe-g" {
 				t.Errorf("group coordinator %+v, want %+v", gc, c.want)
 			}
 		})
@@ -158,9 +163,9 @@ func TestCoordinatorNotFound(t *testing.T) {
 		err  error
 		want string
 	}{
-		{name: "no answer", err: errors.New("wait for the coordinator of group kbf-g: context deadline exceeded"),
-			want: "--broker coordinator: wait for the coordinator of group kbf-g: context deadline exceeded"},
-		{name: "not a broker", node: 7, want: "--broker coordinator: group kbf-g's coordinator, node 7, is no broker of the cluster (k1 k2 k3)"},
+		{name: "no answer", err: errors.New("wait for the coordinator of group kbf-probe-g: context deadline exceeded"),
+			want: "--broker coordinator: wait for the coordinator of group kbf-probe-g: context deadline exceeded"},
+		{name: "not a broker", node: 7, want: "--broker coordinator: group kbf-probe-g's coordinator, node 7, is no broker of the cluster (k1 k2 k3)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, w, _ := coordinatorRunner(t, results.FaultSIGKILL, BrokerCoordinator)

@@ -280,7 +280,7 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 		case o.Kill == results.FaultExternal:
 			what = "an external fault, its broker named from what kbf sees" // something else picks it
 		case o.Broker == BrokerCoordinator:
-			what = fmt.Sprintf("%s of group %s's coordinator, found at the fault", o.Kill, o.Probe.Group)
+			what = fmt.Sprintf("%s of the probe's group's coordinator, found at the fault", o.Kill)
 		}
 		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		if err := r.Trial(ctx, i, dir); err != nil {
@@ -352,6 +352,8 @@ type trial struct {
 	// (coordinator.go).
 	coordinator *results.Coordinator
 	chosenAs    results.ChosenRole
+	// group is the group the probe's group reader joins; empty: none.
+	group string
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -493,7 +495,8 @@ func (t *trial) clusterUp(ctx context.Context) error {
 // metadata known before the probe sends. A probe that cannot start leaves
 // no directory behind.
 func (t *trial) startProbe(ctx context.Context) error {
-	cfg := t.o.Probe
+	cfg := t.o.Probe.Identified() // the group known before the probe joins it
+	t.group = cfg.Group
 	cfg.Bootstrap = t.r.Target.Bootstrap()
 	cfg.SteadyGap = t.o.Baseline.Gap
 	rec, err := NewRecorder(t.dir)

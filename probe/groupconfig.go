@@ -26,6 +26,19 @@ const (
 	consumerAssignor = "uniform"
 )
 
+// Identified returns c with its run id, and its group when it reads in
+// one, chosen if empty: a caller that must know the group before the
+// probe starts (to ask who coordinates it) fixes them with this first.
+func (c Config) Identified() Config {
+	if c.RunID == "" {
+		c.RunID = NewRunID()
+	}
+	if c.Consumer == results.ConsumerGroup && c.Group == "" {
+		c.Group = "kbf-probe-" + c.RunID // a group of its own: nothing committed yet
+	}
+	return c
+}
+
 // GroupReader reports whether the probe runs a group reader beside its own.
 func (c *Config) GroupReader() bool {
 	return c.Consumer == results.ConsumerGroup || c.Group != ""

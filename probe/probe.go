@@ -91,12 +91,7 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.RunID == "" {
-		cfg.RunID = NewRunID()
-	}
-	if cfg.Consumer == results.ConsumerGroup && cfg.Group == "" {
-		cfg.Group = "kbf-probe-" + cfg.RunID // a group of its own: nothing committed yet
-	}
+	cfg = cfg.Identified()
 	from := time.Now() // before the first record: where a new group reads from
 	p := &Probe{
 		cfg:   cfg,
