@@ -198,7 +198,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
 			check: func(t *testing.T, o experiment.Options) {
 				opts, err := r.clusterOptions(bench.Scenario{}, o, nil)
-				if err != nil || opts.DiskLimits["k2"] != "128m" {
+				if err != nil || opts.DiskLimits["k2"] != "128m" || opts.Lead != "k2" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
@@ -229,6 +229,12 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "compose and brokers", s: bench.Scenario{Fault: "sigkill", Compose: "mine.yaml", Brokers: 5}, wantErr: "the file says what the cluster is"},
 		{name: "two controllers", s: bench.Scenario{Fault: "sigkill", Controllers: 2}, wantErr: "controllers 2: want 1 or 3"},
 		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o experiment.Options) {}},
+		{name: "the faulted broker leads partition 0, as in kbf run", s: bench.Scenario{Fault: "sigkill", Broker: "k3"},
+			check: func(t *testing.T, o experiment.Options) {
+				if opts, err := r.clusterOptions(bench.Scenario{}, o, nil); err != nil || opts.Lead != "k3" {
+					t.Errorf("cluster options lead %q, %v: want k3", opts.Lead, err)
+				}
+			}},
 		{name: "unknown client setting", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"lingr": "1ms"}}, wantErr: "client lingr: no such probe setting"},
 		{name: "bad client value", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"linger": "soon"}}, wantErr: "client linger"},
 		{name: "client interval too short", s: bench.Scenario{Fault: "sigkill", Client: map[string]string{"interval": "1ns"}}, wantErr: "interval 1ns: must be at least 1ms"},

@@ -158,7 +158,9 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 		}
 		opts.Config = append(opts.Config, st)
 	}
-	opts.Security = opt.Probe.Security
+	// As kbf run's: the faulted broker leads partition 0 (a role's broker
+	// is found only at the fault: none).
+	opts.Security, opts.Lead = opt.Probe.Security, leadOf(opt.Broker)
 	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
 	withOffline(&opts, r.base.g)
 	return opts, nil
