@@ -129,6 +129,7 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 		}
 		m.Lanes = append(m.Lanes, l)
 	}
+	groupFigures(tr, m, since)
 	if in := tr.Integrity; in != nil {
 		m.Verdict = fmt.Sprintf("%d acknowledged records: %d lost, %d duplicated, %d reordered",
 			in.Acknowledged, in.Lost, in.Duplicated, in.Reordered)
@@ -188,4 +189,42 @@ func summaryFigures(trials []*report.Trial) []figure {
 		out = append(out, figure{Row: c.row, Col: "total", Key: "summary." + c.key, Value: float64(c.n)})
 	}
 	return out
+}
+
+// groupFigures adds the group reader's (kbf run --consumer group): each
+// partition's processing stall at the fault, in its lane and the table,
+// and the group's row; its lane, whose commits are read with the page.
+func groupFigures(tr *report.Trial, m *trialModel, since func(time.Time) float64) {
+	g := tr.Group
+	if g == nil {
+		return
+	}
+	lanes := map[int32]*lane{}
+	for i := range m.Lanes {
+		lanes[m.Lanes[i].Partition] = &m.Lanes[i]
+	}
+	for i, p := range g.Partitions {
+		f := p.Stalls.Fault
+		if f == nil {
+			continue
+		}
+		if l := lanes[p.Partition]; l != nil {
+			l.GroupStall = &span{Start: since(f.Start), End: since(f.End), Open: f.Open}
+		}
+		m.Figures = append(m.Figures, figure{Row: "p" + strconv.Itoa(int(p.Partition)), Col: "group stall",
+			Key: fmt.Sprintf("group.partitions.%d.stall_sec", i), Value: f.Duration().Seconds(), Unit: "s"})
+	}
+	add := func(col, key string, v float64, unit string) {
+		m.Figures = append(m.Figures, figure{Row: "group", Col: col, Key: key, Value: v, Unit: unit})
+	}
+	lane := &groupLane{Heading: fmt.Sprintf("group reader (%s protocol, commit %s): each commit's latency at the time it ended; markers: assignment changes",
+		g.Settings.Protocol, g.Settings.Commit)}
+	if c := g.CommitStall; c != nil {
+		lane.CommitStall = &span{Start: since(c.Start), End: since(c.End), Open: c.Open}
+		add("commit stall", "group.commit_stall.sec", c.Duration().Seconds(), "s")
+	}
+	add("commits", "group.commits", float64(g.Commits), "")
+	add("failed commits", "group.failed_commits", float64(g.Failed), "")
+	add("rebalances", "group.rebalances", float64(g.Rebalances()), "")
+	m.Group = lane
 }

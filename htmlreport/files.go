@@ -40,6 +40,14 @@ func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed
 				return fmt.Errorf("write %s: %w", dst, err)
 			}
 			page.Replicas = rv
+			gf, err := os.Open(t.Path(results.GroupEventsFile))
+			switch {
+			case err == nil:
+				defer gf.Close()
+				page.GroupEvents, page.GroupEventsName = ctxReader{ctx, gf}, t.Path(results.GroupEventsFile)
+			case !errors.Is(err, fs.ErrNotExist):
+				return fmt.Errorf("write %s: %w", dst, err)
+			}
 		}
 		pages = append(pages, page)
 	}

@@ -23,6 +23,11 @@ type TrialPage struct {
 	// Replicas is the replica view, when the trial recorded one; nil
 	// leaves the replica charts out.
 	Replicas *ReplicaView
+	// GroupEvents is the group reader's events CSV (results.GroupEventsFile)
+	// when the trial had a group reader; GroupEventsName names it in
+	// errors. Nil leaves the group's lane without commits.
+	GroupEvents     io.Reader
+	GroupEventsName string
 }
 
 // ReplicaView is what the trial saw of each partition's replicas over
@@ -104,6 +109,8 @@ type trialModel struct {
 	Verdict  string       `json:"verdict,omitempty"`
 	Notes    []string     `json:"notes,omitempty"`
 	Replicas []replicaSet `json:"replicas,omitempty"`
+	// Group is the group reader's lane, nil without one.
+	Group *groupLane `json:"group,omitempty"`
 }
 
 // lane is one partition of one trial.
@@ -111,10 +118,12 @@ type lane struct {
 	Partition int32  `json:"partition"`
 	Role      string `json:"role,omitempty"`
 	// Stall and ReceiveStall are the ack and receive gaps at the fault.
-	Stall        *span   `json:"stall,omitempty"`
-	ReceiveStall *span   `json:"receive_stall,omitempty"`
-	Phases       []phase `json:"phases,omitempty"`
-	Points       points  `json:"points"`
+	Stall        *span `json:"stall,omitempty"`
+	ReceiveStall *span `json:"receive_stall,omitempty"`
+	// GroupStall is the group reader's processing gap at the fault.
+	GroupStall *span   `json:"group_stall,omitempty"`
+	Phases     []phase `json:"phases,omitempty"`
+	Points     points  `json:"points"`
 	// Messages is how many rows the probe CSV held for the partition, of
 	// which Points keeps a bounded number.
 	Messages int `json:"messages"`

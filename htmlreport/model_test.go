@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/internal/golden"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
@@ -633,5 +634,118 @@ func TestRunSummary(t *testing.T) {
 		if !rows[want] {
 			t.Errorf("no %q among the summary's rows %v", want, rows)
 		}
+	}
+}
+
+// TestGroupLane: a trial with a group reader gets the group's lane — its
+// commits from group-events.csv with their latencies, failed ones kept,
+// its assignment changes as markers, its commit stall — each partition's
+// processing stall in its lane, and the group's figures, each the number
+// report.json holds at its key.
+func TestGroupLane(t *testing.T) {
+	trial, tr := unpackTrial(t, "sigkill")
+	fault := tr.FaultAt
+	gap := func(p int32, d time.Duration) report.GroupPartition {
+		return report.GroupPartition{Partition: p, Processed: 100,
+			Stalls: gaps.Stalls{Fault: &gaps.Gap{Start: fault, End: fault.Add(d)}}}
+	}
+	tr.Group = &report.GroupView{
+		Settings:    results.GroupSettings{ID: "kbf-probe-x", Protocol: results.GroupProtocolClassic, Commit: results.CommitSync},
+		Partitions:  []report.GroupPartition{gap(0, 9*time.Second), gap(1, 8*time.Second), {Partition: 2, Processed: 100}},
+		Processed:   300,
+		Commits:     3,
+		Failed:      1,
+		CommitStall: &report.CommitStall{Start: fault, End: fault.Add(9 * time.Second), Failed: 1},
+	}
+	var evs bytes.Buffer
+	enc := results.NewGroupEventEncoder(&evs)
+	enc.Encode(&results.GroupEvent{Time: fault.Add(-time.Second), Kind: results.GroupAssigned, Generation: 1, Partitions: []int32{0, 1, 2}})
+	enc.Encode(&results.GroupEvent{Time: fault.Add(-500 * time.Millisecond), Start: fault.Add(-510 * time.Millisecond), Kind: results.GroupCommit, Generation: 1})
+	enc.Encode(&results.GroupEvent{Time: fault.Add(5 * time.Second), Start: fault, Kind: results.GroupCommit, Generation: 1, Err: "NOT_COORDINATOR"})
+	enc.Encode(&results.GroupEvent{Time: fault.Add(9 * time.Second), Kind: results.GroupCommit, Generation: 1}) // an autocommit's: no start
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	page := trialPage(t, trial, tr)
+	page.GroupEvents, page.GroupEventsName = &evs, results.GroupEventsFile
+	tm, err := buildTrial(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := tm.Group
+	if g == nil {
+		t.Fatal("no group lane")
+	}
+	if g.Total != 3 || len(g.Commits.T) != 3 || len(g.Changes) != 1 {
+		t.Fatalf("group lane: %d of %d commits, %d changes; want 3 of 3, 1", len(g.Commits.T), g.Total, len(g.Changes))
+	}
+	if ms := g.Commits.Ms[0]; ms == nil || *ms != 10 {
+		t.Errorf("first commit's latency %v ms, want 10", ms)
+	}
+	if g.Commits.Err[1] != "NOT_COORDINATOR" || g.Commits.Ms[1] == nil || *g.Commits.Ms[1] != 5000 {
+		t.Errorf("failed commit: %q after %v ms", g.Commits.Err[1], g.Commits.Ms[1])
+	}
+	if g.Commits.Ms[2] != nil || g.Commits.T[2] != 9 {
+		t.Errorf("the autocommit at %v s with latency %v: want 9 s, none", g.Commits.T[2], g.Commits.Ms[2])
+	}
+	if c := g.CommitStall; c == nil || c.Start != 0 || c.End != 9 {
+		t.Errorf("commit stall %+v, want 0–9 s from the fault", c)
+	}
+	if !strings.Contains(g.Changes[0].Text, "assigned, generation 1: p0 p1 p2") || g.Changes[0].T != -1 {
+		t.Errorf("change %+v", g.Changes[0])
+	}
+	for _, l := range tm.Lanes {
+		want := map[int32]float64{0: 9, 1: 8}[l.Partition]
+		switch {
+		case want == 0 && l.GroupStall != nil:
+			t.Errorf("p%d: group stall %+v, the report has none", l.Partition, l.GroupStall)
+		case want > 0 && (l.GroupStall == nil || l.GroupStall.End-l.GroupStall.Start != want):
+			t.Errorf("p%d: group stall %+v, want %v s", l.Partition, l.GroupStall, want)
+		}
+	}
+	doc := reportJSON(t, tr)
+	keys := 0
+	for _, f := range tm.Figures {
+		if !strings.HasPrefix(f.Key, "group.") {
+			continue
+		}
+		keys++
+		if err := sameFigure(doc, f.Key, strconv.FormatFloat(f.Value, 'g', -1, 64)); err != nil {
+			t.Error(err)
+		}
+	}
+	if keys != 6 { // two partitions' stalls; commit stall, commits, failed, rebalances
+		t.Errorf("%d group figures, want 6", keys)
+	}
+}
+
+// TestGroupLaneThinned: past maxCommits, the lane keeps each slice's
+// slowest commit and every failed one.
+func TestGroupLaneThinned(t *testing.T) {
+	var all []commit
+	for i := range 5 * maxCommits {
+		ms := float64(i % 7)
+		c := commit{t: float64(i) / 100, ms: &ms}
+		if i == 1234 {
+			c.err = "REQUEST_TIMED_OUT"
+		}
+		all = append(all, c)
+	}
+	slow := 99999.0
+	all[4321].ms = &slow
+	out := thinCommits(all, 0, all[len(all)-1].t)
+	if len(out) > maxCommits+1 || len(out) < maxCommits/2 {
+		t.Fatalf("%d commits kept of %d", len(out), len(all))
+	}
+	failed, slowest := false, false
+	for i, c := range out {
+		failed = failed || c.err != ""
+		slowest = slowest || (c.ms != nil && *c.ms == slow)
+		if i > 0 && out[i-1].t > c.t {
+			t.Fatalf("not in time order at %d", i)
+		}
+	}
+	if !failed || !slowest {
+		t.Errorf("kept the failed commit %v, the slowest %v: want both", failed, slowest)
 	}
 }

@@ -91,6 +91,12 @@ func buildTrial(in TrialPage) (*trialModel, error) {
 	if in.Replicas != nil {
 		m.Replicas = replicaSets(in.Replicas, &m, a.leaderless)
 	}
+	if m.Group != nil && in.GroupEvents != nil {
+		since := func(t time.Time) float64 { return round(t.Sub(m.Origin).Seconds(), 1e6) }
+		if err := m.Group.readCommits(in.GroupEvents, in.GroupEventsName, since, a.from, a.to); err != nil {
+			return nil, err
+		}
+	}
 	return &m, nil
 }
 

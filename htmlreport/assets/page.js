@@ -150,6 +150,15 @@
         drawClear: [function (u) {
           if (ln.receive_stall) shade(u, ln.receive_stall.start, ln.receive_stall.end, "rgba(255,127,14,0.10)");
           if (ln.stall) shade(u, ln.stall.start, ln.stall.end, "rgba(214,39,40,0.12)");
+          if (ln.group_stall) {
+            // The group reader's processing gap: a bar along the bottom.
+            var x0 = Math.max(u.valToPos(ln.group_stall.start, "x", true), u.bbox.left);
+            var x1 = Math.min(u.valToPos(ln.group_stall.end, "x", true), u.bbox.left + u.bbox.width);
+            if (x1 > x0) {
+              u.ctx.fillStyle = "rgba(148,103,189,0.55)";
+              u.ctx.fillRect(x0, u.bbox.top + u.bbox.height - 6 * devicePixelRatio, x1 - x0, 6 * devicePixelRatio);
+            }
+          }
         }],
         draw: [function (u) {
           var ctx = u.ctx, top = u.bbox.top, h = 16 * devicePixelRatio;
@@ -239,6 +248,70 @@
     return n;
   }
 
+  // groupChart draws the group reader's commits: each one's latency at
+  // the time it ended (failed ones in red, at their latency or on the
+  // axis), the commit stall shaded, and the assignment changes as
+  // hoverable markers.
+  function groupChart(tm, ti, gl, group, container) {
+    var info = el("div", { cls: "info", text: "hover a commit for its latency, a marker for the assignment change" });
+    var c = gl.commits;
+    var ok = [], bad = [];
+    c.t.forEach(function (t, i) {
+      var ms = c.ms[i] === null ? null : Math.max(c.ms[i], 0.001);
+      ok.push(c.err[i] ? null : ms);
+      bad.push(c.err[i] ? (ms === null ? 0.001 : ms) : null);
+    });
+    var markers = [];
+    var opts = {
+      width: width(container), height: 200,
+      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+      legend: { show: true },
+      cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 7 } },
+      series: [
+        { label: "s since " + tm.origin_is, value: function (u, v) { return v == null ? "" : v.toFixed(3); } },
+        { label: "commit latency (ms)", stroke: COLOURS[3], paths: function () { return null; }, points: { show: true, size: 4, stroke: COLOURS[3], fill: COLOURS[3] } },
+        { label: "failed commit (ms)", stroke: COLOURS[1], paths: function () { return null; }, points: { show: true, size: 6, stroke: COLOURS[1], fill: COLOURS[1] } },
+      ],
+      axes: [{ label: "seconds since the " + tm.origin_is }, { label: "commit latency (ms, log)", size: 60 }],
+      hooks: {
+        drawClear: [function (u) {
+          if (gl.commit_stall) shade(u, gl.commit_stall.start, gl.commit_stall.end, "rgba(148,103,189,0.15)");
+        }],
+        draw: [function (u) {
+          markers.forEach(function (m) { m.remove(); });
+          markers = [];
+          (gl.changes || []).forEach(function (ch) {
+            var x = u.valToPos(ch.t, "x");
+            if (x < 0 || x > u.over.clientWidth) return;
+            var m = el("div", { cls: "marker", title: ch.time + " " + ch.text });
+            m.style.left = (x - 4) + "px";
+            m.addEventListener("mouseenter", function () { info.textContent = ch.time + " (" + ch.t.toFixed(3) + " s) " + ch.text; });
+            u.over.appendChild(m);
+            markers.push(m);
+          });
+        }],
+        setCursor: [function (u) {
+          var i = u.cursor.idx;
+          if (i == null) return;
+          var ms = c.ms[i];
+          info.textContent = "commit ended at " + c.t[i].toFixed(3) + " s" + (ms === null ? " (an autocommit: its start unknown)" : " after " + ms.toFixed(1) + " ms") +
+            (c.err[i] ? "; failed: " + c.err[i] : "");
+        }],
+        setScale: [function (u, key) { group.hook(u, key); }],
+      },
+    };
+    var holder = el("div", { cls: "chart" });
+    container.appendChild(el("div", { cls: "group-lane", "data-trial": String(ti), "data-commits": String(c.t.length) }, [
+      el("h3", { text: gl.heading + " — " + c.t.length + " of " + gl.total + " commits drawn" }), holder, info]));
+    var u = new uPlot(opts, [c.t, ok, bad], holder);
+    wheelZoom(u);
+    group.add(u);
+    result.charts++;
+    var entry = { trial: ti, commits: c.t.length, changes: (gl.changes || []).length };
+    result.group = entry;
+    queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
+  }
+
   function replicaChart(tm, rs, group, container) {
     var tables = rs.series.map(function (s) { return [s.t, s.offset]; });
     var data = uPlot.join(tables);
@@ -300,10 +373,11 @@
     sec.appendChild(figuresTable(tm.figures, ti, "partition"));
     var pl = phasesList(tm);
     if (pl) sec.appendChild(pl);
-    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events." }));
+    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + "." }));
     root.appendChild(sec);
     var group = syncGroup();
     tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
+    if (tm.group) groupChart(tm, ti, tm.group, group, sec);
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
     group.span.apply(null, trialSpan(tm));
     sec.appendChild(eventsTable(tm));
