@@ -69,6 +69,39 @@ type Summary struct {
 	LeftOut []string
 	// Clients are each client's ranges by role, when several probed.
 	Clients []ClientSummary
+	// Group is the group reader's ranges, when a trial had one.
+	Group *GroupSummary
+}
+
+// GroupSummary is the group reader's trials side by side (kbf run
+// --consumer group).
+type GroupSummary struct {
+	// Stall is each partition's processing gap at the fault; Commit the
+	// commit stall at the fault, a trial's one.
+	Stall, Commit Range
+	// Rebalances and Reprocessed add up the trials'.
+	Rebalances, Reprocessed int
+}
+
+// addGroup adds the trial's group reader, if it had one.
+func (s *Summary) addGroup(tr *Trial) {
+	g := tr.Group
+	if g == nil {
+		return
+	}
+	if s.Group == nil {
+		s.Group = &GroupSummary{}
+	}
+	for _, p := range g.Partitions {
+		if f := p.Stalls.Fault; f != nil {
+			s.Group.Stall.add(f.Duration())
+		}
+	}
+	if c := g.CommitStall; c != nil {
+		s.Group.Commit.add(c.Duration())
+	}
+	s.Group.Rebalances += g.Rebalances()
+	s.Group.Reprocessed += g.Reprocessed
 }
 
 // Summarize puts trials side by side.
@@ -89,6 +122,7 @@ func Summarize(trials []*Trial) *Summary {
 		}
 		s.Faults = append(s.Faults, kind)
 		s.addClients(tr)
+		s.addGroup(tr)
 		s.FailedSends += tr.Gaps.Failed
 		if in := tr.Integrity; in != nil {
 			s.Lost += in.Lost

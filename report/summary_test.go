@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -124,6 +125,55 @@ func TestRangeString(t *testing.T) {
 	} {
 		if got := tc.r.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}
+
+// TestSummarizeGroup: the group reader's processing gaps and commit
+// stalls are ranged over the trials that had one, its rebalances and
+// records processed again added up; trials without one add nothing.
+func TestSummarizeGroup(t *testing.T) {
+	if s := Summarize([]*Trial{analyze(t, unpack(t, sigkillArchive))}); s.Group != nil {
+		t.Fatalf("a trial with no group reader summarized as %+v", s.Group)
+	}
+	at := time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC)
+	gap := func(d time.Duration) GroupPartition {
+		return GroupPartition{Stalls: gaps.Stalls{Fault: &gaps.Gap{Start: at, End: at.Add(d)}}}
+	}
+	trial := func(stall, commit time.Duration, reprocessed int, changes ...results.GroupEventKind) *Trial {
+		tr := analyze(t, unpack(t, sigkillArchive))
+		g := &GroupView{Partitions: []GroupPartition{gap(stall), gap(stall / 2), {}}, Reprocessed: reprocessed,
+			CommitStall: &CommitStall{Start: at, End: at.Add(commit)}}
+		for _, k := range changes {
+			g.Changes = append(g.Changes, results.GroupEvent{Kind: k})
+		}
+		tr.Group = g
+		return tr
+	}
+	s := Summarize([]*Trial{
+		trial(8*time.Second, 9*time.Second, 0, results.GroupAssigned),
+		trial(10*time.Second, 3*time.Second, 12, results.GroupAssigned, results.GroupRevoked, results.GroupAssigned),
+	})
+	g := s.Group
+	if g == nil {
+		t.Fatal("no group summary")
+	}
+	if g.Stall.N != 4 || g.Stall.Min != 4*time.Second || g.Stall.Max != 10*time.Second {
+		t.Errorf("processing gaps %+v, want 4 of 4–10 s", g.Stall)
+	}
+	if g.Commit.N != 2 || g.Commit.Min != 3*time.Second || g.Commit.Max != 9*time.Second {
+		t.Errorf("commit stalls %+v, want 2 of 3–9 s", g.Commit)
+	}
+	if g.Reprocessed != 12 || g.Rebalances != 2 {
+		t.Errorf("reprocessed %d, rebalances %d", g.Reprocessed, g.Rebalances)
+	}
+	var text bytes.Buffer
+	if err := WriteSummaryText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"group reader: processing gap, any partition   4.00–10.00 s", "group reader: commit stall", "records processed again"} {
+		if !bytes.Contains(text.Bytes(), []byte(want)) {
+			t.Errorf("summary text has no %q:\n%s", want, text.String())
 		}
 	}
 }

@@ -558,6 +558,14 @@ type summaryJSON struct {
 	Escalated      int                   `json:"escalated"`
 	LeftOut        []string              `json:"left_out,omitempty"`
 	Clients        []clientSummaryJSON   `json:"clients,omitempty"`
+	Group          *groupSummaryJSON     `json:"group,omitempty"`
+}
+
+type groupSummaryJSON struct {
+	Stall       rangeJSON `json:"processing_gap"`
+	Commit      rangeJSON `json:"commit_stall"`
+	Rebalances  int       `json:"rebalances"`
+	Reprocessed int       `json:"reprocessed"`
 }
 
 type rangeJSON struct {
@@ -592,6 +600,9 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 		Clients: each(s.Clients, func(c report.ClientSummary) clientSummaryJSON {
 			return clientSummaryJSON{Client: c.Client, Role: c.Role, Ack: rangeDoc(c.Ack), Phase: rangeDoc(c.Phase), Lost: c.Lost}
 		}),
+	}
+	if g := s.Group; g != nil {
+		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
 	}
 	if s.Phases != nil {
 		out.Phases = make(map[string]*rangeJSON, len(s.Phases))

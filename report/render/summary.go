@@ -28,6 +28,11 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 	}
 	fmt.Fprintf(&b, "  failed sends %d; acknowledged records lost %d, duplicated %d, reordered %d\n",
 		s.FailedSends, s.Lost, s.Duplicated, s.Reordered)
+	if g := s.Group; g != nil {
+		row("group reader: processing gap, any partition", g.Stall)
+		row("group reader: commit stall", g.Commit)
+		fmt.Fprintf(&b, "  group reader: %d rebalances, %d records processed again\n", g.Rebalances, g.Reprocessed)
+	}
 	writeClientSummary(&b, s)
 	if s.Escalated > 0 {
 		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)
