@@ -32,6 +32,13 @@ type Finding struct {
 	// partition's committed offset back (GroupView.Backwards): a
 	// consumer group promises that a committed offset only moves forward.
 	CommitsBackwards int
+	// GroupSkipped counts the probe's records below a committed offset
+	// that the group reader never processed (GroupView.SkippedN): its
+	// commits promise at least once. GroupReprocessed counts the records
+	// it processed again, which at-least-once allows. GroupPromise says
+	// the promise; "" without a group reader.
+	GroupSkipped, GroupReprocessed int
+	GroupPromise                   string
 }
 
 // Broken reports whether the finding breaks what the client's settings
@@ -49,6 +56,9 @@ func (f Finding) broken() []string {
 	}
 	if f.CommitsBackwards > 0 {
 		out = append(out, fmt.Sprintf("%d committed offset(s) went backwards", f.CommitsBackwards))
+	}
+	if f.GroupSkipped > 0 {
+		out = append(out, fmt.Sprintf("%d record(s) below a committed offset never processed by the group reader", f.GroupSkipped))
 	}
 	if f.Idempotent && !f.SettingsUnknown {
 		if f.Duplicated > 0 {
@@ -72,6 +82,9 @@ func (f Finding) allowed() []string {
 		out = append(out, "its settings are unknown (its meta.json is missing), so whether its producer was idempotent is not known")
 	case !f.Idempotent && f.Duplicated+f.Reordered > 0:
 		out = append(out, "a producer that is not idempotent may write a retried record twice or out of order")
+	}
+	if f.GroupReprocessed > 0 {
+		out = append(out, fmt.Sprintf("the group reader processed %d record(s) again, which %s allows", f.GroupReprocessed, f.GroupPromise))
 	}
 	return out
 }
@@ -126,11 +139,12 @@ func (fs Findings) Why() string {
 func findingsOf(m *results.Meta, in *integrity.Report, grp *GroupView, crs []ClientResult) Findings {
 	var fs Findings
 	f, ok := finding(FranzGo, m, in)
-	if grp != nil && len(grp.Backwards) > 0 {
+	if grp != nil && (len(grp.Backwards) > 0 || grp.SkippedN > 0 || grp.Reprocessed > 0) {
 		if !ok {
 			f, ok = finding(FranzGo, m, &integrity.Report{})
 		}
 		f.CommitsBackwards = len(grp.Backwards)
+		f.GroupSkipped, f.GroupReprocessed, f.GroupPromise = grp.SkippedN, grp.Reprocessed, grp.Promise
 	}
 	if ok {
 		fs = append(fs, f)

@@ -40,6 +40,15 @@ type GroupView struct {
 	// Backwards are the commits whose offset for a partition was below
 	// one committed before: a finding.
 	Backwards []CommitBackwards
+	// Promise is what the reader's commit mode promises of the records
+	// below a committed offset (groupaudit.go); Audited says whether they
+	// were weighed against the read-back. SkippedN counts the probe's
+	// records below a committed offset never processed — a finding —
+	// and Skipped names the first of them.
+	Promise  string
+	Audited  bool
+	SkippedN int
+	Skipped  []GroupSkip
 }
 
 // GroupPartition is one partition's processing by the group reader.
@@ -131,6 +140,9 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 	}
 	v.processing(proc, gopt, g)
 	v.commits(evs, gopt, end)
+	if err := v.auditGroup(ctx, t, proc, evs); err != nil { // groupaudit.go
+		return nil, nil, err
+	}
 	return v, nil, nil
 }
 
@@ -360,6 +372,11 @@ func (tr *Trial) GroupLines() []string {
 		b := v.Backwards[0]
 		lines = append(lines, fmt.Sprintf("  FINDING: %d committed offset(s) went backwards, first p%d %d after %d at %s",
 			n, b.Partition, b.Offset, b.Before, b.At.UTC().Format("15:04:05.000")))
+	}
+	if v.SkippedN > 0 {
+		k := v.Skipped[0]
+		lines = append(lines, fmt.Sprintf("  FINDING: %d record(s) below a committed offset never processed (%s), first p%d offset %d (seq %d)",
+			v.SkippedN, v.Promise, k.Partition, k.Offset, k.Seq))
 	}
 	return lines
 }

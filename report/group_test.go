@@ -17,6 +17,21 @@ import (
 // backwards is set, a last commit moves p1's offset back.
 func groupTrial(t *testing.T, backwards bool) results.Trial {
 	t.Helper()
+	return groupTrialShaped(t, groupShape{backwards: backwards})
+}
+
+// groupShape shapes groupTrial's trial: backwards as there; readBack
+// writes the partitions' read-back; skipped are records, by partition and
+// seq, the group reader never processed, and again those it processed
+// twice.
+type groupShape struct {
+	backwards, readBack bool
+	skipped, again      map[[2]int64]bool
+}
+
+func groupTrialShaped(t *testing.T, sh groupShape) results.Trial {
+	t.Helper()
+	backwards := sh.backwards
 	dir := t.TempDir()
 	start := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	F := start.Add(10 * time.Second)
@@ -30,8 +45,9 @@ func groupTrial(t *testing.T, backwards bool) results.Trial {
 	if err := results.WriteMeta(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	var probe, group, events bytes.Buffer
+	var probe, group, events, log bytes.Buffer
 	pe, ge, ee := results.NewEncoder(&probe), results.NewGroupEncoder(&group), results.NewGroupEventEncoder(&events)
+	le := results.NewLogEncoder(&log)
 	ee.Encode(&results.GroupEvent{Time: start.Add(500 * time.Millisecond), Kind: results.GroupAssigned, Generation: 1, Partitions: []int32{0, 1, 2}})
 	offset := map[int32]int64{}
 	for i := 0; i < 280; i++ {
@@ -45,7 +61,14 @@ func groupTrial(t *testing.T, backwards bool) results.Trial {
 				proc = F.Add(10 * time.Second)
 			}
 			pe.Encode(&results.Message{Partition: p, Seq: int64(i), Offset: offset[p], Sent: at, Acked: at, Received: recv})
-			ge.Encode(results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc})
+			k := [2]int64{int64(p), int64(i)}
+			if !sh.skipped[k] {
+				ge.Encode(results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc})
+			}
+			if sh.again[k] {
+				ge.Encode(results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc.Add(time.Millisecond)})
+			}
+			le.Encode(results.LogRecord{Partition: p, Offset: offset[p], Seq: int64(i)})
 			offset[p]++
 		}
 		if i%10 == 5 {
@@ -67,7 +90,10 @@ func groupTrial(t *testing.T, backwards bool) results.Trial {
 		name  string
 		flush func() error
 		buf   *bytes.Buffer
-	}{{results.ProbeFile, pe.Flush, &probe}, {results.GroupFile, ge.Flush, &group}, {results.GroupEventsFile, ee.Flush, &events}} {
+	}{{results.ProbeFile, pe.Flush, &probe}, {results.GroupFile, ge.Flush, &group}, {results.GroupEventsFile, ee.Flush, &events}, {results.LogFile, le.Flush, &log}} {
+		if f.name == results.LogFile && !sh.readBack {
+			continue
+		}
 		if err := f.flush(); err != nil {
 			t.Fatal(err)
 		}
@@ -148,5 +174,51 @@ func TestGroupOffsetsBackwards(t *testing.T) {
 	}
 	if lines := tr.GroupLines(); len(lines) != 3 || !strings.Contains(lines[2], "FINDING") {
 		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// TestGroupAudit: with the partitions read back, a record below the
+// group's highest committed offset that the group reader never processed
+// is a finding (exit 3), one past it is not yet promised; records
+// processed again are counted and said as what at-least-once allows.
+func TestGroupAudit(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		sh            groupShape
+		audited, fail bool
+		skipped       int
+		why, allowed  string
+	}{
+		{name: "no read-back", sh: groupShape{skipped: map[[2]int64]bool{{1, 40}: true}}},
+		{name: "clean", sh: groupShape{readBack: true}, audited: true},
+		// Seq 40 is far below the last commit (at seq 275); seq 279,
+		// the last record, is past every commit: not promised.
+		{name: "skipped below a commit", sh: groupShape{readBack: true, skipped: map[[2]int64]bool{{1, 40}: true, {2, 279}: true}},
+			audited: true, fail: true, skipped: 1, why: "1 record(s) below a committed offset never processed by the group reader"},
+		{name: "processed again", sh: groupShape{readBack: true, again: map[[2]int64]bool{{0, 7}: true, {2, 8}: true}},
+			audited: true, allowed: "the group reader processed 2 record(s) again, which at-least-once"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr, err := Analyze(groupTrialShaped(t, c.sh), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := tr.Group
+			if g.Audited != c.audited || g.SkippedN != c.skipped || !strings.HasPrefix(g.Promise, "at-least-once") {
+				t.Fatalf("audited %v, %d skipped, promise %q; want %v, %d", g.Audited, g.SkippedN, g.Promise, c.audited, c.skipped)
+			}
+			if c.skipped > 0 && (g.Skipped[0] != GroupSkip{Partition: 1, Offset: 40, Seq: 40}) {
+				t.Errorf("skipped %+v, want p1 offset 40", g.Skipped)
+			}
+			if tr.Findings.Fail() != c.fail || !strings.Contains(tr.Findings.Why(), c.why) {
+				t.Errorf("findings fail %v (%s), want %v (%s)", tr.Findings.Fail(), tr.Findings.Why(), c.fail, c.why)
+			}
+			if c.allowed != "" && (len(tr.Findings) == 0 || !strings.Contains(tr.Findings[0].String(), c.allowed)) {
+				t.Errorf("findings %v: want %q", tr.Findings, c.allowed)
+			}
+			if c.fail && !strings.Contains(strings.Join(tr.GroupLines(), "\n"), "FINDING: 1 record(s) below a committed offset never processed") {
+				t.Errorf("lines:\n%s", strings.Join(tr.GroupLines(), "\n"))
+			}
+		})
 	}
 }

@@ -100,6 +100,11 @@ func checkGroup(t *testing.T, tr *report.Trial, proto string) {
 	if commits == 0 || after == 0 {
 		t.Errorf("%d commits, %d succeeded after the fault: want some", commits, after)
 	}
+	// Every record below a committed offset processed at least once,
+	// weighed against the partitions as read back.
+	if !g.Audited || g.SkippedN > 0 {
+		t.Errorf("group audit: audited %v, %d skipped (%+v)", g.Audited, g.SkippedN, g.Skipped)
+	}
 	if len(g.Backwards) > 0 || tr.Findings.Fail() {
 		t.Errorf("offsets committed backwards %+v; findings %v", g.Backwards, tr.Findings)
 	}

@@ -647,6 +647,11 @@ func groupDoc(v *report.GroupView) any {
 		Generation int32     `json:"generation"`
 		Partitions []int32   `json:"partitions"`
 	}
+	type skip struct {
+		Partition int32 `json:"partition"`
+		Offset    int64 `json:"offset"`
+		Seq       int64 `json:"seq"`
+	}
 	type back struct {
 		Partition int32     `json:"partition"`
 		At        time.Time `json:"at"`
@@ -664,8 +669,18 @@ func groupDoc(v *report.GroupView) any {
 		Rebalances  int                   `json:"rebalances"`
 		Changes     []change              `json:"assignment_changes,omitempty"`
 		Backwards   []back                `json:"offsets_backwards,omitempty"`
+		// The audit: what the commit mode promises, whether the
+		// partitions' read-back was weighed, and the records below a
+		// committed offset never processed (the first of them named).
+		Promise     string `json:"promise"`
+		Audited     bool   `json:"audited"`
+		Skipped     int    `json:"skipped"`
+		SkippedRecs []skip `json:"skipped_records,omitempty"`
 	}{Settings: v.Settings, Processed: v.Processed, Reprocessed: v.Reprocessed, Commits: v.Commits, Failed: v.Failed,
-		Rebalances: v.Rebalances(), Partitions: []part{}}
+		Rebalances: v.Rebalances(), Partitions: []part{}, Promise: v.Promise, Audited: v.Audited, Skipped: v.SkippedN}
+	for _, k := range v.Skipped {
+		out.SkippedRecs = append(out.SkippedRecs, skip{Partition: k.Partition, Offset: k.Offset, Seq: k.Seq})
+	}
 	for _, p := range v.Partitions {
 		pp := part{Partition: p.Partition, Processed: p.Processed, Stall: p.Stalls.Fault, Longest: p.Stalls.Longest}
 		if p.Stalls.Fault != nil {
