@@ -332,6 +332,19 @@ func (v Verdict) String() string {
 	return [...]string{"same", "improvement", "undecided", "missing", "regression", "lost"}[v]
 }
 
+// Answer is the verdict as one of the gate's three answers: same,
+// different (an improvement, a regression, or a lost record, which fails
+// outright) or undecided (Missing too: nothing to compare with).
+func (v Verdict) Answer() string {
+	switch v {
+	case Same:
+		return "same"
+	case Improvement, Regression, Lost:
+		return "different"
+	}
+	return "undecided"
+}
+
 // Row is one benchmark and metric compared.
 type Row struct {
 	Key

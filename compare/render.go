@@ -275,12 +275,13 @@ func (res *Result) oneSided() string {
 }
 
 // jsonSummary is a median and its 95 % interval in the metric's unit
-// (seconds, or records), with the trials it is of.
+// (seconds, or records), with the trials it is of; an interval that fewer
+// trials leave unbounded is absent.
 type jsonSummary struct {
-	Median float64 `json:"median"`
-	Lo     float64 `json:"lo"`
-	Hi     float64 `json:"hi"`
-	N      int     `json:"n"`
+	Median float64  `json:"median"`
+	Lo     *float64 `json:"lo,omitempty"`
+	Hi     *float64 `json:"hi,omitempty"`
+	N      int      `json:"n"`
 }
 
 // jsonRow is one row of the comparison as JSON. A p that was not
@@ -306,6 +307,8 @@ type jsonRow struct {
 
 // jsonResult is the comparison as JSON: the gate, every row, the verdict.
 type jsonResult struct {
+	// Answer is the gate's: same, different or undecided.
+	Answer        string    `json:"answer"`
 	Verdict       string    `json:"verdict"`
 	Summary       string    `json:"summary"`
 	Alpha         float64   `json:"alpha"`
@@ -331,9 +334,9 @@ func WriteJSON(w io.Writer, res *Result) error {
 		if s == nil {
 			return nil
 		}
-		return &jsonSummary{Median: s.Center, Lo: s.Lo, Hi: s.Hi, N: n}
+		return &jsonSummary{Median: s.Center, Lo: finite(s.Lo), Hi: finite(s.Hi), N: n}
 	}
-	out := jsonResult{Verdict: res.Verdict.String(), Summary: res.Summary(), Alpha: res.Gate.Alpha, MaxRegression: res.Gate.MaxRegression,
+	out := jsonResult{Answer: res.Verdict.Answer(), Verdict: res.Verdict.String(), Summary: res.Summary(), Alpha: res.Gate.Alpha, MaxRegression: res.Gate.MaxRegression,
 		Correction: "holm", Need: res.Need, Rows: []jsonRow{}, Warnings: res.Warnings}
 	if res.Gate.perMetric {
 		out.Correction = "none"
@@ -355,5 +358,6 @@ func WriteJSON(w io.Writer, res *Result) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
