@@ -71,7 +71,8 @@ func TestCIGateMetricsDefaults(t *testing.T) {
 // row is printed, marked not gated; no comparison declares a difference
 // in more than alpha of them; and most answer same, where gated on every
 // metric almost none does (a SIGTERM's sub-second stalls scatter too
-// widely for 6 trials to rule out a change of 10 %).
+// widely for 6 trials to rule out a change of 10 %). Slower by twice the
+// change sought, they answer regression in at least 90 %.
 func TestCIGateMetricsAnswer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -140,7 +141,32 @@ func TestCIGateMetricsAnswer(t *testing.T) {
 			}
 		}
 	}
+	// Slower by twice the change sought on every row (10 % of the median,
+	// at least 20 ms), the default metrics still find it at 6 a side.
+	regressions := 0
+	for range sims {
+		old := &Side{Samples: map[Key][]float64{}, Acks: rec.Acks, Interval: rec.Interval, order: rec.order}
+		new := &Side{Samples: map[Key][]float64{}, Acks: rec.Acks, Interval: rec.Interval, order: rec.order}
+		for _, k := range rec.order {
+			old.Samples[k], new.Samples[k] = draw(rec.Samples[k]), draw(rec.Samples[k])
+			shift := 2 * max(DefaultGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
+			for j := range new.Samples[k] {
+				new.Samples[k][j] += shift
+			}
+		}
+		res, err := Compare(context.Background(), old, new, chosen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict == Regression {
+			regressions++
+		}
+	}
 	pct := func(k int) float64 { return 100 * float64(k) / sims }
+	t.Logf("twice the change sought slower, %d a side, gated on %s: regression in %.1f %%", n, ciGateMetrics, pct(regressions))
+	if regressions < sims*9/10 {
+		t.Errorf("twice the change sought: a regression in only %.1f %% of comparisons gated on %s", pct(regressions), ciGateMetrics)
+	}
 	t.Logf("A against A, %d a side, gated on %s: same %.1f %%, undecided %.1f %%, different %.1f %%; gated on every metric: same %.1f %%",
 		n, ciGateMetrics, pct(answers[Same]), pct(answers[Undecided]), pct(answers[Regression]+answers[Improvement]), pct(everySame))
 	if rate := float64(answers[Regression]+answers[Improvement]) / sims; rate > DefaultGate.Alpha {
