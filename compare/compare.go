@@ -3,15 +3,17 @@
 // golang.org/x/perf's benchmath — medians and 95 % intervals, as benchstat
 // gives them — and a p in the manner of Chromium's Pinpoint: the smaller of
 // the Mann–Whitney U test's (benchmath) and the Kolmogorov–Smirnov test's
-// (gonum's statistic, an exact distribution here), doubled. Each metric,
-// and the comparison, gets one of three answers: different (a regression
-// or an improvement: significant, and beyond both the relative bound and
-// the absolute floor of the probe's resolution), same (a p above the
-// threshold that a change of the size sought stays under, falling as
-// trials grow), or undecided (run more trials; Next says when a sequential
-// benchmark may stop). A benchmark or metric on one side only is listed;
-// an absolute limit or a lost acknowledged record under acks=all fails
-// outright.
+// (gonum's statistic, an exact distribution here), doubled, then adjusted
+// for the metrics tested with it (Holm's step-down over the gated ones).
+// Each metric, and the comparison, gets one of three answers: different
+// (a regression or an improvement: significant once adjusted, and beyond
+// both the relative bound and the absolute floor of the probe's
+// resolution), same (a p above the threshold that a change of the size
+// sought stays under, falling as trials grow), or undecided (run more
+// trials; Next says when a sequential benchmark may stop); neither answer
+// on fewer than benchfile.NeedSamples valid trials a side. A benchmark or
+// metric on one side only is listed; an absolute limit or a lost
+// acknowledged record under acks=all fails outright.
 package compare
 
 import (
