@@ -3,15 +3,17 @@
 // golang.org/x/perf's benchmath — medians and 95 % intervals, as benchstat
 // gives them — and a p in the manner of Chromium's Pinpoint: the smaller of
 // the Mann–Whitney U test's (benchmath) and the Kolmogorov–Smirnov test's
-// (gonum's statistic, an exact distribution here), doubled. Each metric,
-// and the comparison, gets one of three answers: different (a regression
-// or an improvement: significant, and beyond both the relative bound and
-// the absolute floor of the probe's resolution), same (a p above the
-// threshold that a change of the size sought stays under, falling as
-// trials grow), or undecided (run more trials; Next says when a sequential
-// benchmark may stop). A benchmark or metric on one side only is listed;
-// an absolute limit or a lost acknowledged record under acks=all fails
-// outright.
+// (gonum's statistic, an exact distribution here), doubled, then adjusted
+// for the metrics tested with it (Holm's step-down over the gated ones).
+// Each metric, and the comparison, gets one of three answers: different
+// (a regression or an improvement: significant once adjusted, and beyond
+// both the relative bound and the absolute floor of the probe's
+// resolution), same (a p above the threshold that a change of the size
+// sought stays under, falling as trials grow), or undecided (run more
+// trials; Next says when a sequential benchmark may stop); neither answer
+// on fewer than benchfile.NeedSamples valid trials a side. A benchmark or
+// metric on one side only is listed; an absolute limit or a lost
+// acknowledged record under acks=all fails outright.
 package compare
 
 import (
@@ -282,6 +284,10 @@ type Gate struct {
 	// for a session timeout). Every other row is compared and printed,
 	// not gated; a lost acknowledged record fails whatever is chosen.
 	Metrics []Selector
+	// perMetric tests each row at Alpha alone, with no correction for
+	// the family: the gate as it was, for the tests that show what the
+	// correction prevents.
+	perMetric bool
 }
 
 // AutoMinChange is Gate.MinChange's "the probe interval bench.txt
@@ -328,6 +334,19 @@ func (v Verdict) String() string {
 	return [...]string{"same", "improvement", "undecided", "missing", "regression", "lost"}[v]
 }
 
+// Answer is the verdict as one of the gate's three answers: same,
+// different (an improvement, a regression, or a lost record, which fails
+// outright) or undecided (Missing too: nothing to compare with).
+func (v Verdict) Answer() string {
+	switch v {
+	case Same:
+		return "same"
+	case Improvement, Regression, Lost:
+		return "different"
+	}
+	return "undecided"
+}
+
 // Row is one benchmark and metric compared.
 type Row struct {
 	Key
@@ -340,6 +359,15 @@ type Row struct {
 	// PKS is the Kolmogorov–Smirnov test's p, and P the gate's: the
 	// smaller of the two doubled. Both are NaN when not compared.
 	PKS, P float64
+	// PAdj is P adjusted for the family of rows tested with it (Holm's
+	// step-down): a difference needs PAdj under alpha, so that the chance
+	// of any false difference among the gated metrics stays at alpha. The
+	// gated rows are one family, the rows not gated another; a row whose
+	// values are all one value on both sides (no p under 1 is possible)
+	// is in none. NaN when not compared.
+	PAdj float64
+	// Family is how many rows PAdj was adjusted over; 0 in none.
+	Family int
 	// Sought is the smallest change worth finding, in the metric's unit:
 	// --max-regression of the old median, at least --min-change (a
 	// count's at least one). SameAbove is the p above which the row is
@@ -408,7 +436,7 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
-		row := Row{Key: k, Delta: math.NaN(), PKS: math.NaN(), P: math.NaN(), SameAbove: 1}
+		row := Row{Key: k, Delta: math.NaN(), PKS: math.NaN(), P: math.NaN(), PAdj: math.NaN(), SameAbove: 1}
 		var so, sn *benchmath.Sample
 		var err error
 		if so, row.Old, err = summarize(old.Samples[k], &thr); err != nil {
@@ -455,9 +483,13 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 			}
 			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/spread(old.Samples[k], new.Samples[k]))
 		}
-		judge(&row, new, g, res.Need)
 		row.Gated = g.gates(k)
 		res.Rows = append(res.Rows, row)
+	}
+	adjust(res.Rows, old, new, g.perMetric)
+	for i := range res.Rows {
+		row := &res.Rows[i]
+		judge(row, new, g, res.Need)
 		if row.Gated || row.Verdict == Lost {
 			res.Verdict = max(res.Verdict, row.Verdict)
 		}
@@ -547,10 +579,17 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		}
 		return
 	}
+	// The one rule of sample sizes: neither answer, different or same,
+	// is given on fewer than need valid trials a side. With 2 trials a
+	// side against 15 the tests' p can fall under alpha, but neither
+	// median's interval is known.
+	if !enough(row.NOld, row.NNew, need) {
+		set(Undecided, tooFew(row.NOld, row.NNew, need))
+		return
+	}
 	// Every kbf metric is better=lower (the reader refuses a file that
 	// says otherwise).
 	worse := row.New.Center > row.Old.Center
-	tooFew := tooFew(row.NOld, row.NNew, need)
 	if row.P < g.Alpha {
 		// Values are rounded to the millisecond: compare in whole
 		// microseconds so that 20 ms is not 20.000000001 ms.
@@ -572,27 +611,22 @@ func judge(row *Row, new *Side, g Gate, need int) {
 				sign = "-"
 			}
 			row.Note = fmt.Sprintf("%s%v, within --min-change %v (the probe's resolution)", sign, change.Abs(), row.MinChange)
-		case row.NOld < need || row.NNew < need:
-			// A difference needs the trials "same" does: with 2 trials
-			// a side against 15 the U test's p can fall under alpha,
-			// but neither median's interval is known.
-			set(Undecided, tooFew)
+		case !(row.PAdj < g.Alpha):
+			// Significant alone, not among the metrics tested with it:
+			// of 24 metrics at 0.05 each, about one differs by chance.
+			set(Undecided, fmt.Sprintf("p=%.3f < %g alone, but %.3f adjusted for the %d metrics tested with it (Holm); run more trials", row.P, g.Alpha, row.PAdj, row.Family))
 			return
 		case math.IsNaN(row.Delta):
-			set(v, fmt.Sprintf("%s than 0, p=%.3f < %g", word, row.P, g.Alpha))
+			set(v, fmt.Sprintf("%s than 0, %s", word, row.significance(g.Alpha)))
 			return
 		default:
-			set(v, fmt.Sprintf("%+.1f%% (more than %.0f%%), p=%.3f < %g", 100*row.Delta, 100*g.MaxRegression, row.P, g.Alpha))
+			set(v, fmt.Sprintf("%+.1f%% (more than %.0f%%), %s", 100*row.Delta, 100*g.MaxRegression, row.significance(g.Alpha)))
 			return
 		}
 		// A significant change whose median is within the bounds is the
 		// same only if the medians' intervals cannot reach the change
 		// sought: a change just over the bound is often measured just
 		// under it.
-		if row.NOld < need || row.NNew < need {
-			set(Undecided, tooFew)
-			return
-		}
 		reach := max(row.New.Hi-row.Old.Lo, row.Old.Hi-row.New.Lo)
 		if reach <= row.Sought {
 			evidence(fmt.Sprintf("p=%.3f < %g, but the 95%% intervals allow a change of at most %s, within %s", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
@@ -601,14 +635,13 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		set(Undecided, fmt.Sprintf("p=%.3f < %g, a change within the bounds, but the 95%% intervals allow up to %s, more than %s; run more trials", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
 		return
 	}
-	if row.NOld < need || row.NNew < need {
-		set(Undecided, tooFew)
-		return
-	}
 	sought := fmtValue(m, row.Sought)
 	if !known {
 		sought = strconv.FormatFloat(row.Sought, 'g', 3, 64)
 	}
+	// "Same" reads the row's own p: the correction guards against false
+	// differences, and an adjusted p, larger, would pass a real change
+	// more often than SameMiss.
 	if row.P > row.SameAbove {
 		evidence(fmt.Sprintf("p=%.2f > %.2f, which a change of %s stays under in %.0f%% of comparisons", row.P, row.SameAbove, sought, 100*(1-SameMiss)))
 		return
@@ -618,6 +651,21 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		return
 	}
 	set(Undecided, fmt.Sprintf("p=%.2f between %g (different) and %.2f (same for a change of %s); run more trials", row.P, g.Alpha, row.SameAbove, sought))
+}
+
+// significance says why a different row's p is significant: its own
+// p, and the adjusted one when it was tested in a family of several.
+func (r Row) significance(alpha float64) string {
+	if r.Family > 1 {
+		return fmt.Sprintf("p=%.3f, %.3f adjusted for %d metrics (Holm) < %g", r.P, r.PAdj, r.Family, alpha)
+	}
+	return fmt.Sprintf("p=%.3f < %g", r.P, alpha)
+}
+
+// enough reports whether nOld and nNew valid trials are enough for any
+// answer: need a side, both sides alike, for "different" as for "same".
+func enough(nOld, nNew, need int) bool {
+	return nOld >= need && nNew >= need
 }
 
 // tooFew says that nOld and nNew valid trials are too few to decide

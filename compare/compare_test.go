@@ -346,6 +346,7 @@ func TestRender(t *testing.T) {
 	}{
 		{"shifted.txt", func(b *bytes.Buffer, r *Result) error { return WriteText(b, r) }},
 		{"shifted.md", func(b *bytes.Buffer, r *Result) error { return WriteMarkdown(b, r) }},
+		{"shifted.json", func(b *bytes.Buffer, r *Result) error { return WriteJSON(b, r) }},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			var b bytes.Buffer

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,14 +16,17 @@ import (
 )
 
 // cells are one row's printed columns.
-func (r Row) cells() (name, old, new, delta, test string) {
+func (r Row) cells(need int) (name, old, new, delta, test string) {
 	name = shortName(r.Name) + " " + metricName(r.Unit)
 	old, new = summary(r.Old, r.Unit), summary(r.New, r.Unit)
 	delta, test = "", ""
 	if r.Cmp != nil {
-		test = fmt.Sprintf("p=%.3f n=%d+%d", r.P, r.NOld, r.NNew)
+		test = fmt.Sprintf("p=%.3f adj=%.3f n=%d+%d", r.P, r.PAdj, r.NOld, r.NNew)
 		switch {
-		case !(r.P < r.Cmp.Alpha):
+		case !(r.PAdj < r.Cmp.Alpha) || !enough(r.NOld, r.NNew, need):
+			// No difference shown where the gate cannot call one: a
+			// change significant alone among many metrics, or on too
+			// few trials, reads as one.
 			delta = "~"
 		case math.IsNaN(r.Delta):
 			delta = "?"
@@ -89,7 +93,7 @@ func WriteText(w io.Writer, res *Result) error {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\told\tnew\tvs old\t\tverdict")
 	for _, r := range res.Rows {
-		name, old, new, delta, test := r.cells()
+		name, old, new, delta, test := r.cells(res.Need)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, old, new, delta, test, r.verdict(""))
 	}
 	tw.Flush()
@@ -106,13 +110,13 @@ func WriteText(w io.Writer, res *Result) error {
 func WriteMarkdown(w io.Writer, res *Result) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kbf compare\n\n**%s**\n\n", res.Summary())
-	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g, and worse by more than %s, is a regression (better, an improvement); p is the smaller of the Mann–Whitney U and Kolmogorov–Smirnov tests' p, doubled; same is a p above the threshold that a change of that size stays under in %.0f %% of comparisons; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha, res.minChange(), 100*(1-SameMiss))
+	fmt.Fprintf(&b, "Gate: a median %.0f %% worse at p < %g, and worse by more than %s, is a regression (better, an improvement); p is the smaller of the Mann–Whitney U and Kolmogorov–Smirnov tests' p, doubled; adj is p adjusted for the metrics tested with it (Holm: the gated ones together, the rest apart), which a difference needs under %g; same is a p above the threshold that a change of that size stays under in %.0f %% of comparisons; neither is given on fewer than %d valid trials a side; medians ± 95 %% interval.\n\n", 100*res.Gate.MaxRegression, res.Gate.Alpha, res.minChange(), res.Gate.Alpha, 100*(1-SameMiss), res.Need)
 	for _, w := range res.Warnings {
 		fmt.Fprintf(&b, "Warning: %s\n\n", w)
 	}
 	b.WriteString("| benchmark | old | new | vs old | test | verdict |\n|---|---:|---:|---:|---|---|\n")
 	for _, r := range res.Rows {
-		name, old, new, delta, test := r.cells()
+		name, old, new, delta, test := r.cells(res.Need)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", name, old, new, delta, test, r.verdict("**"))
 	}
 	_, err := w.Write(b.Bytes())
@@ -205,7 +209,7 @@ func (res *Result) tooFew() string {
 	short := false
 	var old, new int // the most trials a row lacks, per side
 	for _, r := range res.Rows {
-		if r.Verdict == Undecided && (r.NOld < res.Need || r.NNew < res.Need) {
+		if r.Verdict == Undecided && !enough(r.NOld, r.NNew, res.Need) {
 			short = true
 			old, new = max(old, res.Need-r.NOld), max(new, res.Need-r.NNew)
 		}
@@ -268,4 +272,92 @@ func (res *Result) oneSided() string {
 		items = append(items[:most], fmt.Sprintf("and %d more", len(items)-most))
 	}
 	return strings.Join(items, "; ")
+}
+
+// jsonSummary is a median and its 95 % interval in the metric's unit
+// (seconds, or records), with the trials it is of; an interval that fewer
+// trials leave unbounded is absent.
+type jsonSummary struct {
+	Median float64  `json:"median"`
+	Lo     *float64 `json:"lo,omitempty"`
+	Hi     *float64 `json:"hi,omitempty"`
+	N      int      `json:"n"`
+}
+
+// jsonRow is one row of the comparison as JSON. A p that was not
+// computed (a row on one side only) is absent.
+type jsonRow struct {
+	Benchmark string       `json:"benchmark"`
+	Metric    string       `json:"metric"`
+	Unit      string       `json:"unit"`
+	Old       *jsonSummary `json:"old,omitempty"`
+	New       *jsonSummary `json:"new,omitempty"`
+	Delta     *float64     `json:"delta,omitempty"`
+	PU        *float64     `json:"p_u,omitempty"`
+	PKS       *float64     `json:"p_ks,omitempty"`
+	P         *float64     `json:"p,omitempty"`
+	PAdjusted *float64     `json:"p_adjusted,omitempty"`
+	Family    int          `json:"family"`
+	SameAbove *float64     `json:"same_above,omitempty"`
+	Gated     bool         `json:"gated"`
+	Verdict   string       `json:"verdict"`
+	Why       string       `json:"why,omitempty"`
+	Note      string       `json:"note,omitempty"`
+}
+
+// jsonResult is the comparison as JSON: the gate, every row, the verdict.
+type jsonResult struct {
+	// Answer is the gate's: same, different or undecided.
+	Answer        string    `json:"answer"`
+	Verdict       string    `json:"verdict"`
+	Summary       string    `json:"summary"`
+	Alpha         float64   `json:"alpha"`
+	MaxRegression float64   `json:"max_regression"`
+	Correction    string    `json:"correction"`
+	Need          int       `json:"need"`
+	Gated         []string  `json:"gated_metrics,omitempty"`
+	Rows          []jsonRow `json:"rows"`
+	Warnings      []string  `json:"warnings,omitempty"`
+}
+
+// WriteJSON writes the comparison as one JSON document: per row both
+// sides' medians and intervals, the tests' p, the gate's p and the p
+// adjusted for its family, whether it is gated, and its verdict.
+func WriteJSON(w io.Writer, res *Result) error {
+	finite := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	side := func(s *benchmath.Summary, n int) *jsonSummary {
+		if s == nil {
+			return nil
+		}
+		return &jsonSummary{Median: s.Center, Lo: finite(s.Lo), Hi: finite(s.Hi), N: n}
+	}
+	out := jsonResult{Answer: res.Verdict.Answer(), Verdict: res.Verdict.String(), Summary: res.Summary(), Alpha: res.Gate.Alpha, MaxRegression: res.Gate.MaxRegression,
+		Correction: "holm", Need: res.Need, Rows: []jsonRow{}, Warnings: res.Warnings}
+	if res.Gate.perMetric {
+		out.Correction = "none"
+	}
+	for _, m := range res.Gate.Metrics {
+		out.Gated = append(out.Gated, m.String())
+	}
+	for _, r := range res.Rows {
+		jr := jsonRow{Benchmark: shortName(r.Name), Metric: metricName(r.Unit), Unit: r.Unit, Old: side(r.Old, r.NOld), New: side(r.New, r.NNew),
+			Delta: finite(r.Delta), PKS: finite(r.PKS), P: finite(r.P), PAdjusted: finite(r.PAdj), Family: r.Family,
+			Gated: r.Gated, Verdict: r.Verdict.String(), Why: r.Why, Note: r.Note}
+		if r.Cmp != nil {
+			jr.PU = finite(r.Cmp.P)
+		}
+		if r.Compared() {
+			jr.SameAbove = finite(r.SameAbove)
+		}
+		out.Rows = append(out.Rows, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
 }

@@ -53,8 +53,12 @@ the gate unless --allow-missing.
 
 Three answers, per metric and for the whole (its worst metric's), in the
 manner of Chromium's Pinpoint. p is the smaller of the Mann–Whitney U and
-Kolmogorov–Smirnov tests' p, doubled. Different: p < --alpha and the
-change beyond both bounds — a regression, or an improvement. Same: p above
+Kolmogorov–Smirnov tests' p, doubled. The metrics gated (every one, or
+--metric's) are tested as a family: each p is adjusted for the others
+(Holm's step-down; adj= in the output), so that the chance of a false
+difference on any of them is --alpha; the rows not gated are a family of
+their own. Different: the adjusted p < --alpha and the change beyond both
+bounds — a regression, or an improvement. Same: p above
 a threshold that falls as trials grow, the p a change of the size sought
 (--max-regression of the old median, at least --min-change) stays under in
 95% of comparisons. Undecided: between the two, or fewer than 6 valid
@@ -87,7 +91,7 @@ whatever the verdict (figures, not a verdict).`,
 	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
 	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
 	registerMetrics(f, &o.metrics, "gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated); the rest are printed as figures")
-	f.StringVarP(&o.format, "output", "o", "text", "text or md")
+	f.StringVarP(&o.format, "output", "o", "text", "text, md or json (every row's p and the p adjusted for the metrics tested with it)")
 	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
 	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
 	return wrapHelp(cmd)
@@ -150,8 +154,8 @@ func (o *compareOptions) validate() error {
 	if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
 		return err
 	}
-	if o.format != "text" && o.format != "md" {
-		return usagef("--output %q: want text or md", o.format)
+	if o.format != "text" && o.format != "md" && o.format != "json" {
+		return usagef("--output %q: want text, md or json", o.format)
 	}
 	return nil
 }
@@ -176,8 +180,11 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return err
 	}
 	write := compare.WriteText
-	if o.format == "md" {
+	switch o.format {
+	case "md":
 		write = compare.WriteMarkdown
+	case "json":
+		write = compare.WriteJSON
 	}
 	if err := write(g.out, res); err != nil {
 		return err

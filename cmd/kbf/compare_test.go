@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,6 +60,7 @@ func TestCompareGate(t *testing.T) {
 		{"--metric no metric", []string{"compare", "--metric", "ack_stal", old, same}, exitUsage, `--metric "ack_stal": no metric "ack_stal"`},
 		{"--metric not measured", []string{"compare", "--metric", "ack_stall,total_stall", old, same}, exitUsage, "--metric total_stall is in neither side's results"},
 		{"--metric lost_acked alone: a pass on it", []string{"compare", "--metric", "lost_acked", old, same}, 0, ""},
+		{"--output of no format", []string{"compare", "-o", "yaml", old, same}, exitUsage, `--output "yaml": want text, md or json`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,5 +137,48 @@ func TestCompareInterrupted(t *testing.T) {
 	code := run(ctx, []string{"compare", benchTxt(t, "old.txt", 6, 1, 0), benchTxt(t, "new.txt", 6, 1.5, 0)}, &bytes.Buffer{}, &errOut)
 	if code != exitCanceled || errOut.String() != "kbf: interrupted\n" {
 		t.Errorf("exit %d, stderr %q; want %d", code, errOut.String(), exitCanceled)
+	}
+}
+
+// TestCompareJSON checks kbf compare -o json: one document whose rows
+// carry the gate's p and the p adjusted for the metrics gated with it,
+// the verdict the text gives, and the same exit code.
+func TestCompareJSON(t *testing.T) {
+	tight := func(name string, k float64) string {
+		var lines []string
+		for i := range 6 {
+			lines = append(lines, fmt.Sprintf("BenchmarkFailover/scenario=sigkill/role=leader 1 %.3f ack-stall-sec 0 lost-acked-records", k*(8+0.01*float64(i))))
+		}
+		return writeBench(t, name, lines...)
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"compare", "-o", "json", tight("old.txt", 1), tight("slower.txt", 1.2)}, &out, &errOut)
+	if code != exitRegress {
+		t.Fatalf("exit %d (%s), want %d", code, errOut.String(), exitRegress)
+	}
+	var doc struct {
+		Answer string `json:"answer"`
+		Rows   []struct {
+			Metric    string   `json:"metric"`
+			P         *float64 `json:"p"`
+			PAdjusted *float64 `json:"p_adjusted"`
+			Family    int      `json:"family"`
+			Gated     bool     `json:"gated"`
+			Verdict   string   `json:"verdict"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out.String())
+	}
+	if doc.Answer != "different" || len(doc.Rows) != 2 {
+		t.Fatalf("answer %q, %d rows; want different, 2 rows:\n%s", doc.Answer, len(doc.Rows), out.String())
+	}
+	for _, r := range doc.Rows {
+		if r.P == nil || r.PAdjusted == nil || *r.PAdjusted < *r.P || !r.Gated {
+			t.Errorf("%s: p %v, adjusted %v, gated %v; want both, adjusted at least p, gated", r.Metric, r.P, r.PAdjusted, r.Gated)
+		}
+	}
+	if r := doc.Rows[0]; r.Metric != "ack_stall" || r.Verdict != "regression" || r.Family != 1 {
+		t.Errorf("ack_stall row %+v: want a regression in a family of 1 (lost_acked, all zeros, is in none)", r)
 	}
 }
