@@ -165,7 +165,6 @@ func TestWindowKeepsTheLinesSinceACut(t *testing.T) {
 	}
 }
 
-
 func TestNumberingCarriesOnAndRetainKeepsTheLast(t *testing.T) {
 	dir := t.TempDir()
 	if n, err := nextNumber(dir); err != nil || n != 1 {
