@@ -186,3 +186,36 @@ func TestNumberingCarriesOnAndRetainKeepsTheLast(t *testing.T) {
 		t.Errorf("kept %v, want [2 5]", ns)
 	}
 }
+
+func TestProbeRecordHeldToTheWindow(t *testing.T) {
+	m := &results.Meta{Started: t0.Add(time.Minute)}
+	m.Probe.Interval = 10 * time.Millisecond
+	m.Probe.Missed = map[int32]*results.MissedSends{
+		0: {Count: 7, First: t0, Last: t0.Add(90 * time.Second), Runs: []results.MissedRun{{From: t0, Slots: 5}, {From: t0.Add(90 * time.Second), Slots: 2}}},
+		1: {Count: 3, First: t0, Last: t0, Runs: []results.MissedRun{{From: t0, Slots: 3}}},
+	}
+	inWindow(m, 40*time.Millisecond)
+	if m.Probe.LongestSendGap != 40*time.Millisecond {
+		t.Errorf("longest send gap %v, want the window's 40ms", m.Probe.LongestSendGap)
+	}
+	if _, ok := m.Probe.Missed[1]; ok {
+		t.Error("partition 1's missed slots, all before the window, kept")
+	}
+	if ms := m.Probe.Missed[0]; ms == nil || ms.Count != 2 || len(ms.Runs) != 1 {
+		t.Errorf("partition 0's missed slots %+v, want the run of 2 in the window", ms)
+	}
+	w := newWindow(true)
+	w.Write([]byte("partition,seq,offset,sent,acked,received,error\n"))
+	for i, ms := range []int{0, 10, 20, 70, 80} {
+		for _, part := range []string{"0", "1"} {
+			sent := t0.Add(time.Duration(ms) * time.Millisecond)
+			if part == "1" {
+				sent = t0.Add(time.Duration(i*10) * time.Millisecond)
+			}
+			w.Write([]byte(part + "," + strconv.Itoa(i) + ",," + sent.Format(time.RFC3339Nano) + ",,,\n"))
+		}
+	}
+	if g := w.longestSendGap(t0); g != 50*time.Millisecond {
+		t.Errorf("longest send gap %v, want partition 0's 50ms", g)
+	}
+}

@@ -337,6 +337,7 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 	m.Fault = f
 	m.Baseline = &results.Baseline{Period: w.Opt.Before, Bound: w.Opt.Stall, Due: from.UTC(), Healthy: from.UTC()}
 	experiment.SetProbeResult(m, p.Progress())
+	inWindow(m, msgs.longestSendGap(from))
 	m.Notes = append(m.Notes, fmt.Sprintf("incident: found by kbf watch, opened %s by the %s's sign; nothing was faulted or restarted by kbf",
 		in.Opened.UTC().Format(time.RFC3339Nano), in.Signs[0].Source))
 	if in.Recovered.IsZero() {
@@ -361,6 +362,38 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 		}
 	}
 	return results.WriteMeta(dir, m)
+}
+
+// inWindow holds the probe's record of itself to the incident's window:
+// the probe has run for longer, and a hiccup of its own hours before is
+// not this incident's. The send slots it missed are those from the
+// window's start (the count of those past results.MaxMissedRuns is kept
+// as the probe's only when every run is in the window); the longest send
+// gap is the one measured in the window's records.
+func inWindow(m *results.Meta, longest time.Duration) {
+	m.Probe.LongestSendGap = longest
+	for part, ms := range m.Probe.Missed {
+		var kept []results.MissedRun
+		var n int64
+		for _, r := range ms.Runs {
+			if !r.From.Before(m.Started) {
+				kept = append(kept, r)
+				n += r.Slots
+			}
+		}
+		if len(kept) == len(ms.Runs) {
+			continue
+		}
+		if len(kept) == 0 {
+			delete(m.Probe.Missed, part)
+			continue
+		}
+		last := kept[len(kept)-1]
+		m.Probe.Missed[part] = &results.MissedSends{Count: n, First: kept[0].From, Last: last.From.Add(time.Duration(last.Slots-1) * m.Probe.Interval), Runs: kept}
+	}
+	if len(m.Probe.Missed) == 0 {
+		m.Probe.Missed = nil
+	}
 }
 
 // nextNumber is the number after the highest incident in dir: a watch

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bytes"
+	"slices"
 	"sync"
 	"time"
 )
@@ -108,4 +109,27 @@ func (w *window) size() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.lines)
+}
+
+// longestSendGap is the longest gap between consecutive sends of one
+// partition among the probe CSV rows sent from from on.
+func (w *window) longestSendGap(from time.Time) time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	sent := map[string][]time.Time{}
+	for _, l := range w.lines {
+		if l.at.Before(from) {
+			continue
+		}
+		part, _, _ := bytes.Cut(l.text, []byte{','})
+		sent[string(part)] = append(sent[string(part)], l.at)
+	}
+	var longest time.Duration
+	for _, ts := range sent {
+		slices.SortFunc(ts, time.Time.Compare)
+		for i := 1; i < len(ts); i++ {
+			longest = max(longest, ts[i].Sub(ts[i-1]))
+		}
+	}
+	return longest
 }
