@@ -44,6 +44,9 @@ func TestWatchWritesAnIncident(t *testing.T) {
 	}
 	defer target.Close()
 	out := t.TempDir()
+	if keep := os.Getenv("KBF_KEEP"); keep != "" { // to read it after
+		out = keep
+	}
 	if err := mkdir(out, 7); err != nil { // an earlier watch's
 		t.Fatal(err)
 	}
