@@ -82,8 +82,22 @@ type Watcher struct {
 	Metrics  *Metrics // nil: none
 	Reporter experiment.Reporter
 	Recorded Recorded
+	// Observer is where the cluster's view (its brokers, fenced or not,
+	// and the probed partitions' leaders and ISRs) is asked for; nil: the
+	// Target's own, and when it has none, its partitions alone (no broker
+	// gone or fenced is seen then, only leaders and ISRs).
+	Observer cluster.Observer
 	// NewProbe defaults to probe.New.
 	NewProbe experiment.NewProbe
+}
+
+// partitionsOnly is the view of a cluster that shows only its
+// partitions.
+type partitionsOnly struct{ c cluster.Cluster }
+
+func (o partitionsOnly) View(ctx context.Context, topic string) (cluster.View, error) {
+	parts, err := o.c.Partitions(ctx, topic)
+	return cluster.View{At: time.Now(), Partitions: parts}, err
 }
 
 var errStopped = errors.New("the watch stopped")
@@ -177,11 +191,15 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 	w.say("watching %s, partitions %v: an incident is a stall over %v or a sign from the cluster", cfg.Topic, cfg.Partitions, w.Opt.Stall)
 
 	d := &detector{stall: w.Opt.Stall, settle: w.Opt.Settle, bound: cfg.SteadyBound(), most: w.Opt.Longest, since: started}
-	obs := w.Target.Observer()
-	views := make(chan viewResult, 1)
-	if obs != nil {
-		go poll(pctx, obs, cfg.Topic, w.Opt.Poll, views)
+	obs := w.Observer
+	if obs == nil {
+		obs = w.Target.Observer()
 	}
+	if obs == nil {
+		obs = partitionsOnly{w.Target}
+	}
+	views := make(chan viewResult, 1)
+	go poll(pctx, obs, cfg.Topic, w.Opt.Poll, views)
 	var last viewResult
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()

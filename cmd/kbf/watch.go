@@ -198,6 +198,16 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 			}
 			return nil
 		}}
+	if t.Observer() == nil {
+		// The cluster's view asked of its brokers, as --bootstrap's is:
+		// a broker fenced or gone is seen, not only leaders and ISRs.
+		if r, err := remote.New(ctx, remote.Options{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}); err == nil {
+			defer r.Close()
+			w.Observer = r
+		} else {
+			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
+		}
+	}
 	err = w.Run(ctx)
 	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil

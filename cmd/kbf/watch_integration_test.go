@@ -114,6 +114,15 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 	if named != victim {
 		t.Errorf("the incident names broker %q (external: %+v), want %s", named, tr.External, victim)
 	}
+	// The cluster's own sign (its brokers asked, as for --bootstrap):
+	// broker 2 fenced or gone, a leader moved from it, or an ISR without it.
+	clusterSign := false
+	for _, s := range found[0].Meta.Fault.Signs {
+		clusterSign = clusterSign || s.Source == results.SignCluster && s.NodeID == 2
+	}
+	if !clusterSign {
+		t.Errorf("no sign of the cluster's naming node 2 among %+v", found[0].Meta.Fault.Signs)
+	}
 	phases := 0
 	for _, st := range tr.Stalls {
 		phases += len(st.Phases)
