@@ -188,7 +188,11 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 		defer w.Metrics.probing(nil, 0)
 	}
 	started := time.Now()
-	w.say("watching %s, partitions %v: an incident is a stall over %v or a sign from the cluster", cfg.Topic, cfg.Partitions, w.Opt.Stall)
+	parts := "every partition"
+	if len(cfg.Partitions) > 0 {
+		parts = fmt.Sprintf("partitions %v", cfg.Partitions)
+	}
+	w.say("watching %s, %s: an incident is a stall over %v or a sign from the cluster", cfg.Topic, parts, w.Opt.Stall)
 
 	d := &detector{stall: w.Opt.Stall, settle: w.Opt.Settle, bound: cfg.SteadyBound(), most: w.Opt.Longest, since: started}
 	obs := w.Observer
