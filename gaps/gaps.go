@@ -147,8 +147,8 @@ type Report struct {
 	lag    map[int64]*LagSecond // by the Unix second of sending
 	// lastLag is the second of the previous Add's send, a likely repeat.
 	lastLag *LagSecond
-	last   *series // the series of the previous Add, a likely repeat
-	errs   map[string]int
+	last    *series // the series of the previous Add, a likely repeat
+	errs    map[string]int
 	// min and max are the earliest and latest times seen, in Unix ns.
 	min, max int64
 	zone     *zone // the fault's window; nil without a fault
