@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -47,5 +48,37 @@ func TestProgressLine(t *testing.T) {
 				t.Errorf("progress line %q is more than one line", got)
 			}
 		})
+	}
+}
+
+// TestProgressLineMany: past progressPartitions the line gives the ack
+// ages' spread, whatever the partitions, and the bound is the reports'.
+func TestProgressLineMany(t *testing.T) {
+	if progressPartitions != report.Condense {
+		t.Errorf("progress condenses past %d partitions, the reports past %d", progressPartitions, report.Condense)
+	}
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	now := start.Add(12 * time.Second)
+	var stats []probe.PartitionStats
+	for p := range int32(1000) {
+		s := probe.PartitionStats{Partition: p, LastAck: now.Add(-time.Duration(p) * time.Millisecond)}
+		switch p {
+		case 17:
+			s.LastAck = now.Add(-9 * time.Second)
+		case 18:
+			s.LastAck = time.Time{}
+		case 19:
+			s.Failed = 4
+		}
+		stats = append(stats, s)
+	}
+	got := progressLine("probing", now, start, start.Add(30*time.Second), stats)
+	for _, w := range []string{"1000 partitions: ack age median 0.50s, oldest 9.00s (p17)", "1 not acked yet", "4 failed"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("progress line %q does not hold %q", got, w)
+		}
+	}
+	if len(got) > 160 || strings.Contains(got, "p999") {
+		t.Errorf("progress line %q is not bounded", got)
 	}
 }
