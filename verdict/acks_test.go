@@ -67,7 +67,7 @@ func TestAcksBehind(t *testing.T) {
 		// the rest still pending 10 s after sending stopped.
 		{name: "a backlog, the host saturated", lag: backlog(0.3),
 			host: host(2, w, 20*time.Second, 36*time.Second, time.Second), status: Invalid,
-			detail: []string{"records sent after the probe's start-up were never acknowledged by the end", "the floor is the host: the CPUs 95% busy"}},
+			detail: []string{"records sent after the probe's start-up were never acknowledged by the end", "the floor is the host's CPUs, taken mostly by the cluster: the CPUs 95% busy"}},
 		{name: "a backlog, kbf on a whole CPU", lag: backlog(0.3),
 			host: host(4, w, 29*time.Second, 30*time.Second, time.Second), status: Invalid,
 			detail: []string{"the floor is the probe process's CPU", "(0.97 CPUs)"}},

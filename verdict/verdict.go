@@ -605,7 +605,19 @@ func floor(m *results.Meta, w span, faultAt time.Time) string {
 		100*busy, pct(l.Self), selfCores, pct(l.Cluster), pct(l.Others), pct(l.Steal))
 	switch {
 	case busy >= BusyShare:
-		return "the floor is the host: " + load
+		// Name who took the CPUs: the cluster saturating them is the
+		// cluster's own limit on this host, kbf doing so the probe's.
+		user, most := "the cluster", l.Cluster
+		if n, d := l.Busiest(); n != "" {
+			user = fmt.Sprintf("the cluster (%s the most at %.0f%%)", n, pct(d))
+		}
+		if l.Self > most {
+			user, most = "kbf", l.Self
+		}
+		if l.Others > most {
+			user = "other processes"
+		}
+		return fmt.Sprintf("the floor is the host's CPUs, taken mostly by %s: %s", user, load)
 	case selfCores >= SelfCores:
 		return "the floor is the probe process's CPU: " + load
 	case missed > 0:
