@@ -86,15 +86,25 @@ func writeAges(b *strings.Builder, now time.Time, stats []probe.PartitionStats) 
 			oldest, oldestAge = s.Partition, a
 		}
 	}
-	fmt.Fprintf(b, "  %d partitions:", len(stats))
+	var parts []string
 	if len(ages) > 0 {
 		slices.Sort(ages)
-		fmt.Fprintf(b, " ack age median %.2fs, oldest %.2fs (p%d)", ages[len(ages)/2].Seconds(), oldestAge.Seconds(), oldest)
+		parts = append(parts, fmt.Sprintf("ack age median %.2fs, oldest %.2fs (p%d)", ages[len(ages)/2].Seconds(), oldestAge.Seconds(), oldest))
 	}
 	if none > 0 {
-		fmt.Fprintf(b, ", %d not acked yet", none)
+		parts = append(parts, fmt.Sprintf("%d not acked yet", none))
 	}
 	if failed > 0 {
-		fmt.Fprintf(b, ", %d failed", failed)
+		parts = append(parts, fmt.Sprintf("%d failed", failed))
 	}
+	fmt.Fprintf(b, "  %d partitions: %s", len(stats), strings.Join(parts, ", "))
+}
+
+// partitionsText is the probed partitions as a line can hold them: each
+// up to progressPartitions, else their count, first and last.
+func partitionsText(ps []int32) string {
+	if len(ps) <= progressPartitions {
+		return fmt.Sprint(ps)
+	}
+	return fmt.Sprintf("%d of them, %d to %d", len(ps), slices.Min(ps), slices.Max(ps))
 }

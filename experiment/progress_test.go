@@ -82,3 +82,25 @@ func TestProgressLineMany(t *testing.T) {
 		t.Errorf("progress line %q is not bounded", got)
 	}
 }
+
+func TestProgressNoAckYet(t *testing.T) {
+	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	stats := make([]probe.PartitionStats, 4000)
+	for i := range stats {
+		stats[i].Partition = int32(i)
+	}
+	got := progressLine("probing", start.Add(5*time.Second), start, time.Time{}, stats)
+	if !strings.HasSuffix(got, "4000 partitions: 4000 not acked yet") {
+		t.Errorf("progress line %q", got)
+	}
+	var ps []int32
+	for p := range int32(4000) {
+		ps = append(ps, p)
+	}
+	if got := partitionsText(ps); got != "4000 of them, 0 to 3999" {
+		t.Errorf("partitions %q", got)
+	}
+	if got := partitionsText(ps[:3]); got != "[0 1 2]" {
+		t.Errorf("partitions %q", got)
+	}
+}
