@@ -601,8 +601,10 @@ func floor(m *results.Meta, w span, faultAt time.Time) string {
 	// run on one at a time.
 	selfCores := float64(l.Self) / float64(l.Span)
 	missed := check(m.Probe, time.Time{}, time.Time{}).missed
+	// The shares come from /proc and the containers' accounting, sampled
+	// apart: their sum may pass 100 % by a little.
 	load := fmt.Sprintf("the CPUs %.0f%% busy: kbf %.0f%% (%.2f CPUs), the cluster %.0f%%, other processes %.0f%%, stolen %.0f%%",
-		100*busy, pct(l.Self), selfCores, pct(l.Cluster), pct(l.Others), pct(l.Steal))
+		100*min(busy, 1), pct(l.Self), selfCores, pct(l.Cluster), pct(l.Others), pct(l.Steal))
 	switch {
 	case busy >= BusyShare:
 		// Name who took the CPUs: the cluster saturating them is the
