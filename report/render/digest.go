@@ -42,7 +42,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 		o.writeCause(&b, &c)
 	}
 	if n := len(d.Causes) - len(causes); n > 0 {
-		fmt.Fprintf(&b, "%d more causes in report.txt\n", n)
+		fmt.Fprintf(&b, "%d more causes in report.json\n", n)
 	}
 	if tr.Quorum != nil {
 		writeQuorumDigest(&b, tr.Quorum)

@@ -18,7 +18,7 @@ import (
 // partitions, and report.json keeps every partition.
 
 // maxCauses is how many of its causes a condensed digest writes; the rest
-// are counted, and all are in report.txt and report.json.
+// are counted, and every cause is in report.json.
 const maxCauses = 8
 
 // spreadRole names a spread's role in a table as the digest's rows do;
