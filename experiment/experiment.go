@@ -658,7 +658,7 @@ const IdentifyTimeout = 15 * time.Second
 func (t *trial) probeFor(ctx context.Context, start time.Time) {
 	t.setPhase("probing")
 	cfg := t.p.Config()
-	t.r.say("probing %s partitions %v every %v for %v into %s", cfg.Topic, cfg.Partitions, cfg.Interval, t.o.Duration, t.dir)
+	t.r.say("probing %s partitions %s every %v for %v into %s", cfg.Topic, partitionsText(cfg.Partitions), cfg.Interval, t.o.Duration, t.dir)
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Until(start.Add(t.o.Duration))):

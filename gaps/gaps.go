@@ -132,6 +132,11 @@ type Report struct {
 	// Partitions are sorted by partition number.
 	Partitions []Partition
 
+	// Lag is how the acks kept up with the sends, second by second of
+	// sending, over all partitions, in time order: what says whether the
+	// probe's records were acknowledged in step with sending.
+	Lag []LagSecond
+
 	// Err is set by Close when the times came too far out of order for
 	// the gaps to be known exactly (see the package comment); the other
 	// results are then not to be used.
@@ -139,8 +144,11 @@ type Report struct {
 
 	opts   Options
 	series map[int32]*series
-	last   *series // the series of the previous Add, a likely repeat
-	errs   map[string]int
+	lag    map[int64]*LagSecond // by the Unix second of sending
+	// lastLag is the second of the previous Add's send, a likely repeat.
+	lastLag *LagSecond
+	last    *series // the series of the previous Add, a likely repeat
+	errs    map[string]int
 	// min and max are the earliest and latest times seen, in Unix ns.
 	min, max int64
 	zone     *zone // the fault's window; nil without a fault
@@ -201,6 +209,17 @@ type Gap struct {
 // Duration is the gap's length.
 func (g Gap) Duration() time.Duration { return g.End.Sub(g.Start) }
 
+// LagSecond is what became of the records sent in one second: how many,
+// how many the producer never heard of again (neither acked nor failed
+// when the probe stopped), and the longest an acked one waited for its
+// ack. Memory is one per second of the run, whatever the partitions.
+type LagSecond struct {
+	From       time.Time     // the second's start
+	Sent       int           // records sent in it
+	Pending    int           // neither acked nor failed by the end
+	MaxLatency time.Duration // the longest from send to ack of those acked
+}
+
 // series is what a Report keeps of one partition while messages arrive.
 type series struct {
 	p           Partition
@@ -212,7 +231,7 @@ func NewReport(opts Options) *Report {
 	if opts.Window <= 0 {
 		opts.Window = DefaultWindow
 	}
-	r := &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{},
+	r := &Report{opts: opts, series: map[int32]*series{}, errs: map[string]int{}, lag: map[int64]*LagSecond{},
 		min: 1<<63 - 1, max: -1 << 63, ready: -1 << 63}
 	if !opts.From.After(opts.FaultAt) {
 		opts.From = time.Time{}
@@ -248,6 +267,8 @@ func (r *Report) Add(m *results.Message) {
 	p.Sent++
 	sent := m.Sent.UnixNano()
 	r.see(sent)
+	ls := r.lagAt(m.Sent)
+	ls.Sent++
 	if m.Failed() {
 		p.Failed++
 		if p.FirstFailure.IsZero() || m.Sent.Before(p.FirstFailure) {
@@ -258,6 +279,7 @@ func (r *Report) Add(m *results.Message) {
 	acked := !m.Acked.IsZero()
 	if acked {
 		p.Acked++
+		ls.MaxLatency = max(ls.MaxLatency, m.Acked.Sub(m.Sent))
 		t := m.Acked.UnixNano()
 		r.see(t)
 		if t >= r.ready {
@@ -265,6 +287,7 @@ func (r *Report) Add(m *results.Message) {
 		}
 	} else if !m.Failed() {
 		p.NeverAcked++
+		ls.Pending++
 	}
 	if !m.Received.IsZero() {
 		p.Received++
@@ -276,6 +299,21 @@ func (r *Report) Add(m *results.Message) {
 	} else if acked {
 		p.NotReceived++
 	}
+}
+
+// lagAt is the second the record sent at t counts in.
+func (r *Report) lagAt(t time.Time) *LagSecond {
+	sec := t.Unix()
+	if ls := r.lastLag; ls != nil && ls.From.Unix() == sec {
+		return ls
+	}
+	ls := r.lag[sec]
+	if ls == nil {
+		ls = &LagSecond{From: time.Unix(sec, 0).UTC()}
+		r.lag[sec] = ls
+	}
+	r.lastLag = ls
+	return ls
 }
 
 func (r *Report) see(t int64) {
@@ -360,7 +398,12 @@ func (r *Report) Close() {
 		}
 		r.Errors = r.Errors[:topErrors:topErrors]
 	}
-	r.series, r.last, r.errs = nil, nil, nil
+	r.Lag = make([]LagSecond, 0, len(r.lag))
+	for _, ls := range r.lag {
+		r.Lag = append(r.Lag, *ls)
+	}
+	slices.SortFunc(r.Lag, func(a, b LagSecond) int { return a.From.Compare(b.From) })
+	r.series, r.last, r.errs, r.lag, r.lastLag = nil, nil, nil, nil, nil
 }
 
 // fault is the fault as stalls needs it, in Unix ns.

@@ -20,40 +20,10 @@ import (
 // the run spans more than one.
 func WriteText(w io.Writer, r *Report) error {
 	var b bytes.Buffer
-	spansDates := !r.Start.IsZero() && !sameDate(r.Start, r.End)
-	if r.FaultAt.IsZero() {
-		b.WriteString("no fault recorded; longest gaps")
-		if spansDates {
-			fmt.Fprintf(&b, " (run %s ~ %s)", r.Start.UTC().Format(time.DateOnly), r.End.UTC().Format(time.DateOnly))
-		}
-		if !r.Ready.IsZero() {
-			fmt.Fprintf(&b, " after the probe's start-up (to %s, every partition's first ack; %.2f s)", clock(r.Ready), r.Ready.Sub(r.Start).Seconds())
-		}
-	} else {
-		at := clock(r.FaultAt)
-		if spansDates {
-			at = r.FaultAt.UTC().Format("2006-01-02 15:04:05.000")
-		}
-		fmt.Fprintf(&b, "fault at %s", at)
-		if !r.From.IsZero() {
-			fmt.Fprintf(&b, " (its gaps measured from its consequence at %s)", clock(r.From))
-		}
-	}
-	fmt.Fprintf(&b, ", failed sends %d", r.Failed)
-	if r.Failed > 0 {
-		fmt.Fprintf(&b, " (the first sent at %s)", clock(r.FirstFailure))
-	}
-	b.WriteByte('\n')
-	for _, e := range r.Errors {
-		fmt.Fprintf(&b, "  %d failed: %s\n", e.Count, e.Err)
-	}
-	if r.OtherErrors > 0 {
-		fmt.Fprintf(&b, "  %d failed with other errors\n", r.OtherErrors)
-	}
+	writeHead(&b, r)
 	if len(r.Partitions) == 0 {
 		b.WriteString("no messages\n")
 	}
-
 	for _, kind := range []struct {
 		name string
 		get  func(*Partition) *Stalls
@@ -75,6 +45,49 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// WriteHead writes the report's heading alone: the fault (or the
+// start-up) and the failed sends with their errors, for a reader that
+// shows the partitions otherwise (many of them, as a distribution).
+func WriteHead(w io.Writer, r *Report) error {
+	var b bytes.Buffer
+	writeHead(&b, r)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func writeHead(b *bytes.Buffer, r *Report) {
+	spansDates := !r.Start.IsZero() && !sameDate(r.Start, r.End)
+	if r.FaultAt.IsZero() {
+		b.WriteString("no fault recorded; longest gaps")
+		if spansDates {
+			fmt.Fprintf(b, " (run %s ~ %s)", r.Start.UTC().Format(time.DateOnly), r.End.UTC().Format(time.DateOnly))
+		}
+		if !r.Ready.IsZero() {
+			fmt.Fprintf(b, " after the probe's start-up (to %s, every partition's first ack; %.2f s)", clock(r.Ready), r.Ready.Sub(r.Start).Seconds())
+		}
+	} else {
+		at := clock(r.FaultAt)
+		if spansDates {
+			at = r.FaultAt.UTC().Format("2006-01-02 15:04:05.000")
+		}
+		fmt.Fprintf(b, "fault at %s", at)
+		if !r.From.IsZero() {
+			fmt.Fprintf(b, " (its gaps measured from its consequence at %s)", clock(r.From))
+		}
+	}
+	fmt.Fprintf(b, ", failed sends %d", r.Failed)
+	if r.Failed > 0 {
+		fmt.Fprintf(b, " (the first sent at %s)", clock(r.FirstFailure))
+	}
+	b.WriteByte('\n')
+	for _, e := range r.Errors {
+		fmt.Fprintf(b, "  %d failed: %s\n", e.Count, e.Err)
+	}
+	if r.OtherErrors > 0 {
+		fmt.Fprintf(b, "  %d failed with other errors\n", r.OtherErrors)
+	}
 }
 
 // writeStalls writes one partition's gap of one kind: the fault gap when

@@ -541,7 +541,19 @@ func isrState(md *kmsg.MetadataResponse) string {
 			}
 		}
 	}
-	return strings.Join(short, ", ")
+	return listed(short)
+}
+
+// listedMax is how many partitions a wait's state names; the rest are
+// counted, so the error of a wait on thousands of partitions is a line.
+const listedMax = 5
+
+// listed joins the first listedMax of parts and counts the others.
+func listed(parts []string) string {
+	if len(parts) <= listedMax {
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(parts[:listedMax], ", "), len(parts)-listedMax)
 }
 
 // LeadersPreferred reports whether every partition of the topics is led by
@@ -577,7 +589,7 @@ func notPreferred(md *kmsg.MetadataResponse) string {
 		}
 	}
 	sort.Strings(off)
-	return strings.Join(off, ", ")
+	return listed(off)
 }
 
 // PreferredElection asks the controller to give each partition of the
@@ -882,6 +894,6 @@ func (c *Admin) WaitLeadersAnswer(ctx context.Context, topics ...string) error {
 			}
 		}
 		sort.Strings(silent)
-		return len(silent) == 0, strings.Join(silent, ", "), nil
+		return len(silent) == 0, listed(silent), nil
 	})
 }

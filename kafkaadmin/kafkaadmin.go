@@ -163,6 +163,11 @@ func (t Topic) LedFirstBy(lead int32, brokers []int32) Topic {
 	return t
 }
 
+// MaxPartitions bounds a topic's partitions: the probe probes partitions
+// numbered below 10000, and a bound keeps a mistyped count from asking the
+// controller for millions of replicas.
+const MaxPartitions = 10000
+
 // validate checks t against the cluster's brokers.
 func (t Topic) validate(brokers []int32) error {
 	switch {
@@ -170,6 +175,8 @@ func (t Topic) validate(brokers []int32) error {
 		return errors.New("a topic needs a name")
 	case t.Partitions < 1:
 		return fmt.Errorf("topic %s: %d partitions: want at least 1", t.Name, t.Partitions)
+	case t.Partitions > MaxPartitions:
+		return fmt.Errorf("topic %s: %d partitions: want at most %d", t.Name, t.Partitions, MaxPartitions)
 	case t.ReplicationFactor < 1:
 		return fmt.Errorf("topic %s: replication factor %d: want at least 1", t.Name, t.ReplicationFactor)
 	case t.MinInsync < 0 || t.MinInsync > int(t.ReplicationFactor):

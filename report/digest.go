@@ -26,6 +26,9 @@ type Digest struct {
 	Audited bool
 	// Verdict is the trial's verdict in one line; "" without metadata.
 	Verdict string
+	// Spreads are the rows by role as distributions, when the trial has
+	// more partitions than Condense; nil otherwise.
+	Spreads []Spread
 }
 
 // DigestRow is one partition's line of the digest.
@@ -133,6 +136,9 @@ func (tr *Trial) Digest() *Digest {
 		}
 	}
 	d.Causes = causes(tr.Stalls)
+	if tr.Condensed() {
+		d.Spreads = spreads(d.Rows)
+	}
 	return d
 }
 

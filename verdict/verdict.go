@@ -49,6 +49,13 @@ const (
 	// ProbeStalled: the probe itself missed sends, or went without sending
 	// longer than the bound, inside the window that decides the stall.
 	ProbeStalled Kind = "probe-stalled"
+	// AcksBehind: the probe's records were not acknowledged in step with
+	// sending, outside the window that decides the stall (over the run
+	// for a probe run): records never acknowledged by the end, or acks
+	// lagging the sends past the bound. The gaps it measured are then
+	// the backlog's, not the cluster's failover; the reason names the
+	// resource that was the floor when the host's samples tell it.
+	AcksBehind Kind = "acks-behind"
 	// HostOverloaded: inside the window that decides the stall, processes
 	// other than kbf and the cluster, or the hypervisor, took the CPU; or
 	// the CPUs were saturated and the probe missed sends.
@@ -164,6 +171,7 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 	}
 	w := window(m, g, faultAt, bound)
 	probeBad := judgeProbe(m, w, bound, add)
+	judgeAcks(m, g, w, faultAt, bound, add)
 	if h := m.Host; h != nil {
 		judgeHost(m, h, w, faultAt, probeBad, add)
 	}
@@ -471,3 +479,156 @@ func Describe(h *results.Host) string {
 		h.CPUs, h.LoadStart, h.LoadEnd, h.Wall.Seconds(),
 		100*float64(h.Self)/capacity, 100*float64(h.Cluster)/capacity, 100*float64(h.Others)/capacity, 100*float64(h.Steal)/capacity)
 }
+
+// Thresholds of the acks' check.
+const (
+	// PendingInvalid is the share of the judged records never acknowledged
+	// by the end past which the trial measured a backlog, not the cluster:
+	// invalid rather than suspect.
+	PendingInvalid = 0.10
+	// LateSeconds is the fewest seconds of sending, and LateShare the
+	// least share of the judged ones, whose acks lagged past the bound
+	// for the acks to be behind, the lag still past it in the last
+	// second judged.
+	LateSeconds = 2
+	LateShare   = 0.10
+)
+
+// acks is what the gaps' lag says of the sends judged.
+type acks struct {
+	seconds, late int // seconds of sending judged, and those whose acks lagged past the bound
+	sent, pending int
+	worst         time.Duration // the longest send-to-ack judged
+	first, last   time.Duration // the lag in the first and last judged seconds that had an ack
+	lastAt        time.Time
+}
+
+// countAcks reads g's lag in the seconds judged: after the probe's start-up
+// (every partition's first ack), and, with a fault, outside the window w
+// that decides the stall, where acks are late because the cluster stalled.
+func countAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound time.Duration) acks {
+	var a acks
+	firstSeen := false
+	for _, ls := range g.Lag {
+		end := ls.From.Add(time.Second)
+		if !m.Probe.Ready.IsZero() && ls.From.Before(m.Probe.Ready) {
+			continue
+		}
+		if !faultAt.IsZero() && end.After(w.from) && ls.From.Before(w.to) {
+			continue
+		}
+		a.seconds++
+		a.sent += ls.Sent
+		a.pending += ls.Pending
+		if ls.MaxLatency > bound {
+			a.late++
+		}
+		a.worst = max(a.worst, ls.MaxLatency)
+		if ls.MaxLatency > 0 {
+			if !firstSeen {
+				a.first, firstSeen = ls.MaxLatency, true
+			}
+			a.last, a.lastAt = ls.MaxLatency, ls.From
+		}
+	}
+	return a
+}
+
+// judgeAcks compares the acks to the sends: a trial whose records were
+// not acknowledged in step with sending — a share of them never acked by
+// the end, or acks lagging past the bound in many seconds — measured the
+// probe's backlog, and is never valid. The reason names the floor (floor).
+func judgeAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound time.Duration, add adder) {
+	if g == nil || len(g.Lag) == 0 {
+		return
+	}
+	a := countAcks(m, g, w, faultAt, bound)
+	if a.sent == 0 {
+		return
+	}
+	pendingShare := float64(a.pending) / float64(a.sent)
+	pendingBad := a.pending >= MinMissed && pendingShare > MissedShare
+	// Acks that lagged and caught up again (a probe's warm-up, a trial
+	// recorded before Ready was) are not behind, nor is a steady lag: it
+	// delays every ack alike and leaves the gaps between them as they
+	// were. A lag that grew by more than the bound, and still held in the
+	// last second judged, is a backlog.
+	lateBad := a.late >= LateSeconds && float64(a.late) >= LateShare*float64(a.seconds) &&
+		a.last > bound && a.last-a.first > bound
+	if !pendingBad && !lateBad {
+		return
+	}
+	where := "outside the window that decides the stall"
+	if faultAt.IsZero() {
+		where = "after the probe's start-up"
+	}
+	var what []string
+	if a.pending > 0 {
+		what = append(what, fmt.Sprintf("%d of the %d records sent %s were never acknowledged by the end (%.0f%%)",
+			a.pending, a.sent, where, 100*pendingShare))
+	}
+	if a.late > 0 {
+		what = append(what, fmt.Sprintf("in %d of %d seconds of sending the acks lagged the sends past the bound %.2f s, by up to %.2f s (%.2f s in the first second, %.2f s in the last acked, at %s)",
+			a.late, a.seconds, bound.Seconds(), a.worst.Seconds(), a.first.Seconds(), a.last.Seconds(), a.lastAt.UTC().Format("15:04:05")))
+	}
+	s := Suspect
+	if pendingShare >= PendingInvalid {
+		s = Invalid
+	}
+	add(s, AcksBehind, "the acks did not keep up with the sends: %s; %s", strings.Join(what, "; "), floor(m, w, faultAt))
+}
+
+// floor names the resource that held the acks back, from the host's
+// samples over the span judged (the whole trial where they do not cover
+// it) and the probe's missed send slots: the host when its CPUs were
+// saturated; the probe process when it used a CPU of its own whole or
+// missed its send slots while the host had room; else the cluster, which
+// had the CPU to answer and did not.
+func floor(m *results.Meta, w span, faultAt time.Time) string {
+	h := m.Host
+	if h == nil || h.CPUs <= 0 || h.Wall <= 0 {
+		return "the floor is not known: the host's load was not sampled"
+	}
+	l := results.Load{Span: h.Wall, CPUs: h.CPUs, Self: h.Self, Cluster: h.Cluster, Others: h.Others, Steal: h.Steal}
+	if faultAt.IsZero() {
+		if lw, ok := h.Window(w.from, w.to); ok && !w.from.IsZero() {
+			l = lw
+		}
+	}
+	pct := func(d time.Duration) float64 { return 100 * l.Share(d) }
+	busy := l.Share(l.Self + l.Cluster + l.Others + l.Steal)
+	// kbf's share of one CPU: the probe's send loop and its callbacks
+	// run on one at a time.
+	selfCores := float64(l.Self) / float64(l.Span)
+	missed := check(m.Probe, time.Time{}, time.Time{}).missed
+	// The shares come from /proc and the containers' accounting, sampled
+	// apart: their sum may pass 100 % by a little.
+	load := fmt.Sprintf("the CPUs %.0f%% busy: kbf %.0f%% (%.2f CPUs), the cluster %.0f%%, other processes %.0f%%, stolen %.0f%%",
+		100*min(busy, 1), pct(l.Self), selfCores, pct(l.Cluster), pct(l.Others), pct(l.Steal))
+	switch {
+	case busy >= BusyShare:
+		// Name who took the CPUs: the cluster saturating them is the
+		// cluster's own limit on this host, kbf doing so the probe's.
+		user, most := "the cluster", l.Cluster
+		if n, d := l.Busiest(); n != "" {
+			user = fmt.Sprintf("the cluster (%s the most at %.0f%%)", n, pct(d))
+		}
+		if l.Self > most {
+			user, most = "kbf", l.Self
+		}
+		if l.Others > most {
+			user = "other processes"
+		}
+		return fmt.Sprintf("the floor is the host's CPUs, taken mostly by %s: %s", user, load)
+	case selfCores >= SelfCores:
+		return "the floor is the probe process's CPU: " + load
+	case missed > 0:
+		return fmt.Sprintf("the floor is the probe process: it missed %d send slots while the host had room (%s)", missed, load)
+	default:
+		return "the floor is the cluster: the host had room and the probe kept its sends (" + load + ")"
+	}
+}
+
+// SelfCores is the CPUs kbf used past which the probe process is the
+// floor.
+const SelfCores = 0.9

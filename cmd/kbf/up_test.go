@@ -73,6 +73,8 @@ func TestUpFlags(t *testing.T) {
 			},
 		},
 		{name: "zero partitions", args: []string{"up", "--partitions", "0"}, wantErr: "topic orders: 0 partitions: want at least 1"},
+		{name: "partitions past the bound", args: []string{"up", "--partitions", "2000000000"}, wantErr: "topic orders: 2000000000 partitions: want at most 10000"},
+		{name: "negative partitions", args: []string{"up", "--partitions", "-5"}, wantErr: "topic orders: -5 partitions: want at least 1"},
 		{name: "partitions not a number", args: []string{"up", "--partitions", "three"}, wantErr: "--partitions"},
 		{name: "rf above brokers", args: []string{"up", "--replication-factor", "4"},
 			wantErr: "topic orders: replication factor 4 needs 4 brokers, there are 3"},

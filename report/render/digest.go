@@ -12,6 +12,7 @@ import (
 	"github.com/kbf-project/kbf/integrity"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // WriteDigest writes the trial at a glance (report.Trial.Digest): its title, a
@@ -30,9 +31,18 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 		b.WriteString("no fault: the longest gaps\n")
 	}
 	d := tr.Digest()
-	writeDigestTable(&b, d)
-	for _, c := range d.Causes {
+	causes := d.Causes
+	if d.Spreads != nil {
+		writeSpreads(&b, d, !tr.FaultAt.IsZero())
+		causes = causes[:min(len(causes), maxCauses)]
+	} else {
+		writeDigestTable(&b, d)
+	}
+	for _, c := range causes {
 		o.writeCause(&b, &c)
+	}
+	if n := len(d.Causes) - len(causes); n > 0 {
+		fmt.Fprintf(&b, "%d more causes in report.json\n", n)
 	}
 	if tr.Quorum != nil {
 		writeQuorumDigest(&b, tr.Quorum)
@@ -54,6 +64,13 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 	if tr.Meta != nil {
 		for _, n := range tr.Meta.Notes {
 			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
+	if m := tr.Meta; m != nil && m.Fault == nil {
+		// A probe run's verdict is judged on the probe and the host
+		// alone: the host's load is said beside it.
+		if h := verdict.Describe(m.Host); h != "" {
+			fmt.Fprintf(&b, "%s\n", h)
 		}
 	}
 	if d.Verdict != "" {
@@ -146,11 +163,7 @@ func (o TextOptions) writeCause(b *bytes.Buffer, c *report.Cause) {
 		r := report.Range{Min: c.Min, Max: c.Max, N: 1}
 		fmt.Fprintf(b, " %s", r)
 	}
-	parts := make([]string, len(c.Partitions))
-	for i, p := range c.Partitions {
-		parts[i] = fmt.Sprintf("p%d", p)
-	}
-	fmt.Fprintf(b, " (%s): %s", strings.Join(parts, " "), c.Why)
+	fmt.Fprintf(b, " (%s): %s", causePartitions(c.Partitions), c.Why)
 	switch {
 	case c.Setting != "":
 		fmt.Fprintf(b, "; shorten: %s%s", c.Setting, o.flags(c.Settings))

@@ -489,6 +489,42 @@ type digestJSON struct {
 	Causes  []causeJSON     `json:"causes,omitempty"`
 	Audited bool            `json:"audited"`
 	Verdict string          `json:"verdict,omitempty"`
+	// Spreads are each role's stalls across its partitions, for a trial
+	// of more partitions than report.Condense; the rows keep them all.
+	Spreads []spreadJSON `json:"spreads,omitempty"`
+}
+
+// spreadJSON is one role's distribution: the ack and receive stalls'
+// quantiles across its partitions, in seconds, and its worst partitions.
+type spreadJSON struct {
+	Role            results.Role  `json:"role"`
+	Partitions      int           `json:"partitions"`
+	AckPartitions   int           `json:"ack_partitions"`
+	AckOpen         int           `json:"ack_open"`
+	Ack             quantilesJSON `json:"ack_seconds"`
+	RecvPartitions  int           `json:"receive_partitions"`
+	ReceiveOpen     int           `json:"receive_open"`
+	Receive         quantilesJSON `json:"receive_seconds"`
+	WorstPartitions []int32       `json:"worst_partitions"`
+}
+
+type quantilesJSON struct {
+	Min float64 `json:"min"`
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+func quantilesDoc(q report.Quantiles) quantilesJSON {
+	return quantilesJSON{Min: q.Min.Seconds(), P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
+}
+
+func spreadDoc(s report.Spread) spreadJSON {
+	return spreadJSON{Role: s.Role, Partitions: s.Partitions,
+		AckPartitions: s.Acked, AckOpen: s.AckOpen, Ack: quantilesDoc(s.Ack),
+		RecvPartitions: s.Received, ReceiveOpen: s.RecOpen, Receive: quantilesDoc(s.Receive),
+		WorstPartitions: each(s.Worst, func(r report.DigestRow) int32 { return r.Partition })}
 }
 
 // digestRowJSON is a partition's row; an absent gap or phase is null.
@@ -537,6 +573,7 @@ func digestDoc(d *report.Digest) *digestJSON {
 			return causeJSON{Kind: c.Kind, explanationJSON: explanationDoc(c.Explanation), Partitions: c.Partitions, Min: c.Min.Seconds(), Max: c.Max.Seconds()}
 		}),
 		Audited: d.Audited, Verdict: d.Verdict,
+		Spreads: each(d.Spreads, spreadDoc),
 	}
 }
 

@@ -33,24 +33,28 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	var b bytes.Buffer
 	writeHeading(&b, tr)
 	b.WriteString("\n")
-	if err := gaps.WriteText(&b, tr.Gaps); err != nil {
-		return err
-	}
-	if len(tr.Stalls) > 0 {
-		if tr.Steps != nil {
-			b.WriteString("\nstalls, from the first step to the first ack after it:\n")
-		} else {
-			b.WriteString("\nstalls, from the fault to the first ack:\n")
+	if tr.Condensed() {
+		o.writeCondensed(&b, tr)
+	} else {
+		if err := gaps.WriteText(&b, tr.Gaps); err != nil {
+			return err
 		}
-		for i := range tr.Stalls {
-			o.writeStall(&b, &tr.Stalls[i])
+		if len(tr.Stalls) > 0 {
+			if tr.Steps != nil {
+				b.WriteString("\nstalls, from the first step to the first ack after it:\n")
+			} else {
+				b.WriteString("\nstalls, from the fault to the first ack:\n")
+			}
+			for i := range tr.Stalls {
+				o.writeStall(&b, &tr.Stalls[i])
+			}
 		}
 	}
 	if tr.Quorum != nil {
 		writeQuorum(&b, tr.Quorum)
 	}
 	writeSteps(&b, tr.Steps)
-	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
+	writeReplicaView(&b, condensedView(tr), tr.FaultAt)
 	writeClients(&b, tr)
 	if tr.Group != nil {
 		b.WriteString("\n")
@@ -91,7 +95,7 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 		return
 	}
 	p := m.Probe
-	fmt.Fprintf(b, "probe: topic %s partitions %v, one record each every %v, acks=%s", p.Topic, p.Partitions, p.Interval, p.Acks)
+	fmt.Fprintf(b, "probe: topic %s partitions %s, one record each every %v, acks=%s", p.Topic, partitionList(p.Partitions), p.Interval, p.Acks)
 	if m.Cluster.KafkaVersion != "" {
 		fmt.Fprintf(b, ", Kafka %s", m.Cluster.KafkaVersion)
 	}
@@ -106,7 +110,13 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 		}
 		b.WriteString("\n")
 	}
+	if len(p.Partitions) > report.Condense {
+		writeMissedCondensed(b, p)
+	}
 	for _, part := range p.Partitions {
+		if len(p.Partitions) > report.Condense {
+			break
+		}
 		if ms := p.Missed[part]; ms != nil && ms.Count > 0 {
 			fmt.Fprintf(b, "probe self-check: p%d missed %d send slots between %s and %s\n", part, ms.Count,
 				ms.First.UTC().Format("15:04:05.000"), ms.Last.UTC().Format("15:04:05.000"))
