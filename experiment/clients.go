@@ -85,6 +85,12 @@ func (t *trial) startClients(ctx context.Context) error {
 			Settings: t.o.ClientSettings[name],
 			Security: cfg.Security,
 		}
+		if g := cfg.GroupSettings(); g != nil {
+			// A group of the client's own, so the three readers are not
+			// members of one group and each is measured alone.
+			spec.Group = &clients.GroupSpec{ID: g.ID + "-" + string(name), Protocol: g.Protocol,
+				Commit: g.Commit, AutoCommitInterval: g.AutoCommitInterval}
+		}
 		c, err := start(ctx, spec)
 		if err != nil {
 			t.stopClients(ctx)
