@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +135,36 @@ func TestCommitEvent(t *testing.T) {
 				t.Errorf("kbf does not read the row back: %v", err)
 			}
 		})
+	}
+}
+
+// TestKbfCommandLines parses every command line kbf's package clients
+// writes for a probe (its golden file): the probe takes each.
+func TestKbfCommandLines(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "args.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	blocks := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if a, ok := strings.CutPrefix(line, "\t"); ok {
+			blocks[name] = append(blocks[name], a)
+		} else if line != "" {
+			name = strings.TrimSuffix(line, ":")
+		}
+	}
+	if len(blocks["group reader"]) == 0 {
+		t.Fatalf("no group reader's command line among %d", len(blocks))
+	}
+	for name, args := range blocks {
+		o, err := parseArgs(args, io.Discard)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if strings.HasPrefix(name, "group reader") != (o.group != nil) {
+			t.Errorf("%s: group reader %+v", name, o.group)
+		}
 	}
 }

@@ -95,4 +95,24 @@ class GroupReaderTest {
         GroupReader.eventRow(end, "commit", start, -1, Set.of(), Map.of(0, 1050L),
             "org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired, before committing"));
   }
+
+  // Every command line kbf's package clients writes for a probe (its golden file): the probe
+  // takes each.
+  @Test
+  void kbfCommandLines() throws Exception {
+    java.util.Map<String, java.util.List<String>> blocks = new java.util.LinkedHashMap<>();
+    String name = "";
+    for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("..", "testdata", "args.golden"))) {
+      if (line.startsWith("\t")) {
+        blocks.computeIfAbsent(name, k -> new java.util.ArrayList<>()).add(line.substring(1));
+      } else if (!line.isEmpty()) {
+        name = line.substring(0, line.length() - 1);
+      }
+    }
+    assertTrue(blocks.containsKey("group reader, sync"), "no group reader's command line");
+    for (java.util.Map.Entry<String, java.util.List<String>> e : blocks.entrySet()) {
+      Options o = Options.parse(e.getValue().toArray(new String[0]));
+      assertEquals(e.getKey().startsWith("group reader"), o.groupReader(), e.getKey());
+    }
+  }
 }
