@@ -30,8 +30,10 @@ func groupSettings(o *options, cons kafka.ConfigMap) kafka.ConfigMap {
 	g["client.id"] = "kbf-librdkafka-group"
 	g["group.id"] = o.group.id
 	g["group.protocol"] = o.group.protocol
-	// Enough to see the coordinator found and lost, and the rebalances.
-	g["debug"] = "cgrp,metadata,topic,broker"
+	// The coordinator found and lost, and the rebalances; its metadata lines
+	// stay out of client.log, where the producer's and consumer's date
+	// their leader changes.
+	g["debug"] = "cgrp"
 	// A partition with no committed offset starts where the probe started
 	// (set when it is assigned); earliest is only the fallback when its
 	// committed offset cannot be read.
@@ -226,10 +228,10 @@ func (g *groupReader) run(stop <-chan struct{}) error {
 func (g *groupReader) handle(ev kafka.Event, now time.Time) {
 	switch e := ev.(type) {
 	case *kafka.Message:
-		v, ok := results.ParseValue(e.Value)
-		if e.TopicPartition.Topic == nil || *e.TopicPartition.Topic != g.o.topic {
-			return
+		if e.TopicPartition.Error != nil || e.TopicPartition.Topic == nil || *e.TopicPartition.Topic != g.o.topic {
+			return // a consumer error is in client.log; the consumer retries by itself
 		}
+		v, ok := results.ParseValue(e.Value)
 		part, off := e.TopicPartition.Partition, int64(e.TopicPartition.Offset)
 		g.mu.Lock()
 		defer g.mu.Unlock()
