@@ -125,6 +125,8 @@ func checkClientsGroup(t *testing.T, tr *report.Trial, proto string) {
 			t.Errorf("%s: no group reader in the clients' comparison", cr.Name)
 		case g.Protocol != proto || g.Commit != results.CommitSync || !g.Found:
 			t.Errorf("%s: group %+v, want protocol %s, commit sync, something processed", cr.Name, g, proto)
+		case g.Commits != commits:
+			t.Errorf("%s: the report counts %d commits, its own %s %d: want them read from its own files", cr.Name, g.Commits, results.GroupEventsFile, commits)
 		default:
 			t.Logf("%s: processing stall %v on p%d (open %v), commit stall %v (open %v), %d of %d commits failed, %d rebalances",
 				cr.Name, g.Processing, g.Partition, g.ProcessingOpen, g.CommitStall, g.CommitOpen, g.Failed, g.Commits, g.Rebalances)
