@@ -110,8 +110,11 @@ type Info struct {
 	Library string `json:"library"` // the binding and its version
 	// Producer and Consumer are the settings in effect, by the client's
 	// own names (librdkafka's or the Java client's).
-	Producer     map[string]string `json:"producer"`
-	Consumer     map[string]string `json:"consumer"`
+	Producer map[string]string `json:"producer"`
+	Consumer map[string]string `json:"consumer"`
+	// Group are the group reader's settings by the client's own names;
+	// nil without one (Spec.Group).
+	Group        map[string]string `json:"group,omitempty"`
 	Topic        string            `json:"topic"`
 	Partitions   []int32           `json:"partitions"`
 	Interval     Duration          `json:"interval"`
@@ -165,16 +168,22 @@ func ReadInfo(dir string) (*Info, error) {
 }
 
 // Settings returns the producer's and consumer's settings as one map, the
-// consumer's prefixed "consumer.", with client, the client and its version:
-// the shape of the franz-go probe's results.Probe.Client.
+// consumer's prefixed "consumer." and the group reader's "group." where
+// they differ from the producer's, with client, the client and its
+// version: the shape of the franz-go probe's results.Probe.Client.
 func (i *Info) Settings() map[string]string {
-	out := make(map[string]string, len(i.Producer)+len(i.Consumer)+1)
+	out := make(map[string]string, len(i.Producer)+len(i.Consumer)+len(i.Group)+1)
 	for k, v := range i.Producer {
 		out[k] = v
 	}
 	for k, v := range i.Consumer {
 		if out[k] != v {
 			out["consumer."+k] = v
+		}
+	}
+	for k, v := range i.Group {
+		if out[k] != v {
+			out["group."+k] = v
 		}
 	}
 	out["client"] = strings.TrimSpace(string(i.Client) + " " + i.Version)
@@ -212,7 +221,7 @@ func MaskInfo(dir string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	changed := false
-	for _, k := range []string{"producer", "consumer"} {
+	for _, k := range []string{"producer", "consumer", "group"} {
 		var m map[string]string
 		if raw[k] == nil || json.Unmarshal(raw[k], &m) != nil {
 			continue

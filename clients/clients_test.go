@@ -75,6 +75,13 @@ func TestArgs(t *testing.T) {
 			RunID: "0a1b2c3d4e5f", StartOffsets: map[int32]int64{2: 998, 0: 1042}, Dir: "out",
 			Drain:    2500 * time.Millisecond,
 			Settings: map[string]string{"socket.timeout.ms": "20000", "debug": "metadata,topic"}}},
+		{"group reader", Spec{Client: Librdkafka, Bootstrap: []string{"127.0.0.1:19092"}, Topic: "orders",
+			Interval: 20 * time.Millisecond, Acks: "all", Dir: "trial-01/librdkafka",
+			Group: &GroupSpec{ID: "kbf-probe-0a1b2c3d4e5f-librdkafka", Protocol: "consumer", Commit: "interval",
+				AutoCommitInterval: time.Second}}},
+		{"group reader, sync", Spec{Client: Java, Bootstrap: []string{"127.0.0.1:19092"}, Topic: "orders",
+			Interval: 20 * time.Millisecond, Acks: "all", Dir: "trial-01/java",
+			Group: &GroupSpec{ID: "kbf-probe-0a1b2c3d4e5f-java", Protocol: "classic", Commit: "sync"}}},
 	}
 	var b strings.Builder
 	for _, s := range specs {
@@ -106,6 +113,15 @@ func TestValidate(t *testing.T) {
 		{"run id with a space", func(s *Spec) { s.RunID = "a b" }, "must not contain spaces"},
 		{"offset of an unprobed partition", func(s *Spec) { s.StartOffsets = map[int32]int64{1: 5} }, "partition 1, which is not probed"},
 		{"setting with =", func(s *Spec) { s.Settings = map[string]string{"a=b": "c"} }, "without '='"},
+		{"group without an id", func(s *Spec) { s.Group = &GroupSpec{Protocol: "classic", Commit: "sync"} }, `group id "": must be non-empty`},
+		{"group id with a space", func(s *Spec) { s.Group = &GroupSpec{ID: "a b", Protocol: "classic", Commit: "sync"} }, "without spaces"},
+		{"group protocol eager", func(s *Spec) { s.Group = &GroupSpec{ID: "g", Protocol: "eager", Commit: "sync"} },
+			`group protocol "eager": want classic or consumer`},
+		{"commit never", func(s *Spec) { s.Group = &GroupSpec{ID: "g", Protocol: "classic", Commit: "never"} },
+			`commit "never": want sync, async or interval`},
+		{"negative auto-commit interval", func(s *Spec) {
+			s.Group = &GroupSpec{ID: "g", Protocol: "classic", Commit: "interval", AutoCommitInterval: -time.Second}
+		}, "must not be negative"},
 	}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("good spec: %v", err)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/results"
 )
 
 // Spec is one external probe's run.
@@ -49,6 +50,40 @@ type Spec struct {
 	// CommandConfig is the path of the client's properties file, in its
 	// own names (--command-config): Start writes it from Security.
 	CommandConfig string
+	// Group is the group reader the probe runs beside its own reader
+	// (kbf run --consumer group); nil runs none.
+	Group *GroupSpec
+}
+
+// GroupSpec is a reference probe's group reader, as kbf's franz-go probe
+// has one (results.GroupSettings): each probe takes it in its own terms
+// (clients/README.md) and writes results.GroupFile and
+// results.GroupEventsFile in its directory.
+type GroupSpec struct {
+	// ID is the group's id: one per client, so that the clients' group
+	// readers are not members of one group.
+	ID       string
+	Protocol string // results.GroupProtocolClassic or results.GroupProtocolConsumer
+	Commit   string // results.CommitSync, results.CommitAsync or results.CommitInterval
+	// AutoCommitInterval is the time between two autocommits under
+	// results.CommitInterval; 0 leaves the probe's (one second, as
+	// kbf's own).
+	AutoCommitInterval time.Duration
+}
+
+// Validate reports the first field that cannot work.
+func (g *GroupSpec) Validate() error {
+	switch {
+	case g.ID == "" || strings.ContainsAny(g.ID, " \t\n,="):
+		return fmt.Errorf("group id %q: must be non-empty, without spaces, ',' or '='", g.ID)
+	case g.Protocol != results.GroupProtocolClassic && g.Protocol != results.GroupProtocolConsumer:
+		return fmt.Errorf("group protocol %q: want %s or %s", g.Protocol, results.GroupProtocolClassic, results.GroupProtocolConsumer)
+	case g.Commit != results.CommitSync && g.Commit != results.CommitAsync && g.Commit != results.CommitInterval:
+		return fmt.Errorf("commit %q: want %s, %s or %s", g.Commit, results.CommitSync, results.CommitAsync, results.CommitInterval)
+	case g.AutoCommitInterval < 0:
+		return fmt.Errorf("auto-commit interval %v: must not be negative", g.AutoCommitInterval)
+	}
+	return nil
 }
 
 // DefaultDrain is the reference probes' drain when Spec.Drain is 0.
@@ -81,6 +116,9 @@ func (s *Spec) Validate() error {
 		if k == "" || strings.Contains(k, "=") {
 			return fmt.Errorf("setting name %q: must be non-empty, without '='", k)
 		}
+	}
+	if s.Group != nil {
+		return s.Group.Validate()
 	}
 	return nil
 }
@@ -126,6 +164,13 @@ func (s *Spec) Args() []string {
 	}
 	if s.CommandConfig != "" {
 		a = append(a, "--command-config="+s.CommandConfig)
+	}
+	if g := s.Group; g != nil {
+		a = append(a, "--consumer="+results.ConsumerGroup, "--group="+g.ID,
+			"--group-protocol="+g.Protocol, "--commit="+g.Commit)
+		if g.AutoCommitInterval > 0 {
+			a = append(a, "--auto-commit-interval="+g.AutoCommitInterval.String())
+		}
 	}
 	keys := make([]string, 0, len(s.Settings))
 	for k := range s.Settings {

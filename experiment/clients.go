@@ -42,6 +42,11 @@ type external struct {
 	name clients.Name
 	dir  string
 	c    ExternalClient
+	// group is its group reader's settings as its meta.json records them;
+	// nil without one. Its balancer is the franz-go reader's: each
+	// reference probe asks for the same (cooperative-sticky, or the
+	// broker's uniform assignor under KIP-848).
+	group *results.GroupSettings
 
 	mu    sync.Mutex
 	ready bool
@@ -85,12 +90,20 @@ func (t *trial) startClients(ctx context.Context) error {
 			Settings: t.o.ClientSettings[name],
 			Security: cfg.Security,
 		}
+		group := cfg.GroupSettings()
+		if group != nil {
+			// A group of the client's own, so the three readers are not
+			// members of one group and each is measured alone.
+			group.ID += "-" + string(name)
+			spec.Group = &clients.GroupSpec{ID: group.ID, Protocol: group.Protocol,
+				Commit: group.Commit, AutoCommitInterval: group.AutoCommitInterval}
+		}
 		c, err := start(ctx, spec)
 		if err != nil {
 			t.stopClients(ctx)
 			return fmt.Errorf("start the %s probe: %w", name, err)
 		}
-		e := &external{name: name, dir: dir, c: c}
+		e := &external{name: name, dir: dir, c: c, group: group}
 		t.clients = append(t.clients, e)
 		go func() {
 			info, err := c.Ready(ctx)
@@ -285,6 +298,7 @@ func (t *trial) saveClients() error {
 		}
 		m := *t.meta
 		m.Probe = info.Probe()
+		m.Probe.Group = e.group
 		m.Probe.Leaders, m.Probe.Replicas = t.meta.Probe.Leaders, t.meta.Probe.Replicas
 		m.Notes = nil
 		if err := results.WriteMeta(e.dir, &m); err != nil {

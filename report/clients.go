@@ -38,6 +38,52 @@ type ClientResult struct {
 	// Trial is the client's whole analysis; nil for franz-go (the trial
 	// itself) and when Err is set.
 	Trial *Trial
+	// Group is the client's group reader in brief (kbf run --consumer
+	// group); nil without one.
+	Group *ClientGroup
+}
+
+// ClientGroup is one client's group reader in brief, for the clients'
+// comparison: its worst processing stall and its commit stall.
+type ClientGroup struct {
+	Protocol, Commit string
+	// Processing is the longest processing gap at the fault over the
+	// partitions (the longest anywhere when none had one at the fault),
+	// on Partition; Open when no record was processed after it. Zero
+	// with Found unset when it processed nothing.
+	Processing     time.Duration
+	Partition      int32
+	ProcessingOpen bool
+	Found          bool
+	// CommitStall is the commit stall's length (GroupView.CommitStall);
+	// CommitOpen when no commit succeeded after it; HasCommitStall unset
+	// without a commit.
+	CommitStall    time.Duration
+	CommitOpen     bool
+	HasCommitStall bool
+	Commits        int
+	Failed         int
+	Rebalances     int
+}
+
+// clientGroup is the group view v in brief; nil without one.
+func clientGroup(v *GroupView) *ClientGroup {
+	if v == nil {
+		return nil
+	}
+	g := &ClientGroup{Protocol: v.Settings.Protocol, Commit: v.Settings.Commit,
+		Commits: v.Commits, Failed: v.Failed, Rebalances: v.Rebalances()}
+	if w, ok := v.Worst(); ok {
+		gp := w.Stalls.Fault
+		if gp == nil {
+			gp = w.Stalls.Longest
+		}
+		g.Processing, g.Partition, g.ProcessingOpen, g.Found = gp.Duration(), w.Partition, gp.Open, true
+	}
+	if s := v.CommitStall; s != nil {
+		g.CommitStall, g.CommitOpen, g.HasCommitStall = s.Duration(), s.Open, true
+	}
+	return g
 }
 
 // ClientAudit is a client's integrity check in brief.
@@ -110,7 +156,9 @@ func clientsOf(ctx context.Context, t results.Trial, fg *probeAnalysis) (clientA
 	if len(t.Clients) == 0 {
 		return clientAnalyses{}, nil
 	}
-	cs := clientAnalyses{results: []ClientResult{clientResult(FranzGo, fg.ev.meta, fg.integrity, fg.gaps, fg.phases.stalls)}}
+	fgr := clientResult(FranzGo, fg.ev.meta, fg.integrity, fg.gaps, fg.phases.stalls)
+	fgr.Group = clientGroup(fg.group)
+	cs := clientAnalyses{results: []ClientResult{fgr}}
 	for i := range t.Clients {
 		cr, ns, err := clientOf(ctx, t, &t.Clients[i], fg.ev.F)
 		if err != nil {
@@ -147,6 +195,7 @@ func clientOf(ctx context.Context, t results.Trial, c *results.ClientTrial, F ti
 	}
 	cr := clientResult(c.Name, ct.Meta, ct.Integrity, ct.Gaps, ct.Stalls)
 	cr.Trial = ct
+	cr.Group = clientGroup(ct.Group)
 	if c.Meta == nil {
 		cr.MetaMissing = true
 		ns = append(ns, note{text: fmt.Sprintf("client %s: %s is missing, so its settings are unknown: its duplicates and reorders are not judged", c.Name, path.Join(results.ClientsDir, c.Name, results.MetaFile)), damaged: true})

@@ -123,14 +123,14 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 		return nil, nil, nil
 	}
 	v := &GroupView{Settings: *t.Meta.Probe.Group}
-	proc, err := readGroup(ctx, t.Path(results.GroupFile))
+	proc, err := readGroup(ctx, t.GroupPath(results.GroupFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, notes{{text: "no " + results.GroupFile + ": the group reader processed nothing", damaged: true}}, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	evs, err := readGroupEvents(ctx, t.Path(results.GroupEventsFile))
+	evs, err := readGroupEvents(ctx, t.GroupPath(results.GroupEventsFile))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}

@@ -44,8 +44,8 @@ type ClientTrial struct {
 
 // Trial returns the client's records as a trial of their own, in the
 // parent trial's directory so that the node logs are read: the analysis
-// reads the client's probe CSV, read-back and client log instead of the
-// franz-go probe's.
+// reads the client's probe CSV, read-back, client log and group reader's
+// files instead of the franz-go probe's.
 func (c *ClientTrial) Trial(parent *Trial) Trial {
 	meta := c.Meta
 	if meta == nil && parent.Meta != nil {
@@ -56,7 +56,7 @@ func (c *ClientTrial) Trial(parent *Trial) Trial {
 		m.Probe.Client = nil
 		meta = &m
 	}
-	return Trial{Dir: parent.Dir, Probe: c.Probe, Log: c.Log, Meta: meta, ClientLogPath: c.ClientLog, external: true}
+	return Trial{Dir: parent.Dir, Probe: c.Probe, Log: c.Log, Meta: meta, ClientLogPath: c.ClientLog, GroupDir: c.Dir, external: true}
 }
 
 // clientTrials finds the external clients' directories of the trial

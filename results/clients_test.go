@@ -64,6 +64,12 @@ func TestFindClients(t *testing.T) {
 				if cl := ct.ClientLogFile(); cl != w.ClientLog {
 					t.Errorf("client %s: client log %q, want its own %q", w.Name, cl, w.ClientLog)
 				}
+				if g, want := ct.GroupPath(GroupEventsFile), filepath.Join(w.Dir, GroupEventsFile); g != want {
+					t.Errorf("client %s: group events %q, want its own %q", w.Name, g, want)
+				}
+				if g, want := trials[0].GroupPath(GroupFile), filepath.Join(dir, GroupFile); g != want {
+					t.Errorf("the trial's group file %q, want %q", g, want)
+				}
 			}
 		})
 	}

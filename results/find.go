@@ -30,6 +30,10 @@ type Trial struct {
 	// ClientLogPath is the client log the timeline reads; "" is the
 	// directory's ClientLog. ClientTrial.Trial sets it.
 	ClientLogPath string
+	// GroupDir is the directory of the group reader's files (GroupFile,
+	// GroupEventsFile); "" is Dir. ClientTrial.Trial sets it to the
+	// client's own directory.
+	GroupDir string
 	// external marks a client's trial (ClientTrial.Trial): its log is the
 	// client's own, so LogPath never falls back to the directory's.
 	external bool
@@ -46,6 +50,15 @@ func (t *Trial) ClientLogFile() string {
 
 // Path returns the path of the named file in the trial's directory.
 func (t *Trial) Path(name string) string { return filepath.Join(t.Dir, name) }
+
+// GroupPath returns the path of the group reader's file name (GroupFile,
+// GroupEventsFile): in GroupDir when set, else in the trial's directory.
+func (t *Trial) GroupPath(name string) string {
+	if t.GroupDir != "" {
+		return filepath.Join(t.GroupDir, name)
+	}
+	return t.Path(name)
+}
 
 // OpenProbe opens the trial's probe CSV for decoding: the decoder accepts
 // only the partitions the metadata names and times inside the trial's own

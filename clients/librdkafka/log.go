@@ -90,6 +90,7 @@ type clientInfo struct {
 	Library        string            `json:"library"`
 	Producer       map[string]string `json:"producer"`
 	Consumer       map[string]string `json:"consumer"`
+	Group          map[string]string `json:"group,omitempty"` // the group reader's settings, when it has one
 	Topic          string            `json:"topic"`
 	Partitions     []int32           `json:"partitions"`
 	Interval       string            `json:"interval"`

@@ -23,6 +23,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf16"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // options is the probe's command line, the one every reference probe takes.
@@ -41,6 +43,19 @@ type options struct {
 	// security are the librdkafka settings of --command-config (kbf's
 	// kafkasec.Config.Librdkafka): the security protocol, SASL, TLS.
 	security map[string]string
+	// group is the group reader's, run beside the probe's own reader when
+	// --consumer group; nil runs none.
+	group *groupOptions
+}
+
+// groupOptions are the group reader's flags, kbf's names (results'
+// ConsumerGroup, GroupProtocol* and Commit* values), taken by librdkafka's
+// settings in groupSettings.
+type groupOptions struct {
+	id                 string
+	protocol           string // classic or consumer: librdkafka's group.protocol
+	commit             string // sync, async or interval
+	autoCommitInterval time.Duration
 }
 
 func main() {
@@ -95,7 +110,13 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 		o.set[k] = v
 		return nil
 	})
-	var commandConfig string
+	var commandConfig, consumer string
+	g := groupOptions{protocol: results.GroupProtocolClassic, commit: results.CommitSync, autoCommitInterval: time.Second}
+	fs.StringVar(&consumer, "consumer", results.ConsumerAssign, "assign (the probe's reader alone) or group (a group reader beside it)")
+	fs.StringVar(&g.id, "group", "", "the group reader's group.id (default: kbf-probe-<run id>)")
+	fs.StringVar(&g.protocol, "group-protocol", g.protocol, "the group reader's group.protocol: classic or consumer")
+	fs.StringVar(&g.commit, "commit", g.commit, "how the group reader commits: sync, async or interval (enable.auto.commit)")
+	fs.Var((*duration)(&g.autoCommitInterval), "auto-commit-interval", "auto.commit.interval.ms under --commit interval")
 	fs.StringVar(&commandConfig, "command-config", "", "a properties file of librdkafka security settings (security.protocol, sasl.*, ssl.*), applied under --set")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -142,7 +163,42 @@ func parseArgs(args []string, stderr io.Writer) (*options, error) {
 			return nil, fmt.Errorf("--start-offsets names partition %d, which --partitions does not", p)
 		}
 	}
+	if o.group, err = groupFlags(consumer, &g, fs); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// groupFlags checks the group reader's flags: nil without --consumer
+// group, and an error for a group flag given without it.
+func groupFlags(consumer string, g *groupOptions, fs *flag.FlagSet) (*groupOptions, error) {
+	switch consumer {
+	case results.ConsumerAssign:
+		var err error
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "group", "group-protocol", "commit", "auto-commit-interval":
+				if err == nil {
+					err = fmt.Errorf("--%s: only with --consumer %s", f.Name, results.ConsumerGroup)
+				}
+			}
+		})
+		return nil, err
+	case results.ConsumerGroup:
+	default:
+		return nil, fmt.Errorf("--consumer %q: want %s or %s", consumer, results.ConsumerAssign, results.ConsumerGroup)
+	}
+	switch {
+	case g.protocol != results.GroupProtocolClassic && g.protocol != results.GroupProtocolConsumer:
+		return nil, fmt.Errorf("--group-protocol %q: want %s or %s", g.protocol, results.GroupProtocolClassic, results.GroupProtocolConsumer)
+	case g.commit != results.CommitSync && g.commit != results.CommitAsync && g.commit != results.CommitInterval:
+		return nil, fmt.Errorf("--commit %q: want %s, %s or %s", g.commit, results.CommitSync, results.CommitAsync, results.CommitInterval)
+	case g.autoCommitInterval <= 0:
+		return nil, fmt.Errorf("--auto-commit-interval %v: must be positive", g.autoCommitInterval)
+	case strings.ContainsAny(g.id, " \t\n"):
+		return nil, fmt.Errorf("--group %q: must not contain spaces", g.id)
+	}
+	return g, nil
 }
 
 // duration is a flag's time.Duration whose error says what it wants.

@@ -88,10 +88,11 @@ func settings(o *options) (producer, consumer kafka.ConfigMap) {
 // prober is one run's bookkeeping, shared by the send loop, the delivery
 // reports and the consumer.
 type prober struct {
-	o    *options
-	prod *kafka.Producer
-	cons *kafka.Consumer
-	log  *clientLog
+	o     *options
+	prod  *kafka.Producer
+	cons  *kafka.Consumer
+	group *groupReader // nil without --consumer group
+	log   *clientLog
 
 	mu      sync.Mutex
 	csv     *results.Encoder
@@ -114,6 +115,9 @@ func probe(ctx context.Context, o *options) error {
 		rand.Read(b[:])
 		o.runID = hex.EncodeToString(b[:])
 	}
+	if o.group != nil && o.group.id == "" {
+		o.group.id = "kbf-group-" + o.runID // a group of its own: nothing committed yet
+	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return fmt.Errorf("results directory: %w", err)
 	}
@@ -133,13 +137,27 @@ func probe(ctx context.Context, o *options) error {
 	if p.prod, err = kafka.NewProducer(&pconf); err != nil {
 		return fmt.Errorf("producer: %w", err)
 	}
-	logsDone := make(chan struct{}, 2)
+	logsDone := make(chan struct{}, 3)
+	logs := 1
 	go p.log.follow("producer", p.prod.Logs(), logsDone)
 	if p.cons, err = kafka.NewConsumer(&cconf); err != nil {
 		p.prod.Close()
 		return fmt.Errorf("consumer: %w", err)
 	}
+	logs++
 	go p.log.follow("consumer", p.cons.Logs(), logsDone)
+	var gconf kafka.ConfigMap
+	if o.group != nil {
+		gconf = groupSettings(o, cconf)
+		if p.group, err = newGroupReader(o, gconf); err != nil {
+			p.cons.Close()
+			p.prod.Close()
+			return err
+		}
+		defer p.group.closeFiles()
+		logs++
+		go p.log.follow(string(results.ClientGroup), p.group.cons.Logs(), logsDone)
+	}
 
 	stopFlush := make(chan struct{})
 	flushDone := make(chan struct{})
@@ -150,10 +168,14 @@ func probe(ctx context.Context, o *options) error {
 			return
 		}
 		closed = true
+		if p.group != nil {
+			p.group.cons.Close()
+		}
 		p.cons.Close()
 		p.prod.Close()
-		<-logsDone
-		<-logsDone
+		for range logs {
+			<-logsDone
+		}
 		close(stopFlush)
 		<-flushDone
 	}
@@ -163,7 +185,7 @@ func probe(ctx context.Context, o *options) error {
 		return fmt.Errorf("%w (is the cluster up? kbf up starts it)", err)
 	}
 	started := time.Now().UTC()
-	info := p.info(pconf, cconf, started)
+	info := p.info(pconf, cconf, gconf, started)
 	if err := writeInfo(o.out, info); err != nil {
 		return err
 	}
@@ -180,6 +202,13 @@ func probe(ctx context.Context, o *options) error {
 	consCtx, stopCons := context.WithCancel(context.Background())
 	consDone := make(chan struct{})
 	go p.consume(consCtx, consDone)
+	stopGroup := make(chan struct{})
+	groupDone := make(chan error, 1)
+	if p.group != nil {
+		go func() { groupDone <- p.group.run(stopGroup) }()
+	} else {
+		groupDone <- nil
+	}
 
 	p.send(ctx)
 
@@ -192,8 +221,15 @@ func probe(ctx context.Context, o *options) error {
 	p.mu.Lock()
 	p.closing = true
 	p.mu.Unlock()
+	if p.group != nil {
+		p.group.halt()
+	}
 	stopCons()
+	close(stopGroup)
 	<-consDone
+	if err := <-groupDone; err != nil && p.werr == nil {
+		p.werr = err
+	}
 	// What is still queued would keep Close waiting on a dead broker; its
 	// rows are written as never acked.
 	p.prod.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
@@ -208,6 +244,9 @@ func probe(ctx context.Context, o *options) error {
 	}
 	if err := p.log.flush(); err != nil && p.werr == nil {
 		p.werr = fmt.Errorf("write client log: %w", err)
+	}
+	if err := p.flushGroup(); err != nil && p.werr == nil {
+		p.werr = err
 	}
 	info.Ended = time.Now().UTC()
 	for _, ps := range p.parts {
@@ -429,6 +468,13 @@ func (p *prober) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- s
 			p.werr = fmt.Errorf("write probe csv: %w", err)
 		}
 		p.mu.Unlock()
+		if err := p.flushGroup(); err != nil {
+			p.mu.Lock()
+			if p.werr == nil {
+				p.werr = err
+			}
+			p.mu.Unlock()
+		}
 		if err := p.log.flush(); err != nil {
 			p.mu.Lock()
 			if p.werr == nil {
@@ -439,9 +485,17 @@ func (p *prober) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- s
 	}
 }
 
+// flushGroup writes the group reader's buffered rows; nil without one.
+func (p *prober) flushGroup() error {
+	if p.group == nil {
+		return nil
+	}
+	return p.group.flush()
+}
+
 // info is client.json: what ran and with which settings, by librdkafka's
-// own names.
-func (p *prober) info(pconf, cconf kafka.ConfigMap, started time.Time) *clientInfo {
+// own names; gconf is the group reader's, nil without one.
+func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *clientInfo {
 	_, ver := kafka.LibraryVersion()
 	starts := map[string]int64{}
 	for part, off := range p.o.startOffsets {
@@ -453,6 +507,7 @@ func (p *prober) info(pconf, cconf kafka.ConfigMap, started time.Time) *clientIn
 		Library:      "github.com/confluentinc/confluent-kafka-go/v2 " + modVersion("github.com/confluentinc/confluent-kafka-go/v2"),
 		Producer:     withDefault(flat(pconf), "enable.idempotence", "false"),
 		Consumer:     flat(cconf),
+		Group:        groupInfo(gconf),
 		Topic:        p.o.topic,
 		Partitions:   p.o.partitions,
 		Interval:     p.o.interval.String(),
@@ -509,4 +564,13 @@ func modVersion(path string) string {
 		}
 	}
 	return "(unknown version)"
+}
+
+// groupInfo is the group reader's settings for client.json: nil without
+// one.
+func groupInfo(gconf kafka.ConfigMap) map[string]string {
+	if gconf == nil {
+		return nil
+	}
+	return flat(gconf)
 }

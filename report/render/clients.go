@@ -70,6 +70,40 @@ func writeClients(b *bytes.Buffer, tr *report.Trial) {
 		}
 		b.WriteString("\n")
 	}
+	for _, cr := range tr.Clients {
+		if cr.Err == "" && cr.Group != nil {
+			b.WriteString(clientGroupLine(cr.Name, cr.Group) + "\n")
+		}
+	}
+}
+
+// clientGroupLine is one client's group reader in one line: its longest
+// processing stall and its commit stall, beside the other clients'.
+func clientGroupLine(name string, g *report.ClientGroup) string {
+	s := fmt.Sprintf("  %s group reader (%s, commit %s): ", name, g.Protocol, g.Commit)
+	if g.Found {
+		d := secs(g.Processing)
+		if g.ProcessingOpen {
+			d = ">" + d
+		}
+		s += fmt.Sprintf("processing stall %s on p%d", d, g.Partition)
+	} else {
+		s += "nothing processed"
+	}
+	if g.HasCommitStall {
+		d := secs(g.CommitStall)
+		if g.CommitOpen {
+			d = ">" + d
+		}
+		s += ", commit stall " + d
+	} else {
+		s += ", no commit"
+	}
+	s += fmt.Sprintf(", %d of %d commits failed, %d rebalance", g.Failed, g.Commits, g.Rebalances)
+	if g.Rebalances != 1 {
+		s += "s"
+	}
+	return s
 }
 
 // writeClientSummary draws the clients' ranges; nothing for runs of one

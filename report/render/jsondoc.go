@@ -369,6 +369,39 @@ type clientJSON struct {
 	Err        string                `json:"error,omitempty"`
 	// MetaMissing: the client's meta.json is missing.
 	MetaMissing bool `json:"meta_missing,omitempty"`
+	// Group is the client's group reader in brief; absent without one.
+	Group *clientGroupJSON `json:"group,omitempty"`
+}
+
+// clientGroupJSON is a client's group reader in brief: its longest
+// processing stall (at the fault, else anywhere) and its commit stall.
+type clientGroupJSON struct {
+	Protocol            string   `json:"protocol"`
+	Commit              string   `json:"commit"`
+	ProcessingStall     *float64 `json:"processing_stall_seconds,omitempty"`
+	ProcessingPartition *int32   `json:"processing_partition,omitempty"`
+	ProcessingOpen      bool     `json:"processing_open,omitempty"`
+	CommitStall         *float64 `json:"commit_stall_seconds,omitempty"`
+	CommitOpen          bool     `json:"commit_open,omitempty"`
+	Commits             int      `json:"commits"`
+	Failed              int      `json:"failed_commits"`
+	Rebalances          int      `json:"rebalances"`
+}
+
+func clientGroupDoc(g *report.ClientGroup) *clientGroupJSON {
+	if g == nil {
+		return nil
+	}
+	out := &clientGroupJSON{Protocol: g.Protocol, Commit: g.Commit, Commits: g.Commits, Failed: g.Failed, Rebalances: g.Rebalances}
+	if g.Found {
+		sec, part := g.Processing.Seconds(), g.Partition
+		out.ProcessingStall, out.ProcessingPartition, out.ProcessingOpen = &sec, &part, g.ProcessingOpen
+	}
+	if g.HasCommitStall {
+		sec := g.CommitStall.Seconds()
+		out.CommitStall, out.CommitOpen = &sec, g.CommitOpen
+	}
+	return out
 }
 
 type auditJSON struct {
@@ -411,7 +444,7 @@ func clientDoc(cr report.ClientResult) clientJSON {
 				Ack: cp.Ack.Seconds(), Receive: cp.Receive.Seconds(), Client: cp.Client.Seconds(),
 			}
 		}),
-		Settings: settingsDoc(cr.Settings), Err: cr.Err, MetaMissing: cr.MetaMissing,
+		Settings: settingsDoc(cr.Settings), Err: cr.Err, MetaMissing: cr.MetaMissing, Group: clientGroupDoc(cr.Group),
 	}
 	if a := cr.Audit; a != nil {
 		out.Audit = &auditJSON{Acknowledged: a.Acknowledged, Lost: a.Lost, Duplicated: a.Duplicated, Reordered: a.Reordered}

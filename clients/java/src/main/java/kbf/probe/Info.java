@@ -15,6 +15,7 @@ final class Info {
   final Options o;
   final Map<String, String> producer;
   final Map<String, String> consumer;
+  Map<String, String> group; // the group reader's settings; null without one
   final Instant started = Instant.now();
   Instant ended;
   long longestSendGapNs;
@@ -34,6 +35,10 @@ final class Info {
     b.append("  \"producer\": ");
     map(b, producer).append(",\n  \"consumer\": ");
     map(b, consumer).append(",\n");
+    if (group != null) {
+      b.append("  \"group\": ");
+      map(b, group).append(",\n");
+    }
     field(b, "topic", o.topic).append(",\n");
     b.append("  \"partitions\": ").append(o.partitions).append(",\n");
     field(b, "interval", goDuration(o.interval.toNanos())).append(",\n");

@@ -104,6 +104,7 @@ public final class Main {
     ClientLog log;
     KafkaProducer<byte[], byte[]> producer;
     KafkaConsumer<byte[], byte[]> consumer;
+    volatile GroupReader group; // null without --consumer group
     volatile Thread sender;
 
     Probe(Options o) {
@@ -147,6 +148,10 @@ public final class Main {
         synchronized (mu) {
           csv.flush();
         }
+        GroupReader g = group;
+        if (g != null) {
+          g.flush();
+        }
         log.flush();
       } catch (IOException e) {
         System.err.println("kbf-probe-java: write results: " + e.getMessage());
@@ -168,6 +173,16 @@ public final class Main {
         // the schedule's first tick is not late.
         producer.partitionsFor(o.topic);
         Info info = new Info(o, effective(new ProducerConfig(pp).values(), pp), effective(new ConsumerConfig(cp).values(), cp));
+        Thread groupThread = null;
+        if (o.groupReader()) {
+          Properties gp = GroupReader.settings(o, cp);
+          GroupReader g = new GroupReader(o);
+          g.open(o.out, gp);
+          group = g;
+          info.group = effective(new ConsumerConfig(gp).values(), gp);
+          groupThread = new Thread(g::run, "kbf-group");
+          groupThread.start();
+        }
         info.write(o.out.resolve("client.json"));
 
         List<TopicPartition> tps = new ArrayList<>();
@@ -194,6 +209,11 @@ public final class Main {
         waitFor(drainEnd, false);
         synchronized (mu) {
           closing = true;
+        }
+        if (groupThread != null) {
+          group.halt();
+          groupThread.join(5000);
+          group.close();
         }
         // Close at once: what is still queued would hold close() on a dead broker; its rows
         // are written as never acked.
@@ -490,7 +510,8 @@ public final class Main {
       "socket.connection.setup.timeout.max.ms", "connections.max.idle.ms", "max.block.ms",
       "fetch.max.wait.ms", "fetch.min.bytes", "isolation.level", "group.id", "group.protocol",
       "enable.auto.commit", "client.id", "bootstrap.servers", "auto.offset.reset", "default.api.timeout.ms",
-      "enable.metrics.push", "allow.auto.create.topics"
+      "enable.metrics.push", "allow.auto.create.topics", "partition.assignment.strategy",
+      "group.remote.assignor", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms"
     };
     Map<String, String> out = new TreeMap<>();
     for (String k : shaping) {

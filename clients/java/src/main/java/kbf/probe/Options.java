@@ -25,12 +25,27 @@ final class Options {
   final Properties set = new Properties(); // client settings over the probe's
   // The security settings of --command-config (Kafka's own names): under --set, over the probe's.
   final Properties commandConfig = new Properties();
+  // The group reader's (--consumer group): kbf's names, taken by the Java client's settings in
+  // GroupReader.settings.
+  String consumer = "assign";
+  String group = ""; // empty: kbf-group-<run id>
+  String groupProtocol = "classic";
+  String commit = "sync";
+  Duration autoCommitInterval = Duration.ofSeconds(1);
+  private final List<String> groupFlags = new ArrayList<>();
+
+  /** Whether the probe runs a group reader beside its own. */
+  boolean groupReader() {
+    return consumer.equals("group");
+  }
 
   static final String USAGE =
       "usage: kbf-probe-java --out DIR [--bootstrap H:P,...] [--topic T] [--partitions 0,1]\n"
           + "       [--interval 20ms] [--acks all|1] [--duration 0] [--run-id ID]\n"
           + "       [--start-offsets P:O,...] [--drain 5s] [--set name=value]...\n"
-          + "       [--command-config FILE]\n";
+          + "       [--command-config FILE] [--consumer assign|group] [--group ID]\n"
+          + "       [--group-protocol classic|consumer] [--commit sync|async|interval]\n"
+          + "       [--auto-commit-interval 1s]\n";
 
   static final class Help extends RuntimeException {
     Help() {
@@ -71,6 +86,11 @@ final class Options {
         case "run-id" -> o.runId = val;
         case "start-offsets" -> o.startOffsets.putAll(startOffsets(val));
         case "drain" -> o.drain = duration("--drain", val);
+        case "consumer" -> o.consumer = val;
+        case "group" -> o.group = o.groupFlag(name, val);
+        case "group-protocol" -> o.groupProtocol = o.groupFlag(name, val);
+        case "commit" -> o.commit = o.groupFlag(name, val);
+        case "auto-commit-interval" -> o.autoCommitInterval = duration("--auto-commit-interval", o.groupFlag(name, val));
         case "command-config" -> {
           try (java.io.InputStream in = java.nio.file.Files.newInputStream(Path.of(val))) {
             o.commandConfig.load(in);
@@ -114,7 +134,41 @@ final class Options {
         throw new IllegalArgumentException("--start-offsets names partition " + p + ", which --partitions does not");
       }
     }
+    o.checkGroup();
     return o;
+  }
+
+  private String groupFlag(String name, String val) {
+    groupFlags.add(name);
+    return val;
+  }
+
+  /** Checks the group reader's flags: each a value kbf knows, and none without --consumer group. */
+  private void checkGroup() {
+    if (consumer.equals("assign")) {
+      if (!groupFlags.isEmpty()) {
+        throw new IllegalArgumentException("--" + groupFlags.get(0) + ": only with --consumer group");
+      }
+      return;
+    }
+    if (!consumer.equals("group")) {
+      throw new IllegalArgumentException("--consumer \"" + consumer + "\": want assign or group");
+    }
+    if (!groupProtocol.equals("classic") && !groupProtocol.equals("consumer")) {
+      throw new IllegalArgumentException("--group-protocol \"" + groupProtocol + "\": want classic or consumer");
+    }
+    if (!commit.equals("sync") && !commit.equals("async") && !commit.equals("interval")) {
+      throw new IllegalArgumentException("--commit \"" + commit + "\": want sync, async or interval");
+    }
+    if (autoCommitInterval.isZero() || autoCommitInterval.isNegative()) {
+      throw new IllegalArgumentException("--auto-commit-interval " + Info.goDuration(autoCommitInterval.toNanos()) + ": must be positive");
+    }
+    if (group.matches(".*\\s.*")) {
+      throw new IllegalArgumentException("--group \"" + group + "\": must not contain spaces");
+    }
+    if (group.isEmpty()) {
+      group = "kbf-group-" + runId; // a group of its own: nothing committed yet
+    }
   }
 
   static List<Integer> partitions(String s) {
