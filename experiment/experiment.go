@@ -281,6 +281,8 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 			what = "an external fault, its broker named from what kbf sees" // something else picks it
 		case o.Broker == BrokerCoordinator:
 			what = fmt.Sprintf("%s of the probe's group's coordinator, found at the fault", o.Kill)
+		case o.Broker == BrokerTxnCoordinator:
+			what = fmt.Sprintf("%s of the probe's transactional id's coordinator, found at the fault", o.Kill)
 		}
 		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		if err := r.Trial(ctx, i, dir); err != nil {
@@ -354,6 +356,10 @@ type trial struct {
 	chosenAs    results.ChosenRole
 	// group is the group the probe's group reader joins; empty: none.
 	group string
+	// txnCoordinator is the probe's transactional id's coordinator found
+	// just before the fault, nil for an idempotent probe; txnID is that id.
+	txnCoordinator *results.Coordinator
+	txnID          string
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -496,7 +502,7 @@ func (t *trial) clusterUp(ctx context.Context) error {
 // no directory behind.
 func (t *trial) startProbe(ctx context.Context) error {
 	cfg := t.o.Probe.Identified() // the group known before the probe joins it
-	t.group = cfg.Group
+	t.group, t.txnID = cfg.Group, cfg.TxnID
 	cfg.Bootstrap = t.r.Target.Bootstrap()
 	cfg.SteadyGap = t.o.Baseline.Gap
 	rec, err := NewRecorder(t.dir)
