@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/results"
@@ -186,10 +187,14 @@ func (w *txnWriter) end(ctx context.Context, ev *results.TxnEvent, failed *atomi
 			aerr = cl.EndTransaction(actx, kgo.TryAbort)
 		}
 		acancel()
+		// A commit refused before it was tried aborts for sure; any other
+		// failed commit may have been applied (its answer lost with the
+		// coordinator), and the abort after it may then only fence.
+		notTried := try == kgo.TryAbort || errors.Is(err, kerr.OperationNotAttempted) || errors.Is(err, kerr.TransactionAbortable)
 		switch {
 		case timedOut:
 			ev.Outcome, ev.Err = results.TxnTimedOut, why
-		case aerr == nil:
+		case aerr == nil && notTried:
 			ev.Outcome, ev.Err = results.TxnAborted, why
 		default:
 			ev.Outcome, ev.Err = results.TxnUnknown, why+"; abort: "+aerr.Error()

@@ -52,7 +52,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	writeSteps(&b, tr.Steps)
 	writeReplicaView(&b, tr.Replicas, tr.FaultAt)
 	writeClients(&b, tr)
-	if tr.Group != nil {
+	if tr.Group != nil || tr.Txn != nil {
 		b.WriteString("\n")
 		writeGroup(&b, tr)
 	}
