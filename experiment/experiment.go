@@ -178,6 +178,13 @@ func (o *Options) Validate() error {
 	if err := o.validateRole(); err != nil { // coordinator.go
 		return err
 	}
+	if o.Probe.Transactional() {
+		for _, c := range o.Clients {
+			if c != clients.FranzGo {
+				return invalid("producer", list(o.Probe.Producer), "the %s probe has no transactional producer: only franz-go's writes in transactions", c)
+			}
+		}
+	}
 	return validateProbe(o.Probe)
 }
 

@@ -106,12 +106,19 @@ type Config struct {
 
 // SteadyBound is the longest ack or receive gap of a steady partition:
 // SteadyGap, or by default max(10 × Interval, 200 ms) — ten records in a
-// row late, and more than a scheduler's or a collector's hiccup.
+// row late, and more than a scheduler's or a collector's hiccup. A
+// transactional probe's records become readable only when their
+// transaction commits, so its reader receives in bursts up to
+// TxnInterval apart: its default bound is that much longer.
 func (c *Config) SteadyBound() time.Duration {
 	if c.SteadyGap > 0 {
 		return c.SteadyGap
 	}
-	return max(10*c.Interval, 200*time.Millisecond)
+	d := max(10*c.Interval, 200*time.Millisecond)
+	if c.Transactional() {
+		d += c.TxnInterval
+	}
+	return d
 }
 
 // Defaults returns the probe's defaults.

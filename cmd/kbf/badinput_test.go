@@ -49,6 +49,7 @@ func TestBadInput(t *testing.T) {
 		{"run --txn-interval 0", []string{"run", "--fault", "sigkill", "--producer", "transactional", "--txn-interval", "0s"}, "txn-interval 0s: must be positive"},
 		{"run --txn-interval not a duration", []string{"run", "--fault", "sigkill", "--txn-interval", "soon"}, `invalid argument "soon" for "--txn-interval"`},
 		{"run --producer transactional --acks 1", []string{"run", "--fault", "sigkill", "--producer", "transactional", "--acks", "1"}, "producer transactional: needs acks all"},
+		{"run --producer transactional --clients librdkafka", []string{"run", "--fault", "sigkill", "--producer", "transactional", "--clients", "franz-go,librdkafka"}, "--producer transactional: the librdkafka probe has no transactional producer"},
 		{"bench --producer unknown", []string{"bench", "--kill", "sigkill", "--producer", "eos"}, `producer "eos": want idempotent or transactional`},
 		{"bench FILE a named pipe", []string{"bench", fifo}, "a named pipe"},
 		{"bench FILE /dev/zero", []string{"bench", "/dev/zero"}, "a character device"},
