@@ -79,6 +79,9 @@ func (w *txnWriter) queued() int {
 func (w *txnWriter) run(ctx context.Context, stop <-chan struct{}) {
 	cfg := &w.p.cfg
 	for n := int64(0); ; {
+		if ctx.Err() != nil {
+			return // the drain is over: what is still queued was never sent
+		}
 		if w.queued() == 0 {
 			select {
 			case <-stop:
@@ -93,6 +96,11 @@ func (w *txnWriter) run(ctx context.Context, stop <-chan struct{}) {
 		}
 		if err := w.p.prod.BeginTransaction(); err != nil {
 			w.p.logs.named("txn").Log(kgo.LogLevelWarn, "cannot begin a transaction; making the producer again", "err", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(cfg.RetryBackoff):
+			}
 			if !w.remake(ctx) {
 				return
 			}
@@ -205,7 +213,7 @@ func (w *txnWriter) end(ctx context.Context, ev *results.TxnEvent, failed *atomi
 		w.p.failTxn(ev)
 	}
 	w.record(ev)
-	if ev.Outcome == results.TxnTimedOut || ev.Outcome == results.TxnUnknown {
+	if (ev.Outcome == results.TxnTimedOut || ev.Outcome == results.TxnUnknown) && ctx.Err() == nil {
 		w.remake(ctx)
 	}
 }
