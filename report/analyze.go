@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → phases → checks → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → txn → phases → checks → metrics → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
