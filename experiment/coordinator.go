@@ -24,7 +24,7 @@ const (
 	// (probe.Config.Group).
 	BrokerCoordinator = "coordinator"
 	// BrokerTxnCoordinator is the coordinator of the probe's transactional
-	// id, which kbf's probe does not have yet: refused.
+	// id (probe.Config.TxnID), with --producer transactional.
 	BrokerTxnCoordinator = "txn-coordinator"
 )
 
@@ -49,9 +49,9 @@ func (o *Options) validateRole() error {
 	}
 	b := list(o.Broker)
 	switch {
-	case o.Broker == BrokerTxnCoordinator:
-		return invalid("broker", b, "needs --producer transactional, which kbf does not have yet")
-	case !o.Probe.GroupReader():
+	case o.Broker == BrokerTxnCoordinator && !o.Probe.Transactional():
+		return invalid("broker", b, "needs --producer transactional, the transactional id whose coordinator to fault")
+	case o.Broker == BrokerCoordinator && !o.Probe.GroupReader():
 		return invalid("broker", b, "needs --consumer group, the group whose coordinator to fault")
 	case o.Kill.Controller():
 		return invalid("broker", b, "fault %s hits the quorum's active controller, not a broker", o.Kill)
@@ -75,54 +75,74 @@ func checkRole(o *Options, t cluster.Shape) error {
 }
 
 // findCoordinator asks, just before the fault, who coordinates the
-// probe's group (none: nothing is asked, nil). A broker named by its role
-// becomes the trial's broker; one that cannot be found fails the trial
-// before anything is faulted. A trial that named its broker only records
-// the answer, whatever it is.
+// probe's group and its transactional id (none: nothing is asked). A
+// broker named by its role becomes the trial's broker; one that cannot be
+// found fails the trial before anything is faulted. A trial that named its
+// broker only records the answers, whatever they are.
 func (t *trial) findCoordinator(ctx context.Context) error {
-	group := t.group
-	if group == "" {
-		return nil
+	var err error
+	if t.coordinator, err = t.findOne(ctx, results.CoordinatorGroup, t.group, BrokerCoordinator, results.ChosenGroupCoordinator); err != nil {
+		return err
+	}
+	t.txnCoordinator, err = t.findOne(ctx, results.CoordinatorTransaction, t.txnID, BrokerTxnCoordinator, results.ChosenTxnCoordinator)
+	return err
+}
+
+// findOne asks who coordinates key, of kind (empty: nothing is asked,
+// nil); when the trial's broker is role, it becomes the one found.
+func (t *trial) findOne(ctx context.Context, kind results.CoordinatorKind, key, role string, chosen results.ChosenRole) (*results.Coordinator, error) {
+	if key == "" {
+		return nil, nil
+	}
+	what := "group " + key
+	if kind == results.CoordinatorTransaction {
+		what = "transactional id " + key
 	}
 	actx, cancel := context.WithTimeout(ctx, CoordinatorTimeout)
-	id, err := t.r.Target.Coordinator(actx, results.CoordinatorGroup, group)
+	id, err := t.r.Target.Coordinator(actx, kind, key)
 	cancel()
-	c := &results.Coordinator{Kind: results.CoordinatorGroup, Key: group, NodeID: id,
+	c := &results.Coordinator{Kind: kind, Key: key, NodeID: id,
 		Via: results.FoundByFindCoordinator, At: time.Now().UTC()}
 	if err != nil {
 		c.NodeID, c.Err = -1, err.Error()
 	} else {
 		c.Broker = serviceOf(t.r.Target.Brokers(), id)
 	}
-	t.coordinator = c
-	byRole := t.o.Broker == BrokerCoordinator
+	byRole := t.o.Broker == role
 	if byRole {
-		t.chosenAs = results.ChosenGroupCoordinator
+		t.chosenAs = chosen
 	}
 	switch {
 	case byRole && err != nil:
-		return fmt.Errorf("--broker %s: %w", BrokerCoordinator, err)
+		return c, fmt.Errorf("--broker %s: %w", role, err)
 	case byRole && c.Broker == "":
-		return fmt.Errorf("--broker %s: group %s's coordinator, node %d, is no broker of the cluster (%s)", BrokerCoordinator, group, id, brokerList(t.r.Target.Brokers()))
+		return c, fmt.Errorf("--broker %s: %s's coordinator, node %d, is no broker of the cluster (%s)", role, what, id, brokerList(t.r.Target.Brokers()))
 	case byRole:
 		t.o.Broker = c.Broker // the trial's options are its own (Runner.Trial)
-		t.r.say("group %s's coordinator is broker %d (%s): it is the one faulted", group, id, c.Broker)
+		t.r.say("%s's coordinator is broker %d (%s): it is the one faulted", what, id, c.Broker)
 	case err != nil:
-		t.r.say("group %s's coordinator not found: %v", group, err)
+		t.r.say("%s's coordinator not found: %v", what, err)
 	default:
-		t.r.say("group %s's coordinator is broker %d (%s)", group, id, c.Broker)
+		t.r.say("%s's coordinator is broker %d (%s)", what, id, c.Broker)
 	}
-	return nil
+	return c, nil
 }
 
 // noteChoice records in f how its broker was chosen and the group's
 // coordinator found before it.
 func (t *trial) noteChoice(f *results.Fault) {
-	if f == nil || t.coordinator == nil {
+	if f == nil {
 		return
 	}
-	c := *t.coordinator
-	f.GroupCoordinator, f.ChosenAs = &c, t.chosenAs
+	if t.coordinator != nil {
+		c := *t.coordinator
+		f.GroupCoordinator = &c
+	}
+	if t.txnCoordinator != nil {
+		c := *t.txnCoordinator
+		f.TxnCoordinator = &c
+	}
+	f.ChosenAs = t.chosenAs
 }
 
 // serviceOf is the service of broker id; "" when none has it.

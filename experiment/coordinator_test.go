@@ -204,7 +204,7 @@ func TestValidateRole(t *testing.T) {
 		{name: "no group", kill: results.FaultSIGKILL, broker: BrokerCoordinator,
 			want: "broker coordinator: needs --consumer group, the group whose coordinator to fault"},
 		{name: "transactional", kill: results.FaultSIGKILL, broker: BrokerTxnCoordinator, group: "g",
-			want: "broker txn-coordinator: needs --producer transactional, which kbf does not have yet"},
+			want: "broker txn-coordinator: needs --producer transactional, the transactional id whose coordinator to fault"},
 		{name: "last-replica", kill: results.FaultLastReplica, broker: BrokerCoordinator, group: "g",
 			want: "broker coordinator: fault last-replica stops partition 0's leader and followers, known before the trial, not a broker found at the fault"},
 		{name: "controller-kill", kill: results.FaultControllerKill, broker: BrokerCoordinator, group: "g",
@@ -277,5 +277,39 @@ func TestCoordinatorAnalysed(t *testing.T) {
 				t.Errorf("the analysis's coordinator %+v, want node 2 (k2), faulted and chosen: %v", g, c.faulted)
 			}
 		})
+	}
+}
+
+// TestTxnCoordinatorFaulted: --broker txn-coordinator faults the broker
+// the cluster names as the coordinator of the probe's transactional id,
+// chosen before the probe starts, and meta.json records it apart from a
+// group's.
+func TestTxnCoordinatorFaulted(t *testing.T) {
+	r, w, rep := coordinatorRunner(t, results.FaultSIGKILL, BrokerTxnCoordinator)
+	r.Opt.Probe.Consumer, r.Opt.Probe.Producer = "", results.ProducerTransactional
+	w.coordinator = 2
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(w.coordinatorAsked, ", "); got != "transaction kbf-probe-g-tx" {
+		t.Errorf("asked for %q, want transactional id kbf-probe-g-tx's coordinator alone", got)
+	}
+	if got := strings.Join(w.nodes, ", "); !strings.HasPrefix(got, "sigkill k2") {
+		t.Errorf("injections and starts: %s; want k2 killed first", got)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Fault
+	if f == nil || f.Broker != "k2" || f.ChosenAs != results.ChosenTxnCoordinator || f.GroupCoordinator != nil {
+		t.Fatalf("fault %+v: want k2, chosen as the transaction coordinator, no group's", f)
+	}
+	if tc := f.TxnCoordinator; tc == nil || tc.Kind != results.CoordinatorTransaction || tc.Key != "kbf-probe-g-tx" || tc.NodeID != 2 {
+		t.Errorf("transaction coordinator %+v: want kbf-probe-g-tx's, node 2", tc)
+	}
+	if !strings.Contains(rep.String(), "transactional id kbf-probe-g-tx's coordinator is broker 2 (k2): it is the one faulted") {
+		t.Errorf("the trial did not say which broker it found:\n%s", rep)
 	}
 }

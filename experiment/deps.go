@@ -78,6 +78,6 @@ func defaultNewProbe(ctx context.Context, cfg probe.Config, out probe.Output) (P
 }
 
 func defaultReadBack(ctx context.Context, cfg probe.Config, starts map[int32]int64, out *results.LogEncoder) error {
-	_, err := probe.ReadBack(ctx, cfg.Bootstrap, cfg.Topic, cfg.RunID, starts, out, cfg.Security.KgoOpts()...)
+	_, err := probe.ReadBack(ctx, cfg.Bootstrap, cfg.Topic, cfg.RunID, starts, cfg.Transactional(), out, cfg.Security.KgoOpts()...)
 	return err
 }

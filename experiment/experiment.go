@@ -178,6 +178,13 @@ func (o *Options) Validate() error {
 	if err := o.validateRole(); err != nil { // coordinator.go
 		return err
 	}
+	if o.Probe.Transactional() {
+		for _, c := range o.Clients {
+			if c != clients.FranzGo {
+				return invalid("producer", list(o.Probe.Producer), "the %s probe has no transactional producer: only franz-go's writes in transactions", c)
+			}
+		}
+	}
 	return validateProbe(o.Probe)
 }
 
@@ -281,6 +288,8 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 			what = "an external fault, its broker named from what kbf sees" // something else picks it
 		case o.Broker == BrokerCoordinator:
 			what = fmt.Sprintf("%s of the probe's group's coordinator, found at the fault", o.Kill)
+		case o.Broker == BrokerTxnCoordinator:
+			what = fmt.Sprintf("%s of the probe's transactional id's coordinator, found at the fault", o.Kill)
 		}
 		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
 		if err := r.Trial(ctx, i, dir); err != nil {
@@ -354,6 +363,10 @@ type trial struct {
 	chosenAs    results.ChosenRole
 	// group is the group the probe's group reader joins; empty: none.
 	group string
+	// txnCoordinator is the probe's transactional id's coordinator found
+	// just before the fault, nil for an idempotent probe; txnID is that id.
+	txnCoordinator *results.Coordinator
+	txnID          string
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -496,7 +509,7 @@ func (t *trial) clusterUp(ctx context.Context) error {
 // no directory behind.
 func (t *trial) startProbe(ctx context.Context) error {
 	cfg := t.o.Probe.Identified() // the group known before the probe joins it
-	t.group = cfg.Group
+	t.group, t.txnID = cfg.Group, cfg.TxnID
 	cfg.Bootstrap = t.r.Target.Bootstrap()
 	cfg.SteadyGap = t.o.Baseline.Gap
 	rec, err := NewRecorder(t.dir)

@@ -29,6 +29,8 @@ type Recorder struct {
 	// group and groupEvents are the group reader's files, made at its
 	// first write: a probe without one leaves none.
 	group, groupEvents *lazyFile
+	// txn is the transactional producer's file, made at its first write.
+	txn *lazyFile
 }
 
 // NewRecorder creates dir and its probe files; the metadata is written once
@@ -42,7 +44,8 @@ func NewRecorder(dir string) (*Recorder, error) {
 	}
 	r := &Recorder{Dir: dir,
 		group:       &lazyFile{path: filepath.Join(dir, results.GroupFile)},
-		groupEvents: &lazyFile{path: filepath.Join(dir, results.GroupEventsFile)}}
+		groupEvents: &lazyFile{path: filepath.Join(dir, results.GroupEventsFile)},
+		txn:         &lazyFile{path: filepath.Join(dir, results.TxnFile)}}
 	var err error
 	if r.csv, err = os.Create(filepath.Join(dir, results.ProbeFile)); err != nil {
 		return nil, err
@@ -62,7 +65,7 @@ func (r *Recorder) SetMeta(m *results.Meta) error {
 
 // Output is where the probe writes.
 func (r *Recorder) Output() probe.Output {
-	return probe.Output{Messages: r.csv, ClientLog: r.clog, Group: r.group, GroupEvents: r.groupEvents}
+	return probe.Output{Messages: r.csv, ClientLog: r.clog, Group: r.group, GroupEvents: r.groupEvents, Txn: r.txn}
 }
 
 // Save writes the metadata as it is now.
@@ -81,6 +84,7 @@ func (r *Recorder) Discard() {
 	os.Remove(filepath.Join(r.Dir, results.ClientLog))
 	os.Remove(filepath.Join(r.Dir, results.GroupFile))
 	os.Remove(filepath.Join(r.Dir, results.GroupEventsFile))
+	os.Remove(filepath.Join(r.Dir, results.TxnFile))
 	os.Remove(filepath.Join(r.Dir, results.MetaFile))
 	os.Remove(r.Dir) // only if empty
 }
@@ -90,7 +94,7 @@ func (r *Recorder) Close() error {
 	if r.csv == nil {
 		return nil
 	}
-	err := errors.Join(r.csv.Close(), r.clog.Close(), r.group.Close(), r.groupEvents.Close())
+	err := errors.Join(r.csv.Close(), r.clog.Close(), r.group.Close(), r.groupEvents.Close(), r.txn.Close())
 	r.csv, r.clog = nil, nil
 	return err
 }
@@ -143,6 +147,7 @@ func NewMeta(kind, version string, command []string, p Probe) *results.Meta {
 			RunID:        cfg.RunID,
 			Security:     security(cfg.Security),
 			Group:        cfg.GroupSettings(),
+			Txn:          cfg.TxnSettings(),
 		},
 	}
 }

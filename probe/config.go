@@ -89,6 +89,15 @@ type Config struct {
 	// AutoCommitInterval).
 	Commit string
 
+	// Producer is how the probe writes: results.ProducerIdempotent (empty
+	// too) or results.ProducerTransactional, in transactions of TxnRecords
+	// records or TxnInterval, whichever first, read back at read_committed.
+	Producer    string
+	TxnRecords  int
+	TxnInterval time.Duration
+	// TxnID is the transactional producer's id; Identified chooses it.
+	TxnID string
+
 	// Security secures every client as a --command-config file says (TLS,
 	// SASL); nil speaks PLAINTEXT. Its JSON and its String are what may be
 	// recorded (kafkasec.Description), never a secret.
@@ -97,12 +106,19 @@ type Config struct {
 
 // SteadyBound is the longest ack or receive gap of a steady partition:
 // SteadyGap, or by default max(10 × Interval, 200 ms) — ten records in a
-// row late, and more than a scheduler's or a collector's hiccup.
+// row late, and more than a scheduler's or a collector's hiccup. A
+// transactional probe's records become readable only when their
+// transaction commits, so its reader receives in bursts up to
+// TxnInterval apart: its default bound is that much longer.
 func (c *Config) SteadyBound() time.Duration {
 	if c.SteadyGap > 0 {
 		return c.SteadyGap
 	}
-	return max(10*c.Interval, 200*time.Millisecond)
+	d := max(10*c.Interval, 200*time.Millisecond)
+	if c.Transactional() {
+		d += c.TxnInterval
+	}
+	return d
 }
 
 // Defaults returns the probe's defaults.
@@ -122,6 +138,8 @@ func Defaults() Config {
 		FetchMaxWait:           500 * time.Millisecond,
 		Drain:                  10 * time.Second,
 		LogLevel:               kgo.LogLevelDebug,
+		TxnRecords:             DefaultTxnRecords,
+		TxnInterval:            DefaultTxnInterval,
 	}
 }
 
@@ -148,6 +166,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("request timeout overhead %v: must be positive", c.RequestTimeoutOverhead)
 	}
 	if err := c.validateGroup(); err != nil {
+		return err
+	}
+	if err := c.validateTxn(); err != nil {
 		return err
 	}
 	for _, p := range c.Partitions {
@@ -262,6 +283,7 @@ func (c *Config) Effective() map[string]string {
 		"partitions":               strconv.Itoa(len(c.Partitions)),
 	}
 	c.groupEffective(e)
+	c.txnEffective(e)
 	return e
 }
 

@@ -26,15 +26,19 @@ const (
 	consumerAssignor = "uniform"
 )
 
-// Identified returns c with its run id, and its group when it reads in
-// one, chosen if empty: a caller that must know the group before the
-// probe starts (to ask who coordinates it) fixes them with this first.
+// Identified returns c with its run id, its group when it reads in one,
+// and its transactional id when it writes in transactions, chosen if
+// empty: a caller that must know the group or the transactional id before
+// the probe starts (to ask who coordinates it) fixes them with this first.
 func (c Config) Identified() Config {
 	if c.RunID == "" {
 		c.RunID = NewRunID()
 	}
 	if c.Consumer == results.ConsumerGroup && c.Group == "" {
 		c.Group = "kbf-probe-" + c.RunID // a group of its own: nothing committed yet
+	}
+	if c.Transactional() && c.TxnID == "" {
+		c.TxnID = "kbf-probe-" + c.RunID + "-tx" // its own: no transaction of another's to fence
 	}
 	return c
 }

@@ -25,6 +25,9 @@ type Output struct {
 	// results.GroupEventsFile), written only when there is one
 	// (Config.GroupReader); nil discards them.
 	Group, GroupEvents io.Writer
+	// Txn is the transactions CSV (results.TxnFile), written only by a
+	// transactional probe (Config.Transactional); nil discards it.
+	Txn io.Writer
 }
 
 // Probe produces to and consumes from every probed partition. Make one with
@@ -35,6 +38,7 @@ type Probe struct {
 	prod   *kgo.Client
 	cons   *kgo.Client
 	group  *groupReader // nil without one
+	txn    *txnWriter   // nil for an idempotent producer
 	logs   *clientLog
 	starts map[int32]int64
 
@@ -124,11 +128,16 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 	// accepts a connection and closes it — and is retried, as the Java
 	// client retries a NetworkException: the probe must not fail records a
 	// client left to its retries would deliver.
-	p.prod, err = kgo.NewClient(append(append(cfg.clientOpts(), cfg.producerOpts()...),
+	popts := append(append(cfg.clientOpts(), cfg.producerOpts()...),
 		kgo.AlwaysRetryEOF(),
 		kgo.WithLogger(p.logs.named("producer")),
 		kgo.MaxBufferedRecords(1<<20), // never block the send loop, whatever the stall
-	)...)
+	)
+	if cfg.Transactional() {
+		popts = append(popts, cfg.txnOpts()...)
+		p.txn = newTxnWriter(p, popts, out)
+	}
+	p.prod, err = kgo.NewClient(popts...)
 	if err != nil {
 		return nil, fmt.Errorf("producer: %w", err)
 	}
@@ -141,6 +150,7 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 		kgo.WithLogger(p.logs.named("consumer")),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: offsets}),
 		kgo.FetchMaxWait(cfg.FetchMaxWait),
+		isolation(&cfg),
 	)...)
 	if err != nil {
 		p.prod.Close()
@@ -268,10 +278,27 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 		}
 	}()
 
+	txnCtx, stopTxn := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopTxn()
+	txnStop, txnDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(txnDone)
+		if p.txn != nil {
+			p.txn.run(txnCtx, txnStop)
+		}
+	}()
+
 	p.send(ctx)
 
 	drainCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.cfg.Drain)
 	defer cancel()
+	close(txnStop) // the last transaction ends within the drain
+	select {
+	case <-txnDone:
+	case <-drainCtx.Done():
+		stopTxn()
+		<-txnDone
+	}
 	p.prod.Flush(drainCtx) // returns early when drainCtx expires
 	p.waitReceived(drainCtx)
 
@@ -381,6 +408,10 @@ func (p *Probe) produce(ctx context.Context, part int32) {
 		Partition: part,
 		Value:     results.AppendValue(make([]byte, 0, 64), results.Value{RunID: p.cfg.RunID, Partition: part, Seq: seq, Sent: now}),
 	}
+	if p.txn != nil {
+		p.txn.enqueue(r, part, seq)
+		return
+	}
 	// The record's context must outlive ctx: cancelling the send loop must
 	// not fail what is already buffered.
 	p.prod.Produce(context.WithoutCancel(ctx), r, func(r *kgo.Record, err error) {
@@ -480,7 +511,7 @@ func (p *Probe) waitReceived(ctx context.Context) {
 		waiting := false
 		for _, ps := range p.parts {
 			for _, m := range ps.pending {
-				if !m.Acked.IsZero() && m.Received.IsZero() {
+				if !m.Acked.IsZero() && m.Received.IsZero() && m.Err == "" {
 					waiting = true
 					break
 				}
@@ -540,10 +571,24 @@ func (p *Probe) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- st
 	}
 }
 
-// flushGroup writes the group reader's buffered rows; nil without one.
+// flushGroup writes the group reader's and the transactions' buffered
+// rows; nil without either.
 func (p *Probe) flushGroup() error {
-	if p.group == nil {
-		return nil
+	var err error
+	if p.group != nil {
+		err = p.group.flush()
 	}
-	return p.group.flush()
+	if p.txn != nil {
+		err = errors.Join(err, p.txn.flush())
+	}
+	return err
+}
+
+// isolation is the probe's reader's isolation level: read_committed for
+// a transactional probe, which must not read what was not committed.
+func isolation(c *Config) kgo.Opt {
+	if c.Transactional() {
+		return kgo.FetchIsolationLevel(kgo.ReadCommitted())
+	}
+	return kgo.FetchIsolationLevel(kgo.ReadUncommitted())
 }

@@ -17,7 +17,13 @@ import (
 // runID it finds. It is the evidence the integrity check weighs against what
 // the probe saw acknowledged. opts are added to its clients' options: the
 // security ones (kafkasec.Config.KgoOpts).
-func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, starts map[int32]int64, out *results.LogEncoder, opts ...kgo.Opt) (int, error) {
+//
+// committed reads as a read_committed consumer does, for a transactional
+// probe: up to each partition's last stable offset, without the records of
+// aborted transactions. Control records (a transaction's commit or abort
+// marker) are kept, unwritten, so that a partition whose last offset is a
+// marker is known to be read to its end.
+func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, starts map[int32]int64, committed bool, out *results.LogEncoder, opts ...kgo.Opt) (int, error) {
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, opts...)...)
 	if err != nil {
 		return 0, fmt.Errorf("read-back client: %w", err)
@@ -27,7 +33,11 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 	// caught up: a retriable error, retried until ctx ends.
 	var ends kadm.ListedOffsets
 	for {
-		ends, err = kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+		if committed {
+			ends, err = kadm.NewClient(cl).ListCommittedOffsets(ctx, topic)
+		} else {
+			ends, err = kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+		}
 		if err == nil {
 			err = ends.Error()
 		}
@@ -58,9 +68,13 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 	if len(left) == 0 {
 		return 0, nil
 	}
-	cl, err = kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...),
+	copts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
-		kgo.FetchMaxWait(100 * time.Millisecond)}, opts...)...)
+		kgo.FetchMaxWait(100 * time.Millisecond), kgo.KeepControlRecords()}
+	if committed {
+		copts = append(copts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl, err = kgo.NewClient(append(copts, opts...)...)
 	if err != nil {
 		return 0, fmt.Errorf("read-back client: %w", err)
 	}
@@ -81,7 +95,7 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 			return n, ferr
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if v, ok := results.ParseValue(r.Value); ok && v.RunID == runID && v.Partition == r.Partition {
+			if v, ok := results.ParseValue(r.Value); ok && !r.Attrs.IsControl() && v.RunID == runID && v.Partition == r.Partition {
 				out.Encode(results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq})
 				n++
 			}

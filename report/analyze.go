@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → phases → checks → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → txn → phases → checks → metrics → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
@@ -38,6 +38,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
 	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
+	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
 	return p.trial(v, cs, fs), nil
 }
 
@@ -62,6 +63,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	if err != nil {
 		return nil, err
 	}
+	txv, tnotes, err := txnOf(ctx, t, win, rd.gaps) // txn.go
+	if err != nil {
+		return nil, err
+	}
 	rv, err := readReplicaView(ctx, t, ev.F, rd.gaps.Window)
 	if err != nil {
 		return nil, err
@@ -74,9 +79,10 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
 	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp)
+	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp,
-		notes: concat(tl.notes, rd.notes, gnotes, ext.notes, ph.notes)}, nil
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv,
+		notes: concat(tl.notes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict
@@ -93,6 +99,7 @@ type probeAnalysis struct {
 	phases    phases
 	metrics   *Metrics
 	group     *GroupView
+	txn       *TxnView
 	notes     notes
 }
 
@@ -120,6 +127,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Findings:    fs,
 		Metrics:     p.metrics,
 		Group:       p.group,
+		Txn:         p.txn,
 		roles:       p.roles,
 	}
 }

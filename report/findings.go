@@ -32,6 +32,10 @@ type Finding struct {
 	// partition's committed offset back (GroupView.Backwards): a
 	// consumer group promises that a committed offset only moves forward.
 	CommitsBackwards int
+	// AbortedRead counts records of aborted transactions read at
+	// read_committed, and TxnTorn transactions of unknown outcome read
+	// back only in part (TxnView): read_committed promises neither.
+	AbortedRead, TxnTorn int
 	// GroupSkipped counts the probe's records below a committed offset
 	// that the group reader never processed (GroupView.SkippedN): its
 	// commits promise at least once. GroupReprocessed counts the records
@@ -53,6 +57,12 @@ func (f Finding) broken() []string {
 	var out []string
 	if f.Lost > 0 && f.Acks == "all" {
 		out = append(out, fmt.Sprintf("%d lost under acks=all", f.Lost))
+	}
+	if f.AbortedRead > 0 {
+		out = append(out, fmt.Sprintf("%d record(s) of aborted transactions read at read_committed", f.AbortedRead))
+	}
+	if f.TxnTorn > 0 {
+		out = append(out, fmt.Sprintf("%d transaction(s) read back in part at read_committed", f.TxnTorn))
 	}
 	if f.CommitsBackwards > 0 {
 		out = append(out, fmt.Sprintf("%d committed offset(s) went backwards", f.CommitsBackwards))

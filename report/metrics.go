@@ -41,12 +41,19 @@ const (
 	// with a group reader has them.
 	MeasureGroupStall  Measure = "group_stall"
 	MeasureCommitStall Measure = "commit_stall"
+	// MeasureTxnCommitStall is the transactional producer's longest time
+	// with no committed transaction at the fault, on every partition
+	// (TxnView.CommitStall); MeasureLSOStall the partition's
+	// read_committed stall at the fault (TxnView.LSO). Only a
+	// transactional probe's trial has them.
+	MeasureTxnCommitStall Measure = "txn_commit_stall"
+	MeasureLSOStall       Measure = "lso_stall"
 )
 
 // Measures are every measure, in the order bench.txt lists them.
 var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
 	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall,
-	MeasureGroupStall, MeasureCommitStall}
+	MeasureGroupStall, MeasureCommitStall, MeasureTxnCommitStall, MeasureLSOStall}
 
 // phaseMeasure is the measure of each stall phase.
 var phaseMeasure = map[string]Measure{

@@ -104,6 +104,9 @@ type Trial struct {
 	// Group is the group reader's trial, beside the probe's own reader;
 	// nil without one (kbf run --consumer group).
 	Group *GroupView
+	// Txn is the transactional probe's trial; nil for an idempotent
+	// producer (kbf run --producer transactional).
+	Txn *TxnView
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

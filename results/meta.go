@@ -113,6 +113,9 @@ type Probe struct {
 	// Group is the group reader's settings (GroupFile, GroupEventsFile);
 	// nil when the probe read without a group reader.
 	Group *GroupSettings `json:"group,omitempty"`
+	// Txn is the transactional producer's settings (TxnFile); nil for an
+	// idempotent producer.
+	Txn *TxnSettings `json:"transactions,omitempty"`
 }
 
 // Security is what may be recorded of the clients' security settings:
@@ -173,6 +176,10 @@ type Fault struct {
 	// found it just before the fault, for a trial with a group reader,
 	// whatever its broker: whether the fault hit the group's coordinator.
 	GroupCoordinator *Coordinator `json:"group_coordinator,omitempty"`
+	// TxnCoordinator is the coordinator of the probe's transactional id as
+	// kbf found it just before the fault, for a transactional probe,
+	// whatever its broker.
+	TxnCoordinator *Coordinator `json:"txn_coordinator,omitempty"`
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
@@ -184,6 +191,9 @@ type ChosenRole string
 
 // ChosenGroupCoordinator is the coordinator of the probe's consumer group.
 const ChosenGroupCoordinator ChosenRole = "group coordinator"
+
+// ChosenTxnCoordinator is the coordinator of the probe's transactional id.
+const ChosenTxnCoordinator ChosenRole = "transaction coordinator"
 
 // CoordinatorKind is what a coordinator coordinates, as Kafka's
 // FindCoordinator asks: a consumer group or a transactional id.

@@ -171,18 +171,13 @@ func (m *Meta) validate() error {
 // validateChoice checks how the fault's broker was chosen: a role kbf
 // knows, and the coordinator found for it, which is the faulted broker.
 func (f *Fault) validateChoice() error {
-	if c := f.GroupCoordinator; c != nil {
-		switch {
-		case c.Kind != CoordinatorGroup:
-			return fmt.Errorf("fault.group_coordinator.kind %s: want %q", excerpt(string(c.Kind)), CoordinatorGroup)
-		case c.Key == "":
-			return errors.New("fault.group_coordinator.key: empty")
-		case c.NodeID < -1:
-			return fmt.Errorf("fault.group_coordinator.node_id %d: want a node id, or -1 for none found", c.NodeID)
-		case c.NodeID == -1 && c.Err == "":
-			return errors.New("fault.group_coordinator: no node and no error")
-		case c.At.IsZero():
-			return errors.New("fault.group_coordinator.at: no time")
+	for _, c := range []struct {
+		field string
+		kind  CoordinatorKind
+		c     *Coordinator
+	}{{"group_coordinator", CoordinatorGroup, f.GroupCoordinator}, {"txn_coordinator", CoordinatorTransaction, f.TxnCoordinator}} {
+		if err := c.c.validate(c.field, c.kind); err != nil {
+			return err
 		}
 	}
 	switch f.ChosenAs {
@@ -191,8 +186,33 @@ func (f *Fault) validateChoice() error {
 		if !f.GroupCoordinator.Found() || f.GroupCoordinator.NodeID != f.NodeID {
 			return fmt.Errorf("fault.chosen_as %q: the group's coordinator found (fault.group_coordinator) is not the faulted node %d", f.ChosenAs, f.NodeID)
 		}
+	case ChosenTxnCoordinator:
+		if !f.TxnCoordinator.Found() || f.TxnCoordinator.NodeID != f.NodeID {
+			return fmt.Errorf("fault.chosen_as %q: the transactional id's coordinator found (fault.txn_coordinator) is not the faulted node %d", f.ChosenAs, f.NodeID)
+		}
 	default:
-		return fmt.Errorf("fault.chosen_as %s: want %q", excerpt(string(f.ChosenAs)), ChosenGroupCoordinator)
+		return fmt.Errorf("fault.chosen_as %s: want %q or %q", excerpt(string(f.ChosenAs)), ChosenGroupCoordinator, ChosenTxnCoordinator)
+	}
+	return nil
+}
+
+// validate checks a coordinator recorded as fault.FIELD, of kind; nil is
+// none recorded.
+func (c *Coordinator) validate(field string, kind CoordinatorKind) error {
+	if c == nil {
+		return nil
+	}
+	switch {
+	case c.Kind != kind:
+		return fmt.Errorf("fault.%s.kind %s: want %q", field, excerpt(string(c.Kind)), kind)
+	case c.Key == "":
+		return fmt.Errorf("fault.%s.key: empty", field)
+	case c.NodeID < -1:
+		return fmt.Errorf("fault.%s.node_id %d: want a node id, or -1 for none found", field, c.NodeID)
+	case c.NodeID == -1 && c.Err == "":
+		return fmt.Errorf("fault.%s: no node and no error", field)
+	case c.At.IsZero():
+		return fmt.Errorf("fault.%s.at: no time", field)
 	}
 	return nil
 }

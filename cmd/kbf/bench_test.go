@@ -325,7 +325,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 		{name: "the group's coordinator with no group", args: []string{"--kill", "sigkill", "--broker", "coordinator"},
 			s: bench.Scenario{Fault: "sigkill", Broker: "coordinator"}, wantErr: "broker coordinator: needs --consumer group, the group whose coordinator to fault"},
 		{name: "a transaction's coordinator", args: []string{"--fault", "rolling", "--broker", "txn-coordinator"},
-			s: bench.Scenario{Fault: "rolling", Broker: "txn-coordinator"}, wantErr: "broker txn-coordinator: needs --producer transactional, which kbf does not have yet"},
+			s: bench.Scenario{Fault: "rolling", Broker: "txn-coordinator"}, wantErr: "broker txn-coordinator: needs --producer transactional, the transactional id whose coordinator to fault"},
 		{name: "interval of a nanosecond", args: []string{"--kill", "sigkill", "--interval", "1ns"},
 			s: bench.Scenario{Fault: "sigkill", Interval: time.Nanosecond}, wantErr: "interval 1ns: must be at least 1ms"},
 		{name: "duration beyond a day", args: []string{"--kill", "sigkill", "--duration", "2562047h"},

@@ -61,6 +61,12 @@ var probeSettings = []probeSetting{
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.GroupProtocol) }},
 	{name: "commit", usage: "how the group reader commits: sync (default: after every poll, before the next), async (after every poll, not waiting) or interval (autocommit every second); only with --consumer group",
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Commit) }},
+	{name: "producer", usage: "how the probe writes: idempotent (default) or transactional (in transactions, read back at read_committed)",
+		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Producer) }},
+	{name: "txn-records", usage: "with --producer transactional: a transaction is committed once it holds this many records (or --txn-interval after it began)",
+		value: func(c *probe.Config) pflag.Value { return (*intValue)(&c.TxnRecords) }},
+	{name: "txn-interval", usage: "with --producer transactional: a transaction is committed this long after it began (or at --txn-records records)",
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.TxnInterval) }},
 }
 
 // lookupProbeSetting returns the setting of that name.
@@ -123,6 +129,20 @@ type (
 func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
 func (v *stringValue) String() string     { return string(*v) }
 func (*stringValue) Type() string         { return "string" }
+
+// intValue is an int, as pflag's own.
+type intValue int
+
+func (v *intValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	*v = intValue(n)
+	return nil
+}
+func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+func (*intValue) Type() string     { return "int" }
 
 func (v *durationValue) Set(s string) error {
 	d, err := time.ParseDuration(s)

@@ -34,6 +34,9 @@ var settingSamples = map[string]string{
 	"consumer":                 "group",
 	"group-protocol":           "consumer",
 	"commit":                   "async",
+	"producer":                 "transactional",
+	"txn-records":              "50",
+	"txn-interval":             "500ms",
 }
 
 // settingNeeds are the settings a setting is refused without, with the

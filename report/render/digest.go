@@ -104,9 +104,13 @@ func writeFindings(b *bytes.Buffer, tr *report.Trial) {
 	}
 }
 
-// writeGroup writes the group reader at a glance (report.Trial.GroupLines).
+// writeGroup writes the group reader and the transactional producer at a
+// glance (report.Trial.GroupLines, TxnLines).
 func writeGroup(b *bytes.Buffer, tr *report.Trial) {
 	for _, l := range tr.GroupLines() {
+		b.WriteString(l + "\n")
+	}
+	for _, l := range tr.TxnLines() {
 		b.WriteString(l + "\n")
 	}
 }

@@ -38,6 +38,7 @@ type trialJSON struct {
 	Coordinator *coordinatorJSON  `json:"group_coordinator,omitempty"`
 	Findings    []findingJSON     `json:"findings,omitempty"`
 	Group       any               `json:"group,omitempty"`
+	Txn         *txnJSON          `json:"transactions,omitempty"`
 	Timeline    json.RawMessage   `json:"timeline,omitempty"`
 	Digest      *digestJSON       `json:"digest,omitempty"`
 }
@@ -50,7 +51,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group),
-		Digest: digestDoc(tr.Digest()),
+		Txn: txnDoc(tr), Digest: digestDoc(tr.Digest()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

@@ -505,13 +505,18 @@ type findingJSON struct {
 	// CommitsBackwards: the group reader's commits that moved a
 	// partition's committed offset back.
 	CommitsBackwards int `json:"commits_backwards,omitempty"`
+	// AbortedRead and TxnTorn: records of aborted transactions read at
+	// read_committed, and transactions of unknown outcome read back in
+	// part (report.TxnView).
+	AbortedRead int `json:"aborted_read,omitempty"`
+	TxnTorn     int `json:"txn_torn,omitempty"`
 }
 
 func findingDoc(f report.Finding) findingJSON {
 	return findingJSON{
 		Client: f.Client, Acks: f.Acks, Idempotent: f.Idempotent, SettingsUnknown: f.SettingsUnknown,
 		Acknowledged: f.Acknowledged, Lost: f.Lost, Duplicated: f.Duplicated, Reordered: f.Reordered,
-		CommitsBackwards: f.CommitsBackwards,
+		CommitsBackwards: f.CommitsBackwards, AbortedRead: f.AbortedRead, TxnTorn: f.TxnTorn,
 	}
 }
 

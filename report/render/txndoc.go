@@ -1,0 +1,77 @@
+package render
+
+import (
+	"time"
+
+	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// txnJSON is report.json's transactions: the transactional probe's trial
+// (report.TxnView), with its transactional id's coordinator as the trial
+// found it; absent for an idempotent producer.
+type txnJSON struct {
+	Settings     results.TxnSettings  `json:"settings"`
+	Coordinator  *results.Coordinator `json:"coordinator,omitempty"`
+	Faulted      bool                 `json:"coordinator_faulted"`
+	Transactions int                  `json:"transactions"`
+	Committed    int                  `json:"committed"`
+	Aborted      int                  `json:"aborted"`
+	TimedOut     int                  `json:"timed_out"`
+	Unknown      int                  `json:"unknown"`
+	// Latency is the committed transactions' commit latency, in seconds.
+	Latency struct {
+		N   int      `json:"n"`
+		P50 *float64 `json:"p50_sec"`
+		P99 *float64 `json:"p99_sec"`
+		Max *float64 `json:"max_sec"`
+	} `json:"commit_latency"`
+	CommitStall *txnStallJSON `json:"commit_stall,omitempty"`
+	// LSO is, per partition, the read_committed stall at the fault.
+	LSO         []lsoJSON `json:"read_committed_stall"`
+	AbortedRead int       `json:"aborted_read"`
+	Torn        int       `json:"torn"`
+}
+
+type txnStallJSON struct {
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Sec    float64   `json:"sec"`
+	Open   bool      `json:"open,omitempty"`
+	Failed int       `json:"not_committed_within"`
+}
+
+type lsoJSON struct {
+	Partition int32     `json:"partition"`
+	Sec       *float64  `json:"sec"`
+	Open      bool      `json:"open,omitempty"`
+	Gap       *gaps.Gap `json:"gap,omitempty"`
+}
+
+func txnDoc(tr *report.Trial) *txnJSON {
+	v := tr.Txn
+	if v == nil {
+		return nil
+	}
+	out := &txnJSON{Settings: v.Settings, Transactions: v.Transactions, Committed: v.Committed, Aborted: v.Aborted,
+		TimedOut: v.TimedOut, Unknown: v.Unknown, LSO: []lsoJSON{}, AbortedRead: v.AbortedRead, Torn: v.Torn}
+	if f := report.TxnFault(tr); f != nil && f.TxnCoordinator != nil {
+		out.Coordinator = f.TxnCoordinator
+		out.Faulted = f.TxnCoordinator.Found() && f.TxnCoordinator.NodeID == f.NodeID
+	}
+	if n := v.Latency; n.N > 0 {
+		out.Latency.N, out.Latency.P50, out.Latency.P99, out.Latency.Max = n.N, seconds(n.P50), seconds(n.P99), seconds(n.Max)
+	}
+	if s := v.CommitStall; s != nil {
+		out.CommitStall = &txnStallJSON{Start: s.Start.UTC(), End: s.End.UTC(), Sec: s.Duration().Seconds(), Open: s.Open, Failed: s.Failed}
+	}
+	for _, s := range v.LSO {
+		l := lsoJSON{Partition: s.Partition, Gap: s.Gap}
+		if s.Gap != nil {
+			l.Sec, l.Open = seconds(s.Gap.Duration()), s.Gap.Open
+		}
+		out.LSO = append(out.LSO, l)
+	}
+	return out
+}
