@@ -74,6 +74,7 @@ var Metrics = []Metric{
 	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true, false},
 	{"group_stall", "group-stall-sec", true, "group stall: the group reader's processing gap at the fault", false, true},
 	{"commit_stall", "commit-stall-sec", true, "commit stall: the group reader's longest time from a commit's start to the next successful commit's end, at the fault", false, true},
+	{"coordinator_load", "coordinator-load-sec", true, "coordinator load: the new group coordinator's load of the group's __consumer_offsets partition, scheduled to finished, when the fault hit the coordinator", false, true},
 }
 
 // MetricByName returns the metric with this name (ack_stall) or unit

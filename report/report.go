@@ -104,6 +104,9 @@ type Trial struct {
 	// Group is the group reader's trial, beside the probe's own reader;
 	// nil without one (kbf run --consumer group).
 	Group *GroupView
+	// Recovery is the group's recovery from the fault, phase by phase
+	// (groupphases.go); nil without a group or a fault.
+	Recovery *GroupRecovery
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

@@ -1,0 +1,507 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// GroupRecovery is how the probe's consumer group recovered from the
+// fault, phase by phase, each phase ending at its evidence: a line of a
+// broker's server.log or of client.log, cited as file:line, or an event of
+// group-events.csv. When the group's coordinator was not on the faulted
+// broker, it has no phases and Note gives the group's stall its own cause.
+type GroupRecovery struct {
+	Group string
+	// OffsetsPartition is the group's __consumer_offsets partition,
+	// abs(hash(group id)) % offsets.topic.num.partitions (Partitions, as
+	// PartitionsFrom read it).
+	OffsetsPartition int32
+	Partitions       Setting
+	// Coordinator is the coordinator before the fault, NewCoordinator
+	// the broker that loaded the group after it; -1 unknown.
+	Coordinator, NewCoordinator int32
+	// Faulted is whether the coordinator was the faulted broker.
+	Faulted bool
+	// Loaded and LoadTook are what the new coordinator's load line says
+	// it loaded and how long the load took, by its own count.
+	Loaded   int64
+	LoadTook time.Duration
+	Phases   []Phase
+	// Note says why there are no phases, or what is missing.
+	Note string
+}
+
+// Total is the phases' time, fault to the last phase's end.
+func (r *GroupRecovery) Total() time.Duration {
+	if r == nil || len(r.Phases) == 0 {
+		return 0
+	}
+	return r.Phases[len(r.Phases)-1].End.Sub(r.Phases[0].Start)
+}
+
+// Phase returns the phase named name; false without one.
+func (r *GroupRecovery) Phase(name string) (Phase, bool) {
+	if r == nil {
+		return Phase{}, false
+	}
+	for _, p := range r.Phases {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
+// The group recovery's phase names.
+const (
+	GroupPhaseDetect    = "detect"
+	GroupPhaseElect     = "offsets leader"
+	GroupPhaseLoad      = "load"
+	GroupPhaseFind      = "find"
+	GroupPhaseCommit    = "first commit"
+	GroupPhaseRebalance = "rebalance"
+	GroupPhaseProcess   = "first record"
+)
+
+// offsetsTopic is Kafka's topic of the groups' offsets and metadata.
+const offsetsTopic = "__consumer_offsets"
+
+// javaStringHash is Java's String.hashCode of s: h = 31*h + c over its
+// UTF-16 code units, in 32-bit arithmetic.
+func javaStringHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+// groupOffsetsPartition is the __consumer_offsets partition of group id
+// among n, as Kafka's group coordinator places it: Utils.abs(id.hashCode())
+// % n, where Utils.abs of the smallest int is 0.
+func groupOffsetsPartition(id string, n int32) int32 {
+	h := javaStringHash(id)
+	if h == -1<<31 {
+		h = 0
+	} else if h < 0 {
+		h = -h
+	}
+	return h % n
+}
+
+// The group coordinator's lines in a broker's server.log (Kafka 4.x,
+// CoordinatorRuntime), as the real trials logged them:
+//
+//	[2026-12-05 06:04:47,063] INFO [GroupCoordinator id=1] Scheduling loading of metadata from __consumer_offsets-45 with epoch 1 (...)
+//	[2026-12-05 06:04:47,209] INFO [GroupCoordinator id=1] Finished loading of metadata from __consumer_offsets-45 with epoch 1 in 143ms where 32ms was spent in the scheduler. Loaded 1782 records which total to 291985 bytes. (...)
+var (
+	serverLogTime = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\]`)
+	loadScheduled = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Scheduling loading of metadata from (\S+)-(\d+) with epoch (\d+)`)
+	loadFinished  = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Finished loading of metadata from (\S+)-(\d+) with epoch (\d+) in (\d+)ms.*?Loaded (\d+) records`)
+	// franz-go's client.log: the group client's lines.
+	clientLogTime = regexp.MustCompile(`^(\S+Z) \S+ group `)
+	clientFindRe  = regexp.MustCompile(` group read FindCoordinator v\d+ broker=(\S+) .*err=<nil>`)
+	clientGroupRq = regexp.MustCompile(` group wrote (OffsetCommit|Heartbeat|JoinGroup|SyncGroup|ConsumerGroupHeartbeat|OffsetFetch) v\d+ broker=(\d+) `)
+)
+
+// coordLoad is one "Finished loading" line of a broker, with the
+// "Scheduling loading" line of the same partition and epoch before it.
+type coordLoad struct {
+	node             int32
+	epoch            int64
+	scheduled, done  time.Time
+	schedSrc, doneSr string
+	schedText, text  string
+	took             time.Duration
+	records          int64
+}
+
+// readLoads reads the load lines of __consumer_offsets partition p from
+// the server.log of every node under dir's logs, after F, in time order.
+func readLoads(dir string, p int32, F time.Time) []coordLoad {
+	ents, _ := os.ReadDir(filepath.Join(dir, results.NodeLogsDir))
+	var out []coordLoad
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		rel := e.Name() + "/server.log"
+		out = append(out, scanLoads(filepath.Join(dir, results.NodeLogsDir, rel), rel, p, F)...)
+	}
+	slices.SortFunc(out, func(a, b coordLoad) int { return a.done.Compare(b.done) })
+	return out
+}
+
+// scanLoads reads the loads of partition p after F in the server.log at
+// path, cited as rel.
+func scanLoads(path, rel string, p int32, F time.Time) []coordLoad {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sched := map[int64]coordLoad{}
+	var out []coordLoad
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if !strings.Contains(line, "[GroupCoordinator id=") {
+			continue
+		}
+		t, ok := serverTime(line)
+		if !ok || t.Before(F) {
+			continue
+		}
+		src := rel + ":" + strconv.Itoa(n)
+		if m := loadScheduled.FindStringSubmatch(line); m != nil && m[2] == offsetsTopic && m[3] == strconv.Itoa(int(p)) {
+			epoch, _ := strconv.ParseInt(m[4], 10, 64)
+			sched[epoch] = coordLoad{scheduled: t, schedSrc: src, schedText: message(line)}
+			continue
+		}
+		m := loadFinished.FindStringSubmatch(line)
+		if m == nil || m[2] != offsetsTopic || m[3] != strconv.Itoa(int(p)) {
+			continue
+		}
+		node, _ := strconv.ParseInt(m[1], 10, 32)
+		epoch, _ := strconv.ParseInt(m[4], 10, 64)
+		took, _ := strconv.ParseInt(m[5], 10, 64)
+		recs, _ := strconv.ParseInt(m[6], 10, 64)
+		l := sched[epoch]
+		l.node, l.epoch, l.done, l.doneSr, l.text = int32(node), epoch, t, src, message(line)
+		l.took, l.records = time.Duration(took)*time.Millisecond, recs
+		out = append(out, l)
+	}
+	return out
+}
+
+// serverTime is a server.log line's time, which the brokers write in UTC.
+func serverTime(line string) (time.Time, bool) {
+	m := serverLogTime.FindStringSubmatch(line)
+	if m == nil {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("2006-01-02 15:04:05,000", m[1])
+	return t.UTC(), err == nil
+}
+
+// message is a log line without its time and level, and without the
+// logger's class at its end.
+func message(line string) string {
+	if i := strings.Index(line, "] "); i >= 0 {
+		line = line[i+2:]
+	}
+	for _, lvl := range []string{"INFO ", "WARN ", "ERROR ", "DEBUG "} {
+		line = strings.TrimPrefix(line, lvl)
+	}
+	if i := strings.LastIndex(line, " (org.apache"); i > 0 {
+		line = line[:i]
+	}
+	return strings.TrimSpace(line)
+}
+
+// clientFind is the group client's FindCoordinator answer that led it to
+// broker node: the last one read before its first group request written
+// to node after from, and that request.
+type clientFind struct {
+	find, req       time.Time
+	findSrc, reqSrc string
+	findBy          string
+	request         string
+}
+
+// readFind reads client.log in dir for the group client finding node
+// after from.
+func readFind(dir string, node int32, from time.Time) (clientFind, bool) {
+	f, err := os.Open(filepath.Join(dir, results.ClientLog))
+	if err != nil {
+		return clientFind{}, false
+	}
+	defer f.Close()
+	var c clientFind
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	want := strconv.Itoa(int(node))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		tm := clientLogTime.FindStringSubmatch(line)
+		if tm == nil {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, tm[1])
+		if err != nil || t.Before(from) {
+			continue
+		}
+		if m := clientFindRe.FindStringSubmatch(line); m != nil {
+			c.find, c.findSrc, c.findBy = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
+			continue
+		}
+		if m := clientGroupRq.FindStringSubmatch(line); m != nil && m[2] == want && !c.find.IsZero() {
+			c.req, c.reqSrc, c.request = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
+			return c, true
+		}
+	}
+	return clientFind{}, false
+}
+
+// groupRecoveryOf is the group recovery stage: from the evidence ev, the
+// named fault f, the group's coordinator c as kbf found it before the
+// fault, the group reader's view v (its events) and the partitions'
+// stalls, the group's recovery phase by phase; nil for a trial with no
+// group or no fault.
+func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *GroupView, stalls []Stall) *GroupRecovery {
+	if f == nil || c == nil || v == nil || ev.F.IsZero() || ev.meta == nil {
+		return nil
+	}
+	r := &GroupRecovery{Group: c.Group, Coordinator: c.NodeID, NewCoordinator: -1, Faulted: c.Faulted, OffsetsPartition: -1}
+	if !c.Faulted {
+		r.Note = notCoordinator(c, stalls)
+		return r
+	}
+	x := newExplainer(ev, f)
+	cfg, cfgErr := x.brokerConfig(f.Broker)
+	r.Partitions = nodeSetting(cfg, cfgErr, f.Broker, "offsets.topic.num.partitions")
+	n, err := strconv.ParseInt(r.Partitions.Value, 10, 32)
+	if err != nil || n <= 0 {
+		r.Note = "the group's " + offsetsTopic + " partition is unknown: offsets.topic.num.partitions could not be read (" + r.Partitions.Where + ")"
+		return r
+	}
+	r.OffsetsPartition = groupOffsetsPartition(c.Group, int32(n))
+	g := &groupPhasing{x: x, ev: ev, f: f, r: r, v: v, prev: ev.F}
+	g.detect()
+	g.loadPhases()
+	g.find()
+	g.commit()
+	g.rebalance()
+	return r
+}
+
+// notCoordinator says that the group's coordinator survived the fault and
+// where the group's stall came from instead: the partitions' leaders.
+func notCoordinator(c *GroupCoordinator, stalls []Stall) string {
+	if c.NodeID < 0 {
+		return "the group's coordinator was not found before the fault, so its recovery is not split into phases"
+	}
+	s := fmt.Sprintf("the group's coordinator, broker %d, was not the faulted broker: the group needed no new coordinator, and its processing stall is the partitions' own", c.NodeID)
+	var worst *Stall
+	for i := range stalls {
+		st := &stalls[i]
+		if st.Role == results.RoleLed && (worst == nil || st.Total > worst.Total) {
+			worst = st
+		}
+	}
+	if worst != nil {
+		s += fmt.Sprintf(": p%d's leader was the faulted broker, and its stall (%s, its phases above) is the group reader's too", worst.Partition, secs(worst.Total))
+	}
+	return s
+}
+
+// groupPhasing is a group recovery while its phases are found: each
+// phase starts where the one before it ended (prev).
+type groupPhasing struct {
+	x    *explainer
+	ev   *evidence
+	f    *results.Fault
+	r    *GroupRecovery
+	v    *GroupView
+	prev time.Time
+	loaded *coordLoad
+}
+
+func (g *groupPhasing) add(name string, end time.Time, e Explanation) {
+	if end.Before(g.prev) {
+		end = g.prev
+	}
+	g.r.Phases = append(g.r.Phases, Phase{Name: name, Start: g.prev, End: end, Duration: end.Sub(g.prev), Explanation: e})
+	g.prev = end
+}
+
+// missing says, once, what the phases lack.
+func (g *groupPhasing) missing(what string) {
+	if g.r.Note == "" {
+		g.r.Note = what
+	}
+}
+
+func (g *groupPhasing) detect() {
+	e, ok := detection(g.ev.tl, g.f, g.ev.F)
+	if !ok {
+		g.missing("no fence of broker " + strconv.Itoa(int(g.f.NodeID)) + " in the logs: the detection is in the offsets leader's phase")
+		return
+	}
+	ph := Phase{End: e.Time}
+	g.x.detect(&ph, e.Kind)
+	g.add(GroupPhaseDetect, e.Time, Explanation{Evidence: e.Text, Source: e.Source, Why: "the group's coordinator moves only when its " + offsetsTopic + " partition's leader does, after the controller fences the broker: " + ph.Why,
+		Setting: ph.Setting, Settings: ph.Settings})
+}
+
+func (g *groupPhasing) loadPhases() {
+	p := g.r.OffsetsPartition
+	for _, l := range readLoads(g.ev.dir, p, g.ev.F) {
+		if l.node == g.f.NodeID {
+			continue // the faulted broker, back, loading it again
+		}
+		g.loaded = &l
+		break
+	}
+	l := g.loaded
+	if l == nil {
+		g.missing(fmt.Sprintf("no broker logged loading %s-%d after the fault: the new coordinator's load is not found", offsetsTopic, p))
+		return
+	}
+	g.r.NewCoordinator, g.r.Loaded, g.r.LoadTook = l.node, l.records, l.took
+	if !l.scheduled.IsZero() {
+		rf := nodeSetting(g.cfg(l.node), nil, "", "offsets.topic.replication.factor")
+		g.add(GroupPhaseElect, l.scheduled, Explanation{Evidence: l.schedText, Source: l.schedSrc,
+			Why:      fmt.Sprintf("broker %d became the leader of %s-%d, the group's partition (abs(hash(%q)) %% %s), and with it the group's coordinator: it scheduled the load at epoch %d", l.node, offsetsTopic, p, g.r.Group, g.r.Partitions.Value, l.epoch),
+			Setting:  "the controller's election; the offsets topic's replicas (offsets.topic.replication.factor) are the brokers it can move to",
+			Settings: []Setting{rf}})
+	}
+	buf := nodeSetting(g.cfg(l.node), nil, "", "offsets.load.buffer.size")
+	seg := nodeSetting(g.cfg(l.node), nil, "", "offsets.topic.segment.bytes")
+	g.add(GroupPhaseLoad, l.done, Explanation{Evidence: l.text, Source: l.doneSr,
+		Why:      fmt.Sprintf("the new coordinator reads the whole partition before it answers the group: %d records in %s by its own count; until then it answers COORDINATOR_LOAD_IN_PROGRESS", l.records, l.took),
+		Setting:  "a smaller " + offsetsTopic + " partition: offsets.topic.segment.bytes (compaction), offsets.load.buffer.size",
+		Settings: []Setting{seg, buf}})
+}
+
+// cfg is broker node's logged configuration, nil when unread.
+func (g *groupPhasing) cfg(node int32) *timeline.NodeConfig {
+	for name, id := range g.ev.meta.Cluster.Brokers {
+		if id == node {
+			c, _ := g.x.brokerConfig(name)
+			return c
+		}
+	}
+	return nil
+}
+
+func (g *groupPhasing) find() {
+	if g.r.NewCoordinator < 0 {
+		return
+	}
+	c, ok := readFind(g.ev.dir, g.r.NewCoordinator, g.ev.F)
+	if !ok {
+		g.missing(fmt.Sprintf("no FindCoordinator answer in %s before a group request to broker %d", results.ClientLog, g.r.NewCoordinator))
+		return
+	}
+	rb := g.x.clientSetting("retry_backoff")
+	rbm := g.x.clientSetting("retry_backoff_max")
+	g.add(GroupPhaseFind, c.find, Explanation{Evidence: fmt.Sprintf("FindCoordinator answered by broker %s; the next group request, %s, went to broker %d (%s)", c.findBy, c.request, g.r.NewCoordinator, c.reqSrc),
+		Source:   c.findSrc,
+		Why:      fmt.Sprintf("the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; its first answer naming broker %d came %s after the load finished", g.r.NewCoordinator, secs(c.find.Sub(g.loaded.done))),
+		Setting:  "the client's retry backoff (retry_backoff, retry_backoff_max)",
+		Settings: []Setting{rb, rbm}})
+}
+
+func (g *groupPhasing) commit() {
+	ev, ok := firstCommit(g.v.okCommits, g.prev)
+	if !ok {
+		g.missing("no successful commit after the fault in " + results.GroupEventsFile)
+		return
+	}
+	g.add(GroupPhaseCommit, ev.Time, Explanation{Evidence: fmt.Sprintf("commit of %d partition(s), started %s", len(ev.Offsets), clock(ev.Start)),
+		Source:   results.GroupEventsFile,
+		Why:      "the commit the reader was blocked in, retried against the new coordinator, answers once the coordinator has loaded the group",
+		Setting:  "the client's request retries and backoff (retry_backoff)",
+		Settings: []Setting{g.x.clientSetting("retry_backoff")}})
+}
+
+// firstCommit is the first successful commit that ended after t.
+func firstCommit(evs []results.GroupEvent, t time.Time) (results.GroupEvent, bool) {
+	for _, e := range evs {
+		if e.Kind == results.GroupCommit && !e.Failed() && !e.Time.Before(t) {
+			return e, true
+		}
+	}
+	return results.GroupEvent{}, false
+}
+
+// rebalance adds, where the group lost or gave up its partitions after
+// the fault, the rebalance: → its partitions assigned again → the first
+// record processed after that.
+func (g *groupPhasing) rebalance() {
+	var lost, assigned *results.GroupEvent
+	for i := range g.v.Changes {
+		e := &g.v.Changes[i]
+		if e.Time.Before(g.ev.F) {
+			continue
+		}
+		if lost == nil && (e.Kind == results.GroupLost || e.Kind == results.GroupRevoked) {
+			lost = e
+			continue
+		}
+		if lost != nil && e.Kind == results.GroupAssigned {
+			assigned = e
+			break
+		}
+	}
+	if lost == nil || assigned == nil {
+		return
+	}
+	session := g.sessionSetting()
+	g.add(GroupPhaseRebalance, assigned.Time, Explanation{Evidence: fmt.Sprintf("%s at %s (generation %d), assigned %v at generation %d", lost.Kind, clock(lost.Time), lost.Generation, assigned.Partitions, assigned.Generation),
+		Source:   results.GroupEventsFile,
+		Why:      fmt.Sprintf("the member's partitions were %s while the coordinator was gone (its heartbeats failed), so it joined the group again at the new coordinator", lost.Kind),
+		Setting:  "the group's session timeout and heartbeat interval (" + session.Name + "), rebalance.timeout.ms",
+		Settings: []Setting{session}})
+	if t, ok := g.v.FirstProcessed(assigned.Time); ok {
+		g.add(GroupPhaseProcess, t, Explanation{Evidence: "first record processed after the assignment", Source: results.GroupFile,
+			Why:     "after the assignment the reader fetches its committed offsets from the new coordinator and the records from the partitions' leaders",
+			Setting: "the client's fetch settings (fetch_max_wait)", Settings: []Setting{g.x.clientSetting("fetch_max_wait")}})
+	}
+}
+
+// sessionSetting is the group's session timeout: the broker's
+// group.consumer.session.timeout.ms for the consumer protocol, the
+// client's session timeout for the classic one.
+func (g *groupPhasing) sessionSetting() Setting {
+	if g.v.Settings.Protocol == results.GroupProtocolConsumer {
+		return nodeSetting(g.cfg(g.r.NewCoordinator), nil, "", "group.consumer.session.timeout.ms")
+	}
+	s := g.x.clientSetting("session_timeout")
+	if s.Source == SourceUnknown {
+		s.Where = "not in " + results.MetaFile + "; franz-go's default is 45000 ms"
+	}
+	return s
+}
+
+// Line is the group's recovery in one line, for the digest: its phases
+// and their times, or its note.
+func (r *GroupRecovery) Line() string {
+	if r == nil {
+		return ""
+	}
+	if len(r.Phases) == 0 {
+		return "  group recovery: " + r.Note
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  group recovery %.2f s", r.Total().Seconds())
+	for i, ph := range r.Phases {
+		sep := " + "
+		if i == 0 {
+			sep = " = "
+		}
+		fmt.Fprintf(&b, "%s%.2f %s", sep, ph.Duration.Seconds(), ph.Name)
+	}
+	if r.NewCoordinator >= 0 {
+		fmt.Fprintf(&b, " (%s-%d, new coordinator %d)", offsetsTopic, r.OffsetsPartition, r.NewCoordinator)
+	}
+	return b.String()
+}
