@@ -200,7 +200,7 @@ func TestGroupJSON(t *testing.T) {
 			{Time: t0.Add(19700 * time.Millisecond), Kind: results.GroupAssigned, Generation: 2, Partitions: []int32{0}},
 		},
 	}
-	b, err := json.Marshal(groupDoc(v))
+	b, err := json.Marshal(groupDoc(v, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestGroupJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.CommitStall.Sec != 9.002 || len(back.Partitions) != 1 || back.Partitions[0].StallSec != 10.098 || back.Rebalances != 2 {
 		t.Errorf("JSON %s: %+v %v", b, back, err)
 	}
-	if b, _ := json.Marshal(groupDoc(nil)); string(b) != "null" {
+	if b, _ := json.Marshal(groupDoc(nil, nil)); string(b) != "null" {
 		t.Errorf("no group reader: %s", b)
 	}
 }
