@@ -405,7 +405,7 @@ func (g *groupPhasing) find() {
 	rbm := g.x.clientSetting("retry_backoff_max")
 	g.add(GroupPhaseFind, c.find, Explanation{Evidence: fmt.Sprintf("FindCoordinator answered by broker %s; the next group request, %s, went to broker %d (%s)", c.findBy, c.request, g.r.NewCoordinator, c.reqSrc),
 		Source:   c.findSrc,
-		Why:      fmt.Sprintf("the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; its first answer naming broker %d came %s after the load finished", g.r.NewCoordinator, secs(c.find.Sub(g.loaded.done))),
+		Why:      fmt.Sprintf("the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; the answer after which its group requests went to broker %d came %s after the load finished", g.r.NewCoordinator, secs(c.find.Sub(g.loaded.done))),
 		Setting:  "the client's retry backoff (retry_backoff, retry_backoff_max)",
 		Settings: []Setting{rb, rbm}})
 }
