@@ -416,9 +416,13 @@ func (g *groupPhasing) commit() {
 		g.missing("no successful commit after the fault in " + results.GroupEventsFile)
 		return
 	}
+	why := "the commit the reader was blocked in since before the fault, retried against the new coordinator, answered once it had loaded the group"
+	if ev.Start.IsZero() || ev.Start.After(g.ev.F) {
+		why = "no commit was in flight at the fault (the reader had nothing new to commit while its records stalled); this is the first the reader issued after, once it processed records again, and the new coordinator answered it"
+	}
 	g.add(GroupPhaseCommit, ev.Time, Explanation{Evidence: fmt.Sprintf("commit of %d partition(s), started %s", len(ev.Offsets), clock(ev.Start)),
 		Source:   results.GroupEventsFile,
-		Why:      "the commit the reader was blocked in, retried against the new coordinator, answers once the coordinator has loaded the group",
+		Why:      why,
 		Setting:  "the client's request retries and backoff (retry_backoff)",
 		Settings: []Setting{g.x.clientSetting("retry_backoff")}})
 }
