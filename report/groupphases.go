@@ -39,6 +39,11 @@ type GroupRecovery struct {
 	Phases   []Phase
 	// Note says why there are no phases, or what is missing.
 	Note string
+	// Cause is, for a coordinator the fault did not hit, the line that
+	// shows its __consumer_offsets partition's ISR without the faulted
+	// broker: until then a commit, written with acks=all, waited for it.
+	// Zero for none.
+	Cause Explanation
 }
 
 // Total is the phases' time, fault to the last phase's end.
@@ -270,19 +275,24 @@ func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *Gro
 		return nil
 	}
 	r := &GroupRecovery{Group: c.Group, Coordinator: c.NodeID, NewCoordinator: -1, Faulted: c.Faulted, OffsetsPartition: -1}
-	if !c.Faulted {
-		r.Note = notCoordinator(c, stalls)
-		return r
-	}
 	x := newExplainer(ev, f)
 	cfg, cfgErr := x.brokerConfig(f.Broker)
 	r.Partitions = nodeSetting(cfg, cfgErr, f.Broker, "offsets.topic.num.partitions")
 	n, err := strconv.ParseInt(r.Partitions.Value, 10, 32)
-	if err != nil || n <= 0 {
+	if err == nil && n > 0 {
+		r.OffsetsPartition = groupOffsetsPartition(c.Group, int32(n))
+	}
+	if !c.Faulted {
+		r.Note = notCoordinator(c, stalls)
+		if r.OffsetsPartition >= 0 && c.Broker != "" {
+			r.Cause = offsetsISRShrunk(ev.dir, c.Broker, r.OffsetsPartition, f.NodeID, ev.F)
+		}
+		return r
+	}
+	if r.OffsetsPartition < 0 {
 		r.Note = "the group's " + offsetsTopic + " partition is unknown: offsets.topic.num.partitions could not be read (" + r.Partitions.Where + ")"
 		return r
 	}
-	r.OffsetsPartition = groupOffsetsPartition(c.Group, int32(n))
 	g := &groupPhasing{x: x, ev: ev, f: f, r: r, v: v, prev: ev.F}
 	g.detect()
 	g.loadPhases()
@@ -493,7 +503,11 @@ func (r *GroupRecovery) Line() string {
 		return ""
 	}
 	if len(r.Phases) == 0 {
-		return "  group recovery: " + r.Note
+		l := "  group recovery: " + r.Note
+		if r.Cause.Source != "" {
+			l += "; " + r.Cause.Evidence + " [" + r.Cause.Source + "]"
+		}
+		return l
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  group recovery %.2f s", r.Total().Seconds())
@@ -508,4 +522,42 @@ func (r *GroupRecovery) Line() string {
 		fmt.Fprintf(&b, " (%s-%d, new coordinator %d)", offsetsTopic, r.OffsetsPartition, r.NewCoordinator)
 	}
 	return b.String()
+}
+
+// isrLine is the leader's state-change line that applies a partition's
+// registration, with its ISR (Kafka 4.x):
+//
+//	[2026-12-05 06:04:47,000] INFO [Broker id=1] Skipped the become-leader state change for orders-0 with topic id Some(..), partition registration PartitionRegistration(replicas=[1, 2, 3], ..., isr=[1, 3], ...
+var isrLine = regexp.MustCompile(`(?:Skipped the become-leader state change for|Leader) (\S+)-(\d+) with topic id .*?(?:isr=|ISR )\[([\d, ]*)\]`)
+
+// offsetsISRShrunk finds, in broker node's state-change.log, the first
+// line after F that applies __consumer_offsets-p's ISR without the
+// faulted broker; zero when there is none.
+func offsetsISRShrunk(dir, node string, p, faulted int32, F time.Time) Explanation {
+	rel := node + "/state-change.log"
+	f, err := os.Open(filepath.Join(dir, results.NodeLogsDir, rel))
+	if err != nil {
+		return Explanation{}
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		m := isrLine.FindStringSubmatch(line)
+		if m == nil || m[1] != offsetsTopic || m[2] != strconv.Itoa(int(p)) {
+			continue
+		}
+		if t, ok := serverTime(line); !ok || t.Before(F) {
+			continue
+		}
+		if slices.Contains(strings.Split(strings.ReplaceAll(m[3], " ", ""), ","), strconv.Itoa(int(faulted))) {
+			continue
+		}
+		t, _ := serverTime(line)
+		return Explanation{Evidence: fmt.Sprintf("%s-%d's ISR [%s] at %s", offsetsTopic, p, m[3], clock(t)), Source: rel + ":" + strconv.Itoa(n),
+			Why:     fmt.Sprintf("the group's %s-%d kept broker %d in its ISR until its leader, the coordinator, applied one without it: a commit in flight, written with acks=all, waited that long", offsetsTopic, p, faulted),
+			Setting: "broker.session.timeout.ms on the controller (the fence drops the broker from the ISR)"}
+	}
+	return Explanation{}
 }

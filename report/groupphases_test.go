@@ -209,3 +209,22 @@ func TestGroupRecoveryRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestOffsetsISRShrunk reads, in the recorded trial's state-change.log, the
+// line where an offsets partition's leader applied an ISR without the
+// faulted broker 2: __consumer_offsets-44, led by broker 3 throughout.
+func TestOffsetsISRShrunk(t *testing.T) {
+	dir := unpack(t, "group-coordinator-classic.tar.gz")
+	F := time.Date(2026, 12, 5, 6, 4, 36, 741e6, time.UTC)
+	e := offsetsISRShrunk(filepath.Join(dir), "k3", 44, 2, F)
+	if e.Source != "k3/state-change.log:117" || !strings.Contains(e.Evidence, "[3, 1]") {
+		t.Fatalf("got %+v, want k3/state-change.log:117 with ISR [3, 1]", e)
+	}
+	if line := cited(t, dir, e.Source); !strings.Contains(line, "become-leader state change for __consumer_offsets-44 ") {
+		t.Errorf("cites %q", line)
+	}
+	// Broker 1 stayed in the ISR: no line drops it.
+	if e := offsetsISRShrunk(dir, "k3", 44, 1, F); e.Source != "" {
+		t.Errorf("broker 1: got %+v, want none", e)
+	}
+}

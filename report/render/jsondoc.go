@@ -723,13 +723,21 @@ type groupRecoveryJSON struct {
 	TotalSec         float64     `json:"total_sec"`
 	Phases           []phaseJSON `json:"phases"`
 	Note             string      `json:"note,omitempty"`
+	// Cause is, when the coordinator survived, the line that shows its
+	// offsets partition's ISR without the faulted broker.
+	Cause *explanationJSON `json:"cause,omitempty"`
 }
 
 func groupRecoveryDoc(r *report.GroupRecovery) *groupRecoveryJSON {
 	if r == nil {
 		return nil
 	}
-	return &groupRecoveryJSON{Group: r.Group, OffsetsPartition: r.OffsetsPartition, Partitions: settingDoc(r.Partitions),
+	out := &groupRecoveryJSON{Group: r.Group, OffsetsPartition: r.OffsetsPartition, Partitions: settingDoc(r.Partitions),
 		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
 		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
+	if r.Cause.Source != "" {
+		c := explanationDoc(r.Cause)
+		out.Cause = &c
+	}
+	return out
 }

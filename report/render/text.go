@@ -320,7 +320,13 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 // evidence, why it took its time, and the settings that would shorten it
 // with their values and where they were read.
 func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery) {
-	if r == nil || len(r.Phases) == 0 {
+	if r == nil {
+		return
+	}
+	if c := r.Cause; c.Source != "" {
+		fmt.Fprintf(b, "group %s's commits: %s [%s]\n  why: %s\n  shorten: %s\n", r.Group, c.Evidence, c.Source, c.Why, c.Setting)
+	}
+	if len(r.Phases) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
