@@ -325,12 +325,12 @@ func notCoordinator(c *GroupCoordinator, stalls []Stall) string {
 // groupPhasing is a group recovery while its phases are found: each
 // phase starts where the one before it ended (prev).
 type groupPhasing struct {
-	x    *explainer
-	ev   *evidence
-	f    *results.Fault
-	r    *GroupRecovery
-	v    *GroupView
-	prev time.Time
+	x      *explainer
+	ev     *evidence
+	f      *results.Fault
+	r      *GroupRecovery
+	v      *GroupView
+	prev   time.Time
 	loaded *coordLoad
 }
 
