@@ -564,6 +564,7 @@ type summaryJSON struct {
 type groupSummaryJSON struct {
 	Stall       rangeJSON `json:"processing_gap"`
 	Commit      rangeJSON `json:"commit_stall"`
+	Load        rangeJSON `json:"coordinator_load"`
 	Rebalances  int       `json:"rebalances"`
 	Reprocessed int       `json:"reprocessed"`
 }
@@ -602,7 +603,7 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 		}),
 	}
 	if g := s.Group; g != nil {
-		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
+		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Load: rangeDoc(g.Load), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
 	}
 	if s.Phases != nil {
 		out.Phases = make(map[string]*rangeJSON, len(s.Phases))
