@@ -286,6 +286,9 @@ func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *Gro
 		r.Note = notCoordinator(c, stalls)
 		if r.OffsetsPartition >= 0 && c.Broker != "" {
 			r.Cause = offsetsISRShrunk(ev.dir, c.Broker, r.OffsetsPartition, f.NodeID, ev.F)
+			if r.Cause.Source != "" {
+				r.Cause.Settings = []Setting{x.sessionTimeout()}
+			}
 		}
 		return r
 	}
@@ -502,12 +505,15 @@ func (r *GroupRecovery) Line() string {
 	if r == nil {
 		return ""
 	}
-	if len(r.Phases) == 0 {
-		l := "  group recovery: " + r.Note
+	if len(r.Phases) == 0 && !r.Faulted && r.Coordinator >= 0 {
+		l := fmt.Sprintf("  group recovery: its coordinator, broker %d, was not faulted: the group waited on the partitions", r.Coordinator)
 		if r.Cause.Source != "" {
-			l += "; " + r.Cause.Evidence + " [" + r.Cause.Source + "]"
+			l += "; its commits on " + r.Cause.Evidence + " [" + r.Cause.Source + "]"
 		}
 		return l
+	}
+	if len(r.Phases) == 0 {
+		return "  group recovery: " + r.Note
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  group recovery %.2f s", r.Total().Seconds())

@@ -228,3 +228,38 @@ func TestOffsetsISRShrunk(t *testing.T) {
 		t.Errorf("broker 1: got %+v, want none", e)
 	}
 }
+
+// TestGroupRecoveryNotCoordinator reads the recorded trial of a SIGKILL of
+// k1 when broker 3 coordinated the group: no phases, the survivor said,
+// the partitions' stall as the group's, and its commits' wait on the
+// offsets partition's ISR cited from the coordinator's own log.
+func TestGroupRecoveryNotCoordinator(t *testing.T) {
+	dir := unpack(t, "group-not-coordinator.tar.gz")
+	tr := analyze(t, dir)
+	r := tr.Recovery
+	if r == nil || r.Faulted || len(r.Phases) != 0 {
+		t.Fatalf("recovery = %+v, want one of a coordinator that survived, without phases", r)
+	}
+	if r.Coordinator != 3 || r.OffsetsPartition != 5 {
+		t.Errorf("coordinator %d, partition %d; want 3, 5", r.Coordinator, r.OffsetsPartition)
+	}
+	if !strings.Contains(r.Note, "broker 3, was not the faulted broker") || !strings.Contains(r.Note, "p0's leader was the faulted broker") {
+		t.Errorf("note %q", r.Note)
+	}
+	c := r.Cause
+	if c.Source != "k3/state-change.log:128" || len(c.Settings) != 1 || c.Settings[0].Name != "broker.session.timeout.ms" || c.Settings[0].Value != "9000" {
+		t.Fatalf("cause %+v", c)
+	}
+	if line := cited(t, dir, c.Source); !strings.Contains(line, "__consumer_offsets-5 ") || !strings.Contains(line, "isr=[3, 2]") {
+		t.Errorf("cause cites %q", line)
+	}
+	// Its commits waited until then: the commit stall ends just after.
+	if cs := tr.Group.CommitStall; cs == nil || cs.End.Before(time.Date(2026, 12, 5, 6, 21, 49, 554e6, time.UTC)) {
+		t.Errorf("commit stall %+v ends before the ISR without broker 1", cs)
+	}
+	for _, pm := range tr.Metrics.Partitions {
+		if _, ok := pm.Values[MeasureCoordinatorLoad]; ok {
+			t.Errorf("p%d has a coordinator_load without a new coordinator", pm.Partition)
+		}
+	}
+}

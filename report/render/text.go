@@ -323,10 +323,11 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery
 	if r == nil {
 		return
 	}
-	if c := r.Cause; c.Source != "" {
-		fmt.Fprintf(b, "group %s's commits: %s [%s]\n  why: %s\n  shorten: %s\n", r.Group, c.Evidence, c.Source, c.Why, c.Setting)
-	}
 	if len(r.Phases) == 0 {
+		fmt.Fprintf(b, "group %s's recovery: %s\n", r.Group, r.Note)
+		if c := r.Cause; c.Source != "" {
+			fmt.Fprintf(b, "  its commits: %s [%s]\n  why: %s\n  shorten: %s%s\n", c.Evidence, c.Source, c.Why, c.Setting, settingValues(c.Settings))
+		}
 		return
 	}
 	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
