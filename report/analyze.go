@@ -73,7 +73,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	roles := rolesOf(ev, rd.gaps, named)
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	gr := groupRecoveryOf(ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
+	gr := groupRecoveryOf(ctx, ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
 	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, recovery: gr,

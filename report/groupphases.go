@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,9 +121,9 @@ var (
 	loadScheduled = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Scheduling loading of metadata from (\S+)-(\d+) with epoch (\d+)`)
 	loadFinished  = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Finished loading of metadata from (\S+)-(\d+) with epoch (\d+) in (\d+)ms.*?Loaded (\d+) records`)
 	// franz-go's client.log: the group client's lines.
-	clientLogTime = regexp.MustCompile(`^(\S+Z) \S+ group `)
-	clientFindRe  = regexp.MustCompile(` group read FindCoordinator v\d+ broker=(\S+) .*err=<nil>`)
-	clientGroupRq = regexp.MustCompile(` group wrote (OffsetCommit|Heartbeat|JoinGroup|SyncGroup|ConsumerGroupHeartbeat|OffsetFetch) v\d+ broker=(\d+) `)
+	clientLogTime = regexp.MustCompile(`^(\S+Z) \S+ ` + string(results.ClientGroup) + ` `)
+	clientFindRe  = regexp.MustCompile(` read FindCoordinator v\d+ broker=(\S+) .*err=<nil>`)
+	clientGroupRq = regexp.MustCompile(` wrote (OffsetCommit|Heartbeat|JoinGroup|SyncGroup|ConsumerGroupHeartbeat|OffsetFetch) v\d+ broker=(\d+) `)
 )
 
 // coordLoad is one "Finished loading" line of a broker, with the
@@ -139,15 +140,15 @@ type coordLoad struct {
 
 // readLoads reads the load lines of __consumer_offsets partition p from
 // the server.log of every node under dir's logs, after F, in time order.
-func readLoads(dir string, p int32, F time.Time) []coordLoad {
+func readLoads(ctx context.Context, dir string, p int32, F time.Time) []coordLoad {
 	ents, _ := os.ReadDir(filepath.Join(dir, results.NodeLogsDir))
 	var out []coordLoad
 	for _, e := range ents {
 		if !e.IsDir() {
 			continue
 		}
-		rel := e.Name() + "/server.log"
-		out = append(out, scanLoads(filepath.Join(dir, results.NodeLogsDir, rel), rel, p, F)...)
+		rel := e.Name() + "/" + results.ServerLog
+		out = append(out, scanLoads(ctx, filepath.Join(dir, results.NodeLogsDir, rel), rel, p, F)...)
 	}
 	slices.SortFunc(out, func(a, b coordLoad) int { return a.done.Compare(b.done) })
 	return out
@@ -155,8 +156,8 @@ func readLoads(dir string, p int32, F time.Time) []coordLoad {
 
 // scanLoads reads the loads of partition p after F in the server.log at
 // path, cited as rel.
-func scanLoads(path, rel string, p int32, F time.Time) []coordLoad {
-	f, err := os.Open(path)
+func scanLoads(ctx context.Context, path, rel string, p int32, F time.Time) []coordLoad {
+	f, err := results.Open(ctx, path)
 	if err != nil {
 		return nil
 	}
@@ -233,8 +234,8 @@ type clientFind struct {
 
 // readFind reads client.log in dir for the group client finding node
 // after from.
-func readFind(dir string, node int32, from time.Time) (clientFind, bool) {
-	f, err := os.Open(filepath.Join(dir, results.ClientLog))
+func readFind(ctx context.Context, dir string, node int32, from time.Time) (clientFind, bool) {
+	f, err := results.Open(ctx, filepath.Join(dir, results.ClientLog))
 	if err != nil {
 		return clientFind{}, false
 	}
@@ -270,7 +271,7 @@ func readFind(dir string, node int32, from time.Time) (clientFind, bool) {
 // fault, the group reader's view v (its events) and the partitions'
 // stalls, the group's recovery phase by phase; nil for a trial with no
 // group or no fault.
-func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *GroupView, stalls []Stall) *GroupRecovery {
+func groupRecoveryOf(ctx context.Context, ev *evidence, f *results.Fault, c *GroupCoordinator, v *GroupView, stalls []Stall) *GroupRecovery {
 	if f == nil || c == nil || v == nil || ev.F.IsZero() || ev.meta == nil {
 		return nil
 	}
@@ -285,7 +286,7 @@ func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *Gro
 	if !c.Faulted {
 		r.Note = notCoordinator(c, stalls)
 		if r.OffsetsPartition >= 0 && c.Broker != "" {
-			r.Cause = offsetsISRShrunk(ev.dir, c.Broker, r.OffsetsPartition, f.NodeID, ev.F)
+			r.Cause = offsetsISRShrunk(ctx, ev.dir, c.Broker, r.OffsetsPartition, f.NodeID, ev.F)
 			if r.Cause.Source != "" {
 				r.Cause.Settings = []Setting{x.sessionTimeout()}
 			}
@@ -296,7 +297,7 @@ func groupRecoveryOf(ev *evidence, f *results.Fault, c *GroupCoordinator, v *Gro
 		r.Note = "the group's " + offsetsTopic + " partition is unknown: offsets.topic.num.partitions could not be read (" + r.Partitions.Where + ")"
 		return r
 	}
-	g := &groupPhasing{x: x, ev: ev, f: f, r: r, v: v, prev: ev.F}
+	g := &groupPhasing{ctx: ctx, x: x, ev: ev, f: f, r: r, v: v, prev: ev.F}
 	g.detect()
 	g.loadPhases()
 	g.find()
@@ -328,6 +329,7 @@ func notCoordinator(c *GroupCoordinator, stalls []Stall) string {
 // groupPhasing is a group recovery while its phases are found: each
 // phase starts where the one before it ended (prev).
 type groupPhasing struct {
+	ctx    context.Context
 	x      *explainer
 	ev     *evidence
 	f      *results.Fault
@@ -366,7 +368,7 @@ func (g *groupPhasing) detect() {
 
 func (g *groupPhasing) loadPhases() {
 	p := g.r.OffsetsPartition
-	for _, l := range readLoads(g.ev.dir, p, g.ev.F) {
+	for _, l := range readLoads(g.ctx, g.ev.dir, p, g.ev.F) {
 		if l.node == g.f.NodeID {
 			continue // the faulted broker, back, loading it again
 		}
@@ -409,7 +411,7 @@ func (g *groupPhasing) find() {
 	if g.r.NewCoordinator < 0 {
 		return
 	}
-	c, ok := readFind(g.ev.dir, g.r.NewCoordinator, g.ev.F)
+	c, ok := readFind(g.ctx, g.ev.dir, g.r.NewCoordinator, g.ev.F)
 	if !ok {
 		g.missing(fmt.Sprintf("no FindCoordinator answer in %s before a group request to broker %d", results.ClientLog, g.r.NewCoordinator))
 		return
@@ -539,9 +541,9 @@ var isrLine = regexp.MustCompile(`(?:Skipped the become-leader state change for|
 // offsetsISRShrunk finds, in broker node's state-change.log, the first
 // line after F that applies __consumer_offsets-p's ISR without the
 // faulted broker; zero when there is none.
-func offsetsISRShrunk(dir, node string, p, faulted int32, F time.Time) Explanation {
-	rel := node + "/state-change.log"
-	f, err := os.Open(filepath.Join(dir, results.NodeLogsDir, rel))
+func offsetsISRShrunk(ctx context.Context, dir, node string, p, faulted int32, F time.Time) Explanation {
+	rel := node + "/" + results.StateChangeLog
+	f, err := results.Open(ctx, filepath.Join(dir, results.NodeLogsDir, rel))
 	if err != nil {
 		return Explanation{}
 	}

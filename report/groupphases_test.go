@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,7 +73,7 @@ func TestScanLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	F := time.Date(2026, 12, 5, 6, 4, 36, 741e6, time.UTC)
-	got := scanLoads(path, "k1/server.log", 45, F)
+	got := scanLoads(context.Background(), path, "k1/server.log", 45, F)
 	if len(got) != 1 {
 		t.Fatalf("scanLoads = %d loads, want 1: %+v", len(got), got)
 	}
@@ -90,7 +91,7 @@ func TestScanLoads(t *testing.T) {
 		t.Errorf("text %q", l.text)
 	}
 	// Before the fault: the first load is left out with the rest.
-	if got := scanLoads(path, "k1/server.log", 45, F.Add(time.Hour)); len(got) != 0 {
+	if got := scanLoads(context.Background(), path, "k1/server.log", 45, F.Add(time.Hour)); len(got) != 0 {
 		t.Errorf("after the last line: %d loads, want none", len(got))
 	}
 }
@@ -216,7 +217,7 @@ func TestGroupRecoveryRecorded(t *testing.T) {
 func TestOffsetsISRShrunk(t *testing.T) {
 	dir := unpack(t, "group-coordinator-classic.tar.gz")
 	F := time.Date(2026, 12, 5, 6, 4, 36, 741e6, time.UTC)
-	e := offsetsISRShrunk(filepath.Join(dir), "k3", 44, 2, F)
+	e := offsetsISRShrunk(context.Background(), dir, "k3", 44, 2, F)
 	if e.Source != "k3/state-change.log:117" || !strings.Contains(e.Evidence, "[3, 1]") {
 		t.Fatalf("got %+v, want k3/state-change.log:117 with ISR [3, 1]", e)
 	}
@@ -224,7 +225,7 @@ func TestOffsetsISRShrunk(t *testing.T) {
 		t.Errorf("cites %q", line)
 	}
 	// Broker 1 stayed in the ISR: no line drops it.
-	if e := offsetsISRShrunk(dir, "k3", 44, 1, F); e.Source != "" {
+	if e := offsetsISRShrunk(context.Background(), dir, "k3", 44, 1, F); e.Source != "" {
 		t.Errorf("broker 1: got %+v, want none", e)
 	}
 }
