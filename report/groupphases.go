@@ -276,6 +276,10 @@ func groupRecoveryOf(ctx context.Context, ev *evidence, f *results.Fault, c *Gro
 		return nil
 	}
 	r := &GroupRecovery{Group: c.Group, Coordinator: c.NodeID, NewCoordinator: -1, Faulted: c.Faulted, OffsetsPartition: -1}
+	if ev.tl == nil {
+		r.Note = "no timeline of the node logs: the group's recovery is not split into phases"
+		return r
+	}
 	x := newExplainer(ev, f)
 	cfg, cfgErr := x.brokerConfig(f.Broker)
 	r.Partitions = nodeSetting(cfg, cfgErr, f.Broker, "offsets.topic.num.partitions")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // TestJavaStringHash checks the hash against values Java's String.hashCode
@@ -262,5 +264,23 @@ func TestGroupRecoveryNotCoordinator(t *testing.T) {
 		if _, ok := pm.Values[MeasureCoordinatorLoad]; ok {
 			t.Errorf("p%d has a coordinator_load without a new coordinator", pm.Partition)
 		}
+	}
+}
+
+// TestGroupRecoveryWithoutEvidence checks the stage on what it cannot
+// split: no group or no fault gives none; no timeline a note, no phases.
+func TestGroupRecoveryWithoutEvidence(t *testing.T) {
+	f := &results.Fault{Broker: "k2", NodeID: 2, Kind: results.FaultSIGKILL}
+	c := &GroupCoordinator{Group: "g", NodeID: 2, Faulted: true}
+	ev := &evidence{meta: &results.Meta{Fault: f}, F: time.Date(2026, 12, 5, 6, 0, 0, 0, time.UTC)}
+	if r := groupRecoveryOf(context.Background(), ev, f, c, nil, nil); r != nil {
+		t.Errorf("no group reader: %+v, want none", r)
+	}
+	if r := groupRecoveryOf(context.Background(), ev, nil, c, &GroupView{}, nil); r != nil {
+		t.Errorf("no fault: %+v, want none", r)
+	}
+	r := groupRecoveryOf(context.Background(), ev, f, c, &GroupView{}, nil)
+	if r == nil || len(r.Phases) != 0 || !strings.Contains(r.Note, "no timeline") {
+		t.Errorf("no timeline: %+v, want a note and no phases", r)
 	}
 }
