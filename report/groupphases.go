@@ -325,7 +325,7 @@ func notCoordinator(c *GroupCoordinator, stalls []Stall) string {
 		}
 	}
 	if worst != nil {
-		s += fmt.Sprintf(": p%d's leader was the faulted broker, and its stall (%s, its phases above) is the group reader's too", worst.Partition, secs(worst.Total))
+		s += fmt.Sprintf(": p%d's leader was the faulted broker (its ack stall %s, in phases above)", worst.Partition, secs(worst.Total))
 	}
 	return s
 }
