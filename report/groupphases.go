@@ -24,8 +24,8 @@ import (
 type GroupRecovery struct {
 	Group string
 	// OffsetsPartition is the group's __consumer_offsets partition,
-	// abs(hash(group id)) % offsets.topic.num.partitions (Partitions, as
-	// PartitionsFrom read it).
+	// abs(hash(group id)) % offsets.topic.num.partitions, the setting
+	// Partitions is (its value and where it was read); -1 unknown.
 	OffsetsPartition int32
 	Partitions       Setting
 	// Coordinator is the coordinator before the fault, NewCoordinator
