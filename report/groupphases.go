@@ -424,7 +424,7 @@ func (g *groupPhasing) find() {
 	rbm := g.x.clientSetting("retry_backoff_max")
 	g.add(GroupPhaseFind, c.find, Explanation{Evidence: fmt.Sprintf("FindCoordinator answered by broker %s; the next group request, %s, went to broker %d (%s)", c.findBy, c.request, g.r.NewCoordinator, c.reqSrc),
 		Source:   c.findSrc,
-		Why:      fmt.Sprintf("the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; the answer after which its group requests went to broker %d came %s after the load finished", g.r.NewCoordinator, secs(c.find.Sub(g.loaded.done))),
+		Why:      findWhy(g.r.NewCoordinator, c.find.Sub(g.loaded.done)),
 		Setting:  "the client's retry backoff (retry_backoff, retry_backoff_max)",
 		Settings: []Setting{rb, rbm}})
 }
@@ -444,6 +444,16 @@ func (g *groupPhasing) commit() {
 		Why:      why,
 		Setting:  "the client's request retries and backoff (retry_backoff)",
 		Settings: []Setting{g.x.clientSetting("retry_backoff")}})
+}
+
+// findWhy explains the find phase: the answer naming broker node came
+// after, from the load's end.
+func findWhy(node int32, after time.Duration) string {
+	const asks = "the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; "
+	if after < 0 {
+		return asks + fmt.Sprintf("it was told of broker %d %s before its load had finished, so it waited on the load (COORDINATOR_LOAD_IN_PROGRESS) and this phase took none of the time", node, secs(-after))
+	}
+	return asks + fmt.Sprintf("the answer after which its group requests went to broker %d came %s after the load finished", node, secs(after))
 }
 
 // firstCommit is the first successful commit that ended after t.

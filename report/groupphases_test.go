@@ -284,3 +284,14 @@ func TestGroupRecoveryWithoutEvidence(t *testing.T) {
 		t.Errorf("no timeline: %+v, want a note and no phases", r)
 	}
 }
+
+// TestFindWhy checks the find phase's explanation on both sides of the
+// load's end: an answer before it is said as a wait on the load.
+func TestFindWhy(t *testing.T) {
+	if w := findWhy(2, 230*time.Millisecond); !strings.Contains(w, "came 0.23 s after the load finished") {
+		t.Errorf("after: %q", w)
+	}
+	if w := findWhy(2, -400*time.Millisecond); !strings.Contains(w, "told of broker 2 0.40 s before its load had finished") || strings.Contains(w, "-") {
+		t.Errorf("before: %q", w)
+	}
+}

@@ -77,7 +77,7 @@ func checkRecovery(t *testing.T, tr *report.Trial) {
 	if r == nil {
 		t.Fatal("no group recovery in the report")
 	}
-	t.Logf("group recovery: %s", r.Line())
+	t.Logf("%s", strings.TrimSpace(r.Line()))
 	if !c.Faulted {
 		if r.Faulted || len(r.Phases) != 0 || r.Note == "" {
 			t.Errorf("a coordinator that survived: recovery %+v, want no phases and a note", r)
