@@ -79,6 +79,7 @@ var Metrics = []Metric{
 	{"commit_stall", "commit-stall-sec", true, "commit stall: the group reader's longest time from a commit's start to the next successful commit's end, at the fault", false, true, false},
 	{"txn_commit_stall", "txn-commit-stall-sec", true, "transaction commit stall: the transactional producer's longest time with no committed transaction, at the fault", false, false, true},
 	{"lso_stall", "lso-stall-sec", true, "LSO stall: the read_committed reader's receive gap at the fault, how long the last stable offset stood still", false, false, true},
+	{"coordinator_load", "coordinator-load-sec", true, "coordinator load: the new group coordinator's load of the group's __consumer_offsets partition, scheduled to finished, when the fault hit the coordinator", false, true, false},
 }
 
 // MetricByName returns the metric with this name (ack_stall) or unit

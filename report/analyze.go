@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → txn → phases → checks → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → metrics → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
@@ -78,10 +78,11 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	roles := rolesOf(ev, rd.gaps, named)
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp)
+	gr := groupRecoveryOf(ctx, ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
+	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv,
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr,
 		notes: concat(tl.notes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
@@ -100,6 +101,7 @@ type probeAnalysis struct {
 	metrics   *Metrics
 	group     *GroupView
 	txn       *TxnView
+	recovery  *GroupRecovery
 	notes     notes
 }
 
@@ -128,6 +130,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Metrics:     p.metrics,
 		Group:       p.group,
 		Txn:         p.txn,
+		Recovery:    p.recovery,
 		roles:       p.roles,
 	}
 }

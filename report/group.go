@@ -49,6 +49,22 @@ type GroupView struct {
 	Audited  bool
 	SkippedN int
 	Skipped  []GroupSkip
+
+	// okCommits are the successful commits, and processed the times
+	// records were processed, each in time order: the group recovery's
+	// evidence (groupphases.go).
+	okCommits []results.GroupEvent
+	processed []time.Time
+}
+
+// FirstProcessed is the first time a record was processed after t; false
+// for none.
+func (g *GroupView) FirstProcessed(t time.Time) (time.Time, bool) {
+	i, _ := slices.BinarySearchFunc(g.processed, t, func(a, b time.Time) int { return a.Compare(b) })
+	if i < len(g.processed) {
+		return g.processed[i], true
+	}
+	return time.Time{}, false
 }
 
 // GroupPartition is one partition's processing by the group reader.
@@ -161,9 +177,11 @@ func (v *GroupView) processing(recs []results.GroupRecord, gopt gaps.Options, g 
 		seen[k] = true
 		count[rec.Partition]++
 		v.Processed++
+		v.processed = append(v.processed, rec.Processed)
 		r.Add(&results.Message{Partition: rec.Partition, Seq: rec.Seq, Offset: rec.Offset, Sent: rec.Processed, Received: rec.Processed})
 	}
 	r.Close()
+	slices.SortFunc(v.processed, func(a, b time.Time) int { return a.Compare(b) })
 	receive := map[int32]*gaps.Gap{}
 	if g != nil {
 		for _, p := range g.Partitions {
@@ -206,6 +224,7 @@ func (v *GroupView) commits(evs []results.GroupEvent, gopt gaps.Options, end tim
 			open.Failed++
 			continue
 		}
+		v.okCommits = append(v.okCommits, ev)
 		open.End = ev.Time
 		stalls = append(stalls, *open)
 		open = nil
@@ -368,6 +387,9 @@ func (tr *Trial) GroupLines() []string {
 		l += fmt.Sprintf(", %s %s (gen %d)", c.Kind, c.Time.UTC().Format("15:04:05.000"), c.Generation)
 	}
 	lines = append(lines, l)
+	if r := tr.Recovery; r != nil {
+		lines = append(lines, r.Line())
+	}
 	if n := len(v.Backwards); n > 0 {
 		b := v.Backwards[0]
 		lines = append(lines, fmt.Sprintf("  FINDING: %d committed offset(s) went backwards, first p%d %d after %d at %s",

@@ -48,12 +48,18 @@ const (
 	// transactional probe's trial has them.
 	MeasureTxnCommitStall Measure = "txn_commit_stall"
 	MeasureLSOStall       Measure = "lso_stall"
+	// MeasureCoordinatorLoad is the group recovery's load phase: the new
+	// group coordinator's "Scheduling loading" line to its "Finished
+	// loading" of the group's __consumer_offsets partition, on every
+	// partition. Only a trial whose fault hit the group's coordinator and
+	// whose logs show the load has it.
+	MeasureCoordinatorLoad Measure = "coordinator_load"
 )
 
 // Measures are every measure, in the order bench.txt lists them.
 var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
 	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall,
-	MeasureGroupStall, MeasureCommitStall, MeasureTxnCommitStall, MeasureLSOStall}
+	MeasureGroupStall, MeasureCommitStall, MeasureTxnCommitStall, MeasureLSOStall, MeasureCoordinatorLoad}
 
 // phaseMeasure is the measure of each stall phase.
 var phaseMeasure = map[string]Measure{
@@ -209,7 +215,7 @@ func partitionRoles(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]re
 // ev, the group reader's from grp (nil without one). f is nil for a probe
 // CSV given a fault time and no metadata: its gaps are measured, with no
 // role. Nil without a fault time.
-func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report, grp *GroupView) *Metrics {
+func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report, grp *GroupView, gr *GroupRecovery) *Metrics {
 	if ev.F.IsZero() {
 		return nil
 	}
@@ -249,6 +255,11 @@ func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *
 	}
 	m.SessionTimeout = session.setting
 	groupMeasures(m, grp)
+	if ph, ok := gr.Phase(GroupPhaseLoad); ok {
+		for i := range m.Partitions {
+			m.Partitions[i].Values[MeasureCoordinatorLoad] = ph.Duration
+		}
+	}
 	return m
 }
 

@@ -107,6 +107,9 @@ type Trial struct {
 	// Txn is the transactional probe's trial; nil for an idempotent
 	// producer (kbf run --producer transactional).
 	Txn *TxnView
+	// Recovery is the group's recovery from the fault, phase by phase
+	// (groupphases.go); nil without a group or a fault.
+	Recovery *GroupRecovery
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

@@ -79,6 +79,9 @@ type GroupSummary struct {
 	// Stall is each partition's processing gap at the fault; Commit the
 	// commit stall at the fault, a trial's one.
 	Stall, Commit Range
+	// Load is the new coordinator's load of the group, for the trials
+	// whose fault hit the group's coordinator (GroupRecovery).
+	Load Range
 	// Rebalances and Reprocessed add up the trials'.
 	Rebalances, Reprocessed int
 }
@@ -99,6 +102,9 @@ func (s *Summary) addGroup(tr *Trial) {
 	}
 	if c := g.CommitStall; c != nil {
 		s.Group.Commit.add(c.Duration())
+	}
+	if ph, ok := tr.Recovery.Phase(GroupPhaseLoad); ok {
+		s.Group.Load.add(ph.Duration)
 	}
 	s.Group.Rebalances += g.Rebalances()
 	s.Group.Reprocessed += g.Reprocessed

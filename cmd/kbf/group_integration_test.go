@@ -37,6 +37,7 @@ func TestIntegrationGroup(t *testing.T) {
 		// The group's coordinator, whichever broker it is when the fault
 		// is due (FindCoordinator).
 		{results.GroupProtocolClassic, "coordinator"},
+		{results.GroupProtocolConsumer, "coordinator"},
 	} {
 		t.Run(tc.proto+"/"+tc.broker, func(t *testing.T) {
 			tr := stepsTrial(ctx, t, nil, "--kill", "sigkill", "--broker", tc.broker, "--duration", "25s", "--fault-after", trialFaultAfter.String(),
@@ -62,6 +63,41 @@ func checkCoordinator(t *testing.T, tr *report.Trial, chosen bool) {
 	}
 	if chosen && (!c.Chosen || !c.Faulted || f.ChosenAs == "") {
 		t.Errorf("--broker coordinator: coordinator %+v, fault chosen as %q; want the coordinator chosen and faulted", c, f.ChosenAs)
+	}
+	checkRecovery(t, tr)
+}
+
+// checkRecovery checks the group's recovery against the coordinator: a
+// faulted one was replaced by another broker whose load of the group's
+// offsets partition its own server.log shows, and the client found it; a
+// coordinator that survived gives no phases.
+func checkRecovery(t *testing.T, tr *report.Trial) {
+	t.Helper()
+	r, c := tr.Recovery, tr.Coordinator
+	if r == nil {
+		t.Fatal("no group recovery in the report")
+	}
+	t.Logf("%s", strings.TrimSpace(r.Line()))
+	if !c.Faulted {
+		if r.Faulted || len(r.Phases) != 0 || r.Note == "" {
+			t.Errorf("a coordinator that survived: recovery %+v, want no phases and a note", r)
+		}
+		return
+	}
+	if r.NewCoordinator < 0 || r.NewCoordinator == c.NodeID {
+		t.Fatalf("new coordinator %d after coordinator %d (note %q)", r.NewCoordinator, c.NodeID, r.Note)
+	}
+	load, ok := r.Phase(report.GroupPhaseLoad)
+	if !ok || !strings.Contains(load.Evidence, "Finished loading of metadata from __consumer_offsets-") || !strings.Contains(load.Source, results.ServerLog+":") {
+		t.Errorf("load phase %+v, want the new coordinator's own line", load)
+	}
+	if _, ok := r.Phase(report.GroupPhaseFind); !ok {
+		t.Errorf("no find phase: %s", r.Note)
+	}
+	for _, pm := range tr.Metrics.Partitions {
+		if _, ok := pm.Values[report.MeasureCoordinatorLoad]; !ok {
+			t.Errorf("p%d has no coordinator_load", pm.Partition)
+		}
 	}
 }
 

@@ -50,7 +50,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
-		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group),
+		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
 		Txn: txnDoc(tr), Digest: digestDoc(tr.Digest()),
 	}
 	if tr.Timeline != nil {

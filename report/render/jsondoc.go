@@ -639,6 +639,7 @@ type summaryJSON struct {
 type groupSummaryJSON struct {
 	Stall       rangeJSON `json:"processing_gap"`
 	Commit      rangeJSON `json:"commit_stall"`
+	Load        rangeJSON `json:"coordinator_load"`
 	Rebalances  int       `json:"rebalances"`
 	Reprocessed int       `json:"reprocessed"`
 }
@@ -677,7 +678,7 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 		}),
 	}
 	if g := s.Group; g != nil {
-		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
+		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Load: rangeDoc(g.Load), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
 	}
 	if s.Phases != nil {
 		out.Phases = make(map[string]*rangeJSON, len(s.Phases))
@@ -695,7 +696,7 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 
 // groupDoc is the group reader's view with its durations in seconds, as
 // the report's other parts have them.
-func groupDoc(v *report.GroupView) any {
+func groupDoc(v *report.GroupView, r *report.GroupRecovery) any {
 	if v == nil {
 		return nil
 	}
@@ -751,8 +752,11 @@ func groupDoc(v *report.GroupView) any {
 		Audited     bool   `json:"audited"`
 		Skipped     int    `json:"skipped"`
 		SkippedRecs []skip `json:"skipped_records,omitempty"`
+		// The group's recovery from the fault, phase by phase.
+		Recovery *groupRecoveryJSON `json:"recovery,omitempty"`
 	}{Settings: v.Settings, Processed: v.Processed, Reprocessed: v.Reprocessed, Commits: v.Commits, Failed: v.Failed,
-		Rebalances: v.Rebalances(), Partitions: []part{}, Promise: v.Promise, Audited: v.Audited, Skipped: v.SkippedN}
+		Rebalances: v.Rebalances(), Partitions: []part{}, Promise: v.Promise, Audited: v.Audited, Skipped: v.SkippedN,
+		Recovery: groupRecoveryDoc(r)}
 	for _, k := range v.Skipped {
 		out.SkippedRecs = append(out.SkippedRecs, skip{Partition: k.Partition, Offset: k.Offset, Seq: k.Seq})
 	}
@@ -776,6 +780,40 @@ func groupDoc(v *report.GroupView) any {
 	}
 	for _, b := range v.Backwards {
 		out.Backwards = append(out.Backwards, back{Partition: b.Partition, At: b.At.UTC(), Offset: b.Offset, Before: b.Before})
+	}
+	return out
+}
+
+// groupRecoveryJSON is the group's recovery (report.GroupRecovery): its
+// __consumer_offsets partition and how it was placed, the coordinators
+// before and after, and its phases, each ending at its evidence.
+type groupRecoveryJSON struct {
+	Group            string      `json:"group"`
+	OffsetsPartition int32       `json:"offsets_partition"`
+	Partitions       settingJSON `json:"offsets_topic_partitions"`
+	Coordinator      int32       `json:"coordinator"`
+	NewCoordinator   int32       `json:"new_coordinator"`
+	Faulted          bool        `json:"coordinator_faulted"`
+	Loaded           int64       `json:"loaded_records"`
+	LoadTookSec      float64     `json:"load_took_sec"`
+	TotalSec         float64     `json:"total_sec"`
+	Phases           []phaseJSON `json:"phases"`
+	Note             string      `json:"note,omitempty"`
+	// Cause is, when the coordinator survived, the line that shows its
+	// offsets partition's ISR without the faulted broker.
+	Cause *explanationJSON `json:"cause,omitempty"`
+}
+
+func groupRecoveryDoc(r *report.GroupRecovery) *groupRecoveryJSON {
+	if r == nil {
+		return nil
+	}
+	out := &groupRecoveryJSON{Group: r.Group, OffsetsPartition: r.OffsetsPartition, Partitions: settingDoc(r.Partitions),
+		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
+		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
+	if r.Cause.Source != "" {
+		c := explanationDoc(r.Cause)
+		out.Cause = &c
 	}
 	return out
 }

@@ -200,7 +200,7 @@ func TestGroupJSON(t *testing.T) {
 			{Time: t0.Add(19700 * time.Millisecond), Kind: results.GroupAssigned, Generation: 2, Partitions: []int32{0}},
 		},
 	}
-	b, err := json.Marshal(groupDoc(v))
+	b, err := json.Marshal(groupDoc(v, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,56 @@ func TestGroupJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || back.CommitStall.Sec != 9.002 || len(back.Partitions) != 1 || back.Partitions[0].StallSec != 10.098 || back.Rebalances != 2 {
 		t.Errorf("JSON %s: %+v %v", b, back, err)
 	}
-	if b, _ := json.Marshal(groupDoc(nil)); string(b) != "null" {
+	if b, _ := json.Marshal(groupDoc(nil, nil)); string(b) != "null" {
 		t.Errorf("no group reader: %s", b)
+	}
+}
+
+// TestGroupRecoveryRender checks the group's recovery in report.json
+// (under group.recovery, seconds, each phase's evidence and settings) and
+// in the text (each phase at its source, the settings' values and where
+// they were read).
+func TestGroupRecoveryRender(t *testing.T) {
+	t0 := time.Date(2026, 12, 5, 6, 4, 36, 741e6, time.UTC)
+	load := report.Phase{Name: report.GroupPhaseLoad, Start: t0, End: t0.Add(146 * time.Millisecond), Duration: 146 * time.Millisecond,
+		Explanation: report.Explanation{Evidence: "[GroupCoordinator id=1] Finished loading", Source: "k1/server.log:1775", Why: "it reads the partition",
+			Setting: "a smaller partition", Settings: []report.Setting{{Name: "offsets.load.buffer.size", Node: "k1", Value: "5242880", Source: report.SourceNodeConfig, Where: "k1/server.log:1074"}}}}
+	r := &report.GroupRecovery{Group: "kbf-g", OffsetsPartition: 45, Coordinator: 2, NewCoordinator: 1, Faulted: true, Loaded: 1782,
+		Partitions: report.Setting{Name: "offsets.topic.num.partitions", Value: "50", Source: report.SourceNodeConfig, Where: "k2/server.log:1080"},
+		Phases:     []report.Phase{load}}
+	b, err := json.Marshal(groupDoc(&report.GroupView{}, r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Recovery struct {
+			OffsetsPartition int32   `json:"offsets_partition"`
+			NewCoordinator   int32   `json:"new_coordinator"`
+			TotalSec         float64 `json:"total_sec"`
+			Phases           []struct {
+				Name     string
+				Source   string
+				Seconds  float64
+				Settings []struct{ Name, Value, Where string }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	rc := back.Recovery
+	if rc.OffsetsPartition != 45 || rc.NewCoordinator != 1 || rc.TotalSec != 0.146 || len(rc.Phases) != 1 ||
+		rc.Phases[0].Source != "k1/server.log:1775" || rc.Phases[0].Seconds != 0.146 || len(rc.Phases[0].Settings) != 1 || rc.Phases[0].Settings[0].Value != "5242880" {
+		t.Errorf("JSON %s", b)
+	}
+	var txt bytes.Buffer
+	TextOptions{}.writeGroupRecovery(&txt, r)
+	for _, want := range []string{"partition 45", "= 50 [k2/server.log:1080]", "load", "0.15 s", "[k1/server.log:1775]", "offsets.load.buffer.size = 5242880, k1/server.log:1074"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+	if b, _ := json.Marshal(groupRecoveryDoc(nil)); string(b) != "null" {
+		t.Errorf("no recovery: %s", b)
 	}
 }

@@ -31,6 +31,9 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 	if g := s.Group; g != nil {
 		row("group reader: processing gap, any partition", g.Stall)
 		row("group reader: commit stall", g.Commit)
+		if g.Load.N > 0 {
+			row("group's new coordinator: load", g.Load)
+		}
 		fmt.Fprintf(&b, "  group reader: %d rebalances, %d records processed again\n", g.Rebalances, g.Reprocessed)
 	}
 	writeClientSummary(&b, s)

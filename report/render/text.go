@@ -59,6 +59,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	if tr.Group != nil || tr.Txn != nil {
 		b.WriteString("\n")
 		writeGroup(&b, tr)
+		o.writeGroupRecovery(&b, tr.Recovery)
 	}
 	if tr.Integrity != nil {
 		b.WriteString("\n")
@@ -324,3 +325,57 @@ func settingValue(ss []report.Setting) string {
 
 // secs is d in seconds, to the hundredth, as the report's figures are.
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
+
+// writeGroupRecovery writes the group recovery's phases, each with its
+// evidence, why it took its time, and the settings that would shorten it
+// with their values and where they were read.
+func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery) {
+	if r == nil {
+		return
+	}
+	if len(r.Phases) == 0 {
+		fmt.Fprintf(b, "group %s's recovery: %s\n", r.Group, r.Note)
+		if c := r.Cause; c.Source != "" {
+			fmt.Fprintf(b, "  its commits: %s [%s]\n  why: %s\n  shorten: %s%s\n", c.Evidence, c.Source, c.Why, c.Setting, settingValues(c.Settings))
+		}
+		return
+	}
+	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
+		r.Group, "__consumer_offsets", r.OffsetsPartition, r.Partitions.Value, r.Partitions.Where)
+	for _, ph := range r.Phases {
+		fmt.Fprintf(b, "  %-14s %5.2f s, ends %s", ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
+		if ph.Evidence != "" {
+			fmt.Fprintf(b, ": %s", ph.Evidence)
+		}
+		if ph.Source != "" {
+			fmt.Fprintf(b, " [%s]", ph.Source)
+		}
+		b.WriteString("\n")
+		if ph.Why != "" {
+			fmt.Fprintf(b, "                 why: %s\n", ph.Why)
+		}
+		if ph.Setting != "" {
+			fmt.Fprintf(b, "                 shorten: %s%s\n", ph.Setting, settingValues(ph.Settings))
+		}
+	}
+	if r.Note != "" {
+		fmt.Fprintf(b, "  note: %s\n", r.Note)
+	}
+}
+
+// settingValues is the settings' values and where each was read, for a
+// sentence: " (offsets.load.buffer.size = 5242880, k1/server.log:210)".
+func settingValues(ss []report.Setting) string {
+	var parts []string
+	for _, s := range ss {
+		if s.Source == report.SourceUnknown {
+			parts = append(parts, fmt.Sprintf("%s unknown: %s", s.Name, s.Where))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s = %s, %s", s.Name, s.Value, s.Where))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
