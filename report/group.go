@@ -139,14 +139,14 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 		return nil, nil, nil
 	}
 	v := &GroupView{Settings: *t.Meta.Probe.Group}
-	proc, err := readGroup(ctx, t.GroupPath(results.GroupFile))
+	proc, err := readRows[results.GroupRecord](ctx, t.GroupPath(results.GroupFile), results.NewGroupDecoder)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, notes{{text: "no " + results.GroupFile + ": the group reader processed nothing", damaged: true}}, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	evs, err := readGroupEvents(ctx, t.GroupPath(results.GroupEventsFile))
+	evs, err := readRows[results.GroupEvent](ctx, t.GroupPath(results.GroupEventsFile), results.NewGroupEventDecoder)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, nil, err
 	}
@@ -275,45 +275,26 @@ func longestCommitStall(stalls []CommitStall, gopt gaps.Options) *CommitStall {
 	return &out
 }
 
-func readGroup(ctx context.Context, path string) ([]results.GroupRecord, error) {
+// readRows decodes the whole of the CSV at path with the decoder newDec
+// makes: the group's and the transactions' files, read whole.
+func readRows[T any, D interface{ Decode(*T) error }](ctx context.Context, path string, newDec func(io.Reader, string) D) ([]T, error) {
 	f, err := results.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	dec := results.NewGroupDecoder(f, path)
-	var out []results.GroupRecord
+	dec := newDec(f, path)
+	var out []T
 	for {
-		var r results.GroupRecord
-		err := dec.Decode(&r)
+		var row T
+		err := dec.Decode(&row)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-	}
-}
-
-func readGroupEvents(ctx context.Context, path string) ([]results.GroupEvent, error) {
-	f, err := results.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dec := results.NewGroupEventDecoder(f, path)
-	var out []results.GroupEvent
-	for {
-		var ev results.GroupEvent
-		err := dec.Decode(&ev)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ev)
+		out = append(out, row)
 	}
 }
 

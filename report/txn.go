@@ -85,7 +85,7 @@ func txnOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Repo
 		return nil, nil, nil
 	}
 	v := &TxnView{Settings: *t.Meta.Probe.Txn}
-	evs, err := readTxns(ctx, t.Path(results.TxnFile))
+	evs, err := readRows[results.TxnEvent](ctx, t.Path(results.TxnFile), results.NewTxnDecoder)
 	if errors.Is(err, os.ErrNotExist) {
 		return v, notes{{text: "no " + results.TxnFile + ": the transactional producer ended no transaction", damaged: true}}, nil
 	}
@@ -224,27 +224,6 @@ func (v *TxnView) audit(ctx context.Context, t results.Trial, evs []results.TxnE
 		}
 	}
 	return nil
-}
-
-func readTxns(ctx context.Context, path string) ([]results.TxnEvent, error) {
-	f, err := results.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dec := results.NewTxnDecoder(f, path)
-	var out []results.TxnEvent
-	for {
-		var ev results.TxnEvent
-		err := dec.Decode(&ev)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ev)
-	}
 }
 
 func eachMessage(ctx context.Context, path string, fn func(*results.Message)) error {
