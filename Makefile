@@ -63,7 +63,7 @@ unit: vet
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
-INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./clusters/remote/ ./clusters/docker/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./clusters/remote/ ./clusters/docker/ ./watch/
 
 # The external fault's test kills a broker this many times (docs/measurements.md's figures took 5).
 KBF_EXTERNAL_TRIALS ?= 2

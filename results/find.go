@@ -122,6 +122,13 @@ const readBuffer = 64 << 10
 // TrialDirPrefix begins the name of each trial's directory in a run's.
 const TrialDirPrefix = "trial-"
 
+// IncidentDirPrefix begins the name of each incident's directory in a
+// watch's (kbf watch --out): incident-0001, incident-0002, …
+const IncidentDirPrefix = "incident-"
+
+// IncidentDir names incident n's directory (1-based).
+func IncidentDir(n int) string { return fmt.Sprintf("%s%04d", IncidentDirPrefix, n) }
+
 // TrialDir names trial n's directory (1-based).
 func TrialDir(n int) string { return fmt.Sprintf("%s%02d", TrialDirPrefix, n) }
 
@@ -187,7 +194,7 @@ func Find(path string) ([]Trial, error) {
 	var trials []Trial
 	var broken BrokenTrials
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), TrialDirPrefix) {
+		if !strings.HasPrefix(e.Name(), TrialDirPrefix) && !strings.HasPrefix(e.Name(), IncidentDirPrefix) {
 			continue
 		}
 		dir := filepath.Join(path, e.Name())

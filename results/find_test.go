@@ -344,3 +344,35 @@ func TestLogPath(t *testing.T) {
 		t.Errorf("OpenLog of a link to /dev/zero: %v, want ErrNotRegular", err)
 	}
 }
+
+// TestFindWatch: a watch's directory is read as a run's, its incidents
+// (meta kind incident) as its trials, in their order; other folders are
+// not trials.
+func TestFindWatch(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []int{2, 1, 10} {
+		dir := trialDir(t, root, IncidentDir(n))
+		m, err := ReadMeta(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Kind = KindIncident
+		if err := WriteMeta(dir, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "segments"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trials, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tr := range trials {
+		got = append(got, filepath.Base(tr.Dir)+":"+tr.Meta.Kind)
+	}
+	if want := "incident-0001:incident incident-0002:incident incident-0010:incident"; strings.Join(got, " ") != want {
+		t.Errorf("found %v, want %s", got, want)
+	}
+}

@@ -39,7 +39,7 @@ const (
 // skips it (fault.chosen_as and fault.group_coordinator are such).
 type Meta struct {
 	FormatVersion int       `json:"format_version"`
-	Kind          string    `json:"kind"` // "probe" or "trial"
+	Kind          string    `json:"kind"` // "probe", "trial" or "incident" (KindProbe, …)
 	KBFVersion    string    `json:"kbf_version"`
 	Command       []string  `json:"command"`
 	Trial         int       `json:"trial,omitempty"` // 1-based, within a run of --repeat trials

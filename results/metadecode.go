@@ -22,6 +22,10 @@ const maxMetaSize = 16 << 20
 const (
 	KindProbe = "probe" // kbf probe: no fault
 	KindTrial = "trial" // one trial of kbf run
+	// KindIncident is one incident kbf watch found: a fault nobody
+	// announced, recorded as an external fault's trial from a window
+	// before its first sign to its recovery.
+	KindIncident = "incident"
 )
 
 // metaFile is meta.json as it is read: the current fields and those only
@@ -130,8 +134,8 @@ func (m *Meta) validate() error {
 	case v > FormatVersion:
 		return fmt.Errorf("format version %d: %w (this one reads up to %d)", v, ErrNewerFormat, FormatVersion)
 	}
-	if m.Kind != KindProbe && m.Kind != KindTrial {
-		return fmt.Errorf("kind %s: want %q or %q", excerpt(m.Kind), KindProbe, KindTrial)
+	if m.Kind != KindProbe && m.Kind != KindTrial && m.Kind != KindIncident {
+		return fmt.Errorf("kind %s: want %q, %q or %q", excerpt(m.Kind), KindProbe, KindTrial, KindIncident)
 	}
 	if m.Started.IsZero() {
 		return errors.New("started: no time")

@@ -63,6 +63,12 @@ func TestBadInput(t *testing.T) {
 		{"bench --broker coordinator with no group", []string{"bench", "--kill", "sigkill", "--broker", "coordinator"},
 			"--broker coordinator: needs --consumer group"},
 		{"--kubeconfig /dev/zero", []string{"run", "--fault", "sigkill", "--target", "k8s", "--broker", "kafka-0", "--kubeconfig", "/dev/zero"}, "a character device"},
+		{"watch --stall zero", []string{"watch", "--stall", "0"}, "--stall 0s: must be positive"},
+		{"watch --stall below the steady bound", []string{"watch", "--stall", "100ms"}, "--stall 100ms: below the probe's steady bound"},
+		{"watch --retain negative", []string{"watch", "--retain", "-1"}, "--retain -1: must not be negative"},
+		{"watch --metrics-addr no port", []string{"watch", "--metrics-addr", "localhost"}, "--metrics-addr localhost: want host:port"},
+		{"watch --target unknown", []string{"watch", "--target", "nomad"}, "--target nomad: want docker or k8s"},
+		{"watch --bootstrap empty", []string{"watch", "--bootstrap", ""}, "--bootstrap: empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

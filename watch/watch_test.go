@@ -1,0 +1,97 @@
+package watch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbf-project/kbf/clusters/remote"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+)
+
+// TestWatchWritesAnIncident checks the watch's bookkeeping end to end
+// against kfake, franz-go's fake cluster: produce answers held back for
+// 3 s make one incident, written as a trial directory that the analysis
+// reads, and numbered on from what the directory holds. kfake has no
+// ISR, fencing or logs: nothing here says anything about Kafka's timing.
+func TestWatchWritesAnIncident(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var hold atomic.Int64 // unix nanos until which produce answers wait
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if until := time.Unix(0, hold.Load()); time.Now().Before(until) {
+			time.Sleep(time.Until(until))
+		}
+		return nil, nil, false
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	target, err := remote.New(ctx, remote.Options{Bootstrap: c.ListenAddrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	out := t.TempDir()
+	if keep := os.Getenv("KBF_KEEP"); keep != "" { // to read it after
+		out = keep
+	}
+	if err := mkdir(out, 7); err != nil { // an earlier watch's
+		t.Fatal(err)
+	}
+	cfg := probe.Defaults()
+	cfg.Interval = 20 * time.Millisecond
+	cfg.Drain = time.Second
+	opt := Options{Probe: cfg, Stall: time.Second, Before: 2 * time.Second, Settle: 2 * time.Second, Poll: 200 * time.Millisecond,
+		Longest: 30 * time.Second, Retry: time.Second, Out: out}
+	wctx, stop := context.WithCancel(ctx)
+	var written []string
+	w := &Watcher{Opt: opt, Target: target, Metrics: NewMetrics(), Recorded: func(_ context.Context, dir string, in *Incident) error {
+		written = append(written, dir)
+		stop()
+		return nil
+	}}
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	time.Sleep(3 * time.Second)
+	hold.Store(time.Now().Add(3 * time.Second).UnixNano())
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(out, results.IncidentDir(8))
+	if len(written) != 1 || written[0] != want {
+		t.Fatalf("incidents written %v, want [%s]", written, want)
+	}
+	found, err := results.Find(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := found[0].Meta
+	if m.Kind != results.KindIncident || m.Fault == nil || m.Fault.Kind != results.FaultExternal || len(m.Fault.Signs) == 0 {
+		t.Fatalf("meta kind %s, fault %+v: want an incident with an external fault's signs", m.Kind, m.Fault)
+	}
+	if start := m.Fault.At(); start.Sub(m.Started) < opt.Before-time.Millisecond {
+		t.Errorf("the directory starts %v before the first sign, want --before %v", start.Sub(m.Started), opt.Before)
+	}
+	tr, err := report.Analyze(found[0], report.Options{})
+	if err != nil {
+		t.Fatalf("the incident does not analyse: %v", err)
+	}
+	if tr.Gaps == nil || len(tr.Gaps.Partitions) == 0 {
+		t.Errorf("no gaps in the incident's analysis")
+	}
+	if _, err := os.Stat(filepath.Join(want, results.ClientLog)); err != nil {
+		t.Error(err)
+	}
+}
