@@ -2,6 +2,8 @@ package watch
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -138,7 +140,7 @@ func TestDetectorBoundsAnIncident(t *testing.T) {
 }
 
 func TestWindowKeepsTheLinesSinceACut(t *testing.T) {
-	w := newWindow(true)
+	w := newWindow(sentColumn)
 	row := func(seq int, sent time.Time) string {
 		return "0," + strconv.Itoa(seq) + "," + strconv.Itoa(seq) + "," + sent.Format(time.RFC3339Nano) + ",,,\n"
 	}
@@ -178,12 +180,41 @@ func TestNumberingCarriesOnAndRetainKeepsTheLast(t *testing.T) {
 	if n, _ := nextNumber(dir); n != 6 {
 		t.Errorf("next %d, want 6", n)
 	}
-	if err := retain(dir, 2); err != nil {
+	if err := retain(dir, Retention{Count: 2}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	ns, _ := numbers(dir)
 	if len(ns) != 2 || ns[0] != 2 || ns[1] != 5 {
 		t.Errorf("kept %v, want [2 5]", ns)
+	}
+	// By age: incident 2's meta.json written two days ago goes, 5 stays.
+	old := time.Now().Add(-48 * time.Hour)
+	for _, n := range []int{2, 5} {
+		if err := os.WriteFile(filepath.Join(dir, results.IncidentDir(n), results.MetaFile), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chtimes(filepath.Join(dir, results.IncidentDir(2), results.MetaFile), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := retain(dir, Retention{Age: 24 * time.Hour}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if ns, _ := numbers(dir); len(ns) != 1 || ns[0] != 5 {
+		t.Errorf("kept %v by age, want [5]", ns)
+	}
+}
+
+func TestParseRetention(t *testing.T) {
+	for in, want := range map[string]Retention{"0": {}, "50": {Count: 50}, "72h": {Age: 72 * time.Hour}, "30d": {Age: 30 * 24 * time.Hour}} {
+		if got, err := ParseRetention(in); err != nil || got != want {
+			t.Errorf("ParseRetention(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "0d", "soon", "-3h", ""} {
+		if _, err := ParseRetention(in); err == nil {
+			t.Errorf("ParseRetention(%q): no error", in)
+		}
 	}
 }
 
@@ -204,7 +235,7 @@ func TestProbeRecordHeldToTheWindow(t *testing.T) {
 	if ms := m.Probe.Missed[0]; ms == nil || ms.Count != 2 || len(ms.Runs) != 1 {
 		t.Errorf("partition 0's missed slots %+v, want the run of 2 in the window", ms)
 	}
-	w := newWindow(true)
+	w := newWindow(sentColumn)
 	w.Write([]byte("partition,seq,offset,sent,acked,received,error\n"))
 	for i, ms := range []int{0, 10, 20, 70, 80} {
 		for _, part := range []string{"0", "1"} {

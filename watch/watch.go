@@ -36,7 +36,7 @@ type Options struct {
 	// last before it is written as it is (memory is bounded by it).
 	Stall, Before, Settle, Poll, Longest time.Duration
 	Out                                  string
-	Retain                               int // incidents kept; 0: all
+	Retain                               Retention
 	// Retry is how long the watch waits before trying again a cluster it
 	// could not probe.
 	Retry time.Duration
@@ -62,9 +62,7 @@ func (o *Options) Validate() error {
 	if b := o.Probe.SteadyBound(); o.Stall < b {
 		return fmt.Errorf("--stall %v: below the probe's steady bound %v (10 intervals): every hiccup would be an incident", o.Stall, b)
 	}
-	if o.Retain < 0 {
-		return fmt.Errorf("--retain %d: must not be negative", o.Retain)
-	}
+
 	if o.Out == "" {
 		return errors.New("--out: required")
 	}
@@ -161,7 +159,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 	}
 	cfg := w.Opt.Probe
 	cfg.Bootstrap = w.Target.Bootstrap()
-	msgs, clog := newWindow(true), newWindow(false)
+	win := newWindows(cfg)
 	newProbe := w.NewProbe
 	if newProbe == nil {
 		newProbe = func(ctx context.Context, cfg probe.Config, out probe.Output) (experiment.Probe, error) {
@@ -172,7 +170,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 			return p, nil
 		}
 	}
-	p, err := newProbe(ctx, cfg, probe.Output{Messages: msgs, ClientLog: clog})
+	p, err := newProbe(ctx, cfg, win.output())
 	if err != nil {
 		return n, fmt.Errorf("probe: %w", err)
 	}
@@ -217,7 +215,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 				done <- nil
 				wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 				defer cancel()
-				return w.write(wctx, n, p, msgs, clog, in)
+				return w.write(wctx, n, p, win, in)
 			}
 			return n, nil
 		case err := <-done:
@@ -227,7 +225,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 			}
 			if in := d.stop(time.Now()); in != nil {
 				in.Why = "the probe stopped: " + err.Error()
-				if m, werr := w.write(ctx, n, p, msgs, clog, in); werr != nil {
+				if m, werr := w.write(ctx, n, p, win, in); werr != nil {
 					return m, werr
 				} else {
 					n = m
@@ -257,18 +255,74 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 			}
 		}
 		if in := d.end(now, stats, last.v, last.err); in != nil {
-			m, err := w.write(ctx, n, p, msgs, clog, in)
+			m, err := w.write(ctx, n, p, win, in)
 			if err != nil {
 				return m, err
 			}
 			n = m
 		}
 		if d.open == nil {
-			cut := now.Add(-w.Opt.Before)
-			msgs.trim(cut)
-			clog.trim(cut)
+			win.trim(now.Add(-w.Opt.Before))
 		}
 	}
+}
+
+// windows are the probe's files as the watch keeps them: the probe CSV
+// and the clients' log always, the group reader's and the transactions'
+// when the probe has them.
+type windows struct {
+	msgs, clog          *window
+	group, events, txns *window // nil when the probe has none
+}
+
+func newWindows(cfg probe.Config) *windows {
+	w := &windows{msgs: newWindow(sentColumn), clog: newWindow(notCSV)}
+	if cfg.GroupReader() {
+		w.group, w.events = newWindow(processedColumn), newWindow(timeColumn)
+	}
+	if cfg.Transactional() {
+		w.txns = newWindow(beginColumn)
+	}
+	return w
+}
+
+// output is where the probe writes into the windows.
+func (w *windows) output() probe.Output {
+	out := probe.Output{Messages: w.msgs, ClientLog: w.clog}
+	if w.group != nil {
+		out.Group, out.GroupEvents = w.group, w.events
+	}
+	if w.txns != nil {
+		out.Txn = w.txns
+	}
+	return out
+}
+
+// files are the windows kept, by the trial file each becomes.
+func (w *windows) files() map[string]*window {
+	fs := map[string]*window{results.ProbeFile: w.msgs, results.ClientLog: w.clog}
+	if w.group != nil {
+		fs[results.GroupFile], fs[results.GroupEventsFile] = w.group, w.events
+	}
+	if w.txns != nil {
+		fs[results.TxnFile] = w.txns
+	}
+	return fs
+}
+
+func (w *windows) trim(cut time.Time) {
+	for _, win := range w.files() {
+		win.trim(cut)
+	}
+}
+
+// snapshot is each window from from on, by the trial file it becomes.
+func (w *windows) snapshot(from time.Time) map[string][]byte {
+	b := map[string][]byte{}
+	for name, win := range w.files() {
+		b[name] = win.since(from)
+	}
+	return b
 }
 
 type viewResult struct {
@@ -299,10 +353,10 @@ func poll(ctx context.Context, obs cluster.Observer, topic string, every time.Du
 
 // write writes incident n into its directory and hands it on; it returns
 // the next number.
-func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, msgs, clog *window, in *Incident) (int, error) {
+func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, win *windows, in *Incident) (int, error) {
 	dir := filepath.Join(w.Opt.Out, results.IncidentDir(n))
 	from := in.Start().Add(-w.Opt.Before)
-	if err := w.record(ctx, dir, from, p, msgs, clog, in); err != nil {
+	if err := w.record(ctx, dir, from, p, win, in); err != nil {
 		return n, writeError{fmt.Errorf("incident %d: %w", n, err)}
 	}
 	cause := in.Cause()
@@ -320,7 +374,7 @@ func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, msgs, cl
 			w.say("incident %d not analysed: %v", n, err)
 		}
 	}
-	if err := retain(w.Opt.Out, w.Opt.Retain); err != nil {
+	if err := retain(w.Opt.Out, w.Opt.Retain, time.Now()); err != nil {
 		w.say("older incidents not removed: %v", err)
 	}
 	return n + 1, nil
@@ -329,13 +383,17 @@ func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, msgs, cl
 // record writes the incident's directory: the probe's records and the
 // clients' log from from on, its metadata as an external fault's, and
 // every node's logs from from on where the cluster has them.
-func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p experiment.Probe, msgs, clog *window, in *Incident) error {
+func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p experiment.Probe, win *windows, in *Incident) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, results.MetaFile)); err == nil {
 		return fmt.Errorf("%s %w", dir, experiment.ErrDirInUse)
 	}
+	// The probe runs on while the incident is written: its files are taken
+	// first and the incident ends after, so that no record in them was
+	// acked or read after the trial's end.
+	files := win.snapshot(from)
 	m := experiment.NewMeta(results.KindIncident, w.Opt.Version, w.Opt.Command, p)
 	m.Started, m.Ended = from.UTC(), time.Now().UTC()
 	m.Cluster.Image = w.Target.Image()
@@ -359,7 +417,7 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 	m.Fault = f
 	m.Baseline = &results.Baseline{Period: w.Opt.Before, Bound: w.Opt.Stall, Due: from.UTC(), Healthy: from.UTC()}
 	experiment.SetProbeResult(m, p.Progress())
-	inWindow(m, msgs.longestSendGap(from))
+	inWindow(m, win.msgs.longestSendGap(from))
 	m.Notes = append(m.Notes, fmt.Sprintf("incident: found by kbf watch, opened %s by the %s's sign; nothing was faulted or restarted by kbf",
 		in.Opened.UTC().Format(time.RFC3339Nano), in.Signs[0].Source))
 	if in.Recovered.IsZero() {
@@ -369,11 +427,8 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 	}
 	// The window is bounded by the incident, so the read-back of the log
 	// from the probe's start (the audit's) is left out.
-	for _, c := range []struct {
-		name string
-		w    *window
-	}{{results.ProbeFile, msgs}, {results.ClientLog, clog}} {
-		if err := os.WriteFile(filepath.Join(dir, c.name), c.w.since(from), 0o644); err != nil {
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
 	}
@@ -451,18 +506,63 @@ func numbers(dir string) ([]int, error) {
 	return ns, nil
 }
 
-// retain removes all but the last keep incidents of dir; keep 0 keeps all.
-func retain(dir string, keep int) error {
-	if keep <= 0 {
+// Retention is which incidents a watch keeps: the last Count, and those
+// written within Age; zero keeps all.
+type Retention struct {
+	Count int
+	Age   time.Duration
+}
+
+// ParseRetention reads --retain: a count ("50") or an age ("72h", "30d").
+func ParseRetention(s string) (Retention, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return Retention{}, fmt.Errorf("--retain %s: must not be negative", s)
+		}
+		return Retention{Count: n}, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return Retention{Age: time.Duration(n) * 24 * time.Hour}, nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return Retention{Age: d}, nil
+	}
+	return Retention{}, fmt.Errorf("--retain %s: want a count of incidents (50) or an age (72h, 30d)", s)
+}
+
+func (r Retention) String() string {
+	switch {
+	case r.Age > 0 && r.Age%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", r.Age/(24*time.Hour))
+	case r.Age > 0:
+		return r.Age.String()
+	}
+	return strconv.Itoa(r.Count)
+}
+
+// retain removes the incidents of dir that r does not keep: all but the
+// last r.Count, and those whose meta.json was written more than r.Age
+// before now.
+func retain(dir string, r Retention, now time.Time) error {
+	if r.Count <= 0 && r.Age <= 0 {
 		return nil
 	}
 	ns, err := numbers(dir)
-	if err != nil || len(ns) <= keep {
+	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, n := range ns[:len(ns)-keep] {
-		errs = append(errs, os.RemoveAll(filepath.Join(dir, results.IncidentDir(n))))
+	for i, n := range ns {
+		d := filepath.Join(dir, results.IncidentDir(n))
+		old := r.Count > 0 && i < len(ns)-r.Count
+		if fi, err := os.Stat(filepath.Join(d, results.MetaFile)); r.Age > 0 && err == nil {
+			old = old || now.Sub(fi.ModTime()) > r.Age
+		}
+		if old {
+			errs = append(errs, os.RemoveAll(d))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -8,14 +8,15 @@ import (
 )
 
 // window is the probe's recent output, kept in memory as whole lines so
-// that an incident can be written out from a moment before it began: the
-// probe CSV's rows, dated by their sent column, and the clients' log
-// lines, dated when they came. Lines older than the cut are dropped by
-// trim; nothing else bounds it, so the watch trims it on every tick.
+// that an incident can be written out from a moment before it began: a
+// CSV's rows, dated by one of their columns (the probe CSV's sent, the
+// group CSV's processed, …), and the clients' log lines, dated when they
+// came. Lines older than the cut are dropped by trim; nothing else bounds
+// it, so the watch trims it on every tick.
 type window struct {
 	mu      sync.Mutex
-	header  []byte // the probe CSV's header row, kept whatever is trimmed
-	csv     bool   // whether lines are probe CSV rows (dated by sent)
+	header  []byte // a CSV's header row, kept whatever is trimmed
+	col     int    // the column that dates a CSV's rows; -1: not a CSV
 	partial []byte
 	lines   []line
 	now     func() time.Time
@@ -26,7 +27,18 @@ type line struct {
 	text []byte // with its newline
 }
 
-func newWindow(csv bool) *window { return &window{csv: csv, now: time.Now} }
+// The columns that date the rows of the CSVs a watch keeps.
+const (
+	sentColumn      = 3 // probe.csv's sent
+	processedColumn = 3 // group.csv's processed
+	timeColumn      = 0 // group-events.csv's time
+	beginColumn     = 1 // transactions.csv's begin
+	notCSV          = -1
+)
+
+// newWindow keeps a CSV whose rows col dates, or (notCSV) lines dated as
+// they come.
+func newWindow(col int) *window { return &window{col: col, now: time.Now} }
 
 // Write takes the probe's bytes; a line is kept once its newline came.
 func (w *window) Write(b []byte) (int, error) {
@@ -48,7 +60,7 @@ func (w *window) Write(b []byte) (int, error) {
 }
 
 func (w *window) add(text []byte) {
-	if !w.csv {
+	if w.col == notCSV {
 		w.lines = append(w.lines, line{at: w.now(), text: text})
 		return
 	}
@@ -56,20 +68,21 @@ func (w *window) add(text []byte) {
 		w.header = text
 		return
 	}
-	at, ok := sentOf(text)
+	at, ok := dateOf(text, w.col)
 	if !ok {
 		at = w.now()
 	}
 	w.lines = append(w.lines, line{at: at, text: text})
 }
 
-// sentOf is a probe CSV row's sent time: its fourth column.
-func sentOf(row []byte) (time.Time, bool) {
-	f := bytes.SplitN(row, []byte{','}, 5)
-	if len(f) < 5 {
+// dateOf is the time in a CSV row's column col; the columns before it
+// hold no comma (numbers and times).
+func dateOf(row []byte, col int) (time.Time, bool) {
+	f := bytes.SplitN(bytes.TrimRight(row, "\r\n"), []byte{','}, col+2)
+	if len(f) <= col {
 		return time.Time{}, false
 	}
-	t, err := time.Parse(time.RFC3339Nano, string(f[3]))
+	t, err := time.Parse(time.RFC3339Nano, string(f[col]))
 	return t, err == nil
 }
 

@@ -53,7 +53,8 @@ ISR shrunk), asked for every --poll. Each incident is written to
 as kbf run's trials are: report.txt, report.json, plot.svg, report.html,
 the broker named from the evidence. Nothing is faulted or restarted.
 A cluster that cannot be probed is tried again, not an error. Restarted on
-the same --out, the numbering carries on; --retain keeps the last N.
+the same --out, the numbering carries on; --retain keeps the last N, or
+those of the last 30d.
 
 --metrics-addr serves Prometheus metrics at /metrics (docs/watch.md).
 
@@ -107,7 +108,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Settle, "settle", o.opt.Settle, "an incident has recovered once every partition has acked and been read steadily this long")
 	f.DurationVar(&o.opt.Poll, "poll", o.opt.Poll, "how often the cluster's metadata is asked for")
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
-	f.IntVar(&o.opt.Retain, "retain", 0, "keep the last N incidents (0: all)")
+	f.Var(&retainFlag{&o.opt.Retain}, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
@@ -219,3 +220,24 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 type bytesWriter []byte
 
 func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// retainFlag is --retain: a count of incidents or an age.
+type retainFlag struct{ r *watch.Retention }
+
+func (f *retainFlag) String() string {
+	if f.r == nil || *f.r == (watch.Retention{}) {
+		return ""
+	}
+	return f.r.String()
+}
+
+func (f *retainFlag) Set(s string) error {
+	r, err := watch.ParseRetention(s)
+	if err != nil {
+		return err
+	}
+	*f.r = r
+	return nil
+}
+
+func (f *retainFlag) Type() string { return "N|AGE" }

@@ -70,7 +70,9 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 		stop()
 		<-code
 	}()
-	waitFor(ctx, t, 2*time.Minute, "the watch probing", func() bool { return strings.Contains(logs.String(), "watching ") })
+	if !waitUntil(ctx, 2*time.Minute, func() bool { return strings.Contains(logs.String(), "watching ") }) {
+		t.Fatalf("the watch probing: not within 2m0s; its lines:\n%s", logs.String())
+	}
 	time.Sleep(15 * time.Second) // a baseline before the kill
 	if strings.Contains(logs.String(), "opened") {
 		t.Fatalf("an incident before any fault:\n%s", logs.String())
@@ -80,10 +82,12 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 		t.Fatalf("docker kill: %v: %s", err, b)
 	}
 	inc := filepath.Join(out, results.IncidentDir(1))
-	waitFor(ctx, t, 3*time.Minute, "the incident analysed", func() bool {
+	if !waitUntil(ctx, 3*time.Minute, func() bool {
 		_, err := os.Stat(filepath.Join(inc, results.ReportJSON))
 		return err == nil
-	})
+	}) {
+		t.Fatalf("the incident analysed: not within 3m0s of the kill; the watch's lines:\n%s", logs.String())
+	}
 	written := time.Now()
 	body := scrape(ctx, t, "http://"+addr+"/metrics")
 	stop()
@@ -164,15 +168,16 @@ func firstSeen(tr *report.Trial) time.Time {
 	return time.Time{}
 }
 
-func waitFor(ctx context.Context, t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
+// waitUntil polls ok until it holds (true) or d has passed (false).
+func waitUntil(ctx context.Context, d time.Duration, ok func() bool) bool {
 	end := time.Now().Add(d)
 	for !ok() {
 		if time.Now().After(end) || ctx.Err() != nil {
-			t.Fatalf("%s: not within %v", what, d)
+			return false
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	return true
 }
 
 func scrape(ctx context.Context, t *testing.T, url string) string {
