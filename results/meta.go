@@ -167,6 +167,10 @@ type Fault struct {
 	// fenced, a leader moved, an ISR shrunk) and the first of the probe's
 	// (a partition stalled). SignalSent is then when kbf said it was ready.
 	Signs []Sign `json:"signs,omitempty"`
+	// Recovered is, for an incident kbf watch found, when every partition
+	// had been steady for its settle time; zero when it ended otherwise
+	// (its notes say how).
+	Recovered time.Time `json:"recovered,omitzero"`
 	// ChosenAs is the role the broker was faulted for when the command
 	// named a role rather than a broker (--broker coordinator): the broker
 	// is the one that held it at the moment of the fault, as

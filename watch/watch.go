@@ -414,6 +414,7 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 			}
 		}
 	}
+	f.Recovered = in.Recovered
 	m.Fault = f
 	m.Baseline = &results.Baseline{Period: w.Opt.Before, Bound: w.Opt.Stall, Due: from.UTC(), Healthy: from.UTC()}
 	experiment.SetProbeResult(m, p.Progress())

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,7 +101,13 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if err != nil {
 		return err
 	}
-	if o.html {
+	watching := watchDir(path, trials)
+	switch {
+	case o.html && watching:
+		if err := writeIndexPage(path, analysed, broken); err != nil {
+			return err
+		}
+	case o.html:
 		if err := htmlreport.WriteFile(ctx, htmlreport.Dest(path, trials), trials, analysed); err != nil {
 			return err
 		}
@@ -108,6 +116,14 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		if err := writeJSONReport(w, analysed, broken); err != nil {
 			return err
 		}
+		return outcome(analysed, broken)
+	}
+	// A watch's directory: one line per incident.
+	if !o.explain && o.format == "text" && watching {
+		if err := render.WriteIncidents(w, path, analysed, broken); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "\neach incident in full: kbf report %s\n", filepath.Join(path, results.IncidentDirPrefix+"NNNN"))
 		return outcome(analysed, broken)
 	}
 	// Several trials: the summary first, the answer, then each trial.
@@ -135,6 +151,34 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		fmt.Fprintf(w, "\nwhy, phase by phase, with the evidence: kbf report --explain %s\n", path)
 	}
 	return outcome(analysed, broken)
+}
+
+// writeIndexPage writes a watch's directory's page (report.html there): the
+// index's table, each incident linked to its own page where it has one.
+func writeIndexPage(dir string, analysed []*report.Trial, broken results.BrokenTrials) error {
+	p := htmlreport.IndexPage{Title: fmt.Sprintf("kbf watch: %s", dir), Heads: render.IncidentHeads}
+	for _, tr := range analysed {
+		row := htmlreport.IndexRow{Cells: render.IncidentCells(tr)}
+		if _, err := os.Stat(filepath.Join(tr.Dir, results.ReportHTML)); err == nil {
+			row.Link = filepath.Join(filepath.Base(tr.Dir), results.ReportHTML)
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	for _, err := range broken {
+		p.NotRead = append(p.NotRead, err.Error())
+	}
+	return htmlreport.WriteIndex(filepath.Join(dir, results.ReportHTML), p)
+}
+
+// watchDir reports whether path is a watch's directory: every trial
+// found in it an incident, none of them path itself.
+func watchDir(path string, trials []results.Trial) bool {
+	for _, t := range trials {
+		if t.Meta == nil || t.Meta.Kind != results.KindIncident || filepath.Clean(t.Dir) == filepath.Clean(path) {
+			return false
+		}
+	}
+	return len(trials) > 0
 }
 
 // analyseAll finds and analyses the trials at path, each with the options
