@@ -85,8 +85,9 @@ type Watcher struct {
 	// Target's own, and when it has none, its partitions alone (no broker
 	// gone or fenced is seen then, only leaders and ISRs).
 	Observer cluster.Observer
-	// NewProbe defaults to probe.New.
+	// NewProbe defaults to probe.New, ReadBack to probe.ReadBack.
 	NewProbe experiment.NewProbe
+	ReadBack experiment.ReadBack
 }
 
 // partitionsOnly is the view of a cluster that shows only its
@@ -99,6 +100,9 @@ func (o partitionsOnly) View(ctx context.Context, topic string) (cluster.View, e
 }
 
 var errStopped = errors.New("the watch stopped")
+
+// readBackTimeout bounds an incident's read-back.
+const readBackTimeout = 2 * time.Minute
 
 func (w *Watcher) say(format string, a ...any) {
 	if w.Reporter != nil {
@@ -157,7 +161,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	cfg := w.Opt.Probe
+	cfg := w.Opt.Probe.Identified() // its run id, for the read-back
 	cfg.Bootstrap = w.Target.Bootstrap()
 	win := newWindows(cfg)
 	newProbe := w.NewProbe
@@ -215,7 +219,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 				done <- nil
 				wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 				defer cancel()
-				return w.write(wctx, n, p, win, in)
+				return w.write(wctx, n, cfg, p, win, in)
 			}
 			return n, nil
 		case err := <-done:
@@ -225,7 +229,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 			}
 			if in := d.stop(time.Now()); in != nil {
 				in.Why = "the probe stopped: " + err.Error()
-				if m, werr := w.write(ctx, n, p, win, in); werr != nil {
+				if m, werr := w.write(ctx, n, cfg, p, win, in); werr != nil {
 					return m, werr
 				} else {
 					n = m
@@ -255,7 +259,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (int, error) {
 			}
 		}
 		if in := d.end(now, stats, last.v, last.err); in != nil {
-			m, err := w.write(ctx, n, p, win, in)
+			m, err := w.write(ctx, n, cfg, p, win, in)
 			if err != nil {
 				return m, err
 			}
@@ -353,10 +357,10 @@ func poll(ctx context.Context, obs cluster.Observer, topic string, every time.Du
 
 // write writes incident n into its directory and hands it on; it returns
 // the next number.
-func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, win *windows, in *Incident) (int, error) {
+func (w *Watcher) write(ctx context.Context, n int, cfg probe.Config, p experiment.Probe, win *windows, in *Incident) (int, error) {
 	dir := filepath.Join(w.Opt.Out, results.IncidentDir(n))
 	from := in.Start().Add(-w.Opt.Before)
-	if err := w.record(ctx, dir, from, p, win, in); err != nil {
+	if err := w.record(ctx, dir, from, cfg, p, win, in); err != nil {
 		return n, writeError{fmt.Errorf("incident %d: %w", n, err)}
 	}
 	cause := in.Cause()
@@ -383,7 +387,7 @@ func (w *Watcher) write(ctx context.Context, n int, p experiment.Probe, win *win
 // record writes the incident's directory: the probe's records and the
 // clients' log from from on, its metadata as an external fault's, and
 // every node's logs from from on where the cluster has them.
-func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p experiment.Probe, win *windows, in *Incident) error {
+func (w *Watcher) record(ctx context.Context, dir string, from time.Time, cfg probe.Config, p experiment.Probe, win *windows, in *Incident) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -426,12 +430,16 @@ func (w *Watcher) record(ctx context.Context, dir string, from time.Time, p expe
 	} else {
 		m.Notes = append(m.Notes, fmt.Sprintf("incident: recovered %s, every partition steady for %v", in.Recovered.Format(time.RFC3339Nano), w.Opt.Settle))
 	}
-	// The window is bounded by the incident, so the read-back of the log
-	// from the probe's start (the audit's) is left out.
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			return err
 		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, readBackTimeout)
+	err := w.readBack(rctx, dir, cfg, files[results.ProbeFile])
+	cancel()
+	if err != nil {
+		m.Notes = append(m.Notes, fmt.Sprintf("incident: not read back (%v), so no audit", err))
 	}
 	for _, svc := range w.Target.Services() {
 		dst := filepath.Join(dir, results.NodeLogsDir, svc)

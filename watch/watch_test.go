@@ -94,4 +94,13 @@ func TestWatchWritesAnIncident(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(want, results.ClientLog)); err != nil {
 		t.Error(err)
 	}
+	// Read back over the window's acknowledged offsets: every acked
+	// record of the window accounted for, none of the probe's later ones
+	// counted as unrecorded.
+	if found[0].Log == "" || tr.Integrity == nil {
+		t.Fatalf("no read-back (log %q); notes %v", found[0].Log, m.Notes)
+	}
+	if a := tr.Integrity.Counts; !tr.Integrity.OK() || a.Logged == 0 || a.Unrecorded != 0 {
+		t.Errorf("the incident's audit: %+v; want records logged, none lost or unrecorded", a)
+	}
 }

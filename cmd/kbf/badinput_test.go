@@ -69,6 +69,9 @@ func TestBadInput(t *testing.T) {
 		{"watch --metrics-addr no port", []string{"watch", "--metrics-addr", "localhost"}, "--metrics-addr localhost: want host:port"},
 		{"watch --target unknown", []string{"watch", "--target", "nomad"}, "--target nomad: want docker or k8s"},
 		{"watch --bootstrap empty", []string{"watch", "--bootstrap", ""}, "--bootstrap: empty"},
+		{"watch --retain not a count or age", []string{"watch", "--retain", "soon"}, "--retain soon: want a count of incidents (50) or an age (72h, 30d)"},
+		{"watch --logs-command without --bootstrap", []string{"watch", "--logs-command", "cat {id}.log"}, "--logs and --logs-command are for a --bootstrap cluster"},
+		{"watch --logs and --logs-command", []string{"watch", "--bootstrap", "b1:9092", "--logs", ".", "--logs-command", "cat {id}.log"}, "--logs and --logs-command: give one"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

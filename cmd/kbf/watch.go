@@ -28,6 +28,9 @@ type watchOptions struct {
 	k8s     k8sFlags
 	opt     watch.Options
 	metrics string
+	// logs and logsCommand are where a --bootstrap cluster's node logs
+	// come from (kbf run --fault external's flags).
+	logs, logsCommand string
 	// bootstrapSet is true when --bootstrap was given.
 	bootstrapSet bool
 	quiet        bool
@@ -73,6 +76,9 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 					return err
 				}
 			}
+			if err := o.validateLogs(); err != nil {
+				return err
+			}
 			if err := o.k8s.validateWatch(); err != nil {
 				return err
 			}
@@ -110,6 +116,8 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
 	f.Var(&retainFlag{&o.opt.Retain}, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
+	f.StringVar(&o.logs, "logs", "", "with --bootstrap: a directory with one folder per node, named by its node id, holding its log files")
+	f.StringVar(&o.logsCommand, "logs-command", "", "with --bootstrap: a shell command that prints one node's log, run for each node after each incident with {id}, {host} and {since} (the incident's window start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
 }
@@ -124,6 +132,20 @@ func (k *k8sFlags) validateWatch() error {
 		return usagef("--namespace, --kubeconfig, --selector and --net-image are --target k8s's")
 	}
 	return nil
+}
+
+// validateLogs holds --logs and --logs-command to a --bootstrap cluster
+// (kbf's own and Kubernetes' logs are read from the engine and the API)
+// and checks them as kbf run does.
+func (o *watchOptions) validateLogs() error {
+	if o.logs == "" && o.logsCommand == "" {
+		return nil
+	}
+	if !o.bootstrapSet || o.k8s.on() {
+		return usagef("--logs and --logs-command are for a --bootstrap cluster: kbf reads its own cluster's and Kubernetes' logs itself")
+	}
+	e := externalFlags{logs: o.logs, logsCommand: o.logsCommand}
+	return e.validate(results.FaultExternal)
 }
 
 // options are the watch's options from the flags.
@@ -146,7 +168,8 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 		}
 		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
-		return clusters.Spec{Remote: &remote.Options{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security}}, nil
+		return clusters.Spec{Remote: &remote.Options{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
+			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
 	opts, err := o.cluster.options()
 	if err != nil {

@@ -127,6 +127,10 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 	if !clusterSign {
 		t.Errorf("no sign of the cluster's naming node 2 among %+v", found[0].Meta.Fault.Signs)
 	}
+	// Read back over the window: every acknowledged record accounted for.
+	if found[0].Log == "" || tr.Integrity == nil || !tr.Integrity.OK() {
+		t.Errorf("the incident's audit: log %q, integrity %+v; notes %v", found[0].Log, tr.Integrity, found[0].Meta.Notes)
+	}
 	phases := 0
 	for _, st := range tr.Stalls {
 		phases += len(st.Phases)
