@@ -74,7 +74,7 @@ func ClusterSign(before, now cluster.View) (results.Sign, bool) {
 		if !ok {
 			continue
 		}
-		if a.Leader != b.Leader {
+		if a.Leader != b.Leader && !preferredElection(b, a, now) {
 			return sign(b.Leader, "partition %d's leader moved from %d to %d", b.Partition, b.Leader, a.Leader)
 		}
 		for _, id := range b.ISR {
@@ -84,6 +84,20 @@ func ClusterSign(before, now cluster.View) (results.Sign, bool) {
 		}
 	}
 	return results.Sign{}, false
+}
+
+// preferredElection reports whether a partition's leader moved from
+// before to after as the controller's preferred-leader election moves it
+// back once a broker has returned: to its preferred replica, from a broker
+// that is still registered, unfenced and in the ISR. That is the cluster
+// healing, not a fault's sign, and it names no broker that failed (a stall
+// it causes is still the probe's sign).
+func preferredElection(before, after cluster.Partition, now cluster.View) bool {
+	if len(after.Replicas) == 0 || after.Leader != after.Replicas[0] || before.Leader < 0 {
+		return false
+	}
+	fenced, registered := now.Brokers[before.Leader]
+	return registered && !fenced && slices.Contains(after.ISR, before.Leader)
 }
 
 // ProbeSign returns the probe's sign of a fault at now: the earliest stall,

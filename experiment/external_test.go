@@ -389,3 +389,19 @@ func TestExternalTrialSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterSignPreferredElection: a leader moved back to its preferred
+// replica from a broker still registered and in the ISR is no sign; moved
+// there from a broker that left the ISR, it is.
+func TestClusterSignPreferredElection(t *testing.T) {
+	before := whole(0)
+	before.Partitions[0].Leader = 2 // broker 1 had died; it is back in the ISR
+	now := whole(time.Second)       // the controller moved p0 back to 1
+	if s, ok := ClusterSign(before, now); ok {
+		t.Errorf("a preferred election is a sign: %+v", s)
+	}
+	now.Partitions[0].ISR = []int32{1, 3}
+	if s, ok := ClusterSign(before, now); !ok || s.NodeID != 2 {
+		t.Errorf("the leader moved to the preferred replica from a broker out of the ISR: sign %+v (%v), want one naming 2", s, ok)
+	}
+}
