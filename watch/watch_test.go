@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -22,7 +23,14 @@ import (
 // 3 s make one incident, written as a trial directory that the analysis
 // reads, and numbered on from what the directory holds. kfake has no
 // ISR, fencing or logs: nothing here says anything about Kafka's timing.
+// With the group reader, its files are kept and written as the probe's.
 func TestWatchWritesAnIncident(t *testing.T) {
+	for _, consumer := range []string{results.ConsumerAssign, results.ConsumerGroup} {
+		t.Run(consumer, func(t *testing.T) { watchWritesAnIncident(t, consumer) })
+	}
+}
+
+func watchWritesAnIncident(t *testing.T, consumer string) {
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "orders"))
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +61,7 @@ func TestWatchWritesAnIncident(t *testing.T) {
 	cfg := probe.Defaults()
 	cfg.Interval = 20 * time.Millisecond
 	cfg.Drain = time.Second
+	cfg.Consumer = consumer
 	opt := Options{Probe: cfg, Stall: time.Second, Before: 2 * time.Second, Settle: 2 * time.Second, Poll: 200 * time.Millisecond,
 		Longest: 30 * time.Second, Retry: time.Second, Out: out}
 	wctx, stop := context.WithCancel(ctx)
@@ -91,8 +100,19 @@ func TestWatchWritesAnIncident(t *testing.T) {
 	if tr.Gaps == nil || len(tr.Gaps.Partitions) == 0 {
 		t.Errorf("no gaps in the incident's analysis")
 	}
-	if _, err := os.Stat(filepath.Join(want, results.ClientLog)); err != nil {
-		t.Error(err)
+	for _, f := range tr.Findings {
+		if f.GroupSkipped > 0 {
+			t.Errorf("the group reader's audit over the window: %d records skipped", f.GroupSkipped)
+		}
+	}
+	files := []string{results.ClientLog}
+	if consumer == results.ConsumerGroup {
+		files = append(files, results.GroupFile, results.GroupEventsFile)
+	}
+	for _, f := range files {
+		if b, err := os.ReadFile(filepath.Join(want, f)); err != nil || bytes.Count(b, []byte("\n")) < 2 {
+			t.Errorf("%s: %d bytes (%v), want a header and rows", f, len(b), err)
+		}
 	}
 	// Read back over the window's acknowledged offsets: every acked
 	// record of the window accounted for, none of the probe's later ones
