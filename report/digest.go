@@ -29,6 +29,10 @@ type Digest struct {
 	// Spreads are the rows by role as distributions, when the trial has
 	// more partitions than Condense; nil otherwise.
 	Spreads []Spread
+	// Applied is, with Spreads, when each broker applied the elections
+	// and ISR changes that ended the partitions' elect phases: how the
+	// change spread across the cluster.
+	Applied []Applied
 }
 
 // DigestRow is one partition's line of the digest.
@@ -138,6 +142,7 @@ func (tr *Trial) Digest() *Digest {
 	d.Causes = causes(tr.Stalls)
 	if tr.Condensed() {
 		d.Spreads = spreads(d.Rows)
+		d.Applied = applied(tr)
 	}
 	return d
 }

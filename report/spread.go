@@ -120,3 +120,42 @@ func quantiles(xs []float64) Quantiles {
 	}
 	return Quantiles{Min: q(0), P50: q(0.5), P90: q(0.9), P99: q(0.99), Max: q(1)}
 }
+
+// Applied is one broker's share of the elect phases' ends: the
+// partitions whose elect phase ended at its line (its state-change log's
+// leadership, for a partition it now leads; its smaller ISR, for one it
+// led on), and the first and last of those ends after the fault.
+type Applied struct {
+	Broker      int32
+	Partitions  int
+	First, Last time.Duration
+}
+
+// applied is each broker's Applied, by broker id: the election's spread.
+func applied(tr *Trial) []Applied {
+	by := map[int32]*Applied{}
+	for _, st := range tr.Stalls {
+		b := st.Leader
+		if st.Role == results.RoleLed {
+			b = st.NewLeader
+		}
+		i := slices.IndexFunc(st.Phases, func(ph Phase) bool { return ph.Name == PhaseElect })
+		if b < 0 || i < 0 || tr.FaultAt.IsZero() {
+			continue
+		}
+		at := st.Phases[i].End.Sub(tr.FaultAt)
+		a := by[b]
+		if a == nil {
+			a = &Applied{Broker: b, First: at, Last: at}
+			by[b] = a
+		}
+		a.Partitions++
+		a.First, a.Last = min(a.First, at), max(a.Last, at)
+	}
+	out := make([]Applied, 0, len(by))
+	for _, a := range by {
+		out = append(out, *a)
+	}
+	slices.SortFunc(out, func(a, b Applied) int { return cmp.Compare(a.Broker, b.Broker) })
+	return out
+}

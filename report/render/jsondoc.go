@@ -530,6 +530,16 @@ type digestJSON struct {
 	// Spreads are each role's stalls across its partitions, for a trial
 	// of more partitions than report.Condense; the rows keep them all.
 	Spreads []spreadJSON `json:"spreads,omitempty"`
+	// Applied is, with Spreads, when each broker applied the changes that
+	// ended the partitions' elect phases, in seconds after the fault.
+	Applied []appliedJSON `json:"elect_applied,omitempty"`
+}
+
+type appliedJSON struct {
+	Broker     int32   `json:"broker"`
+	Partitions int     `json:"partitions"`
+	First      float64 `json:"first_seconds"`
+	Last       float64 `json:"last_seconds"`
 }
 
 // spreadJSON is one role's distribution: the ack and receive stalls'
@@ -612,6 +622,9 @@ func digestDoc(d *report.Digest) *digestJSON {
 		}),
 		Audited: d.Audited, Verdict: d.Verdict,
 		Spreads: each(d.Spreads, spreadDoc),
+		Applied: each(d.Applied, func(a report.Applied) appliedJSON {
+			return appliedJSON{Broker: a.Broker, Partitions: a.Partitions, First: a.First.Seconds(), Last: a.Last.Seconds()}
+		}),
 	}
 }
 

@@ -57,6 +57,17 @@ func writeSpreads(b *bytes.Buffer, d *report.Digest, faulted bool) {
 		sent, acked, failed = sent+r.Sent, acked+r.Acked, failed+r.Failed
 		lost, dup, reord = lost+r.Lost, dup+r.Duplicated, reord+r.Reordered
 	}
+	if len(d.Applied) > 0 {
+		var per []string
+		for _, a := range d.Applied {
+			span := secs(a.First)
+			if a.Last > a.First {
+				span += "–" + secs(a.Last)
+			}
+			per = append(per, fmt.Sprintf("broker %d %d partitions at %s", a.Broker, a.Partitions, span))
+		}
+		fmt.Fprintf(b, "elect ended, by the broker that applied the change (after the fault): %s\n", strings.Join(per, "; "))
+	}
 	fmt.Fprintf(b, "%d partitions: acked %d/%d, failed %d", len(d.Rows), acked, sent, failed)
 	if d.Audited {
 		fmt.Fprintf(b, ", lost %d, duplicated %d, reordered %d", lost, dup, reord)
