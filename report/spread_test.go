@@ -21,7 +21,7 @@ func TestApplied(t *testing.T) {
 		{Partition: 6, Role: results.RoleLed, Leader: 1, NewLeader: 3, Phases: elect(9020 * time.Millisecond)},
 		{Partition: 1, Role: results.RoleFollowed, Leader: 3, NewLeader: -1, Phases: elect(9040 * time.Millisecond)},
 		{Partition: 2, Role: results.RoleFollowed, Leader: 2, NewLeader: -1, Phases: []Phase{{Name: PhaseDetect, End: fault}}}, // no elect: not counted
-		{Partition: 4, Role: results.RoleLed, Leader: 1, NewLeader: -1, Phases: elect(time.Second)},                           // leader unknown
+		{Partition: 4, Role: results.RoleLed, Leader: 1, NewLeader: -1, Phases: elect(time.Second)},                            // leader unknown
 	}}
 	got := applied(tr)
 	want := []Applied{{Broker: 2, Partitions: 2, First: 9010 * time.Millisecond, Last: 9350 * time.Millisecond},
