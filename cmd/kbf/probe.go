@@ -10,7 +10,6 @@ import (
 
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/clusters/remote"
-	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
@@ -110,12 +109,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
 	if o.bootstrapSet {
 		return clusters.Spec{Remote: &remote.Options{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
-	opts, err := o.cluster.options()
-	if err != nil {
-		return clusters.Spec{}, err
-	}
-	opts.Topics = []compose.Topic{}
-	return clusters.Spec{Docker: &opts}, nil
+	return o.cluster.existing()
 }
 
 // runProbe runs the trial with no fault through kbf run's runner, then

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/kafkasec"
 )
@@ -196,6 +197,17 @@ func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
 }
 
 // options returns the compose options the flags describe.
+// existing is the spec of kbf's own cluster (or -f FILE's) as it runs:
+// its topics are the probe's to make, none of the file's defaults.
+func (f *clusterFlags) existing() (clusters.Spec, error) {
+	opts, err := f.options()
+	if err != nil {
+		return clusters.Spec{}, err
+	}
+	opts.Topics = []compose.Topic{}
+	return clusters.Spec{Docker: &opts}, nil
+}
+
 func (f *clusterFlags) options() (compose.Options, error) {
 	var o compose.Options
 	o.File, o.ProjectName = f.file, f.project

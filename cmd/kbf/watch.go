@@ -14,7 +14,6 @@ import (
 
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/clusters/remote"
-	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -171,12 +170,7 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 		return clusters.Spec{Remote: &remote.Options{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
-	opts, err := o.cluster.options()
-	if err != nil {
-		return clusters.Spec{}, err
-	}
-	opts.Topics = []compose.Topic{}
-	return clusters.Spec{Docker: &opts}, nil
+	return o.cluster.existing()
 }
 
 // runWatch watches until ctx ends, analysing each incident as kbf run
