@@ -164,6 +164,9 @@ type View struct {
 	// Brokers are the registered brokers, by node id: true when fenced.
 	Brokers    map[int32]bool
 	Partitions []Partition
+	// Silent are the brokers that did not answer the requests for this
+	// view while another did (a paused broker, one cut off), by id.
+	Silent []int32
 }
 
 // UpInfo is what Health.Up did.

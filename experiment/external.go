@@ -65,6 +65,11 @@ func ClusterSign(before, now cluster.View) (results.Sign, bool) {
 			return sign(id, "broker %d fenced", id)
 		}
 	}
+	for _, id := range now.Silent {
+		if _, known := before.Brokers[id]; known && !slices.Contains(before.Silent, id) {
+			return sign(id, "broker %d stopped answering (the others answer)", id)
+		}
+	}
 	after := make(map[int32]cluster.Partition, len(now.Partitions))
 	for _, p := range now.Partitions {
 		after[p.Partition] = p

@@ -405,3 +405,18 @@ func TestClusterSignPreferredElection(t *testing.T) {
 		t.Errorf("the leader moved to the preferred replica from a broker out of the ISR: sign %+v (%v), want one naming 2", s, ok)
 	}
 }
+
+// TestClusterSignSilent: a broker that stops answering while the others
+// answer is a sign naming it, before it is fenced; one already silent in
+// the view before is none.
+func TestClusterSignSilent(t *testing.T) {
+	before, now := whole(0), whole(time.Second)
+	now.Silent = []int32{2}
+	if s, ok := ClusterSign(before, now); !ok || s.NodeID != 2 || !strings.Contains(s.What, "broker 2 stopped answering") {
+		t.Errorf("sign %+v (%v), want broker 2 stopped answering", s, ok)
+	}
+	before.Silent = []int32{2}
+	if s, ok := ClusterSign(before, now); ok {
+		t.Errorf("a broker silent before and now is a sign: %+v", s)
+	}
+}

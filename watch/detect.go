@@ -17,6 +17,7 @@ import (
 const (
 	CauseStall       = "stall"         // the probe stalled; the cluster showed nothing
 	CauseBrokerGone  = "broker_gone"   // a broker gone from the metadata
+	CauseSilent      = "broker_silent" // a broker stopped answering, the others answer
 	CauseFenced      = "broker_fenced" // a broker fenced
 	CauseLeaderMoved = "leader_moved"
 	CauseISRShrunk   = "isr_shrunk"
@@ -24,7 +25,7 @@ const (
 )
 
 // Causes are every cause, in the order they are told.
-var Causes = []string{CauseStall, CauseBrokerGone, CauseFenced, CauseLeaderMoved, CauseISRShrunk, CauseUnreachable}
+var Causes = []string{CauseStall, CauseSilent, CauseBrokerGone, CauseFenced, CauseLeaderMoved, CauseISRShrunk, CauseUnreachable}
 
 // Incident is one incident as the watch saw it: its signs, the first of
 // which dates it, and when it ended.
@@ -59,6 +60,8 @@ func (in *Incident) Cause() string {
 		switch {
 		case s.NodeID < 0:
 			return CauseUnreachable
+		case strings.Contains(s.What, "stopped answering"):
+			return CauseSilent
 		case strings.Contains(s.What, "gone from the metadata"):
 			return CauseBrokerGone
 		case strings.Contains(s.What, "fenced"):

@@ -12,6 +12,7 @@
 package remote
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -381,9 +382,50 @@ func copyFile(src, dst string) error {
 func (t *Target) View(ctx context.Context, topic string) (cluster.View, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
+	type answer struct {
+		id  int32
+		v   cluster.View
+		err error
+	}
+	answers := make(chan answer, len(t.brokers))
+	for _, b := range t.brokers {
+		go func() {
+			v, err := t.viewFrom(ctx, t.cl.Broker(int(b.ID)), topic)
+			answers <- answer{b.ID, v, err}
+		}()
+	}
+	var (
+		got    []answer
+		silent []int32
+		errs   []error
+	)
+	for range t.brokers {
+		a := <-answers
+		if a.err != nil {
+			silent = append(silent, a.id)
+			errs = append(errs, fmt.Errorf("broker %d: %w", a.id, a.err))
+			continue
+		}
+		got = append(got, a)
+	}
+	if len(got) == 0 {
+		return cluster.View{}, errors.Join(errs...)
+	}
+	// The lowest id that answered: the same broker's view each time while
+	// it answers, so that brokers applying a change at different moments
+	// do not read as changes back and forth.
+	best := slices.MinFunc(got, func(a, b answer) int { return cmp.Compare(a.id, b.id) })
+	slices.Sort(silent)
+	best.v.Silent = silent
+	return best.v, nil
+}
+
+// viewFrom is the view of the one broker b: its DescribeCluster (fenced
+// brokers too) and its metadata of topic.
+func (t *Target) viewFrom(ctx context.Context, b *kgo.Broker, topic string) (cluster.View, error) {
 	dc := kmsg.NewPtrDescribeClusterRequest()
 	dc.IncludeFencedBrokers = true
-	dresp, err := dc.RequestWith(ctx, t.cl)
+	dresp, err := dc.RequestWith(ctx, b)
 	if err == nil {
 		err = kerr.ErrorForCode(dresp.ErrorCode)
 	}
@@ -394,7 +436,7 @@ func (t *Target) View(ctx context.Context, topic string) (cluster.View, error) {
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(topic)
 	md.Topics = []kmsg.MetadataRequestTopic{rt}
-	mresp, err := md.RequestWith(ctx, t.cl)
+	mresp, err := md.RequestWith(ctx, b)
 	if err != nil {
 		return cluster.View{}, fmt.Errorf("metadata: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -167,5 +168,42 @@ func TestNewAdvertised(t *testing.T) {
 	}
 	if b := tg.Brokers(); len(b) != 3 {
 		t.Errorf("brokers %v, want 3", b)
+	}
+}
+
+// TestViewSilentBroker: every broker is asked for the view; one that does
+// not answer in time is named Silent, and the view is the others'. kfake
+// stands in for the brokers' answers only: nothing here is about Kafka.
+func TestViewSilentBroker(t *testing.T) {
+	kafka, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kafka.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tg, err := New(ctx, Options{Bootstrap: kafka.ListenAddrs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var silent atomic.Int32
+	silent.Store(-1)
+	kafka.ControlKey(int16(kmsg.DescribeCluster), func(kmsg.Request) (kmsg.Response, error, bool) {
+		kafka.KeepControl()
+		if kafka.CurrentNode() == silent.Load() {
+			// Past the view's 2 s; the other brokers answer meanwhile.
+			kafka.SleepControl(func() { time.Sleep(3 * time.Second) })
+		}
+		return nil, nil, false
+	})
+	v, err := tg.View(ctx, "orders")
+	if err != nil || len(v.Silent) != 0 || len(v.Partitions) != 2 {
+		t.Fatalf("view %+v (%v): want both partitions, no broker silent", v, err)
+	}
+	silent.Store(0) // kfake numbers its brokers from 0
+	v, err = tg.View(ctx, "orders")
+	if err != nil || !slices.Equal(v.Silent, []int32{0}) || len(v.Partitions) != 2 {
+		t.Errorf("view %+v (%v): want broker 0 silent, the partitions from the others", v, err)
 	}
 }
