@@ -80,6 +80,15 @@ type TxnRecord struct {
 	Where     string // "the live reader" or "the read-back"
 }
 
+// Events are the trial's transactions (transactions.csv), in the order
+// they ended; renderers draw them and decide nothing from them.
+func (v *TxnView) Events() []results.TxnEvent {
+	if v == nil {
+		return nil
+	}
+	return v.events
+}
+
 // txnOf is the transactional probe's stage: transactions.csv, beside the
 // read_committed reader's gaps g and what the probe and the read-back
 // read; nil for a trial without a transactional probe.
