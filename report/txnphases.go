@@ -386,7 +386,7 @@ func (t *txnPhasing) load() {
 	if l.finished.src != "" {
 		why += " (" + l.finished.src + ")"
 	}
-	why += "; until then it answers CONCURRENT_TRANSACTIONS or COORDINATOR_LOAD_IN_PROGRESS"
+	why += "; until it is elected it answers the producer NOT_COORDINATOR, and while it loads COORDINATOR_LOAD_IN_PROGRESS"
 	t.add(TxnPhaseLoad, l.completed.at, Explanation{Evidence: l.completed.text, Source: l.completed.src, Why: why,
 		Setting:  "a smaller " + txnStateTopic + " partition: transaction.state.log.segment.bytes (compaction), transaction.state.log.load.buffer.size",
 		Settings: []Setting{nodeSetting(cfg, nil, "", "transaction.state.log.segment.bytes"), nodeSetting(cfg, nil, "", "transaction.state.log.load.buffer.size")}})
