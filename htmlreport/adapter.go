@@ -130,6 +130,7 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 		m.Lanes = append(m.Lanes, l)
 	}
 	groupFigures(tr, m, since)
+	txnFigures(tr, m, since) // txn.go
 	if in := tr.Integrity; in != nil {
 		m.Verdict = fmt.Sprintf("%d acknowledged records: %d lost, %d duplicated, %d reordered",
 			in.Acknowledged, in.Lost, in.Duplicated, in.Reordered)

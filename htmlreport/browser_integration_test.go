@@ -44,6 +44,13 @@ type browserResult struct {
 		Inked     int   `json:"inked"`
 	} `json:"lanes"`
 	RenderMs int `json:"render_ms"`
+	// Txn is the transactions' lane, when the trial had one.
+	Txn *struct {
+		Commits int `json:"commits"`
+		Phases  int `json:"phases"`
+		Canvas  int `json:"canvas"`
+		Inked   int `json:"inked"`
+	} `json:"txn"`
 	// Hover is what each lane showed when the self-test hovered a point
 	// and a marker.
 	Hover []struct {
@@ -281,7 +288,7 @@ func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (strin
 
 func TestIntegrationBrowser(t *testing.T) {
 	b := newBrowser(t)
-	for _, name := range []string{"sigkill", "sigterm"} {
+	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1"} {
 		t.Run(name, func(t *testing.T) {
 			trial, tr := unpackTrial(t, name)
 			page, doc := writeTrialFiles(t, trial, tr)
@@ -311,6 +318,12 @@ func TestIntegrationBrowser(t *testing.T) {
 			}
 			checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
 			checkHover(t, res, tm)
+			switch x := res.Txn; {
+			case tm.Txn == nil && x != nil:
+				t.Errorf("a transactions' lane %+v drawn for a trial without transactions", x)
+			case tm.Txn != nil && (x == nil || x.Commits != len(tm.Txn.Commits.T) || x.Phases != len(tm.Txn.Phases) || x.Canvas == 0 || x.Inked == 0):
+				t.Errorf("transactions' lane %+v: want its %d transactions and %d markers drawn", x, len(tm.Txn.Commits.T), len(tm.Txn.Phases))
+			}
 		})
 	}
 

@@ -111,6 +111,8 @@ type trialModel struct {
 	Replicas []replicaSet `json:"replicas,omitempty"`
 	// Group is the group reader's lane, nil without one.
 	Group *groupLane `json:"group,omitempty"`
+	// Txn is the transactional producer's lane, nil without one.
+	Txn *txnLane `json:"txn,omitempty"`
 }
 
 // lane is one partition of one trial.
@@ -121,9 +123,12 @@ type lane struct {
 	Stall        *span `json:"stall,omitempty"`
 	ReceiveStall *span `json:"receive_stall,omitempty"`
 	// GroupStall is the group reader's processing gap at the fault.
-	GroupStall *span   `json:"group_stall,omitempty"`
-	Phases     []phase `json:"phases,omitempty"`
-	Points     points  `json:"points"`
+	GroupStall *span `json:"group_stall,omitempty"`
+	// LSOStall is the read_committed stall at the fault, with a
+	// transactional producer.
+	LSOStall *span   `json:"lso_stall,omitempty"`
+	Phases   []phase `json:"phases,omitempty"`
+	Points   points  `json:"points"`
 	// Messages is how many rows the probe CSV held for the partition, of
 	// which Points keeps a bounded number.
 	Messages int `json:"messages"`

@@ -749,3 +749,83 @@ func TestGroupLaneThinned(t *testing.T) {
 		t.Errorf("kept the failed commit %v, the slowest %v: want both", failed, slowest)
 	}
 }
+
+// TestTxnLane: a trial with a transactional producer (the recorded SIGKILL
+// of its coordinator) gets the transactions' lane — every transaction of
+// transactions.csv at the time it ended with its commit latency, the
+// commit stall, the coordinator's recovery phases as markers — each
+// partition's read_committed stall in its lane, and the figures, each the
+// number report.json holds at its key.
+func TestTxnLane(t *testing.T) {
+	trial, tr := unpackTrial(t, "txn-coordinator-1")
+	if tr.Txn == nil || tr.TxnRecovery == nil {
+		t.Fatal("the recorded trial has no transactions or no recovery")
+	}
+	tm, err := buildTrial(trialPage(t, trial, tr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := tm.Txn
+	if x == nil {
+		t.Fatal("no transactions' lane")
+	}
+	if x.Total != tr.Txn.Transactions || len(x.Commits.T) != x.Total || len(x.Commits.Ms) != x.Total || len(x.Commits.Err) != x.Total {
+		t.Fatalf("lane: %d of %d transactions (%d latencies, %d errors); want all %d", len(x.Commits.T), x.Total, len(x.Commits.Ms), len(x.Commits.Err), tr.Txn.Transactions)
+	}
+	origin := func(d float64) time.Time { return tm.Origin.Add(time.Duration(d * float64(time.Second))) }
+	var maxMs float64
+	for i, ts := range x.Commits.T {
+		if i > 0 && x.Commits.T[i-1] > ts {
+			t.Errorf("transaction %d at %v s before the one before it", i, ts)
+		}
+		if x.Commits.Err[i] != "" {
+			t.Errorf("transaction at %v s: %q; the trial committed every one", ts, x.Commits.Err[i])
+		}
+		if ms := x.Commits.Ms[i]; ms != nil && *ms > maxMs {
+			maxMs = *ms
+		}
+	}
+	if got, want := maxMs, float64(tr.Txn.Latency.Max)/float64(time.Millisecond); math.Abs(got-want) > 1e-3 {
+		t.Errorf("slowest commit drawn %v ms, the report's %v ms", got, want)
+	}
+	cs := tr.Txn.CommitStall
+	if c := x.CommitStall; c == nil || !origin(c.End).Round(time.Millisecond).Equal(cs.End.Round(time.Millisecond)) || math.Abs(c.End-c.Start-cs.Duration().Seconds()) > 1e-5 {
+		t.Errorf("commit stall %+v, the report's %s ~ %s", c, cs.Start, cs.End)
+	}
+	if len(x.Phases) != len(tr.TxnRecovery.Phases) || !strings.Contains(x.Phases[2].Text, "load ended") {
+		t.Errorf("markers %+v, want the recovery's %d phases", x.Phases, len(tr.TxnRecovery.Phases))
+	}
+	stalls := 0
+	for _, l := range tm.Lanes {
+		for _, s := range tr.Txn.LSO {
+			if s.Partition != l.Partition {
+				continue
+			}
+			switch {
+			case s.Gap == nil && l.LSOStall != nil:
+				t.Errorf("p%d: read_committed stall %+v, the report has none", l.Partition, l.LSOStall)
+			case s.Gap != nil && (l.LSOStall == nil || math.Abs(l.LSOStall.End-l.LSOStall.Start-s.Gap.Duration().Seconds()) > 1e-5):
+				t.Errorf("p%d: read_committed stall %+v, want %s", l.Partition, l.LSOStall, s.Gap.Duration())
+			case s.Gap != nil:
+				stalls++
+			}
+		}
+	}
+	if stalls == 0 {
+		t.Error("no partition's read_committed stall drawn")
+	}
+	doc := reportJSON(t, tr)
+	keys := 0
+	for _, f := range tm.Figures {
+		if !strings.HasPrefix(f.Key, "transactions.") {
+			continue
+		}
+		keys++
+		if err := sameFigure(doc, f.Key, strconv.FormatFloat(f.Value, 'g', -1, 64)); err != nil {
+			t.Error(err)
+		}
+	}
+	if keys != stalls+4 { // each stall; commit stall, committed, aborted, timed out
+		t.Errorf("%d transaction figures, want %d", keys, stalls+4)
+	}
+}

@@ -91,6 +91,10 @@ func buildTrial(in TrialPage) (*trialModel, error) {
 	if in.Replicas != nil {
 		m.Replicas = replicaSets(in.Replicas, &m, a.leaderless)
 	}
+	if m.Txn != nil {
+		since := func(t time.Time) float64 { return round(t.Sub(m.Origin).Seconds(), 1e6) }
+		m.Txn.setCommits(in.Report.Txn.Events(), since, a.from, a.to)
+	}
 	if m.Group != nil && in.GroupEvents != nil {
 		since := func(t time.Time) float64 { return round(t.Sub(m.Origin).Seconds(), 1e6) }
 		if err := m.Group.readCommits(in.GroupEvents, in.GroupEventsName, since, a.from, a.to); err != nil {

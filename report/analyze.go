@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → txn recovery → metrics → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
@@ -79,10 +79,11 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
 	gr := groupRecoveryOf(ctx, ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
+	txr := txnRecoveryOf(ctx, ev, named, faultedNode(named, ext.broker), txv) // txnphases.go
 	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr,
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr,
 		notes: concat(tl.notes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
@@ -102,7 +103,9 @@ type probeAnalysis struct {
 	group     *GroupView
 	txn       *TxnView
 	recovery  *GroupRecovery
-	notes     notes
+	// txnRecovery is the transaction coordinator's (txnphases.go).
+	txnRecovery *TxnRecovery
+	notes       notes
 }
 
 // trial is the Trial the analysis p, its verdict v, the clients cs beside
@@ -131,6 +134,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Group:       p.group,
 		Txn:         p.txn,
 		Recovery:    p.recovery,
+		TxnRecovery: p.txnRecovery,
 		roles:       p.roles,
 	}
 }

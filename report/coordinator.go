@@ -42,6 +42,18 @@ func coordinatorOf(f *results.Fault, ext *ExternalBroker) *GroupCoordinator {
 		Faulted: c.Found() && c.NodeID == faulted, Chosen: f.ChosenAs == results.ChosenGroupCoordinator}
 }
 
+// faultedNode is the node the fault f hit: its own, or for an external
+// fault the one the analysis named (ext); -1 without a fault.
+func faultedNode(f *results.Fault, ext *ExternalBroker) int32 {
+	switch {
+	case ext != nil:
+		return ext.NodeID
+	case f != nil:
+		return f.NodeID
+	}
+	return -1
+}
+
 // String says, in one line, who coordinated the group and whether the
 // fault hit it: "group g's coordinator, broker 2 (k2), was the faulted
 // broker (FindCoordinator at 03:26:08.120)".

@@ -448,12 +448,16 @@ func (g *groupPhasing) commit() {
 
 // findWhy explains the find phase: the answer naming broker node came
 // after, from the load's end.
-func findWhy(node int32, after time.Duration) string {
-	const asks = "the client asks FindCoordinator again only when a group request to the old coordinator fails, between retries that back off up to retry_backoff_max; "
+func findWhy(node int32, after time.Duration) string { return findWhyOf("group", node, after) }
+
+// findWhyOf is findWhy for the client's requests of a kind: "group" or
+// "transaction".
+func findWhyOf(kind string, node int32, after time.Duration) string {
+	asks := "the client asks FindCoordinator again only when a " + kind + " request to the old coordinator fails, between retries that back off up to retry_backoff_max; "
 	if after < 0 {
 		return asks + fmt.Sprintf("it was told of broker %d %s before its load had finished, so it waited on the load (COORDINATOR_LOAD_IN_PROGRESS) and this phase took none of the time", node, secs(-after))
 	}
-	return asks + fmt.Sprintf("the answer after which its group requests went to broker %d came %s after the load finished", node, secs(after))
+	return asks + fmt.Sprintf("the answer after which its %s requests went to broker %d came %s after the load finished", kind, node, secs(after))
 }
 
 // firstCommit is the first successful commit that ended after t.

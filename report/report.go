@@ -110,6 +110,10 @@ type Trial struct {
 	// Recovery is the group's recovery from the fault, phase by phase
 	// (groupphases.go); nil without a group or a fault.
 	Recovery *GroupRecovery
+	// TxnRecovery is the transaction coordinator's recovery from the
+	// fault, phase by phase (txnphases.go); nil without a transactional
+	// probe or a fault.
+	TxnRecovery *TxnRecovery
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

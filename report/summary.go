@@ -71,6 +71,47 @@ type Summary struct {
 	Clients []ClientSummary
 	// Group is the group reader's ranges, when a trial had one.
 	Group *GroupSummary
+	// Txn is the transactional probe's ranges, when a trial had one.
+	Txn *TxnSummary
+}
+
+// TxnSummary is the transactional probe's trials side by side (kbf run
+// --producer transactional).
+type TxnSummary struct {
+	// Commit is the commit stall at the fault, a trial's one; LSO each
+	// partition's read_committed stall at the fault.
+	Commit, LSO Range
+	// Load is the new transaction coordinator's load phase, for the
+	// trials whose fault hit the coordinator (TxnRecovery).
+	Load Range
+	// Committed, Aborted and TimedOut add up the trials' transactions by
+	// outcome.
+	Committed, Aborted, TimedOut int
+}
+
+// addTxn adds the trial's transactional probe, if it had one.
+func (s *Summary) addTxn(tr *Trial) {
+	v := tr.Txn
+	if v == nil {
+		return
+	}
+	if s.Txn == nil {
+		s.Txn = &TxnSummary{}
+	}
+	if c := v.CommitStall; c != nil {
+		s.Txn.Commit.add(c.Duration())
+	}
+	for _, l := range v.LSO {
+		if l.Gap != nil {
+			s.Txn.LSO.add(l.Gap.Duration())
+		}
+	}
+	if ph, ok := tr.TxnRecovery.Phase(TxnPhaseLoad); ok {
+		s.Txn.Load.add(ph.Duration)
+	}
+	s.Txn.Committed += v.Committed
+	s.Txn.Aborted += v.Aborted
+	s.Txn.TimedOut += v.TimedOut
 }
 
 // GroupSummary is the group reader's trials side by side (kbf run
@@ -129,6 +170,7 @@ func Summarize(trials []*Trial) *Summary {
 		s.Faults = append(s.Faults, kind)
 		s.addClients(tr)
 		s.addGroup(tr)
+		s.addTxn(tr)
 		s.FailedSends += tr.Gaps.Failed
 		if in := tr.Integrity; in != nil {
 			s.Lost += in.Lost

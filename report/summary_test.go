@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -175,5 +176,81 @@ func TestSummarizeGroup(t *testing.T) {
 		if !bytes.Contains(text.Bytes(), []byte(want)) {
 			t.Errorf("summary text has no %q:\n%s", want, text.String())
 		}
+	}
+}
+
+// TestSummarizeTxn: the transactional probe's commit stalls, its
+// read_committed stalls and its new coordinator's load are ranged over
+// the trials that had one, its transactions added up by outcome; trials
+// without one add nothing.
+func TestSummarizeTxn(t *testing.T) {
+	if s := Summarize([]*Trial{analyze(t, unpack(t, sigkillArchive))}); s.Txn != nil {
+		t.Fatalf("a trial with no transactional probe summarized as %+v", s.Txn)
+	}
+	at := time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC)
+	lso := func(p int32, d time.Duration) LSOStall {
+		return LSOStall{Partition: p, Gap: &gaps.Gap{Start: at, End: at.Add(d)}}
+	}
+	trial := func(commit, load time.Duration, aborted, timedOut int, stalls ...LSOStall) *Trial {
+		tr := analyze(t, unpack(t, sigkillArchive))
+		tr.Txn = &TxnView{Committed: 30, Aborted: aborted, TimedOut: timedOut, LSO: append(stalls, LSOStall{Partition: 9}),
+			CommitStall: &CommitStall{Start: at, End: at.Add(commit)}}
+		if load > 0 {
+			tr.TxnRecovery = &TxnRecovery{Faulted: true, Phases: []Phase{{Name: PhaseDetect, Duration: time.Second}, {Name: TxnPhaseLoad, Duration: load}}}
+		}
+		return tr
+	}
+	s := Summarize([]*Trial{
+		trial(10*time.Second, 400*time.Millisecond, 1, 0, lso(0, 9*time.Second), lso(1, 2*time.Second)),
+		trial(8*time.Second, 0, 0, 2, lso(0, 11*time.Second)),
+	})
+	x := s.Txn
+	if x == nil {
+		t.Fatal("no transactions' summary")
+	}
+	if x.Commit.N != 2 || x.Commit.Min != 8*time.Second || x.Commit.Max != 10*time.Second {
+		t.Errorf("commit stalls %+v, want 2 of 8–10 s", x.Commit)
+	}
+	if x.LSO.N != 3 || x.LSO.Min != 2*time.Second || x.LSO.Max != 11*time.Second {
+		t.Errorf("read_committed stalls %+v, want 3 of 2–11 s", x.LSO)
+	}
+	if x.Load.N != 1 || x.Load.Max != 400*time.Millisecond {
+		t.Errorf("loads %+v, want the one trial's 0.40 s", x.Load)
+	}
+	if x.Committed != 60 || x.Aborted != 1 || x.TimedOut != 2 {
+		t.Errorf("committed %d, aborted %d, timed out %d; want 60, 1, 2", x.Committed, x.Aborted, x.TimedOut)
+	}
+	var text bytes.Buffer
+	if err := WriteSummaryText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"transactions: commit stall", "8.00–10.00 s", "transactions: read_committed stall            2.00–11.00 s",
+		"transactions' new coordinator: load", "60 committed, 1 aborted, 2 timed out"} {
+		if !bytes.Contains(text.Bytes(), []byte(want)) {
+			t.Errorf("summary text has no %q:\n%s", want, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteSummaryJSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Txn *struct {
+			Commit struct {
+				Min float64 `json:"min_seconds"`
+				N   int     `json:"n"`
+			} `json:"commit_stall"`
+			LSO struct {
+				Max float64 `json:"max_seconds"`
+			} `json:"read_committed_stall"`
+			Aborted  int `json:"aborted"`
+			TimedOut int `json:"timed_out"`
+		} `json:"transactions"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if d := doc.Txn; d == nil || d.Commit.Min != 8 || d.Commit.N != 2 || d.LSO.Max != 11 || d.Aborted != 1 || d.TimedOut != 2 {
+		t.Errorf("summary.json's transactions %+v", d)
 	}
 }

@@ -41,6 +41,9 @@ type TxnView struct {
 	AbortedRead, Torn int
 	// FirstAbortedRead is the first such record, for the report.
 	FirstAbortedRead *TxnRecord
+	// events are transactions.csv's transactions, in the order they
+	// ended.
+	events []results.TxnEvent
 }
 
 // Latency is a distribution of durations: how many, and their median,
@@ -77,6 +80,15 @@ type TxnRecord struct {
 	Where     string // "the live reader" or "the read-back"
 }
 
+// Events are the trial's transactions (transactions.csv), in the order
+// they ended; renderers draw them and decide nothing from them.
+func (v *TxnView) Events() []results.TxnEvent {
+	if v == nil {
+		return nil
+	}
+	return v.events
+}
+
 // txnOf is the transactional probe's stage: transactions.csv, beside the
 // read_committed reader's gaps g and what the probe and the read-back
 // read; nil for a trial without a transactional probe.
@@ -108,6 +120,7 @@ func txnOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Repo
 // latencies and the commit stall at the fault.
 func (v *TxnView) outcomes(evs []results.TxnEvent, gopt gaps.Options, end time.Time) {
 	slices.SortStableFunc(evs, func(a, b results.TxnEvent) int { return a.End.Compare(b.End) })
+	v.events = evs
 	var lat []time.Duration
 	var stalls []CommitStall
 	var open *CommitStall
@@ -353,6 +366,9 @@ func (tr *Trial) TxnLines() []string {
 		l += fmt.Sprintf("; read_committed stall %s on p%d", durText(worst.Gap.Duration(), worst.Gap.Open), worst.Partition)
 	}
 	lines = append(lines, l)
+	if r := tr.TxnRecovery; r != nil && (len(r.Phases) > 0 || r.Faulted) {
+		lines = append(lines, r.Line())
+	}
 	if v.AbortedRead > 0 {
 		r := v.FirstAbortedRead
 		lines = append(lines, fmt.Sprintf("  FINDING: read_committed returned %d record(s) of aborted transactions, first p%d seq %d of transaction %d (%s)",

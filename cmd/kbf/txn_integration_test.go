@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/kbf-project/kbf/compose"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -87,6 +89,12 @@ func TestIntegrationTxnCoordinator(t *testing.T) {
 			Faulted     bool            `json:"coordinator_faulted"`
 			LSO         []any           `json:"read_committed_stall"`
 			CommitStall json.RawMessage `json:"commit_stall"`
+			Recovery    *struct {
+				NewCoordinator int32 `json:"new_coordinator"`
+				Phases         []struct {
+					Name string `json:"name"`
+				} `json:"phases"`
+			} `json:"recovery"`
 		} `json:"transactions"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -95,6 +103,40 @@ func TestIntegrationTxnCoordinator(t *testing.T) {
 	if doc.Txn == nil || doc.Txn.Committed != v.Committed || !doc.Txn.Faulted || len(doc.Txn.LSO) != len(tr.Gaps.Partitions) ||
 		(v.CommitStall != nil) != (doc.Txn.CommitStall != nil) {
 		t.Errorf("report.json's transactions %+v: want the report's, its coordinator faulted", doc.Txn)
+	}
+	checkTxnRecovery(t, tr)
+	if r := tr.TxnRecovery; doc.Txn != nil && r != nil && (doc.Txn.Recovery == nil || len(doc.Txn.Recovery.Phases) != len(r.Phases) || doc.Txn.Recovery.NewCoordinator != r.NewCoordinator) {
+		t.Errorf("report.json's transactions.recovery %+v: want the report's %d phases", doc.Txn.Recovery, len(r.Phases))
+	}
+}
+
+// checkTxnRecovery checks the transaction coordinator's recovery of a
+// trial that killed it: every phase found, from the fault on, each ending
+// at its evidence, and a new coordinator other than the killed one that
+// loaded the transactional id's __transaction_state partition.
+func checkTxnRecovery(t *testing.T, tr *report.Trial) {
+	t.Helper()
+	r := tr.TxnRecovery
+	if r == nil || !r.Faulted {
+		t.Fatalf("transaction recovery %+v: want one of the faulted coordinator", r)
+	}
+	t.Logf("%s", r.Line())
+	if r.NewCoordinator < 0 || r.NewCoordinator == tr.Meta.Fault.NodeID || r.StatePartition < 0 || r.Note != "" {
+		t.Errorf("new coordinator %d of __transaction_state-%d, note %q: want another broker's load found", r.NewCoordinator, r.StatePartition, r.Note)
+	}
+	var names []string
+	for i, ph := range r.Phases {
+		names = append(names, ph.Name)
+		if ph.Source == "" || ph.Why == "" || len(ph.Settings) == 0 || ph.Duration < 0 {
+			t.Errorf("phase %s: source %q, why %q, settings %v, %s", ph.Name, ph.Source, ph.Why, ph.Settings, ph.Duration)
+		}
+		if i == 0 && !ph.Start.Equal(tr.FaultAt) {
+			t.Errorf("first phase starts %s, not at the fault %s", ph.Start, tr.FaultAt)
+		}
+	}
+	want := []string{report.PhaseDetect, report.TxnPhaseLeader, report.TxnPhaseLoad, report.TxnPhaseFind, report.TxnPhaseCommit}
+	if !slices.Equal(names, want) {
+		t.Errorf("phases %v, want %v", names, want)
 	}
 }
 

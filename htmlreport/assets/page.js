@@ -150,6 +150,16 @@
         drawClear: [function (u) {
           if (ln.receive_stall) shade(u, ln.receive_stall.start, ln.receive_stall.end, "rgba(255,127,14,0.10)");
           if (ln.stall) shade(u, ln.stall.start, ln.stall.end, "rgba(214,39,40,0.12)");
+          if (ln.lso_stall) {
+            // The read_committed stall: a bar along the bottom, above the
+            // group reader's.
+            var l0 = Math.max(u.valToPos(ln.lso_stall.start, "x", true), u.bbox.left);
+            var l1 = Math.min(u.valToPos(ln.lso_stall.end, "x", true), u.bbox.left + u.bbox.width);
+            if (l1 > l0) {
+              u.ctx.fillStyle = "rgba(44,160,44,0.55)";
+              u.ctx.fillRect(l0, u.bbox.top + u.bbox.height - 14 * devicePixelRatio, l1 - l0, 6 * devicePixelRatio);
+            }
+          }
           if (ln.group_stall) {
             // The group reader's processing gap: a bar along the bottom.
             var x0 = Math.max(u.valToPos(ln.group_stall.start, "x", true), u.bbox.left);
@@ -312,6 +322,70 @@
     queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
   }
 
+  // txnChart draws the transactional producer's transactions: each one's
+  // commit latency at the time it ended, those that did not commit apart,
+  // the commit stall shaded and the coordinator's recovery phases as
+  // markers.
+  function txnChart(tm, ti, tl, group, container) {
+    var info = el("div", { cls: "info", text: "hover a transaction for its commit latency, a marker for the coordinator's recovery phase" });
+    var c = tl.commits;
+    var ok = [], bad = [];
+    c.t.forEach(function (t, i) {
+      var ms = c.ms[i] === null ? null : Math.max(c.ms[i], 0.001);
+      ok.push(c.err[i] ? null : ms);
+      bad.push(c.err[i] ? (ms === null ? 0.001 : ms) : null);
+    });
+    var markers = [];
+    var opts = {
+      width: width(container), height: 200,
+      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
+      legend: { show: true },
+      cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 7 } },
+      series: [
+        { label: "s since " + tm.origin_is, value: function (u, v) { return v == null ? "" : v.toFixed(3); } },
+        { label: "commit latency (ms)", stroke: COLOURS[2], paths: function () { return null; }, points: { show: true, size: 4, stroke: COLOURS[2], fill: COLOURS[2] } },
+        { label: "not committed (ms)", stroke: COLOURS[1], paths: function () { return null; }, points: { show: true, size: 6, stroke: COLOURS[1], fill: COLOURS[1] } },
+      ],
+      axes: [{ label: "seconds since the " + tm.origin_is }, { label: "commit latency (ms, log)", size: 60 }],
+      hooks: {
+        drawClear: [function (u) {
+          if (tl.commit_stall) shade(u, tl.commit_stall.start, tl.commit_stall.end, "rgba(44,160,44,0.15)");
+        }],
+        draw: [function (u) {
+          markers.forEach(function (m) { m.remove(); });
+          markers = [];
+          (tl.phases || []).forEach(function (ph) {
+            var x = u.valToPos(ph.t, "x");
+            if (x < 0 || x > u.over.clientWidth) return;
+            var m = el("div", { cls: "marker", title: ph.time + " " + ph.text });
+            m.style.left = (x - 4) + "px";
+            m.addEventListener("mouseenter", function () { info.textContent = ph.time + " (" + ph.t.toFixed(3) + " s) " + ph.text; });
+            u.over.appendChild(m);
+            markers.push(m);
+          });
+        }],
+        setCursor: [function (u) {
+          var i = u.cursor.idx;
+          if (i == null) return;
+          var ms = c.ms[i];
+          info.textContent = "transaction ended at " + c.t[i].toFixed(3) + " s" + (ms === null ? " before its commit began" : ", its commit after " + ms.toFixed(1) + " ms") +
+            (c.err[i] ? "; not committed: " + c.err[i] : "");
+        }],
+        setScale: [function (u, key) { group.hook(u, key); }],
+      },
+    };
+    var holder = el("div", { cls: "chart" });
+    container.appendChild(el("div", { cls: "txn-lane", "data-trial": String(ti), "data-commits": String(c.t.length) }, [
+      el("h3", { text: tl.heading + " — " + c.t.length + " of " + tl.total + " transactions drawn" }), holder, info]));
+    var u = new uPlot(opts, [c.t, ok, bad], holder);
+    wheelZoom(u);
+    group.add(u);
+    result.charts++;
+    var entry = { trial: ti, commits: c.t.length, phases: (tl.phases || []).length };
+    result.txn = entry;
+    queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
+  }
+
   function replicaChart(tm, rs, group, container) {
     var tables = rs.series.map(function (s) { return [s.t, s.offset]; });
     var data = uPlot.join(tables);
@@ -373,11 +447,12 @@
     sec.appendChild(figuresTable(tm.figures, ti, "partition"));
     var pl = phasesList(tm);
     if (pl) sec.appendChild(pl);
-    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + "." }));
+    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
     root.appendChild(sec);
     var group = syncGroup();
     tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
     if (tm.group) groupChart(tm, ti, tm.group, group, sec);
+    if (tm.txn) txnChart(tm, ti, tm.txn, group, sec);
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
     group.span.apply(null, trialSpan(tm));
     sec.appendChild(eventsTable(tm));

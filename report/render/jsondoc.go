@@ -647,6 +647,16 @@ type summaryJSON struct {
 	LeftOut        []string              `json:"left_out,omitempty"`
 	Clients        []clientSummaryJSON   `json:"clients,omitempty"`
 	Group          *groupSummaryJSON     `json:"group,omitempty"`
+	Txn            *txnSummaryJSON       `json:"transactions,omitempty"`
+}
+
+type txnSummaryJSON struct {
+	Commit    rangeJSON `json:"commit_stall"`
+	LSO       rangeJSON `json:"read_committed_stall"`
+	Load      rangeJSON `json:"coordinator_load"`
+	Committed int       `json:"committed"`
+	Aborted   int       `json:"aborted"`
+	TimedOut  int       `json:"timed_out"`
 }
 
 type groupSummaryJSON struct {
@@ -692,6 +702,9 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 	}
 	if g := s.Group; g != nil {
 		out.Group = &groupSummaryJSON{Stall: rangeDoc(g.Stall), Commit: rangeDoc(g.Commit), Load: rangeDoc(g.Load), Rebalances: g.Rebalances, Reprocessed: g.Reprocessed}
+	}
+	if x := s.Txn; x != nil {
+		out.Txn = &txnSummaryJSON{Commit: rangeDoc(x.Commit), LSO: rangeDoc(x.LSO), Load: rangeDoc(x.Load), Committed: x.Committed, Aborted: x.Aborted, TimedOut: x.TimedOut}
 	}
 	if s.Phases != nil {
 		out.Phases = make(map[string]*rangeJSON, len(s.Phases))

@@ -36,6 +36,14 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 		}
 		fmt.Fprintf(&b, "  group reader: %d rebalances, %d records processed again\n", g.Rebalances, g.Reprocessed)
 	}
+	if x := s.Txn; x != nil {
+		row("transactions: commit stall", x.Commit)
+		row("transactions: read_committed stall", x.LSO)
+		if x.Load.N > 0 {
+			row("transactions' new coordinator: load", x.Load)
+		}
+		fmt.Fprintf(&b, "  transactions: %d committed, %d aborted, %d timed out\n", x.Committed, x.Aborted, x.TimedOut)
+	}
 	writeClientSummary(&b, s)
 	if s.Escalated > 0 {
 		fmt.Fprintf(&b, "  %d graceful stops outlived their grace period and were SIGKILLed\n", s.Escalated)

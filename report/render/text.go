@@ -60,6 +60,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 		b.WriteString("\n")
 		writeGroup(&b, tr)
 		o.writeGroupRecovery(&b, tr.Recovery)
+		writeTxnRecovery(&b, tr.TxnRecovery)
 	}
 	if tr.Integrity != nil {
 		b.WriteString("\n")
@@ -342,7 +343,16 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery
 	}
 	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
 		r.Group, "__consumer_offsets", r.OffsetsPartition, r.Partitions.Value, r.Partitions.Where)
-	for _, ph := range r.Phases {
+	writePhases(b, r.Phases)
+	if r.Note != "" {
+		fmt.Fprintf(b, "  note: %s\n", r.Note)
+	}
+}
+
+// writePhases writes a coordinator's recovery phases, each with its
+// evidence, why it took its time and what would shorten it.
+func writePhases(b *bytes.Buffer, phases []report.Phase) {
+	for _, ph := range phases {
 		fmt.Fprintf(b, "  %-14s %5.2f s, ends %s", ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
 		if ph.Evidence != "" {
 			fmt.Fprintf(b, ": %s", ph.Evidence)
@@ -358,6 +368,21 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery
 			fmt.Fprintf(b, "                 shorten: %s%s\n", ph.Setting, settingValues(ph.Settings))
 		}
 	}
+}
+
+// writeTxnRecovery writes the transaction coordinator's recovery phases
+// as writeGroupRecovery writes the group's.
+func writeTxnRecovery(b *bytes.Buffer, r *report.TxnRecovery) {
+	if r == nil {
+		return
+	}
+	if len(r.Phases) == 0 {
+		fmt.Fprintf(b, "transactional id %s's recovery: %s\n", r.ID, r.Note)
+		return
+	}
+	fmt.Fprintf(b, "transactional id %s's recovery, from the fault (its %s partition %d, abs(hash(transactional id)) %% transaction.state.log.num.partitions = %s [%s]):\n",
+		r.ID, "__transaction_state", r.StatePartition, r.Partitions.Value, r.Partitions.Where)
+	writePhases(b, r.Phases)
 	if r.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", r.Note)
 	}

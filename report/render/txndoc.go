@@ -32,6 +32,35 @@ type txnJSON struct {
 	LSO         []lsoJSON `json:"read_committed_stall"`
 	AbortedRead int       `json:"aborted_read"`
 	Torn        int       `json:"torn"`
+	// Recovery is the coordinator's recovery from the fault, phase by
+	// phase (report.TxnRecovery); absent without a fault.
+	Recovery *txnRecoveryJSON `json:"recovery,omitempty"`
+}
+
+// txnRecoveryJSON is the transaction coordinator's recovery
+// (report.TxnRecovery): its __transaction_state partition and how it was
+// placed, the coordinators before and after, and its phases, each ending
+// at its evidence.
+type txnRecoveryJSON struct {
+	StatePartition int32       `json:"state_partition"`
+	Partitions     settingJSON `json:"state_log_partitions"`
+	Coordinator    int32       `json:"coordinator"`
+	NewCoordinator int32       `json:"new_coordinator"`
+	Faulted        bool        `json:"coordinator_faulted"`
+	Loaded         int64       `json:"loaded_transactional_ids"`
+	LoadTookSec    float64     `json:"load_took_sec"`
+	TotalSec       float64     `json:"total_sec"`
+	Phases         []phaseJSON `json:"phases"`
+	Note           string      `json:"note,omitempty"`
+}
+
+func txnRecoveryDoc(r *report.TxnRecovery) *txnRecoveryJSON {
+	if r == nil {
+		return nil
+	}
+	return &txnRecoveryJSON{StatePartition: r.StatePartition, Partitions: settingDoc(r.Partitions),
+		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
+		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
 }
 
 type txnStallJSON struct {
@@ -55,7 +84,8 @@ func txnDoc(tr *report.Trial) *txnJSON {
 		return nil
 	}
 	out := &txnJSON{Settings: v.Settings, Transactions: v.Transactions, Committed: v.Committed, Aborted: v.Aborted,
-		TimedOut: v.TimedOut, Unknown: v.Unknown, LSO: []lsoJSON{}, AbortedRead: v.AbortedRead, Torn: v.Torn}
+		TimedOut: v.TimedOut, Unknown: v.Unknown, LSO: []lsoJSON{}, AbortedRead: v.AbortedRead, Torn: v.Torn,
+		Recovery: txnRecoveryDoc(tr.TxnRecovery)}
 	if f := report.TxnFault(tr); f != nil && f.TxnCoordinator != nil {
 		out.Coordinator = f.TxnCoordinator
 		out.Faulted = f.TxnCoordinator.Found() && f.TxnCoordinator.NodeID == f.NodeID
