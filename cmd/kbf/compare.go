@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/compare"
 )
 
@@ -161,13 +162,20 @@ func (o *compareOptions) validate() error {
 }
 
 func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
-	old, err := compare.Read(ctx, o.old...)
-	if err != nil {
-		return fmt.Errorf("old: %w", err)
+	old, errOld := compare.Read(ctx, o.old...)
+	new, errNew := compare.Read(ctx, o.new...)
+	// A side that cannot be read is said first: more trials would not
+	// mend it.
+	for _, e := range []struct {
+		side string
+		err  error
+	}{{"old", errOld}, {"new", errNew}} {
+		if e.err != nil && !errors.Is(e.err, compare.ErrNoResults) {
+			return readError(e.side, e.err)
+		}
 	}
-	new, err := compare.Read(ctx, o.new...)
-	if err != nil {
-		return fmt.Errorf("new: %w", err)
+	if errOld != nil || errNew != nil {
+		return noValidTrials(errOld != nil, errNew != nil)
 	}
 	if f := compare.Shared(old, new); f != "" {
 		return usagef("%s is on both sides: a file compared with itself shows no change; give the base's results as OLD and the head's as NEW", f)
@@ -206,6 +214,28 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return nil
 	}
 	return verdictExit(res.Verdict, res.Summary())
+}
+
+// readError is a side's error reading its results: shards that do not
+// make one benchmark are the command line's mistake.
+func readError(side string, err error) error {
+	if errors.Is(err, benchfile.ErrShards) {
+		return usagef("%s: %v", side, err)
+	}
+	return fmt.Errorf("%s: %w", side, err)
+}
+
+// noValidTrials is undecided: a side's results hold not one valid trial
+// (kbf bench writes a bench.txt with no result line when none was valid),
+// fewer than an answer needs, as few as can be.
+func noValidTrials(old, new bool) error {
+	which := "either side"
+	if !old {
+		which = "the new side"
+	} else if !new {
+		which = "the old side"
+	}
+	return verdictError{errTooFew, fmt.Sprintf("undecided: no valid trials on %s (its bench.txt holds no result line; summary.md says why each trial did not count): run more", which)}
 }
 
 // verdictExit is a gate's verdict as kbf compare exits with it: 3 for a
