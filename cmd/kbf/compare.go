@@ -40,7 +40,8 @@ func newCompareCmdF(g *globals, runF func(context.Context, *compareOptions) erro
 		Short: "Compare two benchmarks and gate on a regression",
 		Long: `compare reads two kbf bench results — each a bench.txt, a kbf bench directory,
 a directory of such directories (a CI matrix's shards, merged), or several of
-these joined with commas — and compares them per scenario, role and metric:
+these joined with commas; shards that do not make one benchmark, one missing
+or given twice, are refused — and compares them per scenario, role and metric:
 medians, 95% intervals and a Mann–Whitney U test (golang.org/x/perf's
 benchmath, as benchstat). A regression is a median worse by more than
 --max-regression, and by more than --min-change (the probe's resolution),
@@ -64,7 +65,7 @@ a threshold that falls as trials grow, the p a change of the size sought
 (--max-regression of the old median, at least --min-change) stays under in
 95% of comparisons. Undecided: between the two, or fewer than 6 valid
 trials a side, which neither answer is given on (the summary says how
-many more each side needs): run more. Past 1,000 trials a side the
+many more each side needs), or none at all on a side: run more. Past 1,000 trials a side the
 Kolmogorov–Smirnov p is its asymptotic one, so large files take seconds.
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitRegress, exitTooFew, exitCanceled) + `
