@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -136,11 +136,9 @@ var All = Shard{1, 1}
 
 // ParseShard reads I/N.
 func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return Shard{}, fmt.Errorf("shard %q: want I/N with 1 <= I <= N, e.g. 2/3", s)
+	i, n, err := benchfile.ParseShard(s)
+	if err != nil {
+		return Shard{}, err
 	}
 	return Shard{i, n}, nil
 }

@@ -157,7 +157,11 @@ func (b *Bench) begin() (*Set, *State, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	set := &Set{Env: b.Env, Cores: st.Cores}
+	whole, err := planHash(b.File, All)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := &Set{Env: b.Env, Cores: st.Cores, Shard: b.Shard, Plan: whole[:16]}
 	// The trials done are added in the order they ran.
 	for _, d := range st.Done {
 		if t, ok := b.File.trialByID(d.ID); ok {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kbf-project/kbf/benchfile"
+	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/internal/testtrial"
 )
 
@@ -326,5 +328,91 @@ func TestMeasureVerdict(t *testing.T) {
 				t.Errorf("valid %v, reason %q, want one with %q and no metrics", m.Valid, m.Reason, tt.reason)
 			}
 		})
+	}
+}
+
+// TestShardsMerge runs one benchmark in three shards and whole: each
+// shard's bench.txt says which it is, the three merge into the whole's
+// results, and two of them, or a shard of another benchmark beside them,
+// are refused in one line.
+func TestShardsMerge(t *testing.T) {
+	base := t.TempDir()
+	whole := filepath.Join(base, "whole")
+	if _, err := (&Bench{File: twoScenarios(3), Dir: whole, Runner: &fakeRunner{t: t, base: whole}}).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var shards []string
+	ran := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		dir := filepath.Join(base, "shards", fmt.Sprintf("slice-%d", i))
+		r := &fakeRunner{t: t, base: dir}
+		if _, err := (&Bench{File: twoScenarios(3), Shard: Shard{i, 3}, Dir: dir, Runner: r}).Run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.calls {
+			ran[c]++
+		}
+		o, err := benchfile.ReadOrigin(filepath.Join(dir, TextFile))
+		if err != nil || o.I != i || o.N != 3 || o.Plan == "" {
+			t.Errorf("shard %d/3's bench.txt says %+v (%v)", i, o, err)
+		}
+		shards = append(shards, dir)
+	}
+	if len(ran) != 6 {
+		t.Errorf("the shards ran %v, want each of the 6 trials once", ran)
+	}
+	for id, n := range ran {
+		if n != 1 {
+			t.Errorf("%s ran in %d shards", id, n)
+		}
+	}
+	if o, err := benchfile.ReadOrigin(filepath.Join(whole, TextFile)); err != nil || o.Sharded() {
+		t.Errorf("the whole benchmark's bench.txt says %+v (%v), want no shard", o, err)
+	}
+
+	ctx := context.Background()
+	w, err := compare.Read(ctx, whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := compare.Read(ctx, filepath.Join(base, "shards"))
+	if err != nil {
+		t.Fatalf("three shards of one benchmark: %v", err)
+	}
+	if len(merged.Samples) != len(w.Samples) {
+		t.Errorf("merged shards have %d samples, the whole %d", len(merged.Samples), len(w.Samples))
+	}
+	for k, v := range w.Samples {
+		if got := merged.Samples[k]; !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(v))) {
+			t.Errorf("%v: merged shards %v, whole %v", k, got, v)
+		}
+	}
+	if len(merged.Mixed) != 0 {
+		t.Errorf("shards of one benchmark read as run differently: %v", merged.Mixed)
+	}
+
+	other := filepath.Join(base, "other")
+	if _, err := (&Bench{File: twoScenarios(4), Shard: Shard{3, 3}, Dir: other, Runner: &fakeRunner{t: t, base: other}}).Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		paths []string
+		want  string
+	}{
+		"one missing":          {shards[:2], "shard 3/3 missing"},
+		"one twice":            {append(slices.Clone(shards), shards[1]), "shard 2/3 twice"},
+		"another benchmark's":  {append(slices.Clone(shards[:2]), other), "of different benchmarks"},
+		"the whole one itself": {[]string{whole}, ""},
+	} {
+		_, err := compare.Read(ctx, tc.paths...)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, benchfile.ErrShards) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v; want one line with %q", name, err, tc.want)
+		}
 	}
 }

@@ -30,6 +30,12 @@ func (r Record) Valid() bool { return r.M != nil && r.M.Valid }
 type Set struct {
 	Env   Env
 	Cores int
+	// Shard is the slice of the plan this set is, and Plan the plan's
+	// hash, the same for every shard: bench.txt opens with them when the
+	// benchmark is cut in several, so kbf compare can tell its shards
+	// whole, overlapping or missing.
+	Shard Shard
+	Plan  string
 	// Records are in the order the trials finished.
 	Records []Record
 	// Gate is kbf bench --until-decided's answer, once given; GateNames

@@ -90,7 +90,8 @@ func (g group) cluster() Env {
 	return nil
 }
 
-// WriteText writes bench.txt with benchfile's Writer: the units, the
+// WriteText writes bench.txt with benchfile's Writer: a shard's shard and
+// plan lines (benchfile.WriteOrigin), the units, the
 // configuration lines, one line per valid trial, variant and role,
 //
 //	BenchmarkFailover/scenario=sigkill/role=leader 1 8.66 ack-stall-sec 8.70 receive-stall-sec ...
@@ -100,6 +101,9 @@ func (g group) cluster() Env {
 // their own per variant: acks changes what a lost record means, and the
 // interval is the resolution of every stall measured.
 func (s *Set) WriteText(w io.Writer) error {
+	if err := benchfile.WriteOrigin(w, s.Shard.I, s.Shard.N, s.Plan); err != nil {
+		return err
+	}
 	bw := benchfile.NewWriter(w)
 	var units []Metric
 	for _, m := range Metrics {

@@ -16,7 +16,9 @@
 // One line is one valid trial's values for one scenario (or sweep value)
 // and role; durations are seconds, rounded to the millisecond, counts are
 // whole records. The reader refuses what cannot be a measurement (NaN, an
-// infinity, a negative duration or count) with the file and line.
+// infinity, a negative duration or count) with the file and line. One
+// shard of a benchmark cut for a CI matrix opens with its shard and plan
+// lines (ReadOrigin), and CheckShards says whether shards make it whole.
 package benchfile
 
 import (

@@ -64,24 +64,33 @@ var ErrNoResults = errors.New("no benchmark results: want bench.txt files or kbf
 // Read reads and merges the results at paths: bench.txt files, or kbf
 // bench directories (their bench.txt), as many as a CI matrix's shards.
 // A value that cannot be a measurement is a located error
-// (benchfile.ParseError). Cancelling ctx ends the reading.
+// (benchfile.ParseError); shards that do not make one whole benchmark
+// (two benchmarks', one twice, one missing) are benchfile.ErrShards, in
+// one line. Cancelling ctx ends the reading.
 func Read(ctx context.Context, paths ...string) (*Side, error) {
 	s := &Side{Samples: map[Key][]float64{}, Acks: map[string]string{}, Interval: map[string]time.Duration{}, Mixed: map[string][]string{}}
-	// The residue is every configuration key but the name's: results of
-	// one benchmark whose residues differ were run differently.
+	// The residue is every configuration key but the name's and the
+	// shard's: results of one benchmark whose residues differ were run
+	// differently, while its shards differ in their shard line alone.
 	var pp benchproc.ProjectionParser
-	if _, err := pp.Parse(".fullname", nil); err != nil {
+	if _, err := pp.Parse(".fullname,"+benchfile.ConfigShard, nil); err != nil {
 		return nil, err
 	}
 	residue := pp.Residue()
 	residues := map[string]map[benchproc.Key]bool{}
 	var names []string
+	var origins []benchfile.Origin
 	for _, p := range paths {
 		files, err := benchfile.Files(p)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
+			o, err := benchfile.ReadOrigin(f)
+			if err != nil {
+				return nil, err
+			}
+			origins = append(origins, o)
 			if err := s.readFile(ctx, f, func(r *benchfile.Result) {
 				if residues[r.Name] == nil {
 					residues[r.Name] = map[benchproc.Key]bool{}
@@ -92,6 +101,9 @@ func Read(ctx context.Context, paths ...string) (*Side, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := benchfile.CheckShards(origins); err != nil {
+		return nil, err
 	}
 	if len(s.order) == 0 {
 		return nil, fmt.Errorf("%s: %w", strings.Join(paths, ", "), ErrNoResults)

@@ -59,7 +59,8 @@ two sides differ in a configuration line, add -ignore with its key),
 bench.json (github-action-benchmark, customSmallerIsBetter) and summary.md,
 and for a sweep a table in summary.md and sweep-SCENARIO-ROLE.svg. Run again
 with the same FILE and --out to resume an interrupted benchmark. --shard I/N
-runs a deterministic slice, for a CI matrix of N jobs; kbf compare merges them.
+runs a deterministic slice, for a CI matrix of N jobs, and bench.txt says
+which; kbf compare merges the shards, refusing any missing or given twice.
 
 --until-decided compares two variants — two scenarios, A and B, or one
 scenario swept over two values — as kbf compare A B would, but as the

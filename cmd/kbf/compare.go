@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/compare"
 )
 
@@ -39,7 +40,8 @@ func newCompareCmdF(g *globals, runF func(context.Context, *compareOptions) erro
 		Short: "Compare two benchmarks and gate on a regression",
 		Long: `compare reads two kbf bench results — each a bench.txt, a kbf bench directory,
 a directory of such directories (a CI matrix's shards, merged), or several of
-these joined with commas — and compares them per scenario, role and metric:
+these joined with commas; shards that do not make one benchmark, one missing
+or given twice, are refused — and compares them per scenario, role and metric:
 medians, 95% intervals and a Mann–Whitney U test (golang.org/x/perf's
 benchmath, as benchstat). A regression is a median worse by more than
 --max-regression, and by more than --min-change (the probe's resolution),
@@ -63,7 +65,7 @@ a threshold that falls as trials grow, the p a change of the size sought
 (--max-regression of the old median, at least --min-change) stays under in
 95% of comparisons. Undecided: between the two, or fewer than 6 valid
 trials a side, which neither answer is given on (the summary says how
-many more each side needs): run more. Past 1,000 trials a side the
+many more each side needs), or none at all on a side: run more. Past 1,000 trials a side the
 Kolmogorov–Smirnov p is its asymptotic one, so large files take seconds.
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitRegress, exitTooFew, exitCanceled) + `
@@ -161,13 +163,20 @@ func (o *compareOptions) validate() error {
 }
 
 func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
-	old, err := compare.Read(ctx, o.old...)
-	if err != nil {
-		return fmt.Errorf("old: %w", err)
+	old, errOld := compare.Read(ctx, o.old...)
+	new, errNew := compare.Read(ctx, o.new...)
+	// A side that cannot be read is said first: more trials would not
+	// mend it.
+	for _, e := range []struct {
+		side string
+		err  error
+	}{{"old", errOld}, {"new", errNew}} {
+		if e.err != nil && !errors.Is(e.err, compare.ErrNoResults) {
+			return readError(e.side, e.err)
+		}
 	}
-	new, err := compare.Read(ctx, o.new...)
-	if err != nil {
-		return fmt.Errorf("new: %w", err)
+	if errOld != nil || errNew != nil {
+		return noValidTrials(errOld != nil, errNew != nil)
 	}
 	if f := compare.Shared(old, new); f != "" {
 		return usagef("%s is on both sides: a file compared with itself shows no change; give the base's results as OLD and the head's as NEW", f)
@@ -206,6 +215,28 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 		return nil
 	}
 	return verdictExit(res.Verdict, res.Summary())
+}
+
+// readError is a side's error reading its results: shards that do not
+// make one benchmark are the command line's mistake.
+func readError(side string, err error) error {
+	if errors.Is(err, benchfile.ErrShards) {
+		return usagef("%s: %v", side, err)
+	}
+	return fmt.Errorf("%s: %w", side, err)
+}
+
+// noValidTrials is undecided: a side's results hold not one valid trial
+// (kbf bench writes a bench.txt with no result line when none was valid),
+// fewer than an answer needs, as few as can be.
+func noValidTrials(old, new bool) error {
+	which := "either side"
+	if !old {
+		which = "the new side"
+	} else if !new {
+		which = "the old side"
+	}
+	return verdictError{errTooFew, fmt.Sprintf("undecided: no valid trials on %s (its bench.txt holds no result line; summary.md says why each trial did not count): run more", which)}
 }
 
 // verdictExit is a gate's verdict as kbf compare exits with it: 3 for a

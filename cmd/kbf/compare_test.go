@@ -182,3 +182,57 @@ func TestCompareJSON(t *testing.T) {
 		t.Errorf("ack_stall row %+v: want a regression in a family of 1 (lost_acked, all zeros, is in none)", r)
 	}
 }
+
+// TestCompareShardsAndEmpty: a side's shards that do not make one
+// benchmark are the command line's mistake (exit 2), and a side with no
+// valid trial at all is undecided (exit 5), each in one line.
+func TestCompareShardsAndEmpty(t *testing.T) {
+	old := benchTxt(t, "old.txt", 6, 1, 0)
+	shard := func(dir string, i, n int, plan string) {
+		t.Helper()
+		b, err := os.ReadFile(benchTxt(t, "s.txt", 3, 1, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("slice-%d", i), "bench.txt")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, append([]byte(fmt.Sprintf("shard: %d/%d\nplan: %s\n", i, n, plan)), b...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole, missing, mixed := t.TempDir(), t.TempDir(), t.TempDir()
+	shard(whole, 1, 2, "p")
+	shard(whole, 2, 2, "p")
+	shard(missing, 2, 2, "p")
+	shard(mixed, 1, 2, "p")
+	shard(mixed, 2, 2, "q")
+	empty := writeBench(t, "empty.txt")
+	empty2 := writeBench(t, "empty2.txt")
+	nan := writeBench(t, "nan.txt", "BenchmarkFailover/scenario=sigkill/role=leader 1 NaN ack-stall-sec 0 lost-acked-records")
+	tests := []struct {
+		name string
+		args []string
+		want int
+		line string
+	}{
+		{"two shards, whole: 6 trials", []string{"compare", old, whole}, exitTooFew, "verdict: undecided (1 metrics neither different nor same)"},
+		{"a shard missing", []string{"compare", old, missing}, exitUsage, "new: shards that do not make one benchmark: shard 1/2 missing"},
+		{"shards of two benchmarks", []string{"compare", missing + "," + whole, old}, exitUsage, "old: shards that do not make one benchmark"},
+		{"two plans", []string{"compare", old, mixed}, exitUsage, "are of different benchmarks"},
+		{"no valid trial new", []string{"compare", old, empty}, exitTooFew, "undecided: no valid trials on the new side"},
+		{"no valid trial old", []string{"compare", empty, old}, exitTooFew, "undecided: no valid trials on the old side"},
+		{"no valid trial either", []string{"compare", empty, empty2}, exitTooFew, "undecided: no valid trials on either side"},
+		{"no valid trial beside a broken file", []string{"compare", empty, nan}, exitError, "nan.txt:5"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), tt.args, &out, &errOut)
+			if code != tt.want || !strings.Contains(errOut.String(), tt.line) || tt.line != "" && strings.Count(errOut.String(), "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, errOut.String(), tt.want, tt.line)
+			}
+		})
+	}
+}
