@@ -59,6 +59,9 @@ type Meta struct {
 
 	// Replicas is what the replica view sampled, when the trial had one.
 	Replicas *ReplicaStats `json:"replicas,omitempty"`
+	// Load is the real traffic beside the probe (LoadFile), when the
+	// trial had one.
+	Load *LoadSettings `json:"load,omitempty"`
 
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`
