@@ -37,11 +37,11 @@ type Config struct {
 // can offer.
 const (
 	DefaultSize = 1024
-	MaxSize     = 1 << 20          // a record of at most 1 MiB (Kafka's default message.max.bytes)
-	MaxRate     = 1_000_000        // records/s
-	MaxBytes    = 1 << 30          // bytes/s
-	maxBuffered = 64 << 20         // bytes the producer may hold unacknowledged
-	minBuffered = 4 * DefaultSize  // …at least
+	MaxSize     = 1 << 20         // a record of at most 1 MiB (Kafka's default message.max.bytes)
+	MaxRate     = 1_000_000       // records/s
+	MaxBytes    = 1 << 30         // bytes/s
+	maxBuffered = 64 << 20        // bytes the producer may hold unacknowledged
+	minBuffered = 4 * DefaultSize // …at least
 	sizeSuffix  = "B, KB, KiB, MB or MiB"
 )
 
@@ -57,7 +57,7 @@ func ParseSize(s string) (int, error) {
 		return 0, err
 	}
 	if n < 1 || n > MaxSize {
-		return 0, fmt.Errorf("record size %s: want 1 byte to 1 MiB", s)
+		return 0, fmt.Errorf("%s: want 1 byte to 1 MiB", s)
 	}
 	return int(n), nil
 }

@@ -25,7 +25,7 @@ const (
 type counter struct {
 	mu    sync.Mutex
 	now   func() time.Time
-	first time.Time           // the earliest second not yet handed out; zero before any event
+	first time.Time            // the earliest second not yet handed out; zero before any event
 	open  []results.LoadSecond // from first, one per second
 	total Totals
 }

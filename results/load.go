@@ -51,9 +51,9 @@ type LoadSettings struct {
 
 // LoadSecond is one second of the load.
 type LoadSecond struct {
-	Second                         time.Time
+	Second                        time.Time
 	Sent, Acked, Failed, Received int64
-	Err                            string
+	Err                           string
 }
 
 var loadHeader = []string{"second", "sent", "acked", "failed", "received", "error"}
