@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -148,10 +149,7 @@ func (o *Options) Validate() error {
 		if o.Duration <= 0 || o.Duration > MaxDuration {
 			return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
 		}
-		if err := o.validateLoad(); err != nil { // load.go
-			return err
-		}
-		return validateProbe(o.Probe)
+		return cmp.Or(o.validateLoad(), validateProbe(o.Probe)) // the first refusal
 	}
 	left := o.Duration - o.FaultAfter
 	switch {
@@ -184,10 +182,8 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	if err := o.validateRole(); err != nil { // coordinator.go
-		return err
-	}
-	if err := o.validateLoad(); err != nil { // load.go
+	// The broker's role (coordinator.go), then the load (load.go).
+	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {

@@ -29,9 +29,6 @@ import (
 	"time"
 )
 
-// LoadFile is the load CSV (LoadSecond rows).
-const LoadFile = "load.csv"
-
 // LoadSettings are the load's settings in meta.json's load section: nil
 // for a trial without one.
 type LoadSettings struct {
