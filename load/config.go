@@ -37,13 +37,17 @@ type Config struct {
 // can offer.
 const (
 	DefaultSize = 1024
-	MaxSize     = 1 << 20         // a record of at most 1 MiB (Kafka's default message.max.bytes)
-	MaxRate     = 1_000_000       // records/s
-	MaxBytes    = 1 << 30         // bytes/s
-	maxBuffered = 64 << 20        // bytes the producer may hold unacknowledged
-	minBuffered = 4 * DefaultSize // …at least
+	MaxSize     = 1 << 20   // a record of at most 1 MiB (Kafka's default message.max.bytes)
+	MaxRate     = 1_000_000 // records/s
+	MaxBytes    = 1 << 30   // bytes/s
 	sizeSuffix  = "B, KB, KiB, MB or MiB"
 )
+
+// BufferMemory is what the load's producer may hold unacknowledged, the
+// Java producer's buffer.memory default: past it a record is not sent but
+// failed at once, so the load neither blocks its schedule nor grows kbf's
+// memory, whatever the stall.
+const BufferMemory = 32 << 20
 
 // TopicSuffix names a load's default topic: the probe's topic's name and
 // this ("orders-load").
@@ -134,13 +138,4 @@ func (c *Config) Validate() error {
 func (c *Config) settings(partitions, replication int) results.LoadSettings {
 	return results.LoadSettings{Topic: c.Topic, Partitions: partitions, Replication: replication,
 		Rate: c.Rate, Size: c.Size, Acks: "all", Offered: c.Offered}
-}
-
-// buffered is how many bytes the producer may hold unacknowledged: two
-// seconds of the load, within minBuffered and maxBuffered. Past it a
-// record is not sent but failed at once (the load's memory is bounded
-// whatever the stall).
-func (c *Config) buffered() int {
-	b := int(2 * c.Rate * float64(c.Size))
-	return min(max(b, minBuffered), maxBuffered)
 }

@@ -64,8 +64,8 @@ func New(ctx context.Context, cfg Config, w io.Writer) (*Load, error) {
 	l.prod, err = kgo.NewClient(append(base,
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.MaxBufferedBytes(cfg.buffered()),
-		kgo.MaxBufferedRecords(max(cfg.buffered()/cfg.Size, 1)+1),
+		kgo.MaxBufferedBytes(BufferMemory),
+		kgo.MaxBufferedRecords(BufferMemory/cfg.Size+1),
 	)...)
 	if err != nil {
 		return nil, fmt.Errorf("load: producer: %w", err)
