@@ -11,9 +11,9 @@ import (
 // inflight is one partition's records not yet written — sent and not yet
 // both acknowledged and read, or failed — by sequence number. A probe of
 // thousands of partitions holds hundreds of thousands of them through a
-// stall, so each is kept in a flat slot of 56 bytes (a map of
-// *results.Message cost about three times that, and the garbage collector
-// as much again): the slots run from the oldest record still held to the
+// stall, so each is kept in a flat slot of 40 bytes, its error by number
+// (a map of *results.Message cost 136 bytes a record, and gave the garbage
+// collector a pointer to follow for each): the slots run from the oldest record still held to the
 // newest sent, and the front is dropped as the oldest complete. A failed
 // record is kept to the end (it may yet be read), but moved aside once it
 // is the oldest, so that it does not hold every slot sent after it.
@@ -22,13 +22,17 @@ type inflight struct {
 	slots []slot          // slots[i] is record base+i
 	held  int             // slots still held
 	aside map[int64]*slot // failed records moved out of the slots' front
+	// errs are the errors records failed with, each once: a slot holds
+	// its error's number in errs plus one.
+	errs  []string
+	errNo map[string]int32
 }
 
 // slot is one record in flight; times are Unix nanoseconds, 0 for none.
 type slot struct {
 	sent, acked, received int64
 	offset                int64 // -1 until acknowledged
-	err                   string
+	err                   int32 // 0: none; else errs[err-1]
 	held                  bool
 }
 
@@ -71,9 +75,21 @@ func (f *inflight) drop(seq int64) {
 // fail marks record s failed with err; it is kept, aside once it is the
 // oldest.
 func (f *inflight) fail(s *slot, err string) {
-	s.err = err
+	n, ok := f.errNo[err]
+	if !ok {
+		if f.errNo == nil {
+			f.errNo = map[string]int32{}
+		}
+		f.errs = append(f.errs, err)
+		n = int32(len(f.errs))
+		f.errNo[err] = n
+	}
+	s.err = n
 	f.trim()
 }
+
+// failed reports whether record s failed.
+func (s *slot) failed() bool { return s.err != 0 }
 
 // trim drops the slots' front up to the oldest record held that has not
 // failed; failed ones on the way are moved aside.
@@ -81,7 +97,7 @@ func (f *inflight) trim() {
 	n := 0
 	for n < len(f.slots) {
 		s := &f.slots[n]
-		if s.held && s.err == "" {
+		if s.held && !s.failed() {
 			break
 		}
 		if s.held { // failed: kept, aside
@@ -118,10 +134,15 @@ func (f *inflight) each(fn func(s *slot) bool) {
 	}
 }
 
-// message is record seq of partition part as the probe CSV writes it.
-func (s *slot) message(part int32, seq int64) results.Message {
-	return results.Message{Partition: part, Seq: seq, Offset: s.offset,
-		Sent: fromNanos(s.sent), Acked: fromNanos(s.acked), Received: fromNanos(s.received), Err: s.err}
+// message is record seq of partition part, held in s, as the probe CSV
+// writes it.
+func (f *inflight) message(s *slot, part int32, seq int64) results.Message {
+	m := results.Message{Partition: part, Seq: seq, Offset: s.offset,
+		Sent: fromNanos(s.sent), Acked: fromNanos(s.acked), Received: fromNanos(s.received)}
+	if s.failed() {
+		m.Err = f.errs[s.err-1]
+	}
+	return m
 }
 
 func fromNanos(n int64) time.Time {
@@ -136,11 +157,11 @@ func fromNanos(n int64) time.Time {
 func (f *inflight) remaining(part int32) []results.Message {
 	out := make([]results.Message, 0, f.held+len(f.aside))
 	for seq, s := range f.aside {
-		out = append(out, s.message(part, seq))
+		out = append(out, f.message(s, part, seq))
 	}
 	for i := range f.slots {
 		if f.slots[i].held {
-			out = append(out, f.slots[i].message(part, f.base+int64(i)))
+			out = append(out, f.message(&f.slots[i], part, f.base+int64(i)))
 		}
 	}
 	slices.SortFunc(out, func(a, b results.Message) int { return cmp.Compare(a.Seq, b.Seq) })

@@ -24,7 +24,7 @@ func TestInflight(t *testing.T) {
 		t.Fatalf("base %d, %d slots: want 3, 3", f.base, len(f.slots))
 	}
 	f.fail(f.get(3), "NOT_ENOUGH_REPLICAS") // the oldest fails: aside
-	if f.base != 4 || len(f.aside) != 1 || f.get(3) == nil || f.get(3).err != "NOT_ENOUGH_REPLICAS" {
+	if f.base != 4 || len(f.aside) != 1 || f.get(3) == nil || f.message(f.get(3), 1, 3).Err != "NOT_ENOUGH_REPLICAS" {
 		t.Fatalf("base %d, aside %v: want 3 aside and the slots from 4", f.base, f.aside)
 	}
 	s := f.get(5)

@@ -501,10 +501,10 @@ func (p *Probe) consume(ctx context.Context) {
 // maybeDone writes record seq once it is both acknowledged and read, and
 // forgets it.
 func (p *Probe) maybeDone(ps *partition, seq int64, m *slot) {
-	if m.acked == 0 || m.received == 0 || m.err != "" {
+	if m.acked == 0 || m.received == 0 || m.failed() {
 		return
 	}
-	msg := m.message(ps.stats.Partition, seq)
+	msg := ps.pending.message(m, ps.stats.Partition, seq)
 	ps.pending.drop(seq)
 	p.enc.Encode(&msg)
 }
@@ -519,7 +519,7 @@ func (p *Probe) waitReceived(ctx context.Context) {
 		waiting := false
 		for _, ps := range p.parts {
 			ps.pending.each(func(m *slot) bool {
-				waiting = m.acked != 0 && m.received == 0 && m.err == ""
+				waiting = m.acked != 0 && m.received == 0 && !m.failed()
 				return !waiting
 			})
 			if waiting {

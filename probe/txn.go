@@ -270,7 +270,7 @@ func (p *Probe) failTxn(ev *results.TxnEvent) {
 			continue
 		}
 		for seq := r.First; seq <= r.Last; seq++ {
-			if m := ps.pending.get(seq); m != nil && m.err == "" {
+			if m := ps.pending.get(seq); m != nil && !m.failed() {
 				ps.pending.fail(m, msg)
 			}
 		}
