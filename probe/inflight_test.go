@@ -1,8 +1,11 @@
 package probe
 
 import (
+	"runtime"
 	"testing"
 	"time"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // TestInflight: records complete out of order; the front is dropped as
@@ -62,4 +65,48 @@ func TestInflight(t *testing.T) {
 	if f.get(7) == nil {
 		t.Error("seq 7 not held after the remaining were written")
 	}
+}
+
+// heapAfterGC is the heap in use once the garbage is collected.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkInflightBytes reports the heap a record in flight costs: 4,000
+// partitions of 100 records each, in the slots, and in the map of
+// *results.Message the probe kept them in before (bytes/record).
+func BenchmarkInflightBytes(b *testing.B) {
+	const parts, per = 4000, 100
+	now := time.Now()
+	b.Run("slots", func(b *testing.B) {
+		for range b.N {
+			h0 := heapAfterGC()
+			fs := make([]inflight, parts)
+			for p := range fs {
+				for s := range int64(per) {
+					fs[p].add(s, now)
+				}
+			}
+			b.ReportMetric(float64(heapAfterGC()-h0)/(parts*per), "bytes/record")
+			runtime.KeepAlive(fs)
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		for range b.N {
+			h0 := heapAfterGC()
+			ms := make([]map[int64]*results.Message, parts)
+			for p := range ms {
+				ms[p] = map[int64]*results.Message{}
+				for s := range int64(per) {
+					ms[p][s] = &results.Message{Partition: int32(p), Seq: s, Offset: -1, Sent: now}
+				}
+			}
+			b.ReportMetric(float64(heapAfterGC()-h0)/(parts*per), "bytes/record")
+			runtime.KeepAlive(ms)
+		}
+	})
 }
