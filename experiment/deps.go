@@ -21,6 +21,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -80,4 +81,22 @@ func defaultNewProbe(ctx context.Context, cfg probe.Config, out probe.Output) (P
 func defaultReadBack(ctx context.Context, cfg probe.Config, starts map[int32]int64, out *results.LogEncoder) error {
 	_, err := probe.ReadBack(ctx, cfg.Bootstrap, cfg.Topic, cfg.RunID, starts, cfg.Transactional(), out, cfg.Security.KgoOpts()...)
 	return err
+}
+
+// Load is what a trial asks of its real traffic (load.Load).
+type Load interface {
+	Settings() results.LoadSettings
+	Run(ctx context.Context) (load.Totals, error)
+	Close()
+}
+
+// NewLoad makes a load writing its rows to w; the default is load.New.
+type NewLoad func(ctx context.Context, cfg load.Config, w io.Writer) (Load, error)
+
+func defaultNewLoad(ctx context.Context, cfg load.Config, w io.Writer) (Load, error) {
+	l, err := load.New(ctx, cfg, w)
+	if err != nil {
+		return nil, err // a nil *load.Load must not become a non-nil Load
+	}
+	return l, nil
 }

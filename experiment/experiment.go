@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/cluster"
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -67,6 +69,11 @@ type Options struct {
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
 	ProcRoot string
+	// Load is real traffic beside the probe (results.LoadFile), counted
+	// apart from it; nil: none. Its bootstrap and security are the
+	// probe's, its topic made like the probe's (an empty Topic is the
+	// probe's with load.TopicSuffix).
+	Load *load.Config
 
 	Version string   // kbf's version, for the metadata
 	Command []string // the command line, for the metadata
@@ -142,7 +149,7 @@ func (o *Options) Validate() error {
 		if o.Duration <= 0 || o.Duration > MaxDuration {
 			return invalid("duration", o.Duration, "must be positive and at most %v", MaxDuration)
 		}
-		return validateProbe(o.Probe)
+		return cmp.Or(o.validateLoad(), validateProbe(o.Probe)) // the first refusal
 	}
 	left := o.Duration - o.FaultAfter
 	switch {
@@ -175,7 +182,8 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	if err := o.validateRole(); err != nil { // coordinator.go
+	// The broker's role (coordinator.go), then the load (load.go).
+	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -238,6 +246,9 @@ type Runner struct {
 	// replicas.csv every Opt.ReplicaInterval: each replica's LEO, the HW,
 	// the ISR and ELR.
 	NewSampler NewSampler
+	// NewLoad makes the real traffic beside the probe (Opt.Load); the
+	// default is load.New.
+	NewLoad NewLoad
 	// Reporter shows the progress (default: none).
 	Reporter Reporter
 }
@@ -350,6 +361,10 @@ type trial struct {
 
 	// clients are the external clients probing beside p.
 	clients []*external
+	// load is the real traffic beside the probe, nil without one, and
+	// loadFile its rows (load.go).
+	load     Load
+	loadFile *os.File
 	// quorum is the quorum's leader before a controller fault (steps.go).
 	quorum quorumState
 	// ext is the watch of an external fault, and onReady its injector
@@ -392,8 +407,14 @@ func (t *trial) run(ctx context.Context) error {
 	if err := t.startProbe(ctx); err != nil {
 		return err
 	}
+	if err := t.newLoad(ctx); err != nil { // load.go
+		t.p.Close()
+		t.rec.Discard()
+		return err
+	}
 	if err := t.startClients(ctx); err != nil {
 		t.p.Close()
+		t.closeLoad()
 		t.rec.Discard()
 		return err
 	}
@@ -410,6 +431,7 @@ func (t *trial) run(ctx context.Context) error {
 		probeDone <- probeResult{stats, err}
 	}()
 	sampled := t.startSampler(probeCtx)
+	loaded := t.runLoad(probeCtx) // load.go
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan struct{})
 	t.end.Store(start.Add(t.o.Duration))
@@ -431,6 +453,7 @@ func (t *trial) run(ctx context.Context) error {
 	}
 	stopProbe()
 	res := <-probeDone
+	loadErr := loaded()
 	t.stopClients(ctx)
 	stopWatch()
 	<-watchDone
@@ -475,7 +498,7 @@ func (t *trial) run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := errors.Join(faultErr, res.err, recErr); err != nil {
+	if err := errors.Join(faultErr, res.err, recErr, loadErr); err != nil {
 		return err
 	}
 	return nil
@@ -887,6 +910,9 @@ func (t *trial) recover(ctx context.Context) error {
 	}
 	rc.Restarted = time.Now().UTC()
 	topics := t.r.Target.TopicNames()
+	if t.meta.Load != nil { // the next trial's load starts on a whole topic too
+		topics = append(slices.Clone(topics), t.meta.Load.Topic)
+	}
 	if err := t.r.Target.WaitISRFull(ctx, topics...); err != nil {
 		return fail("wait for full ISRs", err)
 	}

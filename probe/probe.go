@@ -53,8 +53,8 @@ type Probe struct {
 
 // partition is one partition's bookkeeping.
 type partition struct {
-	next    int64 // next sequence number
-	pending map[int64]*results.Message
+	next    int64    // next sequence number
+	pending inflight // the records not yet written (inflight.go)
 	stats   PartitionStats
 }
 
@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 		sort.Slice(p.cfg.Partitions, func(i, j int) bool { return p.cfg.Partitions[i] < p.cfg.Partitions[j] })
 	}
 	for _, part := range p.cfg.Partitions {
-		p.parts[part] = &partition{pending: make(map[int64]*results.Message), stats: PartitionStats{Partition: part}}
+		p.parts[part] = &partition{stats: PartitionStats{Partition: part}}
 	}
 
 	// The admin client's requests above proved the connection's
@@ -150,6 +150,10 @@ func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
 		kgo.WithLogger(p.logs.named("consumer")),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{cfg.Topic: offsets}),
 		kgo.FetchMaxWait(cfg.FetchMaxWait),
+		// franz-go's 50 MB a fetch is, at the probe's hundred bytes a
+		// record, half a million records decoded at once after a stall;
+		// the probe reads a few kilobytes a second per partition.
+		kgo.FetchMaxBytes(fetchMaxBytes),
 		isolation(&cfg),
 	)...)
 	if err != nil {
@@ -187,6 +191,9 @@ func listEnds(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedO
 		}
 	}
 }
+
+// fetchMaxBytes bounds what one fetch of the probe's reader returns.
+const fetchMaxBytes = 8 << 20
 
 // listEndsPatience is how long listEnds asks again.
 const listEndsPatience = 10 * time.Second
@@ -394,8 +401,7 @@ func (p *Probe) produce(ctx context.Context, part int32) {
 	seq := ps.next
 	ps.next++
 	now := time.Now()
-	m := &results.Message{Partition: part, Seq: seq, Offset: -1, Sent: now}
-	ps.pending[seq] = m
+	ps.pending.add(seq, now)
 	ps.stats.Sent++
 	if !ps.stats.LastSent.IsZero() {
 		ps.stats.LongestSendGap = max(ps.stats.LongestSendGap, now.Sub(ps.stats.LastSent))
@@ -428,25 +434,25 @@ func (p *Probe) acked(part int32, seq int64, r *kgo.Record, err error) {
 		return
 	}
 	ps := p.parts[part]
-	m := ps.pending[seq]
+	m := ps.pending.get(seq)
 	if m == nil {
 		return
 	}
 	if err != nil {
-		m.Err = err.Error()
+		ps.pending.fail(m, err.Error()) // kept until the end: a failed record may yet be read
 		ps.stats.Failed++
-		ps.stats.LastFailed = m.Err
-		return // kept until the end: a failed record may yet be read
+		ps.stats.LastFailed = err.Error()
+		return
 	}
-	m.Acked = now
-	m.Offset = r.Offset
+	m.acked = now.UnixNano()
+	m.offset = r.Offset
 	ps.stats.Acked++
 	if ps.stats.FirstAck.IsZero() {
 		ps.stats.FirstAck = now
 	}
 	steady(&ps.stats.AckSteadySince, &ps.stats.LastAckGap, ps.stats.LastAck, now, p.cfg.SteadyBound())
 	ps.stats.LastAck = now
-	p.maybeDone(ps, m)
+	p.maybeDone(ps, seq, m)
 }
 
 // steady moves since to now when the gap from last to now is longer than
@@ -478,27 +484,29 @@ func (p *Probe) consume(ctx context.Context) {
 			if ps == nil {
 				return
 			}
-			m := ps.pending[v.Seq]
-			if m == nil || !m.Received.IsZero() {
+			m := ps.pending.get(v.Seq)
+			if m == nil || m.received != 0 {
 				return // already complete, or read twice: the read-back judges that
 			}
-			m.Received = now
+			m.received = now.UnixNano()
 			ps.stats.Received++
 			steady(&ps.stats.RecvSteadySince, &ps.stats.LastRecvGap, ps.stats.LastRecv, now, p.cfg.SteadyBound())
 			ps.stats.LastRecv = now
-			p.maybeDone(ps, m)
+			p.maybeDone(ps, v.Seq, m)
 		})
 		p.mu.Unlock()
 	}
 }
 
-// maybeDone writes a message once it is both acknowledged and read.
-func (p *Probe) maybeDone(ps *partition, m *results.Message) {
-	if m.Acked.IsZero() || m.Received.IsZero() || m.Err != "" {
+// maybeDone writes record seq once it is both acknowledged and read, and
+// forgets it.
+func (p *Probe) maybeDone(ps *partition, seq int64, m *slot) {
+	if m.acked == 0 || m.received == 0 || m.failed() {
 		return
 	}
-	delete(ps.pending, m.Seq)
-	p.enc.Encode(m)
+	msg := ps.pending.message(m, ps.stats.Partition, seq)
+	ps.pending.drop(seq)
+	p.enc.Encode(&msg)
 }
 
 // waitReceived waits until every acknowledged message has been read, or ctx
@@ -510,11 +518,12 @@ func (p *Probe) waitReceived(ctx context.Context) {
 		p.mu.Lock()
 		waiting := false
 		for _, ps := range p.parts {
-			for _, m := range ps.pending {
-				if !m.Acked.IsZero() && m.Received.IsZero() && m.Err == "" {
-					waiting = true
-					break
-				}
+			ps.pending.each(func(m *slot) bool {
+				waiting = m.acked != 0 && m.received == 0 && !m.failed()
+				return !waiting
+			})
+			if waiting {
+				break
 			}
 		}
 		p.mu.Unlock()
@@ -533,7 +542,10 @@ func (p *Probe) waitReceived(ctx context.Context) {
 // acknowledged or never read — in partition and sequence order.
 func (p *Probe) writeRemaining() {
 	for _, part := range p.cfg.Partitions {
-		p.enc.EncodePending(p.parts[part].pending)
+		rest := p.parts[part].pending.remaining(part)
+		for i := range rest {
+			p.enc.Encode(&rest[i])
+		}
 	}
 }
 

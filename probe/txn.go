@@ -270,8 +270,8 @@ func (p *Probe) failTxn(ev *results.TxnEvent) {
 			continue
 		}
 		for seq := r.First; seq <= r.Last; seq++ {
-			if m := ps.pending[seq]; m != nil && m.Err == "" {
-				m.Err = msg
+			if m := ps.pending.get(seq); m != nil && !m.failed() {
+				ps.pending.fail(m, msg)
 			}
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → txn recovery → metrics → verdict → findings
+//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → txn recovery → metrics → load → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
@@ -36,10 +36,17 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if err != nil {
 		return nil, err
 	}
+	ld, lnotes, err := loadOf(ctx, t, p.ev.F) // load.go
+	if err != nil {
+		return nil, err
+	}
+	p.notes = concat(p.notes, lnotes)
 	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
 	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
 	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
-	return p.trial(v, cs, fs), nil
+	tr := p.trial(v, cs, fs)
+	tr.Load = ld
+	return tr, nil
 }
 
 // analyzeProbe is one probe's analysis, stage by stage: the franz-go

@@ -107,6 +107,9 @@ type Trial struct {
 	// Txn is the transactional probe's trial; nil for an idempotent
 	// producer (kbf run --producer transactional).
 	Txn *TxnView
+	// Load is the real traffic beside the probe; nil without one (kbf
+	// run --load).
+	Load *LoadView
 	// Recovery is the group's recovery from the fault, phase by phase
 	// (groupphases.go); nil without a group or a fault.
 	Recovery *GroupRecovery

@@ -16,6 +16,7 @@ const (
 	ProbeFile   = "probe.csv"   // Message rows
 	LogFile     = "log.csv"     // LogRecord rows: what the logs held afterwards
 	ClientLog   = "client.log"  // the probe's Kafka clients' log, see ClientLogFormat
+	LoadFile    = "load.csv"    // LoadSecond rows: the real traffic beside the probe (load.go), with kbf run --load
 	NodeLogsDir = "logs"        // logs/<node>/: ServerLog, ControllerLog, StateChangeLog
 	ReportFile  = "report.txt"  // the text report as kbf run printed it
 	ReportJSON  = "report.json" // the same in JSON
@@ -59,6 +60,9 @@ type Meta struct {
 
 	// Replicas is what the replica view sampled, when the trial had one.
 	Replicas *ReplicaStats `json:"replicas,omitempty"`
+	// Load is the real traffic beside the probe (LoadFile), when the
+	// trial had one.
+	Load *LoadSettings `json:"load,omitempty"`
 
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`

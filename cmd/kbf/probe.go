@@ -27,6 +27,7 @@ type probeOptions struct {
 	// probes what it is told, whoever's cluster it is.
 	bootstrapSet bool
 	quiet        bool
+	load         loadFlags // loadflags.go
 }
 
 func newProbeCmd(g *globals) *cobra.Command {
@@ -64,6 +65,9 @@ there.
 			if _, err := o.cluster.options(); err != nil {
 				return err
 			}
+			if _, err := o.load.config(); err != nil {
+				return err
+			}
 			e := o.experimentOptions()
 			if err := flagError(e.Validate()); err != nil {
 				return err
@@ -80,6 +84,7 @@ there.
 	o.cluster.register(cmd.Flags(), false)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
+	o.load.register(cmd.Flags())
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
@@ -97,7 +102,8 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 	if out == "" {
 		out = defaultOut("probe")
 	}
-	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg,
+	ld, _ := o.load.config() // checked before
+	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg, Load: ld,
 		Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
 }
 

@@ -50,6 +50,7 @@ type runOptions struct {
 	baseline        experiment.Baseline
 	quiet           bool
 	clients         clientFlags
+	load            loadFlags // loadflags.go
 	// diskSize is the size of the tmpfs a disk-full fault fills.
 	diskSize string
 	external externalFlags // external.go
@@ -115,6 +116,7 @@ faulted broker.
 	o.cluster.register(cmd.Flags(), true)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	o.clients.register(cmd.Flags())
+	o.load.register(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
 	o.external.register(f)
@@ -137,6 +139,9 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if _, _, err := o.clients.parse(); err != nil {
+		return err
+	}
+	if _, err := o.load.config(); err != nil {
 		return err
 	}
 	if err := o.k8s.validate(o.kill, o.brokerSet); err != nil {
@@ -174,6 +179,7 @@ func flagError(err error) error {
 // experimentOptions turns the flags into the experiment's options.
 func (o *runOptions) experimentOptions() experiment.Options {
 	names, settings, _ := o.clients.parse() // validated
+	ld, _ := o.load.config()                // validated
 	out := o.out
 	if out == "" {
 		out = defaultOut(string(o.kill))
@@ -196,6 +202,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Clients:         names,
 		ClientSettings:  settings,
 		External:        o.external.options(),
+		Load:            ld,
 		Version:         version,
 		Command:         append([]string{"kbf"}, os.Args[1:]...),
 	}

@@ -113,6 +113,9 @@ func writeGroup(b *bytes.Buffer, tr *report.Trial) {
 	for _, l := range tr.TxnLines() {
 		b.WriteString(l + "\n")
 	}
+	if l := tr.LoadLine(); l != "" {
+		b.WriteString(l + "\n")
+	}
 }
 
 var digestRole = map[results.Role]string{

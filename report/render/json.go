@@ -39,6 +39,7 @@ type trialJSON struct {
 	Findings    []findingJSON     `json:"findings,omitempty"`
 	Group       any               `json:"group,omitempty"`
 	Txn         *txnJSON          `json:"transactions,omitempty"`
+	Load        *loadJSON         `json:"load,omitempty"`
 	Timeline    json.RawMessage   `json:"timeline,omitempty"`
 	Digest      *digestJSON       `json:"digest,omitempty"`
 }
@@ -51,7 +52,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
-		Txn: txnDoc(tr), Digest: digestDoc(tr.Digest()),
+		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

@@ -56,7 +56,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	writeSteps(&b, tr.Steps)
 	writeReplicaView(&b, condensedView(tr), tr.FaultAt)
 	writeClients(&b, tr)
-	if tr.Group != nil || tr.Txn != nil {
+	if tr.Group != nil || tr.Txn != nil || tr.Load != nil {
 		b.WriteString("\n")
 		writeGroup(&b, tr)
 		o.writeGroupRecovery(&b, tr.Recovery)

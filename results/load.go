@@ -1,0 +1,117 @@
+package results
+
+// Real traffic beside the probe (kbf run --load RATE) is a producer and a
+// consumer of their own on a topic of their own, not counted in the
+// probe's figures. What they did is written one row per second to the
+// load CSV (load.csv), in time order:
+//
+//	second,sent,acked,failed,received,error
+//	2026-11-30T03:26:09Z,5000,4993,0,4990,
+//	2026-11-30T03:26:10Z,5000,0,312,0,NOT_ENOUGH_REPLICAS: ...
+//
+//	second    the second the row counts, [second, second+1s), in UTC
+//	sent      records handed to the producer within it
+//	acked     records whose ack arrived within it
+//	failed    records that failed within it (the producer's error, or
+//	          not sent at all: its buffer was full)
+//	received  records the load's consumer read within it
+//	error     the first error of the second, on one line; empty for none
+//
+// A second the generator ran through with nothing to count has a row of
+// zeros, so a stall shows as rows, not as missing ones. The file came
+// within format version 2: a reader that does not know it ignores it.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// LoadSettings are the load's settings in meta.json's load section: nil
+// for a trial without one.
+type LoadSettings struct {
+	// Topic is the load's own topic, Partitions and Replication its shape
+	// (made like the probe's topic).
+	Topic       string `json:"topic"`
+	Partitions  int    `json:"partitions"`
+	Replication int    `json:"replication_factor"`
+	// Rate is the records offered per second, Size each record's value in
+	// bytes, Acks the producer's acks ("all").
+	Rate float64 `json:"rate_per_s"`
+	Size int     `json:"record_bytes"`
+	Acks string  `json:"acks"`
+	// Offered is the rate as the user asked for it ("5000/s", "2MB/s").
+	Offered string `json:"offered"`
+}
+
+// LoadSecond is one second of the load.
+type LoadSecond struct {
+	Second                        time.Time
+	Sent, Acked, Failed, Received int64
+	Err                           string
+}
+
+var loadHeader = []string{"second", "sent", "acked", "failed", "received", "error"}
+
+// LoadEncoder writes the load CSV; rows are held in memory until Flush.
+type LoadEncoder struct{ lw *lineWriter }
+
+// NewLoadEncoder returns a LoadEncoder writing to w.
+func NewLoadEncoder(w io.Writer) *LoadEncoder {
+	return &LoadEncoder{lw: newLineWriter(w, loadHeader)}
+}
+
+// Encode buffers one row.
+func (e *LoadEncoder) Encode(s *LoadSecond) {
+	r := e.lw.row
+	r[0] = s.Second.UTC().Format(time.RFC3339)
+	r[1] = strconv.FormatInt(s.Sent, 10)
+	r[2] = strconv.FormatInt(s.Acked, 10)
+	r[3] = strconv.FormatInt(s.Failed, 10)
+	r[4] = strconv.FormatInt(s.Received, 10)
+	r[5] = oneLine(s.Err)
+	e.lw.write()
+}
+
+// Flush writes the buffered rows.
+func (e *LoadEncoder) Flush() error { return e.lw.flush() }
+
+// LoadDecoder reads the load CSV.
+type LoadDecoder struct {
+	lr   *lineReader
+	last time.Time
+}
+
+// NewLoadDecoder returns a LoadDecoder reading r; file names r in errors.
+func NewLoadDecoder(r io.Reader, file string) *LoadDecoder {
+	return &LoadDecoder{lr: newLineReader(r, file, loadHeader)}
+}
+
+// Decode reads the next row; io.EOF after the last.
+func (d *LoadDecoder) Decode(s *LoadSecond) error {
+	row, err := d.lr.next()
+	if err != nil {
+		return err
+	}
+	*s = LoadSecond{Err: row[5]}
+	t, err := time.Parse(time.RFC3339, row[0])
+	switch {
+	case err != nil:
+		return d.lr.fieldError(0, fmt.Errorf("not an RFC 3339 time: %s", Excerpt(row[0])))
+	case t.Before(EarliestTime) || t.After(LatestTime):
+		return d.lr.fieldError(0, fmt.Errorf("%s is outside %d–%d", row[0], EarliestTime.Year(), LatestTime.Year()))
+	case !d.last.IsZero() && !t.After(d.last):
+		return d.lr.fieldError(0, errors.New("not after the row before: want one row per second, in order"))
+	}
+	s.Second, d.last = t.UTC(), t
+	for i, dst := range []*int64{&s.Sent, &s.Acked, &s.Failed, &s.Received} {
+		n, err := strconv.ParseInt(row[i+1], 10, 64)
+		if err != nil || n < 0 {
+			return d.lr.fieldError(i+1, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i+1])))
+		}
+		*dst = n
+	}
+	return nil
+}
