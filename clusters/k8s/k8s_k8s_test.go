@@ -22,7 +22,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -74,12 +73,11 @@ func manifests(t *testing.T) []runtime.Object {
 	return objs
 }
 
-// deploy creates the manifests' objects in ns. The node has no cluster
-// DNS, so the brokers are told the controller's pod IP under the name the
-// manifests give it (hostAliases), once the controller's pod has one.
+// deploy creates the manifests' objects in ns, as kubectl -n ns apply -f
+// k8s/manifests/ does: the node's cluster DNS resolves the controller's
+// name and its default StorageClass binds the claims.
 func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) {
 	t.Helper()
-	var brokers *appsv1.StatefulSet
 	for _, obj := range manifests(t) {
 		var err error
 		switch o := obj.(type) {
@@ -92,13 +90,8 @@ func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns strin
 		case *rbacv1.Role:
 			_, err = cs.RbacV1().Roles(ns).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.RoleBinding:
-			o.Subjects[0].Namespace = ns
 			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, o, metav1.CreateOptions{})
 		case *appsv1.StatefulSet:
-			if o.Name == "kafka-broker" {
-				brokers = o
-				continue
-			}
 			_, err = cs.AppsV1().StatefulSets(ns).Create(ctx, o, metav1.CreateOptions{})
 		default:
 			t.Fatalf("the manifests hold a %T the test does not create", obj)
@@ -106,49 +99,6 @@ func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns strin
 		if err != nil {
 			t.Fatalf("create %T: %v", obj, err)
 		}
-	}
-	if brokers == nil {
-		t.Fatal("no kafka-broker StatefulSet in the manifests")
-	}
-	ctl := waitPod(ctx, t, cs, ns, "kafka-controller-100", "an IP", func(p *corev1.Pod) bool { return p.Status.PodIP != "" })
-	brokers.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: ctl.Status.PodIP, Hostnames: []string{"kafka-controller-100.kafka-controller"}}}
-	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, brokers, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the brokers: %v", err)
-	}
-}
-
-// volumes makes n volumes for the StatefulSets' claims: the test node has
-// no provisioner, so each is a directory of the test's, removed with it.
-func volumes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string, n int) {
-	t.Helper()
-	for i := range n {
-		dir := filepath.Join(t.TempDir(), "data")
-		// The broker runs as the image's appuser.
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(dir, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", ns, i)},
-			Spec: corev1.PersistentVolumeSpec{
-				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
-			},
-		}
-		if _, err := cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create volume %s: %v", pv.Name, err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := cs.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
-				t.Errorf("delete volume %s: %v", pv.Name, err)
-			}
-		})
 	}
 }
 
@@ -254,12 +204,6 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create namespace %s: %v", ns, err)
 	}
-	// The brokers' volumes are directories of t.TempDir, and Kafka writes a
-	// checkpoint into them every few seconds: removed under a running
-	// broker, one fails with "directory not empty". Cleanups run last
-	// first, so this first TempDir makes their removal come after the
-	// namespace's, which waits until its pods have stopped.
-	t.TempDir()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -281,7 +225,6 @@ func TestSigkillOnKubernetes(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	volumes(ctx, t, cs, ns, 4)
 	start := time.Now()
 	deploy(ctx, t, cs, ns)
 	for _, name := range []string{"kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3"} {
