@@ -467,8 +467,10 @@ reclaim() {
       while read -r name phase path; do
         [ "$phase" = Released ] || continue
         case $path in "$DIR/volumes/"*) ;; *) continue ;; esac
+        # The watch may repeat a volume's Released: only the one Released now is emptied.
+        [ "$(kubectl_ get pv "$name" -o jsonpath='{.status.phase}' 2>/dev/null)" = Released ] || continue
         find "$path" -mindepth 1 -delete || continue
-        kubectl_ patch pv "$name" --type json -p '[{"op":"remove","path":"/spec/claimRef"}]' >/dev/null &&
+        kubectl_ patch pv "$name" --type json -p '[{"op":"remove","path":"/spec/claimRef"}]' >/dev/null 2>&1 &&
           echo "$(date -u +%FT%TZ) $name emptied and Available again"
       done
     sleep 1
