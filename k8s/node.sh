@@ -146,6 +146,10 @@ STORAGE_CLASS=kbf-local
 VOLUMES=${KBF_K8S_VOLUMES:-8}
 SERVICE_RANGE=10.96.0.0/16
 APISERVER_PORT=6443
+# The kubernetes Service's address, which a pod's in-cluster configuration dials: with no
+# kube-proxy, a DNAT rule of the node's own chain sends it to the API server on the bridge.
+SERVICE_IP=${SERVICE_RANGE%.0/*}.1
+NAT_CHAIN=KBF-K8S-SERVICES
 ETCD_PORT=12379
 ETCD_PEER_PORT=12380
 CNI_ADMIN_CHAIN=KBF-K8S-ADMIN
@@ -208,7 +212,7 @@ certs() {
   openssl ecparam -name prime256v1 -genkey -noout -out "$d/sa.key" 2>/dev/null
   openssl ec -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
   cert apiserver "/CN=kube-apiserver" serverAuth \
-    "IP:127.0.0.1,IP:$ip,IP:${SERVICE_RANGE%.0/*}.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+    "IP:127.0.0.1,IP:$ip,IP:$DNS_IP,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   cert apiserver-kubelet-client "/CN=kube-apiserver-kubelet-client" clientAuth
   cert admin "/O=system:masters/CN=kbf-admin" clientAuth
   cert controller-manager "/CN=system:kube-controller-manager" clientAuth
@@ -243,7 +247,7 @@ clusters:
 - name: kbf-k8s
   cluster:
     certificate-authority: $DIR/pki/ca.crt
-    server: https://127.0.0.1:$APISERVER_PORT
+    server: https://$DNS_IP:$APISERVER_PORT
 users:
 - name: $1
   user:
@@ -300,7 +304,7 @@ TOML
   "name": "kbf-k8s",
   "plugins": [
     {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]]}},
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]], "routes": [{"dst": "$SERVICE_RANGE"}]}},
     {"type": "firewall", "backend": "iptables", "iptablesAdminChainName": "$CNI_ADMIN_CHAIN"}
   ]
 }
@@ -392,6 +396,11 @@ bridge() {
   ip link add "$BRIDGE" type bridge
   ip addr add "$DNS_IP/${POD_SUBNET#*/}" dev "$BRIDGE"
   ip link set "$BRIDGE" up
+  # The pods route the service range to the bridge (CNI's routes), where this sends the
+  # kubernetes Service's address to the API server: kbf in a pod finds the API as on any cluster.
+  iptables -t nat -N "$NAT_CHAIN"
+  iptables -t nat -A "$NAT_CHAIN" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "$DNS_IP:$APISERVER_PORT"
+  iptables -t nat -I PREROUTING -s "$POD_SUBNET" -j "$NAT_CHAIN"
 }
 
 # dns: CoreDNS on the bridge's address, answering cluster.local (Services, headless Services'
@@ -510,7 +519,7 @@ up() {
     --initial-cluster "kbf-k8s=http://127.0.0.1:$ETCD_PEER_PORT"
   start kube-apiserver "$BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address "$ip" \
+    --bind-address "$DNS_IP" --secure-port "$APISERVER_PORT" --advertise-address "$DNS_IP" \
     --client-ca-file "$DIR/pki/ca.crt" \
     --tls-cert-file "$DIR/pki/apiserver.crt" --tls-private-key-file "$DIR/pki/apiserver.key" \
     --kubelet-client-certificate "$DIR/pki/apiserver-kubelet-client.crt" \
@@ -605,6 +614,8 @@ down() {
   for c in CNI-FORWARD "$CNI_ADMIN_CHAIN"; do
     iptables -F "$c" 2>/dev/null && iptables -X "$c" 2>/dev/null || true
   done
+  while iptables -t nat -D PREROUTING -s "$POD_SUBNET" -j "$NAT_CHAIN" 2>/dev/null; do :; done
+  iptables -t nat -F "$NAT_CHAIN" 2>/dev/null && iptables -t nat -X "$NAT_CHAIN" 2>/dev/null || true
   # The QoS cgroups the kubelet made (cgroupfs driver), deepest first.
   for p in /sys/fs/cgroup/*/kubepods; do
     [ -d "$p" ] && find "$p" -depth -type d -exec rmdir {} + 2>/dev/null || true
