@@ -4,10 +4,13 @@
 #
 #   k8s/node.sh build    the binaries into the cache (reused when present)
 #   k8s/node.sh up       build if needed, then start etcd, the control plane, a containerd
-#                        of its own, the kubelet; import the pause and Kafka images
+#                        of its own, CoreDNS, the kubelet; make the default StorageClass and
+#                        its local volumes; import the pause and Kafka images (and kbf's)
 #   k8s/node.sh down     stop all it started and remove all it wrote outside the cache
 #   k8s/node.sh status   what runs, and the node as the API sees it
 #   k8s/node.sh built    exit 0 when the binaries are in the cache, 1 when build has work to do
+#   k8s/node.sh reclaim  (run by up, a process of the node) empty and offer again each volume
+#                        whose claim was deleted
 #
 # Kubernetes 1.28 is the newest line Debian's containerd 1.6 serves (CRI v1). The control plane
 # and the kubelet are built from the Go module k8s.io/kubernetes; etcd comes from Debian's
