@@ -22,6 +22,7 @@
 #   make k8s-up        a single-node Kubernetes for the Kubernetes tests, built from packages
 #                      with no image pulled (root; k8s/node.sh; about 10 minutes the first time)
 #   make k8s-down      stop it and remove all it wrote outside its cache
+#   make kbf-image     an image of kbf itself (bin/kbf-image.tar, kbf/kbf:latest), made offline
 #   make k8s-build     only build it (K8S_BUILD_JOBS packages at once; CI builds it this way
 #                      while it installs the rest)
 #   make k8s-test      the Kubernetes tests (build tag k8s: the node's smoke test, kbf run
@@ -38,7 +39,7 @@ LOCAL_IMAGE := kbf/kafka:4.3.1
 KBF_IMAGE   ?= $(shell docker image inspect $(LOCAL_IMAGE) >/dev/null 2>&1 && echo $(LOCAL_IMAGE) || echo apache/kafka:4.3.1)
 export KBF_IMAGE
 
-.PHONY: lint lint-actions build test test-build unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test k8s-up k8s-down k8s-build k8s-test k8s-integration
+.PHONY: lint lint-actions build test test-build unit integration bench bench-ci bench-ab bench-gate image vet probes probe-librdkafka probe-java probe-test kbf-image k8s-up k8s-down k8s-build k8s-test k8s-integration
 
 # The workflows and the action users call (action.yml), checked by actionlint.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
@@ -186,6 +187,11 @@ k8s-up:
 
 k8s-down:
 	k8s/node.sh down
+
+# kbf's own image, made offline: the static binary in an image of one layer (k8s/kbf-image.sh),
+# bin/kbf-image.tar, loaded into Docker and into the test node when it is up.
+kbf-image:
+	VERSION=$(VERSION) k8s/kbf-image.sh
 
 K8S_BUILD_JOBS ?= 1
 k8s-build:

@@ -4,10 +4,13 @@
 #
 #   k8s/node.sh build    the binaries into the cache (reused when present)
 #   k8s/node.sh up       build if needed, then start etcd, the control plane, a containerd
-#                        of its own, the kubelet; import the pause and Kafka images
+#                        of its own, CoreDNS, the kubelet; make the default StorageClass and
+#                        its local volumes; import the pause and Kafka images (and kbf's)
 #   k8s/node.sh down     stop all it started and remove all it wrote outside the cache
 #   k8s/node.sh status   what runs, and the node as the API sees it
 #   k8s/node.sh built    exit 0 when the binaries are in the cache, 1 when build has work to do
+#   k8s/node.sh reclaim  (run by up, a process of the node) empty and offer again each volume
+#                        whose claim was deleted
 #
 # Kubernetes 1.28 is the newest line Debian's containerd 1.6 serves (CRI v1). The control plane
 # and the kubelet are built from the Go module k8s.io/kubernetes; etcd comes from Debian's
@@ -20,6 +23,8 @@
 #                   containerd's root (default /var/lib/kbf-k8s); the tests read
 #                   $KBF_K8S_DIR/admin.kubeconfig
 #   KBF_K8S_IMAGES  the Docker images imported into the node (default: kbf/kafka:4.3.1)
+#   KBF_K8S_OPTIONAL_IMAGES  imported too when Docker has them (default: kbf/kbf:latest)
+#   KBF_K8S_VOLUMES the node's local volumes, its default StorageClass's (default 8)
 #   KBF_K8S_BUILD_JOBS  packages compiled at once by build (default 1: other work shares the
 #                   machine; CI, building while nothing timed runs, gives 2)
 set -euo pipefail
@@ -27,10 +32,13 @@ set -euo pipefail
 K8S_VERSION=v1.28.15
 STAGING_VERSION=v0.28.15
 ETCD_DEB_VERSION=3.4.23
+COREDNS_VERSION=v1.15.0
 CACHE=${KBF_K8S_CACHE:-$HOME/.cache/kbf-k8s}
 DIR=${KBF_K8S_DIR:-/var/lib/kbf-k8s}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 IMAGES=${KBF_K8S_IMAGES:-kbf/kafka:4.3.1}
+# Imported when Docker has them: kbf's own image (make kbf-image), for the Job and the Deployment.
+OPTIONAL_IMAGES=${KBF_K8S_OPTIONAL_IMAGES:-kbf/kbf:latest}
 BIN=$CACHE/$K8S_VERSION/bin
 COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl)
 
@@ -48,7 +56,43 @@ die() { printf 'node.sh: %s\n' "$*" >&2; exit 1; }
 
 built() {
   local c
-  for c in "${COMPONENTS[@]}" etcd; do [ -x "$BIN/$c" ] || return 1; done
+  for c in "${COMPONENTS[@]}" etcd coredns; do [ -x "$BIN/$c" ] || return 1; done
+}
+
+# coredns_build: the cluster's DNS, CoreDNS from its Go module with only the plugins the node's
+# Corefile uses (as CoreDNS's own README shows for an external plugin set: a main of its own
+# that sets the directives and imports the plugins). The full set would compile the clouds'
+# SDKs for their DNS services too.
+coredns_build() {
+  local mod=$CACHE/coredns-$COREDNS_VERSION p
+  local plugins=(bind errors ready kubernetes)
+  mkdir -p "$mod"
+  {
+    echo "module kbf-coredns-build"
+    echo
+    echo "go 1.26"
+    echo
+    echo "require github.com/coredns/coredns $COREDNS_VERSION"
+  } > "$mod/go.mod"
+  {
+    echo "// The node's CoreDNS: the plugins its Corefile names, in CoreDNS's order."
+    echo "package main"
+    echo
+    echo "import ("
+    echo '	"github.com/coredns/coredns/core/dnsserver"'
+    echo '	"github.com/coredns/coredns/coremain"'
+    for p in "${plugins[@]}"; do echo "	_ \"github.com/coredns/coredns/plugin/$p\""; done
+    echo ")"
+    echo
+    echo "func init() {"
+    echo "	dnsserver.Directives = []string{$(printf '"%s", ' "${plugins[@]}" | sed 's/, $//')}"
+    echo "}"
+    echo
+    echo "func main() { coremain.Run() }"
+  } > "$mod/main.go"
+  log "building coredns $COREDNS_VERSION (plugins ${plugins[*]})"
+  (cd "$mod" && CGO_ENABLED=0 GOFLAGS="-p=${KBF_K8S_BUILD_JOBS:-1} -mod=mod -buildvcs=false" nice -n 19 \
+    go build -trimpath -ldflags "-s -w" -o "$BIN/coredns" .)
 }
 
 # build: the components from the module, and etcd from Debian's package. Niced, one package
@@ -80,6 +124,7 @@ build() {
       go build -tags providerless -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION" \
       -o "$BIN/" "${pkgs[@]}")
   fi
+  [ -x "$BIN/coredns" ] || coredns_build
   if [ ! -x "$BIN/etcd" ]; then
     log "unpacking etcd $ETCD_DEB_VERSION from Debian's etcd-server package"
     local tmp; tmp=$(mktemp -d)
@@ -97,8 +142,17 @@ build() {
 NODE_NAME=kbf-k8s-node
 BRIDGE=kbf-k8s0
 POD_SUBNET=10.244.77.0/24
+# The bridge's own address, the pods' gateway: the cluster's DNS listens there.
+DNS_IP=10.244.77.1
+DNS_READY_PORT=18181
+STORAGE_CLASS=kbf-local
+VOLUMES=${KBF_K8S_VOLUMES:-8}
 SERVICE_RANGE=10.96.0.0/16
 APISERVER_PORT=6443
+# The kubernetes Service's address, which a pod's in-cluster configuration dials: with no
+# kube-proxy, a DNAT rule of the node's own chain sends it to the API server on the bridge.
+SERVICE_IP=${SERVICE_RANGE%.0/*}.1
+NAT_CHAIN=KBF-K8S-SERVICES
 ETCD_PORT=12379
 ETCD_PEER_PORT=12380
 CNI_ADMIN_CHAIN=KBF-K8S-ADMIN
@@ -161,14 +215,16 @@ certs() {
   openssl ecparam -name prime256v1 -genkey -noout -out "$d/sa.key" 2>/dev/null
   openssl ec -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
   cert apiserver "/CN=kube-apiserver" serverAuth \
-    "IP:127.0.0.1,IP:$ip,IP:${SERVICE_RANGE%.0/*}.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+    "IP:127.0.0.1,IP:$ip,IP:$DNS_IP,IP:$SERVICE_IP,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   cert apiserver-kubelet-client "/CN=kube-apiserver-kubelet-client" clientAuth
   cert admin "/O=system:masters/CN=kbf-admin" clientAuth
   cert controller-manager "/CN=system:kube-controller-manager" clientAuth
   cert scheduler "/CN=system:kube-scheduler" clientAuth
   cert kubelet-client "/O=system:nodes/CN=system:node:$NODE_NAME" clientAuth
   cert kubelet "/CN=$NODE_NAME" serverAuth "IP:$ip,DNS:$NODE_NAME"
+  cert coredns "/CN=system:kbf-coredns" clientAuth
   kubeconfig admin; kubeconfig controller-manager; kubeconfig scheduler; kubeconfig kubelet-client
+  kubeconfig coredns
   mv "$DIR/kubelet-client.kubeconfig" "$DIR/kubelet.kubeconfig"
 }
 
@@ -194,7 +250,7 @@ clusters:
 - name: kbf-k8s
   cluster:
     certificate-authority: $DIR/pki/ca.crt
-    server: https://127.0.0.1:$APISERVER_PORT
+    server: https://$DNS_IP:$APISERVER_PORT
 users:
 - name: $1
   user:
@@ -251,7 +307,7 @@ TOML
   "name": "kbf-k8s",
   "plugins": [
     {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]]}},
+     "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_SUBNET"}]], "routes": [{"dst": "$SERVICE_RANGE"}]}},
     {"type": "firewall", "backend": "iptables", "iptablesAdminChainName": "$CNI_ADMIN_CHAIN"}
   ]
 }
@@ -278,6 +334,7 @@ containerRuntimeEndpoint: unix://$SOCK
 cgroupDriver: cgroupfs
 failSwapOn: false
 clusterDomain: cluster.local
+clusterDNS: [$DNS_IP]
 # Leave the host's iptables to Docker: no KUBE-FIREWALL, no canary chains.
 makeIPTablesUtilChains: false
 # A shared disk: no eviction for it, and never collect the imported images (none can be pulled).
@@ -289,21 +346,14 @@ YAML
 
 # pause_image: the sandbox image, one static binary, as a docker-archive tar made here.
 pause_image() {
-  local out=$1 tmp bin cfg layer_sha cfg_sha
+  local out=$1 tmp bin
   tmp=$(mktemp -d)
   bin=$CACHE/$K8S_VERSION/pause
   if [ ! -x "$bin" ]; then
     (cd "$HERE/pause" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" .)
   fi
-  mkdir -p "$tmp/rootfs" "$tmp/img/layer"
-  cp "$bin" "$tmp/rootfs/pause"
-  tar -C "$tmp/rootfs" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$tmp/img/layer/layer.tar" pause
-  layer_sha=$(sha256sum "$tmp/img/layer/layer.tar" | cut -d' ' -f1)
-  cfg='{"architecture":"amd64","os":"linux","config":{"Entrypoint":["/pause"]},"rootfs":{"type":"layers","diff_ids":["sha256:'$layer_sha'"]}}'
-  cfg_sha=$(printf '%s' "$cfg" | sha256sum | cut -d' ' -f1)
-  printf '%s' "$cfg" > "$tmp/img/$cfg_sha.json"
-  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["layer/layer.tar"]}]' "$cfg_sha" "$PAUSE_IMAGE" > "$tmp/img/manifest.json"
-  tar -C "$tmp/img" -cf "$out" .
+  cp "$bin" "$tmp/pause"
+  "$HERE/pack-image.sh" "$tmp" "$PAUSE_IMAGE" '{"Entrypoint":["/pause"]}' "$out"
   rm -rf "$tmp"
 }
 
@@ -313,6 +363,10 @@ import_images() {
   "${ctr[@]}" images import "$DIR/pause.tar" >/dev/null
   rm -f "$DIR/pause.tar"
   for img in $IMAGES; do
+    docker save "$img" | "${ctr[@]}" images import - >/dev/null
+  done
+  for img in $OPTIONAL_IMAGES; do
+    docker image inspect "$img" >/dev/null 2>&1 || continue
     docker save "$img" | "${ctr[@]}" images import - >/dev/null
   done
 }
@@ -339,6 +393,102 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
 }
 
+# bridge: the pods' bridge with its gateway address, made before any pod so that the cluster's
+# DNS can listen on it from the start (the CNI bridge plugin takes it as it finds it).
+bridge() {
+  ip link add "$BRIDGE" type bridge
+  ip addr add "$DNS_IP/${POD_SUBNET#*/}" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  # The pods route the service range to the bridge (CNI's routes), where this sends the
+  # kubernetes Service's address to the API server: kbf in a pod finds the API as on any cluster.
+  iptables -t nat -N "$NAT_CHAIN"
+  iptables -t nat -A "$NAT_CHAIN" -d "$SERVICE_IP/32" -p tcp --dport 443 -j DNAT --to-destination "$DNS_IP:$APISERVER_PORT"
+  iptables -t nat -I PREROUTING -s "$POD_SUBNET" -j "$NAT_CHAIN"
+}
+
+# dns: CoreDNS on the bridge's address, answering cluster.local (Services, headless Services'
+# pods by name) and the reverse zones from the API, as the system:kbf-coredns user that may
+# only read what it serves. Other names are refused: the pods have no route out.
+dns() {
+  kubectl_ create clusterrole kbf-coredns --verb list,watch \
+    --resource endpoints,services,pods,namespaces,endpointslices.discovery.k8s.io >/dev/null
+  kubectl_ create clusterrolebinding kbf-coredns --clusterrole kbf-coredns --user system:kbf-coredns >/dev/null
+  cat > "$DIR/Corefile" <<COREFILE
+cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
+    bind $DNS_IP
+    errors
+    ready 127.0.0.1:$DNS_READY_PORT
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $DIR/coredns.kubeconfig kbf-k8s
+        pods insecure
+        ttl 5
+    }
+}
+COREFILE
+  start coredns "$BIN/coredns" -conf "$DIR/Corefile"
+}
+
+# storage: the default StorageClass, with no provisioner, and VOLUMES local volumes of the node,
+# directories under $DIR/volumes (mode 0777, as local-path provisioners make them: a pod may
+# run as any user). A claim binds when its pod is scheduled (WaitForFirstConsumer); a volume
+# whose claim is deleted is emptied and offered again by reclaim.
+storage() {
+  local i y
+  y="apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: $STORAGE_CLASS
+  annotations: {storageclass.kubernetes.io/is-default-class: \"true\"}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+reclaimPolicy: Retain"
+  for ((i = 1; i <= VOLUMES; i++)); do
+    mkdir -p "$DIR/volumes/pv-$i"
+    chmod 0777 "$DIR/volumes/pv-$i"
+    y+="
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: $STORAGE_CLASS-$i
+  labels: {kbf.local/volume: \"true\"}
+spec:
+  capacity: {storage: 10Gi}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: $STORAGE_CLASS
+  local: {path: $DIR/volumes/pv-$i}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - {key: kubernetes.io/hostname, operator: In, values: [$NODE_NAME]}"
+  done
+  kubectl_ apply -f - <<<"$y" >/dev/null
+  start reclaim "$0" reclaim
+}
+
+# reclaim: what a local volume provisioner's cleaner does, for the node's volumes: each one
+# Released (its claim deleted, so no pod uses it) is emptied and made Available again. Runs as a
+# process of the node, following the volumes with a watch.
+reclaim() {
+  local name phase path
+  while true; do
+    kubectl_ get pv -l kbf.local/volume --watch \
+      -o jsonpath='{.metadata.name} {.status.phase} {.spec.local.path}{"\n"}' 2>/dev/null |
+      while read -r name phase path; do
+        [ "$phase" = Released ] || continue
+        case $path in "$DIR/volumes/"*) ;; *) continue ;; esac
+        # The watch may repeat a volume's Released: only the one Released now is emptied.
+        [ "$(kubectl_ get pv "$name" -o jsonpath='{.status.phase}' 2>/dev/null)" = Released ] || continue
+        find "$path" -mindepth 1 -delete || continue
+        kubectl_ patch pv "$name" --type json -p '[{"op":"remove","path":"/spec/claimRef"}]' >/dev/null 2>&1 &&
+          echo "$(date -u +%FT%TZ) $name emptied and Available again"
+      done
+    sleep 1
+  done
+}
+
 up() {
   [ "$(id -u)" = 0 ] || die "the node needs root (containerd, the kubelet, iptables)"
   if [ -f "$MARKER" ]; then
@@ -361,6 +511,7 @@ up() {
   echo "$$ $(date -u +%FT%TZ)" > "$MARKER"
   ls /run/netns 2>/dev/null > "$DIR/netns.before" || true
   certs "$ip"
+  bridge
   containerd_config
   kubelet_config "$ip"
 
@@ -371,7 +522,7 @@ up() {
     --initial-cluster "kbf-k8s=http://127.0.0.1:$ETCD_PEER_PORT"
   start kube-apiserver "$BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-    --bind-address 127.0.0.1 --secure-port "$APISERVER_PORT" --advertise-address "$ip" \
+    --bind-address "$DNS_IP" --secure-port "$APISERVER_PORT" --advertise-address "$DNS_IP" \
     --client-ca-file "$DIR/pki/ca.crt" \
     --tls-cert-file "$DIR/pki/apiserver.crt" --tls-private-key-file "$DIR/pki/apiserver.key" \
     --kubelet-client-certificate "$DIR/pki/apiserver-kubelet-client.crt" \
@@ -401,11 +552,14 @@ up() {
   # The API server's calls to the kubelet (logs, exec) under the default role for them.
   kubectl_ create clusterrolebinding kbf-apiserver-kubelet --clusterrole system:kubelet-api-admin \
     --user kube-apiserver-kubelet-client >/dev/null
+  dns
+  storage
   start kubelet "$BIN/kubelet" --config "$DIR/kubelet.yaml" --kubeconfig "$DIR/kubelet.kubeconfig" \
     --hostname-override "$NODE_NAME" --node-ip "$ip" --root-dir "$KUBELET_ROOT" \
     --pod-infra-container-image "$PAUSE_IMAGE"
   wait_for "the node to be Ready" 120 node_ready
   wait_for "the default service account" 60 kubectl_ get serviceaccount default
+  wait_for "the cluster's DNS" 60 curl -sf "http://127.0.0.1:$DNS_READY_PORT/ready"
   log "node $NODE_NAME Ready at $ip in $((SECONDS - t0))s; kubeconfig $DIR/admin.kubeconfig"
 }
 
@@ -413,13 +567,15 @@ node_ready() {
   [ "$(kubectl_ get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
 
-# stop NAME: SIGTERM, then SIGKILL after 4 s.
+# stop NAME [GROUP]: SIGTERM, then SIGKILL after 4 s; to the process's group when GROUP is given
+# (reclaim, a shell whose watch is a child of its own).
 stop() {
   alive "$1" || { rm -f "$DIR/pids/$1"; return 0; }
-  local pid i; pid=$(cat "$DIR/pids/$1")
-  kill "$pid" 2>/dev/null || true
+  local pid i to; pid=$(cat "$DIR/pids/$1"); to=$pid
+  [ -z "${2:-}" ] || to=-$pid
+  kill -- "$to" 2>/dev/null || true
   for ((i = 0; i < 40; i++)); do running "$pid" || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
+  kill -9 -- "$to" 2>/dev/null || true
   rm -f "$DIR/pids/$1"
 }
 
@@ -431,7 +587,8 @@ down() {
   # kubelet to delete the pods waits out their grace periods (30 s for a pod that ignores
   # SIGTERM). What CRI would have torn down per sandbox (veth, address, firewall rules, network
   # namespace) goes below with the bridge, the chains and the directories.
-  for c in kubelet kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$c"; done
+  stop reclaim group
+  for c in kubelet coredns kube-scheduler kube-controller-manager kube-apiserver etcd; do stop "$c"; done
   if alive containerd; then
     for c in $("${ctr[@]}" tasks ls -q 2>/dev/null); do "${ctr[@]}" tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true; done
     for ((i = 0; i < 40; i++)); do
@@ -460,6 +617,8 @@ down() {
   for c in CNI-FORWARD "$CNI_ADMIN_CHAIN"; do
     iptables -F "$c" 2>/dev/null && iptables -X "$c" 2>/dev/null || true
   done
+  while iptables -t nat -D PREROUTING -s "$POD_SUBNET" -j "$NAT_CHAIN" 2>/dev/null; do :; done
+  iptables -t nat -F "$NAT_CHAIN" 2>/dev/null && iptables -t nat -X "$NAT_CHAIN" 2>/dev/null || true
   # The QoS cgroups the kubelet made (cgroupfs driver), deepest first.
   for p in /sys/fs/cgroup/*/kubepods; do
     [ -d "$p" ] && find "$p" -depth -type d -exec rmdir {} + 2>/dev/null || true
@@ -471,7 +630,7 @@ down() {
 
 status() {
   local c rc=0
-  for c in containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet; do
+  for c in containerd etcd kube-apiserver kube-controller-manager kube-scheduler coredns reclaim kubelet; do
     if alive "$c"; then echo "$c: running (pid $(cat "$DIR/pids/$c"))"; else echo "$c: not running"; rc=1; fi
   done
   [ $rc = 0 ] && kubectl_ get nodes -o wide && kubectl_ get pods --all-namespaces -o wide
@@ -485,6 +644,7 @@ main() {
     down) down ;;
     status) status ;;
     built) built ;;
+    reclaim) reclaim ;;
     *) echo "usage: $0 build|up|down|status|built" >&2; exit 2 ;;
   esac
 }

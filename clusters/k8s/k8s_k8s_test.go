@@ -19,10 +19,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -39,12 +39,16 @@ import (
 	testnode "github.com/kbf-project/kbf/k8s"
 )
 
-// manifests decodes the objects of k8s/manifests/*.yaml.
-func manifests(t *testing.T) []runtime.Object {
+// manifests decodes the objects of the files glob names (k8s/manifests/*.yaml
+// when it is empty).
+func manifests(t *testing.T, glob string) []runtime.Object {
 	t.Helper()
-	files, _ := filepath.Glob("../../k8s/manifests/*.yaml")
+	if glob == "" {
+		glob = "../../k8s/manifests/*.yaml"
+	}
+	files, _ := filepath.Glob(glob)
 	if len(files) == 0 {
-		t.Fatal("no manifests in k8s/manifests")
+		t.Fatalf("no manifests at %s", glob)
 	}
 	var objs []runtime.Object
 	for _, f := range files {
@@ -74,13 +78,15 @@ func manifests(t *testing.T) []runtime.Object {
 	return objs
 }
 
-// deploy creates the manifests' objects in ns. The node has no cluster
-// DNS, so the brokers are told the controller's pod IP under the name the
-// manifests give it (hostAliases), once the controller's pod has one.
-func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string) {
+// deploy creates the manifests' objects in ns, as kubectl -n ns apply -f
+// k8s/manifests/ does: the node's cluster DNS resolves the controller's
+// name and its default StorageClass binds the claims.
+func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, glob string, edit func(runtime.Object)) {
 	t.Helper()
-	var brokers *appsv1.StatefulSet
-	for _, obj := range manifests(t) {
+	for _, obj := range manifests(t, glob) {
+		if edit != nil {
+			edit(obj)
+		}
 		var err error
 		switch o := obj.(type) {
 		case *corev1.ConfigMap:
@@ -92,63 +98,19 @@ func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns strin
 		case *rbacv1.Role:
 			_, err = cs.RbacV1().Roles(ns).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.RoleBinding:
-			o.Subjects[0].Namespace = ns
 			_, err = cs.RbacV1().RoleBindings(ns).Create(ctx, o, metav1.CreateOptions{})
 		case *appsv1.StatefulSet:
-			if o.Name == "kafka-broker" {
-				brokers = o
-				continue
-			}
 			_, err = cs.AppsV1().StatefulSets(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.PersistentVolumeClaim:
+			_, err = cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *batchv1.Job:
+			_, err = cs.BatchV1().Jobs(ns).Create(ctx, o, metav1.CreateOptions{})
 		default:
 			t.Fatalf("the manifests hold a %T the test does not create", obj)
 		}
 		if err != nil {
 			t.Fatalf("create %T: %v", obj, err)
 		}
-	}
-	if brokers == nil {
-		t.Fatal("no kafka-broker StatefulSet in the manifests")
-	}
-	ctl := waitPod(ctx, t, cs, ns, "kafka-controller-100", "an IP", func(p *corev1.Pod) bool { return p.Status.PodIP != "" })
-	brokers.Spec.Template.Spec.HostAliases = []corev1.HostAlias{{IP: ctl.Status.PodIP, Hostnames: []string{"kafka-controller-100.kafka-controller"}}}
-	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, brokers, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create the brokers: %v", err)
-	}
-}
-
-// volumes makes n volumes for the StatefulSets' claims: the test node has
-// no provisioner, so each is a directory of the test's, removed with it.
-func volumes(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string, n int) {
-	t.Helper()
-	for i := range n {
-		dir := filepath.Join(t.TempDir(), "data")
-		// The broker runs as the image's appuser.
-		if err := os.Mkdir(dir, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(dir, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		pv := &corev1.PersistentVolume{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", ns, i)},
-			Spec: corev1.PersistentVolumeSpec{
-				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
-				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
-				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: dir}},
-			},
-		}
-		if _, err := cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create volume %s: %v", pv.Name, err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			if err := cs.CoreV1().PersistentVolumes().Delete(ctx, pv.Name, metav1.DeleteOptions{}); err != nil {
-				t.Errorf("delete volume %s: %v", pv.Name, err)
-			}
-		})
 	}
 }
 
@@ -254,12 +216,6 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create namespace %s: %v", ns, err)
 	}
-	// The brokers' volumes are directories of t.TempDir, and Kafka writes a
-	// checkpoint into them every few seconds: removed under a running
-	// broker, one fails with "directory not empty". Cleanups run last
-	// first, so this first TempDir makes their removal come after the
-	// namespace's, which waits until its pods have stopped.
-	t.TempDir()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -281,9 +237,8 @@ func TestSigkillOnKubernetes(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	volumes(ctx, t, cs, ns, 4)
 	start := time.Now()
-	deploy(ctx, t, cs, ns)
+	deploy(ctx, t, cs, ns, "", nil)
 	for _, name := range []string{"kafka-controller-100", "kafka-broker-1", "kafka-broker-2", "kafka-broker-3"} {
 		waitPod(ctx, t, cs, ns, name, "Ready", ready)
 	}
@@ -463,6 +418,102 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 	if len(eph) != 1 {
 		t.Errorf("ephemeral containers %q, want the cut's one", eph)
+	}
+
+	jobTrial(ctx, t, api, cs, ns, bin)
+}
+
+// jobTrial runs k8s/manifests/jobs/kbf-job.yaml in ns, whose Kafka is up: a
+// SIGKILL trial made by kbf in a pod, as the Job's ServiceAccount, with
+// kbf's own image (k8s/kbf-image.sh, imported into the node here). Its
+// results are read back from the Job's claim as a user does (a pod that
+// mounts it, tar through exec) and reported by kbf report.
+func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Interface, ns, bin string) {
+	t.Helper()
+	img := exec.CommandContext(ctx, "../../k8s/kbf-image.sh", filepath.Join(t.TempDir(), "kbf-image.tar"))
+	if out, err := img.CombinedOutput(); err != nil || !strings.Contains(string(out), "imported into the test node") {
+		t.Fatalf("make kbf-image: %v\n%s", err, out)
+	}
+	start := time.Now()
+	// The baseline the host's trials take here too: a shared machine's load
+	// breaks a strict baseline's steadiness.
+	deploy(ctx, t, cs, ns, "../../k8s/manifests/jobs/kbf-job.yaml", func(obj runtime.Object) {
+		if j, ok := obj.(*batchv1.Job); ok {
+			c := &j.Spec.Template.Spec.Containers[0]
+			c.Args = append(c.Args, "--duration", "40s", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
+		}
+	})
+	var job *batchv1.Job
+	for {
+		var err error
+		job, err = cs.BatchV1().Jobs(ns).Get(ctx, "kbf-sigkill", metav1.GetOptions{})
+		if err == nil && (job.Status.Succeeded > 0 || job.Status.Failed > 0) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the Job kbf-sigkill did not end (last error %v)", err)
+		case <-time.After(time.Second):
+		}
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "job-name=kbf-sigkill"})
+	if err != nil || len(pods.Items) != 1 {
+		t.Fatalf("the Job's pod: %v (%d pods)", err, len(pods.Items))
+	}
+	jobPod := pods.Items[0]
+	var exit int32 = -1
+	if st := jobPod.Status.ContainerStatuses; len(st) == 1 && st[0].State.Terminated != nil {
+		exit = st[0].State.Terminated.ExitCode
+	}
+	out, _ := cs.CoreV1().Pods(ns).GetLogs(jobPod.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	t.Logf("the Job's kbf run (exit %d, %v after the Job's creation):\n%s", exit, time.Since(start).Round(time.Second), out)
+	if exit != 0 && exit != 6 {
+		t.Fatalf("the Job's kbf run exit %d, want 0 (or 6, a suspect trial)", exit)
+	}
+
+	// The results, read as docs/kubernetes.md says: a pod that mounts the
+	// claim, and tar through exec (kubectl cp does the same).
+	reader := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "kbf-results"},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name: "read", Image: "kbf/kafka:4.3.1", ImagePullPolicy: corev1.PullNever,
+				Command:      []string{"sleep", "600"},
+				VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: "/results", ReadOnly: true}},
+			}},
+			Volumes: []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "kbf-results", ReadOnly: true}}}},
+		},
+	}
+	if _, err := cs.CoreV1().Pods(ns).Create(ctx, reader, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("the results' reader pod: %v", err)
+	}
+	waitPod(ctx, t, cs, ns, reader.Name, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+	var tarball, stderr bytes.Buffer
+	if err := api.ExecStream(ctx, reader.Name, "read", []string{"tar", "-C", "/results", "-cf", "-", jobPod.Name}, &tarball, &stderr); err != nil {
+		t.Fatalf("tar the results: %v (%s)", err, stderr.String())
+	}
+	local := t.TempDir()
+	untar := exec.CommandContext(ctx, "tar", "-C", local, "-xf", "-")
+	untar.Stdin = &tarball
+	if out, err := untar.CombinedOutput(); err != nil {
+		t.Fatalf("untar the results: %v\n%s", err, out)
+	}
+	dir := filepath.Join(local, jobPod.Name)
+	rep := readTrial(t, dir)
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 {
+		t.Errorf("the Job's trial recorded the fault %+v, want a sigkill of node 2 ended with 137", f)
+	}
+	rep.checkAudit(t)
+	rep.checkLedStall(t, "sigkill from the Job")
+	report := exec.CommandContext(ctx, bin, "report", dir)
+	text, err := report.CombinedOutput()
+	t.Logf("kbf report on the Job's results:\n%s", text)
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 6 {
+			t.Errorf("kbf report on the Job's results: %v", err)
+		}
 	}
 }
 
