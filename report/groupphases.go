@@ -37,7 +37,7 @@ type GroupRecovery struct {
 	// it loaded and how long the load took, by its own count.
 	Loaded   int64
 	LoadTook time.Duration
-	Phases   []Phase
+	Phases   Phases
 	// Note says why there are no phases, or what is missing.
 	Note string
 	// Cause is, for a coordinator the fault did not hit, the line that
@@ -49,10 +49,10 @@ type GroupRecovery struct {
 
 // Total is the phases' time, fault to the last phase's end.
 func (r *GroupRecovery) Total() time.Duration {
-	if r == nil || len(r.Phases) == 0 {
+	if r == nil {
 		return 0
 	}
-	return r.Phases[len(r.Phases)-1].End.Sub(r.Phases[0].Start)
+	return r.Phases.Total()
 }
 
 // Phase returns the phase named name; false without one.
@@ -60,12 +60,7 @@ func (r *GroupRecovery) Phase(name string) (Phase, bool) {
 	if r == nil {
 		return Phase{}, false
 	}
-	for _, p := range r.Phases {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Phase{}, false
+	return r.Phases.Named(name)
 }
 
 // The group recovery's phase names.

@@ -46,15 +46,15 @@ func TestLoadView(t *testing.T) {
 			line: "throughput fell to 0/s at T+0.6 s, not back to 90 % by its end",
 		},
 		{
-			name: "no fault",
+			name:  "no fault",
 			rows:  loadRows(t0, 30, 100, 90, 110, 5),
 			acked: 100,
 			line:  "100 acked/s; 0 errors",
 		},
 		{
 			name: "too short",
-			rows:  loadRows(t0, 30, 5),
-			line:  "no whole second recorded",
+			rows: loadRows(t0, 30, 5),
+			line: "no whole second recorded",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -141,6 +141,29 @@ type Phase struct {
 	Explanation
 }
 
+// Phases are a recovery's phases in order, each from where the one before
+// it ended (a coordinator's: GroupRecovery, TxnRecovery).
+type Phases []Phase
+
+// Total is the phases' time, the first's start to the last's end; zero for
+// none.
+func (ps Phases) Total() time.Duration {
+	if len(ps) == 0 {
+		return 0
+	}
+	return ps[len(ps)-1].End.Sub(ps[0].Start)
+}
+
+// Named returns the phase named name; false without one.
+func (ps Phases) Named(name string) (Phase, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Phase{}, false
+}
+
 // Phase names.
 const (
 	// PhaseQuorum is the controller quorum's leaderless gap, when the

@@ -39,7 +39,7 @@ type TxnRecovery struct {
 	// load took, by its own count.
 	Loaded   int64
 	LoadTook time.Duration
-	Phases   []Phase
+	Phases   Phases
 	// Note says why there are no phases, or what is missing.
 	Note string
 }
@@ -58,10 +58,10 @@ const txnStateTopic = "__transaction_state"
 
 // Total is the phases' time, fault to the last phase's end.
 func (r *TxnRecovery) Total() time.Duration {
-	if r == nil || len(r.Phases) == 0 {
+	if r == nil {
 		return 0
 	}
-	return r.Phases[len(r.Phases)-1].End.Sub(r.Phases[0].Start)
+	return r.Phases.Total()
 }
 
 // Phase returns the phase named name; false without one.
@@ -69,12 +69,7 @@ func (r *TxnRecovery) Phase(name string) (Phase, bool) {
 	if r == nil {
 		return Phase{}, false
 	}
-	for _, p := range r.Phases {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Phase{}, false
+	return r.Phases.Named(name)
 }
 
 // The transaction coordinator's lines (Kafka 4.3, TransactionCoordinator
