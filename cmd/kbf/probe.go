@@ -54,13 +54,8 @@ there.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if o.bootstrapSet && o.cluster.file != "" {
-				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
-			}
-			if o.bootstrapSet {
-				if err := checkBootstrap(o.flags.config().Bootstrap); err != nil {
-					return err
-				}
+			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+				return err
 			}
 			if _, err := o.cluster.options(); err != nil {
 				return err

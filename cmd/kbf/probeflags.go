@@ -202,6 +202,18 @@ func (f notFlag) Set(v string) error {
 
 func (notFlag) Type() string { return "bool" }
 
+// checkBootstrap checks --bootstrap, when given (set), against --file (a
+// cluster is named one way) and for its form.
+func (c *clusterFlags) checkBootstrap(set bool, addrs []string) error {
+	switch {
+	case !set:
+		return nil
+	case c.file != "":
+		return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
+	}
+	return checkBootstrap(addrs)
+}
+
 // checkBootstrap refuses, as a usage error, a --bootstrap address that is
 // not host:port with a port from 1 to 65535, before anything dials it.
 func checkBootstrap(addrs []string) error {

@@ -67,13 +67,8 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if o.bootstrapSet && o.cluster.file != "" {
-				return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
-			}
-			if o.bootstrapSet {
-				if err := checkBootstrap(o.flags.config().Bootstrap); err != nil {
-					return err
-				}
+			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+				return err
 			}
 			if err := o.validateLogs(); err != nil {
 				return err
