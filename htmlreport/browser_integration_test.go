@@ -44,6 +44,13 @@ type browserResult struct {
 		Inked     int   `json:"inked"`
 	} `json:"lanes"`
 	RenderMs int `json:"render_ms"`
+	// Group is the group reader's commits' lane, when the trial had one.
+	Group *struct {
+		Commits int `json:"commits"`
+		Changes int `json:"changes"`
+		Canvas  int `json:"canvas"`
+		Inked   int `json:"inked"`
+	} `json:"group"`
 	// Txn is the transactions' lane, when the trial had one.
 	Txn *struct {
 		Commits int `json:"commits"`
@@ -288,7 +295,7 @@ func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (strin
 
 func TestIntegrationBrowser(t *testing.T) {
 	b := newBrowser(t)
-	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1"} {
+	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1", "group-coordinator-classic"} {
 		t.Run(name, func(t *testing.T) {
 			trial, tr := unpackTrial(t, name)
 			page, doc := writeTrialFiles(t, trial, tr)
@@ -323,6 +330,12 @@ func TestIntegrationBrowser(t *testing.T) {
 				t.Errorf("a transactions' lane %+v drawn for a trial without transactions", x)
 			case tm.Txn != nil && (x == nil || x.Commits != len(tm.Txn.Commits.T) || x.Phases != len(tm.Txn.Phases) || x.Canvas == 0 || x.Inked == 0):
 				t.Errorf("transactions' lane %+v: want its %d transactions and %d markers drawn", x, len(tm.Txn.Commits.T), len(tm.Txn.Phases))
+			}
+			switch x := res.Group; {
+			case tm.Group == nil && x != nil:
+				t.Errorf("a group's lane %+v drawn for a trial without a group reader", x)
+			case tm.Group != nil && (x == nil || x.Commits != len(tm.Group.Commits.T) || x.Changes != len(tm.Group.Changes) || x.Canvas == 0 || x.Inked == 0):
+				t.Errorf("group's lane %+v: want its %d commits and %d markers drawn", x, len(tm.Group.Commits.T), len(tm.Group.Changes))
 			}
 		})
 	}

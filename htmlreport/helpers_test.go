@@ -18,7 +18,7 @@ import (
 // The paths are made absolute before any test changes directory.
 var recordedArchives = func() map[string]string {
 	m := map[string]string{}
-	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1"} {
+	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1", "group-coordinator-classic"} {
 		p, err := filepath.Abs(filepath.Join("..", "report", "testdata", name+".tar.gz"))
 		if err != nil {
 			panic(err)
@@ -69,7 +69,14 @@ func trialPage(t *testing.T, trial results.Trial, tr *report.Trial) TrialPage {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	return TrialPage{Report: tr, Probe: f, ProbeName: trial.Probe}
+	page := TrialPage{Report: tr, Probe: f, ProbeName: trial.Probe}
+	// The group reader's events, where the trial has them, as WriteFile
+	// reads them.
+	if g, err := os.Open(trial.Path(results.GroupEventsFile)); err == nil {
+		t.Cleanup(func() { g.Close() })
+		page.GroupEvents, page.GroupEventsName = g, g.Name()
+	}
+	return page
 }
 
 // reportJSON is the trial's report.json as kbf writes it, decoded.

@@ -258,13 +258,13 @@
     return n;
   }
 
-  // groupChart draws the group reader's commits: each one's latency at
-  // the time it ended (failed ones in red, at their latency or on the
-  // axis), the commit stall shaded, and the assignment changes as
-  // hoverable markers.
-  function groupChart(tm, ti, gl, group, container) {
-    var info = el("div", { cls: "info", text: "hover a commit for its latency, a marker for the assignment change" });
-    var c = gl.commits;
+  // commitLane draws a lane of commits: each one's latency at the time it
+  // ended (those that failed apart, in red, at their latency or on the
+  // axis), a stall shaded, and events as hoverable markers. It returns the
+  // lane's entry in the result the browser test reads.
+  function commitLane(tm, ti, lane, group, container) {
+    var info = el("div", { cls: "info", text: lane.hint });
+    var c = lane.commits;
     var ok = [], bad = [];
     c.t.forEach(function (t, i) {
       var ms = c.ms[i] === null ? null : Math.max(c.ms[i], 0.001);
@@ -279,23 +279,23 @@
       cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 7 } },
       series: [
         { label: "s since " + tm.origin_is, value: function (u, v) { return v == null ? "" : v.toFixed(3); } },
-        { label: "commit latency (ms)", stroke: COLOURS[3], paths: function () { return null; }, points: { show: true, size: 4, stroke: COLOURS[3], fill: COLOURS[3] } },
-        { label: "failed commit (ms)", stroke: COLOURS[1], paths: function () { return null; }, points: { show: true, size: 6, stroke: COLOURS[1], fill: COLOURS[1] } },
+        { label: "commit latency (ms)", stroke: lane.colour, paths: function () { return null; }, points: { show: true, size: 4, stroke: lane.colour, fill: lane.colour } },
+        { label: lane.failed + " (ms)", stroke: COLOURS[1], paths: function () { return null; }, points: { show: true, size: 6, stroke: COLOURS[1], fill: COLOURS[1] } },
       ],
       axes: [{ label: "seconds since the " + tm.origin_is }, { label: "commit latency (ms, log)", size: 60 }],
       hooks: {
         drawClear: [function (u) {
-          if (gl.commit_stall) shade(u, gl.commit_stall.start, gl.commit_stall.end, "rgba(148,103,189,0.15)");
+          if (lane.stall) shade(u, lane.stall.start, lane.stall.end, lane.shade);
         }],
         draw: [function (u) {
           markers.forEach(function (m) { m.remove(); });
           markers = [];
-          (gl.changes || []).forEach(function (ch) {
-            var x = u.valToPos(ch.t, "x");
+          lane.markers.forEach(function (ev) {
+            var x = u.valToPos(ev.t, "x");
             if (x < 0 || x > u.over.clientWidth) return;
-            var m = el("div", { cls: "marker", title: ch.time + " " + ch.text });
+            var m = el("div", { cls: "marker", title: ev.time + " " + ev.text });
             m.style.left = (x - 4) + "px";
-            m.addEventListener("mouseenter", function () { info.textContent = ch.time + " (" + ch.t.toFixed(3) + " s) " + ch.text; });
+            m.addEventListener("mouseenter", function () { info.textContent = ev.time + " (" + ev.t.toFixed(3) + " s) " + ev.text; });
             u.over.appendChild(m);
             markers.push(m);
           });
@@ -303,87 +303,52 @@
         setCursor: [function (u) {
           var i = u.cursor.idx;
           if (i == null) return;
-          var ms = c.ms[i];
-          info.textContent = "commit ended at " + c.t[i].toFixed(3) + " s" + (ms === null ? " (an autocommit: its start unknown)" : " after " + ms.toFixed(1) + " ms") +
-            (c.err[i] ? "; failed: " + c.err[i] : "");
+          info.textContent = lane.say(c.t[i], c.ms[i]) + (c.err[i] ? "; " + lane.failed + ": " + c.err[i] : "");
         }],
         setScale: [function (u, key) { group.hook(u, key); }],
       },
     };
     var holder = el("div", { cls: "chart" });
-    container.appendChild(el("div", { cls: "group-lane", "data-trial": String(ti), "data-commits": String(c.t.length) }, [
-      el("h3", { text: gl.heading + " — " + c.t.length + " of " + gl.total + " commits drawn" }), holder, info]));
+    container.appendChild(el("div", { cls: lane.cls, "data-trial": String(ti), "data-commits": String(c.t.length) }, [
+      el("h3", { text: lane.heading + " — " + c.t.length + " of " + lane.total + " " + lane.noun + " drawn" }), holder, info]));
     var u = new uPlot(opts, [c.t, ok, bad], holder);
     wheelZoom(u);
     group.add(u);
     result.charts++;
-    var entry = { trial: ti, commits: c.t.length, changes: (gl.changes || []).length };
-    result.group = entry;
+    var entry = { trial: ti, commits: c.t.length };
     queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
+    return entry;
   }
 
-  // txnChart draws the transactional producer's transactions: each one's
-  // commit latency at the time it ended, those that did not commit apart,
-  // the commit stall shaded and the coordinator's recovery phases as
-  // markers.
-  function txnChart(tm, ti, tl, group, container) {
-    var info = el("div", { cls: "info", text: "hover a transaction for its commit latency, a marker for the coordinator's recovery phase" });
-    var c = tl.commits;
-    var ok = [], bad = [];
-    c.t.forEach(function (t, i) {
-      var ms = c.ms[i] === null ? null : Math.max(c.ms[i], 0.001);
-      ok.push(c.err[i] ? null : ms);
-      bad.push(c.err[i] ? (ms === null ? 0.001 : ms) : null);
-    });
-    var markers = [];
-    var opts = {
-      width: width(container), height: 200,
-      scales: { x: { time: false }, y: { distr: 3, log: 10 } },
-      legend: { show: true },
-      cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 7 } },
-      series: [
-        { label: "s since " + tm.origin_is, value: function (u, v) { return v == null ? "" : v.toFixed(3); } },
-        { label: "commit latency (ms)", stroke: COLOURS[2], paths: function () { return null; }, points: { show: true, size: 4, stroke: COLOURS[2], fill: COLOURS[2] } },
-        { label: "not committed (ms)", stroke: COLOURS[1], paths: function () { return null; }, points: { show: true, size: 6, stroke: COLOURS[1], fill: COLOURS[1] } },
-      ],
-      axes: [{ label: "seconds since the " + tm.origin_is }, { label: "commit latency (ms, log)", size: 60 }],
-      hooks: {
-        drawClear: [function (u) {
-          if (tl.commit_stall) shade(u, tl.commit_stall.start, tl.commit_stall.end, "rgba(44,160,44,0.15)");
-        }],
-        draw: [function (u) {
-          markers.forEach(function (m) { m.remove(); });
-          markers = [];
-          (tl.phases || []).forEach(function (ph) {
-            var x = u.valToPos(ph.t, "x");
-            if (x < 0 || x > u.over.clientWidth) return;
-            var m = el("div", { cls: "marker", title: ph.time + " " + ph.text });
-            m.style.left = (x - 4) + "px";
-            m.addEventListener("mouseenter", function () { info.textContent = ph.time + " (" + ph.t.toFixed(3) + " s) " + ph.text; });
-            u.over.appendChild(m);
-            markers.push(m);
-          });
-        }],
-        setCursor: [function (u) {
-          var i = u.cursor.idx;
-          if (i == null) return;
-          var ms = c.ms[i];
-          info.textContent = "transaction ended at " + c.t[i].toFixed(3) + " s" + (ms === null ? " before its commit began" : ", its commit after " + ms.toFixed(1) + " ms") +
-            (c.err[i] ? "; not committed: " + c.err[i] : "");
-        }],
-        setScale: [function (u, key) { group.hook(u, key); }],
+  // groupChart draws the group reader's commits, the commit stall shaded,
+  // and the assignment changes as markers.
+  function groupChart(tm, ti, gl, group, container) {
+    var changes = gl.changes || [];
+    result.group = commitLane(tm, ti, {
+      cls: "group-lane", hint: "hover a commit for its latency, a marker for the assignment change",
+      commits: gl.commits, total: gl.total, heading: gl.heading, noun: "commits",
+      colour: COLOURS[3], failed: "failed commit", stall: gl.commit_stall, shade: "rgba(148,103,189,0.15)", markers: changes,
+      say: function (t, ms) {
+        return "commit ended at " + t.toFixed(3) + " s" + (ms === null ? " (an autocommit: its start unknown)" : " after " + ms.toFixed(1) + " ms");
       },
-    };
-    var holder = el("div", { cls: "chart" });
-    container.appendChild(el("div", { cls: "txn-lane", "data-trial": String(ti), "data-commits": String(c.t.length) }, [
-      el("h3", { text: tl.heading + " — " + c.t.length + " of " + tl.total + " transactions drawn" }), holder, info]));
-    var u = new uPlot(opts, [c.t, ok, bad], holder);
-    wheelZoom(u);
-    group.add(u);
-    result.charts++;
-    var entry = { trial: ti, commits: c.t.length, phases: (tl.phases || []).length };
-    result.txn = entry;
-    queueMicrotask(function () { entry.canvas = u.ctx.canvas.width; entry.inked = inked(u.ctx); });
+    }, group, container);
+    result.group.changes = changes.length;
+  }
+
+  // txnChart draws the transactional producer's transactions, those that
+  // did not commit apart, the commit stall shaded and the coordinator's
+  // recovery phases as markers.
+  function txnChart(tm, ti, tl, group, container) {
+    var phases = tl.phases || [];
+    result.txn = commitLane(tm, ti, {
+      cls: "txn-lane", hint: "hover a transaction for its commit latency, a marker for the coordinator's recovery phase",
+      commits: tl.commits, total: tl.total, heading: tl.heading, noun: "transactions",
+      colour: COLOURS[2], failed: "not committed", stall: tl.commit_stall, shade: "rgba(44,160,44,0.15)", markers: phases,
+      say: function (t, ms) {
+        return "transaction ended at " + t.toFixed(3) + " s" + (ms === null ? " before its commit began" : ", its commit after " + ms.toFixed(1) + " ms");
+      },
+    }, group, container);
+    result.txn.phases = phases.length;
   }
 
   function replicaChart(tm, rs, group, container) {
