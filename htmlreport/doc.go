@@ -20,7 +20,11 @@
 // trial zoom together. A table of the figures per partition (the stalls,
 // their phases, the longest gap elsewhere, the audit's counts). With a
 // ReplicaView, each replica's log end offset and the high watermark per
-// partition. A run opens with its summary (report.Summarize's ranges), then
+// partition. A trial of more partitions than report.Condense is drawn as
+// one heat map instead of a lane each: a row per partition, led, followed
+// and the rest, and in each the ack gaps over the run's stall bound (see
+// HeatGaps for how few it keeps), the fault and the phases' boundaries
+// over them, a cell's gap on hover. A run opens with its summary (report.Summarize's ranges), then
 // overlays its trials per partition on time since each trial's fault,
 // labelled with the client when the trials used several. A
 // benchmark draws each metric across scenarios (every trial a point, the

@@ -18,7 +18,7 @@ import (
 // The paths are made absolute before any test changes directory.
 var recordedArchives = func() map[string]string {
 	m := map[string]string{}
-	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1", "group-coordinator-classic"} {
+	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1", "group-coordinator-classic", "probe-1000"} {
 		p, err := filepath.Abs(filepath.Join("..", "report", "testdata", name+".tar.gz"))
 		if err != nil {
 			panic(err)

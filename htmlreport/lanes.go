@@ -122,9 +122,12 @@ type laneBuilder struct {
 	messages   int
 }
 
-// downsampler streams a probe CSV into one laneBuilder per partition.
+// downsampler streams a probe CSV into one laneBuilder per partition, or,
+// for a trial drawn as a heat map, into the map's builder alone: its lanes
+// only count their messages.
 type downsampler struct {
 	lanes map[int32]*laneBuilder
+	heat  *heatBuilder
 }
 
 // errUnknownPartition is reported for a probe row whose partition the
@@ -136,15 +139,19 @@ var errUnknownPartition = errors.New("partition not in the trial's report")
 type interval struct{ from, to time.Time }
 
 // newDownsampler lays out the grids: the trial's span for every partition,
-// and each partition's stall, when it has one.
-func newDownsampler(from, to time.Time, stalls map[int32]interval, partitions []int32) *downsampler {
-	d := &downsampler{lanes: map[int32]*laneBuilder{}}
+// and each partition's stall, when it has one; with heat, none.
+func newDownsampler(from, to time.Time, stalls map[int32]interval, partitions []int32, heat *heatBuilder) *downsampler {
+	d := &downsampler{lanes: map[int32]*laneBuilder{}, heat: heat}
 	for _, p := range partitions {
-		lb := &laneBuilder{all: newGrid(from, to, Buckets)}
+		lb := &laneBuilder{}
+		d.lanes[p] = lb
+		if heat != nil {
+			continue
+		}
+		lb.all = newGrid(from, to, Buckets)
 		if s, ok := stalls[p]; ok {
 			lb.stall = newGrid(s.from, s.to, StallBuckets)
 		}
-		d.lanes[p] = lb
 	}
 	return d
 }
@@ -166,6 +173,10 @@ func (d *downsampler) read(r io.Reader, name string) error {
 			return fmt.Errorf("message p%d seq %d: %w", m.Partition, m.Seq, errUnknownPartition)
 		}
 		lb.messages++
+		if d.heat != nil {
+			d.heat.add(&m)
+			continue
+		}
 		p := pt{seq: m.Seq, offset: m.Offset, sent: m.Sent.UnixNano(), acked: unixOrZero(m.Acked), received: unixOrZero(m.Received)}
 		if !lb.stall.add(&p) {
 			lb.all.addClamped(&p)

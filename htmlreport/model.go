@@ -113,6 +113,9 @@ type trialModel struct {
 	Group *groupLane `json:"group,omitempty"`
 	// Txn is the transactional producer's lane, nil without one.
 	Txn *txnLane `json:"txn,omitempty"`
+	// Heat is, for a trial of more partitions than report.Condense, the
+	// one chart drawn instead of the lanes; nil otherwise.
+	Heat *heatMap `json:"heat,omitempty"`
 }
 
 // lane is one partition of one trial.
@@ -128,7 +131,8 @@ type lane struct {
 	// transactional producer.
 	LSOStall *span   `json:"lso_stall,omitempty"`
 	Phases   []phase `json:"phases,omitempty"`
-	Points   points  `json:"points"`
+	// Points are none in a trial drawn as a heat map.
+	Points points `json:"points,omitzero"`
 	// Messages is how many rows the probe CSV held for the partition, of
 	// which Points keeps a bounded number.
 	Messages int `json:"messages"`

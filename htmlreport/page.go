@@ -64,6 +64,12 @@ func WriteBench(w io.Writer, in BenchPage) error {
 }
 
 func buildTrial(in TrialPage) (*trialModel, error) {
+	return buildTrialAs(in, in.Report != nil && in.Report.Condensed())
+}
+
+// buildTrialAs builds the trial's model, drawn as a heat map when heat is
+// set.
+func buildTrialAs(in TrialPage, heat bool) (*trialModel, error) {
 	if in.Report == nil {
 		return nil, fmt.Errorf("trial page: no report: %w", errEmpty)
 	}
@@ -78,17 +84,30 @@ func buildTrial(in TrialPage) (*trialModel, error) {
 	if in.Probe == nil {
 		return nil, fmt.Errorf("trial page %s: no probe CSV", a.model.Name)
 	}
-	d := newDownsampler(a.from, a.to, a.stalls, a.partitions)
+	var hb *heatBuilder
+	if heat {
+		hb = newHeatBuilder(stallBound(in.Report), a.to)
+	}
+	d := newDownsampler(a.from, a.to, a.stalls, a.partitions, hb)
 	if err := d.read(in.Probe, name); err != nil {
 		return nil, err
 	}
 	m := a.model
 	for i := range m.Lanes {
 		lb := d.lanes[m.Lanes[i].Partition]
-		m.Lanes[i].Points = lb.points(m.Origin)
 		m.Lanes[i].Messages = lb.messages
+		if hb == nil {
+			m.Lanes[i].Points = lb.points(m.Origin)
+		}
 	}
-	if in.Replicas != nil {
+	if hb != nil {
+		m.Heat = hb.build(in.Report, a.partitions, a.from, a.to, m.Origin)
+	}
+	switch {
+	case in.Replicas != nil && hb != nil:
+		// A chart a partition is what the heat map replaces.
+		m.Notes = append(m.Notes, fmt.Sprintf("the replica view is not drawn for %d partitions: %s holds it", len(m.Lanes), results.ReplicasFile))
+	case in.Replicas != nil:
 		m.Replicas = replicaSets(in.Replicas, &m, a.leaderless)
 	}
 	if m.Txn != nil {
@@ -138,6 +157,9 @@ func buildRun(in RunPage) (*page, error) {
 	for _, p := range parts {
 		ol := overlayLane{Partition: p}
 		for i, tm := range pg.Trials {
+			if tm.Heat != nil {
+				continue // its lanes have no points to overlay
+			}
 			for _, l := range tm.Lanes {
 				if l.Partition != p {
 					continue
@@ -149,7 +171,9 @@ func buildRun(in RunPage) (*page, error) {
 				ol.Series = append(ol.Series, overlaySeries{Label: label, Trial: i, Client: tm.Client, Stall: l.Stall})
 			}
 		}
-		pg.Overlay = append(pg.Overlay, ol)
+		if len(ol.Series) > 0 {
+			pg.Overlay = append(pg.Overlay, ol)
+		}
 	}
 	return pg, nil
 }

@@ -9,6 +9,7 @@
   window.addEventListener("error", function (e) { result.errors.push(String(e.message)); publish(); });
 
   var drawn = []; // the lanes, for the self-test
+  var heatDrawn = null; // the heat map, for the self-test
   var COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"];
   var PHASE_COLOURS = { "detect": "#fdd0a2", "elect": "#c6dbef", "client": "#c7e9c0", "first ack": "#dadaeb" };
 
@@ -258,6 +259,179 @@
     return n;
   }
 
+  // The heat map's colours: a phase boundary's tick by the phase it ends;
+  // a column without a gap over the bound, and one before the partition's
+  // first send.
+  var TICK_COLOURS = { "detect": "#e6550d", "elect": "#3182bd", "client": "#31a354", "first ack": "#756bb1" };
+  var ACKED = "#e5efe5", IDLE = "#f6f6f6";
+
+  // gapColour is a gap's colour on a log scale from the bound (light) to
+  // the map's longest gap (dark red).
+  function gapColour(len, bound, longest) {
+    var f = longest > bound ? Math.log(len / bound) / Math.log(longest / bound) : 1;
+    f = Math.max(0, Math.min(1, f));
+    return "rgb(" + Math.round(253 - 126 * f) + "," + Math.round(212 - 212 * f) + "," + Math.round(158 - 158 * f) + ")";
+  }
+
+  // niceStep is the step of the time axis' ticks: at least minStep.
+  function niceStep(minStep) {
+    var steps = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+    for (var i = 0; i < steps.length; i++) if (steps[i] >= minStep) return steps[i];
+    return Math.ceil(minStep / 3600) * 3600;
+  }
+
+  // heatChart draws a trial of many partitions as one heat map on a
+  // canvas: a row per partition, grouped by role, a column per pixel of
+  // time, each column coloured by the longest ack gap over the bound that
+  // overlaps it; the fault and the shared phase boundaries as lines across
+  // the rows, each partition's own boundaries as ticks on its row.
+  // Hovering a cell says the partition, the time and the gap.
+  function heatChart(tm, ti, hm, container) {
+    var dpr = window.devicePixelRatio || 1;
+    var rows = hm.rows, n = rows.length;
+    var rowH = Math.max(1, Math.min(12, Math.floor(720 / Math.max(n, 1))));
+    var left = 120, right = 12, top = 22, bottom = 36;
+    var w = width(container), plotW = w - left - right, plotH = n * rowH, h = top + plotH + bottom;
+    var span = hm.to - hm.from > 0 ? hm.to - hm.from : 1;
+    var xOf = function (t) { return left + (t - hm.from) / span * plotW; };
+    var tOf = function (x) { return hm.from + (x - left) / plotW * span; };
+    var originMs = Date.parse(tm.origin.replace(/(\.\d{3})\d+/, "$1"));
+    var canvas = el("canvas", { width: String(Math.round(w * dpr)), height: String(Math.round(h * dpr)) });
+    canvas.style.width = w + "px";
+    canvas.style.height = h + "px";
+    var ctx = canvas.getContext("2d");
+    ctx.scale(dpr, dpr);
+    var longest = hm.bound, gapCount = 0, tickCount = 0;
+    rows.forEach(function (r) {
+      (r.gaps || []).forEach(function (g) { longest = Math.max(longest, g[1] - g[0]); gapCount++; });
+      tickCount += (r.ticks || []).length;
+    });
+
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, top, plotW, plotH);
+    ctx.clip();
+    rows.forEach(function (r, i) {
+      var y = top + i * rowH, x0 = Math.max(left, Math.floor(xOf(r.first)));
+      ctx.fillStyle = IDLE;
+      ctx.fillRect(left, y, x0 - left, rowH);
+      ctx.fillStyle = ACKED;
+      ctx.fillRect(x0, y, left + plotW - x0, rowH);
+      // The shorter gaps first, so that a column shows the longest gap
+      // overlapping it; each covers every column it touches.
+      (r.gaps || []).slice().sort(function (a, b) { return (a[1] - a[0]) - (b[1] - b[0]); }).forEach(function (g) {
+        var gx0 = Math.floor(xOf(g[0])), gx1 = Math.max(Math.ceil(xOf(g[1])), gx0 + 1);
+        ctx.fillStyle = gapColour(g[1] - g[0], hm.bound, longest);
+        ctx.fillRect(gx0, y, gx1 - gx0, rowH);
+      });
+      (r.ticks || []).forEach(function (tk) {
+        ctx.fillStyle = TICK_COLOURS[hm.phases[tk[1]]] || "#555";
+        ctx.fillRect(Math.round(xOf(tk[0])) - 1, y, 2, rowH);
+      });
+    });
+    ctx.restore();
+
+    // The roles' groups: a line between them, and their names.
+    ctx.font = "11px sans-serif";
+    var labelEvery = rowH >= 9 ? 1 : Math.ceil(10 / rowH);
+    rows.forEach(function (r, i) {
+      var y = top + i * rowH;
+      var first = i === 0 || rows[i - 1].role !== r.role;
+      if (first && i > 0) {
+        ctx.fillStyle = "#222";
+        ctx.fillRect(4, y - 1, left + plotW - 4, 1);
+      }
+      if (first && r.role) {
+        ctx.fillStyle = "#222";
+        ctx.textAlign = "left";
+        ctx.textBaseline = "top";
+        var count = rows.filter(function (o) { return o.role === r.role; }).length;
+        ctx.fillText(r.role + " (" + count + ")", 4, y + 1);
+      }
+      if (rowH >= 9 || i % (labelEvery * 10) === 0) {
+        ctx.fillStyle = "#555";
+        ctx.textAlign = "right";
+        ctx.textBaseline = "middle";
+        ctx.fillText("p" + r.partition, left - 4, y + rowH / 2);
+      }
+    });
+
+    // The fault and the shared boundaries, across every row.
+    (hm.marks || []).forEach(function (m) {
+      var x = xOf(m.t);
+      if (x < left || x > left + plotW) return;
+      ctx.save();
+      ctx.strokeStyle = m.kind === "fault" ? "#d62728" : "#333";
+      ctx.lineWidth = m.kind === "fault" ? 2 : 1;
+      if (m.kind !== "fault") ctx.setLineDash([4, 3]);
+      ctx.beginPath(); ctx.moveTo(x, top - 4); ctx.lineTo(x, top + plotH); ctx.stroke();
+      ctx.restore();
+      ctx.fillStyle = "#222";
+      ctx.textAlign = "left";
+      ctx.textBaseline = "middle";
+      ctx.fillText(m.kind + (m.phase ? " (" + m.phase + " ends)" : ""), x + 3, top - 10);
+    });
+
+    // The time axis.
+    var step = niceStep(span / Math.max(1, plotW / 90));
+    ctx.fillStyle = "#222";
+    ctx.strokeStyle = "#222";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (var t = Math.ceil(hm.from / step) * step; t <= hm.to + 1e-9; t += step) {
+      var x = xOf(t);
+      ctx.fillRect(x, top + plotH, 1, 4);
+      ctx.fillText(String(Math.round(t * 1000) / 1000), x, top + plotH + 6);
+    }
+    ctx.fillText("seconds since the " + tm.origin_is, left + plotW / 2, top + plotH + 21);
+
+    var info = el("div", { cls: "info", text: "hover a cell for its partition, time and ack gap" });
+    // hover says what the cell at (x, y), in CSS pixels on the canvas,
+    // shows; "" outside the rows.
+    function hover(x, y) {
+      var i = Math.floor((y - top) / rowH);
+      if (i < 0 || i >= n || x < left || x >= left + plotW) return "";
+      var r = rows[i], c0 = tOf(Math.floor(x)), c1 = tOf(Math.floor(x) + 1), at = tOf(x);
+      var text = "p" + r.partition + (r.role ? " (" + r.role + ")" : "") + " at " + at.toFixed(3) + " s (" + clock(originMs, at) + "): ";
+      var best = -1;
+      (r.gaps || []).forEach(function (g, j) {
+        if (g[0] <= c1 && g[1] >= c0 && (best < 0 || g[1] - g[0] > r.gaps[best][1] - r.gaps[best][0])) best = j;
+      });
+      if (best >= 0) {
+        var g = r.gaps[best];
+        text += "no ack for " + (g[1] - g[0]).toFixed(3) + " s, " + clock(originMs, g[0]) + "–" + clock(originMs, g[1]) +
+          " (" + g[0].toFixed(3) + " to " + g[1].toFixed(3) + " s)" + (r.open && best === r.gaps.length - 1 ? ", still none when the trial ended" : "");
+      } else if (at < r.first) {
+        text += "not sending yet";
+      } else {
+        text += "acked, no gap over " + hm.bound.toFixed(2) + " s";
+      }
+      if (r.left) text += "; " + r.left + " shorter gaps of this partition, up to " + r.left_max.toFixed(3) + " s, not drawn";
+      (r.ticks || []).forEach(function (tk) { text += "; " + hm.phases[tk[1]] + " ends at " + tk[0].toFixed(3) + " s"; });
+      (hm.marks || []).forEach(function (m) {
+        if (Math.abs(xOf(m.t) - x) <= 3) text += "; " + m.kind + " at " + m.t.toFixed(3) + " s" + (m.evidence ? ": " + m.evidence : "") + (m.source ? " [" + m.source + "]" : "");
+      });
+      return text;
+    }
+    canvas.addEventListener("mousemove", function (e) {
+      var text = hover(e.offsetX, e.offsetY);
+      if (text) info.textContent = text;
+    });
+
+    var names = { "detect": "orange", "elect": "blue", "client": "green", "first ack": "purple" };
+    var legend = el("p", { cls: "hint", text: "Colour: the longest ack gap over " + hm.bound.toFixed(2) + " s (the stall bound) overlapping the column, light at " +
+      hm.bound.toFixed(2) + " s to dark red at " + longest.toFixed(2) + " s; pale green: acked; grey: not sending yet." +
+      (hm.marks ? " Red line: the fault; dashed: the phase boundaries the partitions share." : "") +
+      (hm.phases ? " Ticks on a row: the partition's own phases' ends (" + hm.phases.map(function (p) { return p + " " + (names[p] || "grey"); }).join(", ") + ")." : "") });
+    container.appendChild(el("div", { cls: "heat", "data-trial": String(ti), "data-rows": String(n) }, [
+      el("h3", { text: n + " partitions, one row each: where each went without an ack for longer than " + hm.bound.toFixed(2) + " s" }),
+      legend, canvas, info]));
+    result.charts++;
+    result.heat = { trial: ti, rows: n, partitions: rows.map(function (r) { return r.partition; }), gaps: gapCount, ticks: tickCount,
+      marks: (hm.marks || []).length, columns: plotW, row_px: rowH, canvas: canvas.width, inked: inked(ctx) };
+    heatDrawn = { hm: hm, hover: hover, info: info, canvas: canvas, top: top, rowH: rowH, xOf: xOf };
+  }
+
   // commitLane draws a lane of commits: each one's latency at the time it
   // ended (those that failed apart, in red, at their latency or on the
   // axis), a stall shaded, and events as hoverable markers. It returns the
@@ -412,10 +586,11 @@
     sec.appendChild(figuresTable(tm.figures, ti, "partition"));
     var pl = phasesList(tm);
     if (pl) sec.appendChild(pl);
-    sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
+    if (!tm.heat) sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
     root.appendChild(sec);
     var group = syncGroup();
-    tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
+    if (tm.heat) heatChart(tm, ti, tm.heat, sec);
+    else tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
     if (tm.group) groupChart(tm, ti, tm.group, group, sec);
     if (tm.txn) txnChart(tm, ti, tm.txn, group, sec);
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
@@ -425,8 +600,10 @@
   }
 
   // trialSpan is the time span of a trial's lanes, in seconds since its
-  // origin: from the first point of any lane to the last of any.
+  // origin: from the first point of any lane to the last of any; a heat
+  // map's span.
   function trialSpan(tm) {
+    if (tm.heat) return [tm.heat.from, tm.heat.to];
     var min = Infinity, max = -Infinity;
     tm.lanes.forEach(function (ln) {
       ln.points.x.forEach(function (x) {
@@ -569,11 +746,42 @@
       var group = syncGroup();
       root.appendChild(el("h2", { text: "summary of " + pg.trials.length + " trials" }));
       root.appendChild(figuresTable(pg.summary || [], "summary", "measure"));
-      root.appendChild(el("h2", { text: "trials overlaid, time since each trial's fault" }));
-      pg.overlay.forEach(function (ol) { overlayChart(pg, ol, group, root); });
+      // A trial drawn as a heat map has no lanes to overlay.
+      if (pg.overlay) {
+        root.appendChild(el("h2", { text: "trials overlaid, time since each trial's fault" }));
+        pg.overlay.forEach(function (ol) { overlayChart(pg, ol, group, root); });
+      }
       root.appendChild(el("h2", { text: "each trial" }));
     }
     pg.trials.forEach(function (tm, i) { renderTrial(tm, i, root, pg.kind === "trial" || i === 0); });
+  }
+
+  // selfTestHeat moves the mouse to the middle of the heat map's longest
+  // gap, and to each mark on the first row, and reports what the page
+  // said.
+  function selfTestHeat(d) {
+    var hm = d.hm, row = -1, gap = null;
+    hm.rows.forEach(function (r, i) {
+      (r.gaps || []).forEach(function (g) {
+        if (Math.min(g[1], hm.to) > Math.max(g[0], hm.from) && (gap === null || g[1] - g[0] > gap[1] - gap[0])) {
+          row = i;
+          gap = g;
+        }
+      });
+    });
+    var box = d.canvas.getBoundingClientRect();
+    var at = function (x, y) {
+      d.canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + x, clientY: box.top + y }));
+      return d.info.textContent;
+    };
+    var out = { marks: [] };
+    if (gap) {
+      out.partition = hm.rows[row].partition;
+      out.gap = gap;
+      out.cell = at(d.xOf((Math.max(gap[0], hm.from) + Math.min(gap[1], hm.to)) / 2), d.top + row * d.rowH + d.rowH / 2);
+    }
+    (hm.marks || []).forEach(function (m) { out.marks.push(at(d.xOf(m.t), d.top + d.rowH / 2)); });
+    result.heat.hover = out;
   }
 
   // selfTest hovers, in every lane, the first point of the stall (or the
@@ -581,6 +789,7 @@
   // the page's hover, checked by the browser test (open the page with
   // #selftest).
   function selfTest() {
+    if (heatDrawn) selfTestHeat(heatDrawn);
     result.hover = drawn.map(function (d) {
       var pts = d.ln.points, i = 0;
       if (d.ln.stall) {
