@@ -58,6 +58,8 @@ type browserResult struct {
 		Canvas  int `json:"canvas"`
 		Inked   int `json:"inked"`
 	} `json:"txn"`
+	// Heat is the heat map, for a trial of many partitions.
+	Heat *browserHeat `json:"heat"`
 	// Hover is what each lane showed when the self-test hovered a point
 	// and a marker.
 	Hover []struct {
@@ -71,6 +73,26 @@ type browserResult struct {
 		Min, Max float64
 		Lanes    [][2]float64
 	} `json:"zoom"`
+}
+
+// browserHeat is what the page drew of a heat map, and what it said when
+// the self-test moved the mouse to the middle of the longest gap and to
+// each mark.
+type browserHeat struct {
+	Rows       int     `json:"rows"`
+	Partitions []int32 `json:"partitions"`
+	Gaps       int     `json:"gaps"`
+	Ticks      int     `json:"ticks"`
+	Marks      int     `json:"marks"`
+	Columns    int     `json:"columns"`
+	Canvas     int     `json:"canvas"`
+	Inked      int     `json:"inked"`
+	Hover      struct {
+		Partition int32      `json:"partition"`
+		Gap       [2]float64 `json:"gap"`
+		Cell      string     `json:"cell"`
+		Marks     []string   `json:"marks"`
+	} `json:"hover"`
 }
 
 // browser runs headless Chromium on pages with the network cut off: in a
@@ -325,6 +347,9 @@ func TestIntegrationBrowser(t *testing.T) {
 			}
 			checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
 			checkHover(t, res, tm)
+			if res.Heat != nil {
+				t.Errorf("%d partitions drawn as a heat map, want a lane each", len(tm.Lanes))
+			}
 			switch x := res.Txn; {
 			case tm.Txn == nil && x != nil:
 				t.Errorf("a transactions' lane %+v drawn for a trial without transactions", x)
@@ -339,6 +364,42 @@ func TestIntegrationBrowser(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("probe-1000", func(t *testing.T) {
+		// 20 partitions, past report.Condense: one heat map, no lanes.
+		trial, tr := unpackTrial(t, "probe-1000")
+		page, doc := writeTrialFiles(t, trial, tr)
+		tm, err := buildTrial(trialPage(t, trial, tr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dom, res := b.open(t, page, "probe-1000.png")
+		if n := len(laneRE.FindAllString(dom, -1)); n != 0 || len(res.Lanes) != 0 || res.Charts != 1 {
+			t.Errorf("%d lanes in the DOM, %d reported, %d charts: want the heat map alone", n, len(res.Lanes), res.Charts)
+		}
+		checkHeat(t, res.Heat, tm)
+		checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
+	})
+
+	t.Run("sigkill as a heat map", func(t *testing.T) {
+		// The recorded SIGKILL's three partitions drawn as a heat map,
+		// for its fault and phases: the map's marks and ticks.
+		trial, tr := unpackTrial(t, "sigkill")
+		tm, err := buildTrialAs(trialPage(t, trial, tr), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), FileName)
+		var buf bytes.Buffer
+		if err := writePage(&buf, &page{Kind: "trial", Title: "kbf: " + tm.Name, Trials: []trialModel{*tm}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, res := b.open(t, path, "sigkill-heat.png")
+		checkHeat(t, res.Heat, tm)
+	})
 
 	t.Run("run", func(t *testing.T) {
 		// The two recorded trials as one run of two, overlaid.
@@ -404,4 +465,72 @@ func TestIntegrationBrowser(t *testing.T) {
 			t.Errorf("%d median cells, want 8", n)
 		}
 	})
+}
+
+var heatHoverRE = regexp.MustCompile(`^p(\d+) .*: no ack for ([\d.]+) s, (\d\d:\d\d:\d\d\.\d{3})–(\d\d:\d\d:\d\d\.\d{3}) `)
+
+// checkHeat checks the heat map the page drew against the model: its rows
+// in order, every gap and mark, pixels inked, and what hovering the
+// longest gap and each mark said.
+func checkHeat(t *testing.T, h *browserHeat, tm *trialModel) {
+	t.Helper()
+	hm := tm.Heat
+	if h == nil {
+		t.Fatal("no heat map drawn")
+	}
+	var rows []int32
+	gaps, ticks := 0, 0
+	for _, r := range hm.Rows {
+		rows = append(rows, r.Partition)
+		gaps += len(r.Gaps)
+		ticks += len(r.Ticks)
+	}
+	if !slices.Equal(h.Partitions, rows) || h.Rows != len(rows) {
+		t.Errorf("rows %v drawn, the model's are %v", h.Partitions, rows)
+	}
+	if h.Gaps != gaps || h.Ticks != ticks || h.Marks != len(hm.Marks) {
+		t.Errorf("drew %d gaps, %d ticks, %d marks; the model has %d, %d, %d", h.Gaps, h.Ticks, h.Marks, gaps, ticks, len(hm.Marks))
+	}
+	if h.Canvas == 0 || h.Inked == 0 || h.Columns < 600 {
+		t.Errorf("canvas %d px wide, %d pixels inked, %d columns", h.Canvas, h.Inked, h.Columns)
+	}
+	// The longest gap, hovered in its middle: its partition, and the gap
+	// as the model has it, to the millisecond.
+	var want [2]float64
+	var p int32
+	for _, r := range hm.Rows {
+		for _, g := range r.Gaps {
+			if g[1]-g[0] > want[1]-want[0] {
+				want, p = g, r.Partition
+			}
+		}
+	}
+	m := heatHoverRE.FindStringSubmatch(h.Hover.Cell)
+	if m == nil || m[1] != strconv.Itoa(int(p)) || m[2] != fmt.Sprintf("%.3f", want[1]-want[0]) {
+		t.Errorf("hovering p%d's gap %v said %q, not its partition and length", p, want, h.Hover.Cell)
+	} else {
+		// The page's clock is the origin to the millisecond, plus the
+		// time: a millisecond early at most.
+		for i, c := range m[3:5] {
+			at := tm.Origin.Add(time.Duration(want[i] * float64(time.Second))).UTC()
+			if c != at.Format("15:04:05.000") && c != at.Add(-time.Millisecond).Format("15:04:05.000") {
+				t.Errorf("hovering p%d's gap %v said %q: %s, want %s", p, want, h.Hover.Cell, c, at.Format("15:04:05.000"))
+			}
+		}
+	}
+	if h.Hover.Partition != p || h.Hover.Gap != want {
+		t.Errorf("the self-test hovered p%d's %v, the longest gap is p%d's %v", h.Hover.Partition, h.Hover.Gap, p, want)
+	}
+	if len(h.Hover.Marks) != len(hm.Marks) {
+		t.Fatalf("hovered %d marks, the map has %d", len(h.Hover.Marks), len(hm.Marks))
+	}
+	for i, m := range hm.Marks {
+		w := fmt.Sprintf("%s at %.3f s", m.Kind, m.T)
+		if m.Source != "" {
+			w = "[" + m.Source + "]"
+		}
+		if !strings.Contains(h.Hover.Marks[i], w) {
+			t.Errorf("hovering the %s mark said %q, not %q", m.Kind, h.Hover.Marks[i], w)
+		}
+	}
 }
