@@ -381,6 +381,36 @@ func TestIntegrationBrowser(t *testing.T) {
 		checkFigures(t, figureCells(dom), "0", doc, len(tm.Figures))
 	})
 
+	t.Run("1000 partitions", func(t *testing.T) {
+		// A made-up fault that stalls every third of 1,000 partitions
+		// for 2 s and more: rows a pixel high, and the fault's mark
+		// without logs to bound its phases.
+		faultAt := t0.Add(6 * time.Second)
+		var msgs []results.Message
+		for p := range 1000 {
+			ends := faultAt.Add(2*time.Second + time.Duration(p%50)*50*time.Millisecond)
+			for i := range 60 {
+				sent := t0.Add(time.Duration(i)*200*time.Millisecond + time.Duration(p)*100*time.Microsecond)
+				acked := sent.Add(5 * time.Millisecond)
+				if p%3 == 0 && !sent.Before(faultAt.Add(-100*time.Millisecond)) && sent.Before(ends) {
+					acked = ends
+				}
+				msgs = append(msgs, results.Message{Partition: int32(p), Seq: int64(i), Offset: int64(i), Sent: sent, Acked: acked, Received: acked.Add(time.Millisecond)})
+			}
+		}
+		path := writeCSV(t, msgs)
+		tr, tm := analyseCSV(t, path, faultAt)
+		page := filepath.Join(filepath.Dir(path), FileName)
+		if err := WriteFile(context.Background(), page, []results.Trial{{Probe: path}}, []*report.Trial{tr}); err != nil {
+			t.Fatal(err)
+		}
+		_, res := b.open(t, page, "1000-partitions.png")
+		checkHeat(t, res.Heat, tm)
+		if res.Heat != nil && (res.Heat.Rows != 1000 || res.Heat.Marks != 1) {
+			t.Errorf("%d rows and %d marks, want 1000 and the fault's", res.Heat.Rows, res.Heat.Marks)
+		}
+	})
+
 	t.Run("sigkill as a heat map", func(t *testing.T) {
 		// The recorded SIGKILL's three partitions drawn as a heat map,
 		// for its fault and phases: the map's marks and ticks.

@@ -110,9 +110,10 @@ type heatSpan struct {
 	open       bool
 }
 
-// build lays the rows out for the partitions, in the report's order of
-// roles, and keeps each row's share of HeatGaps.
-func (h *heatBuilder) build(tr *report.Trial, partitions []int32, from, to, origin time.Time) *heatMap {
+// build lays a row out for each lane, in the report's order of roles,
+// and keeps each row's share of HeatGaps. A lane's role is its stall's:
+// "" where the logs did not say.
+func (h *heatBuilder) build(tr *report.Trial, lanes []lane, from, to, origin time.Time) *heatMap {
 	since := func(t time.Time) float64 { return round(t.Sub(origin).Seconds(), 1e6) }
 	h.long.Close()
 	spans := map[int32][]heatSpan{}
@@ -122,12 +123,10 @@ func (h *heatBuilder) build(tr *report.Trial, partitions []int32, from, to, orig
 		}
 	}
 	hm := &heatMap{From: since(from), To: since(to), Bound: h.bound.Seconds()}
-	share := max(HeatRowGaps, HeatGaps/max(len(partitions), 1))
-	for _, p := range partitions {
-		row := heatRow{Partition: p}
-		if !tr.FaultAt.IsZero() {
-			row.Role = string(tr.Role(p))
-		}
+	share := max(HeatRowGaps, HeatGaps/max(len(lanes), 1))
+	for _, l := range lanes {
+		p := l.Partition
+		row := heatRow{Partition: p, Role: l.Role}
 		var ss []heatSpan
 		if f := h.firsts[p]; f != nil {
 			row.First = since(time.Unix(0, f.sent))

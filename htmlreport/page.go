@@ -101,7 +101,7 @@ func buildTrialAs(in TrialPage, heat bool) (*trialModel, error) {
 		}
 	}
 	if hb != nil {
-		m.Heat = hb.build(in.Report, a.partitions, a.from, a.to, m.Origin)
+		m.Heat = hb.build(in.Report, m.Lanes, a.from, a.to, m.Origin)
 	}
 	switch {
 	case in.Replicas != nil && hb != nil:

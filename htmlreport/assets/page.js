@@ -414,7 +414,8 @@
       return text;
     }
     canvas.addEventListener("mousemove", function (e) {
-      var text = hover(e.offsetX, e.offsetY);
+      var box = canvas.getBoundingClientRect();
+      var text = hover(e.clientX - box.left, e.clientY - box.top);
       if (text) info.textContent = text;
     });
 
@@ -583,14 +584,23 @@
     sec.appendChild(el("summary", { cls: "trial-name", text: tm.name + (tm.client ? " — " + tm.client : "") }));
     sec.appendChild(el("p", { text: tm.heading }));
     if (tm.verdict) sec.appendChild(el("p", { cls: "verdict", text: tm.verdict }));
-    sec.appendChild(figuresTable(tm.figures, ti, "partition"));
+    root.appendChild(sec);
+    if (tm.heat) {
+      // Too many partitions for their table to come first: it follows
+      // the map, folded.
+      heatChart(tm, ti, tm.heat, sec);
+      sec.appendChild(el("details", null, [el("summary", { text: "the figures of each of the " + tm.lanes.length + " partitions" }),
+        figuresTable(tm.figures, ti, "partition")]));
+    } else {
+      sec.appendChild(figuresTable(tm.figures, ti, "partition"));
+    }
     var pl = phasesList(tm);
     if (pl) sec.appendChild(pl);
-    if (!tm.heat) sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
-    root.appendChild(sec);
     var group = syncGroup();
-    if (tm.heat) heatChart(tm, ti, tm.heat, sec);
-    else tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
+    if (!tm.heat) {
+      sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
+      tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
+    }
     if (tm.group) groupChart(tm, ti, tm.group, group, sec);
     if (tm.txn) txnChart(tm, ti, tm.txn, group, sec);
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
@@ -769,18 +779,20 @@
         }
       });
     });
+    // A mouse is at whole pixels of the window: the next one on from
+    // (x, y), inside a row one pixel high.
     var box = d.canvas.getBoundingClientRect();
     var at = function (x, y) {
-      d.canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + x, clientY: box.top + y }));
+      d.canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: Math.ceil(box.left + x), clientY: Math.ceil(box.top + y) }));
       return d.info.textContent;
     };
     var out = { marks: [] };
     if (gap) {
       out.partition = hm.rows[row].partition;
       out.gap = gap;
-      out.cell = at(d.xOf((Math.max(gap[0], hm.from) + Math.min(gap[1], hm.to)) / 2), d.top + row * d.rowH + d.rowH / 2);
+      out.cell = at(d.xOf((Math.max(gap[0], hm.from) + Math.min(gap[1], hm.to)) / 2), d.top + row * d.rowH);
     }
-    (hm.marks || []).forEach(function (m) { out.marks.push(at(d.xOf(m.t), d.top + d.rowH / 2)); });
+    (hm.marks || []).forEach(function (m) { out.marks.push(at(d.xOf(m.t), d.top)); });
     result.heat.hover = out;
   }
 
