@@ -333,7 +333,9 @@
 
     // The roles' groups: a line between them, and their names.
     ctx.font = "11px sans-serif";
-    var labelEvery = rowH >= 9 ? 1 : Math.ceil(10 / rowH);
+    // Each row named where they are tall enough to read, else one every
+    // 100 pixels or so.
+    var labelRows = rowH >= 9 ? 1 : Math.ceil(10 / rowH) * 10;
     rows.forEach(function (r, i) {
       var y = top + i * rowH;
       var first = i === 0 || rows[i - 1].role !== r.role;
@@ -348,7 +350,7 @@
         var count = rows.filter(function (o) { return o.role === r.role; }).length;
         ctx.fillText(r.role + " (" + count + ")", 4, y + 1);
       }
-      if (rowH >= 9 || i % (labelEvery * 10) === 0) {
+      if (i % labelRows === 0) {
         ctx.fillStyle = "#555";
         ctx.textAlign = "right";
         ctx.textBaseline = "middle";
@@ -430,7 +432,7 @@
     result.charts++;
     result.heat = { trial: ti, rows: n, partitions: rows.map(function (r) { return r.partition; }), gaps: gapCount, ticks: tickCount,
       marks: (hm.marks || []).length, columns: plotW, row_px: rowH, canvas: canvas.width, inked: inked(ctx) };
-    heatDrawn = { hm: hm, hover: hover, info: info, canvas: canvas, top: top, rowH: rowH, xOf: xOf };
+    heatDrawn = { hm: hm, info: info, canvas: canvas, top: top, rowH: rowH, xOf: xOf };
   }
 
   // commitLane draws a lane of commits: each one's latency at the time it
