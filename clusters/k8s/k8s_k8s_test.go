@@ -105,6 +105,8 @@ func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, glob
 			_, err = cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, o, metav1.CreateOptions{})
 		case *batchv1.Job:
 			_, err = cs.BatchV1().Jobs(ns).Create(ctx, o, metav1.CreateOptions{})
+		case *appsv1.Deployment:
+			_, err = cs.AppsV1().Deployments(ns).Create(ctx, o, metav1.CreateOptions{})
 		default:
 			t.Fatalf("the manifests hold a %T the test does not create", obj)
 		}
@@ -421,9 +423,10 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 
 	jobTrial(ctx, t, api, cs, ns, bin)
+	watchDeployment(ctx, t, api, cs, ns, bin)
 }
 
-// jobTrial runs k8s/manifests/jobs/kbf-job.yaml in ns, whose Kafka is up: a
+// jobTrial runs k8s/manifests/kbf/kbf-job.yaml in ns, whose Kafka is up: a
 // SIGKILL trial made by kbf in a pod, as the Job's ServiceAccount, with
 // kbf's own image (k8s/kbf-image.sh, imported into the node here). Its
 // results are read back from the Job's claim as a user does (a pod that
@@ -437,7 +440,7 @@ func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Inte
 	start := time.Now()
 	// The baseline the host's trials take here too: a shared machine's load
 	// breaks a strict baseline's steadiness.
-	deploy(ctx, t, cs, ns, "../../k8s/manifests/jobs/kbf-job.yaml", func(obj runtime.Object) {
+	deploy(ctx, t, cs, ns, "../../k8s/manifests/kbf/kbf-job.yaml", func(obj runtime.Object) {
 		if j, ok := obj.(*batchv1.Job); ok {
 			c := &j.Spec.Template.Spec.Containers[0]
 			c.Args = append(c.Args, "--duration", "40s", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")
@@ -473,33 +476,7 @@ func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Inte
 
 	// The results, read as docs/kubernetes.md says: a pod that mounts the
 	// claim, and tar through exec (kubectl cp does the same).
-	reader := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "kbf-results"},
-		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{
-				Name: "read", Image: "kbf/kafka:4.3.1", ImagePullPolicy: corev1.PullNever,
-				Command:      []string{"sleep", "600"},
-				VolumeMounts: []corev1.VolumeMount{{Name: "results", MountPath: "/results", ReadOnly: true}},
-			}},
-			Volumes: []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "kbf-results", ReadOnly: true}}}},
-		},
-	}
-	if _, err := cs.CoreV1().Pods(ns).Create(ctx, reader, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("the results' reader pod: %v", err)
-	}
-	waitPod(ctx, t, cs, ns, reader.Name, "Running", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
-	var tarball, stderr bytes.Buffer
-	if err := api.ExecStream(ctx, reader.Name, "read", []string{"tar", "-C", "/results", "-cf", "-", jobPod.Name}, &tarball, &stderr); err != nil {
-		t.Fatalf("tar the results: %v (%s)", err, stderr.String())
-	}
-	local := t.TempDir()
-	untar := exec.CommandContext(ctx, "tar", "-C", local, "-xf", "-")
-	untar.Stdin = &tarball
-	if out, err := untar.CombinedOutput(); err != nil {
-		t.Fatalf("untar the results: %v\n%s", err, out)
-	}
-	dir := filepath.Join(local, jobPod.Name)
+	dir := fromClaim(ctx, t, api, cs, ns, "kbf-results", jobPod.Name)
 	rep := readTrial(t, dir)
 	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultSIGKILL || f.ExitCode != 137 || f.NodeID != 2 {
 		t.Errorf("the Job's trial recorded the fault %+v, want a sigkill of node 2 ended with 137", f)
