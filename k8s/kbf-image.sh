@@ -8,6 +8,8 @@
 #   KBF_OWN_IMAGE  the image's name (default kbf/kbf:latest; the manifests say imagePullPolicy: Never)
 #   VERSION      kbf's version, as make build stamps it
 #   KBF_K8S_DIR  the test node's state (default /var/lib/kbf-k8s)
+#   KBF_BIN      a kbf binary built as below to pack instead of building one (the Kubernetes
+#                tests build one for the host and the image: one compile, not two)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
@@ -19,7 +21,11 @@ DIR=${KBF_K8S_DIR:-/var/lib/kbf-k8s}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/rootfs/etc" "$tmp/rootfs/tmp" "$tmp/rootfs/results" "$(dirname "$OUT")"
-(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$tmp/rootfs/kbf" ./cmd/kbf)
+if [ -n "${KBF_BIN:-}" ]; then
+  cp "$KBF_BIN" "$tmp/rootfs/kbf"
+else
+  (cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$tmp/rootfs/kbf" ./cmd/kbf)
+fi
 chmod 1777 "$tmp/rootfs/tmp" "$tmp/rootfs/results"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nkbf:x:65532:65532:kbf:/results:/sbin/nologin\n' > "$tmp/rootfs/etc/passwd"
 printf 'root:x:0:\nkbf:x:65532:\n' > "$tmp/rootfs/etc/group"

@@ -33,6 +33,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/clusters/k8s"
+	"github.com/kbf-project/kbf/internal/testkafka"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 
@@ -246,11 +247,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	}
 	t.Logf("the manifests' 4 pods Ready %v after their creation", time.Since(start).Round(100*time.Millisecond))
 
-	bin := filepath.Join(t.TempDir(), "kbf")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../../cmd/kbf")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build kbf: %v\n%s", err, out)
-	}
+	// kbf's image (jobTrial) packs this binary: one compile serves the
+	// host's trials and the pod's.
+	bin := testkafka.BuildKBF(ctx, t)
 	kbf := func(kubeconfig string, args ...string) (string, int) {
 		cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--target", "k8s", "--namespace", ns, "--kubeconfig", kubeconfig}, args...)...)
 		out, err := cmd.CombinedOutput()
@@ -434,6 +433,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Interface, ns, bin string) {
 	t.Helper()
 	img := exec.CommandContext(ctx, "../../k8s/kbf-image.sh", filepath.Join(t.TempDir(), "kbf-image.tar"))
+	img.Env = append(os.Environ(), "KBF_BIN="+bin)
 	if out, err := img.CombinedOutput(); err != nil || !strings.Contains(string(out), "imported into the test node") {
 		t.Fatalf("make kbf-image: %v\n%s", err, out)
 	}

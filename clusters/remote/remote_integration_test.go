@@ -107,11 +107,7 @@ func startExternal(ctx context.Context, t *testing.T) string {
 	}
 	testkafka.Stack{File: file, Project: project, Env: map[string]string{"KBF_IMAGE": image()}}.Start(ctx, t)
 	waitBrokers(ctx, t)
-	bin := filepath.Join(t.TempDir(), "kbf")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf").CombinedOutput(); err != nil {
-		t.Fatalf("go build kbf: %v\n%s", err, out)
-	}
-	return bin
+	return testkafka.BuildKBF(ctx, t)
 }
 
 // TestIntegrationExternal runs kbf against testdata/external.yaml, a stack

@@ -110,7 +110,7 @@ func TestIntegrationUserFile(t *testing.T) {
 	// come from their output split by logger.
 	c.Close()
 	out := filepath.Join(t.TempDir(), "run")
-	kbfBinary := buildKBF(ctx, t)
+	kbfBinary := testkafka.BuildKBF(ctx, t)
 	cmd := exec.CommandContext(ctx, kbfBinary, "run", "-f", file, "--project-name", project,
 		"--broker", "kafka-1", "--fault", "sigkill", "--duration", "30s", "--fault-after", "6s", "--out", out)
 	cmd.Env = append(os.Environ(), "KBF_IMAGE="+image())
@@ -155,17 +155,6 @@ func TestIntegrationUserFile(t *testing.T) {
 	if tr.Integrity == nil || !tr.Integrity.OK() || tr.Integrity.Lost != 0 {
 		t.Errorf("integrity %+v, want every acknowledged record found", tr.Integrity)
 	}
-}
-
-// buildKBF builds the kbf command into the test's directory.
-func buildKBF(ctx context.Context, t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kbf")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kbf-project/kbf/cmd/kbf")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build kbf: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // TestIntegrationEmbeddedFile checks docs/clusters.md's claim that
