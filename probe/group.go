@@ -22,8 +22,12 @@ import (
 // and every commit and change of its assignment (results.GroupEventsFile):
 // one trial measures both readers on the same records.
 type groupReader struct {
-	cfg *Config
-	cl  *kgo.Client
+	topic, runID, mode string // copied: callbacks run on franz-go's goroutines
+	cl                 *kgo.Client
+
+	// commits counts the commits issued and not yet answered: the
+	// client is closed only once each has called back.
+	commits sync.WaitGroup
 
 	mu      sync.Mutex
 	recs    *results.GroupEncoder
@@ -36,7 +40,7 @@ type groupReader struct {
 // it first polls. from is the probe's start: a new group reads from the
 // first record written since.
 func newGroupReader(cfg *Config, from time.Time, out Output, logger kgo.Logger) (*groupReader, error) {
-	g := &groupReader{cfg: cfg,
+	g := &groupReader{topic: cfg.Topic, runID: cfg.RunID, mode: cfg.commit(),
 		recs: results.NewGroupEncoder(orDiscard(out.Group)),
 		evs:  results.NewGroupEventEncoder(orDiscard(out.GroupEvents))}
 	opts := append(cfg.clientOpts(), cfg.groupOpts(from.UnixMilli())...)
@@ -47,7 +51,7 @@ func newGroupReader(cfg *Config, from time.Time, out Output, logger kgo.Logger) 
 		kgo.OnPartitionsRevoked(g.changed(results.GroupRevoked)),
 		kgo.OnPartitionsLost(g.changed(results.GroupLost)),
 	)
-	if cfg.commit() == results.CommitInterval {
+	if g.mode == results.CommitInterval {
 		opts = append(opts, kgo.AutoCommitCallback(g.committed(time.Time{}, nil)))
 	}
 	var err error
@@ -75,7 +79,7 @@ func (g *groupReader) generation() int32 {
 // callback: the probed topic's partitions, when the callback ran.
 func (g *groupReader) changed(k results.GroupEventKind) func(context.Context, *kgo.Client, map[string][]int32) {
 	return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-		parts := slices.Clone(m[g.cfg.Topic])
+		parts := slices.Clone(m[g.topic])
 		if len(parts) == 0 {
 			return
 		}
@@ -94,7 +98,7 @@ func (g *groupReader) committed(start time.Time, offsets map[string]map[int32]kg
 		seen := map[int32]bool{}
 		if req != nil {
 			for _, t := range req.Topics {
-				if t.Topic != g.cfg.Topic {
+				if t.Topic != g.topic {
 					continue
 				}
 				for _, p := range t.Partitions {
@@ -105,7 +109,7 @@ func (g *groupReader) committed(start time.Time, offsets map[string]map[int32]kg
 				}
 			}
 		}
-		for p, o := range offsets[g.cfg.Topic] {
+		for p, o := range offsets[g.topic] {
 			if !seen[p] {
 				seen[p] = true
 				ev.Offsets = append(ev.Offsets, results.PartitionOffset{Partition: p, Offset: o.Offset})
@@ -148,8 +152,10 @@ func (g *groupReader) record(ev *results.GroupEvent) {
 // run polls until ctx is done: each poll's probe records are processed
 // (recorded), then committed as Config.Commit says — under CommitSync
 // before the next poll, as an application that blocks on its commit does.
+// It returns once every commit it issued has been answered (the cancelled
+// context answers those still in flight at once), or after commitWait.
 func (g *groupReader) run(ctx context.Context) {
-	mode := g.cfg.commit()
+	defer g.awaitCommits(commitWait)
 	for {
 		fs := g.cl.PollFetches(ctx)
 		if ctx.Err() != nil {
@@ -159,13 +165,13 @@ func (g *groupReader) run(ctx context.Context) {
 		g.mu.Lock()
 		fs.EachRecord(func(r *kgo.Record) {
 			v, ok := results.ParseValue(r.Value)
-			if !ok || v.RunID != g.cfg.RunID || v.Partition != r.Partition {
+			if !ok || v.RunID != g.runID || v.Partition != r.Partition {
 				return
 			}
 			g.recs.Encode(results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
 		})
 		g.mu.Unlock()
-		if mode == results.CommitInterval {
+		if g.mode == results.CommitInterval {
 			continue
 		}
 		offsets := g.cl.UncommittedOffsets()
@@ -173,11 +179,36 @@ func (g *groupReader) run(ctx context.Context) {
 			continue
 		}
 		start := time.Now()
-		if mode == results.CommitSync {
-			g.cl.CommitOffsetsSync(ctx, offsets, g.committed(start, offsets))
-		} else {
-			g.cl.CommitOffsets(ctx, offsets, g.committed(start, offsets))
+		done := g.committed(start, offsets)
+		g.commits.Add(1)
+		answered := func(cl *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+			defer g.commits.Done()
+			done(cl, req, resp, err)
 		}
+		if g.mode == results.CommitSync {
+			g.cl.CommitOffsetsSync(ctx, offsets, answered)
+		} else {
+			g.cl.CommitOffsets(ctx, offsets, answered)
+		}
+	}
+}
+
+// commitWait bounds how long a stopping reader waits for its commits'
+// answers: franz-go answers a cancelled commit at once, so the bound is
+// only a guard against a hang.
+const commitWait = 10 * time.Second
+
+func (g *groupReader) awaitCommits(d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		g.commits.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
 	}
 }
 
