@@ -116,7 +116,7 @@ var (
 	loadScheduled = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Scheduling loading of metadata from (\S+)-(\d+) with epoch (\d+)`)
 	loadFinished  = regexp.MustCompile(`\[GroupCoordinator id=(\d+)\] Finished loading of metadata from (\S+)-(\d+) with epoch (\d+) in (\d+)ms.*?Loaded (\d+) records`)
 	// franz-go's client.log: the group client's lines.
-	clientLogTime = regexp.MustCompile(`^(\S+Z) \S+ ` + string(results.ClientGroup) + ` `)
+	clientLogTime = regexp.MustCompile(`^(\S+Z) \S+ (\S+) `) // a client.log line's time and client
 	clientFindRe  = regexp.MustCompile(` read FindCoordinator v\d+ broker=(\S+) .*err=<nil>`)
 	clientGroupRq = regexp.MustCompile(` wrote (OffsetCommit|Heartbeat|JoinGroup|SyncGroup|ConsumerGroupHeartbeat|OffsetFetch) v\d+ broker=(\d+) `)
 )
@@ -217,9 +217,9 @@ func message(line string) string {
 	return strings.TrimSpace(line)
 }
 
-// clientFind is the group client's FindCoordinator answer that led it to
-// broker node: the last one read before its first group request written
-// to node after from, and that request.
+// clientFind is a client's FindCoordinator answer that led it to broker
+// node: the last one read before its first coordinator request written to
+// node after from, and that request.
 type clientFind struct {
 	find, req       time.Time
 	findSrc, reqSrc string
@@ -227,9 +227,10 @@ type clientFind struct {
 	request         string
 }
 
-// readFind reads client.log in dir for the group client finding node
-// after from.
-func readFind(ctx context.Context, dir string, node int32, from time.Time) (clientFind, bool) {
+// readFind reads client.log in dir for client finding node after from: a
+// coordinator request is a line of that client that request matches, its
+// first group the request's name and its second the broker it went to.
+func readFind(ctx context.Context, dir string, client results.Client, request *regexp.Regexp, node int32, from time.Time) (clientFind, bool) {
 	f, err := results.Open(ctx, filepath.Join(dir, results.ClientLog))
 	if err != nil {
 		return clientFind{}, false
@@ -242,7 +243,7 @@ func readFind(ctx context.Context, dir string, node int32, from time.Time) (clie
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		tm := clientLogTime.FindStringSubmatch(line)
-		if tm == nil {
+		if tm == nil || tm[2] != string(client) {
 			continue
 		}
 		t, err := time.Parse(time.RFC3339Nano, tm[1])
@@ -253,7 +254,7 @@ func readFind(ctx context.Context, dir string, node int32, from time.Time) (clie
 			c.find, c.findSrc, c.findBy = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
 			continue
 		}
-		if m := clientGroupRq.FindStringSubmatch(line); m != nil && m[2] == want && !c.find.IsZero() {
+		if m := request.FindStringSubmatch(line); m != nil && m[2] == want && !c.find.IsZero() {
 			c.req, c.reqSrc, c.request = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
 			return c, true
 		}
@@ -410,7 +411,7 @@ func (g *groupPhasing) find() {
 	if g.r.NewCoordinator < 0 {
 		return
 	}
-	c, ok := readFind(g.ctx, g.ev.dir, g.r.NewCoordinator, g.ev.F)
+	c, ok := readFind(g.ctx, g.ev.dir, results.ClientGroup, clientGroupRq, g.r.NewCoordinator, g.ev.F)
 	if !ok {
 		g.missing(fmt.Sprintf("no FindCoordinator answer in %s before a group request to broker %d", results.ClientLog, g.r.NewCoordinator))
 		return

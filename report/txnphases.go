@@ -88,7 +88,6 @@ var (
 	txnFinishedRe  = regexp.MustCompile(`\[Transaction State Manager (\d+)\]: Finished loading (\d+) transaction metadata from ` + txnStateTopic + `-(\d+) in (\d+) milliseconds`)
 	txnCompletedRe = regexp.MustCompile(`\[Transaction State Manager (\d+)\]: Completed loading transaction metadata from ` + txnStateTopic + `-(\d+) for coordinator epoch (\d+)`)
 	// franz-go's client.log: the transactional producer's lines.
-	producerLogTime = regexp.MustCompile(`^(\S+Z) \S+ ` + string(results.ClientProducer) + ` `)
 	// loggerSuffix is a line's logger at its end: " (state.change.logger)".
 	loggerSuffix = regexp.MustCompile(` \((?:kafka|state\.change|org\.apache)\.[\w.$]*\)$`)
 	txnRequestRe = regexp.MustCompile(` wrote (EndTxn|AddPartitionsToTxn|InitProducerID|AddOffsetsToTxn|TxnOffsetCommit) v\d+ broker=(\d+) `)
@@ -214,49 +213,6 @@ func scanLog(ctx context.Context, dir, rel string, F time.Time, fn func(citedLin
 func atoi32(s string) int32 {
 	n, _ := strconv.ParseInt(s, 10, 32)
 	return int32(n)
-}
-
-// producerFind is the transactional producer's FindCoordinator answer
-// that led it to broker node: the last one read before its first
-// transaction request written to node after from, and that request.
-type producerFind struct {
-	find, req       time.Time
-	findSrc, reqSrc string
-	findBy, request string
-}
-
-// readProducerFind reads client.log in dir for the transactional producer
-// finding node after from.
-func readProducerFind(ctx context.Context, dir string, node int32, from time.Time) (producerFind, bool) {
-	f, err := results.Open(ctx, filepath.Join(dir, results.ClientLog))
-	if err != nil {
-		return producerFind{}, false
-	}
-	defer f.Close()
-	var c producerFind
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
-	want := strconv.Itoa(int(node))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		tm := producerLogTime.FindStringSubmatch(line)
-		if tm == nil {
-			continue
-		}
-		t, err := time.Parse(time.RFC3339Nano, tm[1])
-		if err != nil || t.Before(from) {
-			continue
-		}
-		if m := clientFindRe.FindStringSubmatch(line); m != nil {
-			c.find, c.findSrc, c.findBy = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
-			continue
-		}
-		if m := txnRequestRe.FindStringSubmatch(line); m != nil && m[2] == want && !c.find.IsZero() {
-			c.req, c.reqSrc, c.request = t, results.ClientLog+":"+strconv.Itoa(n), m[1]
-			return c, true
-		}
-	}
-	return producerFind{}, false
 }
 
 // txnRecoveryOf is the transaction coordinator's recovery stage: from the
@@ -391,7 +347,7 @@ func (t *txnPhasing) find() {
 	if t.loaded == nil {
 		return
 	}
-	c, ok := readProducerFind(t.ctx, t.ev.dir, t.r.NewCoordinator, t.ev.F)
+	c, ok := readFind(t.ctx, t.ev.dir, results.ClientProducer, txnRequestRe, t.r.NewCoordinator, t.ev.F)
 	if !ok {
 		t.missing(fmt.Sprintf("no FindCoordinator answer in %s before a transaction request to broker %d", results.ClientLog, t.r.NewCoordinator))
 		return
