@@ -69,9 +69,9 @@ scenarios:
 # killed pod), and optionally
 # command_config, logs or logs_command (run in this file's directory too),
 # ready_file and heal_margin.
-# A scenario on another cluster (compose file, brokers, controllers) than the
-# trial before it takes that one down first; other config only recreates the
-# nodes whose settings changed.
+# A scenario on another cluster (compose file, brokers, controllers, image)
+# than the trial before it takes that one down first; scenarios whose node
+# settings differ keep a cluster each, side by side (kbf bench --clusters).
 `
 
 // MaxTrials bounds the trials of a scenario: a benchmark's plan holds every

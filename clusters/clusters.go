@@ -99,20 +99,22 @@ func openK8s(ctx context.Context, s K8s) (cluster.Cluster, error) {
 	return t, nil
 }
 
-// Pool keeps kbf's Docker cluster across a benchmark's trials: a trial on
-// the same cluster with other settings reuses it (docker.Pool). A cluster
+// Pool keeps kbf's Docker clusters across a benchmark's trials: a trial on
+// a kept cluster's nodes reuses it, one with other node settings gets a
+// cluster of its own beside the kept ones, up to Docker.Clusters
+// (docker.Pool). A cluster
 // of another place is made anew for each trial — its brokers checked
 // again, a pod made again since the last found at its new address — and
 // closed by the trial's release.
 type Pool struct {
-	docker docker.Pool
+	Docker docker.Pool
 }
 
 // Open returns the cluster of s and the func that releases it once the
 // trial is over; fresh asks for a Docker cluster brought up from nothing.
 func (p *Pool) Open(ctx context.Context, s Spec, fresh bool) (cluster.Cluster, func(), error) {
 	if s.Docker != nil && count(s) == 1 {
-		t, err := p.docker.Get(ctx, *s.Docker, fresh)
+		t, err := p.Docker.Get(ctx, *s.Docker, fresh)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -125,5 +127,10 @@ func (p *Pool) Open(ctx context.Context, s Spec, fresh bool) (cluster.Cluster, f
 	return c, func() { c.Close() }, nil
 }
 
-// Close closes the Docker cluster's clients; the cluster stays up.
-func (p *Pool) Close() { p.docker.Close() }
+// Close takes down the Docker clusters brought up beside kbf's own and
+// closes the clients; kbf's own cluster stays up.
+func (p *Pool) Close(ctx context.Context) error {
+	err := p.Docker.Shrink(ctx)
+	p.Docker.Close()
+	return err
+}

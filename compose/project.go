@@ -115,6 +115,12 @@ func loadProject(ctx context.Context, src source) (*project, error) {
 
 func load(ctx context.Context, file []byte, src source) (*project, error) {
 	filename, dir, name, forced := "compose.yaml", ".", Project, true
+	if src.file == "" && src.projectName != "" {
+		if err := checkProjectName(src.projectName); err != nil {
+			return nil, invalid{err}
+		}
+		name = src.projectName
+	}
 	if src.file != "" {
 		abs, err := filepath.Abs(src.file)
 		if err != nil {
@@ -142,6 +148,7 @@ func load(ctx context.Context, file []byte, src source) (*project, error) {
 		if p, err = resize(p, src.brokers, src.controllers, src.combined, src.env); err != nil {
 			return nil, invalid{err}
 		}
+		rename(p)
 	}
 	configured, err := applyConfig(p, src.config)
 	if err != nil {
@@ -433,7 +440,7 @@ func resize(p *types.Project, brokers, controllers int, combined bool, env map[s
 	}
 	node := func(t types.ServiceConfig, name string) types.ServiceConfig {
 		s := t
-		s.Name, s.Hostname, s.ContainerName = name, name, Project+"-"+name
+		s.Name, s.Hostname = name, name
 		s.Environment = maps.Clone(t.Environment)
 		s.Environment["KAFKA_CONTROLLER_QUORUM_VOTERS"] = ptr(strings.Join(voters, ","))
 		s.Ports = nil
@@ -475,6 +482,29 @@ func resize(p *types.Project, brokers, controllers int, combined bool, env map[s
 }
 
 func ptr(s string) *string { return &s }
+
+// rename gives the embedded cluster's containers and network its project's
+// name (kbf-k1 and kbf in project kbf, kbf-2-k1 and kbf-2 in kbf-2), so that
+// clusters of several projects run side by side.
+func rename(p *types.Project) {
+	for name, s := range p.Services {
+		s.ContainerName = p.Name + "-" + name
+		p.Services[name] = s
+	}
+	for k, n := range p.Networks {
+		n.Name = p.Name
+		p.Networks[k] = n
+	}
+}
+
+// checkProjectName refuses a project name Docker Compose would refuse: it
+// names the embedded cluster's containers and network too.
+func checkProjectName(name string) error {
+	if loader.NormalizeProjectName(name) != name || name == "" {
+		return fmt.Errorf("project name %q: want lowercase letters, digits, dashes and underscores, starting with a letter or digit", name)
+	}
+	return nil
+}
 
 // Setting is one Kafka server property set on one node, or on every node
 // when Node is "".

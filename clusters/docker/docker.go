@@ -12,6 +12,7 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -178,56 +179,146 @@ func CheckOwnCluster(ctx context.Context, idOf func(context.Context) (string, er
 	return nil
 }
 
-// Pool keeps one target across a benchmark's trials: a trial on the same
-// cluster with other settings reuses it (Up then recreates only the nodes
-// whose settings changed), one on another cluster (another compose file,
-// size or image) takes the last one down first, since two clusters at
-// once would share the machine and its ports.
+// Pool keeps a benchmark's clusters across its trials. A trial on a
+// cluster with the same nodes (compose file, size, image, node settings)
+// reuses it; one whose node settings differ from every kept cluster's gets
+// a cluster of its own beside them, up to Clusters of kbf's embedded one
+// (project kbf-2 on ports 19192…, kbf-3 on 19292…), so that two settings'
+// trials alternate without a node recreated between them. Past Clusters,
+// the least recently used cluster takes the new settings (Up recreates
+// only the nodes whose settings changed). A trial on another cluster
+// (another compose file, size or image) takes every kept one down first,
+// since they would share the machine and its ports.
 type Pool struct {
-	t *Target
+	// Clusters is how many of kbf's embedded clusters may be up at once;
+	// 0 means 1. A user's compose file is always one.
+	Clusters int
+	slots    []*slot
+	clock    int
 }
 
-// Get returns the target of opts, reusing the last one when nothing
-// changed; fresh asks for a cluster brought up from nothing, the last one
-// removed first.
+// slot is one kept cluster: its target, the options it was asked for
+// (before the slot's project and ports), and when it was last used.
+type slot struct {
+	t     *Target
+	asked compose.Options
+	used  int
+}
+
+// Get returns the target of opts, reusing a kept one when its nodes are
+// the same; fresh asks for a cluster brought up from nothing, the kept
+// one removed first.
 func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Target, error) {
-	if p.t != nil && !same(p.t.opts, opts) {
-		if !SameCluster(p.t.opts, opts) {
-			if _, err := p.t.Down(ctx); err != nil {
-				return nil, fmt.Errorf("the last scenario's cluster: %w", err)
+	p.clock++
+	if len(p.slots) > 0 && !SameCluster(p.slots[0].asked, opts) {
+		err := downAll(ctx, p.slots)
+		p.slots = nil
+		if err != nil {
+			return nil, fmt.Errorf("the last scenario's cluster: %w", err)
+		}
+	}
+	i := slices.IndexFunc(p.slots, func(s *slot) bool { return sameNodes(s.asked, opts) })
+	if i < 0 && len(p.slots) < p.max(opts) {
+		p.slots = append(p.slots, &slot{})
+		i = len(p.slots) - 1
+	}
+	if i < 0 {
+		i = 0
+		for j, s := range p.slots {
+			if s.used < p.slots[i].used {
+				i = j
 			}
 		}
-		p.Close()
 	}
-	if p.t == nil {
-		t, err := New(opts)
+	sl := p.slots[i]
+	sl.used = p.clock
+	if sl.t != nil && (fresh || !same(sl.asked, opts)) {
+		if fresh {
+			// The cluster removed, so that the trial brings it up from nothing.
+			if _, err := sl.t.Down(ctx); err != nil {
+				return nil, fmt.Errorf("fresh cluster: %w", err)
+			}
+		}
+		sl.t.Close()
+		sl.t = nil
+	}
+	if sl.t == nil {
+		t, err := New(slotOptions(opts, i))
 		if err != nil {
 			return nil, err
 		}
-		p.t = t
+		sl.t, sl.asked = t, opts
 	}
-	if fresh {
-		// The cluster removed and a new client made, so that the trial
-		// brings the cluster up from nothing.
-		if _, err := p.t.Down(ctx); err != nil {
-			return nil, fmt.Errorf("fresh cluster: %w", err)
-		}
-		p.Close()
-		t, err := New(opts)
-		if err != nil {
-			return nil, err
-		}
-		p.t = t
-	}
-	return p.t, nil
+	return sl.t, nil
 }
 
-// Close closes the last target's clients; its cluster stays up.
-func (p *Pool) Close() {
-	if p.t != nil {
-		p.t.Close()
-		p.t = nil
+// max is how many clusters of opts the pool may keep.
+func (p *Pool) max(opts compose.Options) int {
+	if opts.File != "" || opts.ProjectName != "" {
+		return 1
 	}
+	return max(p.Clusters, 1)
+}
+
+// slotOptions are opts for the pool's i-th cluster: the first is kbf's
+// cluster as kbf up makes it; the others have a project and ports of their
+// own, 100 ports apart.
+func slotOptions(opts compose.Options, i int) compose.Options {
+	if i == 0 {
+		return opts
+	}
+	opts.ProjectName = fmt.Sprintf("%s-%d", compose.Project, i+1)
+	env := opts.Env
+	if env == nil {
+		env = map[string]string{}
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				env[k] = v
+			}
+		}
+	}
+	env = maps.Clone(env)
+	for b := 1; b <= max(opts.Brokers, 3); b++ {
+		env[fmt.Sprintf("KBF_K%d_PORT", b)] = fmt.Sprint(19091 + 100*i + b)
+	}
+	opts.Env = env
+	return opts
+}
+
+// Shrink takes down the clusters the pool brought up beside the first,
+// which stays up as kbf up leaves it; a benchmark calls it when done.
+func (p *Pool) Shrink(ctx context.Context) error {
+	if len(p.slots) < 2 {
+		return nil
+	}
+	err := downAll(ctx, p.slots[1:])
+	p.slots = p.slots[:1]
+	return err
+}
+
+// downAll takes the clusters of slots down and closes their clients.
+func downAll(ctx context.Context, slots []*slot) error {
+	var errs []error
+	for _, s := range slots {
+		if s.t == nil {
+			continue
+		}
+		if _, err := s.t.Down(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		s.t.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// Close closes the kept targets' clients; their clusters stay up.
+func (p *Pool) Close() {
+	for _, s := range p.slots {
+		if s.t != nil {
+			s.t.Close()
+		}
+	}
+	p.slots = nil
 }
 
 // SameCluster reports whether a and b describe one cluster, perhaps with
@@ -236,7 +327,11 @@ func SameCluster(a, b compose.Options) bool {
 	return a.File == b.File && a.ProjectName == b.ProjectName && a.Brokers == b.Brokers && a.Controllers == b.Controllers && a.Image == b.Image
 }
 
-// same reports whether a and b describe one cluster with the same settings.
-func same(a, b compose.Options) bool {
-	return SameCluster(a, b) && slices.Equal(a.Config, b.Config) && maps.Equal(a.DiskLimits, b.DiskLimits) && a.Lead == b.Lead
+// sameNodes reports whether a and b describe one cluster with the same
+// nodes: the same settings on each.
+func sameNodes(a, b compose.Options) bool {
+	return SameCluster(a, b) && slices.Equal(a.Config, b.Config) && maps.Equal(a.DiskLimits, b.DiskLimits)
 }
+
+// same reports whether a and b describe one cluster with the same settings.
+func same(a, b compose.Options) bool { return sameNodes(a, b) && a.Lead == b.Lead }

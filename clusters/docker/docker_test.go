@@ -202,3 +202,55 @@ func TestPoolReuse(t *testing.T) {
 		t.Error("a lead that is no broker: no error")
 	}
 }
+
+// TestPoolClusters: with room for two clusters, other node settings get a
+// cluster of their own beside the first (its project's containers and
+// ports), the first is found again as it was, and a third setting takes
+// the least recently used one; another lead alone is no other cluster.
+func TestPoolClusters(t *testing.T) {
+	p := Pool{Clusters: 2}
+	defer p.Close()
+	ctx := context.Background()
+	get := func(opts compose.Options) *Target {
+		t.Helper()
+		tg, err := p.Get(ctx, opts, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tg
+	}
+	opts := compose.Options{Env: map[string]string{}}
+	with := func(v string) compose.Options {
+		o := opts
+		o.Config = []compose.Setting{{Node: "c1", Key: "broker.session.timeout.ms", Value: v}}
+		return o
+	}
+	a := get(opts)
+	b := get(with("6000"))
+	if b == a {
+		t.Fatal("other node settings: the first cluster's target, want one of its own")
+	}
+	if got := a.ContainerName("k1"); got != "kbf-k1" {
+		t.Errorf("first cluster's k1: container %s, want kbf-k1", got)
+	}
+	if got := b.ContainerName("k1"); got != "kbf-2-k1" {
+		t.Errorf("second cluster's k1: container %s, want kbf-2-k1", got)
+	}
+	if got := strings.Join(b.Bootstrap(), ","); got != "127.0.0.1:19192,127.0.0.1:19193,127.0.0.1:19194" {
+		t.Errorf("second cluster's bootstrap %s, want ports 19192-19194", got)
+	}
+	if get(opts) != a || get(with("6000")) != b {
+		t.Error("the same settings again: a new target, want the kept one")
+	}
+	lead := opts
+	lead.Lead = "k2"
+	if c := get(lead); c == b || c.ContainerName("k1") != "kbf-k1" {
+		t.Errorf("another lead on the first cluster's nodes: container %s, want the first cluster's", c.ContainerName("k1"))
+	}
+	if d := get(with("8550")); d.ContainerName("k1") != "kbf-2-k1" {
+		t.Errorf("a third setting: container %s, want the least recently used cluster, kbf-2's", d.ContainerName("k1"))
+	}
+	if len(p.slots) != 2 {
+		t.Errorf("%d clusters kept, want 2", len(p.slots))
+	}
+}

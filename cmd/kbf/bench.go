@@ -29,6 +29,8 @@ type benchOptions struct {
 	shard     string
 	fresh     bool
 	out       string
+	// clusters is --clusters: how many of kbf's clusters may be up at once.
+	clusters int
 	// untilDecided runs A and B until the gate decides; maxRegression is
 	// its --max-regression.
 	untilDecided  bool
@@ -36,6 +38,10 @@ type benchOptions struct {
 	metrics       []string
 	gate          compare.Gate
 }
+
+// maxClusters bounds --clusters: each of kbf's clusters takes about 3 GiB
+// and its own ports.
+const maxClusters = 4
 
 // untilDecidedBudget is --until-decided's budget a side without --trials:
 // the looks compare.SequentialGate's false-alarm rate was simulated for.
@@ -114,6 +120,7 @@ The scenario file:
 	f.IntVar(&o.trials, "trials", 6, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
+	f.IntVar(&o.clusters, "clusters", 2, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial")
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
 	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout; the rest are figures")
@@ -122,6 +129,9 @@ The scenario file:
 }
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
+	if o.clusters < 1 || o.clusters > maxClusters {
+		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
+	}
 	if o.file != "" {
 		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers",
 			"bootstrap", "logs", "logs-command", "on-ready", "ready-file", "heal-margin"} {
@@ -231,6 +241,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		o.out = defaultOut("bench")
 	}
 	runner := newBenchRunner(&o.run)
+	runner.pool.Docker.Clusters = o.clusters
 	defer runner.close()
 	b := &bench.Bench{
 		File:     f,

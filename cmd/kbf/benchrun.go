@@ -42,7 +42,11 @@ type benchRunner struct {
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
 
 func (r *benchRunner) close() {
-	r.pool.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := r.pool.Close(ctx); err != nil {
+		fmt.Fprintf(r.base.g.errOut, "kbf bench: taking down the clusters it brought up beside kbf's own: %v; remove their containers (kbf-2-…) with docker rm -f\n", err)
+	}
 	for _, t := range r.checked {
 		t.Close()
 	}
