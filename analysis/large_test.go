@@ -99,4 +99,3 @@ func envInt(tb testing.TB, name string, def int) int {
 	}
 	return n
 }
-
