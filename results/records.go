@@ -1,0 +1,184 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+)
+
+// recordReader reads CSV records exactly as an encoding/csv Reader with
+// ReuseRecord set and FieldsPerRecord fields does: the same records, the
+// same field positions, the same errors at the same places. A line with
+// no quote, which is nearly every line kbf writes, it splits itself, at a
+// fraction of the cost; a record with a quote anywhere it hands to an
+// encoding/csv Reader fed one line at a time, so that reader holds nothing
+// past the record and the next line is read here again.
+type recordReader struct {
+	br *bufio.Reader
+	// fields is how many fields a record has; a record of another
+	// number comes with csv.ErrFieldCount, as from encoding/csv.
+	fields int
+	// line is the number of the last line read, from 1.
+	line int
+	// long gathers a line longer than br's buffer.
+	long []byte
+
+	rec   []string
+	pos   [][2]int
+	quote *csv.Reader // records with a quote, fed by feed
+	feed  lineFeeder
+}
+
+// readerBuffer is the size of a recordReader's buffer: a probe row is
+// about a hundred bytes.
+const readerBuffer = 64 << 10
+
+func newRecordReader(r io.Reader, fields int) *recordReader {
+	rr := &recordReader{br: bufio.NewReaderSize(r, readerBuffer), fields: fields}
+	rr.feed.rr = rr
+	return rr
+}
+
+// rawLine reads the next line as it is, with its line break if it has
+// one; it is valid until the next call. err is io.EOF only when no byte
+// was read, as with encoding/csv.
+func (rr *recordReader) rawLine() ([]byte, error) {
+	line, err := rr.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		rr.long = append(rr.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = rr.br.ReadSlice('\n')
+			rr.long = append(rr.long, line...)
+		}
+		line = rr.long
+	}
+	if len(line) > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return line, err
+}
+
+// content is line without its line break, as encoding/csv reads it: a
+// CR LF is a line break, and so is a CR ending the input.
+func content(line []byte) []byte {
+	n := len(line)
+	switch {
+	case n >= 2 && line[n-2] == '\r' && line[n-1] == '\n':
+		return line[:n-2]
+	case n >= 1 && (line[n-1] == '\n' || line[n-1] == '\r'):
+		// A CR alone ends a line only at the end of the input, where
+		// no LF can follow it: ReadSlice stops at LF or the end.
+		return line[:n-1]
+	}
+	return line
+}
+
+// Read reads the next record; it is valid until the next call. Like
+// encoding/csv's, it returns io.EOF at the end, a record of the wrong
+// number of fields with csv.ErrFieldCount, and a partial record with a
+// *csv.ParseError.
+func (rr *recordReader) Read() ([]string, error) {
+	var line []byte
+	for {
+		var err error
+		line, err = rr.rawLine()
+		if len(line) == 0 {
+			return nil, err
+		}
+		rr.line++
+		if err != nil || bytes.IndexByte(line, '"') >= 0 {
+			return rr.readQuoted(line)
+		}
+		if len(content(line)) > 0 {
+			break
+		}
+		// An empty line: encoding/csv skips it.
+	}
+	c := content(line)
+	str := string(c) // one string, the fields slices of it
+	rr.rec, rr.pos = rr.rec[:0], rr.pos[:0]
+	col := 1
+	for {
+		i := bytes.IndexByte(c, ',')
+		if i < 0 {
+			rr.rec = append(rr.rec, str[col-1:])
+			rr.pos = append(rr.pos, [2]int{rr.line, col})
+			break
+		}
+		rr.rec = append(rr.rec, str[col-1:col-1+i])
+		rr.pos = append(rr.pos, [2]int{rr.line, col})
+		c = c[i+1:]
+		col += i + 1
+	}
+	if len(rr.rec) != rr.fields {
+		return rr.rec, &csv.ParseError{StartLine: rr.line, Line: rr.line, Column: 1, Err: csv.ErrFieldCount}
+	}
+	return rr.rec, nil
+}
+
+// readQuoted reads the record that begins with line, already read, by
+// encoding/csv, and renumbers its lines as the file's.
+func (rr *recordReader) readQuoted(line []byte) ([]string, error) {
+	if rr.quote == nil {
+		rr.quote = csv.NewReader(&rr.feed)
+		rr.quote.ReuseRecord = true
+	}
+	rr.quote.FieldsPerRecord = rr.fields
+	start := rr.line
+	rr.feed.pending, rr.feed.served = line, 1
+	rec, err := rr.quote.Read()
+	rr.line = start - 1 + rr.feed.served
+	// The csv reader numbers its own lines; its record began at start.
+	var from int
+	var pe *csv.ParseError
+	switch {
+	case len(rec) > 0:
+		from, _ = rr.quote.FieldPos(0)
+	case errors.As(err, &pe):
+		from = pe.StartLine
+	}
+	shift := start - from
+	rr.rec, rr.pos = append(rr.rec[:0], rec...), rr.pos[:0]
+	for i := range rec {
+		l, c := rr.quote.FieldPos(i)
+		rr.pos = append(rr.pos, [2]int{l + shift, c})
+	}
+	if errors.As(err, &pe) {
+		err = &csv.ParseError{StartLine: pe.StartLine + shift, Line: pe.Line + shift, Column: pe.Column, Err: pe.Err}
+	}
+	if rec == nil {
+		return nil, err
+	}
+	return rr.rec, err
+}
+
+// FieldPos is the line and column of field i of the last record, as
+// encoding/csv's.
+func (rr *recordReader) FieldPos(i int) (line, column int) {
+	return rr.pos[i][0], rr.pos[i][1]
+}
+
+// lineFeeder is what recordReader's encoding/csv Reader reads: the line
+// it was handed, then further lines one at a time, one line at most a
+// Read, so that its buffer never holds a byte past the line it asked for.
+type lineFeeder struct {
+	rr      *recordReader
+	pending []byte
+	served  int // lines begun
+}
+
+func (f *lineFeeder) Read(p []byte) (int, error) {
+	if len(f.pending) == 0 {
+		line, err := f.rr.rawLine()
+		if len(line) == 0 {
+			return 0, err
+		}
+		f.pending = line
+		f.served++
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
