@@ -220,37 +220,74 @@ func ParseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
-// parseFixed parses exactly 2006-01-02T15:04:05.000000000Z.
+// parseFixed parses exactly 2006-01-02T15:04:05.000000000Z, counting the
+// seconds itself rather than through time.Date: it is the one form kbf
+// writes, three times a probe row.
 func parseFixed(s string) (time.Time, bool) {
 	if len(s) != 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
 		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return time.Time{}, false
 	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	year, ok1 := num(0, 4)
-	month, ok2 := num(5, 7)
-	day, ok3 := num(8, 10)
-	hour, ok4 := num(11, 13)
-	min, ok5 := num(14, 16)
-	sec, ok6 := num(17, 19)
-	nsec, ok7 := num(20, 29)
+	year, ok1 := digits(s, 0, 4)
+	month, ok2 := digits(s, 5, 7)
+	day, ok3 := digits(s, 8, 10)
+	hour, ok4 := digits(s, 11, 13)
+	min, ok5 := digits(s, 14, 16)
+	sec, ok6 := digits(s, 17, 19)
+	nsec, ok7 := digits(s, 20, 29)
+	// 31 February and the like: let time.Parse refuse it.
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
-		month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 59 {
+		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || min > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, min, sec, nsec, time.UTC)
-	if t.Day() != day { // 31 February and the like: let time.Parse refuse it
-		return time.Time{}, false
+	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+min*60+sec)
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// digits is the number s[a:b] spells in decimal digits.
+func digits(s string, a, b int) (int, bool) {
+	n := 0
+	for i := a; i < b; i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
 	}
-	return t, true
+	return n, true
+}
+
+// daysIn is the number of days of month in year, of the proleptic
+// Gregorian calendar.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysSinceEpoch is the number of days from 1970-01-01 to the date, for
+// years 0000–9999 (the days_from_civil algorithm of H. Hinnant).
+func daysSinceEpoch(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := (y+400)/400 - 1 // floor(y / 400) for y >= -1
+	yoe := y - era*400
+	m := int64(month)
+	if m > 2 {
+		m -= 3
+	} else {
+		m += 9
+	}
+	doy := (153*m+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
