@@ -72,32 +72,33 @@ var (
 // Decode reads the next row into m. It returns io.EOF after the last row and
 // a *ParseError for a malformed one.
 func (d *Decoder) Decode(m *Message) error {
-	row, err := d.lr.next()
+	rec, err := d.lr.nextRecord()
 	if err != nil {
 		return err
 	}
 	if d.foreign != nil {
-		return d.decodeForeign(row, m)
+		d.lr.strs = rec.strings(d.lr.strs)
+		return d.decodeForeign(d.lr.strs, m)
 	}
-	p, err := strconv.ParseInt(row[0], 10, 32)
+	p, err := parseInt(rec.field(0), 32)
 	if err != nil || p < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(row[0])))
+		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(string(rec.field(0)))))
 	}
 	m.Partition = int32(p)
 	if d.Partitions != nil && !d.Partitions[m.Partition] {
 		return d.lr.fieldError(0, fmt.Errorf("%w: %d", ErrUnknownPartition, p))
 	}
-	if m.Seq, err = strconv.ParseInt(row[1], 10, 64); err != nil || m.Seq < 0 {
-		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(row[1])))
+	if m.Seq, err = parseInt(rec.field(1), 64); err != nil || m.Seq < 0 {
+		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(string(rec.field(1)))))
 	}
 	m.Offset = -1
-	if row[2] != "" {
-		if m.Offset, err = strconv.ParseInt(row[2], 10, 64); err != nil || m.Offset < 0 {
-			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(row[2])))
+	if f := rec.field(2); len(f) > 0 {
+		if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
+			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(string(f))))
 		}
 	}
 	for i, t := range []*time.Time{&m.Sent, &m.Acked, &m.Received} {
-		if *t, err = ParseTime(row[3+i]); err != nil {
+		if *t, err = parseTimeBytes(rec.field(3 + i)); err != nil {
 			return d.lr.fieldError(3+i, err)
 		}
 		if err := d.inWindow(*t); err != nil {
@@ -124,8 +125,33 @@ func (d *Decoder) Decode(m *Message) error {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}
-	m.Err = row[6]
+	m.Err = string(rec.field(6))
 	return nil
+}
+
+// parseInt is strconv.ParseInt(string(b), 10, bits), without making the
+// string for the plain decimal digits a file holds.
+func parseInt(b []byte, bits int) (int64, error) {
+	if v, ok := digitsOf(b); ok && (bits == 64 || v < 1<<(bits-1)) {
+		return v, nil
+	}
+	return strconv.ParseInt(string(b), 10, bits)
+}
+
+// digitsOf is the number b spells in 1 to 18 decimal digits, which no
+// int64 overflows.
+func digitsOf(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
 }
 
 // inWindow refuses a non-zero t outside the decoder's window.
@@ -220,10 +246,19 @@ func ParseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
+// parseTimeBytes is ParseTime of b, without making the string for the
+// fixed form kbf writes.
+func parseTimeBytes(b []byte) (time.Time, error) {
+	if t, ok := parseFixed(b); ok {
+		return t, nil
+	}
+	return ParseTime(string(b))
+}
+
 // parseFixed parses exactly 2006-01-02T15:04:05.000000000Z, counting the
 // seconds itself rather than through time.Date: it is the one form kbf
 // writes, three times a probe row.
-func parseFixed(s string) (time.Time, bool) {
+func parseFixed[S string | []byte](s S) (time.Time, bool) {
 	if len(s) != 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
 		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return time.Time{}, false
@@ -245,7 +280,7 @@ func parseFixed(s string) (time.Time, bool) {
 }
 
 // digits is the number s[a:b] spells in decimal digits.
-func digits(s string, a, b int) (int, bool) {
+func digits[S string | []byte](s S, a, b int) (int, bool) {
 	n := 0
 	for i := a; i < b; i++ {
 		c := s[i]

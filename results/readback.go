@@ -66,15 +66,15 @@ func (d *LogDecoder) Close() error {
 
 // Decode reads the next row; io.EOF after the last.
 func (d *LogDecoder) Decode(r *LogRecord) error {
-	row, err := d.lr.next()
+	rec, err := d.lr.nextRecord()
 	if err != nil {
 		return err
 	}
 	var v [3]int64
 	for i := range v {
-		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
+		if v[i], err = parseInt(rec.field(i), 64); err != nil || v[i] < 0 ||
 			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
+			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(rec.field(i)))))
 		}
 	}
 	*r = LogRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2]}

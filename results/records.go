@@ -25,8 +25,6 @@ type recordReader struct {
 	// long gathers a line longer than br's buffer.
 	long []byte
 
-	rec   []string
-	pos   [][2]int
 	quote *csv.Reader // records with a quote, fed by feed
 	feed  lineFeeder
 }
@@ -75,21 +73,63 @@ func content(line []byte) []byte {
 	return line
 }
 
-// Read reads the next record; it is valid until the next call. Like
-// encoding/csv's, it returns io.EOF at the end, a record of the wrong
-// number of fields with csv.ErrFieldCount, and a partial record with a
-// *csv.ParseError.
-func (rr *recordReader) Read() ([]string, error) {
+// record is one CSV record: its fields one after another in buf, field i
+// ending at ends[i], and where each began in the file (line, column).
+// Decoders read the fields as bytes, so a row costs no allocation.
+type record struct {
+	buf  []byte
+	ends []int
+	pos  [][2]int
+}
+
+func (r *record) reset() { r.buf, r.ends, r.pos = r.buf[:0], r.ends[:0], r.pos[:0] }
+
+func (r *record) add(field []byte, line, col int) {
+	r.buf = append(r.buf, field...)
+	r.ends = append(r.ends, len(r.buf))
+	r.pos = append(r.pos, [2]int{line, col})
+}
+
+// len is the number of fields.
+func (r *record) len() int { return len(r.ends) }
+
+// field is field i, valid until the record is read into again.
+func (r *record) field(i int) []byte {
+	from := 0
+	if i > 0 {
+		from = r.ends[i-1]
+	}
+	return r.buf[from:r.ends[i]]
+}
+
+// strings are the fields as strings, in dst's room; one allocation for
+// them all, as encoding/csv makes.
+func (r *record) strings(dst []string) []string {
+	str := string(r.buf)
+	dst = dst[:0]
+	from := 0
+	for _, end := range r.ends {
+		dst = append(dst, str[from:end])
+		from = end
+	}
+	return dst
+}
+
+// Read reads the next record into dst. Like encoding/csv's Read, it
+// returns io.EOF at the end, a record of the wrong number of fields with
+// csv.ErrFieldCount, and a partial record with a *csv.ParseError.
+func (rr *recordReader) Read(dst *record) error {
+	dst.reset()
 	var line []byte
 	for {
 		var err error
 		line, err = rr.rawLine()
 		if len(line) == 0 {
-			return nil, err
+			return err
 		}
 		rr.line++
 		if err != nil || bytes.IndexByte(line, '"') >= 0 {
-			return rr.readQuoted(line)
+			return rr.readQuoted(line, dst)
 		}
 		if len(content(line)) > 0 {
 			break
@@ -97,30 +137,26 @@ func (rr *recordReader) Read() ([]string, error) {
 		// An empty line: encoding/csv skips it.
 	}
 	c := content(line)
-	str := string(c) // one string, the fields slices of it
-	rr.rec, rr.pos = rr.rec[:0], rr.pos[:0]
 	col := 1
 	for {
 		i := bytes.IndexByte(c, ',')
 		if i < 0 {
-			rr.rec = append(rr.rec, str[col-1:])
-			rr.pos = append(rr.pos, [2]int{rr.line, col})
+			dst.add(c, rr.line, col)
 			break
 		}
-		rr.rec = append(rr.rec, str[col-1:col-1+i])
-		rr.pos = append(rr.pos, [2]int{rr.line, col})
+		dst.add(c[:i], rr.line, col)
 		c = c[i+1:]
 		col += i + 1
 	}
-	if len(rr.rec) != rr.fields {
-		return rr.rec, &csv.ParseError{StartLine: rr.line, Line: rr.line, Column: 1, Err: csv.ErrFieldCount}
+	if dst.len() != rr.fields {
+		return &csv.ParseError{StartLine: rr.line, Line: rr.line, Column: 1, Err: csv.ErrFieldCount}
 	}
-	return rr.rec, nil
+	return nil
 }
 
 // readQuoted reads the record that begins with line, already read, by
 // encoding/csv, and renumbers its lines as the file's.
-func (rr *recordReader) readQuoted(line []byte) ([]string, error) {
+func (rr *recordReader) readQuoted(line []byte, dst *record) error {
 	if rr.quote == nil {
 		rr.quote = csv.NewReader(&rr.feed)
 		rr.quote.ReuseRecord = true
@@ -140,24 +176,16 @@ func (rr *recordReader) readQuoted(line []byte) ([]string, error) {
 		from = pe.StartLine
 	}
 	shift := start - from
-	rr.rec, rr.pos = append(rr.rec[:0], rec...), rr.pos[:0]
-	for i := range rec {
+	for i, f := range rec {
 		l, c := rr.quote.FieldPos(i)
-		rr.pos = append(rr.pos, [2]int{l + shift, c})
+		dst.buf = append(dst.buf, f...)
+		dst.ends = append(dst.ends, len(dst.buf))
+		dst.pos = append(dst.pos, [2]int{l + shift, c})
 	}
 	if errors.As(err, &pe) {
 		err = &csv.ParseError{StartLine: pe.StartLine + shift, Line: pe.Line + shift, Column: pe.Column, Err: pe.Err}
 	}
-	if rec == nil {
-		return nil, err
-	}
-	return rr.rec, err
-}
-
-// FieldPos is the line and column of field i of the last record, as
-// encoding/csv's.
-func (rr *recordReader) FieldPos(i int) (line, column int) {
-	return rr.pos[i][0], rr.pos[i][1]
+	return err
 }
 
 // lineFeeder is what recordReader's encoding/csv Reader reads: the line

@@ -56,7 +56,15 @@ func checkRecords(t *testing.T, data []byte, fields int) {
 	cr.FieldsPerRecord = fields
 	wantRecs, wantPos, wantErrs := readAll(cr.Read, cr.FieldPos)
 	rr := newRecordReader(bytes.NewReader(data), fields)
-	gotRecs, gotPos, gotErrs := readAll(rr.Read, rr.FieldPos)
+	var r record
+	read := func() ([]string, error) {
+		err := rr.Read(&r)
+		if r.len() == 0 {
+			return nil, err
+		}
+		return r.strings(nil), err
+	}
+	gotRecs, gotPos, gotErrs := readAll(read, func(i int) (int, int) { return r.pos[i][0], r.pos[i][1] })
 	if !reflect.DeepEqual(gotRecs, wantRecs) || !reflect.DeepEqual(gotPos, wantPos) || !reflect.DeepEqual(gotErrs, wantErrs) {
 		t.Errorf("%q, %d fields:\nrecords %q\npositions %v\nerrors %v\nwant\n%q\n%v\n%v",
 			data, fields, gotRecs, gotPos, gotErrs, wantRecs, wantPos, wantErrs)
