@@ -24,7 +24,7 @@ type Decoder struct {
 	// gap of centuries.
 	From, To time.Time
 
-	seen   map[int32]*runs
+	seen   runsByPartition
 	closer io.Closer
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
@@ -40,7 +40,7 @@ var (
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	d := &Decoder{lr: newLineReader(r, file, probeHeader), seen: map[int32]*runs{}}
+	d := &Decoder{lr: newLineReader(r, file, probeHeader)}
 	d.lr.sniff = d.sniff
 	return d
 }
@@ -116,12 +116,7 @@ func (d *Decoder) Decode(m *Message) error {
 	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
 		return d.lr.fieldError(5, fmt.Errorf("%s is %w at %s", clockOf(m.Received), errBeforeSent, clockOf(m.Sent)))
 	}
-	r := d.seen[m.Partition]
-	if r == nil {
-		r = &runs{}
-		d.seen[m.Partition] = r
-	}
-	if !r.add(m.Seq) {
+	if !d.seen.of(m.Partition).add(m.Seq) {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}
@@ -178,6 +173,38 @@ func (d *Decoder) inWindow(t time.Time) error {
 }
 
 func clockOf(t time.Time) string { return t.UTC().Format("15:04:05.000000000") }
+
+// runsByPartition are a runs per partition: in a slice for the partition
+// numbers a topic has, in a map past them.
+type runsByPartition struct {
+	dense  []*runs
+	sparse map[int32]*runs
+}
+
+// maxDense bounds the partition numbers runsByPartition keeps in its slice.
+const maxDense = 1 << 16
+
+// of is partition p's runs, made empty the first time.
+func (rp *runsByPartition) of(p int32) *runs {
+	if p >= 0 && p < maxDense {
+		if int(p) >= len(rp.dense) {
+			rp.dense = append(rp.dense, make([]*runs, int(p)+1-len(rp.dense))...)
+		}
+		if rp.dense[p] == nil {
+			rp.dense[p] = &runs{}
+		}
+		return rp.dense[p]
+	}
+	if rp.sparse == nil {
+		rp.sparse = map[int32]*runs{}
+	}
+	r := rp.sparse[p]
+	if r == nil {
+		r = &runs{}
+		rp.sparse[p] = r
+	}
+	return r
+}
 
 // runs is a set of sequence numbers kept as sorted, disjoint, non-adjacent
 // closed ranges, so numbers that come nearly in order cost almost nothing
