@@ -36,10 +36,19 @@
 // guarantees acks=all with idempotence promises. The others are counted
 // and shown, for they explain what happened, but break no promise.
 //
-// Memory: an Audit keeps 32 bytes per message and 16 bytes per log record
-// until Close, whatever the sequence numbers are, so a million messages
-// and their records take about 50 MB. Close sorts both by sequence number
-// and walks them side by side, then walks the log in offset order.
+// Memory: the log is kept as runs of records whose offsets and sequence
+// numbers both rise by one, which is what a read-back is, so a partition's
+// log costs a few dozen bytes whatever its length; a log in any other
+// order costs a few dozen bytes a record. Messages added before the log is done
+// are kept, 32 bytes each, until Close. Once LogDone has been called,
+// AddMessage weighs each message against the log as it comes and keeps
+// only the counts and the first offenders, so a probe file of any length
+// is audited in the memory its partitions take:
+//
+//	for each record r of log.csv { a.AddLog(r) }
+//	a.LogDone()
+//	for each message m of probe.csv { a.AddMessage(&m) }
+//	report := a.Close()
 package integrity
 
 import (
@@ -66,6 +75,8 @@ type Audit struct {
 	last  *partition
 	errs  []string
 	errIx map[string]int32
+	// logDone is set by LogDone: messages are weighed as they come.
+	logDone bool
 }
 
 // New returns an empty Audit.
@@ -75,10 +86,24 @@ func New() *Audit {
 
 // partition is what an Audit keeps of one partition until Close.
 type partition struct {
-	n    int32
-	c    Counts
+	n int32
+	c Counts
+	// msgs are the messages added before the log was done, weighed at
+	// Close.
 	msgs []message
-	log  []logRecord
+	// runs are the log's records as they were added; index turns them
+	// into segs, the log by sequence number, once they are all in.
+	runs []logRun
+	segs []segment
+	// deltas are every segment's offsets less its sequence numbers.
+	deltas []int64
+	// cursor is the segment the last message fell in: the probe writes
+	// a partition's messages nearly in sequence order.
+	cursor int
+	// inLog counts the messages whose sequence number the log holds, for
+	// Unrecorded.
+	inLog int
+	first Offenders
 }
 
 // message is what an Audit keeps of one probe message.
@@ -95,7 +120,17 @@ const (
 	failed                   // the probe saw an error
 )
 
-type logRecord struct{ offset, seq int64 }
+// logRun is n log records at consecutive offsets holding consecutive
+// sequence numbers: offset off+k holds seq+k, for k < n.
+type logRun struct{ seq, off, n int64 }
+
+// segment is the sequence numbers seq to last of a partition's log, each
+// held at every offset seq+d for d in the partition's deltas[lo:hi], which
+// ascend: one delta for a number held once, more for a duplicate.
+type segment struct {
+	seq, last int64
+	lo, hi    int32
+}
 
 func (a *Audit) partition(n int32) *partition {
 	if a.last != nil && a.last.n == n {
@@ -104,14 +139,19 @@ func (a *Audit) partition(n int32) *partition {
 	p := a.parts[n]
 	if p == nil {
 		p = &partition{n: n}
+		if a.logDone {
+			p.index()
+		}
 		a.parts[n] = p
 	}
 	a.last = p
 	return p
 }
 
-// AddMessage records one probe message. A sequence number listed twice
-// counts once, and keeps its last row.
+// AddMessage records one probe message. Before LogDone a sequence number
+// listed twice counts once, and keeps its last row; after it, each message
+// is weighed as it comes, so each must come once, as results.Decoder
+// ensures (it refuses a second row of one message).
 func (a *Audit) AddMessage(m *results.Message) {
 	p := a.partition(m.Partition)
 	e := message{seq: m.Seq}
@@ -123,6 +163,10 @@ func (a *Audit) AddMessage(m *results.Message) {
 		e.flags = acked
 		e.ackOffset = m.Offset
 		e.ackAt = m.Acked.UnixNano()
+	}
+	if a.logDone {
+		p.weigh(&e, a.errs)
+		return
 	}
 	p.msgs = appendDoubling(p.msgs, e)
 }
@@ -149,16 +193,43 @@ func (a *Audit) errorRef(s string) int32 {
 	return int32(len(a.errs))
 }
 
-// AddLog records one record the log held. Records may come in any order.
+// AddLog records one record the log held. Records may come in any order,
+// and must all come before LogDone.
 func (a *Audit) AddLog(r results.LogRecord) {
 	p := a.partition(r.Partition)
 	p.c.Logged++
-	p.log = appendDoubling(p.log, logRecord{r.Offset, r.Seq})
+	if k := len(p.runs); k > 0 {
+		run := &p.runs[k-1]
+		switch {
+		case r.Offset-run.off == run.n && r.Seq-run.seq == run.n: // the next record
+			run.n++
+			return
+		case run.off-r.Offset == 1 && run.seq-r.Seq == 1: // the one before
+			run.off, run.seq = r.Offset, r.Seq
+			run.n++
+			return
+		}
+	}
+	p.runs = appendDoubling(p.runs, logRun{seq: r.Seq, off: r.Offset, n: 1})
+}
+
+// LogDone says every log record has been added. From then on AddMessage
+// weighs each message against the log at once, keeping only counts and
+// first offenders, and the messages added before are weighed at Close.
+func (a *Audit) LogDone() {
+	if a.logDone {
+		return
+	}
+	a.logDone = true
+	for _, p := range a.parts {
+		p.index()
+	}
 }
 
 // Close compares the messages with the records and returns the findings.
 // The Audit must not be used afterwards.
 func (a *Audit) Close() *Report {
+	a.LogDone()
 	r := &Report{Partitions: []Partition{}}
 	for _, n := range slices.Sorted(maps.Keys(a.parts)) {
 		pr := a.parts[n].close(a.errs)
@@ -169,137 +240,235 @@ func (a *Audit) Close() *Report {
 	return r
 }
 
+// index turns the partition's runs into its segments: a sweep over the
+// runs' first and last sequence numbers, the runs under way at each point
+// kept by their deltas, so that at any sequence number they are in offset
+// order. Neighbouring segments of the same deltas are one.
+func (p *partition) index() {
+	type edge struct {
+		at, delta int64
+		end       bool // the run's last number, taken after the starts at it
+	}
+	edges := make([]edge, 0, 2*len(p.runs))
+	for _, r := range p.runs {
+		d := r.off - r.seq
+		edges = append(edges, edge{at: r.seq, delta: d}, edge{at: r.seq + (r.n - 1), delta: d, end: true})
+	}
+	p.runs = nil
+	slices.SortFunc(edges, func(a, b edge) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		switch {
+		case a.end == b.end:
+			return 0
+		case b.end:
+			return -1
+		}
+		return 1
+	})
+	var active []int64 // the deltas of the runs under way, ascending
+	var from int64     // where the segment under way began
+	for _, e := range edges {
+		i, _ := slices.BinarySearch(active, e.delta)
+		if !e.end {
+			if len(active) > 0 && from < e.at {
+				p.addSegment(from, e.at-1, active)
+			}
+			if len(active) == 0 || from < e.at {
+				from = e.at
+			}
+			active = slices.Insert(active, i, e.delta)
+			continue
+		}
+		if from <= e.at { // not yet closed at this number by another end
+			p.addSegment(from, e.at, active)
+		}
+		active = slices.Delete(active, i, i+1)
+		from = e.at + 1 // past the largest number only when nothing follows
+		if from < e.at {
+			from = e.at
+		}
+	}
+}
+
+// addSegment adds the numbers seq to last, held at deltas, after the
+// partition's last segment, joining it when it ends just before with the
+// same deltas.
+func (p *partition) addSegment(seq, last int64, deltas []int64) {
+	if k := len(p.segs); k > 0 {
+		prev := &p.segs[k-1]
+		if prev.last+1 == seq && slices.Equal(p.deltas[prev.lo:prev.hi], deltas) {
+			prev.last = last
+			return
+		}
+	}
+	lo := len(p.deltas)
+	p.deltas = append(p.deltas, deltas...)
+	p.segs = append(p.segs, segment{seq: seq, last: last, lo: int32(lo), hi: int32(len(p.deltas))})
+}
+
+// copies are the deltas of the offsets the log holds seq at, ascending;
+// none when it does not hold it.
+func (p *partition) copies(seq int64) []int64 {
+	if c := p.cursor; c < len(p.segs) && p.segs[c].seq <= seq && seq <= p.segs[c].last {
+		return p.deltas[p.segs[c].lo:p.segs[c].hi]
+	}
+	// The first segment that ends at or after seq.
+	i, _ := slices.BinarySearchFunc(p.segs, seq, func(s segment, seq int64) int { return cmp.Compare(s.last, seq) })
+	if i == len(p.segs) || p.segs[i].seq > seq {
+		return nil
+	}
+	p.cursor = i
+	return p.deltas[p.segs[i].lo:p.segs[i].hi]
+}
+
+// weigh counts the message m against the log, keeping it as an offender
+// when it is among the first of its kind by sequence number.
+func (p *partition) weigh(m *message, errs []string) {
+	p.c.Messages++
+	seq := m.seq
+	copies := p.copies(seq)
+	inLog := len(copies) > 0
+	var logOffset int64
+	if inLog {
+		p.inLog++
+		logOffset = seq + copies[0]
+	}
+	first := &p.first
+	switch {
+	case m.flags&failed != 0:
+		p.c.Failed++
+		if !inLog {
+			break
+		}
+		p.c.FailedPresent++
+		msg := otherError
+		if m.err > 0 {
+			msg = errs[m.err-1]
+		}
+		first.FailedPresent = keepFirst(first.FailedPresent, FailedPresent{Seq: seq, Offset: logOffset, Err: msg},
+			func(o FailedPresent) int64 { return o.Seq })
+	case m.flags&acked != 0:
+		p.c.Acknowledged++
+		switch {
+		case !inLog:
+			p.c.Lost++
+			first.Lost = keepFirst(first.Lost, Lost{Seq: seq, AckedOffset: m.ackOffset, AckedAt: time.Unix(0, m.ackAt).UTC()},
+				func(o Lost) int64 { return o.Seq })
+		case m.ackOffset >= 0 && !slices.Contains(copies, m.ackOffset-seq):
+			p.c.OffsetMismatch++
+			first.OffsetMismatch = keepFirst(first.OffsetMismatch, Mismatch{Seq: seq, AckedOffset: m.ackOffset, LogOffset: logOffset},
+				func(o Mismatch) int64 { return o.Seq })
+		}
+	}
+}
+
+// keepFirst adds o to os, the MaxOffenders offenders of the lowest keys,
+// in that order. Keys are distinct: a message's sequence number.
+func keepFirst[T any](os []T, o T, key func(T) int64) []T {
+	k := key(o)
+	if len(os) == MaxOffenders && k > key(os[MaxOffenders-1]) {
+		return os
+	}
+	i, _ := slices.BinarySearchFunc(os, k, func(e T, k int64) int { return cmp.Compare(key(e), k) })
+	os = slices.Insert(os, i, o)
+	if len(os) > MaxOffenders {
+		os = os[:MaxOffenders]
+	}
+	return os
+}
+
 func (p *partition) close(errs []string) Partition {
-	out := Partition{Partition: p.n}
-	// Messages by sequence number, the last row of a number kept; the
-	// stable sort keeps rows of one number in the order they came.
-	// The probe writes them nearly in order, often exactly.
+	// Messages kept before the log was done, by sequence number, the
+	// last row of a number kept; the stable sort keeps rows of one
+	// number in the order they came. The probe writes them nearly in
+	// order, often exactly.
 	bySeq := func(a, b message) int { return cmp.Compare(a.seq, b.seq) }
 	if !slices.IsSortedFunc(p.msgs, bySeq) {
 		slices.SortStableFunc(p.msgs, bySeq)
 	}
-	msgs := p.msgs[:0]
-	for i, m := range p.msgs {
-		if i+1 < len(p.msgs) && p.msgs[i+1].seq == m.seq {
+	for i := range p.msgs {
+		if i+1 < len(p.msgs) && p.msgs[i+1].seq == p.msgs[i].seq {
 			continue
 		}
-		msgs = append(msgs, m)
+		p.weigh(&p.msgs[i], errs)
 	}
-	p.c.Messages = len(msgs)
-	// Records by sequence number, and each number's copies by offset.
-	bySeqOffset := func(a, b logRecord) int {
-		if c := cmp.Compare(a.seq, b.seq); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.offset, b.offset)
-	}
-	if !slices.IsSortedFunc(p.log, bySeqOffset) {
-		slices.SortFunc(p.log, bySeqOffset)
-	}
+	p.msgs = nil
 
-	// Walk both in sequence order. Duplicates are listed by the offset of
-	// their second copy, as a reader of the log in offset order meets them.
+	out := Partition{Partition: p.n, First: p.first}
+	logged := int64(0) // distinct sequence numbers
+	for _, s := range p.segs {
+		logged += s.last - s.seq + 1
+	}
+	p.c.Unrecorded = int(logged) - p.inLog
+	p.duplicates(&out)
+	p.reorders(&out)
+	p.segs, p.deltas = nil, nil
+	out.Counts = p.c
+	return out
+}
+
+// duplicates counts the sequence numbers the log holds more than once and
+// lists those whose second copies come first in the log.
+func (p *partition) duplicates(out *Partition) {
 	var dups []Duplicate
-	log := p.log
-	firsts := p.log[:0] // each number's first copy, in place of log
-	for len(msgs) > 0 || len(log) > 0 {
-		var seq int64
-		switch {
-		case len(log) == 0:
-			seq = msgs[0].seq
-		case len(msgs) == 0:
-			seq = log[0].seq
-		default:
-			seq = min(msgs[0].seq, log[0].seq)
+	for _, s := range p.segs {
+		deltas := p.deltas[s.lo:s.hi]
+		if len(deltas) < 2 {
+			continue
 		}
-		var m *message
-		if len(msgs) > 0 && msgs[0].seq == seq {
-			m, msgs = &msgs[0], msgs[1:]
-		}
-		n := 0
-		for n < len(log) && log[n].seq == seq {
-			n++
-		}
-		copies := log[:n]
-		log = log[n:]
-		inLog := n > 0
-		var logOffset int64
-		if inLog {
-			logOffset = copies[0].offset
-			firsts = append(firsts, copies[0])
-		}
-		if n > 1 {
-			p.c.Duplicated++
-			d := Duplicate{Seq: seq, Offsets: make([]int64, n)}
-			for i, r := range copies {
-				d.Offsets[i] = r.offset
+		p.c.Duplicated += int(s.last - s.seq + 1)
+		// Within a segment the second copies rise with the number, so
+		// only its first few can be among the first.
+		for seq := s.seq; seq <= s.last && seq-s.seq < MaxOffenders; seq++ {
+			d := Duplicate{Seq: seq, Offsets: make([]int64, len(deltas))}
+			for i, delta := range deltas {
+				d.Offsets[i] = seq + delta
 			}
 			dups = keepFirstDuplicates(dups, d)
-		}
-		switch {
-		case m == nil:
-			if inLog {
-				p.c.Unrecorded++
-			}
-		case m.flags&failed != 0:
-			p.c.Failed++
-			if !inLog {
-				break
-			}
-			p.c.FailedPresent++
-			if len(out.First.FailedPresent) < MaxOffenders {
-				msg := otherError
-				if m.err > 0 {
-					msg = errs[m.err-1]
-				}
-				out.First.FailedPresent = append(out.First.FailedPresent,
-					FailedPresent{Seq: seq, Offset: logOffset, Err: msg})
-			}
-		case m.flags&acked != 0:
-			p.c.Acknowledged++
-			matched := slices.ContainsFunc(copies, func(r logRecord) bool { return r.offset == m.ackOffset })
-			switch {
-			case !inLog:
-				p.c.Lost++
-				if len(out.First.Lost) < MaxOffenders {
-					out.First.Lost = append(out.First.Lost,
-						Lost{Seq: seq, AckedOffset: m.ackOffset, AckedAt: time.Unix(0, m.ackAt).UTC()})
-				}
-			case m.ackOffset >= 0 && !matched:
-				p.c.OffsetMismatch++
-				if len(out.First.OffsetMismatch) < MaxOffenders {
-					out.First.OffsetMismatch = append(out.First.OffsetMismatch,
-						Mismatch{Seq: seq, AckedOffset: m.ackOffset, LogOffset: logOffset})
-				}
-			}
 		}
 	}
 	if len(dups) > 0 {
 		out.First.Duplicated = dups
 	}
-	p.msgs = nil
+}
 
-	// Walk the first copies in offset order; later copies are duplicates,
-	// not reorders.
-	byOffset := func(a, b logRecord) int { return cmp.Compare(a.offset, b.offset) }
+// reorders walks each number's first copy in offset order and counts the
+// records placed after a record of a higher number; later copies are
+// duplicates, not reorders. A segment's first copies are a run of
+// consecutive offsets and numbers, so the walk is over runs, record by
+// record only where runs share offsets (records added twice).
+func (p *partition) reorders(out *Partition) {
+	firsts := make([]logRun, 0, len(p.segs))
+	for _, s := range p.segs {
+		firsts = append(firsts, logRun{seq: s.seq, off: s.seq + p.deltas[s.lo], n: s.last - s.seq + 1})
+	}
+	byOffset := func(a, b logRun) int { return cmp.Compare(a.off, b.off) }
 	if !slices.IsSortedFunc(firsts, byOffset) {
 		slices.SortFunc(firsts, byOffset)
 	}
-	maxSeq, maxOff := int64(-1), int64(-1)
-	for _, rec := range firsts {
-		if rec.seq < maxSeq {
-			p.c.Reordered++
-			if len(out.First.Reordered) < MaxOffenders {
-				out.First.Reordered = append(out.First.Reordered,
-					Reorder{Seq: rec.seq, Offset: rec.offset, After: maxSeq, AfterOffset: maxOff})
-			}
-		} else {
-			maxSeq, maxOff = rec.seq, rec.offset
+	for i := 1; i < len(firsts); i++ {
+		if prev := firsts[i-1]; firsts[i].off-prev.off < prev.n {
+			firsts = records(firsts)
+			slices.SortFunc(firsts, byOffset)
+			break
 		}
 	}
-	p.log = nil
-	out.Counts = p.c
-	return out
+	maxSeq, maxOff := int64(-1), int64(-1)
+	for _, r := range firsts {
+		// The run's numbers below maxSeq, a prefix of it, are out of
+		// place; the rest rise past it.
+		behind := min(r.n, max(0, maxSeq-r.seq))
+		p.c.Reordered += int(behind)
+		for k := int64(0); k < behind && len(out.First.Reordered) < MaxOffenders; k++ {
+			out.First.Reordered = append(out.First.Reordered,
+				Reorder{Seq: r.seq + k, Offset: r.off + k, After: maxSeq, AfterOffset: maxOff})
+		}
+		if behind < r.n {
+			maxSeq, maxOff = r.seq+r.n-1, r.off+r.n-1
+		}
+	}
 }
 
 // keepFirstDuplicates adds d to ds, the MaxOffenders duplicates whose
@@ -314,6 +483,17 @@ func keepFirstDuplicates(ds []Duplicate, d Duplicate) []Duplicate {
 		ds = ds[:MaxOffenders]
 	}
 	return ds
+}
+
+// records splits runs into runs of one record each.
+func records(runs []logRun) []logRun {
+	var out []logRun
+	for _, r := range runs {
+		for k := int64(0); k < r.n; k++ {
+			out = append(out, logRun{seq: r.seq + k, off: r.off + k, n: 1})
+		}
+	}
+	return out
 }
 
 // Report is what Close found, per partition and in total.

@@ -13,15 +13,15 @@ import (
 // The analysis is a pipeline of stages, each taking values and returning
 // values, none changing what another returned:
 //
-//	timeline → settings → window → gaps → group → txn → phases → checks → group recovery → txn recovery → metrics → load → verdict → findings
+//	timeline → settings → window → read-back → gaps and audit → group → txn → phases → checks → group recovery → txn recovery → metrics → load → verdict → findings
 //
 // analyzeProbe runs one probe's stages, up to the metrics; AnalyzeContext
 // runs them for the franz-go probe and for each external client beside it,
 // then judges the verdict on all of it, and the findings.
 
 // Analyze reads the trial t: the timeline first (a graceful stop is dated
-// by the broker's own SIGTERM line), then the probe CSV once, for the gaps
-// and the audit together, then the stalls.
+// by the broker's own SIGTERM line), then the read-back, then the probe
+// CSV once, for the gaps and the audit together, then the stalls.
 func Analyze(t results.Trial, opt Options) (*Trial, error) {
 	return AnalyzeContext(context.Background(), t, opt)
 }
@@ -58,14 +58,15 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	ev := settingsOf(t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
 	q := quorumOf(ev, fault)
 	win := windowOf(t.Meta, ev.F, consequence(ev, fault), q, opt.Window)
-	rd, err := gapsOf(ctx, t, win, opt.Messages)
+	audit, lnotes, err := readBackOf(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	in, err := auditOf(ctx, t, rd.audit)
+	rd, err := gapsOf(ctx, t, win, audit, opt.Messages)
 	if err != nil {
 		return nil, err
 	}
+	in := auditOf(rd.audit)
 	grp, gnotes, err := groupOf(ctx, t, win, rd.gaps)
 	if err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr,
-		notes: concat(tl.notes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
+		notes: concat(tl.notes, lnotes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict

@@ -219,32 +219,53 @@ type probeRead struct {
 	// steps are a fault of several steps' stalls, step by step; nil for
 	// a fault of one.
 	steps *StepView
-	// audit holds every message, for the read-back to be weighed
-	// against (auditOf); nil without a read-back.
+	// audit has weighed every message against the read-back; nil
+	// without one.
 	audit *integrity.Audit
 	last  lastReceived
 	notes notes
 }
 
+// readBackOf reads the trial's read-back into an audit that weighs each
+// probe message as it is read (integrity.Audit.LogDone), so the probe CSV
+// is never held: nil, with a note, when the trial has none.
+func readBackOf(ctx context.Context, t results.Trial) (*integrity.Audit, notes, error) {
+	if t.Dir == "" {
+		return nil, nil, nil
+	}
+	logPath, err := t.LogPath()
+	if err != nil {
+		return nil, nil, err
+	}
+	if logPath == "" {
+		return nil, notes{{text: "no " + results.LogFile + ": the partitions were not read back, so no integrity check"}}, nil
+	}
+	dec, err := t.OpenLog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer dec.Close()
+	a := integrity.New()
+	var r results.LogRecord
+	for {
+		err := dec.Decode(&r)
+		if errors.Is(err, io.EOF) {
+			a.LogDone()
+			return a, nil, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		a.AddLog(r)
+	}
+}
+
 // gapsOf reads the trial's probe CSV once, within the window gopt: the
 // gaps, for a fault of several steps every stall, each partition's last
-// receive, and the messages for the audit. messages, when set, is handed
-// each message too.
-func gapsOf(ctx context.Context, t results.Trial, gopt gaps.Options, messages func(*results.Message)) (probeRead, error) {
-	r := probeRead{gaps: gaps.NewReport(gopt), last: lastReceived{}}
-	// The audit keeps every message, so it runs only when there is a
-	// read-back to weigh them against; the gaps alone stream.
-	if t.Dir != "" {
-		logPath, err := t.LogPath()
-		if err != nil {
-			return probeRead{}, err
-		}
-		if logPath != "" {
-			r.audit = integrity.New()
-		} else {
-			r.notes = notes{{text: "no " + results.LogFile + ": the partitions were not read back, so no integrity check"}}
-		}
-	}
+// receive, and each message into audit, when there is one. messages, when
+// set, is handed each message too.
+func gapsOf(ctx context.Context, t results.Trial, gopt gaps.Options, audit *integrity.Audit, messages func(*results.Message)) (probeRead, error) {
+	r := probeRead{gaps: gaps.NewReport(gopt), audit: audit, last: lastReceived{}}
 	// A fault of several steps needs every stall, not only the first
 	// step's: they are read in the same pass.
 	var long *gaps.Longer
@@ -257,8 +278,8 @@ func gapsOf(ctx context.Context, t results.Trial, gopt gaps.Options, messages fu
 			long.Add(m)
 		}
 		r.last.add(m)
-		if r.audit != nil {
-			r.audit.AddMessage(m)
+		if audit != nil {
+			audit.AddMessage(m)
 		}
 		if messages != nil {
 			messages(m)
@@ -302,26 +323,10 @@ func readProbe(ctx context.Context, t results.Trial, add func(*results.Message))
 	}
 }
 
-// auditOf weighs the messages audit holds against the trial's read-back;
-// nil without one.
-func auditOf(ctx context.Context, t results.Trial, audit *integrity.Audit) (*integrity.Report, error) {
+// auditOf is what the audit found; nil without a read-back.
+func auditOf(audit *integrity.Audit) *integrity.Report {
 	if audit == nil {
-		return nil, nil
+		return nil
 	}
-	dec, err := t.OpenLog(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer dec.Close()
-	var r results.LogRecord
-	for {
-		err := dec.Decode(&r)
-		if errors.Is(err, io.EOF) {
-			return audit.Close(), nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		audit.AddLog(r)
-	}
+	return audit.Close()
 }

@@ -192,12 +192,13 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
 
-// lineReader wraps a csv.Reader with header checking, located errors and the
-// detection of a last line without its newline. It reads one row ahead, so it
-// knows a row is the last before handing it out.
+// lineReader wraps a recordReader (encoding/csv's rules, read faster) with
+// header checking, located errors and the detection of a last line without
+// its newline. It reads one row ahead, so it knows a row is the last before
+// handing it out.
 type lineReader struct {
 	file   string
-	csv    *csv.Reader
+	csv    *recordReader
 	tail   *tailReader
 	names  []string
 	header bool // the header has been read
@@ -205,40 +206,29 @@ type lineReader struct {
 	// adopts it, and its columns name the fields in errors from then on.
 	sniff func(header []string) error
 
-	// The row read ahead, its error, and its fields' positions.
-	ahead    []string
+	// The row read ahead and its error.
+	ahead    record
 	aheadErr error
-	aheadPos [][2]int
 
-	row []string
-	pos [][2]int // line and column of each field of row
+	row  record
+	strs []string // row as strings (next)
 }
 
 func newLineReader(r io.Reader, file string, header []string) *lineReader {
 	t := &tailReader{r: r}
-	cr := csv.NewReader(t)
-	cr.ReuseRecord = true
-	cr.FieldsPerRecord = len(header)
-	return &lineReader{file: file, csv: cr, tail: t, names: header,
-		ahead: make([]string, len(header)), aheadPos: make([][2]int, len(header)),
-		row: make([]string, len(header)), pos: make([][2]int, len(header))}
+	return &lineReader{file: file, csv: newRecordReader(t, len(header)), tail: t, names: header}
 }
 
 // read reads the next row into the look-ahead slot.
 func (lr *lineReader) read() {
-	rec, err := lr.csv.Read()
+	err := lr.csv.Read(&lr.ahead)
 	lr.aheadErr = err
 	if err != nil {
 		if lr.tail.long != nil { // the cause; the csv reader saw only a cut line
 			lr.aheadErr = lr.tail.long
 			return
 		}
-		lr.aheadErr = lr.truncated(err, len(rec))
-		return
-	}
-	copy(lr.ahead, rec)
-	for i := range rec {
-		lr.aheadPos[i][0], lr.aheadPos[i][1] = lr.csv.FieldPos(i)
+		lr.aheadErr = lr.truncated(err, lr.ahead.len())
 	}
 }
 
@@ -252,7 +242,8 @@ func (lr *lineReader) truncated(err error, n int) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	if _, next := lr.csv.Read(); errors.Is(next, io.EOF) && !lr.tail.newline {
+	var rest record
+	if next := lr.csv.Read(&rest); errors.Is(next, io.EOF) && !lr.tail.newline {
 		return &ParseError{File: lr.file, Line: pe.StartLine, Err: ErrTruncated}
 	}
 	if errors.Is(pe.Err, csv.ErrFieldCount) {
@@ -269,36 +260,20 @@ func (lr *lineReader) fieldCountError(line, n int) error {
 // next returns the next data row, valid until the following call; io.EOF at
 // the end.
 func (lr *lineReader) next() ([]string, error) {
+	row, err := lr.nextRecord()
+	if err != nil {
+		return nil, err
+	}
+	lr.strs = row.strings(lr.strs)
+	return lr.strs, nil
+}
+
+// nextRecord is next, the row's fields left as bytes.
+func (lr *lineReader) nextRecord() (*record, error) {
 	if !lr.header {
 		lr.header = true
-		rec, err := lr.csv.Read()
-		if errors.Is(err, io.EOF) {
-			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrEmpty}
-		}
-		if err != nil && !errors.Is(err, csv.ErrFieldCount) {
-			return nil, lr.csvError(err)
-		}
-		want := lr.names
-		adopted := false
-		if !equal(rec, lr.names) && lr.sniff != nil {
-			if err := lr.sniff(rec); err != nil {
-				return nil, &ParseError{File: lr.file, Line: 1, Column: 1, Err: err}
-			}
-			lr.adopt(rec)
-			adopted = true
-		} else if !equal(rec, lr.names) {
-			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
-				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(rec)), joinComma(lr.names))}
-		}
-		lr.read()
-		// kbf's own header cut short, above rows of kbf's width, is a
-		// damaged header, not another program's.
-		if adopted && errors.Is(lr.aheadErr, csv.ErrFieldCount) && len(lr.names) < len(want) && equal(lr.names, want[:len(lr.names)]) {
-			return nil, &ParseError{File: lr.file, Line: 1, Column: 1,
-				Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(lr.names)), joinComma(want))}
-		}
-		if errors.Is(lr.aheadErr, io.EOF) && !lr.tail.newline {
-			return nil, &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
+		if err := lr.readHeader(); err != nil {
+			return nil, err
 		}
 	}
 	if errors.Is(lr.aheadErr, io.EOF) {
@@ -308,26 +283,58 @@ func (lr *lineReader) next() ([]string, error) {
 		return nil, lr.csvError(lr.aheadErr)
 	}
 	lr.row, lr.ahead = lr.ahead, lr.row
-	lr.pos, lr.aheadPos = lr.aheadPos, lr.pos
 	lr.read()
 	if errors.Is(lr.aheadErr, io.EOF) && !lr.tail.newline {
-		return nil, &ParseError{File: lr.file, Line: lr.pos[0][0], Err: ErrTruncated}
+		return nil, &ParseError{File: lr.file, Line: lr.row.pos[0][0], Err: ErrTruncated}
 	}
-	return lr.row, nil
+	return &lr.row, nil
+}
+
+// readHeader reads the header and the first row after it.
+func (lr *lineReader) readHeader() error {
+	var hdr record
+	err := lr.csv.Read(&hdr)
+	if errors.Is(err, io.EOF) {
+		return &ParseError{File: lr.file, Line: 1, Err: ErrEmpty}
+	}
+	if err != nil && !errors.Is(err, csv.ErrFieldCount) {
+		return lr.csvError(err)
+	}
+	rec := hdr.strings(nil)
+	want := lr.names
+	adopted := false
+	if !equal(rec, lr.names) && lr.sniff != nil {
+		if err := lr.sniff(rec); err != nil {
+			return &ParseError{File: lr.file, Line: 1, Column: 1, Err: err}
+		}
+		lr.adopt(rec)
+		adopted = true
+	} else if !equal(rec, lr.names) {
+		return &ParseError{File: lr.file, Line: 1, Column: 1,
+			Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(rec)), joinComma(lr.names))}
+	}
+	lr.read()
+	// kbf's own header cut short, above rows of kbf's width, is a
+	// damaged header, not another program's.
+	if adopted && errors.Is(lr.aheadErr, csv.ErrFieldCount) && len(lr.names) < len(want) && equal(lr.names, want[:len(lr.names)]) {
+		return &ParseError{File: lr.file, Line: 1, Column: 1,
+			Err: fmt.Errorf("%w: got %s, want %q", ErrHeader, Excerpt(joinComma(lr.names)), joinComma(want))}
+	}
+	if errors.Is(lr.aheadErr, io.EOF) && !lr.tail.newline {
+		return &ParseError{File: lr.file, Line: 1, Err: ErrTruncated}
+	}
+	return nil
 }
 
 // adopt makes header the reader's columns.
 func (lr *lineReader) adopt(header []string) {
-	n := len(header)
 	lr.names = slices.Clone(header)
-	lr.csv.FieldsPerRecord = n
-	lr.ahead, lr.aheadPos = make([]string, n), make([][2]int, n)
-	lr.row, lr.pos = make([]string, n), make([][2]int, n)
+	lr.csv.fields = len(header)
 }
 
 // fieldError locates err at field i of the current row.
 func (lr *lineReader) fieldError(i int, err error) error {
-	return &ParseError{File: lr.file, Line: lr.pos[i][0], Column: lr.pos[i][1],
+	return &ParseError{File: lr.file, Line: lr.row.pos[i][0], Column: lr.row.pos[i][1],
 		Err: fmt.Errorf("%s: %w", lr.names[i], err)}
 }
 

@@ -24,7 +24,7 @@ type Decoder struct {
 	// gap of centuries.
 	From, To time.Time
 
-	seen   map[int32]*runs
+	seen   runsByPartition
 	closer io.Closer
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
@@ -40,7 +40,7 @@ var (
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	d := &Decoder{lr: newLineReader(r, file, probeHeader), seen: map[int32]*runs{}}
+	d := &Decoder{lr: newLineReader(r, file, probeHeader)}
 	d.lr.sniff = d.sniff
 	return d
 }
@@ -72,32 +72,33 @@ var (
 // Decode reads the next row into m. It returns io.EOF after the last row and
 // a *ParseError for a malformed one.
 func (d *Decoder) Decode(m *Message) error {
-	row, err := d.lr.next()
+	rec, err := d.lr.nextRecord()
 	if err != nil {
 		return err
 	}
 	if d.foreign != nil {
-		return d.decodeForeign(row, m)
+		d.lr.strs = rec.strings(d.lr.strs)
+		return d.decodeForeign(d.lr.strs, m)
 	}
-	p, err := strconv.ParseInt(row[0], 10, 32)
+	p, err := parseInt(rec.field(0), 32)
 	if err != nil || p < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(row[0])))
+		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(string(rec.field(0)))))
 	}
 	m.Partition = int32(p)
 	if d.Partitions != nil && !d.Partitions[m.Partition] {
 		return d.lr.fieldError(0, fmt.Errorf("%w: %d", ErrUnknownPartition, p))
 	}
-	if m.Seq, err = strconv.ParseInt(row[1], 10, 64); err != nil || m.Seq < 0 {
-		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(row[1])))
+	if m.Seq, err = parseInt(rec.field(1), 64); err != nil || m.Seq < 0 {
+		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(string(rec.field(1)))))
 	}
 	m.Offset = -1
-	if row[2] != "" {
-		if m.Offset, err = strconv.ParseInt(row[2], 10, 64); err != nil || m.Offset < 0 {
-			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(row[2])))
+	if f := rec.field(2); len(f) > 0 {
+		if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
+			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(string(f))))
 		}
 	}
 	for i, t := range []*time.Time{&m.Sent, &m.Acked, &m.Received} {
-		if *t, err = ParseTime(row[3+i]); err != nil {
+		if *t, err = parseTimeBytes(rec.field(3 + i)); err != nil {
 			return d.lr.fieldError(3+i, err)
 		}
 		if err := d.inWindow(*t); err != nil {
@@ -115,17 +116,37 @@ func (d *Decoder) Decode(m *Message) error {
 	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
 		return d.lr.fieldError(5, fmt.Errorf("%s is %w at %s", clockOf(m.Received), errBeforeSent, clockOf(m.Sent)))
 	}
-	r := d.seen[m.Partition]
-	if r == nil {
-		r = &runs{}
-		d.seen[m.Partition] = r
-	}
-	if !r.add(m.Seq) {
+	if !d.seen.of(m.Partition).add(m.Seq) {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}
-	m.Err = row[6]
+	m.Err = string(rec.field(6))
 	return nil
+}
+
+// parseInt is strconv.ParseInt(string(b), 10, bits), without making the
+// string for the plain decimal digits a file holds.
+func parseInt(b []byte, bits int) (int64, error) {
+	if v, ok := digitsOf(b); ok && (bits == 64 || v < 1<<(bits-1)) {
+		return v, nil
+	}
+	return strconv.ParseInt(string(b), 10, bits)
+}
+
+// digitsOf is the number b spells in 1 to 18 decimal digits, which no
+// int64 overflows.
+func digitsOf(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
 }
 
 // inWindow refuses a non-zero t outside the decoder's window.
@@ -152,6 +173,38 @@ func (d *Decoder) inWindow(t time.Time) error {
 }
 
 func clockOf(t time.Time) string { return t.UTC().Format("15:04:05.000000000") }
+
+// runsByPartition are a runs per partition: in a slice for the partition
+// numbers a topic has, in a map past them.
+type runsByPartition struct {
+	dense  []*runs
+	sparse map[int32]*runs
+}
+
+// maxDense bounds the partition numbers runsByPartition keeps in its slice.
+const maxDense = 1 << 16
+
+// of is partition p's runs, made empty the first time.
+func (rp *runsByPartition) of(p int32) *runs {
+	if p >= 0 && p < maxDense {
+		if int(p) >= len(rp.dense) {
+			rp.dense = append(rp.dense, make([]*runs, int(p)+1-len(rp.dense))...)
+		}
+		if rp.dense[p] == nil {
+			rp.dense[p] = &runs{}
+		}
+		return rp.dense[p]
+	}
+	if rp.sparse == nil {
+		rp.sparse = map[int32]*runs{}
+	}
+	r := rp.sparse[p]
+	if r == nil {
+		r = &runs{}
+		rp.sparse[p] = r
+	}
+	return r
+}
 
 // runs is a set of sequence numbers kept as sorted, disjoint, non-adjacent
 // closed ranges, so numbers that come nearly in order cost almost nothing
@@ -220,37 +273,83 @@ func ParseTime(s string) (time.Time, error) {
 	return t, nil
 }
 
-// parseFixed parses exactly 2006-01-02T15:04:05.000000000Z.
-func parseFixed(s string) (time.Time, bool) {
+// parseTimeBytes is ParseTime of b, without making the string for the
+// fixed form kbf writes.
+func parseTimeBytes(b []byte) (time.Time, error) {
+	if t, ok := parseFixed(b); ok {
+		return t, nil
+	}
+	return ParseTime(string(b))
+}
+
+// parseFixed parses exactly 2006-01-02T15:04:05.000000000Z, counting the
+// seconds itself rather than through time.Date: it is the one form kbf
+// writes, three times a probe row.
+func parseFixed[S string | []byte](s S) (time.Time, bool) {
 	if len(s) != 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
 		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return time.Time{}, false
 	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	year, ok1 := num(0, 4)
-	month, ok2 := num(5, 7)
-	day, ok3 := num(8, 10)
-	hour, ok4 := num(11, 13)
-	min, ok5 := num(14, 16)
-	sec, ok6 := num(17, 19)
-	nsec, ok7 := num(20, 29)
+	year, ok1 := digits(s, 0, 4)
+	month, ok2 := digits(s, 5, 7)
+	day, ok3 := digits(s, 8, 10)
+	hour, ok4 := digits(s, 11, 13)
+	min, ok5 := digits(s, 14, 16)
+	sec, ok6 := digits(s, 17, 19)
+	nsec, ok7 := digits(s, 20, 29)
+	// 31 February and the like: let time.Parse refuse it.
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
-		month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 59 {
+		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || min > 59 || sec > 59 {
 		return time.Time{}, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, min, sec, nsec, time.UTC)
-	if t.Day() != day { // 31 February and the like: let time.Parse refuse it
-		return time.Time{}, false
+	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+min*60+sec)
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// digits is the number s[a:b] spells in decimal digits.
+func digits[S string | []byte](s S, a, b int) (int, bool) {
+	n := 0
+	for i := a; i < b; i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
 	}
-	return t, true
+	return n, true
+}
+
+// daysIn is the number of days of month in year, of the proleptic
+// Gregorian calendar.
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
+
+// daysSinceEpoch is the number of days from 1970-01-01 to the date, for
+// years 0000–9999 (the days_from_civil algorithm of H. Hinnant).
+func daysSinceEpoch(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
+	}
+	era := (y+400)/400 - 1 // floor(y / 400) for y >= -1
+	yoe := y - era*400
+	m := int64(month)
+	if m > 2 {
+		m -= 3
+	} else {
+		m += 9
+	}
+	doy := (153*m+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }

@@ -248,12 +248,7 @@ func (d *Decoder) decodeForeign(row []string, m *Message) error {
 	if !m.Received.IsZero() && m.Received.Before(m.Sent) {
 		return fail(colReceived, fmt.Errorf("%s is %w at %s", clockOf(m.Received), errBeforeSent, clockOf(m.Sent)))
 	}
-	r := d.seen[m.Partition]
-	if r == nil {
-		r = &runs{}
-		d.seen[m.Partition] = r
-	}
-	if !r.add(m.Seq) {
+	if !d.seen.of(m.Partition).add(m.Seq) {
 		return fail(colSeq, fmt.Errorf("%w: an earlier row has partition %d seq %d too; a probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}

@@ -46,13 +46,13 @@ func (e *LogEncoder) Flush() error { return e.lw.flush() }
 // LogDecoder reads the read-back CSV.
 type LogDecoder struct {
 	lr     *lineReader
-	seen   map[int32]*runs // offsets, to refuse a row listed twice
+	seen   runsByPartition // offsets, to refuse a row listed twice
 	closer io.Closer
 }
 
 // NewLogDecoder returns a LogDecoder reading r; file names r in errors.
 func NewLogDecoder(r io.Reader, file string) *LogDecoder {
-	return &LogDecoder{lr: newLineReader(r, file, logHeader), seen: map[int32]*runs{}}
+	return &LogDecoder{lr: newLineReader(r, file, logHeader)}
 }
 
 // Close closes the file Trial.OpenLog opened; for a LogDecoder made by
@@ -66,26 +66,21 @@ func (d *LogDecoder) Close() error {
 
 // Decode reads the next row; io.EOF after the last.
 func (d *LogDecoder) Decode(r *LogRecord) error {
-	row, err := d.lr.next()
+	rec, err := d.lr.nextRecord()
 	if err != nil {
 		return err
 	}
 	var v [3]int64
 	for i := range v {
-		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
+		if v[i], err = parseInt(rec.field(i), 64); err != nil || v[i] < 0 ||
 			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
+			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(rec.field(i)))))
 		}
 	}
 	*r = LogRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2]}
 	// One offset holds one record: a second row for it is a broken file,
 	// and would pass for a duplicate in the log.
-	s := d.seen[r.Partition]
-	if s == nil {
-		s = &runs{}
-		d.seen[r.Partition] = s
-	}
-	if !s.add(r.Offset) {
+	if !d.seen.of(r.Partition).add(r.Offset) {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d offset %d too", errDuplicateRow, r.Partition, r.Offset))
 	}
 	return nil
