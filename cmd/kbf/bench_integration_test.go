@@ -200,3 +200,77 @@ func TestIntegrationBench(t *testing.T) {
 		})
 	}
 }
+
+// TestIntegrationBenchClusters: two scenarios whose controllers differ keep
+// a cluster each, side by side — the second as project kbf-2 on its own
+// ports — and alternate with no node recreated between their trials; the
+// second cluster is taken down when the bench ends.
+func TestIntegrationBenchClusters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	cl, err := compose.New(compose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(file, []byte(`trials: 2
+scenarios:
+  - name: a
+    fault: sigterm
+    duration: 20s
+  - name: b
+    fault: sigterm
+    duration: 20s
+    config: [c1:broker.session.timeout.ms=8550]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"bench", file, "--out", out}, &stdout, &stderr); code != exitOK && code != exitNoValid {
+		t.Fatalf("kbf bench: exit %d\n%s", code, stderr.String())
+	}
+	meta := func(id string) *results.Meta {
+		t.Helper()
+		m, err := results.ReadMeta(filepath.Join(out, id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, id := range []string{"a/trial-01", "a/trial-02"} {
+		m := meta(id)
+		if got := strings.Join(m.Cluster.Bootstrap, ","); !strings.Contains(got, ":19092") {
+			t.Errorf("%s ran on %s, want kbf's own cluster (port 19092)", id, got)
+		}
+		if v := m.Cluster.Nodes["c1"]["broker.session.timeout.ms"]; v == "8550" {
+			t.Errorf("%s: c1's broker.session.timeout.ms %s, want b's setting on b's cluster only", id, v)
+		}
+	}
+	for _, id := range []string{"b/trial-01", "b/trial-02"} {
+		m := meta(id)
+		if got := strings.Join(m.Cluster.Bootstrap, ","); !strings.Contains(got, ":19192") {
+			t.Errorf("%s ran on %s, want the second cluster (port 19192)", id, got)
+		}
+		if v := m.Cluster.Nodes["c1"]["broker.session.timeout.ms"]; v != "8550" {
+			t.Errorf("%s: c1's broker.session.timeout.ms %q, want 8550", id, v)
+		}
+	}
+	// kbf's own controller ran through a's trials: started before the first.
+	ci, err := cl.Docker().ContainerInspect(ctx, "kbf-c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := time.Parse(time.RFC3339Nano, ci.State.StartedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := meta("a/trial-01").Started; started.After(first) {
+		t.Errorf("kbf-c1 started %s, after a's first trial began (%s): recreated between the trials", started, first)
+	}
+	if _, err := cl.Docker().ContainerInspect(ctx, "kbf-2-c1"); err == nil {
+		t.Error("kbf-2-c1 still there after the bench: want the second cluster taken down")
+	}
+}
