@@ -55,8 +55,9 @@ type Health interface {
 	// replica set in sync.
 	WaitISRFull(ctx context.Context, topics ...string) error
 	// EnsurePreferred runs a preferred leader election where a partition
-	// is not led by its first replica.
-	EnsurePreferred(ctx context.Context) error
+	// of topics (none: the cluster's own topics) is not led by its first
+	// replica.
+	EnsurePreferred(ctx context.Context, topics ...string) error
 	// LeadersPreferred says whether every partition of topics is led by
 	// its first replica.
 	LeadersPreferred(ctx context.Context, topics ...string) (bool, error)

@@ -909,15 +909,21 @@ func (t *trial) recover(ctx context.Context) error {
 		return fail("restart "+b, err)
 	}
 	rc.Restarted = time.Now().UTC()
-	topics := t.r.Target.TopicNames()
-	if t.meta.Load != nil { // the next trial's load starts on a whole topic too
-		topics = append(slices.Clone(topics), t.meta.Load.Topic)
+	// kbf's topics, the probed one (which --topic may have named apart from
+	// them: the next trial's baseline waits for its leaders to be preferred)
+	// and the load's (the next trial's load starts on a whole topic too).
+	topics := slices.Clone(t.r.Target.TopicNames())
+	if tp := t.p.Config().Topic; !slices.Contains(topics, tp) {
+		topics = append(topics, tp)
+	}
+	if t.meta.Load != nil && !slices.Contains(topics, t.meta.Load.Topic) {
+		topics = append(topics, t.meta.Load.Topic)
 	}
 	if err := t.r.Target.WaitISRFull(ctx, topics...); err != nil {
 		return fail("wait for full ISRs", err)
 	}
 	rc.ISRFull = time.Now().UTC()
-	if err := t.r.Target.EnsurePreferred(ctx); err != nil {
+	if err := t.r.Target.EnsurePreferred(ctx, topics...); err != nil {
 		return fail("preferred leader election", err)
 	}
 	rc.PreferredElec = time.Now().UTC()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,22 @@ func newRunner(t *testing.T, w *world, kill results.FaultKind) (*Runner, *bytes.
 // cancelOn makes the call name cancel the run's context.
 func cancelOn(w *world, name string, cancel context.CancelFunc) {
 	w.hooks[name] = func(context.Context) error { cancel(); return nil }
+}
+
+// TestRecoveryProbedTopic: a trial probing a topic of its own (kbf run
+// --topic wide) gives that topic's partitions back to their preferred
+// leaders too, or the next trial's baseline waits for them in vain.
+func TestRecoveryProbedTopic(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Probe.Topic = "wide"
+	if err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1))); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"orders", "wide"}
+	if !slices.Equal(w.elected, want) || !slices.Equal(w.checked, want) {
+		t.Errorf("recovery elected on %v and checked %v, want %v for both", w.elected, w.checked, want)
+	}
 }
 
 func TestTrialPhases(t *testing.T) {

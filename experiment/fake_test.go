@@ -54,6 +54,9 @@ type world struct {
 	coordinatorAsked []string
 	// injectedInto are the brokers Inject was asked to fault, in order.
 	injectedInto []string
+	// elected are the topics EnsurePreferred was given, and checked those
+	// LeadersPreferred was.
+	elected, checked []string
 }
 
 func newWorld() *world { return &world{hooks: map[string]func(context.Context) error{}} }
@@ -87,8 +90,16 @@ func (w *world) Up(ctx context.Context) (cluster.UpInfo, error) {
 func (w *world) WaitISRFull(ctx context.Context, _ ...string) error {
 	return w.call(ctx, "isr")
 }
-func (w *world) EnsurePreferred(ctx context.Context) error { return w.call(ctx, "elect") }
-func (w *world) LeadersPreferred(ctx context.Context, _ ...string) (bool, error) {
+func (w *world) EnsurePreferred(ctx context.Context, topics ...string) error {
+	w.mu.Lock()
+	w.elected = topics
+	w.mu.Unlock()
+	return w.call(ctx, "elect")
+}
+func (w *world) LeadersPreferred(ctx context.Context, topics ...string) (bool, error) {
+	w.mu.Lock()
+	w.checked = topics
+	w.mu.Unlock()
 	return true, w.call(ctx, "leaders")
 }
 func (w *world) Partitions(ctx context.Context, _ string) ([]cluster.Partition, error) {

@@ -636,17 +636,21 @@ func (c *Admin) PreferredElection(ctx context.Context, topics ...string) error {
 }
 
 // EnsurePreferred runs preferred leader elections, again every little while,
-// until every partition of the cluster's topics is led by its preferred
-// replica, or ctx ends. It reports whether an election was needed.
-func (c *Admin) EnsurePreferred(ctx context.Context) (bool, error) {
+// until every partition of the topics is led by its preferred replica, or
+// ctx ends. No topics means the cluster's topics. It reports whether an
+// election was needed.
+func (c *Admin) EnsurePreferred(ctx context.Context, topics ...string) (bool, error) {
 	cl, err := c.client()
 	if err != nil {
 		return false, err
 	}
+	if len(topics) == 0 {
+		topics = c.TopicNames()
+	}
 	var elected bool
 	var lastElection time.Time
 	err = poll(ctx, "preferred leaders", func(ctx context.Context) (bool, string, error) {
-		off, err := c.everywhere(ctx, cl, c.TopicNames(), notPreferred)
+		off, err := c.everywhere(ctx, cl, topics, notPreferred)
 		if err != nil {
 			return false, "", err
 		}
@@ -656,7 +660,7 @@ func (c *Admin) EnsurePreferred(ctx context.Context) (bool, error) {
 		if c.now().Sub(lastElection) >= electEvery {
 			lastElection = c.now()
 			elected = true
-			if err := c.PreferredElection(ctx); err != nil {
+			if err := c.PreferredElection(ctx, topics...); err != nil {
 				return false, off + "; " + err.Error(), nil
 			}
 		}

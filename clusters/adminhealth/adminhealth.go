@@ -77,9 +77,10 @@ func (h Health) WaitISRFull(ctx context.Context, topics ...string) error {
 	return h.admin.WaitISRFull(ctx, topics...)
 }
 
-// EnsurePreferred runs a preferred leader election where one is due.
-func (h Health) EnsurePreferred(ctx context.Context) error {
-	_, err := h.admin.EnsurePreferred(ctx)
+// EnsurePreferred runs a preferred leader election where one is due, on
+// topics (none: kbf's topics).
+func (h Health) EnsurePreferred(ctx context.Context, topics ...string) error {
+	_, err := h.admin.EnsurePreferred(ctx, topics...)
 	return err
 }
 
