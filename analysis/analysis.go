@@ -102,7 +102,7 @@ func Page(w io.Writer, tr *report.Trial) error {
 		return err
 	}
 	defer f.Close()
-	rv, err := htmlreport.ReadReplicas(filepath.Join(tr.Dir, results.ReplicasFile))
+	rv, err := htmlreport.ReadReplicas(filepath.Join(tr.Dir, results.ReplicasFile), tr)
 	if err != nil {
 		return err
 	}

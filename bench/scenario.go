@@ -274,6 +274,9 @@ func ReadFile(path string) (*File, error) {
 // Validate checks what can be checked without a cluster; what a runner
 // cannot do yet it refuses itself (see Checker).
 func (f *File) Validate() error {
+	if f.Trials == 0 {
+		return fmt.Errorf("no trials: say how many of each scenario, e.g. trials: 6 (6 or more for a 95%% interval; with --until-decided the most a side runs)")
+	}
 	if f.Trials < 1 || f.Trials > MaxTrials {
 		return fmt.Errorf("trials %d: want 1 to %d (6 or more for a 95%% interval)", f.Trials, MaxTrials)
 	}

@@ -55,7 +55,7 @@ func TestParse(t *testing.T) {
 		{name: "a version of two parts", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, kafka_version: 4.0}]\n", wantErr: `kafka_version "4.0"`},
 		{name: "an image with a space", in: "trials: 1\nscenarios: [{name: a, fault: sigkill, image: 'a b'}]\n", wantErr: `image "a b"`},
 		{name: "misspelt key", in: "trials: 1\nscenarios: [{name: a, falt: sigkill}]\n", wantErr: "field falt not found"},
-		{name: "no trials", in: "scenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 0"},
+		{name: "no trials", in: "scenarios: [{name: a, fault: sigkill}]\n", wantErr: "no trials: say how many"},
 		{name: "a billion trials", in: "trials: 1000000000\nscenarios: [{name: a, fault: sigkill}]\n", wantErr: "trials 1000000000: want 1 to 1000"},
 		{name: "no scenarios", in: "trials: 3\n", wantErr: "no scenarios"},
 		{name: "no name", in: "trials: 1\nscenarios: [{fault: sigkill}]\n", wantErr: "scenario 1: no name"},

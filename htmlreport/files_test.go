@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -41,5 +42,32 @@ func TestWriteFileInterrupted(t *testing.T) {
 				t.Errorf("err %v, stat %v; want the page written", err, statErr)
 			}
 		})
+	}
+}
+
+// A trial drawn as a heat map draws no replica chart, so its replica view
+// is found but not read; one of a few partitions is read whole.
+func TestReadReplicasCondensed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), results.ReplicasFile)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := results.NewReplicaEncoder(f)
+	enc.Encode(&results.ReplicaSample{Time: t0, Partition: 0, Broker: 1, LEO: 10, HW: 9})
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	few := &report.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, report.Condense)}}
+	many := &report.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, report.Condense+1)}}
+	if rv, err := ReadReplicas(path, few); err != nil || rv == nil || len(rv.Samples) != 1 {
+		t.Errorf("%d partitions: %+v, %v; want the one sample", report.Condense, rv, err)
+	}
+	if rv, err := ReadReplicas(path, many); err != nil || rv == nil || len(rv.Samples) != 0 {
+		t.Errorf("%d partitions: %+v, %v; want a view with no samples read", report.Condense+1, rv, err)
+	}
+	if rv, err := ReadReplicas(filepath.Join(t.TempDir(), results.ReplicasFile), many); err != nil || rv != nil {
+		t.Errorf("no file: %+v, %v; want nil, nil", rv, err)
 	}
 }

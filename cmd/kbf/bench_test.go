@@ -73,7 +73,7 @@ func TestBenchFlags(t *testing.T) {
 		{name: "bad acks", args: []string{"bench", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
-		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: trials 0"},
+		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: no trials: say how many"},
 		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
 			if f.Trials != 6 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
 				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
