@@ -76,7 +76,9 @@ type PartitionReplicas struct {
 	Leaderless []Leaderless
 	// LEOs are each replica's answers in time order, by broker in broker
 	// order, and HWs the high watermarks the leaders gave: what a picture
-	// draws as lines. Not in the JSON: replicas.csv holds them.
+	// draws as lines. Past the Condense partitions of lowest number with an
+	// offset, a replica keeps only the answers where its LEO changed. Not in
+	// the JSON: replicas.csv holds them.
 	LEOs []ReplicaSeries
 	HWs  []ReplicaOffset
 }
@@ -185,12 +187,25 @@ const minStop = 500 * time.Millisecond
 // file naming it in errors, and summarises each partition around the
 // fault at F: what stopped in progress at some moment of [F, F+window].
 func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Duration) (*ReplicaView, error) {
-	type series struct {
-		leo    map[int32][]ReplicaOffset
-		hw     []ReplicaOffset
-		states []StateChange
+	parts := map[int32]*replicaSeries{}
+	// full are the partitions whose every LEO answer is kept, the Condense
+	// of lowest number seen with an offset: what a picture draws (plot
+	// draws fewer). The others keep only what the summary reads.
+	var full []int32
+	keepFull := func(id int32, p *replicaSeries) {
+		if len(full) < Condense {
+			full = append(full, id)
+			p.full = true
+			return
+		}
+		hi := slices.Max(full)
+		if id > hi {
+			return
+		}
+		full[slices.Index(full, hi)] = id
+		p.full = true
+		parts[hi].thin()
 	}
-	parts := map[int32]*series{}
 	// last is the latest row's time: a replica whose answers stopped (timed
 	// out, refused) stayed frozen at least until then, as far as kbf saw.
 	var last time.Time
@@ -214,7 +229,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		}
 		p := parts[s.Partition]
 		if p == nil {
-			p = &series{leo: map[int32][]ReplicaOffset{}}
+			p = &replicaSeries{leo: map[int32]*leoSeries{}}
 			parts[s.Partition] = p
 		}
 		if !s.IsState() {
@@ -234,11 +249,14 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		switch {
 		case s.Err != "":
 		case s.IsState():
-			p.states = append(p.states, StateChange{Time: s.Time, Leader: s.Leader, LeaderEpoch: s.LeaderEpoch,
-				ISR: slices.Clone(s.ISR), ELR: slices.Clone(s.ELR), LastKnownELR: slices.Clone(s.LastKnownELR)})
+			p.addState(&s, F)
 		default:
+			if (s.LEO >= 0 || s.HW >= 0) && !p.seen {
+				p.seen = true
+				keepFull(s.Partition, p)
+			}
 			if s.LEO >= 0 {
-				p.leo[s.Broker] = append(p.leo[s.Broker], ReplicaOffset{s.Broker, s.LEO, s.Time})
+				p.addLEO(ReplicaOffset{s.Broker, s.LEO, s.Time}, F)
 			}
 			if s.HW >= 0 {
 				p.hw = append(p.hw, ReplicaOffset{s.Broker, s.HW, s.Time})
@@ -255,10 +273,11 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		p := parts[id]
 		pr := PartitionReplicas{Partition: id, HWAtFault: -1}
 		for _, b := range slices.Sorted(mapKeys(p.leo)) {
-			xs := byTime(p.leo[b])
+			ls := p.leo[b]
+			xs := byTime(ls.points)
 			pr.LEOs = append(pr.LEOs, ReplicaSeries{Broker: b, Points: xs})
-			if at, ok := atOrBefore(xs, F); ok {
-				pr.AtFault = append(pr.AtFault, at)
+			if ls.hasAt {
+				pr.AtFault = append(pr.AtFault, ls.atFault)
 			}
 			if st := longestStop(xs, F, end, last); st != nil {
 				pr.Frozen = append(pr.Frozen, ReplicaStop{Broker: b, Stop: *st})
@@ -271,11 +290,13 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		}
 		pr.HW = longestStop(hw, F, end, last)
 		states := p.states
-		slices.SortStableFunc(states, func(a, b StateChange) int { return a.Time.Compare(b.Time) })
+		slices.SortStableFunc(states, func(a, b stateRun) int { return a.Time.Compare(b.Time) })
 		leader := int32(-1)
-		for _, st := range states {
+		for _, run := range states {
+			st := run.StateChange
 			if !st.Time.After(F) {
 				leader = st.Leader
+				st.Time = run.last // the latest answer at or before the fault
 				pr.Changes = []StateChange{st}
 				continue
 			}
@@ -290,7 +311,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 				if pr.Stale == 0 {
 					pr.FirstStale = st.Time
 				}
-				pr.Stale++
+				pr.Stale += run.answers
 			default:
 				pr.Changes = append(pr.Changes, st)
 			}
@@ -300,7 +321,7 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 			for _, x := range hw {
 				if x.Time.After(F) && x.Broker != leader {
 					to := &TakeOver{Broker: x.Broker, Time: x.Time, LEO: -1}
-					if l, ok := atOrBefore(byTime(p.leo[x.Broker]), x.Time); ok {
+					if l, ok := p.leo[x.Broker].offsetAt(x.Time); ok {
 						to.LEO = l.Offset
 					}
 					pr.TakeOver = to
@@ -311,6 +332,87 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		v.Partitions = append(v.Partitions, pr)
 	}
 	return v, nil
+}
+
+// replicaSeries is what SummarizeReplicas keeps of one partition's rows.
+type replicaSeries struct {
+	leo    map[int32]*leoSeries
+	hw     []ReplicaOffset
+	states []stateRun
+	// seen is set at the partition's first offset; full when every LEO
+	// answer is kept (keepFull).
+	seen, full bool
+}
+
+// leoSeries is one replica's LEO answers. A replica's answers come from
+// one loop of the sampler, so in time order. Of a partition not drawn
+// only the answers where the LEO changed are kept, and the latest at or
+// before the fault: all longestStop and offsetAt read, at 2,000 partitions
+// a tenth of the answers or less.
+type leoSeries struct {
+	points  []ReplicaOffset
+	atFault ReplicaOffset
+	hasAt   bool // atFault was answered
+}
+
+func (p *replicaSeries) addLEO(x ReplicaOffset, F time.Time) {
+	ls := p.leo[x.Broker]
+	if ls == nil {
+		ls = &leoSeries{}
+		p.leo[x.Broker] = ls
+	}
+	if !x.Time.After(F) && (!ls.hasAt || !x.Time.Before(ls.atFault.Time)) {
+		ls.atFault, ls.hasAt = x, true
+	}
+	if n := len(ls.points); p.full || n == 0 || ls.points[n-1].Offset != x.Offset {
+		ls.points = append(ls.points, x)
+	}
+}
+
+// thin drops the answers of a partition no longer drawn that repeat the
+// answer before them, as addLEO does for one never drawn.
+func (p *replicaSeries) thin() {
+	p.full = false
+	for _, ls := range p.leo {
+		kept := ls.points[:0]
+		for i, x := range ls.points {
+			if i == 0 || x.Offset != ls.points[i-1].Offset {
+				kept = append(kept, x)
+			}
+		}
+		ls.points = slices.Clip(kept)
+	}
+}
+
+// offsetAt is the replica's LEO at t: its latest answer at or before t.
+func (ls *leoSeries) offsetAt(t time.Time) (ReplicaOffset, bool) {
+	if ls == nil {
+		return ReplicaOffset{}, false
+	}
+	return atOrBefore(byTime(ls.points), t)
+}
+
+// stateRun is a run of state answers alike (sameState), on one side of
+// the fault: its first answer, the time of its last, and how many.
+type stateRun struct {
+	StateChange
+	last    time.Time
+	answers int
+}
+
+func (p *replicaSeries) addState(s *results.ReplicaSample, F time.Time) {
+	st := StateChange{Time: s.Time, Leader: s.Leader, LeaderEpoch: s.LeaderEpoch,
+		ISR: s.ISR, ELR: s.ELR, LastKnownELR: s.LastKnownELR}
+	if n := len(p.states); n > 0 {
+		r := &p.states[n-1]
+		if sameState(r.StateChange, st) && r.Time.After(F) == s.Time.After(F) && !s.Time.Before(r.last) {
+			r.last = s.Time
+			r.answers++
+			return
+		}
+	}
+	st.ISR, st.ELR, st.LastKnownELR = slices.Clone(s.ISR), slices.Clone(s.ELR), slices.Clone(s.LastKnownELR)
+	p.states = append(p.states, stateRun{StateChange: st, last: s.Time, answers: 1})
 }
 
 func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
