@@ -315,12 +315,7 @@ func (s *Sampler) listOffsets(ctx context.Context, b int32, rid int32) (map[int3
 // sampleState asks the cluster for each partition's leader, epoch, ISR,
 // ELR and last known ELR.
 func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
-	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	t := kmsg.NewDescribeTopicPartitionsRequestTopic()
-	t.Topic = s.cfg.Topic
-	req.Topics = append(req.Topics, t)
-	req.ResponsePartitionLimit = 2000
-	resp, err := req.RequestWith(ctx, s.cl)
+	parts, err := s.describe(ctx)
 	now := time.Now().UTC()
 	want := make(map[int32]bool, len(s.cfg.Partitions))
 	for _, p := range s.cfg.Partitions {
@@ -336,15 +331,8 @@ func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
 	if err != nil {
 		return failed(err)
 	}
-	if len(resp.Topics) != 1 {
-		return failed(fmt.Errorf("%d topics in the answer", len(resp.Topics)))
-	}
-	rt := resp.Topics[0]
-	if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
-		return failed(err)
-	}
 	var rows []results.ReplicaSample
-	for _, rp := range rt.Partitions {
+	for _, rp := range parts {
 		if !want[rp.Partition] {
 			continue
 		}
@@ -364,6 +352,42 @@ func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
 	slices.SortFunc(rows, func(a, b results.ReplicaSample) int { return int(a.Partition - b.Partition) })
 	return rows
 }
+
+// describe asks for the topic's partitions' state, a page of at most
+// describeLimit partitions at a time: a topic of more is asked on from the
+// answer's cursor, so that every partition has its state.
+func (s *Sampler) describe(ctx context.Context) ([]kmsg.DescribeTopicPartitionsResponseTopicPartition, error) {
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	t := kmsg.NewDescribeTopicPartitionsRequestTopic()
+	t.Topic = s.cfg.Topic
+	req.Topics = append(req.Topics, t)
+	req.ResponsePartitionLimit = describeLimit
+	var out []kmsg.DescribeTopicPartitionsResponseTopicPartition
+	for {
+		resp, err := req.RequestWith(ctx, s.cl)
+		if err != nil {
+			return nil, err
+		}
+		if len(resp.Topics) != 1 {
+			return nil, fmt.Errorf("%d topics in the answer", len(resp.Topics))
+		}
+		rt := resp.Topics[0]
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			return nil, err
+		}
+		out = append(out, rt.Partitions...)
+		if resp.NextCursor == nil || len(rt.Partitions) == 0 {
+			return out, nil
+		}
+		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
+		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
+		req.Cursor = &cur
+	}
+}
+
+// describeLimit is the most partitions one DescribeTopicPartitions answer
+// holds (the broker's own limit is 2,000); a variable for the tests.
+var describeLimit int32 = 2000
 
 // Close closes the sampler's client.
 func (s *Sampler) Close() { s.cl.Close() }

@@ -135,6 +135,42 @@ func TestSamplerReadsBack(t *testing.T) {
 	}
 }
 
+// A topic of more partitions than one DescribeTopicPartitions answer holds
+// is asked on from the answer's cursor: every partition has its state rows
+// (at 4,000 partitions only the first 2,000 had).
+func TestSamplerStatePages(t *testing.T) {
+	defer func(l int32) { describeLimit = l }(describeLimit)
+	describeLimit = 2
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	adm, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	req := kmsg.NewPtrCreatePartitionsRequest()
+	rt := kmsg.NewCreatePartitionsRequestTopic()
+	rt.Topic, rt.Count = "orders", 5
+	req.Topics = append(req.Topics, rt)
+	if _, err := req.RequestWith(ctx, adm); err != nil {
+		t.Fatal(err)
+	}
+	states := map[int32]bool{}
+	for _, r := range sampled(t, ctx, c) {
+		if r.IsState() && r.Err == "" {
+			states[r.Partition] = true
+		}
+	}
+	if got := slices.Sorted(maps.Keys(states)); !slices.Equal(got, []int32{0, 1, 2, 3, 4}) {
+		t.Errorf("state rows for partitions %v, want 0 to 4", got)
+	}
+}
+
 // A partition without a leader (the last replica of its ISR dead) is still
 // sampled: every replica answers with its LEO, no row carries a HW, and
 // the state rows say leader -1 with the replicas kfake lists. kfake cannot
