@@ -187,33 +187,8 @@ const minStop = 500 * time.Millisecond
 // file naming it in errors, and summarises each partition around the
 // fault at F: what stopped in progress at some moment of [F, F+window].
 func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Duration) (*ReplicaView, error) {
-	parts := map[int32]*replicaSeries{}
-	// full are the partitions whose every LEO answer is kept, the Condense
-	// of lowest number seen with an offset: what a picture draws (plot
-	// draws fewer). The others keep only what the summary reads.
-	var full []int32
-	keepFull := func(id int32, p *replicaSeries) {
-		if len(full) < Condense {
-			full = append(full, id)
-			p.full = true
-			return
-		}
-		hi := slices.Max(full)
-		if id > hi {
-			return
-		}
-		full[slices.Index(full, hi)] = id
-		p.full = true
-		parts[hi].thin()
-	}
-	// last is the latest row's time: a replica whose answers stopped (timed
-	// out, refused) stayed frozen at least until then, as far as kbf saw.
-	var last time.Time
-	// answered and failed are, by broker, its last answer and its first
-	// error after the fault, for Silent.
-	answered := map[int32]time.Time{}
-	answeredBefore := map[int32]time.Time{}
-	failed := map[int32]results.ReplicaSample{}
+	rd := replicaRows{F: F, parts: map[int32]*replicaSeries{},
+		answered: map[int32]time.Time{}, answeredBefore: map[int32]time.Time{}, failed: map[int32]results.ReplicaSample{}}
 	d := results.NewReplicaDecoder(r, file)
 	var s results.ReplicaSample
 	for {
@@ -224,45 +199,9 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		if err != nil {
 			return nil, err
 		}
-		if s.Time.After(last) {
-			last = s.Time
-		}
-		p := parts[s.Partition]
-		if p == nil {
-			p = &replicaSeries{leo: map[int32]*leoSeries{}}
-			parts[s.Partition] = p
-		}
-		if !s.IsState() {
-			_, seen := failed[s.Broker]
-			switch {
-			case s.Err == "":
-				if s.Time.After(answered[s.Broker]) {
-					answered[s.Broker] = s.Time
-				}
-				if !seen && s.Time.After(answeredBefore[s.Broker]) {
-					answeredBefore[s.Broker] = s.Time
-				}
-			case !seen && s.Time.After(F):
-				failed[s.Broker] = s
-			}
-		}
-		switch {
-		case s.Err != "":
-		case s.IsState():
-			p.addState(&s, F)
-		default:
-			if (s.LEO >= 0 || s.HW >= 0) && !p.seen {
-				p.seen = true
-				keepFull(s.Partition, p)
-			}
-			if s.LEO >= 0 {
-				p.addLEO(ReplicaOffset{s.Broker, s.LEO, s.Time}, F)
-			}
-			if s.HW >= 0 {
-				p.hw = append(p.hw, ReplicaOffset{s.Broker, s.HW, s.Time})
-			}
-		}
+		rd.add(&s)
 	}
+	parts, last, answered, answeredBefore, failed := rd.parts, rd.last, rd.answered, rd.answeredBefore, rd.failed
 	v := &ReplicaView{Answered: answered}
 	end := F.Add(window)
 	for b, e := range failed {
@@ -332,6 +271,82 @@ func SummarizeReplicas(r io.Reader, file string, F time.Time, window time.Durati
 		v.Partitions = append(v.Partitions, pr)
 	}
 	return v, nil
+}
+
+// replicaRows is what SummarizeReplicas keeps of the rows it read.
+type replicaRows struct {
+	F     time.Time // the fault
+	parts map[int32]*replicaSeries
+	// full are the partitions whose every LEO answer is kept, the Condense
+	// of lowest number seen with an offset: what a picture draws (plot
+	// draws fewer). The others keep only what the summary reads.
+	full []int32
+	// last is the latest row's time: a replica whose answers stopped (timed
+	// out, refused) stayed frozen at least until then, as far as kbf saw.
+	last time.Time
+	// answered and failed are, by broker, its last answer and its first
+	// error after the fault, for Silent; answeredBefore its last answer
+	// before that error.
+	answered, answeredBefore map[int32]time.Time
+	failed                   map[int32]results.ReplicaSample
+}
+
+func (rd *replicaRows) add(s *results.ReplicaSample) {
+	if s.Time.After(rd.last) {
+		rd.last = s.Time
+	}
+	p := rd.parts[s.Partition]
+	if p == nil {
+		p = &replicaSeries{leo: map[int32]*leoSeries{}}
+		rd.parts[s.Partition] = p
+	}
+	if !s.IsState() {
+		_, seen := rd.failed[s.Broker]
+		switch {
+		case s.Err == "":
+			if s.Time.After(rd.answered[s.Broker]) {
+				rd.answered[s.Broker] = s.Time
+			}
+			if !seen && s.Time.After(rd.answeredBefore[s.Broker]) {
+				rd.answeredBefore[s.Broker] = s.Time
+			}
+		case !seen && s.Time.After(rd.F):
+			rd.failed[s.Broker] = *s
+		}
+	}
+	switch {
+	case s.Err != "":
+	case s.IsState():
+		p.addState(s, rd.F)
+	default:
+		if (s.LEO >= 0 || s.HW >= 0) && !p.seen {
+			p.seen = true
+			rd.keepFull(s.Partition, p)
+		}
+		if s.LEO >= 0 {
+			p.addLEO(ReplicaOffset{s.Broker, s.LEO, s.Time}, rd.F)
+		}
+		if s.HW >= 0 {
+			p.hw = append(p.hw, ReplicaOffset{s.Broker, s.HW, s.Time})
+		}
+	}
+}
+
+// keepFull keeps every LEO answer of partition id, p, if it is among the
+// Condense of lowest number, thinning the one it displaces.
+func (rd *replicaRows) keepFull(id int32, p *replicaSeries) {
+	if len(rd.full) < Condense {
+		rd.full = append(rd.full, id)
+		p.full = true
+		return
+	}
+	hi := slices.Max(rd.full)
+	if id > hi {
+		return
+	}
+	rd.full[slices.Index(rd.full, hi)] = id
+	p.full = true
+	rd.parts[hi].thin()
 }
 
 // replicaSeries is what SummarizeReplicas keeps of one partition's rows.

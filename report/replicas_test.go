@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -315,4 +316,71 @@ func deadLeaderHW(b int32, at time.Duration) int64 {
 		return progress(at, never)
 	}
 	return -1
+}
+
+// Past the Condense partitions a picture may draw, a replica keeps only
+// the answers where its LEO changed, and alike state answers are kept as
+// one run: the summary of every partition is the same as if each answer
+// were kept. Fourteen partitions with the same answers, written highest
+// first, so that the lowest displace the highest as they come.
+func TestSummarizeReplicasThinned(t *testing.T) {
+	const n = Condense + 2
+	var buf bytes.Buffer
+	enc := results.NewReplicaEncoder(&buf)
+	for at := time.Duration(0); at <= 6*time.Second; at += 100 * time.Millisecond {
+		for p := int32(n - 1); p >= 0; p-- {
+			for b := int32(1); b <= 3; b++ {
+				stop := never
+				if b == 1 {
+					stop = time.Second // broker 1's replica freezes at the fault
+				}
+				s := results.ReplicaSample{Time: t0.Add(at + time.Duration(b)*time.Millisecond), Partition: p, Broker: b, LEO: progress(at, stop), HW: -1}
+				if b == 2 {
+					s.HW = progress(at, 3*time.Second) // held 2 s, then on
+				}
+				enc.Encode(&s)
+			}
+			isr, stale := []int32{1, 2, 3}, at >= 2*time.Second && at < 2200*time.Millisecond
+			if at >= 1800*time.Millisecond && !stale {
+				isr = []int32{2, 3}
+			}
+			enc.Encode(&results.ReplicaSample{Time: t0.Add(at + 5*time.Millisecond), Partition: p, Broker: -1, LEO: -1, HW: -1,
+				Leader: 2, LeaderEpoch: 1, ISR: isr})
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	F := t0.Add(time.Second)
+	v, err := SummarizeReplicas(bytes.NewReader(buf.Bytes()), results.ReplicasFile, F, 4*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Partitions) != n {
+		t.Fatalf("%d partitions, want %d", len(v.Partitions), n)
+	}
+	summary := func(pr PartitionReplicas) PartitionReplicas {
+		pr.Partition, pr.LEOs, pr.HWs = 0, nil, nil
+		return pr
+	}
+	want := summary(v.Partitions[0])
+	if len(want.Frozen) != 1 || want.Frozen[0].Broker != 1 || want.HW == nil || want.Stale != 2 || len(want.Changes) != 2 {
+		t.Fatalf("partition 0: frozen %+v, HW %+v, %d stale, changes %+v; want broker 1 frozen, the HW held, 2 stale answers, 2 states", want.Frozen, want.HW, want.Stale, want.Changes)
+	}
+	if at := want.Changes[0].Time; !at.Equal(t0.Add(905 * time.Millisecond)) {
+		t.Errorf("the state at the fault dated %v, want its latest answer before the fault, %v", at, t0.Add(905*time.Millisecond))
+	}
+	for _, pr := range v.Partitions {
+		if got := summary(pr); !reflect.DeepEqual(got, want) {
+			t.Errorf("partition %d's summary %+v, want partition 0's %+v", pr.Partition, got, want)
+		}
+		points := len(pr.LEOs[1].Points) // broker 2's, moving at every answer
+		frozen := len(pr.LEOs[0].Points) // broker 1's, still from the fault on
+		switch {
+		case pr.Partition < Condense && (points != 61 || frozen != 61):
+			t.Errorf("partition %d: %d and %d answers kept, want all 61", pr.Partition, points, frozen)
+		case pr.Partition >= Condense && (points != 61 || frozen != 11):
+			t.Errorf("partition %d: %d and %d answers kept, want 61 (every one a change) and 11 (the changes)", pr.Partition, points, frozen)
+		}
+	}
 }
