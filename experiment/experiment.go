@@ -524,8 +524,24 @@ func (t *trial) clusterUp(ctx context.Context) error {
 	default:
 		t.r.say("cluster up in %.1fs", up.Took.Seconds())
 	}
+	// Up gives kbf's own topics back to their preferred leaders; a probed
+	// topic of the user's (--topic wide) is given back too, or after a
+	// fault in a trial of another topic the baseline waits for its leaders
+	// in vain.
+	if tp := t.o.Probe.Topic; tp != "" && !slices.Contains(t.r.Target.TopicNames(), tp) {
+		ectx, cancel := context.WithTimeout(ctx, PreferredTimeout)
+		defer cancel()
+		if err := t.r.Target.EnsurePreferred(ectx, tp); err != nil && ctx.Err() == nil {
+			t.r.say("cluster: %s's leaders not all on their preferred replicas: %v", tp, err)
+		}
+	}
 	return nil
 }
+
+// PreferredTimeout bounds the preferred leader election a trial runs on
+// its probed topic before its baseline; the baseline then judges what it
+// finds.
+const PreferredTimeout = 30 * time.Second
 
 // startProbe makes the trial directory and the probe, and writes the
 // metadata known before the probe sends. A probe that cannot start leaves

@@ -43,7 +43,8 @@ func cancelOn(w *world, name string, cancel context.CancelFunc) {
 
 // TestRecoveryProbedTopic: a trial probing a topic of its own (kbf run
 // --topic wide) gives that topic's partitions back to their preferred
-// leaders too, or the next trial's baseline waits for them in vain.
+// leaders before its baseline and in its recovery, not only kbf's topics,
+// or a trial's baseline waits for them in vain.
 func TestRecoveryProbedTopic(t *testing.T) {
 	w := newWorld()
 	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
@@ -54,6 +55,11 @@ func TestRecoveryProbedTopic(t *testing.T) {
 	want := []string{"orders", "wide"}
 	if !slices.Equal(w.elected, want) || !slices.Equal(w.checked, want) {
 		t.Errorf("recovery elected on %v and checked %v, want %v for both", w.elected, w.checked, want)
+	}
+	// Before its baseline too: an earlier trial's fault on another topic
+	// left it as it was.
+	if got, want := w.log(), "up elect probe inject logs-c1 logs-k1 restart isr elect leaders readback"; got != want {
+		t.Errorf("phases:\n got %s\nwant %s", got, want)
 	}
 }
 
