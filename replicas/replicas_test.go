@@ -141,13 +141,7 @@ func TestSamplerReadsBack(t *testing.T) {
 func TestSamplerStatePages(t *testing.T) {
 	defer func(l int32) { describeLimit = l }(describeLimit)
 	describeLimit = 2
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
+	c, ctx := newCluster(t, 1)
 	adm, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
