@@ -14,9 +14,11 @@ import (
 //	plot.Draw(out, tr, c, plot.Options{})
 //
 // The x axis' range is known only once the last row is read, so the
-// collector keeps, per partition, a fixed number of time slots whose width
-// it doubles (merging neighbours) whenever the messages span more: memory is
-// bounded by the slots and the partitions, not the rows. At drawing time
+// collector keeps a fixed number of time slots whose width it doubles
+// (merging neighbours) whenever the messages span more: per partition up to
+// MaxColours partitions, and past them, as the picture draws them, all
+// partitions in one series. Memory is bounded by the slots, not by the
+// rows or the partitions. At drawing time
 // each slot falls into the pixel column of its middle; a slot is at most
 // 1/slotsPerColumn of a column wide, so a mark is never more than a pixel
 // from where its own send time would put it.
@@ -29,7 +31,11 @@ type Collector struct {
 	lo    int64         // the least and greatest absolute index in use
 	hi    int64
 
+	// parts are the slots by partition; once more than MaxColours
+	// partitions are seen, every partition's messages are in merged.
 	parts           map[int32][]bucket
+	merged          []bucket
+	seen            map[int32]struct{}
 	failed, unacked []int32
 
 	sent, acked, nFailed, nUnack int
@@ -49,7 +55,34 @@ const firstWidth = time.Millisecond
 
 // NewCollector returns an empty Collector.
 func NewCollector() *Collector {
-	return &Collector{parts: map[int32][]bucket{}, failed: make([]int32, slots), unacked: make([]int32, slots)}
+	return &Collector{parts: map[int32][]bucket{}, seen: map[int32]struct{}{}, failed: make([]int32, slots), unacked: make([]int32, slots)}
+}
+
+// slotsOf returns the slots that take partition p's messages.
+func (c *Collector) slotsOf(p int32) []bucket {
+	if c.merged != nil {
+		c.seen[p] = struct{}{}
+		return c.merged
+	}
+	if b := c.parts[p]; b != nil {
+		return b
+	}
+	c.seen[p] = struct{}{}
+	if len(c.seen) <= MaxColours {
+		b := make([]bucket, slots)
+		c.parts[p] = b
+		return b
+	}
+	// One partition too many to draw in a colour each: the picture draws
+	// them as one series, and so the collector keeps them.
+	c.merged = make([]bucket, slots)
+	for _, b := range c.parts {
+		for i, s := range b {
+			c.merged[i].merge(s)
+		}
+	}
+	c.parts = nil
+	return c.merged
 }
 
 // Add takes one message; m may be reused once Add returns. It allocates
@@ -60,11 +93,7 @@ func (c *Collector) Add(m *results.Message) {
 	}
 	a := c.fit(m.Sent)
 	i := a - c.base
-	b := c.parts[m.Partition]
-	if b == nil {
-		b = make([]bucket, slots)
-		c.parts[m.Partition] = b
-	}
+	b := c.slotsOf(m.Partition)
 	c.sent++
 	switch {
 	case m.Failed():
@@ -79,13 +108,27 @@ func (c *Collector) Add(m *results.Message) {
 	c.acked++
 	lat := m.Acked.Sub(m.Sent)
 	c.maxLatency = max(c.maxLatency, lat)
-	s := &b[i]
-	if s.n == 0 {
-		s.lo, s.hi = lat, lat
-	} else {
-		s.lo, s.hi = min(s.lo, lat), max(s.hi, lat)
+	b[i].merge(bucket{lo: lat, hi: lat, n: 1})
+}
+
+// merge adds the latencies of s to b.
+func (b *bucket) merge(s bucket) {
+	switch {
+	case s.n == 0:
+	case b.n == 0:
+		*b = s
+	default:
+		b.lo, b.hi, b.n = min(b.lo, s.lo), max(b.hi, s.hi), b.n+s.n
 	}
-	s.n++
+}
+
+// series are the collector's slots, by partition, or with more than
+// MaxColours partitions all of them together under partition -1.
+func (c *Collector) series() map[int32][]bucket {
+	if c.merged != nil {
+		return map[int32][]bucket{-1: c.merged}
+	}
+	return c.parts
 }
 
 // fit makes room for time t and returns its absolute slot index.
@@ -119,20 +162,19 @@ func (c *Collector) coarsen() {
 	}
 	merge(c.failed)
 	merge(c.unacked)
-	for p, b := range c.parts {
+	c.eachSeries(func(b []bucket) {
 		out := make([]bucket, slots)
 		for i, s := range b {
-			if s.n == 0 {
-				continue
-			}
-			d := &out[floorDiv(oldBase+int64(i), 2)-c.base]
-			if d.n == 0 {
-				*d = s
-			} else {
-				d.lo, d.hi, d.n = min(d.lo, s.lo), max(d.hi, s.hi), d.n+s.n
-			}
+			out[floorDiv(oldBase+int64(i), 2)-c.base].merge(s)
 		}
-		c.parts[p] = out
+		copy(b, out)
+	})
+}
+
+// eachSeries calls f with each series' slots, which f may change in place.
+func (c *Collector) eachSeries(f func([]bucket)) {
+	for _, b := range c.series() {
+		f(b)
 	}
 }
 
@@ -150,15 +192,15 @@ func (c *Collector) rebase(base int64) {
 	}
 	move(c.failed)
 	move(c.unacked)
-	for p, b := range c.parts {
+	c.eachSeries(func(b []bucket) {
 		out := make([]bucket, slots)
 		for i, s := range b {
 			if j := int64(i) + shift; s.n != 0 && j >= 0 && j < slots {
 				out[j] = s
 			}
 		}
-		c.parts[p] = out
-	}
+		copy(b, out)
+	})
 	c.base = base
 }
 

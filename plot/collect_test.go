@@ -29,7 +29,7 @@ func TestCollector(t *testing.T) {
 			}
 			n := 0
 			var hi time.Duration
-			for _, b := range c.parts {
+			for _, b := range c.series() {
 				for _, s := range b {
 					n += int(s.n)
 					if s.n > 0 {
@@ -48,7 +48,7 @@ func TestCollector(t *testing.T) {
 			for _, d := range tc.at {
 				at := t0.Add(d)
 				found := false
-				for _, b := range c.parts {
+				for _, b := range c.series() {
 					for i, s := range b {
 						if s.n > 0 && (c.mid(i).Sub(at)).Abs() <= c.width {
 							found = true

@@ -28,10 +28,11 @@
 //
 // # Memory
 //
-// Rows are not kept. The Collector keeps, per partition, a fixed number of
-// time slots holding the least and the largest latency and a count, and the
-// picture one bucket per pixel column, so a file of any length is drawn in
-// memory proportional to the partitions and the picture's width.
+// Rows are not kept. The Collector keeps a fixed number of time slots
+// holding the least and the largest latency and a count, per partition up
+// to MaxColours and past them one series for all, and the picture one
+// bucket per pixel column, so a file of any length and any number of
+// partitions is drawn in memory bounded by the picture's width.
 package plot
 
 import (
@@ -198,7 +199,7 @@ var errUnknownPartition = errors.New("partition not in the trial's report")
 // fill takes the collector's slots into the picture's columns, each slot
 // into the column of its middle.
 func (c *canvas) fill(col *Collector) error {
-	for p := range col.parts {
+	for p := range col.seen {
 		if _, ok := c.index[p]; !ok {
 			return fmt.Errorf("messages of p%d: %w", p, errUnknownPartition)
 		}
@@ -210,18 +211,12 @@ func (c *canvas) fill(col *Collector) error {
 	for i := range cols {
 		cols[i] = c.l.col(col.mid(i))
 	}
-	for p, slots := range col.parts {
+	for p, slots := range col.series() {
+		// The collector merges its series only when the picture does
+		// (more than MaxColours partitions): then every one is series 0.
 		series := c.series[c.index[p]]
 		for i, s := range slots {
-			if s.n == 0 {
-				continue
-			}
-			b := &series[cols[i]]
-			if b.n == 0 {
-				*b = s
-			} else {
-				b.lo, b.hi, b.n = min(b.lo, s.lo), max(b.hi, s.hi), b.n+s.n
-			}
+			series[cols[i]].merge(s)
 		}
 	}
 	for i := range cols {

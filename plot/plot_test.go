@@ -209,13 +209,14 @@ func generatedTrial(t *testing.T, parts, n int) (*report.Trial, *bytes.Buffer) {
 }
 
 // TestBoundedMemory feeds 200,000 rows and checks that what the picture
-// keeps, and what it writes, is bounded by its width, not the rows: adding
+// keeps, and what it writes, is bounded by its width, not the rows or the
+// partitions (past MaxColours the collector keeps one series): adding
 // a row allocates nothing, the buckets in use are at most one per pixel
 // column and series, and the document is hardly larger than for a tenth
 // of the rows.
 func TestBoundedMemory(t *testing.T) {
 	const rows = 200_000
-	for _, parts := range []int{3, 12} {
+	for _, parts := range []int{3, 12, 2000} {
 		t.Run(fmt.Sprintf("%d partitions", parts), func(t *testing.T) {
 			tr, _ := generatedTrial(t, parts, rows)
 			col := NewCollector()
@@ -233,8 +234,8 @@ func TestBoundedMemory(t *testing.T) {
 			if wantSeries := min(parts, MaxColours); parts > MaxColours && len(c.series) != 1 || parts <= MaxColours && len(c.series) != wantSeries {
 				t.Errorf("%d series for %d partitions", len(c.series), parts)
 			}
-			if len(col.parts) != parts {
-				t.Errorf("the collector keeps %d partitions' slots, want %d", len(col.parts), parts)
+			if wantSlots := map[bool]int{true: 1, false: parts}[parts > MaxColours]; len(col.series()) != wantSlots || len(col.seen) != parts {
+				t.Errorf("the collector keeps %d series' slots and has seen %d partitions, want %d and %d", len(col.series()), len(col.seen), wantSlots, parts)
 			}
 			var m results.Message
 			generated(parts, rows)(func(g *results.Message) { m = *g }) // the last: within the span
