@@ -75,48 +75,68 @@ func (b *Bench) RunUntilDecided(ctx context.Context, g Gate) (*Set, *Decided, er
 			dec.Valid[i]++
 		}
 	}
+	l, err := b.lanes()
+	if err != nil {
+		return nil, nil, err
+	}
+	// With lanes, each side runs half of them at a time: the pair's
+	// trials side by side, and the gate looks after each such round.
+	per := max(1, len(l.runners)/2)
 	failures := 0
+	var last error
 	for round := 1; ; round++ {
-		// The sides take turns, an attempt each, until each has its
-		// valid trial of the round: a side whose trials do not count
+		want := min(round*per, budget)
+		// The sides take turns, a batch of attempts each, until each has
+		// its valid trials of the round: a side whose trials do not count
 		// does not spend its attempts while the other waits, and the
 		// drift of the machine falls on both alike.
-		for turn := true; turn; {
-			turn = false
-			for i, v := range vs {
-				if dec.Valid[i] >= round || dec.Attempts[i] >= attempts {
-					continue
+		for {
+			var batch []Trial
+			line := map[string]string{}
+			for k := range per {
+				for i, v := range vs {
+					if dec.Valid[i]+k >= want || dec.Attempts[i]+k >= attempts {
+						continue
+					}
+					rep[i]++
+					t := b.File.trial(vs, i, rep[i])
+					batch = append(batch, t)
+					line[t.ID()] = fmt.Sprintf("bench: %s: trial %d (valid %d, attempt %d of %d)", v.Name(), rep[i], dec.Valid[i], dec.Attempts[i]+k+1, attempts)
 				}
-				turn = true
-				rep[i]++
-				t := b.File.trial(vs, i, rep[i])
-				fmt.Fprintf(b.Progress, "bench: %s: trial %d (valid %d, attempt %d of %d)\n", v.Name(), rep[i], dec.Valid[i], dec.Attempts[i]+1, attempts)
-				err := b.trial(ctx, st, set, t)
-				if ctx.Err() != nil {
-					return set, nil, ctx.Err()
-				}
+			}
+			if len(batch) == 0 {
+				break
+			}
+			begin := func(t Trial, lane int) { fmt.Fprintf(b.Progress, "%s%s\n", line[t.ID()], l.on(lane)) }
+			after := func(e ended) bool {
+				i := side(vs, e.t.Variant)
 				dec.Attempts[i]++
-				if last := set.Records[len(set.Records)-1]; last.Valid() {
+				if r := set.Records[len(set.Records)-1]; r.Valid() {
 					dec.Valid[i]++
 				}
-				if err != nil {
+				if e.err != nil {
 					failures++
+					last = e.err
 				} else {
 					failures = 0
 				}
-				if failures >= maxFailures {
-					// A broken setup (Docker unreachable, say): kbf could
-					// not do what was asked, as Run says. The gate's
-					// answer from what there is still goes to summary.md.
-					stopped := fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
-					if _, _, err := b.conclude(ctx, set, dec, budget, g, "stopped: "+stopped.Error()); err != nil {
-						return set, dec, err
-					}
-					return set, dec, stopped
+				return failures >= maxFailures
+			}
+			if err := b.runOn(ctx, l, st, set, batch, begin, after); err != nil {
+				return set, nil, err
+			}
+			if failures >= maxFailures {
+				// A broken setup (Docker unreachable, say): kbf could
+				// not do what was asked, as Run says. The gate's
+				// answer from what there is still goes to summary.md.
+				stopped := fmt.Errorf("%d trials in a row failed, the last: %w", failures, last)
+				if _, _, err := b.conclude(ctx, set, dec, budget, g, "stopped: "+stopped.Error()); err != nil {
+					return set, dec, err
 				}
+				return set, dec, stopped
 			}
 		}
-		if dec.Valid[0] < round || dec.Valid[1] < round {
+		if dec.Valid[0] < want || dec.Valid[1] < want {
 			// A side spent its attempts: the gate answers with what it has.
 			return b.conclude(ctx, set, dec, budget, g, "")
 		}

@@ -83,6 +83,9 @@ type Bench struct {
 	Progress io.Writer
 	// Cores is recorded in the state when the benchmark begins.
 	Cores int
+	// Parallel is how many trials run at once, each on a cluster of its
+	// own (the Runner's lanes, Lanes); 0 or 1: one at a time.
+	Parallel int
 }
 
 // maxFailures is how many trials in a row may fail before the benchmark
@@ -98,39 +101,50 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	l, err := b.lanes()
+	if err != nil {
+		return nil, err
+	}
 	trials := b.Shard.Pick(b.File.Plan())
 	done := map[string]bool{}
 	for _, d := range st.Done {
 		done[d.ID] = true
 	}
-	var ran int
-	var spent time.Duration
-	failures := 0
+	var todo []Trial
+	pos := map[string]int{}
 	for i, t := range trials {
-		if done[t.ID()] {
-			continue
+		if !done[t.ID()] {
+			todo = append(todo, t)
+			pos[t.ID()] = i + 1
 		}
+	}
+	var ran, failures int
+	var spent time.Duration
+	var last error
+	begin := func(t Trial, lane int) {
 		left := ""
 		if ran > 0 {
-			remaining := len(trials) - i
-			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran) * time.Duration(remaining)).Round(time.Second))
+			remaining := len(todo) - ran
+			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran*len(l.runners)) * time.Duration(remaining)).Round(time.Second))
 		}
-		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s\n", i+1, len(trials), t.ID(), filepath.Join(b.Dir, t.Dir()), left)
-		start := time.Now()
-		err := b.trial(ctx, st, set, t)
-		if ctx.Err() != nil {
-			return set, ctx.Err()
-		}
+		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s%s\n", pos[t.ID()], len(trials), t.ID(), filepath.Join(b.Dir, t.Dir()), l.on(lane), left)
+	}
+	after := func(e ended) bool {
 		ran++
-		spent += time.Since(start)
-		if err != nil {
+		spent += e.took
+		if e.err != nil {
 			failures++
+			last = e.err
 		} else {
 			failures = 0
 		}
-		if failures >= maxFailures {
-			return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, err)
-		}
+		return failures >= maxFailures
+	}
+	if err := b.runOn(ctx, l, st, set, todo, begin, after); err != nil {
+		return set, err
+	}
+	if failures >= maxFailures {
+		return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, last)
 	}
 	return set, nil
 }
@@ -172,39 +186,6 @@ func (b *Bench) begin() (*Set, *State, error) {
 		return nil, nil, err
 	}
 	return set, st, nil
-}
-
-// trial runs t, records it in the state and the set, and rewrites the
-// outputs. The error is the runner's, or that of recording it; when ctx
-// is cancelled the trial is not recorded, and the next run repeats it.
-func (b *Bench) trial(ctx context.Context, st *State, set *Set, t Trial) error {
-	dir := filepath.Join(b.Dir, t.Dir())
-	if err := keepAside(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	start := time.Now()
-	tr, err := b.Runner.Trial(ctx, t.Variant.Resolved(), dir)
-	if ctx.Err() != nil {
-		fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes at %s\n", b.Dir, t.ID())
-		return ctx.Err()
-	}
-	d := Done{ID: t.ID(), Took: time.Since(start)}
-	if err != nil {
-		d.Error = results.MaskLine(err.Error())
-		fmt.Fprintf(b.Progress, "bench: trial %s failed: %v\n", t.ID(), err)
-	}
-	st.Done = append(st.Done, d)
-	if werr := writeState(b.Dir, st); werr != nil {
-		return werr
-	}
-	set.addAnalysed(t, d, b.Dir, tr)
-	if werr := set.WriteAll(b.Dir); werr != nil {
-		return werr
-	}
-	return err
 }
 
 // state reads the directory's state, or begins one; a state of another

@@ -193,8 +193,13 @@ type Pool struct {
 	// Clusters is how many of kbf's embedded clusters may be up at once;
 	// 0 means 1. A user's compose file is always one.
 	Clusters int
-	slots    []*slot
-	clock    int
+	// Lane is the pool's place among pools that run trials side by side
+	// (kbf bench --parallel): lane 0 is kbf's own cluster as above; the
+	// pool of lane i > 0 keeps one cluster, the i-th beside kbf's
+	// (project kbf-(i+1), its own ports), and takes it down on Shrink.
+	Lane  int
+	slots []*slot
+	clock int
 }
 
 // slot is one kept cluster: its target, the options it was asked for
@@ -243,7 +248,7 @@ func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Targ
 		sl.t = nil
 	}
 	if sl.t == nil {
-		t, err := New(slotOptions(opts, i))
+		t, err := New(slotOptions(opts, p.Lane+i))
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +259,7 @@ func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Targ
 
 // max is how many clusters of opts the pool may keep.
 func (p *Pool) max(opts compose.Options) int {
-	if opts.File != "" || opts.ProjectName != "" {
+	if opts.File != "" || opts.ProjectName != "" || p.Lane > 0 {
 		return 1
 	}
 	return max(p.Clusters, 1)
@@ -285,14 +290,18 @@ func slotOptions(opts compose.Options, i int) compose.Options {
 	return opts
 }
 
-// Shrink takes down the clusters the pool brought up beside the first,
+// Shrink takes down the clusters the pool brought up beside kbf's own,
 // which stays up as kbf up leaves it; a benchmark calls it when done.
 func (p *Pool) Shrink(ctx context.Context) error {
-	if len(p.slots) < 2 {
+	keep := 1
+	if p.Lane > 0 {
+		keep = 0
+	}
+	if len(p.slots) <= keep {
 		return nil
 	}
-	err := downAll(ctx, p.slots[1:])
-	p.slots = p.slots[:1]
+	err := downAll(ctx, p.slots[keep:])
+	p.slots = p.slots[:keep]
 	return err
 }
 

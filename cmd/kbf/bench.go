@@ -31,6 +31,9 @@ type benchOptions struct {
 	out       string
 	// clusters is --clusters: how many of kbf's clusters may be up at once.
 	clusters int
+	// parallel is --parallel: how many trials run at once, each on a
+	// cluster of its own.
+	parallel int
 	// untilDecided runs A and B until the gate decides; maxRegression is
 	// its --max-regression.
 	untilDecided  bool
@@ -121,6 +124,7 @@ The scenario file:
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
 	f.IntVar(&o.clusters, "clusters", 2, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial")
+	f.IntVar(&o.parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
 	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout; the rest are figures")
@@ -131,6 +135,12 @@ The scenario file:
 func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.clusters < 1 || o.clusters > maxClusters {
 		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
+	}
+	switch {
+	case o.parallel < 1 || o.parallel > maxClusters:
+		return usagef("--parallel %d: want 1 to %d", o.parallel, maxClusters)
+	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
+		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
 	}
 	if o.file != "" {
 		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers",
@@ -242,15 +252,24 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	}
 	runner := newBenchRunner(&o.run)
 	runner.pool.Docker.Clusters = o.clusters
+	env := benchEnv()
+	if o.parallel > 1 {
+		runner.pool.Docker.Clusters, runner.parallel, runner.prefix = 1, o.parallel, "cluster 1: "
+		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
+		if cores := runtime.NumCPU(); cores < 2*o.parallel {
+			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", o.parallel, cores)
+		}
+	}
 	defer runner.close()
 	b := &bench.Bench{
 		File:     f,
 		Shard:    shard,
 		Dir:      o.out,
 		Runner:   runner,
-		Env:      benchEnv(),
+		Env:      env,
 		Progress: progressOut(o.run.g.errOut, o.run.quiet),
 		Cores:    runtime.NumCPU(),
+		Parallel: o.parallel,
 	}
 	if o.untilDecided {
 		return runUntilDecided(ctx, o, b)

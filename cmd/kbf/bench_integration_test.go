@@ -274,3 +274,84 @@ scenarios:
 		t.Error("kbf-2-c1 still there after the bench: want the second cluster taken down")
 	}
 }
+
+// TestIntegrationBenchParallel: kbf bench --parallel 2 runs two trials at
+// once, one on kbf's own cluster and one on a second beside it, every
+// trial run to its end and recorded, and the second cluster taken down
+// when the benchmark ends. Whether its trials count is not asked: on a
+// machine of two cores two clusters' trials measure each other, and kbf
+// says so in their verdicts.
+func TestIntegrationBenchParallel(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
+	defer cancel()
+	cl, err := compose.New(compose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(file, []byte(`trials: 2
+scenarios:
+  - name: a
+    fault: sigterm
+    duration: 20s
+  - name: b
+    fault: sigterm
+    duration: 20s
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"bench", file, "--out", out, "--parallel", "2"}, &stdout, &stderr)
+	if code != exitOK && code != exitNoValid && code != exitFindings {
+		t.Fatalf("kbf bench: exit %d\n%s", code, stderr.String())
+	}
+	st, err := os.ReadFile(filepath.Join(out, bench.StateFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state bench.State
+	if err := json.Unmarshal(st, &state); err != nil {
+		t.Fatal(err)
+	}
+	if len(state.Done) != 4 {
+		t.Fatalf("%d trials done, want 4:\n%s", len(state.Done), stderr.String())
+	}
+	type span struct{ from, to time.Time }
+	byPort := map[string][]span{}
+	for _, d := range state.Done {
+		if d.Error != "" {
+			t.Errorf("%s failed: %s", d.ID, d.Error)
+			continue
+		}
+		m, err := results.ReadMeta(filepath.Join(out, d.ID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := "19092"
+		if strings.Contains(strings.Join(m.Cluster.Bootstrap, ","), ":19192") {
+			port = "19192"
+		}
+		byPort[port] = append(byPort[port], span{m.Started, m.Ended})
+	}
+	if len(byPort["19092"]) == 0 || len(byPort["19192"]) == 0 {
+		t.Fatalf("trials by cluster %v: want both kbf's own (19092) and the second (19192)", byPort)
+	}
+	together := false
+	for _, a := range byPort["19092"] {
+		for _, b := range byPort["19192"] {
+			together = together || a.from.Before(b.to) && b.from.Before(a.to)
+		}
+	}
+	if !together {
+		t.Errorf("no two trials ran at once: %v", byPort)
+	}
+	if !strings.Contains(stderr.String(), "cluster 2: ") {
+		t.Errorf("no progress line names the second cluster:\n%s", stderr.String())
+	}
+	if _, err := cl.Docker().ContainerInspect(ctx, "kbf-2-c1"); err == nil {
+		t.Error("kbf-2-c1 still there after the bench: want the second cluster taken down")
+	}
+}

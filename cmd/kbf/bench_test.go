@@ -74,6 +74,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "fault after the end", args: []string{"bench", "--kill", "sigkill", "--duration", "5s", "--fault-after", "6s"}, wantErr: "--fault-after"},
 		{name: "missing file", args: []string{"bench", filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "bad file", args: []string{"bench", bad}, wantErr: "bad.yaml: no trials: say how many"},
+		{name: "no trials at once", args: []string{"bench", file, "--parallel", "0"}, wantErr: "--parallel 0: want 1 to 4"},
+		{name: "parallel and clusters", args: []string{"bench", file, "--parallel", "2", "--clusters", "3"}, wantErr: "--parallel 2 keeps a cluster for each trial running; --clusters is for trials one at a time"},
 		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
 			if f.Trials != 6 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
 				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
@@ -367,6 +369,34 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 				t.Errorf("kbf bench made %s before refusing: %v", out, err)
 			}
 		})
+	}
+}
+
+// TestBenchParallelRefuses: with --parallel, a scenario on a cluster kbf
+// cannot make once per lane is refused before anything is written.
+func TestBenchParallelRefuses(t *testing.T) {
+	compose := filepath.Join(t.TempDir(), "compose.yaml")
+	os.WriteFile(compose, []byte("services: {}\n"), 0o644)
+	for _, s := range []bench.Scenario{
+		{Name: "user", Fault: "sigkill", Compose: compose},
+		{Name: "ext", Fault: bench.FaultExternal, Bootstrap: []string{"127.0.0.1:9092"}},
+	} {
+		var base *benchOptions
+		runOnly(t, func(g *globals) *cobra.Command {
+			return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { base = o; return nil })
+		}, "bench", "--kill", "sigkill")
+		out := filepath.Join(t.TempDir(), "bench")
+		r := newBenchRunner(&base.run)
+		r.parallel = 2
+		b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: r, Parallel: 2}
+		_, err := b.Run(context.Background())
+		var refused *bench.RefusedError
+		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "--parallel 2: this scenario runs on") {
+			t.Errorf("%s: %v; want a refusal of --parallel", s.Name, err)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: kbf bench made %s before refusing: %v", s.Name, out, err)
+		}
 	}
 }
 

@@ -37,13 +37,36 @@ type benchRunner struct {
 	// (shapeKey): loading a compose project takes milliseconds, and
 	// 10,000 scenarios of one cluster need one, not 10,000.
 	checked map[string]*docker.Target
+	// parallel is --parallel: how many trials run at once, each on a lane
+	// of its own (Lane); lanes are the runners of lanes 2 and on.
+	parallel int
+	lanes    []*benchRunner
+	// prefix begins the lines a trial on this lane prints, when trials run
+	// side by side.
+	prefix string
 }
 
 func newBenchRunner(base *runOptions) *benchRunner { return &benchRunner{base: base} }
 
+var _ bench.Lanes = (*benchRunner)(nil)
+
+// Lane is the runner of lane i (bench.Lanes): kbf run's options, and a
+// pool whose one cluster is the i-th beside kbf's own (project kbf-(i+1),
+// ports 19091+100i…).
+func (r *benchRunner) Lane(i int) (bench.Runner, error) {
+	l := newBenchRunner(r.base)
+	l.pool.Docker.Lane = i
+	l.prefix = fmt.Sprintf("cluster %d: ", i+1)
+	r.lanes = append(r.lanes, l)
+	return l, nil
+}
+
 func (r *benchRunner) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	for _, l := range r.lanes {
+		l.close()
+	}
 	if err := r.pool.Close(ctx); err != nil {
 		fmt.Fprintf(r.base.g.errOut, "kbf bench: taking down the clusters it brought up beside kbf's own: %v; remove their containers (kbf-2-…) with docker rm -f\n", err)
 	}
@@ -81,6 +104,9 @@ func (r *benchRunner) checkTarget(opts compose.Options) (*docker.Target, error) 
 // run would refuse of the scenario: the same options check and the same
 // check of the fault against the cluster (experiment.Runner.Check).
 func (r *benchRunner) Check(s bench.Scenario) error {
+	if err := r.checkParallel(s); err != nil {
+		return err
+	}
 	if k := r.k8sFlags(s); k.on() || k.target != targetDocker {
 		if s.Fault == bench.FaultExternal {
 			return fmt.Errorf("fault external with target %s: an external fault reaches its cluster by bootstrap, whatever runs it; give no target", k.target)
@@ -119,6 +145,27 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 		return err
 	}
 	return experiment.Check(&opt, t)
+}
+
+// checkParallel refuses, with --parallel, a scenario whose cluster kbf
+// cannot make again beside itself: only kbf's embedded cluster has a
+// project and ports for each lane.
+func (r *benchRunner) checkParallel(s bench.Scenario) error {
+	if r.parallel < 2 {
+		return nil
+	}
+	var on string
+	switch k := r.k8sFlags(s); {
+	case s.Fault == bench.FaultExternal:
+		on = "a cluster reached by its addresses (fault external)"
+	case k.on() || k.target != targetDocker:
+		on = "a Kafka in Kubernetes"
+	case s.Compose != "" || s.ProjectName != "":
+		on = "a compose file's cluster"
+	default:
+		return nil
+	}
+	return fmt.Errorf("--parallel %d: this scenario runs on %s, which has one set of nodes for one trial at a time; only kbf's own cluster is made once per lane: give --parallel 1", r.parallel, on)
 }
 
 // checkExternal is Check of a scenario with fault external, on a cluster
@@ -290,7 +337,7 @@ func (r *benchRunner) trial(ctx context.Context, opt experiment.Options, t clust
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	// The reports are in the trial directories, not on the output.
-	er := newRunner(opt, t, newReporter(r.base.g.errOut, r.base.quiet))
+	er := newRunner(opt, t, newLaneReporter(r.base.g.errOut, r.base.quiet, r.prefix))
 	if err := er.Trial(ctx, n, dir); err != nil {
 		return nil, err
 	}

@@ -28,12 +28,25 @@ type termReporter struct {
 	tty   bool
 	quiet bool
 	live  int
+	// prefix begins every line, and with one the live line is never
+	// rewritten in place: trials side by side share the terminal.
+	prefix string
 }
 
 var _ experiment.Reporter = (*termReporter)(nil)
 
 func newReporter(w io.Writer, quiet bool) *termReporter {
 	return &termReporter{w: w, tty: isTerminal(w), quiet: quiet}
+}
+
+// newLaneReporter is newReporter for one of the trials kbf bench
+// --parallel runs side by side: prefix, when not "", names its cluster.
+func newLaneReporter(w io.Writer, quiet bool, prefix string) *termReporter {
+	r := newReporter(w, quiet)
+	if prefix != "" {
+		r.prefix, r.tty = prefix, false
+	}
+	return r
 }
 
 // registerQuiet adds --quiet, the flag run, bench and probe share.
@@ -50,7 +63,7 @@ func (r *termReporter) Say(line string) {
 	if r.tty {
 		fmt.Fprint(r.w, "\r\033[K")
 	}
-	fmt.Fprintln(r.w, line)
+	fmt.Fprintln(r.w, r.prefix+line)
 }
 
 func (r *termReporter) Live(line string) {
@@ -62,7 +75,7 @@ func (r *termReporter) Live(line string) {
 	case r.tty:
 		fmt.Fprintf(r.w, "\r\033[K%s", line)
 	case r.live%5 == 0:
-		fmt.Fprintln(r.w, line)
+		fmt.Fprintln(r.w, r.prefix+line)
 	}
 }
 
