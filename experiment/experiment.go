@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -884,10 +885,21 @@ func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 // say (a graceful stop's SIGTERM line) is read at analysis time.
 func (t *trial) collectLogs(ctx context.Context) {
 	t.setPhase("logs")
-	for _, svc := range t.r.Target.Services() {
-		dst := filepath.Join(t.dir, results.NodeLogsDir, svc)
-		if err := t.r.Target.CollectLogs(ctx, svc, t.meta.Started, dst); err != nil {
-			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
+	// The nodes' logs are copied side by side: each is an archive of its
+	// log directory, tens of megabytes on a busy broker, and the recovery
+	// waits for the last.
+	svcs := t.r.Target.Services()
+	errs := make([]error, len(svcs))
+	var wg sync.WaitGroup
+	for i, svc := range svcs {
+		wg.Go(func() {
+			errs[i] = t.r.Target.CollectLogs(ctx, svc, t.meta.Started, filepath.Join(t.dir, results.NodeLogsDir, svc))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svcs[i], err))
 		}
 	}
 }

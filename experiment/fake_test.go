@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,10 +74,21 @@ func (w *world) call(ctx context.Context, name string) error {
 	return nil
 }
 
+// log is the calls in order, but the nodes' logs, which are collected
+// side by side, by their node's name.
 func (w *world) log() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return strings.Join(w.calls, " ")
+	calls := slices.Clone(w.calls)
+	for i := 0; i < len(calls); {
+		j := i
+		for j < len(calls) && strings.HasPrefix(calls[j], "logs-") {
+			j++
+		}
+		slices.Sort(calls[i:j])
+		i = max(j, i+1)
+	}
+	return strings.Join(calls, " ")
 }
 
 // Cluster.
