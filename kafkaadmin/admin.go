@@ -768,42 +768,22 @@ func (c *Admin) DescribeBy(ctx context.Context, id int32, topics ...string) ([]P
 }
 
 func describePartitions(ctx context.Context, cl kmsg.Requestor, topics []string) ([]Partition, error) {
-	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	for _, t := range topics {
-		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
-		rt.Topic = t
-		req.Topics = append(req.Topics, rt)
-	}
 	var parts []Partition
-	for {
-		resp, err := req.RequestWith(ctx, cl)
-		if err != nil {
-			return nil, fmt.Errorf("describe topic partitions: %w", err)
-		}
-		for _, t := range resp.Topics {
-			name := ""
-			if t.Topic != nil {
-				name = *t.Topic
-			}
-			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
-				return nil, fmt.Errorf("describe topic %s: %w", name, err)
-			}
-			for _, p := range t.Partitions {
-				parts = append(parts, Partition{
-					Topic: name, Partition: p.Partition,
-					Leader: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
-					Replicas: p.Replicas, ISR: p.ISR,
-					ELR: p.EligibleLeaderReplicas, LastKnownELR: p.LastKnownELR,
-					Err: kerr.ErrorForCode(p.ErrorCode),
-				})
-			}
-		}
-		if resp.NextCursor == nil {
-			break
-		}
-		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
-		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
-		req.Cursor = &cur
+	err := DescribeTopicPartitions(ctx, cl, topics, 0, func(topic string, p *kmsg.DescribeTopicPartitionsResponseTopicPartition) {
+		parts = append(parts, Partition{
+			Topic: topic, Partition: p.Partition,
+			Leader: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
+			Replicas: p.Replicas, ISR: p.ISR,
+			ELR: p.EligibleLeaderReplicas, LastKnownELR: p.LastKnownELR,
+			Err: kerr.ErrorForCode(p.ErrorCode),
+		})
+	})
+	var te *TopicError
+	switch {
+	case errors.As(err, &te):
+		return nil, fmt.Errorf("describe topic %s: %w", te.Topic, te.Err)
+	case err != nil:
+		return nil, fmt.Errorf("describe topic partitions: %w", err)
 	}
 	sort.Slice(parts, func(i, j int) bool {
 		if parts[i].Topic != parts[j].Topic {
@@ -812,6 +792,60 @@ func describePartitions(ctx context.Context, cl kmsg.Requestor, topics []string)
 		return parts[i].Partition < parts[j].Partition
 	})
 	return parts, nil
+}
+
+// TopicError is a topic's error in a DescribeTopicPartitions answer.
+type TopicError struct {
+	Topic string
+	Err   error
+}
+
+func (e *TopicError) Error() string { return e.Topic + ": " + e.Err.Error() }
+func (e *TopicError) Unwrap() error { return e.Err }
+
+// DescribeTopicPartitions asks cl for the partitions of topics with
+// DescribeTopicPartitions (KIP-966), following the answers' cursor page by
+// page, at most limit partitions a page (0: the broker's own, 2,000), and
+// calls each with every partition and its topic's name. A request's error
+// is returned as it is, a topic's as a *TopicError.
+func DescribeTopicPartitions(ctx context.Context, cl kmsg.Requestor, topics []string, limit int32,
+	each func(topic string, p *kmsg.DescribeTopicPartitionsResponseTopicPartition)) error {
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	for _, t := range topics {
+		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
+		rt.Topic = t
+		req.Topics = append(req.Topics, rt)
+	}
+	if limit > 0 {
+		req.ResponsePartitionLimit = limit
+	}
+	for {
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			return err
+		}
+		n := 0
+		for _, t := range resp.Topics {
+			name := ""
+			if t.Topic != nil {
+				name = *t.Topic
+			}
+			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+				return &TopicError{Topic: name, Err: err}
+			}
+			for i := range t.Partitions {
+				each(name, &t.Partitions[i])
+			}
+			n += len(t.Partitions)
+		}
+		// A cursor with nothing before it would ask the same page again.
+		if resp.NextCursor == nil || n == 0 {
+			return nil
+		}
+		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
+		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
+		req.Cursor = &cur
+	}
 }
 
 // ClusterID returns the id of the cluster the brokers belong to, as a

@@ -34,6 +34,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
@@ -357,32 +358,10 @@ func (s *Sampler) sampleState(ctx context.Context) []results.ReplicaSample {
 // describeLimit partitions at a time: a topic of more is asked on from the
 // answer's cursor, so that every partition has its state.
 func (s *Sampler) describe(ctx context.Context) ([]kmsg.DescribeTopicPartitionsResponseTopicPartition, error) {
-	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
-	t := kmsg.NewDescribeTopicPartitionsRequestTopic()
-	t.Topic = s.cfg.Topic
-	req.Topics = append(req.Topics, t)
-	req.ResponsePartitionLimit = describeLimit
 	var out []kmsg.DescribeTopicPartitionsResponseTopicPartition
-	for {
-		resp, err := req.RequestWith(ctx, s.cl)
-		if err != nil {
-			return nil, err
-		}
-		if len(resp.Topics) != 1 {
-			return nil, fmt.Errorf("%d topics in the answer", len(resp.Topics))
-		}
-		rt := resp.Topics[0]
-		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
-			return nil, err
-		}
-		out = append(out, rt.Partitions...)
-		if resp.NextCursor == nil || len(rt.Partitions) == 0 {
-			return out, nil
-		}
-		cur := kmsg.NewDescribeTopicPartitionsRequestCursor()
-		cur.Topic, cur.Partition = resp.NextCursor.Topic, resp.NextCursor.Partition
-		req.Cursor = &cur
-	}
+	err := kafkaadmin.DescribeTopicPartitions(ctx, s.cl, []string{s.cfg.Topic}, describeLimit,
+		func(_ string, p *kmsg.DescribeTopicPartitionsResponseTopicPartition) { out = append(out, *p) })
+	return out, err
 }
 
 // describeLimit is the most partitions one DescribeTopicPartitions answer
