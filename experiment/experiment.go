@@ -461,7 +461,10 @@ func (t *trial) run(ctx context.Context) error {
 	SetProbeResult(t.meta, res.stats)
 	t.meta.Replicas = sampled()
 	t.meta.Ended = time.Now().UTC()
-	t.meta.Host = host.stop()
+	// The host meter's last reading asks the engine for the nodes' CPU,
+	// about a second: it is taken while the logs are copied.
+	hostDone := make(chan *results.Host, 1)
+	go func() { hostDone <- host.stop() }()
 
 	// From here on the cluster is put back whatever the caller's context
 	// says: Ctrl-C must not leave a broker down.
@@ -470,6 +473,7 @@ func (t *trial) run(ctx context.Context) error {
 	if !t.o.probeOnly() {
 		t.collectLogs(rctx)
 	}
+	t.meta.Host = <-hostDone
 	var recErr error
 	if attempted {
 		recErr = t.recover(rctx)
