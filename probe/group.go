@@ -69,29 +69,31 @@ func orDiscard(w io.Writer) io.Writer {
 }
 
 // generation is the group's generation (classic) or the member's epoch
-// (KIP-848) the client holds; -1 when it holds none.
-func (g *groupReader) generation() int32 {
-	_, gen := g.cl.GroupMetadata()
+// (KIP-848) that cl holds; -1 when it holds none. The callbacks ask the
+// client franz-go hands them, not g.cl: a callback may run before
+// newGroupReader has set it.
+func generation(cl *kgo.Client) int32 {
+	_, gen := cl.GroupMetadata()
 	return gen
 }
 
 // changed records an assignment change of kind k, from franz-go's
 // callback: the probed topic's partitions, when the callback ran.
 func (g *groupReader) changed(k results.GroupEventKind) func(context.Context, *kgo.Client, map[string][]int32) {
-	return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+	return func(_ context.Context, cl *kgo.Client, m map[string][]int32) {
 		parts := slices.Clone(m[g.topic])
 		if len(parts) == 0 {
 			return
 		}
-		g.record(&results.GroupEvent{Time: time.Now(), Kind: k, Generation: g.generation(), Partitions: parts})
+		g.record(&results.GroupEvent{Time: time.Now(), Kind: k, Generation: generation(cl), Partitions: parts})
 	}
 }
 
 // committed records the commit issued at start of offsets (nil: read from
 // the request, as for an autocommit), from franz-go's callback.
 func (g *groupReader) committed(start time.Time, offsets map[string]map[int32]kgo.EpochOffset) func(*kgo.Client, *kmsg.OffsetCommitRequest, *kmsg.OffsetCommitResponse, error) {
-	return func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		ev := &results.GroupEvent{Time: time.Now(), Kind: results.GroupCommit, Start: start, Generation: g.generation()}
+	return func(cl *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		ev := &results.GroupEvent{Time: time.Now(), Kind: results.GroupCommit, Start: start, Generation: generation(cl)}
 		if req != nil && req.Generation >= 0 && len(req.Topics) > 0 {
 			ev.Generation = req.Generation
 		}
