@@ -5,10 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
-	"github.com/kbf-project/kbf/verdict"
 )
 
 // A trial of more partitions than report.Condense — the number past which
@@ -27,7 +25,7 @@ const (
 // heatMap is a condensed trial's lanes: a row per partition, the led
 // ones first, then the followed, then the rest, each by partition number;
 // in each row the partition's ack gaps longer than Bound, the stall
-// bound the run judged by (verdict.StallBound). The page colours each
+// bound the run judged by (report.StallBound). The page colours each
 // column of a row by the longest gap overlapping it, and draws the
 // fault and the shared phase boundaries across the rows and each
 // partition's own boundaries on its row. Times are seconds since the
@@ -72,13 +70,13 @@ type heatRow struct {
 }
 
 // heatBuilder gathers a heat map while the probe CSV streams: the gaps
-// over the bound between acks (gaps.Longer: exact whatever order the
+// over the bound between acks (report.LongGaps: exact whatever order the
 // rows come in, and it keeps the gaps, never the times), and each
 // partition's first send and first ack, for the gap before the first ack.
 type heatBuilder struct {
 	bound  time.Duration
 	end    time.Time
-	long   *gaps.Longer
+	long   *report.LongGaps
 	firsts map[int32]*firsts
 }
 
@@ -86,8 +84,9 @@ type heatBuilder struct {
 // before any.
 type firsts struct{ sent, ack int64 }
 
-func newHeatBuilder(bound time.Duration, end time.Time) *heatBuilder {
-	return &heatBuilder{bound: bound, end: end, long: gaps.NewLonger(bound, end), firsts: map[int32]*firsts{}}
+func newHeatBuilder(tr *report.Trial, end time.Time) *heatBuilder {
+	long := report.NewLongGaps(tr, end)
+	return &heatBuilder{bound: long.Bound, end: end, long: long, firsts: map[int32]*firsts{}}
 }
 
 func (h *heatBuilder) add(m *results.Message) {
@@ -206,13 +205,4 @@ func (h *heatBuilder) boundaries(hm *heatMap, tr *report.Trial, since func(time.
 	if !fault && !tr.FaultAt.IsZero() {
 		hm.Marks = slices.Insert(hm.Marks, 0, heatMark{T: since(tr.FaultAt), Kind: string(report.BoundaryFault)})
 	}
-}
-
-// stallBound is the gap the run counted as steady; a bare probe CSV has
-// no metadata, and the probe's rule at its default applies.
-func stallBound(tr *report.Trial) time.Duration {
-	if tr.Meta == nil {
-		return verdict.StallBound(&results.Meta{})
-	}
-	return verdict.StallBound(tr.Meta)
 }

@@ -86,7 +86,7 @@ func buildTrialAs(in TrialPage, heat bool) (*trialModel, error) {
 	}
 	var hb *heatBuilder
 	if heat {
-		hb = newHeatBuilder(stallBound(in.Report), a.to)
+		hb = newHeatBuilder(in.Report, a.to)
 	}
 	d := newDownsampler(a.from, a.to, a.stalls, a.partitions, hb)
 	if err := d.read(in.Probe, name); err != nil {
