@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )

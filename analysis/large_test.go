@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/golden"
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )

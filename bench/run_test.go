@@ -16,7 +16,7 @@ import (
 
 	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/compare"
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 )
 
 // testdata is testdata/ made absolute.

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 )
 
 // benchmarked runs a benchmark of the recorded trials — two scenarios and

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 	"github.com/kbf-project/kbf/results"
 )
 

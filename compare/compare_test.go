@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 )
 
 // testdata/old.txt is six trials of SIGKILL and SIGTERM as kbf bench

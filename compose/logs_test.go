@@ -14,7 +14,7 @@ import (
 	"github.com/docker/docker/api/types/container"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 )
 
 func TestCollectOutput(t *testing.T) {

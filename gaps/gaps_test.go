@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 
 	"github.com/kbf-project/kbf/results"
 )

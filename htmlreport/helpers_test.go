@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"

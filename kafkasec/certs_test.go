@@ -13,7 +13,7 @@ import (
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
 
-	"github.com/kbf-project/kbf/internal/testkafka"
+	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 )
 
 // testCA is a CA made by a test (testkafka.CA), which signs leaf

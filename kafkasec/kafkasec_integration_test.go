@@ -28,7 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbf-project/kbf/internal/testkafka"
+	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 )
 
 // The broker's listeners, published on 127.0.0.1 at these ports and

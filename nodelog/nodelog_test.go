@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbf-project/kbf/internal/golden"
+	"github.com/kbf-project/kbf/internal/testsupport/golden"
 )
 
 func TestLogFile(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 	"github.com/kbf-project/kbf/results"
 )
 

@@ -1,6 +1,6 @@
 //go:build k8s
 
-package k8s_test
+package testnode_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
 
-	testnode "github.com/kbf-project/kbf/k8s"
+	testnode "github.com/kbf-project/kbf/testnode"
 )
 
 // kafkaImage is kbf's offline image, imported into the node's containerd by node.sh: the node

@@ -33,19 +33,19 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kbf-project/kbf/clusters/k8s"
-	"github.com/kbf-project/kbf/internal/testkafka"
+	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 
-	testnode "github.com/kbf-project/kbf/k8s"
+	testnode "github.com/kbf-project/kbf/testnode"
 )
 
-// manifests decodes the objects of the files glob names (k8s/manifests/*.yaml
+// manifests decodes the objects of the files glob names (deploy/kubernetes/*.yaml
 // when it is empty).
 func manifests(t *testing.T, glob string) []runtime.Object {
 	t.Helper()
 	if glob == "" {
-		glob = "../../k8s/manifests/*.yaml"
+		glob = "../../deploy/kubernetes/*.yaml"
 	}
 	files, _ := filepath.Glob(glob)
 	if len(files) == 0 {
@@ -80,7 +80,7 @@ func manifests(t *testing.T, glob string) []runtime.Object {
 }
 
 // deploy creates the manifests' objects in ns, as kubectl -n ns apply -f
-// k8s/manifests/ does: the node's cluster DNS resolves the controller's
+// deploy/kubernetes/ does: the node's cluster DNS resolves the controller's
 // name and its default StorageClass binds the claims.
 func deploy(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns, glob string, edit func(runtime.Object)) {
 	t.Helper()
@@ -425,9 +425,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	watchDeployment(ctx, t, api, cs, ns, bin)
 }
 
-// jobTrial runs k8s/manifests/kbf/kbf-job.yaml in ns, whose Kafka is up: a
+// jobTrial runs deploy/kubernetes/kbf/kbf-job.yaml in ns, whose Kafka is up: a
 // SIGKILL trial made by kbf in a pod, as the Job's ServiceAccount, with
-// kbf's own image (k8s/kbf-image.sh, imported into the node here). Its
+// kbf's own image (deploy/kbf-image.sh, imported into the node here). Its
 // results are read back from the Job's claim as a user does (a pod that
 // mounts it, tar through exec) and reported by kbf report.
 func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Interface, ns, bin string) {
@@ -440,7 +440,7 @@ func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Inte
 	start := time.Now()
 	// The baseline the host's trials take here too: a shared machine's load
 	// breaks a strict baseline's steadiness.
-	deploy(ctx, t, cs, ns, "../../k8s/manifests/kbf/kbf-job.yaml", func(obj runtime.Object) {
+	deploy(ctx, t, cs, ns, "../../deploy/kubernetes/kbf/kbf-job.yaml", func(obj runtime.Object) {
 		if j, ok := obj.(*batchv1.Job); ok {
 			c := &j.Spec.Template.Spec.Containers[0]
 			c.Args = append(c.Args, "--duration", "40s", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m")

@@ -26,7 +26,7 @@ import (
 	"github.com/kbf-project/kbf/results"
 )
 
-// watchDeployment runs k8s/manifests/kbf/kbf-watch.yaml in ns, whose Kafka
+// watchDeployment runs deploy/kubernetes/kbf/kbf-watch.yaml in ns, whose Kafka
 // is up and whose kbf image the Job's trial made: kbf watch in a pod, as
 // the Deployment's ServiceAccount. The test SIGKILLs kafka-broker-2's JVM
 // (kbf is not told), waits for the incident's digest, scrapes the pod's
@@ -36,7 +36,7 @@ import (
 // for.
 func watchDeployment(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Interface, ns, bin string) {
 	t.Helper()
-	deploy(ctx, t, cs, ns, "../../k8s/manifests/kbf/kbf-watch.yaml", func(obj runtime.Object) {
+	deploy(ctx, t, cs, ns, "../../deploy/kubernetes/kbf/kbf-watch.yaml", func(obj runtime.Object) {
 		if d, ok := obj.(*appsv1.Deployment); ok {
 			c := &d.Spec.Template.Spec.Containers[0]
 			c.Args = append(c.Args, "--settle", "10s")

@@ -27,7 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/internal/testkafka"
+	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"

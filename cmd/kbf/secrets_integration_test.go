@@ -25,7 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/testkafka"
+	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 	"github.com/kbf-project/kbf/results"
 )
 

@@ -9,7 +9,7 @@ import (
 )
 
 // BuildKBF builds the kbf command into the test's directory, static and
-// stripped as k8s/kbf-image.sh builds the image's: the tests that run kbf
+// stripped as deploy/kbf-image.sh builds the image's: the tests that run kbf
 // as a process (compose's, the remote cluster's, Kubernetes') and the
 // image then share one compile of kbf's packages, not one each way.
 func BuildKBF(ctx context.Context, t *testing.T) string {

@@ -2,7 +2,7 @@
 // into a directory, for measuring kbf report on more rows than a recorded
 // trial holds:
 //
-//	go run ./internal/testtrial/scaletrial -partitions 1000 -rows 5000000 -duration 10m DIR
+//	go run ./internal/testsupport/testtrial/scaletrial -partitions 1000 -rows 5000000 -duration 10m DIR
 //
 // It writes DIR/trial-01 and prints its path.
 package main
@@ -13,7 +13,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/kbf-project/kbf/internal/testtrial"
+	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
 )
 
 func main() {
