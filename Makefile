@@ -20,7 +20,7 @@
 #                      (make probe-librdkafka: cgo, about 30 s; make probe-java: Maven, Java 17)
 #   make probe-test    the reference probes' own unit tests
 #   make k8s-up        a single-node Kubernetes for the Kubernetes tests, built from packages
-#                      with no image pulled (root; k8s/node.sh; about 10 minutes the first time)
+#                      with no image pulled (root; testnode/node.sh; about 10 minutes the first time)
 #   make k8s-down      stop it and remove all it wrote outside its cache
 #   make kbf-image     an image of kbf itself (bin/kbf-image.tar, kbf/kbf:latest), made offline
 #   make k8s-build     only build it (K8S_BUILD_JOBS packages at once; CI builds it this way
@@ -179,26 +179,26 @@ probe-test:
 	cd clients/librdkafka && $(GO) vet . && $(GO) test -count=1 .
 	mvn -q -B -f clients/java/pom.xml test
 
-# The single-node Kubernetes of k8s/node.sh: Kubernetes 1.28 built from its Go module into
+# The single-node Kubernetes of testnode/node.sh: Kubernetes 1.28 built from its Go module into
 # KBF_K8S_CACHE (default ~/.cache/kbf-k8s, reused), etcd from Debian's package, a containerd and
 # a pod bridge of its own; kbf/kafka:4.3.1 (make image) imported from Docker.
 k8s-up:
-	k8s/node.sh up
+	testnode/node.sh up
 
 k8s-down:
-	k8s/node.sh down
+	testnode/node.sh down
 
-# kbf's own image, made offline: the static binary in an image of one layer (k8s/kbf-image.sh),
+# kbf's own image, made offline: the static binary in an image of one layer (deploy/kbf-image.sh),
 # bin/kbf-image.tar, loaded into Docker and into the test node when it is up.
 kbf-image:
-	VERSION=$(VERSION) k8s/kbf-image.sh
+	VERSION=$(VERSION) deploy/kbf-image.sh
 
 K8S_BUILD_JOBS ?= 1
 k8s-build:
-	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) k8s/node.sh build
+	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) testnode/node.sh build
 
 # The packages with Kubernetes tests (build tag k8s), run one after another on the one node.
-K8S_PKGS := ./k8s/ ./clusters/k8s/
+K8S_PKGS := ./testnode/ ./clusters/k8s/
 
 k8s-test:
 	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS)
@@ -206,5 +206,5 @@ k8s-test:
 # A node that is up is used as it is; otherwise one is brought up for the tests and down after,
 # whatever they say.
 k8s-integration:
-	@if k8s/node.sh status >/dev/null 2>&1; then $(MAKE) k8s-test; \
-	else k8s/node.sh up && { $(MAKE) k8s-test; rc=$$?; k8s/node.sh down; exit $$rc; }; fi
+	@if testnode/node.sh status >/dev/null 2>&1; then $(MAKE) k8s-test; \
+	else testnode/node.sh up && { $(MAKE) k8s-test; rc=$$?; testnode/node.sh down; exit $$rc; }; fi

@@ -1,6 +1,6 @@
 //go:build k8s
 
-package k8s
+package testnode
 
 import (
 	"os"

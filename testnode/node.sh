@@ -2,14 +2,14 @@
 # node.sh: a real single-node Kubernetes for kbf's tests, assembled from packages with no
 # image pulled.
 #
-#   k8s/node.sh build    the binaries into the cache (reused when present)
-#   k8s/node.sh up       build if needed, then start etcd, the control plane, a containerd
+#   testnode/node.sh build    the binaries into the cache (reused when present)
+#   testnode/node.sh up       build if needed, then start etcd, the control plane, a containerd
 #                        of its own, CoreDNS, the kubelet; make the default StorageClass and
 #                        its local volumes; import the pause and Kafka images (and kbf's)
-#   k8s/node.sh down     stop all it started and remove all it wrote outside the cache
-#   k8s/node.sh status   what runs, and the node as the API sees it
-#   k8s/node.sh built    exit 0 when the binaries are in the cache, 1 when build has work to do
-#   k8s/node.sh reclaim  (run by up, a process of the node) empty and offer again each volume
+#   testnode/node.sh down     stop all it started and remove all it wrote outside the cache
+#   testnode/node.sh status   what runs, and the node as the API sees it
+#   testnode/node.sh built    exit 0 when the binaries are in the cache, 1 when build has work to do
+#   testnode/node.sh reclaim  (run by up, a process of the node) empty and offer again each volume
 #                        whose claim was deleted
 #
 # Kubernetes 1.28 is the newest line Debian's containerd 1.6 serves (CRI v1). The control plane
@@ -353,7 +353,7 @@ pause_image() {
     (cd "$HERE/pause" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin" .)
   fi
   cp "$bin" "$tmp/pause"
-  "$HERE/pack-image.sh" "$tmp" "$PAUSE_IMAGE" '{"Entrypoint":["/pause"]}' "$out"
+  "$HERE/../deploy/pack-image.sh" "$tmp" "$PAUSE_IMAGE" '{"Entrypoint":["/pause"]}' "$out"
   rm -rf "$tmp"
 }
 

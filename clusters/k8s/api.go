@@ -56,7 +56,7 @@ type ForbiddenError struct {
 }
 
 func (e *ForbiddenError) Error() string {
-	return fmt.Sprintf("kubernetes: kbf may not %s %s in namespace %s: grant it to kbf's identity (the Role in k8s/manifests/rbac.yaml holds what kbf needs)",
+	return fmt.Sprintf("kubernetes: kbf may not %s %s in namespace %s: grant it to kbf's identity (the Role in deploy/kubernetes/rbac.yaml holds what kbf needs)",
 		e.Verb, e.Resource, e.Namespace)
 }
 

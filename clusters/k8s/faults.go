@@ -95,7 +95,7 @@ func (t *Target) signal(ctx context.Context, n Node, sig string) error {
 		// closes cleanly.
 		return nil
 	case err != nil && strings.Contains(err.Error(), "exit code 3"):
-		return fmt.Errorf("the JVM is PID 1 of pod %s's container %s, which a signal from inside the pod cannot reach: give the pod shareProcessNamespace: true or an init (tini), as k8s/manifests/kafka.yaml does", n.Pod, n.Container)
+		return fmt.Errorf("the JVM is PID 1 of pod %s's container %s, which a signal from inside the pod cannot reach: give the pod shareProcessNamespace: true or an init (tini), as deploy/kubernetes/kafka.yaml does", n.Pod, n.Container)
 	case err != nil:
 		return fmt.Errorf("exec in %s: %w (%s)", n.Pod, err, strings.TrimSpace(stderr))
 	}

@@ -14,7 +14,7 @@
 // namespace, made through an ephemeral container with NET_ADMIN that kbf
 // adds to the broker's pod before the trial (network.go). What the API
 // refuses for lack of a permission is one line naming the verb and the
-// resource (ForbiddenError); the Role kbf needs is k8s/manifests/rbac.yaml.
+// resource (ForbiddenError); the Role kbf needs is deploy/kubernetes/rbac.yaml.
 //
 // Logs are read through the API, the killed container's too, and split by
 // logger as a Docker node's standard output is, or copied by exec when the

@@ -1,4 +1,4 @@
-// Command pause is the pod sandbox's process for the test node that k8s/node.sh brings up: it
+// Command pause is the pod sandbox's process for the test node that testnode/node.sh brings up: it
 // holds the pod's namespaces and does nothing else. The node pulls no image, so node.sh builds
 // this static binary and imports it into its containerd as an image of one file.
 //
