@@ -107,6 +107,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "two faults", args: []string{"run", "--fault", "isolate", "--kill", "sigkill"}, wantErr: "--fault and --kill name one fault"},
 		{name: "fault after the end", args: []string{"run", "--kill", "sigkill", "--duration", "5s", "--fault-after", "5s"}, wantErr: "--fault-after"},
 		{name: "return after the end", args: []string{"run", "--fault", "two-brokers", "--duration", "20s", "--fault-after", "5s", "--return-after", "15s"}, wantErr: "--return-after"},
+		{name: "return after a kill", args: []string{"run", "--kill", "sigkill", "--duration", "20s", "--return-after", "2s"}, wantErr: "cannot be undone while probing"},
 		{name: "zero repeat", args: []string{"run", "--kill", "sigkill", "--repeat", "0"}, wantErr: "--repeat 0"},
 		{name: "bad acks", args: []string{"run", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "bad duration", args: []string{"run", "--kill", "sigkill", "--duration", "soon"}, wantErr: "invalid argument"},
