@@ -50,6 +50,8 @@ func TestRunFlags(t *testing.T) {
 			}},
 		{name: "file and brokers", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--brokers", "4"},
 			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
+		{name: "config past Kafka's limits", args: []string{"run", "--kill", "sigkill", "--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=2000"},
+			wantErr: "--config broker.heartbeat.interval.ms=2000 with broker.session.timeout.ms=3000: broker.heartbeat.interval.ms must be at most half broker.session.timeout.ms"},
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "external on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092,b2:9092", "--ready-file", "r", "--on-ready", "true", "--heal-margin", "2s"},
 			check: func(t *testing.T, o *runOptions) {
