@@ -189,6 +189,12 @@ func TestBenchRunnerOptions(t *testing.T) {
 					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
 				}
 			}},
+		{name: "a hiccup", s: bench.Scenario{Fault: "pause", ReturnAfter: 2 * time.Second},
+			check: func(t *testing.T, o experiment.Options) {
+				if o.Kill != "pause" || o.ReturnAfter != 2*time.Second {
+					t.Errorf("options %+v, want a pause undone after 2s", o)
+				}
+			}},
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {

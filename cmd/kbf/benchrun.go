@@ -248,6 +248,9 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	if s.Settle != nil {
 		o.settle = *s.Settle
 	}
+	if s.ReturnAfter > 0 {
+		o.returnAfter = s.ReturnAfter
+	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {
