@@ -137,8 +137,10 @@ const (
 func (g *Grid) File() *bench.File {
 	f := &bench.File{Trials: g.Trials}
 	for _, p := range g.Points() {
+		// Probing ends --settle after recovery; the cap leaves room for a
+		// detection as long as the session.
 		f.Scenarios = append(f.Scenarios, bench.Scenario{Name: KillName(p), Fault: "sigkill", Broker: g.Broker,
-			Config: p.Config(), Client: g.Client})
+			Duration: faultAfter + p.Session + 2*hiccupAfter, FaultAfter: faultAfter, Config: p.Config(), Client: g.Client})
 		for _, d := range g.Pauses {
 			// Long enough after the pause for the controller to fence the
 			// broker a session after its last heartbeat, and to see it.
