@@ -168,10 +168,6 @@ func (o *Options) Validate() error {
 		return invalid("fault_after", o.FaultAfter, "must be within duration %v", o.Duration)
 	case o.Settle < 0 || o.Settle > MaxDuration:
 		return invalid("settle", o.Settle, "must be at least 0 (0 probes for the whole duration) and at most %v", MaxDuration)
-	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
-		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
-	case o.ReturnAfter > 0 && !returns(o.Kill):
-		return invalid("return_after", o.ReturnAfter, "fault %s cannot be undone while probing: only a pause or a cut can (%s), or two-brokers' second broker", o.Kill, undoableFaults())
 	case o.LastStep != "" && o.LastStep != results.FaultSIGKILL && o.LastStep != results.FaultSIGTERM:
 		return invalid("last_step", string(o.LastStep), "want sigkill or sigterm")
 	case o.Repeat < 1 || o.Repeat > MaxRepeat:
@@ -189,8 +185,9 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	// The broker's role (coordinator.go), then the load (load.go).
-	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
+	// The fault's return (hiccup.go), the broker's role (coordinator.go),
+	// then the load (load.go).
+	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateLoad()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {

@@ -21,6 +21,18 @@ func returns(kind results.FaultKind) bool {
 	return kind.Undoable() || kind == results.FaultTwoBrokers
 }
 
+// validateReturn checks ReturnAfter against the time left after the
+// fault and against the fault: only one kbf can undo while probing.
+func (o *Options) validateReturn(left time.Duration) error {
+	switch {
+	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
+		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
+	case o.ReturnAfter > 0 && !returns(o.Kill):
+		return invalid("return_after", o.ReturnAfter, "fault %s cannot be undone while probing: only a pause or a cut can (%s), or two-brokers' second broker", o.Kill, undoableFaults())
+	}
+	return nil
+}
+
 // undoableFaults lists the faults kbf can undo while probing, for a
 // message: "pause, isolate, …".
 func undoableFaults() string {
