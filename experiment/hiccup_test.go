@@ -84,3 +84,47 @@ func TestReturnAfterRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerPauseReturns: the active controller paused with
+// --return-after is thawed then with the probe running, the thaw a step,
+// and the quorum watched before and after it, each new leader recorded
+// once.
+func TestControllerPauseReturns(t *testing.T) {
+	nw := &nodeWorld{world: newWorld()}
+	r, _, _ := newRunner(t, nw.world, results.FaultControllerPause)
+	r.Opt.Duration, r.Opt.ReturnAfter = 600*time.Millisecond, 300*time.Millisecond
+	qw := quorumWorld{nw, map[int32]int{}}
+	r.Target = qw
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	// The thaw, then recovery's (c1 running already) and the broker's.
+	if got, want := strings.Join(nw.nodes, ", "), "pause c1, start c1, start k1"; got != want {
+		t.Errorf("nodes:\n got %s\nwant %s", got, want)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaders, starts int
+	var thawed time.Time
+	for _, s := range m.Steps {
+		switch s.Action {
+		case results.StepQuorumLeader:
+			leaders++
+		case results.StepStart:
+			starts++
+			thawed = s.At
+			if !strings.Contains(s.Note, "--return-after") {
+				t.Errorf("thaw step %+v: want its note to say --return-after", s)
+			}
+		}
+	}
+	if leaders != 1 || starts != 1 {
+		t.Errorf("steps %+v: want one new leader and one thaw", m.Steps)
+	}
+	if d := thawed.Sub(m.Fault.SignalSent); d < r.Opt.ReturnAfter {
+		t.Errorf("thawed %v after the pause, want at least %v", d, r.Opt.ReturnAfter)
+	}
+}
