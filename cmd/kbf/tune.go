@@ -29,6 +29,8 @@ type tuneOptions struct {
 	trials   int
 	out      string
 	estimate bool
+	// clusters is --clusters, as kbf bench's.
+	clusters int
 }
 
 func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
@@ -81,6 +83,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 	f.IntVar(&o.trials, "trials", tune.MinTrials, "trials of each scenario (at least 6 for a recommendation)")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
+	f.IntVar(&o.clusters, "clusters", 2, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings")
 	return wrapHelp(cmd)
 }
 
@@ -93,6 +96,9 @@ func (o *tuneOptions) validate() error {
 	g := o.grid()
 	if err := g.Validate(); err != nil {
 		return usagef("%v", err)
+	}
+	if o.clusters < 1 || o.clusters > maxClusters {
+		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
 	}
 	r := newBenchRunner(&o.run)
 	for _, s := range g.File().Scenarios {
@@ -123,6 +129,7 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 		return nil
 	}
 	runner := newBenchRunner(&o.run)
+	runner.pool.Docker.Clusters = o.clusters
 	defer runner.close()
 	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: benchEnv(),
 		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}

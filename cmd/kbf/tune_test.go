@@ -22,6 +22,7 @@ func TestTuneFlags(t *testing.T) {
 	}{
 		{name: "the cost, and stop", args: []string{"tune", "--session", "9s,4s", "--tolerate-pause", "2s,4s", "--estimate"}, code: exitOK,
 			wantErr: "tune: 36 trials, about 27m0s at 45s a trial: session/heartbeat ms 9000/2000, 4000/888 × (sigkill, pause 2s, 4s) × 6 trials"},
+		{name: "clusters", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--clusters", "9"}, code: exitUsage, wantErr: "--clusters 9: want 1 to 4"},
 		{name: "no session", args: []string{"tune", "--tolerate-pause", "2s"}, code: exitUsage, wantErr: "no session timeouts: give --session"},
 		{name: "no pause", args: []string{"tune", "--session", "4s"}, code: exitUsage, wantErr: "no hiccup to tolerate: give --tolerate-pause"},
 		{name: "a session too short", args: []string{"tune", "--session", "100ms", "--tolerate-pause", "2s"}, code: exitUsage, wantErr: "session 100ms: want 500ms to 10m0s"},
