@@ -59,3 +59,33 @@ func TestHiccupOf(t *testing.T) {
 		})
 	}
 }
+
+// TestHiccupOfRecorded reads hiccups from recorded trials' own logs, as
+// if kbf had undone their cut while probing: a cut from every node that
+// the controller fenced (its line cited) and whose leaderships moved, and
+// a cut from the clients alone, which the cluster never saw.
+func TestHiccupOfRecorded(t *testing.T) {
+	for _, c := range []struct {
+		archive string
+		lasted  time.Duration
+		want    string
+	}{
+		{isolateArchive, 15 * time.Second, "k1 for 15.00 s: fenced "},
+		{isolateClientsArchive, 2 * time.Second, "k1 for 2.00 s: not fenced, no leadership moved"},
+	} {
+		t.Run(c.archive, func(t *testing.T) {
+			tr := analyze(t, unpack(t, c.archive))
+			m := *tr.Meta
+			f := *m.Fault
+			f.Returned = f.At().Add(c.lasted)
+			m.Fault = &f
+			h := HiccupOf(&m, tr.Timeline)
+			if h == nil || !strings.HasPrefix(h.String(), c.want) {
+				t.Fatalf("hiccup %v, want %q", h, c.want)
+			}
+			if h.Fenced() && (!strings.Contains(h.Fence.Source, "controller.log") || len(h.LeaderMoves) == 0) {
+				t.Errorf("hiccup %v: want the controller's line and the leaderships that moved", h)
+			}
+		})
+	}
+}
