@@ -84,16 +84,16 @@ func TestDecide(t *testing.T) {
 			why: "cannot decide", add: []string{"3 more pause-2s trials of session-3000 (3 that count of 3)"}},
 		{name: "a shorter session with too few kills: cannot decide",
 			points: map[time.Duration]pt{9 * s: {9400 * time.Millisecond, 6, 6, 0}, 3 * s: {3400 * time.Millisecond, 2, 6, 0}},
-			why: "cannot decide", add: []string{"4 more sigkill trials of session-3000 (2 valid of 2)"}},
+			why:    "cannot decide", add: []string{"4 more sigkill trials of session-3000 (2 valid of 2)"}},
 		{name: "a longer session unknown does not hold the answer back",
 			points: map[time.Duration]pt{9 * s: {9400 * time.Millisecond, 6, 2, 0}, 4 * s: {4500 * time.Millisecond, 6, 6, 0}},
-			pick: 4 * s},
+			pick:   4 * s},
 		{name: "a single fence among few trials settles it",
 			points: map[time.Duration]pt{9 * s: {9400 * time.Millisecond, 6, 6, 0}, 3 * s: {3400 * time.Millisecond, 6, 1, 1}},
-			pick: 9 * s},
+			pick:   9 * s},
 		{name: "every setting fenced",
 			points: map[time.Duration]pt{4 * s: {4500 * time.Millisecond, 6, 6, 2}, 3 * s: {3400 * time.Millisecond, 6, 6, 6}},
-			why: "every setting fenced", add: []string{"trials of session timeouts longer than 4s"}},
+			why:    "every setting fenced", add: []string{"trials of session timeouts longer than 4s"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var ss []time.Duration
