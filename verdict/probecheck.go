@@ -146,8 +146,15 @@ func judgeRuns(c selfCheck, runs []missedRun, stalls []stall, bound time.Duratio
 			worst, v.bad, v.why = r, true, fmt.Sprintf("a send gap of %.3f s from %s lies %s", r.gap.Seconds(), clock(r.a), h)
 		}
 	}
-	if !v.bad && c.missed >= MinMissed && c.share() > StarvedShare {
+	switch {
+	case v.bad:
+	case c.missed >= MinMissed && c.share() > StarvedShare:
 		v.bad, v.why = true, fmt.Sprintf("it missed more of its slots than it sent (more than %.0f%%): starved", 100*StarvedShare)
+	case c.unplaced >= MinMissed && c.slots > 0 && float64(c.unplaced)/float64(c.slots) > MissedShare:
+		// Runs the probe did not list cannot be weighed: judged by their
+		// share of the slots, as every run was before runs were placed.
+		v.bad, v.why = true, fmt.Sprintf("%d of its missed slots (more than %.0f%% of the slots) lie in runs past the %d it records, which cannot be placed against the stalls",
+			c.unplaced, 100*MissedShare, results.MaxMissedRuns)
 	}
 	return v
 }

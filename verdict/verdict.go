@@ -282,6 +282,9 @@ type selfCheck struct {
 	slots, missed int64
 	longest       time.Duration // the longest send gap the missed runs left
 	at            time.Time     // where it began
+	// unplaced are the slots of runs past results.MaxMissedRuns counted
+	// in the span: where they lay is not recorded.
+	unplaced int64
 }
 
 // check counts the slots the probe missed in [from, to], runs cut at the
@@ -328,8 +331,9 @@ func check(p results.Probe, from, to time.Time) selfCheck {
 	}
 	if extra := ms.Count - listed; extra > 0 && (from.IsZero() || !ms.Last.Before(from) && !ms.Last.After(to)) {
 		// Runs past MaxMissedRuns are the latest ones, up to Last: counted
-		// where Last is in the span.
+		// where Last is in the span, where they cannot be placed.
 		c.missed += extra
+		c.unplaced = extra
 	}
 	return c
 }

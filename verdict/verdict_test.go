@@ -471,3 +471,36 @@ func TestWindowNamed(t *testing.T) {
 		t.Errorf("verdict %q, want it judged in the fault's first 3.0 s", v)
 	}
 }
+
+// TestUnplacedRuns: runs past those the probe records cannot be placed
+// against the stalls; past a share of the slots they make the trial
+// suspect, as the share alone did before runs were placed.
+func TestUnplacedRuns(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		unlisted int64
+		status   Status
+	}{
+		{"a few unplaced", 2, Valid},
+		{"many unplaced", 30, Suspect},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, g := trial()
+			// 100 harmless single slots in the middle of the stall, then
+			// more whose place is not recorded, the last at 4 s.
+			ms := &results.MissedSends{Last: t0.Add(4 * time.Second)}
+			for i := range results.MaxMissedRuns {
+				ms.Runs = append(ms.Runs, results.MissedRun{From: t0.Add(time.Second + time.Duration(i)*20*time.Millisecond), Slots: 1})
+			}
+			ms.Count = int64(len(ms.Runs)) + c.unlisted
+			m.Probe.Missed = map[int32]*results.MissedSends{0: ms}
+			v := Judge(m, g, m.Fault.At())
+			if v.Status != c.status {
+				t.Errorf("status %s, want %s: %v", v.Status, c.status, v)
+			}
+			if c.status == Suspect && !strings.Contains(v.String(), "cannot be placed against the stalls") {
+				t.Errorf("%q does not say why", v)
+			}
+		})
+	}
+}
