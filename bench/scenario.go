@@ -38,6 +38,7 @@ scenarios:
     broker: k1            # the broker to fault, by service name
     duration: 30s         # how long each trial probes
     fault_after: 8s       # when, after the probe starts, the fault comes
+    return_after: 0s      # a pause or a cut undone this long after it began (a hiccup); 0: at recovery
     settle: 5s            # probing ends this long after the cluster recovered (0: at duration)
     acks: all             # the probe's acks: all or 1
     interval: 20ms        # time between two records of one partition
@@ -96,6 +97,10 @@ type Scenario struct {
 	Broker     string        `yaml:"broker" json:"broker,omitempty"`
 	Duration   time.Duration `yaml:"duration" json:"duration,omitempty"`
 	FaultAfter time.Duration `yaml:"fault_after" json:"fault_after,omitempty"`
+	// ReturnAfter is kbf run --return-after: how long a pause or a cut
+	// lasts, undone with the probe still running (a hiccup of that
+	// length); two-brokers' second broker's return. Zero: kbf run's.
+	ReturnAfter time.Duration `yaml:"return_after" json:"return_after,omitempty"`
 	// Settle is kbf run --settle: nil takes its default, 0 probes for the
 	// whole duration.
 	Settle   *time.Duration `yaml:"settle" json:"settle,omitempty"`
@@ -300,7 +305,7 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s: named twice", where)
 		case s.Fault == "":
 			return fmt.Errorf("%s: no fault (sigkill, sigterm or pause)", where)
-		case s.Duration < 0 || s.FaultAfter < 0 || s.Interval < 0 || (s.Settle != nil && *s.Settle < 0):
+		case s.Duration < 0 || s.FaultAfter < 0 || s.ReturnAfter < 0 || s.Interval < 0 || (s.Settle != nil && *s.Settle < 0):
 			return fmt.Errorf("%s: durations must be positive", where)
 		case s.Duration > 0 && s.FaultAfter >= s.Duration:
 			return fmt.Errorf("%s: fault_after %v must be within duration %v", where, s.FaultAfter, s.Duration)

@@ -155,6 +155,9 @@ func TestSpec(t *testing.T) {
 	if string(sp.Host.NetworkMode) != "kbf" || !slices.Equal(sp.Networking.EndpointsConfig["kbf"].Aliases, []string{"k2"}) {
 		t.Errorf("network %q aliases %v, want kbf [k2]", sp.Host.NetworkMode, sp.Networking.EndpointsConfig["kbf"])
 	}
+	if sp.Host.CPUShares != 512 {
+		t.Errorf("CPU shares %d, want 512: the nodes beneath the default weight", sp.Host.CPUShares)
+	}
 	if sp.Host.RestartPolicy.Name != "no" {
 		t.Errorf("restart policy %q: a killed broker must stay down", sp.Host.RestartPolicy.Name)
 	}

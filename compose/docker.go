@@ -133,6 +133,7 @@ func checkSubset(s types.ServiceConfig) error {
 	// What remains once the supported keys are cleared must be empty.
 	s.Name, s.Image, s.Hostname, s.ContainerName, s.PullPolicy = "", "", "", "", ""
 	s.Environment, s.Ports, s.Networks, s.DependsOn, s.StopGracePeriod, s.Tmpfs = nil, nil, nil, nil, nil, nil
+	s.CPUShares = 0
 	if key := setKey(reflect.ValueOf(s)); key != "" {
 		return fmt.Errorf("%s is not supported", key)
 	}
@@ -227,6 +228,9 @@ func (p *project) spec(svc, imageID string) spec {
 		// No restart policy: a killed broker stays down until kbf restarts it.
 		RestartPolicy: container.RestartPolicy{Name: container.RestartPolicyDisabled},
 	}
+	// The file's cpu_shares: the embedded cluster's nodes weigh less than
+	// the default when the CPU is short (compose.yaml says why).
+	host.CPUShares = s.CPUShares
 	for _, t := range s.Tmpfs { // "PATH[:OPTIONS]", as docker run --tmpfs
 		if host.Tmpfs == nil {
 			host.Tmpfs = map[string]string{}

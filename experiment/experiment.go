@@ -42,6 +42,10 @@ type Options struct {
 	Grace      time.Duration // sigterm: how long the broker may take to stop
 	// ReturnAfter is, for two-brokers, how long after the fault the second
 	// broker is started again; zero: half the time left after the fault.
+	// For a fault kbf can undo while probing (results.FaultKind.Undoable: a
+	// pause, a cut, the active controller's pause) it is how long the
+	// fault lasts: undone then with the probe still running, so a hiccup
+	// of a given length is one trial; zero: undone at recovery.
 	ReturnAfter time.Duration
 	// LastStep is how last-replica stops the leader: results.FaultSIGKILL (the
 	// default, when empty) or results.FaultSIGTERM.
@@ -164,8 +168,6 @@ func (o *Options) Validate() error {
 		return invalid("fault_after", o.FaultAfter, "must be within duration %v", o.Duration)
 	case o.Settle < 0 || o.Settle > MaxDuration:
 		return invalid("settle", o.Settle, "must be at least 0 (0 probes for the whole duration) and at most %v", MaxDuration)
-	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
-		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
 	case o.LastStep != "" && o.LastStep != results.FaultSIGKILL && o.LastStep != results.FaultSIGTERM:
 		return invalid("last_step", string(o.LastStep), "want sigkill or sigterm")
 	case o.Repeat < 1 || o.Repeat > MaxRepeat:
@@ -183,8 +185,9 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	// The broker's role (coordinator.go), then the load (load.go).
-	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
+	// The fault's return (hiccup.go), the broker's role (coordinator.go),
+	// then the load (load.go).
+	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateLoad()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -695,6 +698,8 @@ func (t *trial) probing(ctx context.Context, start time.Time) {
 		end = t.laterSteps(ctx, end) // steps.go
 		t.end.Store(end)
 		from = later(from, time.Now()) // the steps are done: settle from the last
+	} else if t.hiccup(ctx) { // hiccup.go
+		from = later(from, t.meta.Fault.Returned)
 	}
 	if t.o.Settle > 0 {
 		t.settle(ctx, from, end)
@@ -746,7 +751,9 @@ func (t *trial) settle(ctx context.Context, from, end time.Time) {
 	bound := cfg.SteadyBound()
 	every := min(bound/4, 100*time.Millisecond)
 	id, awaits := t.r.Target.Brokers()[t.o.Broker]
-	awaits = awaits && awaitsExit(t.o.Kill)
+	// A fault undone while probing (hiccup.go) may end without the broker
+	// ever leaving: the probe alone says when it is over.
+	awaits = awaits && awaitsExit(t.o.Kill) && (t.meta.Fault == nil || t.meta.Fault.Returned.IsZero())
 	var left, asked time.Time // when the broker was seen gone; when last asked
 	for {
 		now := time.Now()

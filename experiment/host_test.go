@@ -205,3 +205,38 @@ func TestSetProbeResultReady(t *testing.T) {
 		})
 	}
 }
+
+// TestChildrenAreKbfs: the other clients' probes, kbf's children, and
+// what they start count as kbf's own CPU while they run, not as other
+// processes'; a child that cannot be read counts nothing.
+func TestChildrenAreKbfs(t *testing.T) {
+	dir := quietProc(t)
+	stat := func(pid string, utime, stime int) string {
+		return fmt.Sprintf("%s (probe x) S 4242 1 1 0 -1 0 0 0 0 0 %d %d 0 0 20 0 1 0 1 0 0\n", pid, utime, stime)
+	}
+	for name, body := range map[string]string{
+		"self/task/4242/children": "50 51",
+		"self/task/4243/children": "52\n",
+		"50/stat":                 stat("50", 100, 20), // the java probe
+		"51/stat":                 stat("51", 30, 10),  // the librdkafka probe
+		"51/task/51/children":     "60",
+		"60/stat":                 stat("60", 5, 5), // what the librdkafka probe started
+		// 52 ended: no stat to read
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := readHost(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kbf's own 7+3, the children 120 + 40 + 10.
+	if want := int64(10 + 120 + 40 + 10); s.self != want {
+		t.Errorf("self %d ticks, want %d: kbf's and its live children's", s.self, want)
+	}
+}

@@ -199,7 +199,18 @@ func (t *trial) laterSteps(ctx context.Context, end time.Time) time.Time {
 			}
 		}
 	case results.FaultControllerKill, results.FaultControllerPause:
-		t.watchQuorum(ctx, end, t.o.Settle > 0)
+		last := t.quorum
+		if t.o.Kill == results.FaultControllerPause && t.o.ReturnAfter > 0 {
+			back := t.faultAt.Add(t.o.ReturnAfter)
+			last = t.watchQuorum(ctx, last, back, false)
+			if !wait(back) {
+				return end
+			}
+			if err := t.start(ctx, t.quorum.svc, fmt.Sprintf("the paused controller thawed after --return-after %v", t.o.ReturnAfter)); err != nil {
+				t.meta.Notes = append(t.meta.Notes, "step failed: "+err.Error())
+			}
+		}
+		t.watchQuorum(ctx, last, end, t.o.Settle > 0)
 	case results.FaultLastReplica:
 		t.lastReplica(ctx, wait)
 	case results.FaultRolling:
@@ -339,7 +350,8 @@ func (s quorumState) succeeded(id, epoch int32) bool {
 }
 
 // watchQuorum asks the quorum for its leader about every 100 ms until end
-// or ctx, and records each new leader it names as a step: when the data
+// or ctx, and records each new leader it names after last as a step, and
+// returns the last it named: when the data
 // path's controller came back, as the quorum itself says. The target asks
 // the controllers themselves where it can, so the step comes within a
 // question's time of the election, which the new leader's own log line
@@ -347,15 +359,14 @@ func (s quorumState) succeeded(id, epoch int32) bool {
 // returns at the first new leader: the quorum has recovered, and probing
 // settles from then (Options.Settle) rather than at the cap, with the
 // faulted controller started again only at recovery, after probing.
-func (t *trial) watchQuorum(ctx context.Context, end time.Time, first bool) {
+func (t *trial) watchQuorum(ctx context.Context, last quorumState, end time.Time, first bool) quorumState {
 	q := t.r.Target.Quorum() // not nil: stepsFault checked it
-	last := t.quorum
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for time.Now().Before(end) {
 		select {
 		case <-ctx.Done():
-			return
+			return last
 		case <-tick.C:
 		}
 		actx, cancel := context.WithTimeout(ctx, time.Second)
@@ -368,9 +379,10 @@ func (t *trial) watchQuorum(ctx context.Context, end time.Time, first bool) {
 		t.addStep(results.Step{Action: results.StepQuorumLeader, Node: svc, NodeID: id, At: time.Now().UTC(), Note: fmt.Sprintf("epoch %d", epoch)})
 		t.r.say("step: the quorum's leader is now %s (node %d, epoch %d)", svc, id, epoch)
 		if first {
-			return
+			return last
 		}
 	}
+	return last
 }
 
 // followers are partition 0's replicas other than the faulted broker, by

@@ -165,6 +165,9 @@ func (c *Config) Validate() error {
 	case c.RequestTimeoutOverhead <= 0:
 		return fmt.Errorf("request timeout overhead %v: must be positive", c.RequestTimeoutOverhead)
 	}
+	if err := c.validateClientLimits(); err != nil { // limits.go
+		return err
+	}
 	if err := c.validateGroup(); err != nil {
 		return err
 	}

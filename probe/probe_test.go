@@ -240,6 +240,15 @@ func TestConfigValidate(t *testing.T) {
 		{"backoff max below min", func(c *Config) { c.RetryBackoffMax = time.Millisecond }},
 		{"negative partition", func(c *Config) { c.Partitions = []int32{-1} }},
 		{"zero delivery timeout", func(c *Config) { c.DeliveryTimeout = 0 }},
+		// franz-go's own bounds (limits.go), refused before the client is made.
+		{"metadata min age below 10ms", func(c *Config) { c.MetadataMinAge = 5 * time.Millisecond }},
+		{"metadata min age past the max age", func(c *Config) { c.MetadataMinAge = 6 * time.Minute }},
+		{"request timeout overhead below 100ms", func(c *Config) { c.RequestTimeoutOverhead = 50 * time.Millisecond }},
+		{"request timeout overhead past 15m", func(c *Config) { c.RequestTimeoutOverhead = 16 * time.Minute }},
+		{"produce timeout below 100ms", func(c *Config) { c.ProduceTimeout = 99 * time.Millisecond }},
+		{"delivery timeout below 1s", func(c *Config) { c.DeliveryTimeout = 999 * time.Millisecond }},
+		{"linger past a minute", func(c *Config) { c.Linger = 2 * time.Minute }},
+		{"fetch max wait below 10ms", func(c *Config) { c.FetchMaxWait = time.Millisecond }},
 	}
 	good := Defaults()
 	if err := good.Validate(); err != nil {
@@ -398,6 +407,44 @@ func TestSteady(t *testing.T) {
 			steady(&since, &gap, tt.last, tt.now, bound)
 			if !since.Equal(tt.wantSince) || gap != tt.wantGap {
 				t.Errorf("since %v gap %v, want %v %v", since, gap, tt.wantSince, tt.wantGap)
+			}
+		})
+	}
+}
+
+// TestClientLimitsAreKgos: the probe's bounds are franz-go's: a client
+// made with a value at each bound is accepted by kgo, and one past it
+// refused, so the probe's refusal is never stricter or looser than kgo's.
+func TestClientLimitsAreKgos(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mod  func(*Config)
+		ok   bool
+	}{
+		{"metadata min age at 10ms", func(c *Config) { c.MetadataMinAge = minMetadataMinAge }, true},
+		{"metadata min age below", func(c *Config) { c.MetadataMinAge = minMetadataMinAge - 1 }, false},
+		{"metadata min age at the max age", func(c *Config) { c.MetadataMinAge = kgoMetadataMaxAge }, true},
+		{"metadata min age past the max age", func(c *Config) { c.MetadataMinAge = kgoMetadataMaxAge + 1 }, false},
+		{"overhead at 100ms", func(c *Config) { c.RequestTimeoutOverhead = minRequestTimeoutOverhead }, true},
+		{"overhead below", func(c *Config) { c.RequestTimeoutOverhead = minRequestTimeoutOverhead - 1 }, false},
+		{"overhead at 15m", func(c *Config) { c.RequestTimeoutOverhead = maxRequestTimeoutOverhead }, true},
+		{"overhead past", func(c *Config) { c.RequestTimeoutOverhead = maxRequestTimeoutOverhead + 1 }, false},
+		{"produce timeout below", func(c *Config) { c.ProduceTimeout = minProduceTimeout - 1 }, false},
+		{"delivery timeout below", func(c *Config) { c.DeliveryTimeout = minDeliveryTimeout - 1 }, false},
+		{"linger past", func(c *Config) { c.Linger = maxLinger + 1 }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Defaults()
+			cfg.Bootstrap, cfg.Topic = []string{"127.0.0.1:1"}, "orders"
+			c.mod(&cfg)
+			ours := cfg.validateClientLimits() == nil
+			opts := append(cfg.clientOpts(), cfg.producerOpts()...)
+			cl, err := kgo.NewClient(opts...)
+			if err == nil {
+				cl.Close()
+			}
+			if theirs := err == nil; ours != c.ok || theirs != c.ok {
+				t.Errorf("probe accepts %v, kgo accepts %v (%v), want %v", ours, theirs, err, c.ok)
 			}
 		})
 	}

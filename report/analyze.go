@@ -137,6 +137,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		ClientDiffs: cs.diffs,
 		External:    p.external,
 		Coordinator: coordinatorOf(faultOf(p.ev.meta), p.external),
+		Hiccup:      HiccupOf(p.ev.meta, p.ev.tl), // hiccup.go
 		Findings:    fs,
 		Metrics:     p.metrics,
 		Group:       p.group,

@@ -92,6 +92,10 @@ type Trial struct {
 	// External names the broker an external fault hit, from the
 	// evidence; nil for any other fault.
 	External *ExternalBroker
+	// Hiccup is a pause or a cut undone while probing (--return-after):
+	// whether the broker that never died was fenced; nil for any other
+	// trial.
+	Hiccup *Hiccup
 	// Coordinator is the probe's consumer group's coordinator found just
 	// before the fault, and whether the fault hit it; nil without a group.
 	Coordinator *GroupCoordinator

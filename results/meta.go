@@ -155,7 +155,12 @@ type Fault struct {
 	Cut time.Time `json:"cut,omitzero"`
 	// Filled is when a disk-full fault's filler met "No space left on
 	// device": the broker's next write into the log directory fails.
-	Filled   time.Time `json:"filled,omitzero"`
+	Filled time.Time `json:"filled,omitzero"`
+	// Returned is when kbf undid a pause or a cut while the probe still
+	// ran (kbf run --return-after, FaultKind.Undoable): the engine had
+	// thawed the container or the rules were gone. The fault lasted from
+	// At to Returned; zero when it was undone only at recovery.
+	Returned time.Time `json:"returned,omitzero"`
 	ExitCode int       `json:"exit_code"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.

@@ -125,6 +125,15 @@ func (k FaultKind) Network() bool {
 	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients
 }
 
+// Undoable reports whether kbf can undo k while the probe still runs
+// (kbf run --return-after): a freeze is thawed, a cut healed, and the node
+// goes on as it was. A process that ended, or a full disk, is not undone
+// but restarted, which is recovery's; two-brokers' second broker is
+// started again by its own step.
+func (k FaultKind) Undoable() bool {
+	return k.Freezes() || k.Network()
+}
+
 // Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause,
 // of a broker or of the active controller; "signal" for none.
 func (k FaultKind) Signal() string {

@@ -25,6 +25,7 @@ const (
 	KindProcessEnded // the container's process ended, as the engine recorded it
 	KindFrozen       // the engine had frozen the container (a pause fault)
 	KindFaultSign    // a sign kbf saw of an external fault, at the time it dates it (results.Sign)
+	KindReturned     // kbf undid a pause or a cut while probing (results.Fault.Returned): the fault's end
 
 	// From a broker's server.log.
 	KindSignalReceived    // "Terminating process due to signal SIGTERM" (LoggingSignalHandler)
@@ -90,6 +91,7 @@ var kindNames = [...]string{
 	KindProcessEnded:       "process-ended",
 	KindFrozen:             "frozen",
 	KindFaultSign:          "fault-sign",
+	KindReturned:           "returned",
 	KindSignalReceived:     "signal-received",
 	KindShutdownBegin:      "shutdown-begin",
 	KindShutdownReleased:   "shutdown-released",

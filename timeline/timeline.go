@@ -418,6 +418,17 @@ func faultEvents(f *results.Fault, add func(Event)) {
 		e.Source = results.MetaFile
 		add(e)
 	}
+	if !f.Returned.IsZero() {
+		e := newEvent(f.Returned, f.Broker, KindReturned)
+		e.Broker = f.NodeID
+		how := "healed: the cut undone"
+		if f.Kind.Freezes() {
+			how = "thawed: every process running again"
+		}
+		e.Text = fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(f.At()).Seconds())
+		e.Source = results.MetaFile
+		add(e)
+	}
 }
 
 // termFromFault adds the broker's SIGTERM line from an old fault record

@@ -440,3 +440,38 @@ func TestExternalFaultEvents(t *testing.T) {
 		t.Errorf("fault at %v, want the probe's date %v", tl.FaultAt(), probeAt)
 	}
 }
+
+// TestReturnedEvent: a pause undone while probing is an event of its own,
+// the fault's end, dated from meta.json.
+func TestReturnedEvent(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name string
+		f    results.Fault
+		want string
+	}{
+		{"thawed", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultPause, SignalSent: t0, Paused: t0.Add(10 * time.Millisecond), Returned: t0.Add(2010 * time.Millisecond)},
+			"thawed: every process running again, 2.00 s after it began (--return-after)"},
+		{"healed", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultIsolate, SignalSent: t0, Cut: t0.Add(10 * time.Millisecond), Returned: t0.Add(1010 * time.Millisecond)},
+			"healed: the cut undone, 1.00 s after it began (--return-after)"},
+		{"not returned", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultPause, SignalSent: t0, Paused: t0}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []Event
+			faultEvents(&c.f, func(e Event) {
+				if e.Kind == KindReturned {
+					got = append(got, e)
+				}
+			})
+			if c.want == "" {
+				if len(got) != 0 {
+					t.Errorf("events %v, want none", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Text != c.want || !got[0].Time.Equal(c.f.Returned) || got[0].Node != "k1" || got[0].Broker != 1 {
+				t.Errorf("events %+v, want one at %v: %s", got, c.f.Returned, c.want)
+			}
+		})
+	}
+}

@@ -120,16 +120,13 @@ func (v Verdict) String() string {
 // Thresholds of the probe's self-check: past either, the probe's own
 // timing is too coarse to trust the gaps it measures.
 const (
-	// MissedShare is the share of its send slots the probe may miss.
+	// MissedShare is the share of the records sent outside the window
+	// that may go unacknowledged (judgeAcks).
 	MissedShare = 0.01
-	// MinMissed is the fewest missed slots the share can judge: in a
-	// short window (a fault that stalls nothing) one late send is a large
+	// MinMissed is the fewest missed slots a verdict speaks of, and
+	// StarvedShare can judge: in a short window one late send is a large
 	// share and says nothing of the probe's timing.
 	MinMissed = 3
-	// SendGapIntervals and SendGapFloor: a send gap longer than both this
-	// many intervals and the floor is the probe's own stall.
-	SendGapIntervals = 10
-	SendGapFloor     = 50 * time.Millisecond
 )
 
 // Thresholds of the host's load past which a trial is suspect.
@@ -170,7 +167,7 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 		add(Invalid, NoFault, "the trial ended before the fault was injected")
 	}
 	w := window(m, g, faultAt, bound)
-	probeBad := judgeProbe(m, w, bound, add)
+	probeBad := judgeProbe(m, g, w, bound, add)
 	judgeAcks(m, g, w, faultAt, bound, add)
 	if h := m.Host; h != nil {
 		judgeHost(m, h, w, faultAt, probeBad, add)
@@ -285,6 +282,9 @@ type selfCheck struct {
 	slots, missed int64
 	longest       time.Duration // the longest send gap the missed runs left
 	at            time.Time     // where it began
+	// unplaced are the slots of runs past results.MaxMissedRuns counted
+	// in the span: where they lay is not recorded.
+	unplaced int64
 }
 
 // check counts the slots the probe missed in [from, to], runs cut at the
@@ -331,8 +331,9 @@ func check(p results.Probe, from, to time.Time) selfCheck {
 	}
 	if extra := ms.Count - listed; extra > 0 && (from.IsZero() || !ms.Last.Before(from) && !ms.Last.After(to)) {
 		// Runs past MaxMissedRuns are the latest ones, up to Last: counted
-		// where Last is in the span.
+		// where Last is in the span, where they cannot be placed.
 		c.missed += extra
+		c.unplaced = extra
 	}
 	return c
 }
@@ -345,13 +346,15 @@ func (c selfCheck) share() float64 {
 }
 
 // judgeProbe is the probe's self-check in the window that decides the
-// stall: a probe that missed more than MissedShare of its send slots there
-// (and at least MinMissed),
-// or whose send gap exceeds SendGapIntervals intervals and SendGapFloor,
-// timed the cluster too coarsely to be trusted. A probe run's start-up,
-// until every partition's first ack, is said apart and not judged. It
-// returns whether the probe failed its check.
-func judgeProbe(m *results.Meta, w span, bound time.Duration, add adder) bool {
+// stall, by what its missed send slots could change in the answer
+// (probecheck.go): a send gap at a stall's edge longer than EdgeTolerance,
+// one outside the stalls as long as half the bound, or more slots missed
+// than sent (StarvedShare) makes the trial suspect; missed slots that
+// change nothing — a gap in the middle of a stall, short ones beside it —
+// are said in a note and leave it valid. A probe run's start-up, until
+// every partition's first ack, is said apart and not judged. It returns
+// whether the probe failed its check.
+func judgeProbe(m *results.Meta, g *gaps.Report, w span, bound time.Duration, add adder) bool {
 	from, to := w.from, w.to
 	p := m.Probe
 	if len(p.Missed) == 0 {
@@ -365,10 +368,14 @@ func judgeProbe(m *results.Meta, w span, bound time.Duration, add adder) bool {
 		return false
 	}
 	c := check(p, from, to)
-	tooLong := c.longest > SendGapIntervals*p.Interval && c.longest > SendGapFloor
-	if (c.share() <= MissedShare || c.missed < MinMissed) && !tooLong {
+	if c.missed == 0 {
 		return false
 	}
+	var stalls []stall
+	if m.Fault != nil {
+		stalls = stallsOf(g, bound)
+	}
+	pv := judgeRuns(c, runsIn(p, from, to), stalls, bound)
 	where := w.name
 	if m.Fault == nil {
 		where = "after its start-up"
@@ -384,7 +391,15 @@ func judgeProbe(m *results.Meta, w span, bound time.Duration, add adder) bool {
 				p.Ready.Sub(m.Started).Seconds(), s.missed, s.longest.Seconds())
 		}
 	}
-	add(Suspect, ProbeStalled, "%s", detail)
+	if !pv.bad {
+		// Said where a share of the slots, or a gap, is worth a reader's
+		// notice, though it changed nothing.
+		if c.missed >= MinMissed && (c.share() > MissedShare || c.longest > bound/2) {
+			add(Valid, ProbeStalled, "%s: none where it could change the answer", detail)
+		}
+		return false
+	}
+	add(Suspect, ProbeStalled, "%s: %s", detail, pv.why)
 	return true
 }
 

@@ -96,9 +96,29 @@ func TestJudge(t *testing.T) {
 			edit: func(m *results.Meta) {
 				m.Fault.Kind, m.Fault.FirstStep, m.Fault.Finished = results.FaultTwoBrokers, results.StepKill, time.Time{}
 			}},
-		{name: "probe stalled inside the window", status: Suspect, kinds: []Kind{ProbeStalled},
-			detail: "missed 3.7% of its send slots in the window that decides the stall (15 of 410), its longest send gap 0.320 s from 12:00:03.000",
+		// Missed slots are judged by what they could change (probecheck.go).
+		{name: "a long send gap in the middle of the stall changes nothing", status: Valid, kinds: []Kind{ProbeStalled},
+			detail: "missed 3.7% of its send slots in the window that decides the stall (15 of 410), its longest send gap 0.320 s from 12:00:03.000 (interval 20ms): none where it could change the answer",
 			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) }},
+		{name: "a send gap at a stall's end", status: Suspect, kinds: []Kind{ProbeStalled},
+			detail: "a send gap of 0.320 s from 12:00:06.950 lies at the end of p1's ack stall (12:00:07.000), which it may move by as much",
+			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(6950*time.Millisecond), 15) }},
+		{name: "a send gap at the stall's start", status: Suspect, kinds: []Kind{ProbeStalled},
+			detail: "a send gap of 0.100 s from 11:59:59.960 lies at the start of p0's ack stall (12:00:00.000)",
+			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(-40*time.Millisecond), 4) }},
+		{name: "one missed slot at the stall's start is within its precision", status: Valid,
+			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(-10*time.Millisecond), 1) }},
+		{name: "short gaps through the stall, more slots missed than sent: starved", status: Suspect, kinds: []Kind{ProbeStalled},
+			detail: "it missed more of its slots than it sent (more than 50%): starved",
+			edit: func(m *results.Meta) {
+				ms := &results.MissedSends{}
+				for i := range 75 {
+					from := t0.Add(500*time.Millisecond + time.Duration(i)*80*time.Millisecond)
+					ms.Runs = append(ms.Runs, results.MissedRun{From: from, Slots: 3})
+					ms.Count += 3
+				}
+				m.Probe.Missed = map[int32]*results.MissedSends{0: ms}
+			}},
 		{name: "probe stalled just before the fault", status: Suspect, kinds: []Kind{ProbeStalled},
 			edit: func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(-300*time.Millisecond), 12) }},
 		{name: "probe stalled after the stall ended", status: Valid,
@@ -116,7 +136,7 @@ func TestJudge(t *testing.T) {
 			detail: "95% busy over the trial (kbf 5%, the cluster 85%, other processes 5%), and the probe missed sends",
 			edit: func(m *results.Meta) {
 				m.Host.Cluster = 51 * time.Second
-				m.Probe.Missed = missed(t0.Add(3*time.Second), 15)
+				m.Probe.Missed = missed(t0.Add(6950*time.Millisecond), 15)
 			}},
 		{name: "the cluster's CPU is said, not held against the trial", status: Valid, kinds: []Kind{ClusterBusy},
 			edit: func(m *results.Meta) { m.Host.Cluster = 40 * time.Second }},
@@ -157,18 +177,22 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestJudgeShortWindow: where the fault stalled nothing, the window that
-// decides is short, and one missed slot in it is no probe stall; several
-// still are.
+// TestJudgeShortWindow: where the fault stalled little, the window that
+// decides is short; missed slots in the middle of its stall change
+// nothing however large their share, and those at its end do.
 func TestJudgeShortWindow(t *testing.T) {
 	tests := []struct {
 		name   string
+		from   time.Duration
 		missed int64
 		status Status
 	}{
-		{name: "one late send of about 25 slots", missed: 1, status: Valid},
-		{name: "two", missed: 2, status: Valid},
-		{name: "three", missed: 3, status: Suspect},
+		{name: "one late send of about 25 slots", from: 100 * time.Millisecond, missed: 1, status: Valid},
+		{name: "two", from: 100 * time.Millisecond, missed: 2, status: Valid},
+		{name: "three in the middle", from: 100 * time.Millisecond, missed: 3, status: Valid},
+		{name: "three at the end", from: 240 * time.Millisecond, missed: 3, status: Suspect},
+		{name: "three before the stall, a gap shorter than half the bound", from: -190 * time.Millisecond, missed: 3, status: Valid},
+		{name: "six before the stall, a gap of more than half the bound", from: -190 * time.Millisecond, missed: 6, status: Suspect},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +200,7 @@ func TestJudgeShortWindow(t *testing.T) {
 			for i := range g.Partitions {
 				g.Partitions[i].Ack.Fault = &gaps.Gap{Start: t0, End: t0.Add(300 * time.Millisecond)}
 			}
-			m.Probe.Missed = missed(t0.Add(100*time.Millisecond), tt.missed)
+			m.Probe.Missed = missed(t0.Add(tt.from), tt.missed)
 			v := Judge(m, g, m.Fault.At())
 			if v.Status != tt.status {
 				t.Errorf("status %s, want %s: %v", v.Status, tt.status, v)
@@ -282,10 +306,10 @@ func TestJudgeWindow(t *testing.T) {
 			status: Valid, kinds: []Kind{ClusterBusy},
 			detail: "the CPUs were 99% busy in the window that decides the stall (12:00:00–12:00:08) (kbf 4%, the cluster 95%, k2 the most at 60%, other processes 0%)"},
 		{name: "the cluster works after the fault, the probe missed sends", before: quiet, during: warm, after: quiet,
-			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) },
+			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(6950*time.Millisecond), 15) },
 			status: Suspect, kinds: []Kind{ProbeStalled, HostOverloaded}, detail: "k2 the most at 60%, other processes 0%), and the probe missed sends"},
 		{name: "the cluster busy but not saturating, the probe late for its own reasons", before: quiet, during: use{self: 0.05, k2: 0.4, nodes: 0.2}, after: quiet,
-			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(3*time.Second), 15) },
+			edit:   func(m *results.Meta) { m.Probe.Missed = missed(t0.Add(6950*time.Millisecond), 15) },
 			status: Suspect, kinds: []Kind{ProbeStalled, ClusterBusy}, detail: "k2 the most at 40%, other processes 0%): kbf's and the cluster's own work, not outside load)"},
 		{name: "other processes in the window", before: quiet, during: use{self: 0.05, k2: 0.1, nodes: 0.1, others: 0.4}, after: quiet,
 			status: Suspect, kinds: []Kind{HostOverloaded}, detail: "other processes used 40% of the CPUs in the window that decides the stall"},
@@ -365,9 +389,12 @@ func TestProbeSelfCheck(t *testing.T) {
 	}{
 		{name: "on time", m: run(time.Millisecond, 500*time.Millisecond), status: Valid},
 		{name: "a few slots missed", m: run(time.Millisecond, 500*time.Millisecond, every(50, 3)...), status: Valid},
-		// kbf probe at 1 ms × 3 partitions: 6 % of its slots, gaps of 32 ms.
-		{name: "5 % missed at 1 ms", m: run(time.Millisecond, 500*time.Millisecond, every(100, 31)...), status: Suspect,
-			detail: "the probe missed 5.2% of its send slots after its start-up (3100 of 59500), its longest send gap 0.032 s"},
+		// kbf probe at 1 ms × 3 partitions: 5 % of its slots, gaps of 32 ms,
+		// none of them a gap the answer (gaps past the bound) could show.
+		{name: "5 % missed at 1 ms", m: run(time.Millisecond, 500*time.Millisecond, every(100, 31)...), status: Valid,
+			detail: "the probe missed 5.2% of its send slots after its start-up (3100 of 59500), its longest send gap 0.032 s from 12:00:02.000 (interval 1ms): none where it could change the answer"},
+		{name: "more than half missed at 1 ms: starved", m: run(time.Millisecond, 500*time.Millisecond, every(1000, 40)...), status: Suspect,
+			detail: "it missed more of its slots than it sent (more than 50%): starved"},
 		// At 5 ms × 100 partitions: one gap of 179 ms is past 10 intervals
 		// and 50 ms, whatever the share.
 		{name: "one long send gap", m: run(5*time.Millisecond, 500*time.Millisecond, results.MissedRun{From: start.Add(30 * time.Second), Slots: 35}),
@@ -442,5 +469,38 @@ func TestWindowNamed(t *testing.T) {
 	v := Judge(m, report(3*time.Second, gap(0, 40*time.Millisecond)), F)
 	if !strings.Contains(v.String(), "send slots in the fault's first 3.0 s, no partition having stalled") {
 		t.Errorf("verdict %q, want it judged in the fault's first 3.0 s", v)
+	}
+}
+
+// TestUnplacedRuns: runs past those the probe records cannot be placed
+// against the stalls; past a share of the slots they make the trial
+// suspect, as the share alone did before runs were placed.
+func TestUnplacedRuns(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		unlisted int64
+		status   Status
+	}{
+		{"a few unplaced", 2, Valid},
+		{"many unplaced", 30, Suspect},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, g := trial()
+			// 100 harmless single slots in the middle of the stall, then
+			// more whose place is not recorded, the last at 4 s.
+			ms := &results.MissedSends{Last: t0.Add(4 * time.Second)}
+			for i := range results.MaxMissedRuns {
+				ms.Runs = append(ms.Runs, results.MissedRun{From: t0.Add(time.Second + time.Duration(i)*20*time.Millisecond), Slots: 1})
+			}
+			ms.Count = int64(len(ms.Runs)) + c.unlisted
+			m.Probe.Missed = map[int32]*results.MissedSends{0: ms}
+			v := Judge(m, g, m.Fault.At())
+			if v.Status != c.status {
+				t.Errorf("status %s, want %s: %v", v.Status, c.status, v)
+			}
+			if c.status == Suspect && !strings.Contains(v.String(), "cannot be placed against the stalls") {
+				t.Errorf("%q does not say why", v)
+			}
+		})
 	}
 }

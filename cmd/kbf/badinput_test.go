@@ -141,3 +141,19 @@ func TestBenchSweepUnknownProperty(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d and one line naming the property", code, stderr, exitUsage)
 	}
 }
+
+// TestBenchSweepPastLimit: a sweep whose value breaks a limit of Kafka's
+// settings (a session timeout below two default heartbeats) is refused
+// before anything starts, in one line.
+func TestBenchSweepPastLimit(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	file := filepath.Join(t.TempDir(), "sweep.yaml")
+	scenario := "trials: 1\nscenarios:\n  - name: s\n    fault: sigkill\n    sweep:\n      key: broker.session.timeout.ms\n      values: [9000, 3000]\n"
+	if err := os.WriteFile(file, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := kbfCmd(context.Background(), "bench", file, "--out", filepath.Join(t.TempDir(), "out"))
+	if code != exitUsage || !strings.Contains(stderr, "at most half broker.session.timeout.ms") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr %q; want %d and one line naming the limit", code, stderr, exitUsage)
+	}
+}

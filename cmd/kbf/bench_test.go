@@ -189,6 +189,12 @@ func TestBenchRunnerOptions(t *testing.T) {
 					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
 				}
 			}},
+		{name: "a hiccup", s: bench.Scenario{Fault: "pause", ReturnAfter: 2 * time.Second},
+			check: func(t *testing.T, o experiment.Options) {
+				if o.Kill != "pause" || o.ReturnAfter != 2*time.Second {
+					t.Errorf("options %+v, want a pause undone after 2s", o)
+				}
+			}},
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {
@@ -330,6 +336,8 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			s: bench.Scenario{Fault: "rolling", Broker: "txn-coordinator"}, wantErr: "broker txn-coordinator: needs --producer transactional, the transactional id whose coordinator to fault"},
 		{name: "interval of a nanosecond", args: []string{"--kill", "sigkill", "--interval", "1ns"},
 			s: bench.Scenario{Fault: "sigkill", Interval: time.Nanosecond}, wantErr: "interval 1ns: must be at least 1ms"},
+		{name: "a session shorter than two heartbeats", args: []string{"--kill", "sigkill", "--config", "broker.session.timeout.ms=3000"},
+			s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=3000"}}, wantErr: "broker.heartbeat.interval.ms must be at most half broker.session.timeout.ms"},
 		{name: "duration beyond a day", args: []string{"--kill", "sigkill", "--duration", "2562047h"},
 			s: bench.Scenario{Fault: "sigkill", Duration: 2562047 * time.Hour}, wantErr: "must be positive and at most 24h0m0s"},
 	}

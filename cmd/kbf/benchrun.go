@@ -209,6 +209,9 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 		}
 		opts.Config = append(opts.Config, st)
 	}
+	if err := compose.CheckLimits(opts.Config); err != nil {
+		return opts, err
+	}
 	// As kbf run's: the faulted broker leads partition 0 (a role's broker
 	// is found only at the fault: none).
 	opts.Security, opts.Lead = opt.Probe.Security, leadOf(opt.Broker)
@@ -244,6 +247,9 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	}
 	if s.Settle != nil {
 		o.settle = *s.Settle
+	}
+	if s.ReturnAfter > 0 {
+		o.returnAfter = s.ReturnAfter
 	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)

@@ -121,7 +121,7 @@ faulted broker.
 	o.registerTrial(f, "")
 	o.external.register(f)
 	o.k8s.register(f)
-	f.DurationVar(&o.returnAfter, "return-after", 0, "two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault); the first returns in recovery")
+	f.DurationVar(&o.returnAfter, "return-after", 0, "how long a pause or a cut lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
 	f.StringVar(&o.lastStep, "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
 	f.StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
@@ -417,7 +417,7 @@ func faultNames() string {
 
 // faultHelp says what each fault does, for --fault's help.
 const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
-	"until recovery), isolate (every network link cut, the process running), " +
+	"until recovery, or for --return-after), isolate (every network link cut, the process running), " +
 	"isolate-controller (cut from the controller quorum only), isolate-clients " +
 	"(cut from the clients only); the network faults need root; " +
 	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +

@@ -50,6 +50,8 @@ func TestRunFlags(t *testing.T) {
 			}},
 		{name: "file and brokers", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--brokers", "4"},
 			wantErr: "--brokers, --controllers and --combined shape the embedded cluster"},
+		{name: "config past Kafka's limits", args: []string{"run", "--kill", "sigkill", "--config", "broker.session.timeout.ms=3000", "--config", "broker.heartbeat.interval.ms=2000"},
+			wantErr: "--config broker.heartbeat.interval.ms=2000 with broker.session.timeout.ms=3000: broker.heartbeat.interval.ms must be at most half broker.session.timeout.ms"},
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "external on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092,b2:9092", "--ready-file", "r", "--on-ready", "true", "--heal-margin", "2s"},
 			check: func(t *testing.T, o *runOptions) {
@@ -107,6 +109,7 @@ func TestRunFlags(t *testing.T) {
 		{name: "two faults", args: []string{"run", "--fault", "isolate", "--kill", "sigkill"}, wantErr: "--fault and --kill name one fault"},
 		{name: "fault after the end", args: []string{"run", "--kill", "sigkill", "--duration", "5s", "--fault-after", "5s"}, wantErr: "--fault-after"},
 		{name: "return after the end", args: []string{"run", "--fault", "two-brokers", "--duration", "20s", "--fault-after", "5s", "--return-after", "15s"}, wantErr: "--return-after"},
+		{name: "return after a kill", args: []string{"run", "--kill", "sigkill", "--duration", "20s", "--return-after", "2s"}, wantErr: "cannot be undone while probing"},
 		{name: "zero repeat", args: []string{"run", "--kill", "sigkill", "--repeat", "0"}, wantErr: "--repeat 0"},
 		{name: "bad acks", args: []string{"run", "--kill", "sigkill", "--acks", "0"}, wantErr: `acks "0"`},
 		{name: "bad duration", args: []string{"run", "--kill", "sigkill", "--duration", "soon"}, wantErr: "invalid argument"},

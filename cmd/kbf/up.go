@@ -246,6 +246,9 @@ func (f *clusterFlags) options() (compose.Options, error) {
 		}
 		o.Config = append(o.Config, st)
 	}
+	if err := compose.CheckLimits(o.Config); err != nil {
+		return o, usageError{err}
+	}
 	return o, nil
 }
 

@@ -36,6 +36,7 @@ type trialJSON struct {
 	ClientDiffs []clientDiffJSON  `json:"client_diffs,omitempty"`
 	External    *externalJSON     `json:"external,omitempty"`
 	Coordinator *coordinatorJSON  `json:"group_coordinator,omitempty"`
+	Hiccup      *hiccupJSON       `json:"hiccup,omitempty"`
 	Findings    []findingJSON     `json:"findings,omitempty"`
 	Group       any               `json:"group,omitempty"`
 	Txn         *txnJSON          `json:"transactions,omitempty"`
@@ -52,7 +53,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
-		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()),
+		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()), Hiccup: hiccupDoc(tr.Hiccup),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer
@@ -71,4 +72,40 @@ func WriteSummaryJSON(w io.Writer, s *report.Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(summaryDoc(s))
+}
+
+// hiccupJSON is a pause or a cut undone while probing (report.Hiccup):
+//
+//	{"broker": "k1", "node_id": 1, "from": "…", "returned": "…",
+//	 "lasted_seconds": 2.0, "fenced": false, "leader_moves": 0}
+//
+// fence is the controller's fence of the broker, when it came.
+type hiccupJSON struct {
+	Broker      string     `json:"broker"`
+	NodeID      int32      `json:"node_id"`
+	From        time.Time  `json:"from"`
+	Returned    time.Time  `json:"returned"`
+	Lasted      float64    `json:"lasted_seconds"`
+	Fenced      bool       `json:"fenced"`
+	Fence       *eventJSON `json:"fence,omitempty"`
+	LeaderMoves int        `json:"leader_moves"`
+}
+
+// eventJSON is a log line cited as evidence: when, what, where.
+type eventJSON struct {
+	Time   time.Time `json:"time"`
+	Text   string    `json:"text"`
+	Source string    `json:"source"`
+}
+
+func hiccupDoc(h *report.Hiccup) *hiccupJSON {
+	if h == nil {
+		return nil
+	}
+	out := &hiccupJSON{Broker: h.Broker, NodeID: h.NodeID, From: h.From, Returned: h.Returned,
+		Lasted: h.Lasted().Seconds(), Fenced: h.Fenced(), LeaderMoves: len(h.LeaderMoves)}
+	if f := h.Fence; f != nil {
+		out.Fence = &eventJSON{Time: f.Time, Text: f.Text, Source: f.Source}
+	}
+	return out
 }

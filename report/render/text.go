@@ -157,6 +157,9 @@ func writeTitle(b *bytes.Buffer, tr *report.Trial) {
 		}
 	}
 	b.WriteString("\n")
+	if h := tr.Hiccup; h != nil {
+		fmt.Fprintf(b, "hiccup: %s (undone by --return-after)\n", h)
+	}
 	if c := tr.Coordinator; c != nil {
 		fmt.Fprintf(b, "%s\n", c)
 	}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/tune"
+)
+
+func init() { commands = append(commands, newTuneCmd) }
+
+// TuneFile is the answer kbf tune writes into its benchmark directory.
+const TuneFile = "tune.txt"
+
+type tuneOptions struct {
+	// run holds the flags tune shares with kbf run: the probe's settings
+	// and the trial's, for every scenario of the grid.
+	run      runOptions
+	sessions []time.Duration
+	pauses   []time.Duration
+	trials   int
+	out      string
+	estimate bool
+	// clusters is --clusters, as kbf bench's.
+	clusters int
+}
+
+func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
+
+func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
+	o := &tuneOptions{run: runOptions{g: g, repeat: 1}}
+	cmd := &cobra.Command{
+		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
+		Short: "Find the fastest failover the cluster can have without fencing a healthy broker",
+		Long: `tune measures the trade of broker.session.timeout.ms: a shorter session detects
+a dead broker sooner, and fences a healthy one that hiccups. For each
+--session (its broker.heartbeat.interval.ms at Kafka's own ratio, 2000 to 9000)
+it runs --trials SIGKILL trials, for the cost of a death (the stall of the
+partitions the broker led), and --trials trials of each --tolerate-pause, a
+pause of the broker undone after that long with the probe running
+(kbf run --fault pause --return-after), for the risk: whether the controller
+fenced the broker that never died, and how many leaderships moved, with the
+controller's line as evidence.
+
+It says the cost before it starts (trials, minutes), runs the grid as a
+benchmark with kbf bench's machinery into --out (resumable: run the same
+command with the same --out; kbf compare and kbf report read it), and
+answers in one screen: the table, the Pareto front, and the recommendation
+— the shortest stall that fenced nobody under every pause asked, as
+--config flags and server.properties lines — or, when the trials cannot
+support one, which trials to add. The answer is also in --out/tune.txt.
+
+` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitTooFew, exitCanceled) + `
+
+5 is the answer "cannot decide: add these trials".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"fault", "kill", "fault-after", "duration"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("--%s: kbf tune sets it for each scenario of its grid", name)
+				}
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runF(cmd.Context(), o)
+		},
+	}
+	o.run.flags.register(cmd.Flags(), false)
+	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	f := cmd.Flags()
+	o.run.registerTrial(f, "kbf tune sets it")
+	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
+	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
+	f.IntVar(&o.trials, "trials", tune.MinTrials, "trials of each scenario (at least 6 for a recommendation)")
+	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
+	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
+	f.IntVar(&o.clusters, "clusters", 2, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings")
+	return wrapHelp(cmd)
+}
+
+// validate refuses, before the estimate, a grid or a setting no trial of
+// it could run: the grid's own rules, then each scenario's options as kbf
+// run checks them (the probe's settings among them). The cluster's
+// settings are checked against Kafka's limits before the first trial, as
+// kbf bench's are.
+func (o *tuneOptions) validate() error {
+	g := o.grid()
+	if err := g.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	if o.clusters < 1 || o.clusters > maxClusters {
+		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
+	}
+	r := newBenchRunner(&o.run)
+	for _, s := range g.File().Scenarios {
+		opt, err := r.options(s)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if err := opt.Validate(); err != nil {
+			return flagError(err)
+		}
+	}
+	return nil
+}
+
+func (o *tuneOptions) grid() *tune.Grid {
+	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.broker}
+}
+
+func runTune(ctx context.Context, o *tuneOptions) error {
+	g := o.grid()
+	n, took := g.Estimate()
+	if o.out == "" {
+		o.out = defaultOut("tune")
+	}
+	fmt.Fprintf(o.run.g.errOut, "tune: %d trials, about %v at %v a trial: %s; into %s (the same command with this --out resumes it)\n",
+		n, took.Round(time.Minute), tune.TrialCost, g, o.out)
+	if o.estimate {
+		return nil
+	}
+	runner := newBenchRunner(&o.run)
+	runner.pool.Docker.Clusters = o.clusters
+	defer runner.close()
+	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: benchEnv(),
+		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
+	set, err := b.Run(ctx)
+	var refused *bench.RefusedError
+	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
+		return usagef("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	return answerTune(o, g, set)
+}
+
+// answerTune decides from the benchmark's trials, prints the answer and
+// writes it beside them.
+func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
+	trials, err := tune.FromSet(o.out, set)
+	if err != nil {
+		return err
+	}
+	a := tune.Decide(tune.Rows(g, trials), tune.MinTrials)
+	f, err := os.Create(filepath.Join(o.out, TuneFile))
+	if err != nil {
+		return err
+	}
+	werr := tune.WriteText(f, a)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("%s: %w", TuneFile, err)
+	}
+	if err := tune.WriteText(o.run.g.out, a); err != nil {
+		return err
+	}
+	if err := benchOutcome(set); err != nil {
+		return err
+	}
+	if a.Pick < 0 {
+		return verdictError{errTooFew, a.Why}
+	}
+	return nil
+}

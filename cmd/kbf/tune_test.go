@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/tune"
+)
+
+func TestTuneFlags(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{name: "the cost, and stop", args: []string{"tune", "--session", "9s,4s", "--tolerate-pause", "2s,4s", "--estimate"}, code: exitOK,
+			wantErr: "tune: 36 trials, about 27m0s at 45s a trial: session/heartbeat ms 9000/2000, 4000/888 × (sigkill, pause 2s, 4s) × 6 trials"},
+		{name: "clusters", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--clusters", "9"}, code: exitUsage, wantErr: "--clusters 9: want 1 to 4"},
+		{name: "no session", args: []string{"tune", "--tolerate-pause", "2s"}, code: exitUsage, wantErr: "no session timeouts: give --session"},
+		{name: "no pause", args: []string{"tune", "--session", "4s"}, code: exitUsage, wantErr: "no hiccup to tolerate: give --tolerate-pause"},
+		{name: "a session too short", args: []string{"tune", "--session", "100ms", "--tolerate-pause", "2s"}, code: exitUsage, wantErr: "session 100ms: want 500ms to 10m0s"},
+		{name: "the grid's own fault", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--fault", "sigterm"}, code: exitUsage,
+			wantErr: "--fault: kbf tune sets it for each scenario of its grid"},
+		{name: "a bad probe setting", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--metadata-min-age", "1ms", "--estimate"}, code: exitUsage,
+			wantErr: "metadata min age 1ms: franz-go takes at least 10ms"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stderr := runOnly(t, newTuneCmd, append(c.args, "--out", filepath.Join(t.TempDir(), "tune"))...)
+			if code != c.code || !strings.Contains(stderr, c.wantErr) {
+				t.Errorf("exit %d, stderr %q; want %d with %q", code, stderr, c.code, c.wantErr)
+			}
+			if code == exitUsage && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q: want one line", stderr)
+			}
+		})
+	}
+}
+
+// TestAnswerTune: the answer from a benchmark's records is printed and
+// written beside them, and "cannot decide" is exit 5's error.
+func TestAnswerTune(t *testing.T) {
+	g := &tune.Grid{Sessions: []time.Duration{9 * time.Second}, Pauses: []time.Duration{2 * time.Second}, Trials: 6}
+	f := g.File()
+	set := &bench.Set{}
+	for rep := 1; rep <= 6; rep++ {
+		kill := bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[0]}, Rep: rep}
+		m := &bench.Measurement{Valid: true, Roles: map[string]map[string]float64{bench.RoleLeader: {"ack-stall-sec": 9.4}}}
+		set.Records = append(set.Records, bench.Record{Trial: kill, M: m})
+		// The pause trials failed: none counts.
+		set.Records = append(set.Records, bench.Record{Trial: bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[1]}, Rep: rep}, Reason: "failed: docker gone"})
+	}
+	var out bytes.Buffer
+	o := &tuneOptions{run: runOptions{g: &globals{out: &out, errOut: &bytes.Buffer{}}}, out: t.TempDir()}
+	err := answerTune(o, g, set)
+	if !errors.Is(err, errTooFew) {
+		t.Fatalf("error %v, want undecided", err)
+	}
+	written, rerr := os.ReadFile(filepath.Join(o.out, TuneFile))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	for _, want := range []string{"9.40 s", "0 of 0", "cannot decide", "6 more pause-2s trials of session-9000 (0 that count of 6)"} {
+		if !strings.Contains(out.String(), want) || !strings.Contains(string(written), want) {
+			t.Errorf("answer lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -1,0 +1,48 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// TestHiccupJSON: a hiccup is in report.json as it is in the heading.
+func TestHiccupJSON(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name  string
+		fence *timeline.Event
+		want  string
+	}{
+		{"not fenced", nil, `"fenced":false`},
+		{"fenced", &timeline.Event{Time: t0.Add(9 * time.Second), Text: "Fencing broker 1 at epoch 14 because its session has timed out.", Source: "c1/controller.log:7"},
+			`"fence":{"time":"2026-12-06T17:00:09Z","text":"Fencing broker 1 at epoch 14 because its session has timed out.","source":"c1/controller.log:7"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := &report.Trial{Hiccup: &report.Hiccup{Broker: "k1", NodeID: 1, From: t0, Returned: t0.Add(10 * time.Second), Fence: c.fence}}
+			var b bytes.Buffer
+			if err := WriteJSON(&b, tr); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Hiccup json.RawMessage `json:"hiccup"`
+			}
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, doc.Hiccup); err != nil {
+				t.Fatal(err)
+			}
+			got := compact.String()
+			if !strings.Contains(got, `"broker":"k1"`) || !strings.Contains(got, `"lasted_seconds":10`) || !strings.Contains(got, c.want) {
+				t.Errorf("hiccup %s, want %s", got, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+package tune
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/verdict"
+)
+
+// Trial is what the answer reads of one trial of the tune's benchmark.
+type Trial struct {
+	Scenario string
+	// Stall is a SIGKILL trial's stall of the partitions the broker led,
+	// when the benchmark counts the trial (bench.Record.Valid); zero
+	// otherwise.
+	Stall time.Duration
+	Valid bool
+	// Hiccup is a pause trial's hiccup (report.Hiccup), nil when the
+	// pause was not undone while probing or the trial is invalid (no
+	// healthy baseline, the pause not confirmed): it then does not count.
+	Hiccup *report.Hiccup
+}
+
+// Rows gathers the trials by the grid's points, longest session first.
+func Rows(g *Grid, trials []Trial) []Row {
+	var rows []Row
+	for _, p := range g.Points() {
+		row := Row{Point: p}
+		var stalls []time.Duration
+		attempted := 0
+		for _, t := range trials {
+			if t.Scenario == KillName(p) {
+				attempted++
+				if t.Valid {
+					stalls = append(stalls, t.Stall)
+				}
+			}
+		}
+		row.Kill = StallOf(stalls, attempted)
+		for _, d := range g.Pauses {
+			row.Risks = append(row.Risks, riskOf(PauseName(p, d), d, trials))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func riskOf(name string, d time.Duration, trials []Trial) Risk {
+	k := Risk{Pause: d}
+	for _, t := range trials {
+		if t.Scenario != name {
+			continue
+		}
+		k.Attempted++
+		h := t.Hiccup
+		if h == nil {
+			continue
+		}
+		k.N++
+		k.LeaderMoves += len(h.LeaderMoves)
+		if h.Fenced() {
+			k.Fenced++
+			if k.Evidence == "" {
+				k.Evidence = fmt.Sprintf("%s %s (%s)", h.Fence.Time.UTC().Format("15:04:05.000"), h.Fence.Text, h.Fence.Source)
+			}
+		}
+	}
+	return k
+}
+
+// FromSet reads the tune's trials from the benchmark's records: a
+// SIGKILL trial's stall as the benchmark measured it, a pause trial's
+// hiccup from its directory under dir (analysed again: the benchmark keeps
+// no timeline).
+func FromSet(dir string, set *bench.Set) ([]Trial, error) {
+	var out []Trial
+	for _, r := range set.Records {
+		t := Trial{Scenario: r.Trial.Variant.Scenario.Name}
+		if r.Trial.Variant.Scenario.Fault == "sigkill" {
+			if r.Valid() {
+				if v, ok := r.M.Roles[bench.RoleLeader]["ack-stall-sec"]; ok {
+					t.Valid, t.Stall = true, time.Duration(v*float64(time.Second))
+				}
+			}
+			out = append(out, t)
+			continue
+		}
+		if r.M != nil { // the trial ran and was read
+			h, err := ReadHiccup(filepath.Join(dir, r.Trial.Dir()))
+			if err != nil {
+				return nil, err
+			}
+			t.Hiccup = h
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ReadHiccup analyses the trial in dir and returns its hiccup, nil when
+// it does not count: no pause undone while probing, or a verdict of
+// invalid (a baseline never healthy, the pause not confirmed). A suspect
+// probe does not matter here: fences are the controller's lines.
+func ReadHiccup(dir string) (*report.Hiccup, error) {
+	trials, err := results.Find(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(trials) != 1 {
+		return nil, fmt.Errorf("%s: %d trials, want one trial directory", dir, len(trials))
+	}
+	tr, err := report.Analyze(trials[0], report.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("analyse %s: %w", dir, err)
+	}
+	if tr.Verdict != nil && tr.Verdict.Status == verdict.Invalid {
+		return nil, nil
+	}
+	return tr.Hiccup, nil
+}

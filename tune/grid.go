@@ -1,0 +1,177 @@
+// Package tune answers the operator's question about failover settings:
+// the shortest stall a cluster can have without fencing healthy brokers.
+// It reads a grid of settings — the controller's broker.session.timeout.ms
+// with a matching broker.heartbeat.interval.ms, and the probe's client
+// settings — and the hiccups the cluster must tolerate (a pause of a given
+// length), makes of them a benchmark (package bench: a SIGKILL scenario
+// per setting, for the cost of a death, and a hiccup scenario per setting
+// and hiccup, for the risk), and from the benchmark's trials decides: a
+// table, the Pareto front, and the setting to recommend, or which trials
+// to add when the data cannot support one. It runs nothing itself: kbf
+// tune hands the benchmark to kbf bench's machinery, so a tune is a
+// benchmark directory, resumable, that kbf compare and kbf report read.
+package tune
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kbf-project/kbf/bench"
+)
+
+// Grid is what to measure: each session timeout (with its matching
+// heartbeat) against a SIGKILL and against each hiccup.
+type Grid struct {
+	// Sessions are the controller's broker.session.timeout.ms to try.
+	Sessions []time.Duration
+	// Pauses are the hiccups the cluster must tolerate: a pause of the
+	// broker (GC-like) this long, undone with the probe running.
+	Pauses []time.Duration
+	// Client are probe settings for every scenario, by kbf run's flag
+	// name (metadata-min-age: 100ms).
+	Client map[string]string
+	// Trials is the number of trials of every scenario.
+	Trials int
+	// Broker is the broker faulted (k1 when empty).
+	Broker string
+}
+
+// Limits of a grid: past them a tune is a typo or days of trials.
+const (
+	MinSession = 500 * time.Millisecond
+	MaxSession = 10 * time.Minute
+	MaxPoints  = 12
+	MaxPauses  = 6
+	// MinTrials is the fewest trials of a scenario that give the gate's
+	// 95% interval of a stall (bench.NeedSamples).
+	MinTrials = 6
+)
+
+// Heartbeat is the heartbeat interval matched to session: Kafka's own
+// ratio (2000 to 9000 ms), to the millisecond, at most half the session
+// (compose.CheckLimits).
+func Heartbeat(session time.Duration) time.Duration {
+	return (session * 2 / 9).Truncate(time.Millisecond)
+}
+
+// Validate says in one line what is wrong with the grid.
+func (g *Grid) Validate() error {
+	switch {
+	case len(g.Sessions) == 0:
+		return fmt.Errorf("no session timeouts: give --session, e.g. --session 9s,6s,4s,3s,2s")
+	case len(g.Sessions) > MaxPoints:
+		return fmt.Errorf("%d session timeouts: at most %d (each costs %d trials per hiccup and one SIGKILL's)", len(g.Sessions), MaxPoints, g.Trials)
+	case len(g.Pauses) == 0:
+		return fmt.Errorf("no hiccup to tolerate: give --tolerate-pause, e.g. --tolerate-pause 2s")
+	case len(g.Pauses) > MaxPauses:
+		return fmt.Errorf("%d pauses: at most %d", len(g.Pauses), MaxPauses)
+	case g.Trials < 1 || g.Trials > bench.MaxTrials:
+		return fmt.Errorf("trials %d: want 1 to %d (%d or more for a stall's interval)", g.Trials, bench.MaxTrials, MinTrials)
+	}
+	for i, s := range g.Sessions {
+		if s < MinSession || s > MaxSession || s%time.Millisecond != 0 {
+			return fmt.Errorf("session %v: want %v to %v, in whole milliseconds", s, MinSession, MaxSession)
+		}
+		if slices.Contains(g.Sessions[i+1:], s) {
+			return fmt.Errorf("session %v given twice", s)
+		}
+	}
+	for _, p := range g.Pauses {
+		if p <= 0 || p%time.Millisecond != 0 {
+			return fmt.Errorf("pause %v: want a positive length in whole milliseconds", p)
+		}
+	}
+	return nil
+}
+
+// Point is one setting of the grid.
+type Point struct {
+	Session, Heartbeat time.Duration
+}
+
+// Config are the point's server properties, as --config and
+// server.properties take them.
+func (p Point) Config() []string {
+	return []string{
+		fmt.Sprintf("broker.session.timeout.ms=%d", p.Session.Milliseconds()),
+		fmt.Sprintf("broker.heartbeat.interval.ms=%d", p.Heartbeat.Milliseconds()),
+	}
+}
+
+// Name is the point's part of its scenarios' names: session-4000.
+func (p Point) Name() string { return fmt.Sprintf("session-%d", p.Session.Milliseconds()) }
+
+// Points are the grid's settings, longest session first.
+func (g *Grid) Points() []Point {
+	ss := slices.Clone(g.Sessions)
+	slices.SortFunc(ss, func(a, b time.Duration) int { return int(b - a) })
+	out := make([]Point, len(ss))
+	for i, s := range ss {
+		out[i] = Point{Session: s, Heartbeat: Heartbeat(s)}
+	}
+	return out
+}
+
+// KillName and PauseName name a point's scenarios: session-4000-sigkill,
+// session-4000-pause-2000ms.
+func KillName(p Point) string { return p.Name() + "-sigkill" }
+
+// PauseName names a point's hiccup scenario.
+func PauseName(p Point, d time.Duration) string {
+	return fmt.Sprintf("%s-pause-%dms", p.Name(), d.Milliseconds())
+}
+
+// Hiccup trials probe this long after the fault at least, so that a fence
+// a session timeout after the pause began is seen, and settle once the
+// probe is steady again.
+const (
+	faultAfter  = 8 * time.Second
+	hiccupAfter = 10 * time.Second
+)
+
+// File is the grid as a benchmark: per point, a SIGKILL scenario and a
+// pause scenario per hiccup (fault pause, return_after the hiccup), each
+// with the point's server properties and the grid's client settings.
+func (g *Grid) File() *bench.File {
+	f := &bench.File{Trials: g.Trials}
+	for _, p := range g.Points() {
+		// Probing ends --settle after recovery; the cap leaves room for a
+		// detection as long as the session.
+		f.Scenarios = append(f.Scenarios, bench.Scenario{Name: KillName(p), Fault: "sigkill", Broker: g.Broker,
+			Duration: faultAfter + p.Session + 2*hiccupAfter, FaultAfter: faultAfter, Config: p.Config(), Client: g.Client})
+		for _, d := range g.Pauses {
+			// Long enough after the pause for the controller to fence the
+			// broker a session after its last heartbeat, and to see it.
+			dur := faultAfter + max(d, p.Session) + hiccupAfter
+			f.Scenarios = append(f.Scenarios, bench.Scenario{Name: PauseName(p, d), Fault: "pause", Broker: g.Broker,
+				Duration: dur, FaultAfter: faultAfter, ReturnAfter: d, Config: p.Config(), Client: g.Client})
+		}
+	}
+	return f
+}
+
+// TrialCost is what a trial costs, as measured back to back on one
+// cluster here (docs/measurements.md: 40 to 43 s a SIGKILL trial, its
+// baseline waiting for the broker the trial before restarted).
+const TrialCost = 45 * time.Second
+
+// Estimate is the grid's cost before it starts: its trials and about how
+// long they take.
+func (g *Grid) Estimate() (trials int, took time.Duration) {
+	trials = len(g.Sessions) * (1 + len(g.Pauses)) * g.Trials
+	return trials, time.Duration(trials) * TrialCost
+}
+
+// String says the grid in a line, for the estimate.
+func (g *Grid) String() string {
+	var ss, ps []string
+	for _, p := range g.Points() {
+		ss = append(ss, fmt.Sprintf("%d/%d", p.Session.Milliseconds(), p.Heartbeat.Milliseconds()))
+	}
+	for _, d := range g.Pauses {
+		ps = append(ps, d.String())
+	}
+	return fmt.Sprintf("session/heartbeat ms %s × (sigkill, pause %s) × %d trials", strings.Join(ss, ", "), strings.Join(ps, ", "), g.Trials)
+}

@@ -1,0 +1,90 @@
+package tune
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes the answer in one screen: the table (a point a row,
+// its SIGKILL stall, its fences per hiccup, * on the Pareto front), then
+// the recommendation as kbf run's flags and server.properties' lines, or
+// what trials to add.
+func WriteText(w io.Writer, a Answer) error {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	head := "\tsession ms\theartbeat ms\tsigkill stall (leader)\tn"
+	if len(a.Rows) > 0 {
+		for _, k := range a.Rows[0].Risks {
+			head += fmt.Sprintf("\tpause %v: fenced\tleader moves", k.Pause)
+		}
+	}
+	fmt.Fprintln(tw, head)
+	for i, r := range a.Rows {
+		mark := " "
+		if slices.Contains(a.Front, i) {
+			mark = "*"
+		}
+		if i == a.Pick {
+			mark = ">"
+		}
+		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%d/%d", mark, r.Point.Session.Milliseconds(), r.Point.Heartbeat.Milliseconds(), stallText(r.Kill), r.Kill.N, r.Kill.Attempted)
+		for _, k := range r.Risks {
+			line += fmt.Sprintf("\t%d of %d\t%d", k.Fenced, k.N, k.LeaderMoves)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b.WriteString("* on the Pareto front (no other setting has a shorter stall without more fences); > the recommendation\n")
+	writeEvidence(&b, a)
+	writeVerdict(&b, a)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func stallText(s Stall) string {
+	switch {
+	case s.N == 0:
+		return "—"
+	case s.Intervalless:
+		return fmt.Sprintf("%.2f s (no interval)", s.Median.Seconds())
+	}
+	return fmt.Sprintf("%.2f s [%.2f, %.2f]", s.Median.Seconds(), s.Low.Seconds(), s.High.Seconds())
+}
+
+// writeEvidence names, per fencing point, the controller's first fence.
+func writeEvidence(b *strings.Builder, a Answer) {
+	for _, r := range a.Rows {
+		for _, k := range r.Risks {
+			if k.Evidence != "" {
+				fmt.Fprintf(b, "%s, pause %v: %s\n", r.Point.Name(), k.Pause, k.Evidence)
+			}
+		}
+	}
+}
+
+// writeVerdict writes the recommendation or what to add.
+func writeVerdict(b *strings.Builder, a Answer) {
+	if a.Pick < 0 {
+		fmt.Fprintf(b, "%s: add these trials:\n", a.Why)
+		for _, s := range a.Add {
+			fmt.Fprintf(b, "  %s\n", s)
+		}
+		return
+	}
+	r := a.Rows[a.Pick]
+	fmt.Fprintf(b, "recommendation: %s; its SIGKILL stall %s\n", a.Why, stallText(r.Kill))
+	var flags []string
+	for _, c := range r.Point.Config() {
+		flags = append(flags, "--config "+c)
+	}
+	fmt.Fprintf(b, "  kbf run %s\n", strings.Join(flags, " "))
+	fmt.Fprintf(b, "  server.properties (every node; the controllers read the session, the brokers their heartbeat):\n")
+	for _, c := range r.Point.Config() {
+		fmt.Fprintf(b, "    %s\n", c)
+	}
+}
