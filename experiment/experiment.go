@@ -650,7 +650,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	defer cancel()
 	t.faultAt = time.Now()
 	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
-		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
+		Controllers: controllersOf(t.r.Target), Peers: otherBrokers(t.r.Target, t.o.Broker), HaltWait: t.haltWait()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.noteChoice(&f)

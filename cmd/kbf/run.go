@@ -419,7 +419,8 @@ func faultNames() string {
 const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
 	"until recovery), isolate (every network link cut, the process running), " +
 	"isolate-controller (cut from the controller quorum only), isolate-clients " +
-	"(cut from the clients only); the network faults need root; " +
+	"(cut from the clients only), isolate-replication (cut from the other brokers only: " +
+	"acks=all waits until an ISR shrinks after replica.lag.time.max.ms); the network faults need root; " +
 	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +
 	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
 	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +
