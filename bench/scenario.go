@@ -98,9 +98,12 @@ type Scenario struct {
 	FaultAfter time.Duration `yaml:"fault_after" json:"fault_after,omitempty"`
 	// Settle is kbf run --settle: nil takes its default, 0 probes for the
 	// whole duration.
-	Settle   *time.Duration `yaml:"settle" json:"settle,omitempty"`
-	Acks     string         `yaml:"acks" json:"acks,omitempty"`
-	Interval time.Duration  `yaml:"interval" json:"interval,omitempty"`
+	Settle *time.Duration `yaml:"settle" json:"settle,omitempty"`
+	// Failback is kbf run --failback: the broker brought back with the
+	// probe running, and the minute after the election probed.
+	Failback bool          `yaml:"failback" json:"failback,omitempty"`
+	Acks     string        `yaml:"acks" json:"acks,omitempty"`
+	Interval time.Duration `yaml:"interval" json:"interval,omitempty"`
 	// Config are server properties, KEY=VALUE on every node or
 	// NODE:KEY=VALUE on one, as kbf run --config takes them.
 	Config []string `yaml:"config" json:"config,omitempty"`

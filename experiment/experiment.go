@@ -66,6 +66,9 @@ type Options struct {
 	// ReplicaInterval is how often the replica view (Runner.NewSampler)
 	// samples; zero turns it off.
 	ReplicaInterval time.Duration
+	// Failback keeps the probe running through the broker's return, its
+	// catching up and the preferred leader election (failback.go).
+	Failback bool
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
@@ -184,7 +187,7 @@ func (o *Options) Validate() error {
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
 	// The broker's role (coordinator.go), then the load (load.go).
-	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
+	if err := cmp.Or(o.validateRole(), o.validateLoad(), o.validateFailback()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -450,6 +453,9 @@ func (t *trial) run(ctx context.Context) error {
 		attempted, faultErr = t.fault(ctx)
 		if faultErr == nil {
 			t.probing(probeCtx, start)
+			if t.o.Failback && probeCtx.Err() == nil {
+				t.failback(probeCtx) // failback.go
+			}
 		}
 	}
 	stopProbe()

@@ -245,6 +245,9 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	if s.Settle != nil {
 		o.settle = *s.Settle
 	}
+	if s.Failback {
+		o.failback = true
+	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {

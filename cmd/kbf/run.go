@@ -39,6 +39,7 @@ type runOptions struct {
 	broker          string
 	duration        time.Duration
 	settle          time.Duration
+	failback        bool
 	faultAfter      time.Duration
 	returnAfter     time.Duration
 	lastStep        string
@@ -189,6 +190,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Broker:          o.broker,
 		Duration:        o.duration,
 		Settle:          o.settle,
+		Failback:        o.failback,
 		FaultAfter:      o.faultAfter,
 		ReturnAfter:     o.returnAfter,
 		LastStep:        results.FaultKind(o.lastStep),
@@ -371,6 +373,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
+	f.BoolVar(&o.failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
 	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
