@@ -47,6 +47,9 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
 	tr := p.trial(v, cs, fs)
 	tr.Load = ld
+	if tr.Failback, err = failbackOf(ctx, t, p.ev.tl, p.ev.F); err != nil { // failback.go
+		return nil, err
+	}
 	return tr, nil
 }
 
