@@ -51,7 +51,8 @@ scenarios:
     config:               # --config pairs for every trial of the scenario
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f) and its project_name,
-# brokers, controllers,
+# brokers, controllers, failback (true: the broker brought back with the
+# probe running and the minute after the election probed, as --failback),
 # image (a Kafka image) or kafka_version (4.0.2: kbf/kafka:4.0.2 when make
 # image KAFKA_VERSION=4.0.2 built it here, else apache/kafka:4.0.2),
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms, kip951: false),

@@ -79,7 +79,7 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 	leaderNode := brokerService(ev.meta, shrink.Broker)
 	cfg, err := x.brokerConfig(leaderNode)
 	lag.Settings = []Setting{nodeSetting(cfg, err, leaderNode, lagSetting)}
-	lag.Setting = lagSetting + " on the leader (how long a replica may stop catching up before it leaves the ISR)"
+	lag.Setting = lagSetting + " on the leader (how long a replica may stop catching up before it leaves the ISR; the leader checks every half of it, so the shrink comes 1 to 1.5 times it after the cut)"
 	if role == results.RoleLed {
 		lag.Why = fmt.Sprintf("broker %d, cut from the other brokers only, still led the partition and heard none of its followers: acks=all waited on them until it dropped them from the ISR, %s after the cut (%s %s)",
 			f.NodeID, secs(lag.Duration), lagSetting, lag.Settings[0].Value)
