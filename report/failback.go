@@ -32,54 +32,55 @@ const (
 	PhaseFirstAnswers = "first answers"
 )
 
-// FailbackView is the failback as the probe and the nodes saw it.
+// FailbackView is the failback as the probe and the nodes saw it;
+// report.json's shape of it is its renderer's.
 type FailbackView struct {
-	Broker string `json:"broker"`
-	NodeID int32  `json:"node_id"`
+	Broker string
+	NodeID int32
 	// The steps meta.json records (results.Failback).
-	Restarted time.Time `json:"restarted"`
-	ISRFull   time.Time `json:"isr_full,omitzero"`
-	Elected   time.Time `json:"elected,omitzero"`
-	Ended     time.Time `json:"ended,omitzero"`
+	Restarted time.Time
+	ISRFull   time.Time
+	Elected   time.Time
+	Ended     time.Time
 	// Partitions are the probed partitions, each with its stall in the
 	// failback and, where the broker leads it again, its phases.
-	Partitions []FailbackPartition `json:"partitions"`
+	Partitions []FailbackPartition
 	// Baseline is the ack latency of the records sent while the baseline
 	// was steady; After of those sent in the minute (Failback.After) after
 	// the election.
-	Baseline AckLatency `json:"baseline"`
-	After    AckLatency `json:"after"`
+	Baseline AckLatency
+	After    AckLatency
 	// Err is the failback's own error, as meta.json records it.
-	Err string `json:"error,omitempty"`
+	Err string
 }
 
 // FailbackPartition is one partition's failback.
 type FailbackPartition struct {
-	Partition int32 `json:"partition"`
+	Partition int32
 	// Led is true when the returned broker is the partition's preferred
 	// leader: the election gives it the leadership back.
-	Led bool `json:"led"`
+	Led bool
 	// Stall is the partition's longest ack gap that overlaps the
 	// failback (restart → end of probing), from StallStart to StallEnd;
 	// zero when it acked throughout.
-	Stall      time.Duration `json:"stall_ns"`
-	StallStart time.Time     `json:"stall_start,omitzero"`
-	StallEnd   time.Time     `json:"stall_end,omitzero"`
+	Stall      time.Duration
+	StallStart time.Time
+	StallEnd   time.Time
 	// MaxAck is the longest ack latency of a record sent during the
 	// failback.
-	MaxAck time.Duration `json:"max_ack_ns"`
+	MaxAck time.Duration
 	// Phases are a led partition's: catch up, election, first answers,
 	// as far as the lines and the acks show them.
-	Phases Phases `json:"phases,omitempty"`
+	Phases Phases
 	// Note says what is missing from the phases.
-	Note string `json:"note,omitempty"`
+	Note string
 }
 
 // AckLatency is the ack latency (sent → acked) of the records sent
 // From–To.
 type AckLatency struct {
-	From time.Time `json:"from"`
-	To   time.Time `json:"to"`
+	From time.Time
+	To   time.Time
 	Latency
 }
 

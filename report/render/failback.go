@@ -67,3 +67,72 @@ func writeAckLatency(b *bytes.Buffer, name string, l report.AckLatency) {
 
 // ms is d in milliseconds, to the tenth.
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
+
+// failbackJSON is report.json's failback (report.FailbackView), durations
+// in seconds.
+type failbackJSON struct {
+	Broker     string                  `json:"broker"`
+	NodeID     int32                   `json:"node_id"`
+	Restarted  time.Time               `json:"restarted"`
+	ISRFull    time.Time               `json:"isr_full,omitzero"`
+	Elected    time.Time               `json:"elected,omitzero"`
+	Ended      time.Time               `json:"ended,omitzero"`
+	Partitions []failbackPartitionJSON `json:"partitions"`
+	Baseline   ackLatencyJSON          `json:"baseline"`
+	After      ackLatencyJSON          `json:"after"`
+	// P99Ratio is After's p99 over Baseline's; 0 when either has no acks.
+	P99Ratio float64 `json:"p99_ratio"`
+	Err      string  `json:"error,omitempty"`
+}
+
+type failbackPartitionJSON struct {
+	Partition  int32               `json:"partition"`
+	Led        bool                `json:"led"`
+	StallSec   float64             `json:"stall_sec"`
+	StallStart time.Time           `json:"stall_start,omitzero"`
+	StallEnd   time.Time           `json:"stall_end,omitzero"`
+	MaxAckSec  float64             `json:"max_ack_sec"`
+	Phases     []failbackPhaseJSON `json:"phases,omitempty"`
+	Note       string              `json:"note,omitempty"`
+}
+
+type failbackPhaseJSON struct {
+	Name     string    `json:"name"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Sec      float64   `json:"sec"`
+	Evidence string    `json:"evidence,omitempty"`
+	Source   string    `json:"source,omitempty"`
+	Why      string    `json:"why,omitempty"`
+}
+
+type ackLatencyJSON struct {
+	From   time.Time `json:"from"`
+	To     time.Time `json:"to"`
+	N      int       `json:"n"`
+	P50Sec float64   `json:"p50_sec"`
+	P99Sec float64   `json:"p99_sec"`
+	MaxSec float64   `json:"max_sec"`
+}
+
+// failbackDoc is v's JSON; nil without a failback.
+func failbackDoc(v *report.FailbackView) *failbackJSON {
+	if v == nil {
+		return nil
+	}
+	lat := func(l report.AckLatency) ackLatencyJSON {
+		return ackLatencyJSON{From: l.From, To: l.To, N: l.N, P50Sec: l.P50.Seconds(), P99Sec: l.P99.Seconds(), MaxSec: l.Max.Seconds()}
+	}
+	out := &failbackJSON{Broker: v.Broker, NodeID: v.NodeID, Restarted: v.Restarted, ISRFull: v.ISRFull, Elected: v.Elected, Ended: v.Ended,
+		Baseline: lat(v.Baseline), After: lat(v.After), P99Ratio: v.After.Ratio(v.Baseline), Err: v.Err}
+	for _, p := range v.Partitions {
+		pj := failbackPartitionJSON{Partition: p.Partition, Led: p.Led, StallSec: p.Stall.Seconds(), StallStart: p.StallStart, StallEnd: p.StallEnd,
+			MaxAckSec: p.MaxAck.Seconds(), Note: p.Note}
+		for _, ph := range p.Phases {
+			pj.Phases = append(pj.Phases, failbackPhaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, Sec: ph.Duration.Seconds(),
+				Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why})
+		}
+		out.Partitions = append(out.Partitions, pj)
+	}
+	return out
+}
