@@ -45,8 +45,8 @@ type FailbackView struct {
 	// Partitions are the probed partitions, each with its stall in the
 	// failback and, where the broker leads it again, its phases.
 	Partitions []FailbackPartition
-	// Baseline is the ack latency of the records sent while the baseline
-	// was steady; After of those sent in the minute (Failback.After) after
+	// Baseline is the ack latency of the records sent and acked while the
+	// baseline was steady, before the fault; After of those sent in the minute (Failback.After) after
 	// the election.
 	Baseline AckLatency
 	After    AckLatency
@@ -155,7 +155,9 @@ func (a *failbackAcc) add(m *results.Message) {
 	}
 	a.acks[m.Partition] = append(a.acks[m.Partition], m.Acked)
 	lat := m.Acked.Sub(m.Sent)
-	if in(m.Sent, a.v.Baseline.From, a.v.Baseline.To) {
+	// The baseline's records were answered before the fault: one held
+	// by the fault's stall is the fault's latency, not the baseline's.
+	if in(m.Sent, a.v.Baseline.From, a.v.Baseline.To) && m.Acked.Before(a.v.Baseline.To) {
 		a.base = append(a.base, lat)
 	}
 	if !a.v.After.From.IsZero() && in(m.Sent, a.v.After.From, a.v.After.To) {
