@@ -50,6 +50,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if tr.Failback, err = failbackOf(ctx, t, p.ev.tl, p.ev.F); err != nil { // failback.go
 		return nil, err
 	}
+	confirmFailback(tr.Verdict, tr.Failback)
 	return tr, nil
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 // A failback trial (kbf run --failback) brings the faulted broker back
@@ -224,4 +225,21 @@ func (a *failbackAcc) phases(topic string, tl *timeline.Timeline, p int32, acks 
 	ps = append(ps, Phase{Name: PhaseFirstAnswers, Start: prev, End: acks[i], Duration: acks[i].Sub(prev),
 		Explanation: Explanation{Why: fmt.Sprintf("the producer learnt that broker %d leads the partition again and it answered its first produce request", a.v.NodeID)}})
 	return ps, ""
+}
+
+// confirmFailback makes v suspect when the failback is not what it
+// measured: a step of it failed, or the nodes' lines do not show the
+// broker taking a partition it prefers to lead back.
+func confirmFailback(v *verdict.Verdict, fv *FailbackView) {
+	if v == nil || fv == nil {
+		return
+	}
+	if fv.Err != "" {
+		v.Add(verdict.Suspect, verdict.EvidenceDamaged, "failback: "+fv.Err)
+	}
+	for _, p := range fv.Partitions {
+		if p.Led && p.Note != "" {
+			v.Add(verdict.Suspect, verdict.EvidenceDamaged, fmt.Sprintf("failback p%d: %s", p.Partition, p.Note))
+		}
+	}
 }

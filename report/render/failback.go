@@ -136,3 +136,30 @@ func failbackDoc(v *report.FailbackView) *failbackJSON {
 	}
 	return out
 }
+
+// writeFailbackDigest writes the failback in a line or two: each
+// partition the broker leads again, its stall over the return and its
+// phases, and the p99 ack latency of the minute after the election beside
+// the baseline's.
+func writeFailbackDigest(b *bytes.Buffer, v *report.FailbackView) {
+	if v == nil {
+		return
+	}
+	if v.Err != "" {
+		fmt.Fprintf(b, "failback of %s: %s\n", v.Broker, v.Err)
+	}
+	for _, p := range v.Partitions {
+		if !p.Led {
+			continue
+		}
+		fmt.Fprintf(b, "failback p%d (%s leads again): longest ack gap %s", p.Partition, v.Broker, secs(p.Stall))
+		for _, ph := range p.Phases {
+			fmt.Fprintf(b, ", %s %s", ph.Name, secs(ph.Duration))
+		}
+		b.WriteString("\n")
+	}
+	if v.After.N > 0 && v.Baseline.N > 0 {
+		fmt.Fprintf(b, "failback acks p50/p99: %s/%s in the minute after the election, %s/%s in the baseline (p99 %.1f×)\n",
+			ms(v.After.P50), ms(v.After.P99), ms(v.Baseline.P50), ms(v.Baseline.P99), v.After.Ratio(v.Baseline))
+	}
+}
