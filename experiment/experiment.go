@@ -69,6 +69,9 @@ type Options struct {
 	// Failback keeps the probe running through the broker's return, its
 	// catching up and the preferred leader election (failback.go).
 	Failback bool
+	// FailbackAfter is how long a failback probes on after its election;
+	// zero: DefaultFailbackAfter.
+	FailbackAfter time.Duration
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.

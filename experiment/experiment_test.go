@@ -387,9 +387,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"last step", func(o *Options) { o.LastStep = results.FaultPause }, `last_step "pause": want sigkill or sigterm`},
 		{"failback", func(o *Options) { o.Failback = true }, ""},
 		{"failback of two brokers", func(o *Options) { o.Kill, o.Failback = results.FaultTwoBrokers, true },
-			"failback true: takes a fault of one broker that kbf undoes (sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full), not two-brokers"},
+			"failback of two-brokers: takes a fault of one broker that kbf undoes: sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full"},
 		{"failback of an external fault", func(o *Options) { o.Kill, o.Failback = results.FaultExternal, true },
-			"failback true: takes a fault of one broker that kbf undoes (sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full), not external"},
+			"failback of external: takes a fault of one broker that kbf undoes: sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full"},
 		{"no repeat", func(o *Options) { o.Repeat = 0 }, "repeat 0: want 1 to 1000"},
 		{"a thousand", func(o *Options) { o.Repeat = 1000 }, ""},
 		{"a billion", func(o *Options) { o.Repeat = 1000000000 }, "repeat 1000000000: want 1 to 1000"},
@@ -645,5 +645,61 @@ func TestWritable(t *testing.T) {
 				t.Errorf("%d entries left in %s, want the 2 made here", len(entries), dir)
 			}
 		})
+	}
+}
+
+// TestTrialFailback: with Failback the broker is brought back, its ISRs
+// waited for and the leaders elected before the probe stops and the logs
+// are copied, each step in meta.json; the recovery then finds it whole.
+func TestTrialFailback(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Failback, r.Opt.FailbackAfter = true, 10*time.Millisecond
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.log(), "up probe inject restart isr elect logs-c1 logs-k1 restart isr elect leaders readback"; got != want {
+		t.Errorf("phases:\n got %s\nwant %s", got, want)
+	}
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := meta.Failback
+	if fb == nil || fb.Err != "" || fb.After != 10*time.Millisecond {
+		t.Fatalf("failback %+v", fb)
+	}
+	if fb.Restarted.IsZero() || fb.ISRFull.Before(fb.Restarted) || fb.Elected.Before(fb.ISRFull) || fb.Ended.Before(fb.Elected.Add(fb.After)) || meta.Ended.Before(fb.Ended) {
+		t.Errorf("failback steps out of order: %+v, the trial ended %v", fb, meta.Ended)
+	}
+}
+
+// TestTrialFailbackFails: a failback whose restart fails says so in
+// meta.json and leaves the cluster to the recovery.
+func TestTrialFailbackFails(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Failback = true
+	restarts := 0
+	w.hooks["restart"] = func(context.Context) error {
+		if restarts++; restarts == 1 {
+			return errors.New("no such container")
+		}
+		return nil
+	}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb := meta.Failback; fb == nil || fb.Err != "restart k1: no such container" || !fb.ISRFull.IsZero() {
+		t.Errorf("failback %+v", meta.Failback)
+	}
+	if rc := meta.Recovery; rc == nil || rc.Err != "" {
+		t.Errorf("recovery %+v", rc)
 	}
 }

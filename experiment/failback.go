@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,14 +15,14 @@ import (
 // fault has done its work: it brings the broker back with the probe
 // running, waits until it has caught up (every ISR of the probed topic
 // full), asks for the preferred leader election that gives it back its
-// leaderships, and probes on FailbackAfter, so the report sees the second
+// leaderships, and probes on a minute more (Options.FailbackAfter), so the report sees the second
 // stall or latency spike the return makes and the tail latency after it.
 // The recovery that follows finds the cluster whole.
 
-// FailbackAfter is how long a failback trial probes on after the
+// DefaultFailbackAfter is how long a failback trial probes on after the
 // preferred leader election: the minute whose ack latency the report
 // compares with the baseline's.
-const FailbackAfter = time.Minute
+const DefaultFailbackAfter = time.Minute
 
 // validateFailback refuses a failback kbf cannot make: one needs a fault
 // of one node that kbf undoes itself.
@@ -29,7 +30,7 @@ func (o *Options) validateFailback() error {
 	if !o.Failback || o.Kill.SingleNode() {
 		return nil
 	}
-	return invalid("failback", true, "takes a fault of one broker that kbf undoes (%s), not %s", results.SingleNodeFaults(), o.Kill)
+	return invalid("failback", list("of "+string(o.Kill)), "takes a fault of one broker that kbf undoes: %s", results.SingleNodeFaults())
 }
 
 // failback brings the faulted broker back while the probe runs, and
@@ -37,7 +38,7 @@ func (o *Options) validateFailback() error {
 // (Failback.Err), and the recovery after the probe tries again.
 func (t *trial) failback(ctx context.Context) {
 	t.setPhase("failback")
-	fb := &results.Failback{After: FailbackAfter}
+	fb := &results.Failback{After: cmp.Or(t.o.FailbackAfter, DefaultFailbackAfter)}
 	t.meta.Failback = fb
 	defer func() {
 		if err := t.rec.Save(); err != nil {
