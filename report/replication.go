@@ -95,8 +95,14 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 		return st, bdy
 	}
 	first := Phase{Name: PhaseFirstAck, Start: shrink.Time, End: st.FirstAck, Duration: st.FirstAck.Sub(shrink.Time)}
-	first.Why = "the leader acknowledged the records it was holding once the smaller ISR let its high watermark move"
-	x.firstAck(&st, &first, shrink.Time)
+	if role == results.RoleLed && len(shrink.ISR) < 2 {
+		// Alone in the ISR, the leader refuses acks=all writes until its
+		// followers are back in it: after the heal (a failback's).
+		first.Why = fmt.Sprintf("broker %d, alone in the ISR, refused acks=all writes (NOT_ENOUGH_REPLICAS) until the cut was healed and its followers caught up and rejoined the ISR", f.NodeID)
+	} else {
+		first.Why = "the leader acknowledged the records it was holding once the smaller ISR let its high watermark move"
+		x.firstAck(&st, &first, shrink.Time)
+	}
 	st.Phases = append(st.Phases, first)
 	return st, bdy
 }
