@@ -52,7 +52,8 @@ scenarios:
     config:               # --config pairs for every trial of the scenario
       - broker.heartbeat.interval.ms=1000
 # Also per scenario: compose (a compose file, as -f) and its project_name,
-# brokers, controllers,
+# brokers, controllers, failback (true: the broker brought back with the
+# probe running and the minute after the election probed, as --failback),
 # image (a Kafka image) or kafka_version (4.0.2: kbf/kafka:4.0.2 when make
 # image KAFKA_VERSION=4.0.2 built it here, else apache/kafka:4.0.2),
 # client (a map of kbf run's probe flags, e.g. retry-backoff: 100ms, kip951: false),
@@ -103,9 +104,12 @@ type Scenario struct {
 	ReturnAfter time.Duration `yaml:"return_after" json:"return_after,omitempty"`
 	// Settle is kbf run --settle: nil takes its default, 0 probes for the
 	// whole duration.
-	Settle   *time.Duration `yaml:"settle" json:"settle,omitempty"`
-	Acks     string         `yaml:"acks" json:"acks,omitempty"`
-	Interval time.Duration  `yaml:"interval" json:"interval,omitempty"`
+	Settle *time.Duration `yaml:"settle" json:"settle,omitempty"`
+	// Failback is kbf run --failback: the broker brought back with the
+	// probe running, and the minute after the election probed.
+	Failback bool          `yaml:"failback" json:"failback,omitempty"`
+	Acks     string        `yaml:"acks" json:"acks,omitempty"`
+	Interval time.Duration `yaml:"interval" json:"interval,omitempty"`
 	// Config are server properties, KEY=VALUE on every node or
 	// NODE:KEY=VALUE on one, as kbf run --config takes them.
 	Config []string `yaml:"config" json:"config,omitempty"`

@@ -93,7 +93,7 @@ func (in *Injector) Inject(ctx context.Context, f cluster.Fault) (results.Fault,
 			}
 		}
 		rf.SignalSent = in.now()
-		if err := in.cut(ctx, f.Broker, f.Kind, f.Controllers); err != nil {
+		if err := in.cut(ctx, f.Broker, f.Kind, f.Controllers, f.Peers); err != nil {
 			return rf, err
 		}
 		rf.Cut = in.now() // the rules are hooked in: from here on packets drop

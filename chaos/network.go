@@ -133,16 +133,21 @@ func (in *Injector) link(ctx context.Context, service string) (Link, error) {
 
 // cutRules are the rules of a cut: what is dropped in (from) and out (to).
 // Clients reach a broker through its published port, so their packets come
-// from the network's gateway; the nodes talk to each other directly.
-func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out [][]string, err error) {
+// from the network's gateway; the nodes talk to each other directly. peers
+// are the nodes the cut separates the broker from: the controllers for
+// isolate-controller, the other brokers for isolate-replication.
+func cutRules(kind results.FaultKind, self Link, peers []Link) (in, out [][]string, err error) {
 	switch kind {
 	case results.FaultIsolate:
 		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
-	case results.FaultIsolateController:
-		if len(controllers) == 0 {
+	case results.FaultIsolateController, results.FaultIsolateReplication:
+		if len(peers) == 0 {
+			if kind == results.FaultIsolateReplication {
+				return nil, nil, errors.New("no other broker to cut it from")
+			}
 			return nil, nil, errors.New("no controller to cut it from")
 		}
-		for _, c := range controllers {
+		for _, c := range peers {
 			in = append(in, []string{"-s", c.IP, "-j", "DROP"})
 			out = append(out, []string{"-d", c.IP, "-j", "DROP"})
 		}
@@ -157,8 +162,9 @@ func cutRules(kind results.FaultKind, self Link, controllers []Link) (in, out []
 }
 
 // cut applies a network fault to broker, cutting it from controllers (by
-// service) for results.FaultIsolateController. On error, what was added is removed.
-func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKind, controllers []string) error {
+// service) for results.FaultIsolateController and from the other brokers
+// for results.FaultIsolateReplication. On error, what was added is removed.
+func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKind, controllers, brokers []string) error {
 	if in.netns == nil {
 		return fmt.Errorf("%s: %w", kind, errNetworkFaults)
 	}
@@ -166,15 +172,9 @@ func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKi
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, broker, err)
 	}
-	var peers []Link
-	if kind == results.FaultIsolateController {
-		for _, c := range controllers {
-			l, err := in.link(ctx, c)
-			if err != nil {
-				return fmt.Errorf("%s %s: controller %s: %w", kind, broker, c, err)
-			}
-			peers = append(peers, l)
-		}
+	peers, err := in.peerLinks(ctx, broker, kind, controllers, brokers)
+	if err != nil {
+		return err
 	}
 	inRules, outRules, err := cutRules(kind, self, peers)
 	if err != nil {
@@ -191,6 +191,31 @@ func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKi
 		}
 	}
 	return nil
+}
+
+// peerLinks are the links of the nodes a cut of kind separates broker
+// from: the controllers, or the other brokers; none for the other cuts.
+func (in *Injector) peerLinks(ctx context.Context, broker string, kind results.FaultKind, controllers, brokers []string) ([]Link, error) {
+	role, svcs := "controller", controllers
+	switch kind {
+	case results.FaultIsolateController:
+	case results.FaultIsolateReplication:
+		role, svcs = "broker", brokers
+	default:
+		return nil, nil
+	}
+	var peers []Link
+	for _, c := range svcs {
+		if c == broker {
+			continue
+		}
+		l, err := in.link(ctx, c)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %s %s: %w", kind, broker, role, c, err)
+		}
+		peers = append(peers, l)
+	}
+	return peers, nil
 }
 
 // Heal removes any cut from broker's network; a broker with none is left as

@@ -107,6 +107,8 @@ func newNetInjector(ns *fakeNetns) *Injector {
 		"kbf-k1": {Pid: 11, IP: "172.18.0.3", Gateway: "172.18.0.1"},
 		"kbf-c1": {Pid: 100, IP: "172.18.0.2", Gateway: "172.18.0.1"},
 		"kbf-c2": {Pid: 101, IP: "172.18.0.5", Gateway: "172.18.0.1"},
+		"kbf-k2": {Pid: 12, IP: "172.18.0.4", Gateway: "172.18.0.1"},
+		"kbf-k3": {Pid: 13, IP: "172.18.0.6", Gateway: "172.18.0.1"},
 	}}
 	in := New(e, func(s string) string { return "kbf-" + s })
 	in.netns = ns
@@ -117,20 +119,26 @@ func TestNetworkCutAndHeal(t *testing.T) {
 	tests := []struct {
 		kind        results.FaultKind
 		controllers []string
+		brokers     []string
 		in, out     []string
 	}{
-		{results.FaultIsolate, nil, []string{"! -i lo -j DROP"}, []string{"! -o lo -j DROP"}},
-		{results.FaultIsolateController, []string{"c1", "c2"},
+		{results.FaultIsolate, nil, nil, []string{"! -i lo -j DROP"}, []string{"! -o lo -j DROP"}},
+		{results.FaultIsolateController, []string{"c1", "c2"}, nil,
 			[]string{"-s 172.18.0.2 -j DROP", "-s 172.18.0.5 -j DROP"},
 			[]string{"-d 172.18.0.2 -j DROP", "-d 172.18.0.5 -j DROP"}},
-		{results.FaultIsolateClients, nil, []string{"-s 172.18.0.1 -j DROP"}, []string{"-d 172.18.0.1 -j DROP"}},
+		{results.FaultIsolateClients, nil, nil, []string{"-s 172.18.0.1 -j DROP"}, []string{"-d 172.18.0.1 -j DROP"}},
+		// The controllers and the gateway (the clients) are spared; the
+		// broker itself, were it listed, is not cut from itself.
+		{results.FaultIsolateReplication, []string{"c1"}, []string{"k1", "k2", "k3"},
+			[]string{"-s 172.18.0.4 -j DROP", "-s 172.18.0.6 -j DROP"},
+			[]string{"-d 172.18.0.4 -j DROP", "-d 172.18.0.6 -j DROP"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			ns := &fakeNetns{}
 			in := newNetInjector(ns)
 			in.now = func() time.Time { return t0 }
-			f, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: tt.kind, Controllers: tt.controllers})
+			f, err := in.Inject(context.Background(), cluster.Fault{Broker: "k1", Kind: tt.kind, Controllers: tt.controllers, Peers: tt.brokers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,6 +191,8 @@ func TestNetworkCutErrors(t *testing.T) {
 	}{
 		{"no controllers", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateController}, "no controller to cut it from"},
 		{"unknown controller", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateController, Controllers: []string{"c9"}}, "controller c9"},
+		{"no other broker", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateReplication}, "no other broker to cut it from"},
+		{"unknown peer", cluster.Fault{Broker: "k1", Kind: results.FaultIsolateReplication, Peers: []string{"k9"}}, "broker k9"},
 		{"unknown broker", cluster.Fault{Broker: "k7", Kind: results.FaultIsolate}, "inject isolate into k7: no such container"},
 	}
 	for _, tt := range tests {

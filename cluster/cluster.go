@@ -197,6 +197,9 @@ type Fault struct {
 	// Controllers are the controller services an isolate-controller cut
 	// separates the broker from.
 	Controllers []string
+	// Peers are the other broker services an isolate-replication cut
+	// separates the broker from.
+	Peers []string
 	// HaltWait is how long a disk-full fault waits for the broker's
 	// process to end once the disk is full; zero means DefaultHaltWait.
 	HaltWait time.Duration

@@ -7,6 +7,7 @@ package experiment
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
@@ -14,7 +15,8 @@ import (
 
 // Check refuses, in one line wrapping cluster.ErrUnsupported, a fault the target
 // cannot do: a broker that is not one of its brokers, a fault its shape
-// does not allow (isolate-controller with no dedicated controller, a
+// does not allow (isolate-controller or isolate-replication with no
+// dedicated controller, a
 // controller fault with fewer than three dedicated controllers or no
 // quorum to ask, a fault of several steps with fewer than three brokers),
 // or one the target says it cannot inject (Abilities.Supports). It
@@ -36,6 +38,10 @@ func Check(o *Options, t cluster.Shape) error {
 	switch {
 	case o.Kill == results.FaultIsolateController && controllers == 0:
 		return cluster.Unsupportedf("fault %s: the cluster has no dedicated controller to cut the broker from", o.Kill)
+	case o.Kill == results.FaultIsolateReplication && controllers == 0:
+		return cluster.Unsupportedf("fault %s: the cluster has no dedicated controller, so a cut from the other brokers would cut the broker from the quorum too", o.Kill)
+	case o.Kill == results.FaultIsolateReplication && len(brokers) < 2:
+		return cluster.Unsupportedf("fault %s: needs at least 2 brokers, the cluster has %d", o.Kill, len(brokers))
 	case o.Kill.Controller() && controllers < 3:
 		return cluster.Unsupportedf("fault %s: needs a quorum of three dedicated controllers, the cluster has %d", o.Kill, controllers)
 	case o.Kill.Controller() && t.Quorum() == nil:
@@ -69,4 +75,17 @@ func controllersOf(t cluster.Nodes) []string {
 		}
 	}
 	return cs
+}
+
+// otherBrokers are the brokers but broker, by service, sorted: what
+// isolate-replication cuts it from.
+func otherBrokers(t cluster.Nodes, broker string) []string {
+	var bs []string
+	for svc := range t.Brokers() {
+		if svc != broker {
+			bs = append(bs, svc)
+		}
+	}
+	slices.Sort(bs)
+	return bs
 }

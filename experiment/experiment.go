@@ -70,6 +70,12 @@ type Options struct {
 	// ReplicaInterval is how often the replica view (Runner.NewSampler)
 	// samples; zero turns it off.
 	ReplicaInterval time.Duration
+	// Failback keeps the probe running through the broker's return, its
+	// catching up and the preferred leader election (failback.go).
+	Failback bool
+	// FailbackAfter is how long a failback probes on after its election;
+	// zero: DefaultFailbackAfter.
+	FailbackAfter time.Duration
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
@@ -186,8 +192,8 @@ func (o *Options) Validate() error {
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
 	// The fault's return (hiccup.go), the broker's role (coordinator.go),
-	// then the load (load.go).
-	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateLoad()); err != nil {
+	// the load (load.go), then the failback (failback.go).
+	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateLoad(), o.validateFailback()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -453,6 +459,9 @@ func (t *trial) run(ctx context.Context) error {
 		attempted, faultErr = t.fault(ctx)
 		if faultErr == nil {
 			t.probing(probeCtx, start)
+			if t.o.Failback && probeCtx.Err() == nil {
+				t.failback(probeCtx) // failback.go
+			}
 		}
 	}
 	stopProbe()
@@ -653,7 +662,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	defer cancel()
 	t.faultAt = time.Now()
 	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
-		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
+		Controllers: controllersOf(t.r.Target), Peers: otherBrokers(t.r.Target, t.o.Broker), HaltWait: t.haltWait()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.noteChoice(&f)

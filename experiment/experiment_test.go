@@ -385,6 +385,11 @@ func TestOptionsValidate(t *testing.T) {
 		{"return after the end", func(o *Options) { o.ReturnAfter = time.Second }, "return_after 1s: must be within the 1s left after fault_after"},
 		{"negative return", func(o *Options) { o.ReturnAfter = -time.Second }, "return_after -1s"},
 		{"last step", func(o *Options) { o.LastStep = results.FaultPause }, `last_step "pause": want sigkill or sigterm`},
+		{"failback", func(o *Options) { o.Failback = true }, ""},
+		{"failback of two brokers", func(o *Options) { o.Kill, o.Failback = results.FaultTwoBrokers, true },
+			"failback of two-brokers: takes a fault of one broker that kbf undoes: sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full"},
+		{"failback of an external fault", func(o *Options) { o.Kill, o.Failback = results.FaultExternal, true },
+			"failback of external: takes a fault of one broker that kbf undoes: sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full"},
 		{"no repeat", func(o *Options) { o.Repeat = 0 }, "repeat 0: want 1 to 1000"},
 		{"a thousand", func(o *Options) { o.Repeat = 1000 }, ""},
 		{"a billion", func(o *Options) { o.Repeat = 1000000000 }, "repeat 1000000000: want 1 to 1000"},
@@ -550,6 +555,11 @@ func TestCheck(t *testing.T) {
 		{name: "isolate-controller, combined nodes", kill: results.FaultIsolateController, broker: "k1", brokers: three,
 			want: "fault isolate-controller: the cluster has no dedicated controller to cut the broker from"},
 		{name: "isolate-controller, one controller", kill: results.FaultIsolateController, broker: "k1", brokers: three, controllers: []string{"c1"}},
+		{name: "isolate-replication, combined nodes", kill: results.FaultIsolateReplication, broker: "k1", brokers: three,
+			want: "fault isolate-replication: the cluster has no dedicated controller, so a cut from the other brokers would cut the broker from the quorum too"},
+		{name: "isolate-replication, one broker", kill: results.FaultIsolateReplication, broker: "k1", brokers: map[string]int32{"k1": 1}, controllers: []string{"c1"},
+			want: "fault isolate-replication: needs at least 2 brokers, the cluster has 1"},
+		{name: "isolate-replication", kill: results.FaultIsolateReplication, broker: "k1", brokers: three, controllers: []string{"c1"}},
 		{name: "controller-kill, one controller", kill: results.FaultControllerKill, broker: "k1", brokers: three, controllers: []string{"c1"}, quorum: true,
 			want: "fault controller-kill: needs a quorum of three dedicated controllers, the cluster has 1"},
 		{name: "controller-pause, three controllers", kill: results.FaultControllerPause, broker: "k1", brokers: three, controllers: []string{"c1", "c2", "c3"}, quorum: true},
@@ -635,5 +645,61 @@ func TestWritable(t *testing.T) {
 				t.Errorf("%d entries left in %s, want the 2 made here", len(entries), dir)
 			}
 		})
+	}
+}
+
+// TestTrialFailback: with Failback the broker is brought back, its ISRs
+// waited for and the leaders elected before the probe stops and the logs
+// are copied, each step in meta.json; the recovery then finds it whole.
+func TestTrialFailback(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Failback, r.Opt.FailbackAfter = true, 10*time.Millisecond
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.log(), "up probe inject restart isr elect logs-c1 logs-k1 restart isr elect leaders readback"; got != want {
+		t.Errorf("phases:\n got %s\nwant %s", got, want)
+	}
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := meta.Failback
+	if fb == nil || fb.Err != "" || fb.After != 10*time.Millisecond {
+		t.Fatalf("failback %+v", fb)
+	}
+	if fb.Restarted.IsZero() || fb.ISRFull.Before(fb.Restarted) || fb.Elected.Before(fb.ISRFull) || fb.Ended.Before(fb.Elected.Add(fb.After)) || meta.Ended.Before(fb.Ended) {
+		t.Errorf("failback steps out of order: %+v, the trial ended %v", fb, meta.Ended)
+	}
+}
+
+// TestTrialFailbackFails: a failback whose restart fails says so in
+// meta.json and leaves the cluster to the recovery.
+func TestTrialFailbackFails(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Failback = true
+	restarts := 0
+	w.hooks["restart"] = func(context.Context) error {
+		if restarts++; restarts == 1 {
+			return errors.New("no such container")
+		}
+		return nil
+	}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb := meta.Failback; fb == nil || fb.Err != "restart k1: no such container" || !fb.ISRFull.IsZero() {
+		t.Errorf("failback %+v", meta.Failback)
+	}
+	if rc := meta.Recovery; rc == nil || rc.Err != "" {
+		t.Errorf("recovery %+v", rc)
 	}
 }

@@ -131,6 +131,7 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 	}
 	groupFigures(tr, m, since)
 	txnFigures(tr, m, since) // txn.go
+	failbackFigures(tr, m)   // failback.go
 	if in := tr.Integrity; in != nil {
 		m.Verdict = fmt.Sprintf("%d acknowledged records: %d lost, %d duplicated, %d reordered",
 			in.Acknowledged, in.Lost, in.Duplicated, in.Reordered)

@@ -42,10 +42,15 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	}
 	p.notes = concat(p.notes, lnotes)
 	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
+	confirmReplicationCut(v, p.ev, faultOf(p.ev.meta)) // replication.go
 	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
 	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
 	tr := p.trial(v, cs, fs)
 	tr.Load = ld
+	if tr.Failback, err = failbackOf(ctx, t, p.ev.tl, p.ev.F); err != nil { // failback.go
+		return nil, err
+	}
+	confirmFailback(tr.Verdict, tr.Failback)
 	return tr, nil
 }
 

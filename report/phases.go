@@ -25,6 +25,8 @@ func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *res
 	switch {
 	case f == nil || ev.F.IsZero() || q != nil || ev.tl == nil:
 		return phases{}
+	case f.Kind == results.FaultIsolateReplication && hasNodeEvidence(ev.tl):
+		return replicationPhases(ev, g, roles, f) // replication.go
 	case hasNodeEvidence(ev.tl):
 		stalls, boundaries, damaged := explain(ev, g, roles, f)
 		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damaged}

@@ -194,7 +194,7 @@ func windowOf(m *results.Meta, F, consequence time.Time, q *QuorumGap, window ti
 // faultWindow is how long after the fault at F a gap may begin and still
 // be the fault's, when the command line does not say: gaps.DefaultWindow
 // for a signal, and for a network cut the whole cut, to its heal (or the
-// probe's end, whichever came first). A broker cut only from the
+// probe's end, or a failback's restart, whichever came first). A broker cut only from the
 // controller leads on until it is fenced, so the stall the cut causes
 // begins seconds after it; a window of a second would miss it and report
 // some short gap of no consequence instead.
@@ -205,6 +205,11 @@ func faultWindow(m *results.Meta, F time.Time) time.Duration {
 	end := m.Ended
 	if r := m.Recovery; r != nil && !r.Restarted.IsZero() && (end.IsZero() || r.Restarted.Before(end)) {
 		end = r.Restarted
+	}
+	// A failback heals the cut with the probe running: its stall is the
+	// failback's (failback.go), not the cut's.
+	if fb := m.Failback; fb != nil && !fb.Restarted.IsZero() && (end.IsZero() || fb.Restarted.Before(end)) {
+		end = fb.Restarted
 	}
 	if !end.After(F) {
 		return 0

@@ -121,6 +121,9 @@ type Trial struct {
 	// fault, phase by phase (txnphases.go); nil without a transactional
 	// probe or a fault.
 	TxnRecovery *TxnRecovery
+	// Failback is the broker's return measured with the probe running
+	// (failback.go); nil for a trial without --failback.
+	Failback *FailbackView
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

@@ -206,6 +206,7 @@ var kafkaDefaults = map[string]string{
 	"controller.quorum.election.timeout.ms":     "1000",
 	"controller.quorum.election.backoff.max.ms": "1000",
 	"replica.fetch.backoff.ms":                  "1000",
+	"replica.lag.time.max.ms":                   "30000",
 }
 
 // nodeSetting is a node's setting as it logged it, or as the properties it

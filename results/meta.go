@@ -66,6 +66,9 @@ type Meta struct {
 
 	// Recovery says what became of the cluster after the fault.
 	Recovery *Recovery `json:"recovery,omitempty"`
+	// Failback is the broker's return measured with the probe running
+	// (kbf run --failback); nil when the trial restored it after probing.
+	Failback *Failback `json:"failback,omitempty"`
 	// Notes are things the run wants a reader to know (a phase that failed).
 	Notes []string `json:"notes,omitempty"`
 }

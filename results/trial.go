@@ -28,6 +28,11 @@ const (
 	FaultIsolateController FaultKind = "isolate-controller"
 	// FaultIsolateClients cuts it from the clients only.
 	FaultIsolateClients FaultKind = "isolate-clients"
+	// FaultIsolateReplication cuts it from the other brokers only: the
+	// controllers and the clients still reach it, so nothing fences it,
+	// and acks=all waits until a leader drops the silent replica from its
+	// ISR after replica.lag.time.max.ms.
+	FaultIsolateReplication FaultKind = "isolate-replication"
 	// FaultTwoBrokers SIGKILLs the broker and the next one, restarts the
 	// second after a while and the first in recovery: under
 	// min.insync.replicas=2 writes must be refused while reads go on.
@@ -59,7 +64,7 @@ const (
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultExternal}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultIsolateReplication, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultExternal}
 }
 
 // Known reports whether k is one of FaultKinds.
@@ -122,7 +127,7 @@ func (k FaultKind) Freezes() bool {
 // process: the broker runs through it, and its clients' connections hang
 // rather than close.
 func (k FaultKind) Network() bool {
-	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients
+	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients || k == FaultIsolateReplication
 }
 
 // Undoable reports whether kbf can undo k while the probe still runs

@@ -40,7 +40,8 @@ const netReadyTimeout = time.Minute
 
 // netRules are the rules of a cut of kind: what is dropped coming in and
 // going out. peers are the pod IPs the cut spares (isolate-clients: the
-// cluster's other nodes) or cuts (isolate-controller: the controllers).
+// cluster's other nodes) or cuts (isolate-controller: the controllers;
+// isolate-replication: the other brokers).
 // Clients on Kubernetes come from anywhere (other pods, the nodes, a load
 // balancer), so isolate-clients keeps the cluster's nodes and drops the
 // rest.
@@ -48,8 +49,11 @@ func netRules(kind results.FaultKind, peers []string) (in, out [][]string, err e
 	switch kind {
 	case results.FaultIsolate:
 		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
-	case results.FaultIsolateController:
+	case results.FaultIsolateController, results.FaultIsolateReplication:
 		if len(peers) == 0 {
+			if kind == results.FaultIsolateReplication {
+				return nil, nil, errors.New("no other broker to cut it from")
+			}
 			return nil, nil, errors.New("no controller to cut it from")
 		}
 		for _, ip := range peers {
@@ -232,9 +236,9 @@ func (t *Target) cut(ctx context.Context, n Node, kind results.FaultKind, contro
 			}
 			peers = append(peers, ip)
 		}
-	case results.FaultIsolateClients:
+	case results.FaultIsolateClients, results.FaultIsolateReplication:
 		for _, m := range t.nodes {
-			if m.Pod == n.Pod {
+			if m.Pod == n.Pod || (kind == results.FaultIsolateReplication && !m.Broker) {
 				continue
 			}
 			ip, err := t.podIP(ctx, m.Pod)

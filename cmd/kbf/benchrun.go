@@ -251,6 +251,9 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	if s.ReturnAfter > 0 {
 		o.returnAfter = s.ReturnAfter
 	}
+	if s.Failback {
+		o.failback = true
+	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {

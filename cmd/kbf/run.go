@@ -39,6 +39,7 @@ type runOptions struct {
 	broker          string
 	duration        time.Duration
 	settle          time.Duration
+	failback        bool
 	faultAfter      time.Duration
 	returnAfter     time.Duration
 	lastStep        string
@@ -189,6 +190,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Broker:          o.broker,
 		Duration:        o.duration,
 		Settle:          o.settle,
+		Failback:        o.failback,
 		FaultAfter:      o.faultAfter,
 		ReturnAfter:     o.returnAfter,
 		LastStep:        results.FaultKind(o.lastStep),
@@ -371,6 +373,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
 	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
 	f.DurationVar(&o.duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
+	f.BoolVar(&o.failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
 	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
 	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
@@ -419,7 +422,8 @@ func faultNames() string {
 const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
 	"until recovery, or for --return-after), isolate (every network link cut, the process running), " +
 	"isolate-controller (cut from the controller quorum only), isolate-clients " +
-	"(cut from the clients only); the network faults need root; " +
+	"(cut from the clients only), isolate-replication (cut from the other brokers only: " +
+	"acks=all waits until an ISR shrinks after replica.lag.time.max.ms); the network faults need root; " +
 	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +
 	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
 	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +

@@ -48,6 +48,7 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 		writeQuorumDigest(&b, tr.Quorum)
 	}
 	writeStepsDigest(&b, tr.Steps)
+	writeFailbackDigest(&b, tr.Failback) // failback.go
 	writeGroup(&b, tr)
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")

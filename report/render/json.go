@@ -43,6 +43,8 @@ type trialJSON struct {
 	Load        *loadJSON         `json:"load,omitempty"`
 	Timeline    json.RawMessage   `json:"timeline,omitempty"`
 	Digest      *digestJSON       `json:"digest,omitempty"`
+	// Failback is the broker's return (kbf run --failback): failbackJSON.
+	Failback *failbackJSON `json:"failback,omitempty"`
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
@@ -53,7 +55,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
-		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()), Hiccup: hiccupDoc(tr.Hiccup),
+		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()), Hiccup: hiccupDoc(tr.Hiccup), Failback: failbackDoc(tr.Failback),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

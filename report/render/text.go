@@ -54,6 +54,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 		writeQuorum(&b, tr.Quorum)
 	}
 	writeSteps(&b, tr.Steps)
+	writeFailback(&b, tr) // failback.go
 	writeReplicaView(&b, condensedView(tr), tr.FaultAt)
 	writeClients(&b, tr)
 	if tr.Group != nil || tr.Txn != nil || tr.Load != nil {
