@@ -18,7 +18,8 @@
 //
 // # What a power loss keeps
 //
-// The layer keeps, for every file written since its last fsync, the bytes
+// The layer keeps, for every file written since its last fsync (or since
+// Settle, which takes what was written before it as written back), the bytes
 // the file had at that fsync wherever a later write or truncate changed
 // them, and the size it had then. PowerOff puts those bytes back and cuts
 // the file to that size, so that the backing directory holds exactly what
@@ -218,6 +219,27 @@ func (l *Layer) PowerOff() (LossStats, error) {
 		delete(l.unsynced, n)
 	}
 	return l.lost, errors.Join(errs...)
+}
+
+// Settle takes everything written so far as on the disk, as a kernel's
+// writeback has put it there by the time anything long written matters:
+// a later PowerOff loses only what was written after Settle and not
+// fsynced. kbf settles a broker's layer when the trial begins, so that a
+// power loss takes the trial's unsynced writes, not the files Kafka wrote
+// when its storage was formatted and never fsynced (bootstrap.checkpoint,
+// without which it does not start again). It returns how many files it
+// settled.
+func (l *Layer) Settle() int {
+	l.gate.Lock()
+	defer l.gate.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.unsynced)
+	for k, u := range l.unsynced {
+		u.close()
+		delete(l.unsynced, k)
+	}
+	return n
 }
 
 // Unsynced returns how many files hold writes not yet fsynced.
