@@ -232,7 +232,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: cluster.Fault{Kind: results.FaultSIGKILL}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients or disk-full`},
+		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, disk-full, disk-slow, disk-error or power-loss`},
 		{name: "negative grace", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: cluster.Fault{Broker: "k9", Kind: results.FaultSIGKILL}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{

@@ -133,6 +133,9 @@ func checkSubset(s types.ServiceConfig) error {
 	// What remains once the supported keys are cleared must be empty.
 	s.Name, s.Image, s.Hostname, s.ContainerName, s.PullPolicy = "", "", "", "", ""
 	s.Environment, s.Ports, s.Networks, s.DependsOn, s.StopGracePeriod, s.Tmpfs = nil, nil, nil, nil, nil, nil
+	if len(faultDiskBinds(s)) == len(s.Volumes) {
+		s.Volumes = nil // kbf's own binds of FUSE layers, none of a file's
+	}
 	if key := setKey(reflect.ValueOf(s)); key != "" {
 		return fmt.Errorf("%s is not supported", key)
 	}
@@ -234,6 +237,7 @@ func (p *project) spec(svc, imageID string) spec {
 		dir, opts, _ := strings.Cut(t, ":")
 		host.Tmpfs[dir] = opts
 	}
+	host.Binds = faultDiskBinds(s)
 	aliases := []string{svc}
 	if s.Hostname != "" && s.Hostname != svc {
 		aliases = append(aliases, s.Hostname)

@@ -66,6 +66,9 @@ type Options struct {
 	// ReplicaInterval is how often the replica view (Runner.NewSampler)
 	// samples; zero turns it off.
 	ReplicaInterval time.Duration
+	// Disk are the settings of the faults of a broker's FUSE layer
+	// (disk.go).
+	Disk DiskFault
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
@@ -184,7 +187,7 @@ func (o *Options) Validate() error {
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
 	// The broker's role (coordinator.go), then the load (load.go).
-	if err := cmp.Or(o.validateRole(), o.validateLoad()); err != nil {
+	if err := cmp.Or(o.validateRole(), o.validateDisk(), o.validateLoad()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -650,7 +653,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	defer cancel()
 	t.faultAt = time.Now()
 	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
-		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait()})
+		Controllers: controllersOf(t.r.Target), HaltWait: t.haltWait(),
+		DiskDelay: t.o.Disk.Delay, AlsoLose: t.alsoLost()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.noteChoice(&f)
@@ -669,6 +673,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 		t.r.say("%s's log directory is full; its process runs on", t.o.Broker)
 	case f.Kind == results.FaultDiskFull:
 		t.r.say("%s's log directory is full; its process ended %.2f s later, exit code %d", t.o.Broker, f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
+	case f.Kind.FaultFS():
+		t.r.say("%s", diskSaid(f))
 	default:
 		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
 	}
@@ -787,7 +793,7 @@ func (t *trial) settle(ctx context.Context, from, end time.Time) {
 func awaitsExit(kind results.FaultKind) bool {
 	switch kind {
 	case results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause, results.FaultIsolate,
-		results.FaultIsolateController, results.FaultDiskFull:
+		results.FaultIsolateController, results.FaultDiskFull, results.FaultDiskError, results.FaultPowerLoss:
 		return true
 	}
 	return false

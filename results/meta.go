@@ -157,6 +157,9 @@ type Fault struct {
 	// device": the broker's next write into the log directory fails.
 	Filled   time.Time `json:"filled,omitzero"`
 	ExitCode int       `json:"exit_code"`
+	// Disk is what a fault of the log directory's FUSE layer did
+	// (disk-slow, disk-error, power-loss); nil for the others.
+	Disk *DiskFault `json:"disk,omitempty"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
 	Escalated bool `json:"escalated,omitempty"`
@@ -191,6 +194,20 @@ type Fault struct {
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
+}
+
+// DiskFault is what a fault of the FUSE layer under the brokers' log
+// directories did: SignalSent is when the layer switched.
+type DiskFault struct {
+	// Delay is disk-slow's wait before every write and fsync.
+	Delay time.Duration `json:"delay,omitempty"`
+	// Brokers are the services whose power a power-loss cut at once, the
+	// faulted broker first.
+	Brokers []string `json:"brokers,omitempty"`
+	// LostFiles and LostBytes are what a power-loss dropped: the files
+	// put back to their last fsync, and the bytes cut from their ends.
+	LostFiles int   `json:"lost_files,omitempty"`
+	LostBytes int64 `json:"lost_bytes,omitempty"`
 }
 
 // ChosenRole is a part a broker plays for some clients, which the fault

@@ -213,6 +213,7 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 	// is found only at the fault: none).
 	opts.Security, opts.Lead = opt.Probe.Security, leadOf(opt.Broker)
 	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
+	docker.ForDiskFault(&opts, opt.Kill, diskBroker(opt.Broker, opt.Disk))
 	withOffline(&opts, r.base.g)
 	return opts, nil
 }
