@@ -269,7 +269,7 @@ func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termL
 // network cut, a full disk) or whose first step is not recorded.
 func (f *Fault) Action() StepAction {
 	switch f.Kind {
-	case FaultSIGKILL:
+	case FaultSIGKILL, FaultPowerLoss: // a power loss kills the process once the unsynced writes are gone
 		return StepKill
 	case FaultSIGTERM:
 		return StepStop
