@@ -246,6 +246,12 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	if s.Settle != nil {
 		o.settle = *s.Settle
 	}
+	if s.DiskDelay > 0 {
+		o.diskDelay = s.DiskDelay
+	}
+	if s.BrokersLost != "" {
+		o.brokersLost = s.BrokersLost
+	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)
 		if err != nil {
