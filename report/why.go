@@ -206,6 +206,10 @@ var kafkaDefaults = map[string]string{
 	"controller.quorum.election.timeout.ms":     "1000",
 	"controller.quorum.election.backoff.max.ms": "1000",
 	"replica.fetch.backoff.ms":                  "1000",
+	// The flush settings a power loss is judged by (powerloss.go).
+	"log.flush.interval.messages": "9223372036854775807",
+	"log.flush.interval.ms":       "null",
+	"min.insync.replicas":         "1",
 }
 
 // nodeSetting is a node's setting as it logged it, or as the properties it

@@ -126,7 +126,8 @@ func TestIntegrationPowerLoss(t *testing.T) {
 // TestIntegrationPowerLossAllReplicas cuts every broker's power at once,
 // first with the default flush settings, then with every append fsynced
 // (log.flush.interval.messages=1, the broker-wide flush.messages). It
-// records what the audit found of each; with every append fsynced no
+// records what the audit found of each: with the defaults a loss is one
+// the flush settings allow (not exit 3); with every append fsynced no
 // acknowledged record may be lost.
 func TestIntegrationPowerLossAllReplicas(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 16*time.Minute)
@@ -157,6 +158,19 @@ func TestIntegrationPowerLossAllReplicas(t *testing.T) {
 			}
 			if tc.fsync && tr.Integrity.Lost != 0 {
 				t.Errorf("every append fsynced, yet %d acknowledged records lost", tr.Integrity.Lost)
+			}
+			// A loss the default flush settings allow, every replica losing
+			// power together, is reported with them, not a finding.
+			if !tc.fsync && code == exitFindings {
+				t.Errorf("exit 3 on a loss the flush settings allow: %s", tr.Findings.Why())
+			}
+			for _, f := range tr.Findings {
+				if f.Client == "franz-go" {
+					t.Logf("finding: %s", f)
+					if f.PowerLoss == nil || !f.PowerLoss.Every {
+						t.Errorf("finding %s: want the power loss of every broker beside it", f)
+					}
+				}
 			}
 			checkDiskRecovered(t, tr)
 		})
