@@ -209,7 +209,6 @@ var kafkaDefaults = map[string]string{
 	// The flush settings a power loss is judged by (powerloss.go).
 	"log.flush.interval.messages": "9223372036854775807",
 	"log.flush.interval.ms":       "null",
-	"min.insync.replicas":         "1",
 }
 
 // nodeSetting is a node's setting as it logged it, or as the properties it
