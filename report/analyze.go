@@ -44,8 +44,8 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	v := verdictOf(p.ev.meta, p.gaps, p.ev.F, p.notes, cs.notes)
 	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
 	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
-	pl := powerLossOf(p.ev.dir, p.ev.meta, p.ev.configs, p.integrity) // powerloss.go
-	fs = powerLossFindings(fs, pl)
+	// A power loss's audit beside the flush settings (powerloss.go).
+	fs = powerLossFindings(fs, powerLossOf(p.ev.dir, p.ev.meta, p.ev.configs, p.integrity))
 	tr := p.trial(v, cs, fs)
 	tr.Load = ld
 	return tr, nil

@@ -58,7 +58,7 @@ type runOptions struct {
 	diskDelay   time.Duration
 	brokersLost string
 	external    externalFlags // external.go
-	k8s      k8sFlags      // k8s.go
+	k8s         k8sFlags      // k8s.go
 	// brokerSet is true when --broker was given: a pod's name has no
 	// default.
 	brokerSet bool
