@@ -43,6 +43,7 @@ type fakeEngine struct {
 	// freezeFails is how many pauses fail as a freezer that timed out does.
 	freezeFails int
 	files       []tarFile // the log directory, for CopyFromContainer
+	binds       []string  // the container's binds, "SOURCE:TARGET"
 }
 
 type tarFile struct {
@@ -67,7 +68,8 @@ func (f *fakeEngine) ContainerInspect(_ context.Context, id string) (container.I
 	if !f.running {
 		st.Status, st.ExitCode, st.FinishedAt = container.StateExited, f.code, finished.Format(time.RFC3339Nano)
 	}
-	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: "id1", State: st}}, nil
+	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: "id1", State: st,
+		HostConfig: &container.HostConfig{Binds: f.binds}}}, nil
 }
 
 func (f *fakeEngine) ContainerKill(_ context.Context, id, signal string) error {

@@ -12,9 +12,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/docker/docker/api/types/container"
 
 	"github.com/kbf-project/kbf/chaos/faultfs"
 	"github.com/kbf-project/kbf/cluster"
@@ -353,20 +356,33 @@ func (in *Injector) startStopped(ctx context.Context, broker string) error {
 	return nil
 }
 
+// bound reports whether the container ci has svc's mount point bound.
+func (d *Disks) bound(svc string, ci container.InspectResponse) bool {
+	dd, ok := d.dirs[svc]
+	if !ok || ci.HostConfig == nil {
+		return false
+	}
+	return slices.ContainsFunc(ci.HostConfig.Binds, func(b string) bool { return strings.HasPrefix(b, dd.MountPoint+":") })
+}
+
 // diskStopWait bounds how long Close waits for a broker on a layer.
 const diskStopWait = 30 * time.Second
 
-// StopOnDisks stops (SIGKILL) those of svcs that run, brokers whose log
-// directories are on layers, before their layers are unmounted or
-// mounted: kbf serves the layers only while it runs, and a broker left
+// StopOnDisks stops (SIGKILL) those of svcs that run with their log
+// directory on a layer's mount point, before their layers are unmounted
+// or mounted: kbf serves the layers only while it runs, and a broker left
 // running on an unmounted layer fails its directory. The next trial
-// starts them again on fresh layers.
+// starts them again on fresh layers. A broker on a directory of its own
+// is left to the cluster's Up, which recreates it gracefully.
 func (in *Injector) StopOnDisks(ctx context.Context, svcs ...string) error {
+	if in.disks == nil {
+		return nil
+	}
 	var errs []error
 	for _, svc := range svcs {
 		name := in.container(svc)
 		ci, err := in.docker.ContainerInspect(ctx, name)
-		if err != nil || ci.State == nil || !ci.State.Running {
+		if err != nil || ci.State == nil || !ci.State.Running || !in.disks.bound(svc, ci) {
 			continue
 		}
 		if err := in.docker.ContainerKill(ctx, name, "SIGKILL"); err != nil {

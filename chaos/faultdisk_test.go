@@ -139,3 +139,30 @@ func TestDiskFaultNeedsALayer(t *testing.T) {
 		t.Fatalf("Inject without WithDisks: %v", err)
 	}
 }
+
+// TestStopOnDisks stops a broker running on its layer's mount point, and
+// leaves one on a directory of its own to the cluster's Up.
+func TestStopOnDisks(t *testing.T) {
+	d := NewDisks(map[string]DiskDirs{"k1": {Backing: "/srv/kbf-k1/data", MountPoint: "/srv/kbf-k1/mnt"}})
+	for _, tc := range []struct {
+		name  string
+		binds []string
+		want  []string
+	}{
+		{name: "on its layer", binds: []string{"/srv/kbf-k1/mnt:/var/lib/kafka/data"}, want: []string{"kill kbf-k1 SIGKILL"}},
+		{name: "on its own directory"},
+		{name: "on another layer", binds: []string{"/srv/kbf-k1/mnt2:/var/lib/kafka/data"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := newFake(map[string]int{"SIGKILL": 137})
+			eng.binds = tc.binds
+			in := New(eng, func(s string) string { return "kbf-" + s }).WithDisks(d)
+			if err := in.StopOnDisks(context.Background(), "k1"); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(eng.calls, tc.want) {
+				t.Errorf("engine calls %v, want %v", eng.calls, tc.want)
+			}
+		})
+	}
+}
