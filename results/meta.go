@@ -292,6 +292,9 @@ func (f *Fault) Graceful() bool { return f.Action() == StepStop }
 // restart's first stop reads as the SIGTERM it was; a fault that signals
 // no process is spelt by its kind (FaultKind.Signal).
 func (f *Fault) Signal() string {
+	if f.Kind == FaultPowerLoss {
+		return f.Kind.Signal() // a kill, but after the unsynced writes were lost
+	}
 	switch f.Action() {
 	case StepKill:
 		return "SIGKILL"
@@ -331,8 +334,8 @@ const (
 
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause (of a broker or of the active
-// controller) the moment the engine had frozen the container, for a cut or
-// a full disk the moment it took effect, for a graceful stop the broker's
+// controller) the moment the engine had frozen the container, for a cut,
+// a full disk or a slow or failing one the moment it took effect, for a graceful stop the broker's
 // own SIGTERM line where an old file recorded it; the signal's sending time
 // where none of these is known. The analysis prefers the SIGTERM line it
 // reads from the broker's log (timeline.Timeline.FaultAt).
@@ -348,6 +351,8 @@ func (f *Fault) At() time.Time {
 		return f.Cut
 	case !f.Filled.IsZero():
 		return f.Filled
+	case f.Kind == FaultDiskSlow || f.Kind == FaultDiskError:
+		return f.SignalSent // the layer switched: the next write waits, or fails
 	case !f.Graceful() && !f.Finished.IsZero():
 		return f.Finished
 	}
