@@ -26,15 +26,13 @@ func (o *runOptions) registerDisk(f *pflag.FlagSet) {
 // validateDisk checks the disk faults' flags against the fault: one line,
 // exit 2.
 func (o *runOptions) validateDisk() error {
-	switch {
-	case o.brokersLost != lostOne && o.brokersLost != lostAll:
-		return usagef("--brokers-lost %q: want 1 or all-replicas", o.brokersLost)
-	case o.kill == results.FaultDiskSlow && o.diskDelay <= 0:
+	if o.kill == results.FaultDiskSlow && o.diskDelay <= 0 {
 		return usagef("--fault disk-slow needs --disk-delay, a positive duration such as 200ms")
-	case o.diskDelay < 0:
-		return usagef("--disk-delay %v: must be positive", o.diskDelay)
-	case o.diskDelay > time.Minute:
-		return usagef("--disk-delay %v: at most 1m (each write and fsync waits it; Kafka's own timeouts are 30 s)", o.diskDelay)
+	}
+	if err := o.validateDiskValues(); err != nil {
+		return err
+	}
+	switch {
 	case o.diskDelay > 0 && o.kill != results.FaultDiskSlow:
 		return usagef("--disk-delay is disk-slow's, not %s's", o.kill)
 	case o.brokersLost == lostAll && o.kill != results.FaultPowerLoss:
@@ -43,9 +41,32 @@ func (o *runOptions) validateDisk() error {
 	return nil
 }
 
-// diskOptions are the experiment's disk settings from the flags.
+// validateDiskValues checks the disk flags' values, whatever the fault:
+// kbf bench's apply to the scenarios of their fault.
+func (o *runOptions) validateDiskValues() error {
+	switch {
+	case o.brokersLost != lostOne && o.brokersLost != lostAll:
+		return usagef("--brokers-lost %q: want 1 or all-replicas", o.brokersLost)
+	case o.diskDelay < 0:
+		return usagef("--disk-delay %v: must be positive", o.diskDelay)
+	case o.diskDelay > time.Minute:
+		return usagef("--disk-delay %v: at most 1m (each write and fsync waits it; Kafka's own timeouts are 30 s)", o.diskDelay)
+	}
+	return nil
+}
+
+// diskOptions are the experiment's disk settings from the flags, each for
+// its own fault only: kbf bench's --disk-delay applies to its disk-slow
+// scenarios, not to its others (kbf run refuses it on another fault).
 func (o *runOptions) diskOptions() experiment.DiskFault {
-	return experiment.DiskFault{Delay: o.diskDelay, AllReplicas: o.brokersLost == lostAll}
+	var d experiment.DiskFault
+	if o.kill == results.FaultDiskSlow {
+		d.Delay = o.diskDelay
+	}
+	if o.kill == results.FaultPowerLoss {
+		d.AllReplicas = o.brokersLost == lostAll
+	}
+	return d
 }
 
 // diskBroker is the broker whose log directory a disk fault's cluster

@@ -73,3 +73,23 @@ func TestDiskFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestBenchDiskFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"brokers lost, a number", []string{"bench", "--kill", "power-loss", "--brokers-lost", "3"}, `--brokers-lost "3": want 1 or all-replicas`},
+		{"a delay past a minute, with a file", []string{"bench", "scenarios.yaml", "--disk-delay", "5m"}, "--disk-delay 5m0s: at most 1m"},
+		{"disk-slow without a delay", []string{"bench", "--kill", "disk-slow"}, "--disk-delay 0s: disk-slow needs a positive delay"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			called := false
+			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
+				return newBenchCmdF(g, func(context.Context, *benchOptions) error { called = true; return nil })
+			}, tc.args...)
+			checkUsageError(t, code, stderr, tc.want, called)
+		})
+	}
+}
