@@ -162,6 +162,10 @@ type Scenario struct {
 	// NetImage is the image of the ephemeral container that cuts a k8s
 	// scenario's broker's links (kbf run --net-image).
 	NetImage string `yaml:"net_image" json:"net_image,omitempty"`
+	// DiskDelay is disk-slow's kbf run --disk-delay; BrokersLost is
+	// power-loss's --brokers-lost (1 or all-replicas).
+	DiskDelay   time.Duration `yaml:"disk_delay" json:"disk_delay,omitempty"`
+	BrokersLost string        `yaml:"brokers_lost" json:"brokers_lost,omitempty"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`
@@ -325,6 +329,9 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s: image %q: want an image reference such as apache/kafka:4.0.2", where, s.Image)
 		}
 		seen[s.Name] = true
+		if err := s.diskProblem(where); err != nil { // disk.go
+			return err
+		}
 		if errs := s.externalProblems(where); len(errs) > 0 {
 			return errors.Join(errs...)
 		}

@@ -56,6 +56,7 @@ type Injector struct {
 	now       func() time.Time
 	netns     NetnsRunner // nil: no network faults
 	disk      *disk       // nil: no disk-full faults (WithDisk)
+	disks     *Disks      // nil: no FUSE layers (WithDisks)
 }
 
 // New returns an Injector acting through docker; container names a
@@ -98,6 +99,9 @@ func (in *Injector) Inject(ctx context.Context, f cluster.Fault) (results.Fault,
 		}
 		rf.Cut = in.now() // the rules are hooked in: from here on packets drop
 		return rf, nil
+	}
+	if f.Kind.FaultFS() {
+		return rf, in.diskFault(ctx, f, &rf)
 	}
 	if f.Kind == results.FaultDiskFull {
 		wait := f.HaltWait
@@ -213,6 +217,9 @@ func (in *Injector) Restart(ctx context.Context, broker string) error {
 		return err
 	}
 	if undone, err := in.unfill(ctx, broker); undone || err != nil {
+		return err
+	}
+	if undone, err := in.undoDisk(ctx, broker); undone || err != nil {
 		return err
 	}
 	name := in.container(broker)

@@ -43,6 +43,7 @@ type fakeEngine struct {
 	// freezeFails is how many pauses fail as a freezer that timed out does.
 	freezeFails int
 	files       []tarFile // the log directory, for CopyFromContainer
+	binds       []string  // the container's binds, "SOURCE:TARGET"
 }
 
 type tarFile struct {
@@ -67,7 +68,8 @@ func (f *fakeEngine) ContainerInspect(_ context.Context, id string) (container.I
 	if !f.running {
 		st.Status, st.ExitCode, st.FinishedAt = container.StateExited, f.code, finished.Format(time.RFC3339Nano)
 	}
-	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: "id1", State: st}}, nil
+	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: "id1", State: st,
+		HostConfig: &container.HostConfig{Binds: f.binds}}}, nil
 }
 
 func (f *fakeEngine) ContainerKill(_ context.Context, id, signal string) error {
@@ -232,7 +234,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: cluster.Fault{Kind: results.FaultSIGKILL}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication or disk-full`},
+		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication, disk-full, disk-slow, disk-error or power-loss`},
 		{name: "negative grace", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: cluster.Fault{Broker: "k9", Kind: results.FaultSIGKILL}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{

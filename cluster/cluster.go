@@ -203,6 +203,11 @@ type Fault struct {
 	// HaltWait is how long a disk-full fault waits for the broker's
 	// process to end once the disk is full; zero means DefaultHaltWait.
 	HaltWait time.Duration
+	// DiskDelay is disk-slow's wait before every write and fsync.
+	DiskDelay time.Duration
+	// AlsoLose are the other brokers a power-loss cuts the power of at
+	// the same moment (every replica of the probed partitions).
+	AlsoLose []string
 }
 
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it
@@ -226,6 +231,10 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("grace %v: must not be negative", f.Grace)
 	case f.HaltWait < 0:
 		return fmt.Errorf("halt wait %v: must not be negative", f.HaltWait)
+	case f.Kind == results.FaultDiskSlow && f.DiskDelay <= 0:
+		return fmt.Errorf("disk-slow: delay %v: must be positive", f.DiskDelay)
+	case len(f.AlsoLose) > 0 && f.Kind != results.FaultPowerLoss:
+		return fmt.Errorf("fault %s: only a power-loss takes other brokers along", f.Kind)
 	}
 	return nil
 }

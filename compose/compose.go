@@ -118,6 +118,11 @@ type Options struct {
 	// disk-full fault can fill them without touching the host's disk. A
 	// node whose limit changes is recreated, its data starting empty.
 	DiskLimits map[string]string
+	// FaultDisks binds, per service, a host directory (the mount point of
+	// the FUSE layer kbf serves, chaos.Disks) on the node's log directory,
+	// so that the disk-slow, disk-error and power-loss faults can act on
+	// its files. A node whose binding changes is recreated.
+	FaultDisks map[string]string
 	// Lead is the broker service that is to lead partition 0 of the first
 	// topic (the probed one), so that a fault on it always hits a
 	// partition it leads; "" means the first broker by node id.
@@ -218,7 +223,7 @@ func newCluster(opts Options, docker engine) (*Cluster, error) {
 	proj, err := loadProject(context.Background(), source{
 		file: opts.File, projectName: opts.ProjectName, env: env,
 		brokers: opts.Brokers, controllers: opts.Controllers, combined: opts.Combined, config: opts.Config,
-		diskLimits: opts.DiskLimits,
+		diskLimits: opts.DiskLimits, faultDisks: opts.FaultDisks,
 	})
 	if err != nil {
 		return nil, err
@@ -264,7 +269,7 @@ func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
 		topics = DefaultTopics()
 		topics[1].Brokers = []int32{ids[0]}
 		for _, id := range ids {
-			if len(proj.services[proj.byID[id]].Tmpfs) == 0 {
+			if !ownDisk(proj.services[proj.byID[id]]) {
 				topics[1].Brokers = []int32{id}
 				break
 			}

@@ -134,6 +134,9 @@ func checkSubset(s types.ServiceConfig) error {
 	s.Name, s.Image, s.Hostname, s.ContainerName, s.PullPolicy = "", "", "", "", ""
 	s.Environment, s.Ports, s.Networks, s.DependsOn, s.StopGracePeriod, s.Tmpfs = nil, nil, nil, nil, nil, nil
 	s.CPUShares = 0
+	if len(faultDiskBinds(s)) == len(s.Volumes) {
+		s.Volumes = nil // kbf's own binds of FUSE layers, none of a file's
+	}
 	if key := setKey(reflect.ValueOf(s)); key != "" {
 		return fmt.Errorf("%s is not supported", key)
 	}
@@ -238,6 +241,7 @@ func (p *project) spec(svc, imageID string) spec {
 		dir, opts, _ := strings.Cut(t, ":")
 		host.Tmpfs[dir] = opts
 	}
+	host.Binds = faultDiskBinds(s)
 	aliases := []string{svc}
 	if s.Hostname != "" && s.Hostname != svc {
 		aliases = append(aliases, s.Hostname)

@@ -76,6 +76,7 @@ type source struct {
 	combined    bool // the embedded cluster's brokers are its controllers too
 	config      []Setting
 	diskLimits  map[string]string // service → tmpfs size on its log dirs
+	faultDisks  map[string]string // service → host directory bound on its log dir
 }
 
 var (
@@ -155,6 +156,9 @@ func load(ctx context.Context, file []byte, src source) (*project, error) {
 		return nil, invalid{err}
 	}
 	if err := limitDisks(p, src.diskLimits); err != nil {
+		return nil, invalid{err}
+	}
+	if err := bindFaultDisks(p, src.faultDisks); err != nil {
 		return nil, invalid{err}
 	}
 	proj, err := analyse(ctx, p, src.file)
@@ -628,6 +632,53 @@ func limitDisks(p *types.Project, limits map[string]string) error {
 		p.Services[name] = s
 	}
 	return nil
+}
+
+// faultDiskExt marks the bind of a FUSE layer's mount point on a log
+// directory (bindFaultDisks), the only bind kbf makes.
+const faultDiskExt = "x-kbf-fault-disk"
+
+// bindFaultDisks binds each service's host directory on its one log
+// directory (KAFKA_LOG_DIRS, else KAFKA_LOG_DIR).
+func bindFaultDisks(p *types.Project, mounts map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(mounts)) {
+		s, ok := p.Services[name]
+		if !ok || s.Environment["KAFKA_NODE_ID"] == nil {
+			return fmt.Errorf("fault disk: no Kafka node %s", name)
+		}
+		if !filepath.IsAbs(mounts[name]) {
+			return fmt.Errorf("fault disk of %s: %q is not an absolute path", name, mounts[name])
+		}
+		dirs := LogDirs(s)
+		if len(dirs) != 1 {
+			return fmt.Errorf("service %s sets %d log directories: a disk fault serves one, set KAFKA_LOG_DIRS to one directory", name, len(dirs))
+		}
+		s.Volumes = append(slices.Clone(s.Volumes), types.ServiceVolumeConfig{
+			Type: types.VolumeTypeBind, Source: mounts[name], Target: dirs[0],
+			Extensions: types.Extensions{faultDiskExt: true},
+		})
+		p.Services[name] = s
+	}
+	return nil
+}
+
+// faultDiskBinds are the service's binds of FUSE layers, as the engine
+// takes them ("SOURCE:TARGET").
+func faultDiskBinds(s types.ServiceConfig) []string {
+	var binds []string
+	for _, v := range s.Volumes {
+		if _, ok := v.Extensions[faultDiskExt]; ok && v.Type == types.VolumeTypeBind {
+			binds = append(binds, v.Source+":"+v.Target)
+		}
+	}
+	return binds
+}
+
+// ownDisk reports whether the service's log directory is a disk of its
+// own, made for a fault (a tmpfs, a FUSE layer): a node moved onto or off
+// one starts empty.
+func ownDisk(s types.ServiceConfig) bool {
+	return len(s.Tmpfs) > 0 || len(faultDiskBinds(s)) > 0
 }
 
 // LogDirs are the log directories a node's environment sets, as the

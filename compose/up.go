@@ -224,13 +224,14 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 	return acts
 }
 
-// onTmpfs reports whether the service's log directory is a tmpfs in its
-// configuration or in its container ci (nil: none).
+// onTmpfs reports whether the service's log directory is a tmpfs or a
+// FUSE layer's mount point in its configuration or in its container ci
+// (nil: none).
 func (c *Cluster) onTmpfs(svc string, ci *container.InspectResponse) bool {
-	if len(c.proj.services[svc].Tmpfs) > 0 {
+	if ownDisk(c.proj.services[svc]) {
 		return true
 	}
-	return ci != nil && ci.HostConfig != nil && len(ci.HostConfig.Tmpfs) > 0
+	return ci != nil && ci.HostConfig != nil && (len(ci.HostConfig.Tmpfs) > 0 || len(ci.HostConfig.Binds) > 0)
 }
 
 // soleReplicas are the brokers, by service, that hold the only replica of

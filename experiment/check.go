@@ -58,6 +58,9 @@ func Check(o *Options, t cluster.Shape) error {
 		}
 		return err
 	}
+	if err := checkAllLost(o, t); err != nil {
+		return err
+	}
 	if o.Kill == results.FaultExternal && t.Observer() == nil {
 		return cluster.Unsupportedf("fault %s: the target cannot show the cluster's metadata", o.Kill)
 	}

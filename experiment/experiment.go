@@ -76,6 +76,9 @@ type Options struct {
 	// FailbackAfter is how long a failback probes on after its election;
 	// zero: DefaultFailbackAfter.
 	FailbackAfter time.Duration
+	// Disk are the settings of the faults of a broker's FUSE layer
+	// (disk.go).
+	Disk DiskFault
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
@@ -191,9 +194,9 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	// The fault's return (hiccup.go), the broker's role (coordinator.go),
-	// the load (load.go), then the failback (failback.go).
-	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateLoad(), o.validateFailback()); err != nil {
+	// The fault's return (hiccup.go), the broker's role (coordinator.go), the
+	// disk's layer (disk.go), the load (load.go), then the failback (failback.go).
+	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateDisk(), o.validateLoad(), o.validateFailback()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -662,7 +665,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	defer cancel()
 	t.faultAt = time.Now()
 	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
-		Controllers: controllersOf(t.r.Target), Peers: otherBrokers(t.r.Target, t.o.Broker), HaltWait: t.haltWait()})
+		Controllers: controllersOf(t.r.Target), Peers: otherBrokers(t.r.Target, t.o.Broker), HaltWait: t.haltWait(),
+		DiskDelay: t.o.Disk.Delay, AlsoLose: t.alsoLost()})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.noteChoice(&f)
@@ -681,6 +685,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 		t.r.say("%s's log directory is full; its process runs on", t.o.Broker)
 	case f.Kind == results.FaultDiskFull:
 		t.r.say("%s's log directory is full; its process ended %.2f s later, exit code %d", t.o.Broker, f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
+	case f.Kind.FaultFS():
+		t.r.say("%s", diskSaid(f))
 	default:
 		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
 	}
@@ -803,7 +809,7 @@ func (t *trial) settle(ctx context.Context, from, end time.Time) {
 func awaitsExit(kind results.FaultKind) bool {
 	switch kind {
 	case results.FaultSIGKILL, results.FaultSIGTERM, results.FaultPause, results.FaultIsolate,
-		results.FaultIsolateController, results.FaultDiskFull:
+		results.FaultIsolateController, results.FaultDiskFull, results.FaultDiskError, results.FaultPowerLoss:
 		return true
 	}
 	return false

@@ -42,7 +42,7 @@ func (t *trial) injectTimeout(kind results.FaultKind) time.Duration {
 	switch kind {
 	case results.FaultSIGTERM:
 		limit += t.o.Grace
-	case results.FaultDiskFull:
+	case results.FaultDiskFull, results.FaultDiskError:
 		limit += t.haltWait()
 	}
 	return limit

@@ -45,6 +45,8 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	confirmReplicationCut(v, p.ev, faultOf(p.ev.meta)) // replication.go
 	fs := findingsOf(p.ev.meta, p.integrity, p.group, cs.results)
 	fs = txnFindings(fs, p.ev.meta, p.txn) // txn.go
+	// A power loss's audit beside the flush settings (powerloss.go).
+	fs = powerLossFindings(fs, powerLossOf(p.ev.dir, p.ev.meta, p.ev.configs, p.integrity))
 	tr := p.trial(v, cs, fs)
 	tr.Load = ld
 	if tr.Failback, err = failbackOf(ctx, t, p.ev.tl, p.ev.F); err != nil { // failback.go

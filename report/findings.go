@@ -43,6 +43,10 @@ type Finding struct {
 	// the promise; "" without a group reader.
 	GroupSkipped, GroupReprocessed int
 	GroupPromise                   string
+	// PowerLoss is, in a power-loss trial, who lost power with which
+	// flush settings (powerloss.go): a loss its Allowed explains breaks
+	// no promise.
+	PowerLoss *PowerLoss
 }
 
 // Broken reports whether the finding breaks what the client's settings
@@ -55,7 +59,7 @@ func (f Finding) Broken() bool {
 // broken names the counts that break a promise.
 func (f Finding) broken() []string {
 	var out []string
-	if f.Lost > 0 && f.Acks == "all" {
+	if f.Lost > 0 && f.Acks == "all" && (f.PowerLoss == nil || f.PowerLoss.Allowed == "") {
 		out = append(out, fmt.Sprintf("%d lost under acks=all", f.Lost))
 	}
 	if f.AbortedRead > 0 {
@@ -87,6 +91,9 @@ func (f Finding) allowed() []string {
 	if f.Lost > 0 && f.Acks != "all" {
 		out = append(out, fmt.Sprintf("acks=%s allows an acknowledged record to be lost with its leader", f.Acks))
 	}
+	if f.Lost > 0 && f.Acks == "all" && f.PowerLoss != nil && f.PowerLoss.Allowed != "" {
+		out = append(out, f.PowerLoss.Allowed)
+	}
 	switch {
 	case f.SettingsUnknown && f.Duplicated+f.Reordered > 0:
 		out = append(out, "its settings are unknown (its meta.json is missing), so whether its producer was idempotent is not known")
@@ -116,6 +123,9 @@ func (f Finding) String() string {
 	}
 	if a := f.allowed(); len(a) > 0 {
 		s += "; not a finding: " + strings.Join(a, "; ")
+	}
+	if f.PowerLoss != nil {
+		s += "; " + f.PowerLoss.String()
 	}
 	return s
 }

@@ -207,6 +207,9 @@ var kafkaDefaults = map[string]string{
 	"controller.quorum.election.backoff.max.ms": "1000",
 	"replica.fetch.backoff.ms":                  "1000",
 	"replica.lag.time.max.ms":                   "30000",
+	// The flush settings a power loss is judged by (powerloss.go).
+	"log.flush.interval.messages": "9223372036854775807",
+	"log.flush.interval.ms":       "null",
 }
 
 // nodeSetting is a node's setting as it logged it, or as the properties it
@@ -329,7 +332,7 @@ func (x *explainer) detect(ph *Phase, k timeline.Kind) {
 		ph.Why = fmt.Sprintf("the controller fenced broker %d %s after %s, more than %s: the session runs from the last heartbeat the controller handled, which can be one still in flight at the fault, and expiry is noticed by a periodic check",
 			x.f.NodeID, secs(ph.End.Sub(x.ev.F)), ended, says(sessionS, 0))
 	}
-	if x.f.Kind == results.FaultDiskFull {
+	if x.f.Kind == results.FaultDiskFull || x.f.Kind == results.FaultDiskError {
 		ph.Why += x.diskStory()
 	}
 }
@@ -344,20 +347,24 @@ func (x *explainer) quorumPhase(ph *Phase) {
 	}
 }
 
-// diskStory tells, for a disk-full fault, what the broker did with its
-// full disk, from its own log: the failed write, the directory taken
-// offline, the halt, and that nothing of it reached the controller.
+// diskStory tells, for a disk-full or disk-error fault, what the broker
+// did with its full or failing disk, from its own log: the failed write,
+// the directory taken offline, the halt (LogManager's, or the fault
+// handler's when the metadata log's write failed), and that nothing of it
+// reached the controller.
 func (x *explainer) diskStory() string {
 	at := x.ev.F
+	disk := diskEvent(x.f.Kind)
 	var parts []string
 	for _, step := range []struct {
 		kind  timeline.Kind
 		what  string
 		cited bool // the log line is quoted
 	}{
-		{timeline.KindLogDirWriteFailed, "its next write failed %s after the disk filled", true},
+		{timeline.KindLogDirWriteFailed, "its next write failed %s after " + disk, true},
 		{timeline.KindLogDirOffline, "it took the directory's replicas offline %s after", false},
 		{timeline.KindLogDirsFailed, "with no log directory left it halted %s after", true},
+		{timeline.KindFatalFault, "it halted on a fatal fault %s after", true},
 	} {
 		e, ok := x.ev.tl.First(at.Add(-time.Millisecond), timeline.OfKind(step.kind), timeline.OnNode(x.f.Broker))
 		if !ok {
@@ -374,7 +381,7 @@ func (x *explainer) diskStory() string {
 	}
 	s := "; " + strings.Join(parts, ", ")
 	if !x.f.Finished.IsZero() {
-		s += fmt.Sprintf(", and its process ended %s after the disk filled (exit %d): a halt skips the controlled shutdown, so only the session's expiry told the controller", secs(x.f.Finished.Sub(at)), x.f.ExitCode)
+		s += fmt.Sprintf(", and its process ended %s after "+disk+" (exit %d): a halt skips the controlled shutdown, so only the session's expiry told the controller", secs(x.f.Finished.Sub(at)), x.f.ExitCode)
 	}
 	return s
 }
@@ -535,10 +542,19 @@ func faultEnded(k results.FaultKind) string {
 		return "the freeze"
 	case k.Network():
 		return "the cut"
-	case k == results.FaultDiskFull:
-		return "the disk filled"
+	case k == results.FaultDiskFull, k == results.FaultDiskError:
+		return diskEvent(k)
 	}
 	return "the process ended"
+}
+
+// diskEvent names a disk fault's moment for a sentence: "the disk filled"
+// or "the disk failed".
+func diskEvent(k results.FaultKind) string {
+	if k == results.FaultDiskError {
+		return "the disk failed"
+	}
+	return "the disk filled"
 }
 
 // firstAck explains the last boundary → the first ack.

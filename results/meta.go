@@ -165,6 +165,9 @@ type Fault struct {
 	// At to Returned; zero when it was undone only at recovery.
 	Returned time.Time `json:"returned,omitzero"`
 	ExitCode int       `json:"exit_code"`
+	// Disk is what a fault of the log directory's FUSE layer did
+	// (disk-slow, disk-error, power-loss); nil for the others.
+	Disk *DiskFault `json:"disk,omitempty"`
 	// Escalated is true when a graceful stop outlived its grace period and
 	// was ended with SIGKILL.
 	Escalated bool `json:"escalated,omitempty"`
@@ -199,6 +202,20 @@ type Fault struct {
 
 	// termLogged is format version 1's term_logged, read and never written.
 	termLogged time.Time
+}
+
+// DiskFault is what a fault of the FUSE layer under the brokers' log
+// directories did: SignalSent is when the layer switched.
+type DiskFault struct {
+	// Delay is disk-slow's wait before every write and fsync.
+	Delay time.Duration `json:"delay,omitempty"`
+	// Brokers are the services whose power a power-loss cut at once, the
+	// faulted broker first.
+	Brokers []string `json:"brokers,omitempty"`
+	// LostFiles and LostBytes are what a power-loss dropped: the files
+	// put back to their last fsync, and the bytes cut from their ends.
+	LostFiles int   `json:"lost_files,omitempty"`
+	LostBytes int64 `json:"lost_bytes,omitempty"`
 }
 
 // ChosenRole is a part a broker plays for some clients, which the fault
@@ -260,7 +277,7 @@ func (f *Fault) LoggedSignal() (time.Time, bool) { return f.termLogged, !f.termL
 // network cut, a full disk) or whose first step is not recorded.
 func (f *Fault) Action() StepAction {
 	switch f.Kind {
-	case FaultSIGKILL:
+	case FaultSIGKILL, FaultPowerLoss: // a power loss kills the process once the unsynced writes are gone
 		return StepKill
 	case FaultSIGTERM:
 		return StepStop
@@ -283,6 +300,9 @@ func (f *Fault) Graceful() bool { return f.Action() == StepStop }
 // restart's first stop reads as the SIGTERM it was; a fault that signals
 // no process is spelt by its kind (FaultKind.Signal).
 func (f *Fault) Signal() string {
+	if f.Kind == FaultPowerLoss {
+		return f.Kind.Signal() // a kill, but after the unsynced writes were lost
+	}
 	switch f.Action() {
 	case StepKill:
 		return "SIGKILL"
@@ -322,8 +342,8 @@ const (
 
 // At is the fault's start as far as the fault record tells it: for a
 // SIGKILL the process's end, for a pause (of a broker or of the active
-// controller) the moment the engine had frozen the container, for a cut or
-// a full disk the moment it took effect, for a graceful stop the broker's
+// controller) the moment the engine had frozen the container, for a cut,
+// a full disk or a slow or failing one the moment it took effect, for a graceful stop the broker's
 // own SIGTERM line where an old file recorded it; the signal's sending time
 // where none of these is known. The analysis prefers the SIGTERM line it
 // reads from the broker's log (timeline.Timeline.FaultAt).
@@ -339,6 +359,8 @@ func (f *Fault) At() time.Time {
 		return f.Cut
 	case !f.Filled.IsZero():
 		return f.Filled
+	case f.Kind == FaultDiskSlow || f.Kind == FaultDiskError:
+		return f.SignalSent // the layer switched: the next write waits, or fails
 	case !f.Graceful() && !f.Finished.IsZero():
 		return f.Finished
 	}

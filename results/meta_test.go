@@ -188,6 +188,10 @@ func TestFaultAt(t *testing.T) {
 		{"rolling", Fault{Kind: FaultRolling, FirstStep: StepStop, SignalSent: sent, Finished: took}, sent},
 		{"two-brokers", Fault{Kind: FaultTwoBrokers, FirstStep: StepKill, SignalSent: sent, Finished: took}, took},
 		{"isolate", Fault{Kind: FaultIsolate, SignalSent: sent, Cut: took}, took},
+		// A failed disk starts when the layer failed it, not at the halt.
+		{"disk-error", Fault{Kind: FaultDiskError, SignalSent: sent, Finished: took.Add(time.Second)}, sent},
+		{"disk-slow", Fault{Kind: FaultDiskSlow, SignalSent: sent}, sent},
+		{"power-loss", Fault{Kind: FaultPowerLoss, SignalSent: sent, Finished: took}, took},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.fault.At(); !got.Equal(tc.want) {
@@ -213,6 +217,9 @@ func TestFaultAction(t *testing.T) {
 		{FaultPause, "", StepPause, "PAUSE", false},
 		{FaultIsolate, "", "", "ISOLATE", false},
 		{FaultDiskFull, "", "", "DISK-FULL", false},
+		{FaultDiskSlow, "", "", "DISK-SLOW", false},
+		{FaultDiskError, "", "", "DISK-ERROR", false},
+		{FaultPowerLoss, "", StepKill, "POWER-LOSS", false},
 		{FaultRolling, StepStop, StepStop, "SIGTERM", true},
 		{FaultLastReplica, StepStop, StepStop, "SIGTERM", true},
 		{FaultTwoBrokers, StepKill, StepKill, "SIGKILL", false},

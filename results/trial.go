@@ -56,6 +56,19 @@ const (
 	// space left on device"; its process runs on until Kafka itself gives
 	// up on the directory.
 	FaultDiskFull FaultKind = "disk-full"
+	// FaultDiskSlow makes every write and fsync into the broker's log
+	// directory wait a delay (Fault.Disk.Delay), through a FUSE layer
+	// kbf serves the directory from; nothing is fenced, acks=all waits.
+	FaultDiskSlow FaultKind = "disk-slow"
+	// FaultDiskError makes the broker's log directory answer EIO to its
+	// reads, writes and fsyncs, through the same layer: Kafka takes the
+	// directory offline, and halts when it holds the metadata log.
+	FaultDiskError FaultKind = "disk-error"
+	// FaultPowerLoss cuts the power of the broker, or of every replica of
+	// the probed partitions (Fault.Disk.Brokers): what their log
+	// directories were written and not fsynced is lost, the brokers are
+	// killed, and recovery starts them on what was synced.
+	FaultPowerLoss FaultKind = "power-loss"
 	// FaultExternal is a fault kbf does not make: something else (a
 	// script, a chaos tool, a person) breaks the cluster once kbf says it
 	// is ready, and kbf dates it from what it sees (Fault.Signs).
@@ -64,7 +77,7 @@ const (
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultIsolateReplication, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultExternal}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultIsolateReplication, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultDiskSlow, FaultDiskError, FaultPowerLoss, FaultExternal}
 }
 
 // Known reports whether k is one of FaultKinds.
@@ -92,7 +105,7 @@ func (k FaultKind) MultiStep() bool {
 // disk. The others are made of these in steps, or by something else.
 func (k FaultKind) SingleNode() bool {
 	switch k {
-	case FaultSIGKILL, FaultSIGTERM, FaultPause, FaultDiskFull:
+	case FaultSIGKILL, FaultSIGTERM, FaultPause, FaultDiskFull, FaultDiskSlow, FaultDiskError, FaultPowerLoss:
 		return true
 	}
 	return k.Network()
@@ -108,6 +121,13 @@ func SingleNodeFaults() string {
 		}
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// FaultFS reports whether k is made by the FUSE layer the broker's log
+// directory is served through (chaos/faultfs): disk-slow, disk-error,
+// power-loss.
+func (k FaultKind) FaultFS() bool {
+	return k == FaultDiskSlow || k == FaultDiskError || k == FaultPowerLoss
 }
 
 // Controller reports whether k faults the active controller rather than a

@@ -36,6 +36,7 @@ const (
 	KindLogDirWriteFailed // "Error while appending records to T-P in dir D" (LogDirFailureChannel): a write into a log directory failed
 	KindLogDirOffline     // "Stopping serving replicas in dir D ... because the log directory has failed." (ReplicaManager)
 	KindLogDirsFailed     // "Shutdown broker because all log dirs in D have failed" (LogManager): Kafka halts
+	KindFatalFault        // "Encountered fatal fault: Unexpected error in raft IO thread" (ProcessTerminatingFaultHandler): Kafka halts
 
 	// From the controller's controller.log.
 	KindFenced             // "Fencing broker N at epoch E because its session has timed out."
@@ -100,6 +101,7 @@ var kindNames = [...]string{
 	KindLogDirWriteFailed:  "log-dir-write-failed",
 	KindLogDirOffline:      "log-dir-offline",
 	KindLogDirsFailed:      "log-dirs-failed",
+	KindFatalFault:         "fatal-fault",
 	KindFenced:             "fenced",
 	KindFenceRequested:     "fence-requested",
 	KindControlledShutdown: "controlled-shutdown",

@@ -160,6 +160,9 @@ func TestMatch(t *testing.T) {
 			f(KindLogDirOffline, func(v *fields) { v.broker = 1 })},
 		{"halt", "Shutdown broker because all log dirs in /var/lib/kafka/data have failed", f(KindLogDirsFailed, nil)},
 		{"metadata dir halt", "Shutdown broker because the metadata log dir /var/lib/kafka/data has failed", f(KindLogDirsFailed, nil)},
+		// A disk that answers EIO, as Kafka 4.3.1 logged it on a FUSE layer.
+		{"metadata log write failed", "Error while appending records to __cluster_metadata-0 in dir /var/lib/kafka/data", f(KindLogDirWriteFailed, nil)},
+		{"fatal fault", "Encountered fatal fault: Unexpected error in raft IO thread", f(KindFatalFault, nil)},
 
 		{"SIGTERM", "Terminating process due to signal SIGTERM", f(KindSignalReceived, nil)},
 		{"SIGINT", "Terminating process due to signal SIGINT", f(KindSignalReceived, nil)},

@@ -88,6 +88,14 @@ var rules = []rule{
 	{kind: KindLogDirsFailed, key: "Shutdown broker because",
 		re:   regexp.MustCompile(`^Shutdown broker because (?:all log dirs in \S+ have failed|the metadata log dir \S+ has failed|none of the specified log dirs)`),
 		self: true},
+	// A failed write into the metadata log (a disk that answers EIO: its
+	// KRaft client appends to the broker's copy every half second or so)
+	// ends the process through the fault handler, before LogManager's own
+	// halt: org.apache.kafka.server.fault.ProcessTerminatingFaultHandler,
+	// "Encountered fatal fault: Unexpected error in raft IO thread".
+	{kind: KindFatalFault, key: "Encountered fatal fault: ",
+		re:   regexp.MustCompile(`^Encountered fatal fault: .+$`),
+		self: true},
 
 	// org.apache.kafka.controller.ReplicationControlManager.maybeFenceOneStaleBroker:
 	//	4.x: "Fencing broker {} at epoch {} because its session has timed out."

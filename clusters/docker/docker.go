@@ -44,6 +44,9 @@ type Target struct {
 	// controllers asks the controllers themselves about their quorum, at
 	// their containers' addresses (compose.Cluster.ControllerAddrs).
 	controllers *adminhealth.Controllers
+	// disks are the FUSE layers under brokers' log directories
+	// (ForDiskFault); nil without.
+	disks *chaos.Disks
 }
 
 var _ cluster.Cluster = (*Target)(nil)
@@ -51,13 +54,17 @@ var _ cluster.Cluster = (*Target)(nil)
 // New makes the target of the cluster opts describes, contacting neither
 // Docker nor Kafka. Configuration errors wrap compose.ErrInvalid.
 func New(opts compose.Options) (*Target, error) {
+	if err := diskMounts(&opts); err != nil {
+		return nil, err
+	}
 	cl, err := compose.New(opts)
 	if err != nil {
 		return nil, err
 	}
-	inj := chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir)
+	disks := newDisks(opts)
+	inj := chaos.New(cl.Docker(), cl.ContainerName).WithDisk(cl.Exec, cl.LogDir).WithDisks(disks)
 	ctl := adminhealth.NewControllers(opts.Security, cl.ControllerAddrs)
-	return &Target{Cluster: cl, Health: adminhealth.New(cl.Admin()), inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check, controllers: ctl}, nil
+	return &Target{Cluster: cl, Health: adminhealth.New(cl.Admin()), inj: inj, opts: opts, netCheck: chaos.Nsenter{}.Check, controllers: ctl, disks: disks}, nil
 }
 
 // ForFault shapes opts for a fault of kind on broker: the broker of a
@@ -87,6 +94,8 @@ func (t *Target) Supports(kind results.FaultKind, broker string) error {
 		return cluster.Unsupportedf("fault %s: kbf faults its own Docker cluster itself; kbf run --fault external --bootstrap ADDRS measures a fault something else makes", kind)
 	case kind == results.FaultDiskFull && t.opts.DiskLimits[broker] == "":
 		return cluster.Unsupportedf("fault %s: %s's log directory is no tmpfs of its own to fill", kind, broker)
+	case kind.FaultFS():
+		return t.supportsDisk(kind, broker)
 	}
 	return nil
 }
@@ -108,14 +117,25 @@ func (t *Target) Close() error {
 	if t.controllers != nil {
 		t.controllers.Close()
 	}
-	return t.Cluster.Close()
+	return errors.Join(t.closeDisks(), t.Cluster.Close())
 }
 
 // Up brings the cluster up, or reuses it, and waits until it is whole.
 func (t *Target) Up(ctx context.Context) (cluster.UpInfo, error) {
+	if t.disks != nil {
+		// The layers serve the brokers' log directories: mounted before
+		// the brokers start, and what they hold then taken as written
+		// back, so that a power loss takes only the trial's writes.
+		if err := t.mountDisks(ctx); err != nil {
+			return cluster.UpInfo{}, err
+		}
+	}
 	up, err := t.Cluster.Up(ctx)
 	if err != nil {
 		return cluster.UpInfo{}, err
+	}
+	if t.disks != nil {
+		t.disks.Settle()
 	}
 	return cluster.UpInfo{Reused: up.Reused, Took: up.Took, Changes: up.Changes()}, nil
 }
@@ -339,7 +359,7 @@ func SameCluster(a, b compose.Options) bool {
 // sameNodes reports whether a and b describe one cluster with the same
 // nodes: the same settings on each.
 func sameNodes(a, b compose.Options) bool {
-	return SameCluster(a, b) && slices.Equal(a.Config, b.Config) && maps.Equal(a.DiskLimits, b.DiskLimits)
+	return SameCluster(a, b) && slices.Equal(a.Config, b.Config) && maps.Equal(a.DiskLimits, b.DiskLimits) && maps.Equal(a.FaultDisks, b.FaultDisks)
 }
 
 // same reports whether a and b describe one cluster with the same settings.

@@ -193,6 +193,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 			}
 		}
 	}
+	if err := o.run.validateDiskValues(); err != nil { // diskflags.go
+		return err
+	}
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
 	}

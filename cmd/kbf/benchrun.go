@@ -216,6 +216,7 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 	// is found only at the fault: none).
 	opts.Security, opts.Lead = opt.Probe.Security, leadOf(opt.Broker)
 	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
+	docker.ForDiskFault(&opts, opt.Kill, diskBroker(opt.Broker, opt.Disk))
 	withOffline(&opts, r.base.g)
 	return opts, nil
 }
@@ -253,6 +254,12 @@ func (r *benchRunner) runOptions(s bench.Scenario) (runOptions, error) {
 	}
 	if s.Failback {
 		o.failback = true
+	}
+	if s.DiskDelay > 0 {
+		o.diskDelay = s.DiskDelay
+	}
+	if s.BrokersLost != "" {
+		o.brokersLost = s.BrokersLost
 	}
 	if s.CommandConfig != "" {
 		sec, err := kafkasec.Load(s.CommandConfig)

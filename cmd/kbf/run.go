@@ -54,8 +54,12 @@ type runOptions struct {
 	load            loadFlags // loadflags.go
 	// diskSize is the size of the tmpfs a disk-full fault fills.
 	diskSize string
-	external externalFlags // external.go
-	k8s      k8sFlags      // k8s.go
+	// diskDelay is disk-slow's wait; brokersLost is power-loss's
+	// --brokers-lost, 1 or all-replicas (diskflags.go).
+	diskDelay   time.Duration
+	brokersLost string
+	external    externalFlags // external.go
+	k8s         k8sFlags      // k8s.go
 	// brokerSet is true when --broker was given: a pod's name has no
 	// default.
 	brokerSet bool
@@ -145,6 +149,9 @@ func (o *runOptions) validate() error {
 	if _, err := o.load.config(); err != nil {
 		return err
 	}
+	if err := o.validateDisk(); err != nil { // diskflags.go
+		return err
+	}
 	if err := o.k8s.validate(o.kill, o.brokerSet); err != nil {
 		return err
 	}
@@ -203,6 +210,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 		Probe:           o.probeConfig(),
 		Clients:         names,
 		ClientSettings:  settings,
+		Disk:            o.diskOptions(),
 		External:        o.external.options(),
 		Load:            ld,
 		Version:         version,
@@ -237,6 +245,7 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 	}
 	opts.Image, opts.Lead = o.image, leadOf(o.broker)
 	docker.ForFault(&opts, o.kill, leadOf(o.broker), o.diskSize)
+	docker.ForDiskFault(&opts, o.kill, diskBroker(o.broker, o.diskOptions()))
 	withOffline(&opts, o.g)
 	return clusters.Spec{Docker: &opts}, nil
 }
@@ -380,6 +389,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
 	f.StringVar(&o.diskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
+	o.registerDisk(f) // diskflags.go
 	b := experiment.DefaultBaseline
 	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
 	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
@@ -428,4 +438,8 @@ const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (pro
 	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
 	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +
 	"last-replica (partition 0's followers stopped one by one, then its leader by --last-step, then the followers started, then the leader), " +
-	"disk-full (the broker's log directory, a tmpfs of --disk-size, filled until writes fail; recovery restarts it on an empty one)"
+	"disk-full (the broker's log directory, a tmpfs of --disk-size, filled until writes fail; recovery restarts it on an empty one), " +
+	"disk-slow (every write and fsync into the broker's log directory waits --disk-delay), " +
+	"disk-error (the broker's log directory answers EIO), " +
+	"power-loss (what the broker, or with --brokers-lost all-replicas every broker, wrote and did not fsync is lost, then it is killed; recovery starts it on what was synced); " +
+	"the three disk faults serve the log directory through a FUSE layer and need root on the Docker host"

@@ -275,6 +275,12 @@ func undone(f *results.Fault) string {
 		return "unpaused"
 	case f.Kind == results.FaultDiskFull:
 		return "broker restarted on an empty log directory"
+	case f.Kind == results.FaultDiskSlow:
+		return "disk back to normal"
+	case f.Kind == results.FaultDiskError:
+		return "disk back to normal, broker restarted"
+	case f.Kind == results.FaultPowerLoss:
+		return "broker restarted on what was fsynced"
 	case f.Kind.Controller():
 		return "controller restarted"
 	}
