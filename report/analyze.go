@@ -86,8 +86,9 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	roles := rolesOf(ev, rd.gaps, named)
 	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	gr := groupRecoveryOf(ctx, ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
-	txr := txnRecoveryOf(ctx, ev, named, faultedNode(named, ext.broker), txv) // txnphases.go
+	ff := factsOf(ev, named, faultedNode(named, ext.broker))
+	gr := groupRecoveryOf(ev, ff, grp, ph.stalls)
+	txr := txnRecoveryOf(ev, ff, txv)
 	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,

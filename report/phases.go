@@ -136,22 +136,45 @@ type Phase struct {
 	Start    time.Time
 	End      time.Time
 	Duration time.Duration
+	// Overlap is, for a phase whose evidence came before the phase before
+	// it had ended (out of its recipe's order), how long before: the phase
+	// is drawn at its own line and took none of the time.
+	Overlap time.Duration
 	// Explanation says what the phase waited for; its Evidence is the
 	// event that ends the phase.
 	Explanation
+	// Bound is the time its settings allow it, and how far it ran beyond.
+	Bound Bound
 }
 
 // Phases are a recovery's phases in order, each from where the one before
 // it ended (a coordinator's: GroupRecovery, TxnRecovery).
 type Phases []Phase
 
-// Total is the phases' time, the first's start to the last's end; zero for
+// Total is the phases' time, the first's start to the latest end; zero for
 // none.
 func (ps Phases) Total() time.Duration {
 	if len(ps) == 0 {
 		return 0
 	}
-	return ps[len(ps)-1].End.Sub(ps[0].Start)
+	end := ps[0].End
+	for _, p := range ps {
+		if p.End.After(end) {
+			end = p.End
+		}
+	}
+	return end.Sub(ps[0].Start)
+}
+
+// Beyond is the phases that ran past their bounds.
+func (ps Phases) Beyond() Phases {
+	var out Phases
+	for _, p := range ps {
+		if p.Bound.Beyond() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Named returns the phase named name; false without one.

@@ -74,6 +74,12 @@ type Timeline struct {
 	// its requests, retries and metadata refreshes, which explain a stall
 	// but are not drawn or listed as the timeline.
 	Client []Event
+	// Internal are the partition events of Kafka's internal topics
+	// (internalTopics: the coordinators' partitions, their leaders, ISRs and
+	// loads) in time order, when the timeline keeps the probe's topics
+	// only: a coordinator's recovery reads them, but they are not drawn or
+	// listed as the timeline.
+	Internal []Event
 	// Missing lists expected files that were absent, as "c1 controller.log"
 	// or "client.log".
 	Missing []string
@@ -256,11 +262,17 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	tl.Events = []Event{}
 	dated := map[string]*Dated{}
 	for _, e := range events {
-		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
-			continue
-		}
 		from, to, dst := opt.From, opt.To, &tl.Events
-		if e.Kind.ClientFact() {
+		switch {
+		case e.Topic != "" && len(topics) > 0 && !topics[e.Topic] && internalTopics[e.Topic]:
+			// Not counted in Dated: they are not the timeline's.
+			if (from.IsZero() || !e.Time.Before(from)) && (to.IsZero() || !e.Time.After(to)) {
+				tl.Internal = append(tl.Internal, e)
+			}
+			continue
+		case e.Topic != "" && len(topics) > 0 && !topics[e.Topic]:
+			continue
+		case e.Kind.ClientFact():
 			from, to, dst = opt.ClientFrom, opt.ClientTo, &tl.Client
 		}
 		var d *Dated
@@ -284,6 +296,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	}
 	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
 	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
+	sort.SliceStable(tl.Internal, func(i, j int) bool { return tl.Internal[i].Time.Before(tl.Internal[j].Time) })
 	return tl, nil
 }
 

@@ -834,7 +834,7 @@ func groupRecoveryDoc(r *report.GroupRecovery) *groupRecoveryJSON {
 	if r == nil {
 		return nil
 	}
-	out := &groupRecoveryJSON{Group: r.Group, OffsetsPartition: r.OffsetsPartition, Partitions: settingDoc(r.Partitions),
+	out := &groupRecoveryJSON{Group: r.Key, OffsetsPartition: r.Partition, Partitions: settingDoc(r.Partitions),
 		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
 		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
 	if r.Cause.Source != "" {

@@ -335,14 +335,14 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery
 		return
 	}
 	if len(r.Phases) == 0 {
-		fmt.Fprintf(b, "group %s's recovery: %s\n", r.Group, r.Note)
+		fmt.Fprintf(b, "group %s's recovery: %s\n", r.Key, r.Note)
 		if c := r.Cause; c.Source != "" {
 			fmt.Fprintf(b, "  its commits: %s [%s]\n  why: %s\n  shorten: %s%s\n", c.Evidence, c.Source, c.Why, c.Setting, settingValues(c.Settings))
 		}
 		return
 	}
 	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
-		r.Group, "__consumer_offsets", r.OffsetsPartition, r.Partitions.Value, r.Partitions.Where)
+		r.Key, "__consumer_offsets", r.Partition, r.Partitions.Value, r.Partitions.Where)
 	writePhases(b, r.Phases)
 	if r.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", r.Note)
@@ -377,11 +377,11 @@ func writeTxnRecovery(b *bytes.Buffer, r *report.TxnRecovery) {
 		return
 	}
 	if len(r.Phases) == 0 {
-		fmt.Fprintf(b, "transactional id %s's recovery: %s\n", r.ID, r.Note)
+		fmt.Fprintf(b, "transactional id %s's recovery: %s\n", r.Key, r.Note)
 		return
 	}
 	fmt.Fprintf(b, "transactional id %s's recovery, from the fault (its %s partition %d, abs(hash(transactional id)) %% transaction.state.log.num.partitions = %s [%s]):\n",
-		r.ID, "__transaction_state", r.StatePartition, r.Partitions.Value, r.Partitions.Where)
+		r.Key, "__transaction_state", r.Partition, r.Partitions.Value, r.Partitions.Where)
 	writePhases(b, r.Phases)
 	if r.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", r.Note)

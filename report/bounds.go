@@ -1,0 +1,149 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
+)
+
+// Bound is the time a phase's settings allow it, worked out from the
+// settings in effect (docs/bounds.md derives each): Low < the phase's time
+// ≤ High. Where no bound can be stated from the evidence, Stated is false
+// and Basis says why; none is ever assumed.
+type Bound struct {
+	Stated    bool
+	Low, High time.Duration
+	// Basis is how the bound follows from its settings, in words.
+	Basis    string
+	Settings []Setting
+	// Excess is how far the phase ran beyond High; zero within it.
+	Excess time.Duration
+}
+
+// Beyond reports whether the phase ran past its bound.
+func (b Bound) Beyond() bool { return b.Stated && b.Excess > 0 }
+
+// logResolution is the node logs' time resolution: a bound compared with
+// two of their lines allows it at each end.
+const logResolution = 2 * time.Millisecond
+
+// measure sets the excess of a phase of duration d over the bound.
+func (b *Bound) measure(d time.Duration) {
+	if b.Stated && d > b.High+logResolution {
+		b.Excess = d - b.High
+	}
+}
+
+// noBound is a phase with no bound its settings state, and why.
+func noBound(why string) Bound { return Bound{Basis: why} }
+
+// faultFacts are the fault's facts every chain and the summary share,
+// derived once: the fault, the node it hit, the line that shows the
+// controller acting on it (fence, controlled shutdown) and the bound the
+// settings put on that detection.
+type faultFacts struct {
+	f           *results.Fault
+	node        int32
+	detection   timeline.Event
+	detected    bool
+	detectBound Bound
+}
+
+// factsOf derives the facts of fault f (named: an external fault's node as
+// the analysis found it) from the evidence; nil without a fault. Without a
+// timeline nothing is detected.
+func factsOf(ev *evidence, f *results.Fault, node int32) *faultFacts {
+	if f == nil || ev.F.IsZero() || ev.meta == nil {
+		return nil
+	}
+	ff := &faultFacts{f: f, node: node}
+	if ev.tl == nil {
+		return ff
+	}
+	ff.detection, ff.detected = detection(ev.tl, f, ev.F)
+	if ff.detected {
+		ff.detectBound = detectBound(newExplainer(ev, f), f, ff.detection.Kind)
+	}
+	return ff
+}
+
+// detectBound is the bound on the fault's detection, fault (or the quorum's
+// takeover) → the controller's line of kind k. A broker that stops
+// heartbeating (killed, frozen, cut from the controller) last heartbeat
+// within H before the fault, and the controller fences it at its last
+// contact + S: the detection lies in (S − H, S], S =
+// broker.session.timeout.ms, H = broker.heartbeat.interval.ms.
+func detectBound(x *explainer, f *results.Fault, k timeline.Kind) Bound {
+	switch {
+	case f.Graceful():
+		return noBound("a controlled shutdown is granted once the controller has moved the broker's leaderships: no setting bounds that")
+	case k == timeline.KindNewIncarnation:
+		return noBound("the restarted broker's registration removed it: when it registers is the restart's time, not a setting's")
+	case f.Kind == results.FaultIsolateClients:
+		return noBound("a cut from the clients only is detected by no controller")
+	}
+	sS := x.sessionTimeout()
+	hS := nodeSetting(x.ctl, x.ctlErr, "", "broker.heartbeat.interval.ms")
+	s, okS := ms(sS)
+	h, okH := ms(hS)
+	if !okS || !okH {
+		return Bound{Basis: "broker.session.timeout.ms or broker.heartbeat.interval.ms could not be read, so no bound is stated", Settings: []Setting{sS, hS}}
+	}
+	return Bound{Stated: true, Low: s - h, High: s, Settings: []Setting{sS, hS},
+		Basis: fmt.Sprintf("(S − H, S] = (%s, %s]: the broker last heartbeat within H = %s before the fault, and the controller fences it S = %s after its last heartbeat", secs(s-h), secs(s), secs(h), secs(s))}
+}
+
+// loadBound is the bound on a coordinator's load phase, its leadership →
+// its load's end: the time its own log says the load took (took), from
+// the line that began it (began, when found).
+func loadBound(began timeline.Event, beganOK bool, took timeline.Event) Bound {
+	if took.Wait <= 0 {
+		return noBound("the coordinator's log does not say how long its load took")
+	}
+	b := Bound{Stated: true, High: took.Wait,
+		Basis: fmt.Sprintf("[0, %s]: the load's own count in its log (%s)", secs(took.Wait), took.Source)}
+	if beganOK {
+		b.Basis += fmt.Sprintf("; the load began at %s (%s): time before it is the broker's, after its leadership, before it scheduled the load", clock(began.Time), began.Source)
+	}
+	return b
+}
+
+// discoveryBound is the bound on the client's finding the new
+// coordinator once it has loaded: the client retries its coordinator
+// request at most retry_backoff_max apart, and the failed retry sends it to
+// FindCoordinator.
+func discoveryBound(rbm Setting) Bound {
+	max, ok := clientDuration(rbm)
+	if !ok {
+		return Bound{Basis: "retry_backoff_max is not in " + results.MetaFile + ", so no bound is stated", Settings: []Setting{rbm}}
+	}
+	return Bound{Stated: true, High: max, Settings: []Setting{rbm},
+		Basis: fmt.Sprintf("[0, %s]: the client retries its request at most retry_backoff_max = %s apart, and the retry that fails asks FindCoordinator", secs(max), rbm.Value)}
+}
+
+// leaderDiscoveryBound is the bound on the producer's learning a
+// partition's new leader once it leads: a metadata refresh the failed
+// produce triggered runs at most metadata_min_age after the one before
+// it, and one that found no new leader is retried after at most
+// retry_backoff_max.
+func leaderDiscoveryBound(x *explainer) Bound {
+	minAge, rbm := x.clientSetting("metadata_min_age"), x.clientSetting("retry_backoff_max")
+	a, okA := clientDuration(minAge)
+	r, okR := clientDuration(rbm)
+	if !okA || !okR {
+		return Bound{Basis: "metadata_min_age or retry_backoff_max is not in " + results.MetaFile + ", so no bound is stated", Settings: []Setting{minAge, rbm}}
+	}
+	return Bound{Stated: true, High: a + r, Settings: []Setting{minAge, rbm},
+		Basis: fmt.Sprintf("[0, %s]: a refresh runs at most metadata_min_age = %s after the one before it, and one that found no new leader is retried within retry_backoff_max = %s", secs(a+r), minAge.Value, rbm.Value)}
+}
+
+// clientDuration reads a client setting written as a Go duration ("1s").
+func clientDuration(s Setting) (time.Duration, bool) {
+	if s.Source == SourceUnknown {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s.Value)
+	return d, err == nil
+}
