@@ -84,15 +84,15 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	// fault's broker, which the record on disk may leave unknown.
 	named := faultOf(ev.meta)
 	roles := rolesOf(ev, rd.gaps, named)
-	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
-	ph = checksOf(ev, ph)
 	ff := factsOf(ev, named, faultedNode(named, ext.broker))
+	ph := phasesOf(ev, rd.gaps, roles, ff, q, rd.last, tl)
+	ph = checksOf(ev, ph)
 	gr := groupRecoveryOf(ev, ff, grp, ph.stalls)
 	txr := txnRecoveryOf(ev, ff, txv)
 	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr,
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
 		notes: concat(tl.notes, lnotes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
@@ -114,6 +114,7 @@ type probeAnalysis struct {
 	recovery  *GroupRecovery
 	// txnRecovery is the transaction coordinator's (txnphases.go).
 	txnRecovery *TxnRecovery
+	facts       *faultFacts
 	notes       notes
 }
 
@@ -144,6 +145,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Txn:         p.txn,
 		Recovery:    p.recovery,
 		TxnRecovery: p.txnRecovery,
+		Detection:   p.facts.detectionEvent(),
 		roles:       p.roles,
 	}
 }

@@ -147,3 +147,65 @@ func clientDuration(s Setting) (time.Duration, bool) {
 	d, err := time.ParseDuration(s.Value)
 	return d, err == nil
 }
+
+// bound is the bound on a partition's phase named name, which began at
+// prev.
+func (e *explaining) bound(name string, prev time.Time) Bound {
+	switch name {
+	case PhaseDetect:
+		return e.ff.detectBound
+	case PhaseClient:
+		if frozen(e.f.Kind) {
+			return e.x.inFlightBound(e.F, prev)
+		}
+		return leaderDiscoveryBound(e.x)
+	case PhaseQuorum:
+		return noBound("kbf states no bound on the controller quorum's election")
+	case PhaseElect:
+		return noBound("the new leader or the smaller ISR follows the controller's change at once: no setting bounds the brokers' own time")
+	case PhaseReturn:
+		return noBound("the broker's return is its restart's time, not a setting's")
+	}
+	return noBound("")
+}
+
+// frozen reports whether a fault of kind k leaves the broker's process
+// alive but silent to the producer (frozen, or cut from the network): a
+// request in flight to it is answered by no one and ends at the client's
+// timeout.
+func frozen(k results.FaultKind) bool {
+	return k == results.FaultPause || k == results.FaultIsolate || k == results.FaultIsolateClients
+}
+
+// inFlightBound is the bound on the producer's learning the new leader
+// when the old one froze at F: a produce request written to it just
+// before F is answered by no one until the client's read deadline,
+// produce_request_timeout + request_timeout_overhead after it was
+// written, and a refresh that learns the new leader follows within
+// metadata_min_age + retry_backoff_max. The phase began at prev.
+func (x *explainer) inFlightBound(F, prev time.Time) Bound {
+	names := []string{"produce_request_timeout", "request_timeout_overhead", "metadata_min_age", "retry_backoff_max"}
+	var sum time.Duration
+	var ss []Setting
+	for _, n := range names {
+		s := x.clientSetting(n)
+		ss = append(ss, s)
+		d, ok := clientDuration(s)
+		if !ok {
+			return Bound{Basis: n + " is not in " + results.MetaFile + ", so no bound is stated", Settings: ss}
+		}
+		sum += d
+	}
+	high := max(F.Add(sum).Sub(prev), 0)
+	return Bound{Stated: true, High: high, Settings: ss,
+		Basis: fmt.Sprintf("[0, %s]: a request in flight to the frozen leader is given up produce_request_timeout + request_timeout_overhead after it was written (by the fault), and a refresh follows within metadata_min_age + retry_backoff_max: %s after the fault in all", secs(high), secs(sum))}
+}
+
+// detectionEvent is the detection's line; nil for none.
+func (ff *faultFacts) detectionEvent() *timeline.Event {
+	if ff == nil || !ff.detected {
+		return nil
+	}
+	e := ff.detection
+	return &e
+}

@@ -165,8 +165,8 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // stall that begins at the fault holds the detection as well and is named
 // for both ("detect+elect"): its time is never blamed on the election
 // alone. damaged says what is missing, for the notes and the verdict.
-func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged notes) {
-	e, damaged := newExplaining(ev, roles, f)
+func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, ff *faultFacts) (stalls []Stall, boundaries []Boundary, damaged notes) {
+	e, damaged := newExplaining(ev, roles, ff)
 	for _, gp := range g.Partitions {
 		if gp.Ack.Fault != nil {
 			stalls = append(stalls, e.stall(gp))
@@ -182,6 +182,7 @@ type explaining struct {
 	ev    *evidence
 	roles map[int32]results.Role
 	f     *results.Fault
+	ff    *faultFacts
 	tl    *timeline.Timeline
 	F     time.Time
 	topic string
@@ -202,15 +203,16 @@ type explaining struct {
 	sharedOrder []BoundaryKind
 }
 
-// newExplaining finds what the stalls of fault f share, and says what of
-// it is missing (damaged).
-func newExplaining(ev *evidence, roles map[int32]results.Role, f *results.Fault) (*explaining, notes) {
-	e := &explaining{ev: ev, roles: roles, f: f, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
+// newExplaining finds what the stalls of the fault ff share, and says what
+// of it is missing (damaged).
+func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (*explaining, notes) {
+	f := ff.f
+	e := &explaining{ev: ev, roles: roles, f: f, ff: ff, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
 	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
 	var damaged notes
-	e.detect, e.detected = detection(e.tl, f, e.F)
+	e.detect, e.detected = ff.detection, ff.detected
 	// A cut from the clients only is detected by no one: nothing is
 	// missing when no line shows it.
 	if !e.detected && f.Kind != results.FaultIsolateClients {
@@ -266,7 +268,8 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 	}
 	prev = e.phases(&st, g, prev, cands, later)
 	if !st.FirstAck.IsZero() {
-		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
+		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev),
+			Bound: noBound("the first ack waits on the new leader's answer to the retried produce: kbf states no bound for it")}
 		e.x.firstAck(&st, &ph, prev)
 		st.Phases = append(st.Phases, ph)
 	}
@@ -375,13 +378,16 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseReturn:
 		e.x.returned(&ph, later)
 	}
+	ph.Bound = e.bound(bd.name, prev)
 	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
 		ph.Name = PhaseDetect + "+" + bd.name
 		// The phase's own explanation would count its whole time as
 		// the election's: it is replaced, not kept.
 		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
 			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
+		ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
 	}
+	ph.Bound.measure(ph.Duration)
 	return ph
 }
 

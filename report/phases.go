@@ -21,12 +21,16 @@ type phases struct {
 // never moved again), and tl what the timeline stage found of the logs.
 // After a controller fault, its quorum's gap q says what there is: it
 // fences no broker and moves no partition, so its stalls have no phases.
-func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault, q *QuorumGap, last lastReceived, tl timelineRead) phases {
+func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, ff *faultFacts, q *QuorumGap, last lastReceived, tl timelineRead) phases {
+	if ff == nil {
+		return phases{}
+	}
+	f := ff.f
 	switch {
-	case f == nil || ev.F.IsZero() || q != nil || ev.tl == nil:
+	case ev.F.IsZero() || q != nil || ev.tl == nil:
 		return phases{}
 	case hasNodeEvidence(ev.tl):
-		stalls, boundaries, damaged := explain(ev, g, roles, f)
+		stalls, boundaries, damaged := explain(ev, g, roles, ff)
 		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damaged}
 	}
 	if stalls := cutStalls(ev, g, roles, f); stalls != nil {

@@ -117,6 +117,10 @@ type Trial struct {
 	// fault, phase by phase (txnphases.go); nil without a transactional
 	// probe or a fault.
 	TxnRecovery *TxnRecovery
+	// Detection is the line that shows the controller acting on the
+	// fault (its fence, its grant of a controlled shutdown), derived once
+	// for every chain and the summary; nil when the logs show none.
+	Detection *timeline.Event
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }
