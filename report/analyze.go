@@ -89,7 +89,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	ph = checksOf(ev, ph)
 	gr := groupRecoveryOf(ev, ff, grp, ph.stalls)
 	txr := txnRecoveryOf(ev, ff, txv)
-	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
+	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr, txr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
