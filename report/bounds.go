@@ -72,9 +72,11 @@ func factsOf(ev *evidence, f *results.Fault, node int32) *faultFacts {
 // detectBound is the bound on the fault's detection, fault (or the quorum's
 // takeover) → the controller's line of kind k. A broker that stops
 // heartbeating (killed, frozen, cut from the controller) last heartbeat
-// within H before the fault, and the controller fences it at its last
-// contact + S: the detection lies in (S − H, S], S =
-// broker.session.timeout.ms, H = broker.heartbeat.interval.ms.
+// within H before the fault; its session is stale S after that, and the
+// controller's periodic check, every S/8 (QuorumController's
+// maybeFenceStaleBroker), fences it at the first check after: the
+// detection lies in (S − H, S + S/8], S = broker.session.timeout.ms, H =
+// broker.heartbeat.interval.ms.
 func detectBound(x *explainer, f *results.Fault, k timeline.Kind) Bound {
 	switch {
 	case f.Graceful():
@@ -91,8 +93,9 @@ func detectBound(x *explainer, f *results.Fault, k timeline.Kind) Bound {
 	if !okS || !okH {
 		return Bound{Basis: "broker.session.timeout.ms or broker.heartbeat.interval.ms could not be read, so no bound is stated", Settings: []Setting{sS, hS}}
 	}
-	return Bound{Stated: true, Low: s - h, High: s, Settings: []Setting{sS, hS},
-		Basis: fmt.Sprintf("(S − H, S] = (%s, %s]: the broker last heartbeat within H = %s before the fault, and the controller fences it S = %s after its last heartbeat", secs(s-h), secs(s), secs(h), secs(s))}
+	return Bound{Stated: true, Low: s - h, High: s + s/8, Settings: []Setting{sS, hS},
+		Basis: fmt.Sprintf("(S − H, S + S/8] = (%s, %s]: the broker last heartbeat within H = %s before the fault, its session is stale S = %s after that, and the controller checks for a stale session every S/8 = %s",
+			secs(s-h), secs(s+s/8), secs(h), secs(s), secs(s/8))}
 }
 
 // loadBound is the bound on a coordinator's load phase, its leadership →
@@ -148,15 +151,25 @@ func clientDuration(s Setting) (time.Duration, bool) {
 	return d, err == nil
 }
 
-// bound is the bound on a partition's phase named name, which began at
-// prev.
-func (e *explaining) bound(name string, prev time.Time) Bound {
+// bound is the bound on st's phase named name, from prev to end.
+func (e *explaining) bound(st *Stall, name string, prev, end time.Time) Bound {
 	switch name {
 	case PhaseDetect:
 		return e.ff.detectBound
 	case PhaseClient:
-		if frozen(e.f.Kind) {
-			return e.x.inFlightBound(e.F, prev)
+		from, ok := e.F, frozen(e.f.Kind)
+		if e.f.Kind == results.FaultIsolateController {
+			// The old leader, cut from the controller only, answers
+			// until its followers leave it for the new leader: from
+			// then on it holds the requests it is sent.
+			from, ok = prev, true
+		}
+		if hung, found := e.x.hungProduce(st.Leader, prev, end); found && ok {
+			// The request that hung was written when its read began.
+			from = hung.Time.Add(-hung.Wait)
+		}
+		if ok {
+			return e.x.inFlightBound(from, prev)
 		}
 		return leaderDiscoveryBound(e.x)
 	case PhaseQuorum:
@@ -174,31 +187,38 @@ func (e *explaining) bound(name string, prev time.Time) Bound {
 // request in flight to it is answered by no one and ends at the client's
 // timeout.
 func frozen(k results.FaultKind) bool {
-	return k == results.FaultPause || k == results.FaultIsolate || k == results.FaultIsolateClients
+	return k.Freezes() || k == results.FaultIsolate || k == results.FaultIsolateClients
 }
 
 // inFlightBound is the bound on the producer's learning the new leader
-// when the old one froze at F: a produce request written to it just
-// before F is answered by no one until the client's read deadline,
-// produce_request_timeout + request_timeout_overhead after it was
-// written, and a refresh that learns the new leader follows within
-// metadata_min_age + retry_backoff_max. The phase began at prev.
-func (x *explainer) inFlightBound(F, prev time.Time) Bound {
-	names := []string{"produce_request_timeout", "request_timeout_overhead", "metadata_min_age", "retry_backoff_max"}
+// when the old one stopped answering at from (froze at the fault, or,
+// cut from the controller only, lost its followers): a produce request
+// written to it then is answered by no one until the client's read
+// deadline, produce_request_timeout + request_timeout_overhead after it
+// was written; franz-go retries it on a new connection to the same broker
+// without a metadata update, whose first request (ApiVersions) times out
+// after request_timeout_overhead; and a refresh that learns the new
+// leader follows within metadata_min_age + retry_backoff_max. The phase
+// began at prev.
+func (x *explainer) inFlightBound(from, prev time.Time) Bound {
+	names := []string{"produce_request_timeout", "request_timeout_overhead", "request_timeout_overhead", "metadata_min_age", "retry_backoff_max"}
 	var sum time.Duration
 	var ss []Setting
-	for _, n := range names {
+	for i, n := range names {
 		s := x.clientSetting(n)
-		ss = append(ss, s)
+		if i != 2 {
+			ss = append(ss, s)
+		}
 		d, ok := clientDuration(s)
 		if !ok {
 			return Bound{Basis: n + " is not in " + results.MetaFile + ", so no bound is stated", Settings: ss}
 		}
 		sum += d
 	}
-	high := max(F.Add(sum).Sub(prev), 0)
+	high := max(from.Add(sum).Sub(prev), 0)
 	return Bound{Stated: true, High: high, Settings: ss,
-		Basis: fmt.Sprintf("[0, %s]: a request in flight to the frozen leader is given up produce_request_timeout + request_timeout_overhead after it was written (by the fault), and a refresh follows within metadata_min_age + retry_backoff_max: %s after the fault in all", secs(high), secs(sum))}
+		Basis: fmt.Sprintf("[0, %s]: a request to the leader that no longer answers (from %s) is given up produce_request_timeout + request_timeout_overhead after it was written, retried on a new connection to it whose first request is given up after request_timeout_overhead, and a refresh follows within metadata_min_age + retry_backoff_max: %s after %s in all",
+			secs(high), clock(from), secs(sum), clock(from))}
 }
 
 // detectionEvent is the detection's line; nil for none.

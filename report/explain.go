@@ -378,7 +378,7 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseReturn:
 		e.x.returned(&ph, later)
 	}
-	ph.Bound = e.bound(bd.name, prev)
+	ph.Bound = e.bound(st, bd.name, prev, at)
 	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
 		ph.Name = PhaseDetect + "+" + bd.name
 		// The phase's own explanation would count its whole time as

@@ -49,6 +49,9 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 	}
 	writeStepsDigest(&b, tr.Steps)
 	writeGroup(&b, tr)
+	if l := tr.Expected().Line(); l != "" {
+		b.WriteString(l + "\n")
+	}
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")
 	} else if !tr.Integrity.OK() {

@@ -42,6 +42,8 @@ type trialJSON struct {
 	Load        *loadJSON         `json:"load,omitempty"`
 	Timeline    json.RawMessage   `json:"timeline,omitempty"`
 	Digest      *digestJSON       `json:"digest,omitempty"`
+	// Bounds are the trial's phases against what their settings allow.
+	Bounds *expectationJSON `json:"bounds,omitempty"`
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
@@ -52,7 +54,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
-		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()),
+		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()), Bounds: expectationDoc(tr.Expected()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

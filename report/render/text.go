@@ -244,6 +244,10 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
 		if ph.Setting != "" {
 			fmt.Fprintf(b, "            shorten: %s%s\n", ph.Setting, o.flags(ph.Settings))
 		}
+		writeBound(b, "            ", ph)
+	}
+	if len(st.Phases) > 0 {
+		fmt.Fprintf(b, "  expected: %s\n", st.Expected())
 	}
 	if st.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", st.Note)
@@ -367,6 +371,25 @@ func writePhases(b *bytes.Buffer, phases []report.Phase) {
 		if ph.Setting != "" {
 			fmt.Fprintf(b, "                 shorten: %s%s\n", ph.Setting, settingValues(ph.Settings))
 		}
+		writeBound(b, "                 ", ph)
+	}
+}
+
+// writeBound writes a phase against its bound (docs/bounds.md): within it,
+// how far beyond, or why none is stated; and a phase whose evidence came
+// out of its recipe's order, drawn at its own line.
+func writeBound(b *bytes.Buffer, indent string, ph report.Phase) {
+	if ph.Overlap > 0 {
+		fmt.Fprintf(b, "%sout of order: its line came %s before the phase before it ended, so it took none of the time\n", indent, secs(ph.Overlap))
+	}
+	bd := ph.Bound
+	switch {
+	case bd.Stated && bd.Beyond():
+		fmt.Fprintf(b, "%sbound: %s BEYOND, its settings allow (%s, %s]: %s\n", indent, secs(bd.Excess), secs(bd.Low), secs(bd.High), bd.Basis)
+	case bd.Stated:
+		fmt.Fprintf(b, "%sbound: within (%s, %s]: %s\n", indent, secs(bd.Low), secs(bd.High), bd.Basis)
+	case bd.Basis != "":
+		fmt.Fprintf(b, "%sbound: none stated: %s\n", indent, bd.Basis)
 	}
 }
 
