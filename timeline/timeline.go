@@ -262,17 +262,12 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	tl.Events = []Event{}
 	dated := map[string]*Dated{}
 	for _, e := range events {
+		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
+			tl.keepInternal(e, opt)
+			continue
+		}
 		from, to, dst := opt.From, opt.To, &tl.Events
-		switch {
-		case e.Topic != "" && len(topics) > 0 && !topics[e.Topic] && internalTopics[e.Topic]:
-			// Not counted in Dated: they are not the timeline's.
-			if (from.IsZero() || !e.Time.Before(from)) && (to.IsZero() || !e.Time.After(to)) {
-				tl.Internal = append(tl.Internal, e)
-			}
-			continue
-		case e.Topic != "" && len(topics) > 0 && !topics[e.Topic]:
-			continue
-		case e.Kind.ClientFact():
+		if e.Kind.ClientFact() {
 			from, to, dst = opt.ClientFrom, opt.ClientTo, &tl.Client
 		}
 		var d *Dated
@@ -298,6 +293,16 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
 	sort.SliceStable(tl.Internal, func(i, j int) bool { return tl.Internal[i].Time.Before(tl.Internal[j].Time) })
 	return tl, nil
+}
+
+// keepInternal keeps e, an event of a topic other than the timeline's, in
+// Internal when it is one of Kafka's internal topics and within opt's
+// times; it is not counted in Dated, being no event of the timeline's.
+func (tl *Timeline) keepInternal(e Event, opt Options) {
+	if !internalTopics[e.Topic] || (!opt.From.IsZero() && e.Time.Before(opt.From)) || (!opt.To.IsZero() && e.Time.After(opt.To)) {
+		return
+	}
+	tl.Internal = append(tl.Internal, e)
 }
 
 // sourceFile is the file of an event's Source, "k2/state-change.log" of
