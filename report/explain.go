@@ -154,9 +154,10 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // first. roles are what the faulted broker was to each partition.
 //
 // A phase ends at the very time of the line it cites: a boundary logged
-// before the previous one, or after the stall's first ack, bounds no phase
-// of the stall (its time falls to the next phase) and is said in the
-// stall's note. A stall whose gap spans none of the fault's consequences
+// before the previous one is shown as it happened, a phase at its own line
+// that took none of the time (Phase.Overlap), as a coordinator's chain
+// shows one; a boundary after the stall's first ack bounds no phase of the
+// stall and is said in the stall's note. A stall whose gap spans none of the fault's consequences
 // for its partition (the fence or shutdown grant, its new leader, its ISR
 // without the broker) is not the fault's: it gets no phases, and says
 // whether it was any longer than the partition's own noise.
@@ -320,8 +321,9 @@ func (e *explaining) candidates(st *Stall, g *gaps.Gap) (cands, later []bound, l
 
 // phases splits st's stall g into a phase per candidate boundary, from
 // prev on, and returns where the last phase ended. A boundary before the
-// stall is drawn but bounds nothing; one out of order, or after the first
-// ack, bounds nothing and is said in the stall's note.
+// stall is drawn but bounds nothing; one out of order is drawn at its own
+// line, a phase that took none of the time (Phase.Overlap); one after the
+// first ack bounds nothing and is said in the stall's note.
 func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) time.Time {
 	var skipped []string
 	for _, bd := range cands {
@@ -343,11 +345,21 @@ func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later
 			// Before the stall: no phase of it, but drawn where it came.
 			e.draw(bdy, isShared, false)
 			continue
-		case at.Before(prev):
-			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, before the boundary before it, so it bounds no phase", bd.kind, bd.e.Source, clock(at)))
-			continue
 		case !st.FirstAck.IsZero() && at.After(st.FirstAck):
 			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
+			continue
+		}
+		if at.Before(prev) {
+			// Out of the recipe's order (a client told of the new leader
+			// before the leader's own line was written): drawn at its
+			// own line, taking none of the time.
+			ph := e.phase(st, bd, at, later)
+			ph.Overlap = prev.Sub(at)
+			ph.Why = fmt.Sprintf("%s came %s before the boundary before it (%s), so this phase took none of the time: %s",
+				boundaryWhat[bd.kind], secs(ph.Overlap), clock(prev), ph.Why)
+			bdy.Phase = ph.Name
+			e.draw(bdy, isShared, true)
+			st.Phases = append(st.Phases, ph)
 			continue
 		}
 		ph := e.phase(st, bd, prev, later)
