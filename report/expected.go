@@ -101,6 +101,9 @@ func (tr *Trial) Expected() Expectation {
 	for _, st := range tr.Stalls {
 		add(fmt.Sprintf("p%d", st.Partition), st.Phases)
 	}
+	if q := tr.Quorum; q != nil {
+		add("quorum", q.Phases)
+	}
 	if r := tr.Recovery; r != nil {
 		add(r.label, r.Phases)
 	}

@@ -225,7 +225,9 @@ type quorumJSON struct {
 	Note              string        `json:"note,omitempty"`
 	DataPath          *dataPathJSON `json:"data_path,omitempty"`
 	LeaderlessSeconds float64       `json:"leaderless_seconds"`
-	PredictedSeconds  *float64      `json:"predicted_seconds,omitempty"`
+	// Phases are the gap as a chain (notice, quorum elect), each with its bound.
+	Phases           []phaseJSON `json:"phases,omitempty"`
+	PredictedSeconds *float64    `json:"predicted_seconds,omitempty"`
 }
 
 func quorumDoc(q *report.QuorumGap) *quorumJSON {
@@ -237,7 +239,7 @@ func quorumDoc(q *report.QuorumGap) *quorumJSON {
 		Led: logLinePtr(q.Led), Fault: logLineDoc(q.Fault), Noticed: logLinePtr(q.Noticed), Elected: logLinePtr(q.Elected),
 		NewLeader: q.NewLeader, NewEpoch: q.NewEpoch, Candidacies: q.Candidacies,
 		explanationJSON: explanationDoc(q.Explanation), Note: q.Note,
-		LeaderlessSeconds: q.Leaderless.Seconds(),
+		LeaderlessSeconds: q.Leaderless.Seconds(), Phases: each(q.Phases, phaseDoc),
 	}
 	if d := q.DataPath; d != nil {
 		out.DataPath = &dataPathJSON{
