@@ -139,6 +139,7 @@ func TestGroupRecoveryRecorded(t *testing.T) {
 			if !r.Phases[0].Start.Equal(tr.FaultAt) {
 				t.Errorf("first phase starts %s, not at the fault %s", r.Phases[0].Start, tr.FaultAt)
 			}
+			checkAtLines(t, dir, r.Phases)
 			want := map[string]string{
 				GroupPhaseDetect: "Fencing broker 2",
 				GroupPhaseElect:  "Leader __consumer_offsets-" + strconv.Itoa(int(c.partition)) + " ",
@@ -278,4 +279,29 @@ func latestEnd(ps Phases) time.Time {
 		}
 	}
 	return end
+}
+
+// checkAtLines checks that every phase of ps that cites a line of a node's
+// log or of client.log ends at that line's very time, to its precision.
+func checkAtLines(t *testing.T, dir string, ps Phases) {
+	t.Helper()
+	for _, ph := range ps {
+		if !strings.Contains(ph.Source, ".log:") {
+			continue
+		}
+		line := cited(t, dir, ph.Source)
+		var at time.Time
+		var err error
+		if strings.HasPrefix(line, "[") {
+			at, err = time.Parse("2006-01-02 15:04:05,000", line[1:24])
+		} else {
+			at, err = time.Parse(time.RFC3339Nano, strings.Fields(line)[0])
+		}
+		if err != nil {
+			t.Fatalf("%s cites %s, whose time does not parse: %v", ph.Name, ph.Source, err)
+		}
+		if !ph.End.Equal(at) {
+			t.Errorf("%s ends at %s, its line [%s] at %s", ph.Name, ph.End.Format(time.RFC3339Nano), ph.Source, at.Format(time.RFC3339Nano))
+		}
+	}
 }

@@ -57,6 +57,7 @@ func TestTxnRecoveryRecorded(t *testing.T) {
 					}
 				}
 			}
+			checkAtLines(t, dir, r.Phases)
 			want := []string{PhaseDetect, TxnPhaseLeader, TxnPhaseLoad, TxnPhaseFind, TxnPhaseCommit}
 			if !slices.Equal(names, want) {
 				t.Fatalf("phases %v, want %v", names, want)
