@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -320,24 +321,18 @@ func (w *coordWalk) find() {
 // that request.
 func clientFound(tl *timeline.Timeline, client results.Client, requests []string, node int32, from time.Time) (find, req timeline.Event, ok bool) {
 	var found bool
-	for _, e := range tl.ClientFacts(client, from, time.Time{}.AddDate(9000, 0, 0)) {
+	for _, e := range tl.Client {
+		if e.Node != string(client) || e.Time.Before(from) {
+			continue
+		}
 		switch {
 		case e.Kind == timeline.KindClientRead && e.Request == "FindCoordinator" && e.Err == "":
 			find, found = e, true
-		case found && e.Kind == timeline.KindClientWrote && e.Broker == node && contains(requests, e.Request):
+		case found && e.Kind == timeline.KindClientWrote && e.Broker == node && slices.Contains(requests, e.Request):
 			return find, e, true
 		}
 	}
 	return timeline.Event{}, timeline.Event{}, false
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // findWhyOf explains the find phase for the client's requests of a kind
