@@ -57,31 +57,35 @@ type Metric struct {
 	// Txn is set for a metric only a transactional probe has (kbf run
 	// --producer transactional).
 	Txn bool
+	// Phased is set for a metric only a trial whose stalls the node logs
+	// split into phases has.
+	Phased bool
 }
 
 // Optional reports whether only some trials have the metric: bench.txt
 // declares its unit only where one does.
-func (m Metric) Optional() bool { return m.MultiStep || m.Group || m.Txn }
+func (m Metric) Optional() bool { return m.MultiStep || m.Group || m.Txn || m.Phased }
 
 // Metrics are every metric, in the order bench.txt lists them. All are
 // better=lower.
 var Metrics = []Metric{
-	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false, false, false},
-	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false, false, false},
-	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false, false, false},
-	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false, false, false},
-	{"client", "client-sec", true, "client: → the producer learns the new leader", false, false, false},
-	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false, false, false},
-	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false, false, false},
-	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false, false, false},
-	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false, false, false},
-	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true, false, false},
-	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true, false, false},
-	{"group_stall", "group-stall-sec", true, "group stall: the group reader's processing gap at the fault", false, true, false},
-	{"commit_stall", "commit-stall-sec", true, "commit stall: the group reader's longest time from a commit's start to the next successful commit's end, at the fault", false, true, false},
-	{"txn_commit_stall", "txn-commit-stall-sec", true, "transaction commit stall: the transactional producer's longest time with no committed transaction, at the fault", false, false, true},
-	{"lso_stall", "lso-stall-sec", true, "LSO stall: the read_committed reader's receive gap at the fault, how long the last stable offset stood still", false, false, true},
-	{"coordinator_load", "coordinator-load-sec", true, "coordinator load: the new group coordinator's load of the group's __consumer_offsets partition, scheduled to finished, when the fault hit the coordinator", false, true, false},
+	{"ack_stall", "ack-stall-sec", true, "ack stall: the ack gap at the fault", false, false, false, false},
+	{"receive_stall", "receive-stall-sec", true, "receive stall: the receive gap at the fault", false, false, false, false},
+	{"detect", "detect-sec", true, "detect: fault → fence (or controlled shutdown granted)", false, false, false, false},
+	{"elect", "elect-sec", true, "elect: → new leader (or the ISR without the broker)", false, false, false, false},
+	{"client", "client-sec", true, "client: → the producer learns the new leader", false, false, false, false},
+	{"first_ack", "first-ack-sec", true, "first ack: → the first ack", false, false, false, false},
+	{"after_detect", "after-detect-sec", true, "ack stall after detection (elect + client + first ack): free of the heartbeat's phase", false, false, false, false},
+	{"from_heartbeat", "from-heartbeat-sec", true, "ack stall from the broker's last heartbeat (after detect + session timeout): the stall had the fault come just after a heartbeat", false, false, false, false},
+	{"lost_acked", "lost-acked-records", false, "acknowledged records lost", false, false, false, false},
+	{"total_stall", "total-stall-sec", true, "total stall: a fault of several steps' ack stalls over the stall bound, summed (the roll's whole stall)", true, false, false, false},
+	{"longest_stall", "longest-stall-sec", true, "longest stall: a fault of several steps' longest ack stall", true, false, false, false},
+	{"group_stall", "group-stall-sec", true, "group stall: the group reader's processing gap at the fault", false, true, false, false},
+	{"commit_stall", "commit-stall-sec", true, "commit stall: the group reader's longest time from a commit's start to the next successful commit's end, at the fault", false, true, false, false},
+	{"txn_commit_stall", "txn-commit-stall-sec", true, "transaction commit stall: the transactional producer's longest time with no committed transaction, at the fault", false, false, true, false},
+	{"lso_stall", "lso-stall-sec", true, "LSO stall: the read_committed reader's receive gap at the fault, how long the last stable offset stood still", false, false, true, false},
+	{"coordinator_load", "coordinator-load-sec", true, "coordinator load: the new group coordinator's load of the group's __consumer_offsets partition, scheduled to finished, when the fault hit the coordinator", false, true, false, false},
+	{"beyond_bound", "beyond-bound-sec", true, "beyond bound: how far the stall's phases (and the coordinators' recoveries') ran past what their settings allow, summed; 0 within (docs/bounds.md)", false, false, false, true},
 }
 
 // MetricByName returns the metric with this name (ack_stall) or unit

@@ -104,7 +104,7 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 			st := tr.Stalls[j]
 			for k, ph := range st.Phases {
 				l.Phases = append(l.Phases, phase{Name: ph.Name, Start: since(ph.Start), End: since(ph.End),
-					Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why, Setting: ph.Setting})
+					Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why, Setting: ph.Setting, Bound: boundOf(ph.Bound)})
 				add(ph.Name, fmt.Sprintf("stalls.%d.phases.%d.seconds", j, k), ph.Duration.Seconds(), "s")
 			}
 			if !st.FirstAck.IsZero() {
@@ -229,4 +229,12 @@ func groupFigures(tr *report.Trial, m *trialModel, since func(time.Time) float64
 	add("failed commits", "group.failed_commits", float64(g.Failed), "")
 	add("rebalances", "group.rebalances", float64(g.Rebalances()), "")
 	m.Group = lane
+}
+
+// boundOf is a phase's bound for the page; nil when none is stated.
+func boundOf(b report.Bound) *phaseBound {
+	if !b.Stated {
+		return nil
+	}
+	return &phaseBound{Low: b.Low.Seconds(), High: b.High.Seconds(), Excess: b.Excess.Seconds(), Basis: b.Basis}
 }

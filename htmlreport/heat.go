@@ -25,7 +25,7 @@ const (
 // heatMap is a condensed trial's lanes: a row per partition, the led
 // ones first, then the followed, then the rest, each by partition number;
 // in each row the partition's ack gaps longer than Bound, the stall
-// bound the run judged by (report.StallBound). The page colours each
+// bound the run judged by (report.SteadyBound). The page colours each
 // column of a row by the longest gap overlapping it, and draws the
 // fault and the shared phase boundaries across the rows and each
 // partition's own boundaries on its row. Times are seconds since the

@@ -154,6 +154,17 @@ type phase struct {
 	Source   string  `json:"source,omitempty"`
 	Why      string  `json:"why,omitempty"`
 	Setting  string  `json:"setting,omitempty"`
+	// Bound is what the phase's settings allow it (report.Bound), drawn
+	// behind it from start+low to start+high; nil when none is stated.
+	Bound *phaseBound `json:"bound,omitempty"`
+}
+
+// phaseBound is a phase's bound in seconds, and how far it ran beyond.
+type phaseBound struct {
+	Low    float64 `json:"low"`
+	High   float64 `json:"high"`
+	Excess float64 `json:"excess"`
+	Basis  string  `json:"basis"`
 }
 
 // event is a timeline event as a marker. Partition is -1 for an event of

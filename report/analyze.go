@@ -91,14 +91,15 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	// fault's broker, which the record on disk may leave unknown.
 	named := faultOf(ev.meta)
 	roles := rolesOf(ev, rd.gaps, named)
-	ph := phasesOf(ev, rd.gaps, roles, named, q, rd.last, tl)
+	ff := factsOf(ev, named, faultedNode(named, ext.broker))
+	ph := phasesOf(ev, rd.gaps, roles, ff, q, rd.last, tl)
 	ph = checksOf(ev, ph)
-	gr := groupRecoveryOf(ctx, ev, named, coordinatorOf(named, ext.broker), grp, ph.stalls)
-	txr := txnRecoveryOf(ctx, ev, named, faultedNode(named, ext.broker), txv) // txnphases.go
-	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr)
+	gr := groupRecoveryOf(ev, ff, grp, ph.stalls)
+	txr := txnRecoveryOf(ev, ff, txv)
+	m := metricsOf(ev, named, roles, rd.gaps, ph.stalls, rd.steps, in, grp, gr, txr)
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
-		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr,
+		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
 		notes: concat(tl.notes, lnotes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
@@ -120,6 +121,7 @@ type probeAnalysis struct {
 	recovery  *GroupRecovery
 	// txnRecovery is the transaction coordinator's (txnphases.go).
 	txnRecovery *TxnRecovery
+	facts       *faultFacts
 	notes       notes
 }
 
@@ -151,6 +153,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Txn:         p.txn,
 		Recovery:    p.recovery,
 		TxnRecovery: p.txnRecovery,
+		Detection:   p.facts.detectionEvent(),
 		roles:       p.roles,
 	}
 }

@@ -77,6 +77,16 @@ func CheckStall(st *Stall, F time.Time, idx map[string][]time.Time) []Violation 
 	prev := F.Add(st.Began)
 	var sum time.Duration
 	for _, ph := range st.Phases {
+		if ph.Overlap > 0 {
+			// Out of order: at its own line, before the boundary before it.
+			if !ph.Start.Equal(ph.End) || ph.Duration != 0 || !ph.End.Add(ph.Overlap).Equal(prev) {
+				bad("%s, out of order, runs %s → %s (%s), %s before %s", ph.Name, clock(ph.Start), clock(ph.End), ph.Duration, ph.Overlap, clock(prev))
+			}
+			if w := citedAt(idx, ph.Name, ph.Source, ph.End); ph.Source != "" && w != "" {
+				bad("%s", w)
+			}
+			continue
+		}
 		if !ph.Start.Equal(prev) {
 			bad("%s starts at %s, not where the phase before it ended (%s)", ph.Name, clock(ph.Start), clock(prev))
 		}

@@ -154,9 +154,10 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // first. roles are what the faulted broker was to each partition.
 //
 // A phase ends at the very time of the line it cites: a boundary logged
-// before the previous one, or after the stall's first ack, bounds no phase
-// of the stall (its time falls to the next phase) and is said in the
-// stall's note. A stall whose gap spans none of the fault's consequences
+// before the previous one is shown as it happened, a phase at its own line
+// that took none of the time (Phase.Overlap), as a coordinator's chain
+// shows one; a boundary after the stall's first ack bounds no phase of the
+// stall and is said in the stall's note. A stall whose gap spans none of the fault's consequences
 // for its partition (the fence or shutdown grant, its new leader, its ISR
 // without the broker) is not the fault's: it gets no phases, and says
 // whether it was any longer than the partition's own noise.
@@ -165,8 +166,8 @@ func hasNodeEvidence(tl *timeline.Timeline) bool {
 // stall that begins at the fault holds the detection as well and is named
 // for both ("detect+elect"): its time is never blamed on the election
 // alone. damaged says what is missing, for the notes and the verdict.
-func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) (stalls []Stall, boundaries []Boundary, damaged notes) {
-	e, damaged := newExplaining(ev, roles, f)
+func explain(ev *evidence, g *gaps.Report, roles map[int32]results.Role, ff *faultFacts) (stalls []Stall, boundaries []Boundary, damaged notes) {
+	e, damaged := newExplaining(ev, roles, ff)
 	for _, gp := range g.Partitions {
 		if gp.Ack.Fault != nil {
 			stalls = append(stalls, e.stall(gp))
@@ -182,6 +183,7 @@ type explaining struct {
 	ev    *evidence
 	roles map[int32]results.Role
 	f     *results.Fault
+	ff    *faultFacts
 	tl    *timeline.Timeline
 	F     time.Time
 	topic string
@@ -202,15 +204,16 @@ type explaining struct {
 	sharedOrder []BoundaryKind
 }
 
-// newExplaining finds what the stalls of fault f share, and says what of
-// it is missing (damaged).
-func newExplaining(ev *evidence, roles map[int32]results.Role, f *results.Fault) (*explaining, notes) {
-	e := &explaining{ev: ev, roles: roles, f: f, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
+// newExplaining finds what the stalls of the fault ff share, and says what
+// of it is missing (damaged).
+func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (*explaining, notes) {
+	f := ff.f
+	e := &explaining{ev: ev, roles: roles, f: f, ff: ff, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
 	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
 		Evidence: f.Signal() + " " + f.Broker}}
 	var damaged notes
-	e.detect, e.detected = detection(e.tl, f, e.F)
+	e.detect, e.detected = ff.detection, ff.detected
 	// A cut from the clients only is detected by no one: nothing is
 	// missing when no line shows it.
 	if !e.detected && f.Kind != results.FaultIsolateClients {
@@ -266,7 +269,8 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 	}
 	prev = e.phases(&st, g, prev, cands, later)
 	if !st.FirstAck.IsZero() {
-		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev)}
+		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev),
+			Bound: noBound("the first ack waits on the new leader's answer to the retried produce: kbf states no bound for it")}
 		e.x.firstAck(&st, &ph, prev)
 		st.Phases = append(st.Phases, ph)
 	}
@@ -317,8 +321,9 @@ func (e *explaining) candidates(st *Stall, g *gaps.Gap) (cands, later []bound, l
 
 // phases splits st's stall g into a phase per candidate boundary, from
 // prev on, and returns where the last phase ended. A boundary before the
-// stall is drawn but bounds nothing; one out of order, or after the first
-// ack, bounds nothing and is said in the stall's note.
+// stall is drawn but bounds nothing; one out of order is drawn at its own
+// line, a phase that took none of the time (Phase.Overlap); one after the
+// first ack bounds nothing and is said in the stall's note.
 func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) time.Time {
 	var skipped []string
 	for _, bd := range cands {
@@ -340,11 +345,21 @@ func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later
 			// Before the stall: no phase of it, but drawn where it came.
 			e.draw(bdy, isShared, false)
 			continue
-		case at.Before(prev):
-			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, before the boundary before it, so it bounds no phase", bd.kind, bd.e.Source, clock(at)))
-			continue
 		case !st.FirstAck.IsZero() && at.After(st.FirstAck):
 			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
+			continue
+		}
+		if at.Before(prev) {
+			// Out of the recipe's order (a client told of the new leader
+			// before the leader's own line was written): drawn at its
+			// own line, taking none of the time.
+			ph := e.phase(st, bd, at, later)
+			ph.Overlap = prev.Sub(at)
+			ph.Why = fmt.Sprintf("%s came %s before the boundary before it (%s), so this phase took none of the time: %s",
+				boundaryWhat[bd.kind], secs(ph.Overlap), clock(prev), ph.Why)
+			bdy.Phase = ph.Name
+			e.draw(bdy, isShared, true)
+			st.Phases = append(st.Phases, ph)
 			continue
 		}
 		ph := e.phase(st, bd, prev, later)
@@ -375,13 +390,16 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseReturn:
 		e.x.returned(&ph, later)
 	}
+	ph.Bound = e.bound(st, bd.name, prev, at)
 	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
 		ph.Name = PhaseDetect + "+" + bd.name
 		// The phase's own explanation would count its whole time as
 		// the election's: it is replaced, not kept.
 		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
 			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
+		ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
 	}
+	ph.Bound.measure(ph.Duration)
 	return ph
 }
 

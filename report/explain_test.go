@@ -214,9 +214,12 @@ func TestExplainEdges(t *testing.T) {
 				"logs/k2/state-change.log": leaderLine(800*msec, 0),
 				"client.log":               learntLine(700*msec, 0),
 			}},
+			// The producer learnt the leader before the leader's own
+			// line: shown as it happened, at its line, taking none of
+			// the time.
 			p: 0, role: "leader", began: 500 * msec, total: 2500 * msec,
-			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
-			text:   "producer-learned (client.log:1) is logged at ",
+			phases: []phase{{PhaseDetect, 100 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			text:   "out of order: its line came 0.10 s before the phase before it ended",
 		},
 		{
 			name: "boundary logged early, stall begins at the fault",
@@ -226,8 +229,8 @@ func TestExplainEdges(t *testing.T) {
 				"client.log":               learntLine(700*msec, 0),
 			}},
 			p: 0, role: "leader", total: 3000 * msec,
-			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseFirstAck, 2200 * msec}},
-			text:   "producer-learned (client.log:",
+			phases: []phase{{PhaseDetect, 600 * msec}, {PhaseElect, 200 * msec}, {PhaseClient, 0}, {PhaseFirstAck, 2200 * msec}},
+			text:   "out of order: its line came 0.10 s before",
 		},
 		{
 			// p0 never acked again: the phases the logs show are

@@ -16,16 +16,16 @@ import (
 type LongGaps = gaps.Longer
 
 // NewLongGaps returns an empty LongGaps keeping the gaps longer than the
-// stall bound tr was judged by (StallBound), the last closed at end (zero:
+// stall bound tr was judged by (SteadyBound), the last closed at end (zero:
 // the latest time seen).
 func NewLongGaps(tr *Trial, end time.Time) *LongGaps {
-	return gaps.NewLonger(StallBound(tr), end)
+	return gaps.NewLonger(SteadyBound(tr), end)
 }
 
-// StallBound is the gap the run counted as steady: what the verdict
+// SteadyBound is the gap the run counted as steady: what the verdict
 // judged the trial by. A bare probe CSV has no metadata, and the probe's
 // rule at its default applies.
-func StallBound(tr *Trial) time.Duration {
+func SteadyBound(tr *Trial) time.Duration {
 	if tr == nil || tr.Meta == nil {
 		return verdict.StallBound(&results.Meta{})
 	}

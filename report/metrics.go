@@ -54,12 +54,17 @@ const (
 	// partition. Only a trial whose fault hit the group's coordinator and
 	// whose logs show the load has it.
 	MeasureCoordinatorLoad Measure = "coordinator_load"
+	// MeasureBeyondBound is how far the partition's stall's phases, and
+	// the coordinators' recoveries' phases, ran past what their settings
+	// allow (Bound), summed; zero within. Only a stall split into phases
+	// has it.
+	MeasureBeyondBound Measure = "beyond_bound"
 )
 
 // Measures are every measure, in the order bench.txt lists them.
 var Measures = []Measure{MeasureAckStall, MeasureReceiveStall, MeasureDetect, MeasureElect, MeasureClient,
 	MeasureFirstAck, MeasureAfterDetect, MeasureFromHeartbeat, MeasureTotalStall, MeasureLongestStall,
-	MeasureGroupStall, MeasureCommitStall, MeasureTxnCommitStall, MeasureLSOStall, MeasureCoordinatorLoad}
+	MeasureGroupStall, MeasureCommitStall, MeasureTxnCommitStall, MeasureLSOStall, MeasureCoordinatorLoad, MeasureBeyondBound}
 
 // phaseMeasure is the measure of each stall phase.
 var phaseMeasure = map[string]Measure{
@@ -215,7 +220,7 @@ func partitionRoles(ev *evidence, g *gaps.Report, f *results.Fault) map[int32]re
 // ev, the group reader's from grp (nil without one). f is nil for a probe
 // CSV given a fault time and no metadata: its gaps are measured, with no
 // role. Nil without a fault time.
-func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report, grp *GroupView, gr *GroupRecovery) *Metrics {
+func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *gaps.Report, stalls []Stall, steps *StepView, in *integrity.Report, grp *GroupView, gr, txr *CoordinatorRecovery) *Metrics {
 	if ev.F.IsZero() {
 		return nil
 	}
@@ -245,6 +250,9 @@ func metricsOf(ev *evidence, f *results.Fault, roles map[int32]results.Role, g *
 			}
 			if st := byPartition[p]; st != nil {
 				stallMeasures(pm.Values, st, f, session)
+				if len(st.Phases) > 0 {
+					pm.Values[MeasureBeyondBound] = beyondOf(st, gr, txr)
+				}
 			}
 			if d, ok := stalled[p]; ok {
 				pm.Values[MeasureTotalStall] = d

@@ -31,6 +31,12 @@ func TestOutputsGolden(t *testing.T) {
 		{name: "isolate", archive: isolateArchive},
 		{name: "isolate-controller", archive: isolateControllerArchive},
 		{name: "isolate-clients", archive: isolateClientsArchive},
+		// A trial beyond its bounds: the new group coordinator began its
+		// load 0.09 s after it led the partition (docs/bounds.md).
+		{name: "group-coordinator-classic", archive: "group-coordinator-classic.tar.gz"},
+		// A boundary out of its recipe's order: the producer was told of
+		// the new transaction coordinator before its load had ended.
+		{name: "txn-coordinator-2", archive: "txn-coordinator-2.tar.gz"},
 		{name: "clients-300ms", archive: sigkillArchive, lag: 300 * time.Millisecond},
 		{name: "clients-3ms", archive: sigkillArchive, lag: 3 * time.Millisecond},
 		{name: "rolling"},

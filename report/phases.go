@@ -21,14 +21,18 @@ type phases struct {
 // never moved again), and tl what the timeline stage found of the logs.
 // After a controller fault, its quorum's gap q says what there is: it
 // fences no broker and moves no partition, so its stalls have no phases.
-func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault, q *QuorumGap, last lastReceived, tl timelineRead) phases {
+func phasesOf(ev *evidence, g *gaps.Report, roles map[int32]results.Role, ff *faultFacts, q *QuorumGap, last lastReceived, tl timelineRead) phases {
+	if ff == nil {
+		return phases{}
+	}
+	f := ff.f
 	switch {
-	case f == nil || ev.F.IsZero() || q != nil || ev.tl == nil:
+	case ev.F.IsZero() || q != nil || ev.tl == nil:
 		return phases{}
 	case f.Kind == results.FaultIsolateReplication && hasNodeEvidence(ev.tl):
 		return replicationPhases(ev, g, roles, f) // replication.go
 	case hasNodeEvidence(ev.tl):
-		stalls, boundaries, damaged := explain(ev, g, roles, f)
+		stalls, boundaries, damaged := explain(ev, g, roles, ff)
 		return phases{stalls: explainCut(ev, g, f, stalls, last), boundaries: boundaries, notes: damaged}
 	}
 	if stalls := cutStalls(ev, g, roles, f); stalls != nil {
@@ -138,22 +142,45 @@ type Phase struct {
 	Start    time.Time
 	End      time.Time
 	Duration time.Duration
+	// Overlap is, for a phase whose evidence came before the phase before
+	// it had ended (out of its recipe's order), how long before: the phase
+	// is drawn at its own line and took none of the time.
+	Overlap time.Duration
 	// Explanation says what the phase waited for; its Evidence is the
 	// event that ends the phase.
 	Explanation
+	// Bound is the time its settings allow it, and how far it ran beyond.
+	Bound Bound
 }
 
 // Phases are a recovery's phases in order, each from where the one before
 // it ended (a coordinator's: GroupRecovery, TxnRecovery).
 type Phases []Phase
 
-// Total is the phases' time, the first's start to the last's end; zero for
+// Total is the phases' time, the first's start to the latest end; zero for
 // none.
 func (ps Phases) Total() time.Duration {
 	if len(ps) == 0 {
 		return 0
 	}
-	return ps[len(ps)-1].End.Sub(ps[0].Start)
+	end := ps[0].End
+	for _, p := range ps {
+		if p.End.After(end) {
+			end = p.End
+		}
+	}
+	return end.Sub(ps[0].Start)
+}
+
+// Beyond is the phases that ran past their bounds.
+func (ps Phases) Beyond() Phases {
+	var out Phases
+	for _, p := range ps {
+		if p.Bound.Beyond() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Named returns the phase named name; false without one.

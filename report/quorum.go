@@ -53,6 +53,11 @@ type QuorumGap struct {
 	// Explanation says why the gap lasted as it did, as a Phase's does;
 	// the lines that bound it are Led, Fault, Noticed and Elected.
 	Explanation
+	// Phases are the gap as a chain, by the engine every recovery's goes
+	// through: the fault → a voter gives up on the leader
+	// (QuorumPhaseNotice) → another controller leads (QuorumPhaseElect),
+	// each with its bound.
+	Phases Phases
 	// Note says why there is no gap to measure, when there is none.
 	Note string
 	// DataPath is what the probe's partitions did meanwhile; nil without
@@ -194,6 +199,34 @@ func (q *QuorumGap) explain(x *explainer, f *results.Fault) {
 			q.Candidacies, says(electionS, time.Second), says(backoffS, time.Second))
 	}
 	q.Why = why
+	q.Phases = q.chain(fetchS)
+}
+
+// The quorum's phases.
+const (
+	QuorumPhaseNotice = "notice"
+	QuorumPhaseElect  = "quorum elect"
+)
+
+// chain is the leaderless gap's phases: a voter gives up on its leader
+// within controller.quorum.fetch.timeout.ms of its last fetch from it (at
+// most the fault), then the election.
+func (q *QuorumGap) chain(fetchS Setting) Phases {
+	c := chain{prev: q.Fault.Time}
+	if n := q.Noticed; n != nil {
+		b := Bound{Basis: "controller.quorum.fetch.timeout.ms could not be read, so no bound is stated", Settings: []Setting{fetchS}}
+		if d, ok := ms(fetchS); ok {
+			b = Bound{Stated: true, High: d, Settings: []Setting{fetchS},
+				Basis: fmt.Sprintf("[0, %s]: a voter gives up on its leader controller.quorum.fetch.timeout.ms after its last successful fetch from it, which came at the latest at the fault", secs(d))}
+		}
+		c.add(QuorumPhaseNotice, n.Time, Explanation{Evidence: n.Evidence, Source: n.Source,
+			Why: fmt.Sprintf("%s gave up on the leader and asked for a pre-vote or a vote", n.Node), Setting: "controller.quorum.fetch.timeout.ms", Settings: []Setting{fetchS}}, b)
+	}
+	e := q.Elected
+	c.add(QuorumPhaseElect, e.Time, Explanation{Evidence: e.Evidence, Source: e.Source,
+		Why: fmt.Sprintf("%s won the election at epoch %d after %d candidacies", e.Node, q.NewEpoch, q.Candidacies)},
+		noBound("the votes' round trips, and a lost or split election's randomised timeout, have no bound kbf states"))
+	return c.phases
 }
 
 // dataPath is the longest ack gap at the fault among the partitions, beside

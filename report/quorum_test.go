@@ -224,6 +224,7 @@ func TestQuorumGap(t *testing.T) {
 			if (q.Elected == nil) == (q.Note == "") {
 				t.Errorf("elected %+v, note %q: want one of them", q.Elected, q.Note)
 			}
+			checkQuorumChain(t, q)
 			if tr.Gaps.Window != tc.window {
 				t.Errorf("fault window %v, want %v: a gap while the quorum had no leader is the fault's", tr.Gaps.Window, tc.window)
 			}
@@ -288,5 +289,30 @@ func TestQuorumGapJSON(t *testing.T) {
 	}
 	if !strings.Contains(digest.String(), "quorum 1.66 s (c2 -> c3, epoch 5): the other controllers give up") {
 		t.Errorf("digest lacks the quorum's gap:\n%s", digest.String())
+	}
+}
+
+// checkQuorumChain checks the gap's chain: from the fault to the new
+// leader, each phase at the line it cites, notice bounded by the fetch
+// timeout when it is known.
+func checkQuorumChain(t *testing.T, q *QuorumGap) {
+	t.Helper()
+	if q.Elected == nil {
+		if len(q.Phases) != 0 {
+			t.Errorf("phases %+v without a new leader", q.Phases)
+		}
+		return
+	}
+	last := q.Phases[len(q.Phases)-1]
+	if !q.Phases[0].Start.Equal(q.Fault.Time) || last.Name != QuorumPhaseElect || !last.End.Equal(q.Elected.Time) || q.Phases.Total() != q.Leaderless {
+		t.Errorf("phases %+v: want fault → elected, %v in all", q.Phases, q.Leaderless)
+	}
+	if n, ok := q.Phases.Named(QuorumPhaseNotice); ok {
+		if !n.End.Equal(q.Noticed.Time) || n.Source != q.Noticed.Source {
+			t.Errorf("notice ends %v [%s], not at its line %v [%s]", n.End, n.Source, q.Noticed.Time, q.Noticed.Source)
+		}
+		if q.Predicted > 0 && (!n.Bound.Stated || n.Bound.High != q.Predicted || n.Bound.Beyond() != (n.Duration > q.Predicted+logResolution)) {
+			t.Errorf("notice %v: bound %+v, want [0, %v]", n.Duration, n.Bound, q.Predicted)
+		}
 	}
 }

@@ -124,6 +124,10 @@ type Trial struct {
 	// Failback is the broker's return measured with the probe running
 	// (failback.go); nil for a trial without --failback.
 	Failback *FailbackView
+	// Detection is the line that shows the controller acting on the
+	// fault (its fence, its grant of a controlled shutdown), derived once
+	// for every chain and the summary; nil when the logs show none.
+	Detection *timeline.Event
 	// roles are what the faulted broker was to each partition (Role).
 	roles map[int32]results.Role
 }

@@ -144,6 +144,13 @@ func checkPhases(t *testing.T, tr *Trial, st *Stall) {
 		if ph.Duration < 0 {
 			t.Errorf("p%d %s: duration %v < 0", st.Partition, ph.Name, ph.Duration)
 		}
+		if ph.Overlap > 0 {
+			// Out of order: at its own line, before the boundary before it.
+			if ph.Duration != 0 || !ph.Start.Equal(ph.End) || !ph.End.Add(ph.Overlap).Equal(prev) {
+				t.Errorf("p%d %s, out of order: %v → %v (%v), %v before %v", st.Partition, ph.Name, ph.Start, ph.End, ph.Duration, ph.Overlap, prev)
+			}
+			continue
+		}
 		if got := ph.End.Sub(prev); got != ph.Duration {
 			t.Errorf("p%d %s: ends %v after the previous boundary, duration says %v", st.Partition, ph.Name, got, ph.Duration)
 		}

@@ -181,11 +181,9 @@ func Summarize(trials []*Trial) *Summary {
 		// its timeline: a stall that began after them has no phase for
 		// them.
 		var detected time.Time
-		if len(tr.Stalls) > 0 && tr.Timeline != nil && tr.Meta != nil && tr.Meta.Fault != nil {
-			if e, ok := detection(tr.Timeline, tr.Meta.Fault, tr.FaultAt); ok {
-				detected = e.Time
-				s.Detect.add(detected.Sub(tr.FaultAt))
-			}
+		if len(tr.Stalls) > 0 && tr.Detection != nil {
+			detected = tr.Detection.Time
+			s.Detect.add(detected.Sub(tr.FaultAt))
 		}
 		for _, st := range tr.Stalls {
 			for _, ph := range st.Phases {

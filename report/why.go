@@ -675,3 +675,15 @@ func (x *explainer) receive(st *Stall, ackGap, recvGap time.Duration) {
 	}
 	st.Receive.Why = s
 }
+
+// brokerConfigOf is broker node's logged configuration (by node id), nil
+// when unread.
+func (x *explainer) brokerConfigOf(node int32) *timeline.NodeConfig {
+	for name, id := range x.ev.meta.Cluster.Brokers {
+		if id == node {
+			c, _ := x.brokerConfig(name)
+			return c
+		}
+	}
+	return nil
+}

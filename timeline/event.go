@@ -71,6 +71,18 @@ const (
 	KindISRExpand       // "[Partition T-P broker=2] Expanding ISR from 2,3 to 2,3,1" (Kafka before 3.x)
 	KindISRUpdated      // "[Partition T-P broker=2] ISR updated to 2,3,1 and version updated to V"
 
+	// From a broker's server.log: a coordinator taking over a partition of
+	// its internal topic (__consumer_offsets, __transaction_state). Broker
+	// is the coordinator's node id, Topic and Partition the partition it
+	// loads, Epoch the epoch it loads at, Count what it loaded (records,
+	// transactional ids) and Wait how long the load took, by its own count.
+	// They are kept in Timeline.Internal with the internal topics' other
+	// partition events.
+	KindCoordinatorElected  // "[TransactionCoordinator id=2] Elected as the txn coordinator for partition P at epoch E"
+	KindCoordinatorLoading  // "[GroupCoordinator id=1] Scheduling loading of metadata from T-P with epoch E", "[Transaction State Manager 2]: Loading transaction metadata from T-P at epoch E"
+	KindCoordinatorLoadTook // "[Transaction State Manager 2]: Finished loading N transaction metadata from T-P in M milliseconds, ..."
+	KindCoordinatorLoaded   // "[GroupCoordinator id=1] Finished loading of metadata from T-P with epoch E in Mms ... Loaded N records ...", "[Transaction State Manager 2]: Completed loading transaction metadata from T-P for coordinator epoch E"
+
 	// From the probe's client.log.
 	KindClientLeader   // "metadata refresh topic partition data changed topic=T partition=P new_leader=L ..."
 	KindClientRedirect // "moving producing partition due to kip-951 not_leader_for_partition topic=T ..."
@@ -125,8 +137,13 @@ var kindNames = [...]string{
 	KindISRShrink:          "isr-shrink",
 	KindISRExpand:          "isr-expand",
 	KindISRUpdated:         "isr-updated",
-	KindClientLeader:       "client-leader",
-	KindClientRedirect:     "client-redirect",
+
+	KindCoordinatorElected:  "coordinator-elected",
+	KindCoordinatorLoading:  "coordinator-loading",
+	KindCoordinatorLoadTook: "coordinator-load-took",
+	KindCoordinatorLoaded:   "coordinator-loaded",
+	KindClientLeader:        "client-leader",
+	KindClientRedirect:      "client-redirect",
 
 	KindClientMetadataSame:      "client-metadata-same",
 	KindClientMetadataTriggered: "client-metadata-triggered",

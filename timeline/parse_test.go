@@ -177,6 +177,24 @@ func TestMatch(t *testing.T) {
 		{"broker running", "[BrokerLifecycleManager id=1] The broker has been unfenced. Transitioning from RECOVERY to RUNNING.",
 			f(KindBrokerRunning, func(v *fields) { v.broker = 1 })},
 
+		// The coordinators' loads (Kafka 4.3, as the recorded trials logged them).
+		{"group load scheduled", "[GroupCoordinator id=1] Scheduling loading of metadata from __consumer_offsets-45 with epoch 1",
+			f(KindCoordinatorLoading, func(v *fields) { v.broker, v.topic, v.partition, v.epoch = 1, "__consumer_offsets", 45, 1 })},
+		{"group load finished", "[GroupCoordinator id=1] Finished loading of metadata from __consumer_offsets-45 with epoch 1 in 143ms where 32ms was spent in the scheduler. Loaded 1782 records which total to 291985 bytes.",
+			f(KindCoordinatorLoaded, func(v *fields) {
+				v.broker, v.topic, v.partition, v.epoch, v.count = 1, "__consumer_offsets", 45, 1, 1782
+			})},
+		{"group unload is no load", "[GroupCoordinator id=1] Scheduling unloading of metadata for __consumer_offsets-45 with epoch OptionalInt[1]",
+			f(KindUnknown, nil)},
+		{"txn coordinator elected", "[TransactionCoordinator id=2] Elected as the txn coordinator for partition 30 at epoch 4",
+			f(KindCoordinatorElected, func(v *fields) { v.broker, v.topic, v.partition, v.epoch = 2, "__transaction_state", 30, 4 })},
+		{"txn loading", "[Transaction State Manager 2]: Loading transaction metadata from __transaction_state-30 at epoch 4",
+			f(KindCoordinatorLoading, func(v *fields) { v.broker, v.topic, v.partition, v.epoch = 2, "__transaction_state", 30, 4 })},
+		{"txn load took", "[Transaction State Manager 2]: Finished loading 1 transaction metadata from __transaction_state-30 in 43 milliseconds, of which 21 milliseconds was spent in the scheduler.",
+			f(KindCoordinatorLoadTook, func(v *fields) { v.broker, v.topic, v.partition, v.count = 2, "__transaction_state", 30, 1 })},
+		{"txn load completed", "[Transaction State Manager 2]: Completed loading transaction metadata from __transaction_state-30 for coordinator epoch 4",
+			f(KindCoordinatorLoaded, func(v *fields) { v.broker, v.topic, v.partition, v.epoch = 2, "__transaction_state", 30, 4 })},
+
 		{"noise", "[ReplicaFetcherManager on broker 2] Removed fetcher for partitions Set(orders-0)", f(KindUnknown, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -204,6 +222,20 @@ func TestMatch(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCoordinatorLoadTook checks that a load's own count of its time is
+// read, in milliseconds, from both coordinators' wordings.
+func TestCoordinatorLoadTook(t *testing.T) {
+	for msg, want := range map[string]time.Duration{
+		"[GroupCoordinator id=1] Finished loading of metadata from __consumer_offsets-45 with epoch 1 in 143ms where 32ms was spent in the scheduler. Loaded 1782 records which total to 291985 bytes.": 143 * time.Millisecond,
+		"[Transaction State Manager 2]: Finished loading 1 transaction metadata from __transaction_state-30 in 43 milliseconds, of which 21 milliseconds was spent in the scheduler.":                   43 * time.Millisecond,
+	} {
+		e, _, ok, err := match(msg)
+		if !ok || err != nil || e.Wait != want {
+			t.Errorf("%q: wait %s (ok %v, err %v), want %s", msg, e.Wait, ok, err, want)
+		}
 	}
 }
 

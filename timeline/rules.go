@@ -32,6 +32,8 @@ type rule struct {
 	self bool
 	// leads: the broker the event concerns leads the partition.
 	leads bool
+	// topic is the topic of a message that names only the partition.
+	topic string
 	// voter: the message is a node's state in the KRaft quorum that lists
 	// the quorum's voters (group voters); it counts only when they include
 	// the node that logged it (group broker). A broker, an observer of the
@@ -231,7 +233,42 @@ var rules = []rule{
 	{kind: KindISRUpdated, key: "ISR updated to",
 		re:   regexp.MustCompile(`^\[Partition (?P<topic>\S+)-(?P<partition>\d+) broker=(?P<broker>\d+)\] ISR updated to (?P<isr>[\d,]*)`),
 		self: true, leads: true},
+
+	// The group coordinator (Kafka 4.x CoordinatorRuntime, logIdent
+	// "[GroupCoordinator id=N] ") loading a __consumer_offsets partition:
+	//	"Scheduling loading of metadata from T-P with epoch E"
+	//	"Finished loading of metadata from T-P with epoch E in Mms where Sms was spent in
+	//	 the scheduler. Loaded N records which total to B bytes."
+	{kind: KindCoordinatorLoading, key: "Scheduling loading of metadata from",
+		re:   regexp.MustCompile(`^\[GroupCoordinator id=(?P<broker>\d+)\] Scheduling loading of metadata from (?P<topic>\S+)-(?P<partition>\d+) with epoch (?P<epoch>\d+)`),
+		self: true},
+	{kind: KindCoordinatorLoaded, key: "Finished loading of metadata from",
+		re:   regexp.MustCompile(`^\[GroupCoordinator id=(?P<broker>\d+)\] Finished loading of metadata from (?P<topic>\S+)-(?P<partition>\d+) with epoch (?P<epoch>\d+) in (?P<took_ms>\d+)ms.*?Loaded (?P<count>\d+) records`),
+		self: true},
+	// The transaction coordinator (TransactionCoordinator and
+	// TransactionStateManager, logIdent "[Transaction State Manager N]: ")
+	// taking over a __transaction_state partition:
+	//	"Elected as the txn coordinator for partition P at epoch E"
+	//	"Loading transaction metadata from T-P at epoch E"
+	//	"Finished loading N transaction metadata from T-P in M milliseconds, of which S milliseconds was spent in the scheduler."
+	//	"Completed loading transaction metadata from T-P for coordinator epoch E"
+	{kind: KindCoordinatorElected, key: "Elected as the txn coordinator for partition",
+		re:   regexp.MustCompile(`^\[TransactionCoordinator id=(?P<broker>\d+)\] Elected as the txn coordinator for partition (?P<partition>\d+) at epoch (?P<epoch>\d+)`),
+		self: true, topic: "__transaction_state"},
+	{kind: KindCoordinatorLoading, key: "Loading transaction metadata from",
+		re:   regexp.MustCompile(`^\[Transaction State Manager (?P<broker>\d+)\]: Loading transaction metadata from (?P<topic>\S+)-(?P<partition>\d+) at epoch (?P<epoch>\d+)`),
+		self: true},
+	{kind: KindCoordinatorLoadTook, key: "transaction metadata from",
+		re:   regexp.MustCompile(`^\[Transaction State Manager (?P<broker>\d+)\]: Finished loading (?P<count>\d+) transaction metadata from (?P<topic>\S+)-(?P<partition>\d+) in (?P<took_ms>\d+) milliseconds`),
+		self: true},
+	{kind: KindCoordinatorLoaded, key: "Completed loading transaction metadata from",
+		re:   regexp.MustCompile(`^\[Transaction State Manager (?P<broker>\d+)\]: Completed loading transaction metadata from (?P<topic>\S+)-(?P<partition>\d+) for coordinator epoch (?P<epoch>\d+)`),
+		self: true},
 }
+
+// internalTopics are Kafka's topics of the coordinators' state: their
+// partition events are kept in Timeline.Internal, apart from the probe's.
+var internalTopics = map[string]bool{"__consumer_offsets": true, "__transaction_state": true}
 
 // A clientRule recognises one franz-go log message in client.log by its
 // exact text, and names the key=value pairs that fill the event, by the same
@@ -287,9 +324,9 @@ var clientRules = []clientRule{
 	//	"read %s v%d", "broker", ..., "bytes_read", ..., "read_wait", ..., "time_to_read", ..., "err", ...
 	// Only the requests an explanation weighs are kept: a consumer's
 	// fetches would be most of the file.
-	{kind: KindClientWrote, msg: "wrote", request: true, requests: []string{"Produce", "Metadata"},
+	{kind: KindClientWrote, msg: "wrote", request: true, requests: weighedRequests,
 		keys: map[string]string{"broker": "broker", "err": "err"}},
-	{kind: KindClientRead, msg: "read", request: true, requests: []string{"Produce", "Metadata"},
+	{kind: KindClientRead, msg: "read", request: true, requests: weighedRequests,
 		keys: map[string]string{"broker": "broker", "time_to_read": "wait", "err": "err"}},
 	// client.go, retriable requests: "retrying request", "request", ..., "tries", ...,
 	// "backoff", ..., "time_since_start", ..., "request_error", ..., "response_error", ...
@@ -297,6 +334,13 @@ var clientRules = []clientRule{
 		keys: map[string]string{"request": "request", "backoff": "wait", "request_error": "err"},
 		need: []string{"request"}},
 }
+
+// weighedRequests are the client requests an explanation weighs: the
+// producer's, the metadata it asks for, and a coordinator's: how a client
+// finds it and the group's and the transactions' requests it sends it.
+var weighedRequests = []string{"Produce", "Metadata", "FindCoordinator",
+	"OffsetCommit", "Heartbeat", "JoinGroup", "SyncGroup", "ConsumerGroupHeartbeat", "OffsetFetch",
+	"EndTxn", "AddPartitionsToTxn", "InitProducerID", "AddOffsetsToTxn", "TxnOffsetCommit"}
 
 var topicIDPattern = regexp.MustCompile(` with topic ID \S+`)
 
@@ -314,6 +358,7 @@ func match(msg string) (Event, *rule, bool, error) {
 			continue
 		}
 		e := newEvent(time.Time{}, "", r.kind)
+		e.Topic = r.topic
 		if err := fill(&e, r.re, m); err != nil {
 			return e, r, true, err
 		}
@@ -385,6 +430,10 @@ func setField(e *Event, name, v string) error {
 		e.Request = v
 	case "wait":
 		e.Wait, err = time.ParseDuration(v)
+	case "took_ms":
+		var n int64
+		n, err = strconv.ParseInt(v, 10, 64)
+		e.Wait = time.Duration(n) * time.Millisecond
 	case "err":
 		if v != "<nil>" {
 			e.Err = v

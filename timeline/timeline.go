@@ -74,6 +74,12 @@ type Timeline struct {
 	// its requests, retries and metadata refreshes, which explain a stall
 	// but are not drawn or listed as the timeline.
 	Client []Event
+	// Internal are the partition events of Kafka's internal topics
+	// (internalTopics: the coordinators' partitions, their leaders, ISRs and
+	// loads) in time order, when the timeline keeps the probe's topics
+	// only: a coordinator's recovery reads them, but they are not drawn or
+	// listed as the timeline.
+	Internal []Event
 	// Missing lists expected files that were absent, as "c1 controller.log"
 	// or "client.log".
 	Missing []string
@@ -257,6 +263,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	dated := map[string]*Dated{}
 	for _, e := range events {
 		if e.Topic != "" && len(topics) > 0 && !topics[e.Topic] {
+			tl.keepInternal(e, opt)
 			continue
 		}
 		from, to, dst := opt.From, opt.To, &tl.Events
@@ -284,7 +291,18 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	}
 	sort.SliceStable(tl.Events, func(i, j int) bool { return tl.Events[i].Time.Before(tl.Events[j].Time) })
 	sort.SliceStable(tl.Client, func(i, j int) bool { return tl.Client[i].Time.Before(tl.Client[j].Time) })
+	sort.SliceStable(tl.Internal, func(i, j int) bool { return tl.Internal[i].Time.Before(tl.Internal[j].Time) })
 	return tl, nil
+}
+
+// keepInternal keeps e, an event of a topic other than the timeline's, in
+// Internal when it is one of Kafka's internal topics and within opt's
+// times; it is not counted in Dated, being no event of the timeline's.
+func (tl *Timeline) keepInternal(e Event, opt Options) {
+	if !internalTopics[e.Topic] || (!opt.From.IsZero() && e.Time.Before(opt.From)) || (!opt.To.IsZero() && e.Time.After(opt.To)) {
+		return
+	}
+	tl.Internal = append(tl.Internal, e)
 }
 
 // sourceFile is the file of an event's Source, "k2/state-change.log" of

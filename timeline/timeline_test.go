@@ -475,3 +475,33 @@ func TestReturnedEvent(t *testing.T) {
 		})
 	}
 }
+
+// TestInternalTopics checks that the partition events of Kafka's internal
+// topics are kept apart from the timeline's (Internal), within its times,
+// and that other topics' events are dropped.
+func TestInternalTopics(t *testing.T) {
+	tl := buildTrial(t, "sigkill", Options{})
+	for _, e := range tl.Events {
+		if internalTopics[e.Topic] {
+			t.Fatalf("an internal topic's event among the timeline's: %+v", e)
+		}
+	}
+	for _, e := range tl.Internal {
+		if !internalTopics[e.Topic] {
+			t.Fatalf("a non-internal event in Internal: %+v", e)
+		}
+	}
+	t0 := at("2026-11-30 03:26:09.000000000")
+	var kept Timeline
+	opt := Options{From: t0, To: t0.Add(time.Minute)}
+	for _, e := range []Event{
+		{Time: t0.Add(time.Second), Topic: "__consumer_offsets", Kind: KindCoordinatorLoaded},
+		{Time: t0.Add(-time.Second), Topic: "__transaction_state", Kind: KindCoordinatorLoaded},
+		{Time: t0.Add(time.Second), Topic: "other", Kind: KindLeaderStarted},
+	} {
+		kept.keepInternal(e, opt)
+	}
+	if len(kept.Internal) != 1 || kept.Internal[0].Topic != "__consumer_offsets" {
+		t.Errorf("kept %+v, want the one internal event within the times", kept.Internal)
+	}
+}

@@ -25,6 +25,7 @@ type Metrics struct {
 	incidents *prometheus.CounterVec
 	open      prometheus.Gauge
 	phases    *prometheus.GaugeVec
+	beyond    *prometheus.GaugeVec
 
 	mu       sync.Mutex
 	progress func() []probe.PartitionStats // nil while no probe runs
@@ -72,10 +73,14 @@ func NewMetrics() *Metrics {
 		Name: "kbf_last_incident_phase_seconds",
 		Help: "The last analysed incident's phases, as its report states them.",
 	}, []string{"phase"})
+	m.beyond = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "kbf_last_incident_beyond_bound_seconds",
+		Help: "How far the last analysed incident's phases ran past what their settings allow (docs/bounds.md), by phase; 0 within; absent for a phase with no bound stated.",
+	}, []string{"phase"})
 	for _, c := range Causes {
 		m.incidents.WithLabelValues(c)
 	}
-	m.Registry.MustRegister(m.stalls, m.incidents, m.open, m.phases, m,
+	m.Registry.MustRegister(m.stalls, m.incidents, m.open, m.phases, m.beyond, m,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
@@ -161,10 +166,15 @@ func (m *Metrics) closed(cause string) {
 }
 
 // LastPhases sets the last incident's phases, by name, as its analysis
-// found them; phases it did not have are dropped.
-func (m *Metrics) LastPhases(phases map[string]time.Duration) {
+// found them, and how far those with a bound ran beyond it (beyond, by
+// name; 0 within); phases it did not have are dropped.
+func (m *Metrics) LastPhases(phases, beyond map[string]time.Duration) {
 	m.phases.Reset()
 	for name, d := range phases {
 		m.phases.WithLabelValues(name).Set(d.Seconds())
+	}
+	m.beyond.Reset()
+	for name, d := range beyond {
+		m.beyond.WithLabelValues(name).Set(d.Seconds())
 	}
 }

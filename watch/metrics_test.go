@@ -28,7 +28,7 @@ func TestMetricsLint(t *testing.T) {
 	m.probing(func() []probe.PartitionStats { return []probe.PartitionStats{st} }, 2*time.Second)
 	m.observe([]probe.PartitionStats{st})
 	m.closed(CauseBrokerGone)
-	m.LastPhases(map[string]time.Duration{"detect": 6 * time.Second})
+	m.LastPhases(map[string]time.Duration{"detect": 6 * time.Second}, map[string]time.Duration{"detect": 1500 * time.Millisecond})
 	mfs, err := m.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestMetricsLint(t *testing.T) {
 	for _, mf := range mfs {
 		names[mf.GetName()] = true
 	}
-	for _, want := range []string{"kbf_stall_seconds", "kbf_incidents_total", "kbf_last_incident_phase_seconds", "kbf_partition_available",
+	for _, want := range []string{"kbf_stall_seconds", "kbf_incidents_total", "kbf_last_incident_phase_seconds", "kbf_last_incident_beyond_bound_seconds", "kbf_partition_available",
 		"kbf_partition_last_success_age_seconds", "kbf_probe_sent_total", "kbf_probe_acked_total", "kbf_probe_failed_total", "kbf_probe_missed_send_slots_total"} {
 		if !names[want] {
 			t.Errorf("no %s among the metrics", want)
@@ -86,5 +86,23 @@ kbf_partition_available{kind="receive",partition="3",role="franz-go"} 0
 	m.closed(CauseStall)
 	if v := testutil.ToFloat64(m.incidents.WithLabelValues(CauseStall)); v != 1 {
 		t.Errorf("kbf_incidents_total{cause=stall} %v, want 1", v)
+	}
+}
+
+// TestLastBeyond checks the last incident's excess over its bounds, by
+// phase: set as given, and replaced, not kept, by the next incident's.
+func TestLastBeyond(t *testing.T) {
+	m := NewMetrics()
+	m.LastPhases(map[string]time.Duration{"detect": 10 * time.Second, "elect": time.Second},
+		map[string]time.Duration{"detect": 1500 * time.Millisecond})
+	if got := testutil.ToFloat64(m.beyond.WithLabelValues("detect")); got != 1.5 {
+		t.Errorf("detect beyond %v, want 1.5", got)
+	}
+	m.LastPhases(map[string]time.Duration{"detect": 8 * time.Second}, map[string]time.Duration{"detect": 0})
+	if got := testutil.ToFloat64(m.beyond.WithLabelValues("detect")); got != 0 {
+		t.Errorf("detect beyond %v after a phase within, want 0", got)
+	}
+	if n := testutil.CollectAndCount(m.beyond); n != 1 {
+		t.Errorf("%d series, want the one phase with a bound", n)
 	}
 }

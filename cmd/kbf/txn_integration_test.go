@@ -121,8 +121,8 @@ func checkTxnRecovery(t *testing.T, tr *report.Trial) {
 		t.Fatalf("transaction recovery %+v: want one of the faulted coordinator", r)
 	}
 	t.Logf("%s", r.Line())
-	if r.NewCoordinator < 0 || r.NewCoordinator == tr.Meta.Fault.NodeID || r.StatePartition < 0 || r.Note != "" {
-		t.Errorf("new coordinator %d of __transaction_state-%d, note %q: want another broker's load found", r.NewCoordinator, r.StatePartition, r.Note)
+	if r.NewCoordinator < 0 || r.NewCoordinator == tr.Meta.Fault.NodeID || r.Partition < 0 || r.Note != "" {
+		t.Errorf("new coordinator %d of __transaction_state-%d, note %q: want another broker's load found", r.NewCoordinator, r.Partition, r.Note)
 	}
 	var names []string
 	for i, ph := range r.Phases {

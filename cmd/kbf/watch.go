@@ -198,13 +198,16 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 			if err != nil {
 				return err
 			}
-			phases := map[string]time.Duration{}
+			phases, beyond := map[string]time.Duration{}, map[string]time.Duration{}
 			for _, st := range tr.Stalls {
 				for _, ph := range st.Phases {
 					phases[ph.Name] = max(phases[ph.Name], ph.Duration)
+					if ph.Bound.Stated {
+						beyond[ph.Name] = max(beyond[ph.Name], ph.Bound.Excess)
+					}
 				}
 			}
-			m.LastPhases(phases)
+			m.LastPhases(phases, beyond)
 			var b bytesWriter
 			if err := textReport.WriteDigest(&b, tr); err == nil {
 				rep.Say(string(b))

@@ -176,6 +176,16 @@
           (ln.phases || []).forEach(function (ph) {
             var x0 = u.valToPos(ph.start, "x", true), x1 = u.valToPos(ph.end, "x", true);
             var l = Math.max(x0, u.bbox.left), r = Math.min(x1, u.bbox.left + u.bbox.width);
+            if (ph.bound) {
+              // The bound its settings allow, behind the phase: from its
+              // start + low to its start + high (docs/bounds.md).
+              var b0 = Math.max(u.valToPos(ph.start + ph.bound.low, "x", true), u.bbox.left);
+              var b1 = Math.min(u.valToPos(ph.start + ph.bound.high, "x", true), u.bbox.left + u.bbox.width);
+              if (b1 > b0) {
+                ctx.fillStyle = "rgba(44,160,44,0.25)";
+                ctx.fillRect(b0, top + h, b1 - b0, 4 * devicePixelRatio);
+              }
+            }
             if (r <= l) return;
             // Translucent: the stall's largest latencies are drawn under
             // the strip.
@@ -183,7 +193,7 @@
             ctx.fillStyle = PHASE_COLOURS[ph.name] || "#eeeeee";
             ctx.fillRect(l, top, Math.max(r - l, 1), h);
             ctx.globalAlpha = 1;
-            ctx.strokeStyle = "#555";
+            ctx.strokeStyle = ph.bound && ph.bound.excess > 0 ? "#d62728" : "#555";
             ctx.strokeRect(l, top, Math.max(r - l, 1), h);
             var label = ph.name + " " + (ph.end - ph.start).toFixed(2) + " s";
             ctx.font = (11 * devicePixelRatio) + "px sans-serif";
@@ -573,6 +583,8 @@
         var li = el("li", { text: t });
         if (ph.why) li.appendChild(el("div", { cls: "why", text: "why: " + ph.why }));
         if (ph.setting) li.appendChild(el("div", { cls: "why", text: "shorten: " + ph.setting }));
+        if (ph.bound) li.appendChild(el("div", { cls: "why", text: "bound: " + (ph.bound.excess > 0 ? ph.bound.excess.toFixed(2) + " s BEYOND " : "within ") +
+          "(" + ph.bound.low.toFixed(2) + " s, " + ph.bound.high.toFixed(2) + " s]: " + ph.bound.basis }));
         items.push(li);
       });
     });
@@ -600,7 +612,7 @@
     if (pl) sec.appendChild(pl);
     var group = syncGroup();
     if (!tm.heat) {
-      sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
+      sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases (outlined red when one ran past its bound), the green line under it the bound its settings allow; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
       tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
     }
     if (tm.group) groupChart(tm, ti, tm.group, group, sec);

@@ -50,6 +50,9 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 	writeStepsDigest(&b, tr.Steps)
 	writeFailbackDigest(&b, tr.Failback) // failback.go
 	writeGroup(&b, tr)
+	if l := tr.Expected().Line(); l != "" {
+		b.WriteString(l + "\n")
+	}
 	if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")
 	} else if !tr.Integrity.OK() {

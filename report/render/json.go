@@ -45,6 +45,8 @@ type trialJSON struct {
 	Digest      *digestJSON       `json:"digest,omitempty"`
 	// Failback is the broker's return (kbf run --failback): failbackJSON.
 	Failback *failbackJSON `json:"failback,omitempty"`
+	// Bounds are the trial's phases against what their settings allow.
+	Bounds *expectationJSON `json:"bounds,omitempty"`
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
@@ -56,6 +58,7 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),
 		Txn: txnDoc(tr), Load: loadDoc(tr), Digest: digestDoc(tr.Digest()), Hiccup: hiccupDoc(tr.Hiccup), Failback: failbackDoc(tr.Failback),
+		Bounds: expectationDoc(tr.Expected()),
 	}
 	if tr.Timeline != nil {
 		var tb bytes.Buffer

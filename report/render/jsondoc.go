@@ -63,6 +63,9 @@ func explanationDoc(e report.Explanation) explanationJSON {
 // stallJSON is a stall: its start, consumer and receive explanations as
 // flat fields.
 type stallJSON struct {
+	// Expected is the stall against its phases' bounds, when it has
+	// phases.
+	Expected         *stallBoundJSON `json:"expected,omitempty"`
 	Partition        int32           `json:"partition"`
 	Role             results.Role    `json:"role"`
 	Leader           int32           `json:"leader"`
@@ -97,7 +100,51 @@ func stallDoc(st report.Stall) stallJSON {
 		ConsumerNote: st.Consumer.Why, ConsumerSettings: settingsDoc(st.Consumer.Settings),
 		ReceiveWhy: st.Receive.Why, ReceiveSetting: st.Receive.Setting, ReceiveSettings: settingsDoc(st.Receive.Settings),
 		TotalSeconds: st.Total.Seconds(), BeganSeconds: st.Began.Seconds(), Elsewhere: st.Elsewhere.Seconds(),
+		Expected: stallBoundDoc(st),
 	}
+}
+
+// stallBoundJSON is a stall against its phases' bounds (report.StallBound):
+// the range the bounded phases allow, the time in phases with none, and
+// how far they ran beyond.
+type stallBoundJSON struct {
+	LowSec       float64 `json:"low_sec"`
+	HighSec      float64 `json:"high_sec"`
+	UnboundedSec float64 `json:"unbounded_sec"`
+	ExcessSec    float64 `json:"excess_sec"`
+	Bounded      int     `json:"bounded_phases"`
+	Beyond       int     `json:"beyond_phases"`
+}
+
+func stallBoundDoc(st report.Stall) *stallBoundJSON {
+	if len(st.Phases) == 0 {
+		return nil
+	}
+	b := st.Expected()
+	return &stallBoundJSON{LowSec: b.Low.Seconds(), HighSec: b.High.Seconds(), UnboundedSec: b.Unbounded.Seconds(),
+		ExcessSec: b.Excess.Seconds(), Bounded: b.Bounded, Beyond: b.Beyond}
+}
+
+// expectationJSON is the trial's phases against their bounds
+// (report.Expectation): how many had a bound, and each that ran past it.
+type expectationJSON struct {
+	Bounded   int           `json:"bounded_phases"`
+	Unbounded int           `json:"unbounded_phases"`
+	Overruns  []overrunJSON `json:"overruns"`
+}
+
+type overrunJSON struct {
+	Where []string  `json:"where"`
+	Phase phaseJSON `json:"phase"`
+}
+
+func expectationDoc(x report.Expectation) *expectationJSON {
+	if x.Bounded+x.Unbounded == 0 {
+		return nil
+	}
+	return &expectationJSON{Bounded: x.Bounded, Unbounded: x.Unbounded, Overruns: append([]overrunJSON{}, each(x.Overruns, func(o report.Overrun) overrunJSON {
+		return overrunJSON{Where: o.Where, Phase: phaseDoc(o.Phase)}
+	})...)}
 }
 
 type phaseJSON struct {
@@ -106,10 +153,32 @@ type phaseJSON struct {
 	End   time.Time `json:"end"`
 	explanationJSON
 	Seconds float64 `json:"seconds"`
+	// OverlapSec is, for a phase whose line came out of its recipe's
+	// order, how long before the phase before it ended.
+	OverlapSec float64    `json:"overlap_sec,omitempty"`
+	Bound      *boundJSON `json:"bound,omitempty"`
+}
+
+// boundJSON is a phase's bound (report.Bound): low < seconds ≤ high when
+// stated, and how far beyond (excess_sec); basis says how it follows from
+// its settings, or why none is stated.
+type boundJSON struct {
+	Stated    bool          `json:"stated"`
+	LowSec    float64       `json:"low_sec"`
+	HighSec   float64       `json:"high_sec"`
+	ExcessSec float64       `json:"excess_sec"`
+	Basis     string        `json:"basis,omitempty"`
+	Settings  []settingJSON `json:"settings,omitempty"`
 }
 
 func phaseDoc(ph report.Phase) phaseJSON {
-	return phaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, explanationJSON: explanationDoc(ph.Explanation), Seconds: ph.Duration.Seconds()}
+	out := phaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, explanationJSON: explanationDoc(ph.Explanation), Seconds: ph.Duration.Seconds(),
+		OverlapSec: ph.Overlap.Seconds()}
+	if b := ph.Bound; b.Stated || b.Basis != "" {
+		out.Bound = &boundJSON{Stated: b.Stated, LowSec: b.Low.Seconds(), HighSec: b.High.Seconds(), ExcessSec: b.Excess.Seconds(),
+			Basis: b.Basis, Settings: settingsDoc(b.Settings)}
+	}
+	return out
 }
 
 type violationJSON struct {
@@ -156,7 +225,9 @@ type quorumJSON struct {
 	Note              string        `json:"note,omitempty"`
 	DataPath          *dataPathJSON `json:"data_path,omitempty"`
 	LeaderlessSeconds float64       `json:"leaderless_seconds"`
-	PredictedSeconds  *float64      `json:"predicted_seconds,omitempty"`
+	// Phases are the gap as a chain (notice, quorum elect), each with its bound.
+	Phases           []phaseJSON `json:"phases,omitempty"`
+	PredictedSeconds *float64    `json:"predicted_seconds,omitempty"`
 }
 
 func quorumDoc(q *report.QuorumGap) *quorumJSON {
@@ -168,7 +239,7 @@ func quorumDoc(q *report.QuorumGap) *quorumJSON {
 		Led: logLinePtr(q.Led), Fault: logLineDoc(q.Fault), Noticed: logLinePtr(q.Noticed), Elected: logLinePtr(q.Elected),
 		NewLeader: q.NewLeader, NewEpoch: q.NewEpoch, Candidacies: q.Candidacies,
 		explanationJSON: explanationDoc(q.Explanation), Note: q.Note,
-		LeaderlessSeconds: q.Leaderless.Seconds(),
+		LeaderlessSeconds: q.Leaderless.Seconds(), Phases: each(q.Phases, phaseDoc),
 	}
 	if d := q.DataPath; d != nil {
 		out.DataPath = &dataPathJSON{
@@ -834,7 +905,7 @@ func groupRecoveryDoc(r *report.GroupRecovery) *groupRecoveryJSON {
 	if r == nil {
 		return nil
 	}
-	out := &groupRecoveryJSON{Group: r.Group, OffsetsPartition: r.OffsetsPartition, Partitions: settingDoc(r.Partitions),
+	out := &groupRecoveryJSON{Group: r.Key, OffsetsPartition: r.Partition, Partitions: settingDoc(r.Partitions),
 		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
 		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
 	if r.Cause.Source != "" {

@@ -40,6 +40,12 @@ func writeQuorum(b *bytes.Buffer, q *report.QuorumGap) {
 	if q.Setting != "" {
 		fmt.Fprintf(b, "            shorten: %s\n", q.Setting)
 	}
+	for _, ph := range q.Phases {
+		if ph.Bound.Stated || ph.Bound.Basis != "" {
+			fmt.Fprintf(b, "  %-12s %5.2f s\n", ph.Name, ph.Duration.Seconds())
+			writeBound(b, "            ", ph)
+		}
+	}
 	if q.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", q.Note)
 	}

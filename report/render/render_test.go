@@ -228,7 +228,7 @@ func TestGroupRecoveryRender(t *testing.T) {
 	load := report.Phase{Name: report.GroupPhaseLoad, Start: t0, End: t0.Add(146 * time.Millisecond), Duration: 146 * time.Millisecond,
 		Explanation: report.Explanation{Evidence: "[GroupCoordinator id=1] Finished loading", Source: "k1/server.log:1775", Why: "it reads the partition",
 			Setting: "a smaller partition", Settings: []report.Setting{{Name: "offsets.load.buffer.size", Node: "k1", Value: "5242880", Source: report.SourceNodeConfig, Where: "k1/server.log:1074"}}}}
-	r := &report.GroupRecovery{Group: "kbf-g", OffsetsPartition: 45, Coordinator: 2, NewCoordinator: 1, Faulted: true, Loaded: 1782,
+	r := &report.GroupRecovery{Key: "kbf-g", Partition: 45, Coordinator: 2, NewCoordinator: 1, Faulted: true, Loaded: 1782,
 		Partitions: report.Setting{Name: "offsets.topic.num.partitions", Value: "50", Source: report.SourceNodeConfig, Where: "k2/server.log:1080"},
 		Phases:     []report.Phase{load}}
 	b, err := json.Marshal(groupDoc(&report.GroupView{}, r))

@@ -61,7 +61,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 		b.WriteString("\n")
 		writeGroup(&b, tr)
 		o.writeGroupRecovery(&b, tr.Recovery)
-		writeTxnRecovery(&b, tr.TxnRecovery)
+		o.writeGroupRecovery(&b, tr.TxnRecovery)
 	}
 	if tr.Integrity != nil {
 		b.WriteString("\n")
@@ -248,6 +248,10 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
 		if ph.Setting != "" {
 			fmt.Fprintf(b, "            shorten: %s%s\n", ph.Setting, o.flags(ph.Settings))
 		}
+		writeBound(b, "            ", ph)
+	}
+	if len(st.Phases) > 0 {
+		fmt.Fprintf(b, "  expected: %s\n", st.Expected())
 	}
 	if st.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", st.Note)
@@ -337,22 +341,27 @@ func settingValue(ss []report.Setting) string {
 // secs is d in seconds, to the hundredth, as the report's figures are.
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-// writeGroupRecovery writes the group recovery's phases, each with its
-// evidence, why it took its time, and the settings that would shorten it
-// with their values and where they were read.
-func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.GroupRecovery) {
+// writeGroupRecovery writes a coordinator's recovery — the group's or the
+// transactional id's — phase by phase, each with its evidence, why it took
+// its time, the settings that would shorten it with their values and where
+// they were read, and its bound.
+func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.CoordinatorRecovery) {
 	if r == nil {
 		return
 	}
+	what, key, count := "group", "group id", "offsets.topic.num.partitions"
+	if r.Topic == "__transaction_state" {
+		what, key, count = "transactional id", "transactional id", "transaction.state.log.num.partitions"
+	}
 	if len(r.Phases) == 0 {
-		fmt.Fprintf(b, "group %s's recovery: %s\n", r.Group, r.Note)
-		if c := r.Cause; c.Source != "" {
+		fmt.Fprintf(b, "%s %s's recovery: %s\n", what, r.Key, r.Note)
+		if c := r.Cause; c.Source != "" && what == "group" {
 			fmt.Fprintf(b, "  its commits: %s [%s]\n  why: %s\n  shorten: %s%s\n", c.Evidence, c.Source, c.Why, c.Setting, settingValues(c.Settings))
 		}
 		return
 	}
-	fmt.Fprintf(b, "group %s's recovery, from the fault (its %s partition %d, abs(hash(group id)) %% offsets.topic.num.partitions = %s [%s]):\n",
-		r.Group, "__consumer_offsets", r.OffsetsPartition, r.Partitions.Value, r.Partitions.Where)
+	fmt.Fprintf(b, "%s %s's recovery, from the fault (its %s partition %d, abs(hash(%s)) %% %s = %s [%s]):\n",
+		what, r.Key, r.Topic, r.Partition, key, count, r.Partitions.Value, r.Partitions.Where)
 	writePhases(b, r.Phases)
 	if r.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", r.Note)
@@ -377,24 +386,25 @@ func writePhases(b *bytes.Buffer, phases []report.Phase) {
 		if ph.Setting != "" {
 			fmt.Fprintf(b, "                 shorten: %s%s\n", ph.Setting, settingValues(ph.Settings))
 		}
+		writeBound(b, "                 ", ph)
 	}
 }
 
-// writeTxnRecovery writes the transaction coordinator's recovery phases
-// as writeGroupRecovery writes the group's.
-func writeTxnRecovery(b *bytes.Buffer, r *report.TxnRecovery) {
-	if r == nil {
-		return
+// writeBound writes a phase against its bound (docs/bounds.md): within it,
+// how far beyond, or why none is stated; and a phase whose evidence came
+// out of its recipe's order, drawn at its own line.
+func writeBound(b *bytes.Buffer, indent string, ph report.Phase) {
+	if ph.Overlap > 0 {
+		fmt.Fprintf(b, "%sout of order: its line came %s before the phase before it ended, so it took none of the time\n", indent, secs(ph.Overlap))
 	}
-	if len(r.Phases) == 0 {
-		fmt.Fprintf(b, "transactional id %s's recovery: %s\n", r.ID, r.Note)
-		return
-	}
-	fmt.Fprintf(b, "transactional id %s's recovery, from the fault (its %s partition %d, abs(hash(transactional id)) %% transaction.state.log.num.partitions = %s [%s]):\n",
-		r.ID, "__transaction_state", r.StatePartition, r.Partitions.Value, r.Partitions.Where)
-	writePhases(b, r.Phases)
-	if r.Note != "" {
-		fmt.Fprintf(b, "  note: %s\n", r.Note)
+	bd := ph.Bound
+	switch {
+	case bd.Stated && bd.Beyond():
+		fmt.Fprintf(b, "%sbound: %s BEYOND, its settings allow (%s, %s]: %s\n", indent, secs(bd.Excess), secs(bd.Low), secs(bd.High), bd.Basis)
+	case bd.Stated:
+		fmt.Fprintf(b, "%sbound: within (%s, %s]: %s\n", indent, secs(bd.Low), secs(bd.High), bd.Basis)
+	case bd.Basis != "":
+		fmt.Fprintf(b, "%sbound: none stated: %s\n", indent, bd.Basis)
 	}
 }
 

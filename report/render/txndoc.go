@@ -58,7 +58,7 @@ func txnRecoveryDoc(r *report.TxnRecovery) *txnRecoveryJSON {
 	if r == nil {
 		return nil
 	}
-	return &txnRecoveryJSON{StatePartition: r.StatePartition, Partitions: settingDoc(r.Partitions),
+	return &txnRecoveryJSON{StatePartition: r.Partition, Partitions: settingDoc(r.Partitions),
 		Coordinator: r.Coordinator, NewCoordinator: r.NewCoordinator, Faulted: r.Faulted, Loaded: r.Loaded,
 		LoadTookSec: r.LoadTook.Seconds(), TotalSec: r.Total().Seconds(), Phases: append([]phaseJSON{}, each(r.Phases, phaseDoc)...), Note: r.Note}
 }

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// StallBound is a stall's time against what its phases' settings allow:
+// Low and High sum the stated bounds, Unbounded is the time of the phases
+// with none, and Excess sums how far phases ran beyond theirs.
+type StallBound struct {
+	Low, High, Unbounded, Excess time.Duration
+	// Bounded counts the phases with a stated bound, Beyond those past it.
+	Bounded, Beyond int
+}
+
+// Expected is the stall's phases against their bounds.
+func (st *Stall) Expected() StallBound {
+	return expectedOf(st.Phases)
+}
+
+func expectedOf(ps Phases) StallBound {
+	var b StallBound
+	for _, ph := range ps {
+		if !ph.Bound.Stated {
+			b.Unbounded += ph.Duration
+			continue
+		}
+		b.Bounded++
+		b.Low += ph.Bound.Low
+		b.High += ph.Bound.High
+		if ph.Bound.Beyond() {
+			b.Beyond++
+			b.Excess += ph.Bound.Excess
+		}
+	}
+	return b
+}
+
+// String says the stall against its bound in words: "settings allow
+// 6.00–9.00 s of it, 0.31 s more in phases no setting bounds; 0.92 s
+// beyond".
+func (b StallBound) String() string {
+	if b.Bounded == 0 {
+		return "no phase of it has a bound its settings state"
+	}
+	s := fmt.Sprintf("its settings allow %s–%s", secs(b.Low), secs(b.High))
+	if b.Unbounded > 0 {
+		s += fmt.Sprintf(", and %s more in phases no setting bounds", secs(b.Unbounded))
+	}
+	if b.Excess > 0 {
+		return s + fmt.Sprintf("; %s beyond, in %d phase(s)", secs(b.Excess), b.Beyond)
+	}
+	return s + "; every bounded phase within"
+}
+
+// Overrun is one phase that ran past its bound, with where it was: a
+// partition's stall ("p0", and the others it shares the line with) or a
+// coordinator's recovery.
+type Overrun struct {
+	Where []string
+	Phase Phase
+}
+
+// Expectation is the trial's phases against their bounds at a glance:
+// decided once here, for the digest, the JSON report and the metrics.
+type Expectation struct {
+	// Bounded counts the phases with a stated bound, Unbounded those
+	// without, over every chain.
+	Bounded, Unbounded int
+	// Overruns are the phases beyond their bounds, one per cited line.
+	Overruns []Overrun
+}
+
+// Expected is the trial's phases against their bounds.
+func (tr *Trial) Expected() Expectation {
+	var x Expectation
+	byLine := map[string]int{}
+	add := func(where string, ps Phases) {
+		for _, ph := range ps {
+			switch {
+			case !ph.Bound.Stated:
+				x.Unbounded++
+				continue
+			case !ph.Bound.Beyond():
+				x.Bounded++
+				continue
+			}
+			x.Bounded++
+			key := ph.Name + "|" + ph.Source
+			if i, ok := byLine[key]; ok {
+				x.Overruns[i].Where = append(x.Overruns[i].Where, where)
+				continue
+			}
+			byLine[key] = len(x.Overruns)
+			x.Overruns = append(x.Overruns, Overrun{Where: []string{where}, Phase: ph})
+		}
+	}
+	for _, st := range tr.Stalls {
+		add(fmt.Sprintf("p%d", st.Partition), st.Phases)
+	}
+	if q := tr.Quorum; q != nil {
+		add("quorum", q.Phases)
+	}
+	if r := tr.Recovery; r != nil {
+		add(r.label, r.Phases)
+	}
+	if r := tr.TxnRecovery; r != nil {
+		add(r.label, r.Phases)
+	}
+	return x
+}
+
+// Line is the expectation in one line, for the digest: one line when every
+// bounded phase was within its bound, else one per overrun after it; ""
+// when no phase has a bound.
+func (x Expectation) Line() string {
+	if x.Bounded == 0 {
+		return ""
+	}
+	if len(x.Overruns) == 0 {
+		return fmt.Sprintf("bounds: every phase within what its settings allow (%d bounded, %d with no bound stated; docs/bounds.md)", x.Bounded, x.Unbounded)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "bounds: %d phase(s) beyond what their settings allow (%d bounded, %d with no bound stated; docs/bounds.md):", len(x.Overruns), x.Bounded, x.Unbounded)
+	for _, o := range x.Overruns {
+		ph := o.Phase
+		fmt.Fprintf(&b, "\n  %s %s: %s, %s beyond %s [%s]", where(o.Where), ph.Name, secs(ph.Duration), secs(ph.Bound.Excess), boundRange(ph.Bound), ph.Source)
+	}
+	return b.String()
+}
+
+// boundRange is a bound's range: "(6.00 s, 9.00 s]".
+func boundRange(b Bound) string {
+	return fmt.Sprintf("(%s, %s]", secs(b.Low), secs(b.High))
+}
+
+// where names the chains a line applies to, the first few.
+func where(ws []string) string {
+	ws = slices.Clone(ws)
+	if len(ws) > 4 {
+		return strings.Join(ws[:4], ", ") + fmt.Sprintf(" and %d more", len(ws)-4)
+	}
+	return strings.Join(ws, ", ")
+}
+
+// Beyond is how far the trial's phases ran beyond their bounds on a
+// partition: its stall's excess and the coordinators' recoveries'.
+func beyondOf(st *Stall, rs ...*CoordinatorRecovery) time.Duration {
+	var d time.Duration
+	if st != nil {
+		d += st.Expected().Excess
+	}
+	for _, r := range rs {
+		if r != nil {
+			d += expectedOf(r.Phases).Excess
+		}
+	}
+	return d
+}
