@@ -252,8 +252,8 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (next int, err error) {
 	r := start(ctx, p)
 	stopping := false
 	defer func() {
-		if stopping {
-			r.halt(probeStopTimeout)
+		if stopping { // waited for already, within probeStopTimeout
+			r.stop()
 		} else {
 			r.halt(0)
 		}
@@ -364,11 +364,13 @@ func (s *session) step(ctx context.Context, r *viewResult, last viewResult) erro
 func (s *session) stopped(ctx context.Context) error {
 	at := time.Now()
 	in := s.d.stop(at)
+	if in != nil {
+		s.w.say("stopping: writing incident %d as it is (within %v)", s.n, ShutdownTimeout)
+	}
+	s.run.halt(probeStopTimeout)
 	if in == nil {
 		return nil
 	}
-	s.w.say("stopping: writing incident %d as it is (within %v)", s.n, ShutdownTimeout)
-	s.run.halt(probeStopTimeout)
 	return s.write(ctx, stopBudget(ctx, at), in)
 }
 
@@ -690,4 +692,3 @@ func inWindow(m *results.Meta, longest time.Duration) {
 		m.Probe.Missed = nil
 	}
 }
-

@@ -165,7 +165,17 @@ func (v *partitionsValue) Set(s string) error {
 		ps = append(ps, int32(n))
 	}
 	if v.set {
-		ps = append(*v.p, ps...)
+		ps = append(slices.Clone(*v.p), ps...)
+	}
+	seen := map[int32]bool{}
+	for _, p := range ps {
+		switch {
+		case p < 0:
+			return fmt.Errorf("partition %d: must not be negative", p)
+		case seen[p]:
+			return fmt.Errorf("partition %d given twice", p)
+		}
+		seen[p] = true
 	}
 	*v.p, v.set = ps, true
 	return nil
