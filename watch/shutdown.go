@@ -41,6 +41,9 @@ type budget struct {
 	ctx      context.Context // never canceled by the stop itself
 	stopping bool
 	stopAt   time.Time // the signal's time, when stopping
+	// silent is the first question the cluster did not answer as the
+	// watch stopped: the cluster is asked nothing more then.
+	silent *error
 }
 
 // newBudget is a running watch's: ctx's.
@@ -48,7 +51,7 @@ func newBudget(ctx context.Context) budget { return budget{ctx: ctx} }
 
 // stopBudget is a stopping watch's: the signal came at at, on ctx now done.
 func stopBudget(ctx context.Context, at time.Time) budget {
-	return budget{ctx: context.WithoutCancel(ctx), stopping: true, stopAt: at}
+	return budget{ctx: context.WithoutCancel(ctx), stopping: true, stopAt: at, silent: new(error)}
 }
 
 // ask runs one question to the cluster: within askTimeout, and by askBy,
@@ -59,10 +62,28 @@ func (b budget) ask(q func(ctx context.Context) error) error {
 	return b.within(0, q)
 }
 
+// askCluster is ask for a question to the cluster itself (not its
+// nodes' logs, which an engine or a command gives): once one got no
+// answer as the watch stops, the others are not asked.
+func (b budget) askCluster(q func(ctx context.Context) error) error {
+	return b.cluster(0, q)
+}
+
 // readBack runs the read-back: within readBackTimeout while running, as
-// any question when stopping.
+// askCluster when stopping.
 func (b budget) readBack(q func(ctx context.Context) error) error {
-	return b.within(readBackTimeout, q)
+	return b.cluster(readBackTimeout, q)
+}
+
+func (b budget) cluster(d time.Duration, q func(ctx context.Context) error) error {
+	if b.silent != nil && *b.silent != nil {
+		return fmt.Errorf("not asked: %w", *b.silent)
+	}
+	err := b.within(d, q)
+	if b.silent != nil && errors.Is(err, errNoAnswer) {
+		*b.silent = err
+	}
+	return err
 }
 
 // within runs q under the budget's bound, or d (0: none) while running.

@@ -622,7 +622,7 @@ func (s *session) askCluster(b budget, dir string, from time.Time, m *results.Me
 	// (A question not answered in time may still be running: what it
 	// returns is read only when it answered.)
 	var version string
-	if err := b.ask(func(ctx context.Context) (err error) {
+	if err := b.askCluster(func(ctx context.Context) (err error) {
 		version, err = w.Target.KafkaVersion(ctx)
 		return err
 	}); err == nil {
@@ -631,7 +631,7 @@ func (s *session) askCluster(b budget, dir string, from time.Time, m *results.Me
 		notes = append(notes, fmt.Sprintf("incident: the cluster's Kafka version not read: %v", err))
 	}
 	var nodes map[string]map[string]string
-	if err := b.ask(func(ctx context.Context) (err error) {
+	if err := b.askCluster(func(ctx context.Context) (err error) {
 		nodes, err = w.Target.NodeConfigs(ctx)
 		return err
 	}); err == nil {

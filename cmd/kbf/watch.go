@@ -40,7 +40,7 @@ type watchOptions struct {
 	// metricsLn is --metrics-addr's listener, taken before the cluster is
 	// reached.
 	metricsLn net.Listener
-	quiet        bool
+	quiet     bool
 }
 
 func newWatchCmd(g *globals) *cobra.Command {
