@@ -140,17 +140,16 @@ type Retention struct {
 // time.Duration holds (about 292 years).
 const maxRetainDays = int64(math.MaxInt64 / int64(24*time.Hour))
 
-// ParseRetention reads --retain: a count ("50") or an age ("72h", "30d");
-// its errors say what is wrong with s, for the flag's own to name it.
+// ParseRetention reads --retain: a count ("50") or an age ("72h", "30d").
 // An age a time.Duration cannot hold is refused, not wrapped.
 func ParseRetention(s string) (Retention, error) {
 	if isDigits(strings.TrimPrefix(s, "-")) {
 		n, err := strconv.Atoi(s)
 		switch {
 		case err != nil:
-			return Retention{}, fmt.Errorf("more incidents than kbf can count; want a count up to %d or an age (72h, 30d)", math.MaxInt)
+			return Retention{}, fmt.Errorf("--retain %s: more incidents than kbf can count; want a count up to %d or an age (72h, 30d)", s, math.MaxInt)
 		case n < 0:
-			return Retention{}, errors.New("must not be negative")
+			return Retention{}, fmt.Errorf("--retain %s: must not be negative", s)
 		}
 		return Retention{Count: n}, nil
 	}
@@ -158,20 +157,20 @@ func ParseRetention(s string) (Retention, error) {
 		n, err := strconv.ParseInt(days, 10, 64)
 		switch {
 		case err != nil || n > maxRetainDays:
-			return Retention{}, fmt.Errorf("longer than kbf can hold; want at most %dd (about 292 years)", maxRetainDays)
+			return Retention{}, fmt.Errorf("--retain %s: longer than kbf can hold; want at most %dd (about 292 years)", s, maxRetainDays)
 		case n == 0:
-			return Retention{}, errors.New("must be positive (a count of 0 keeps all)")
+			return Retention{}, fmt.Errorf("--retain %s: must be positive (a count of 0 keeps all)", s)
 		}
 		return Retention{Age: time.Duration(n) * 24 * time.Hour}, nil
 	}
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid duration") && isDuration(s):
-		return Retention{}, fmt.Errorf("longer than kbf can hold; want at most %dd (about 292 years)", maxRetainDays)
+		return Retention{}, fmt.Errorf("--retain %s: longer than kbf can hold; want at most %dd (about 292 years)", s, maxRetainDays)
 	case err != nil:
-		return Retention{}, errors.New("want a count of incidents (50) or an age (72h, 30d)")
+		return Retention{}, fmt.Errorf("--retain %s: want a count of incidents (50) or an age (72h, 30d)", s)
 	case d <= 0:
-		return Retention{}, errors.New("must be positive")
+		return Retention{}, fmt.Errorf("--retain %s: must be positive", s)
 	}
 	return Retention{Age: d}, nil
 }
