@@ -31,8 +31,8 @@ const (
 	analyseBy = ShutdownTimeout - 500*time.Millisecond
 )
 
-// errNoAnswer is a question to the cluster that got no answer in time.
-var errNoAnswer = errors.New("the cluster did not answer")
+// errNoAnswer is a question that got no answer in time.
+var errNoAnswer = errors.New("no answer")
 
 // budget is how long writing an incident may ask the cluster and analyse
 // it: without bounds but readBackTimeout while the watch runs, within
@@ -54,17 +54,36 @@ func stopBudget(ctx context.Context, at time.Time) budget {
 	return budget{ctx: context.WithoutCancel(ctx), stopping: true, stopAt: at, silent: new(error)}
 }
 
-// ask runs one question to the cluster: within askTimeout, and by askBy,
-// when stopping. One not answered in time is errNoAnswer, saying how long
-// it was given, not the context's error: the cluster did not answer, no
-// file failed.
-func (b budget) ask(q func(ctx context.Context) error) error {
-	return b.within(0, q)
+// logs runs q, which copies a node's logs (from the engine, the API or
+// the user's command, not the cluster): by askBy when stopping. One not
+// answered in time is errNoAnswer, saying how long it was given, not the
+// context's error: no file failed.
+func (b budget) logs(q func(ctx context.Context) error) error {
+	if !b.stopping {
+		return q(b.ctx)
+	}
+	d := time.Until(b.stopAt.Add(askBy))
+	if d <= 0 {
+		return fmt.Errorf("not asked: the watch was stopping and its %v for the cluster had passed", askBy)
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, d)
+	defer cancel()
+	return b.answered(ctx, d, b.wait(ctx, q))
 }
 
-// askCluster is ask for a question to the cluster itself (not its
-// nodes' logs, which an engine or a command gives): once one got no
-// answer as the watch stops, the others are not asked.
+// answered is err, or errNoAnswer when ctx, given d, ran out.
+func (b budget) answered(ctx context.Context, d time.Duration, err error) error {
+	if err != nil && ctx.Err() != nil && b.ctx.Err() == nil {
+		return fmt.Errorf("%w within %v", errNoAnswer, d.Round(time.Millisecond))
+	}
+	return err
+}
+
+// askCluster runs one question to the cluster: within askTimeout, and by
+// askBy, when stopping; once one got no answer then, the others are not
+// asked. One not answered in time is errNoAnswer, saying how long it was
+// given, not the context's error: the cluster did not answer, no file
+// failed.
 func (b budget) askCluster(q func(ctx context.Context) error) error {
 	return b.cluster(0, q)
 }
@@ -80,8 +99,11 @@ func (b budget) cluster(d time.Duration, q func(ctx context.Context) error) erro
 		return fmt.Errorf("not asked: %w", *b.silent)
 	}
 	err := b.within(d, q)
-	if b.silent != nil && errors.Is(err, errNoAnswer) {
-		*b.silent = err
+	if errors.Is(err, errNoAnswer) {
+		err = fmt.Errorf("the cluster gave %w", err)
+		if b.silent != nil {
+			*b.silent = err
+		}
 	}
 	return err
 }
@@ -101,11 +123,7 @@ func (b budget) within(d time.Duration, q func(ctx context.Context) error) error
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, d)
 	defer cancel()
-	err := b.wait(ctx, q)
-	if err != nil && ctx.Err() != nil && b.ctx.Err() == nil {
-		return fmt.Errorf("%w within %v", errNoAnswer, d)
-	}
-	return err
+	return b.answered(ctx, d, b.wait(ctx, q))
 }
 
 // analysis is the context the incident is analysed in: ctx's while

@@ -121,7 +121,7 @@ func TestStopOnAFrozenCluster(t *testing.T) {
 		t.Fatalf("the incident open at the stop: %v; the watch said:\n%s", err, s)
 	}
 	notes := strings.Join(m.Notes, "\n")
-	for _, want := range []string{"the watch stopped before it recovered", "written as kbf watch stopped", "not read back (not asked: the cluster did not answer within"} {
+	for _, want := range []string{"the watch stopped before it recovered", "written as kbf watch stopped", "not read back (not asked: the cluster gave no answer within"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q: want %q", notes, want)
 		}

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/kbf-project/kbf/cluster"
@@ -607,16 +608,14 @@ func incidentNotes(in *Incident, settle time.Duration, b budget) []string {
 
 // askCluster copies the nodes' logs, reads the cluster's version and
 // settings into m, and reads the partitions back into dir, each within
-// the budget; it returns a note for each the cluster did not give.
+// the budget; it returns a note for each the cluster did not give. The
+// logs, which come from elsewhere (an engine, the API, a command), are
+// copied meanwhile, each node's on its own.
 func (s *session) askCluster(b budget, dir string, from time.Time, m *results.Meta, csv []byte) []string {
 	w := s.w
+	logNotes := make(chan []string, 1)
+	go func() { logNotes <- s.copyLogs(b, dir, from) }()
 	var notes []string
-	for _, svc := range w.Target.Services() {
-		dst := filepath.Join(dir, results.NodeLogsDir, svc)
-		if err := b.ask(func(ctx context.Context) error { return w.Target.CollectLogs(ctx, svc, from, dst) }); err != nil {
-			notes = append(notes, fmt.Sprintf("logs of %s not copied: %v", svc, err))
-		}
-	}
 	// The version and the settings are the cluster's as it is: a watch
 	// notes only that it did not answer.
 	// (A question not answered in time may still be running: what it
@@ -641,6 +640,29 @@ func (s *session) askCluster(b budget, dir string, from time.Time, m *results.Me
 	}
 	if err := b.readBack(func(ctx context.Context) error { return w.readBack(ctx, dir, s.cfg, csv) }); err != nil {
 		notes = append(notes, fmt.Sprintf("incident: not read back (%v), so no audit", err))
+	}
+	return append(<-logNotes, notes...)
+}
+
+// copyLogs copies every node's logs from from on into dir, each node's on
+// its own goroutine, and returns a note for each not copied, in the
+// nodes' order.
+func (s *session) copyLogs(b budget, dir string, from time.Time) []string {
+	svcs := s.w.Target.Services()
+	errs := make([]error, len(svcs))
+	var wg sync.WaitGroup
+	for i, svc := range svcs {
+		wg.Go(func() {
+			dst := filepath.Join(dir, results.NodeLogsDir, svc)
+			errs[i] = b.logs(func(ctx context.Context) error { return s.w.Target.CollectLogs(ctx, svc, from, dst) })
+		})
+	}
+	wg.Wait()
+	var notes []string
+	for i, err := range errs {
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("logs of %s not copied: %v", svcs[i], err))
+		}
 	}
 	return notes
 }
