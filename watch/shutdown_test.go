@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,4 +283,22 @@ func TestCheckOut(t *testing.T) {
 		t.Errorf("a new directory: %v", err)
 	}
 	assertNoPartial(t, filepath.Join(dir, "new", "watch"))
+}
+
+// TestPartitionNotInTopic: --partitions the topic does not have stops the
+// watch with a FlagError naming the flag, not "the cluster cannot be
+// probed" every 5 s for ever.
+func TestPartitionNotInTopic(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w, _, s := frozenWatch(t, ctx, nil)
+	w.Opt.Probe.Partitions = []int32{1, 5}
+	err := w.Run(ctx)
+	var ferr *FlagError
+	if !errors.As(err, &ferr) || !strings.Contains(err.Error(), "--partitions 5: topic orders has no partition 5 (it has 2)") {
+		t.Errorf("Run: %v; want a FlagError naming --partitions 5", err)
+	}
+	if strings.Contains(s.String(), "cannot be probed") {
+		t.Errorf("the watch blamed the cluster:\n%s", s)
+	}
 }

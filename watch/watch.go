@@ -164,8 +164,9 @@ func (w *Watcher) Run(ctx context.Context) error {
 		n, err := w.probeRun(ctx, next)
 		next = n
 		var werr writeError
+		var ferr *FlagError
 		switch {
-		case errors.As(err, &werr):
+		case errors.As(err, &werr), errors.As(err, &ferr):
 			return err
 		case err == nil || ctx.Err() != nil:
 			continue
@@ -177,6 +178,40 @@ func (w *Watcher) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case <-time.After(w.Opt.Retry):
+		}
+	}
+	return nil
+}
+
+// FlagError is a flag the cluster shows cannot be meant (a partition the
+// topic does not have): the watch stops, blaming the flag.
+type FlagError struct{ Err error }
+
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
+
+// partitionsTimeout bounds the question of the topic's partitions.
+const partitionsTimeout = 15 * time.Second
+
+// checkPartitions refuses --partitions the topic does not have; a topic
+// that cannot be described is the cluster's error, tried again.
+func (w *Watcher) checkPartitions(ctx context.Context, cfg probe.Config) error {
+	if len(cfg.Partitions) == 0 {
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, partitionsTimeout)
+	defer cancel()
+	parts, err := w.Target.Partitions(pctx, cfg.Topic)
+	if err != nil || len(parts) == 0 {
+		return err
+	}
+	has := map[int32]bool{}
+	for _, p := range parts {
+		has[p.Partition] = true
+	}
+	for _, p := range cfg.Partitions {
+		if !has[p] {
+			return &FlagError{fmt.Errorf("--partitions %d: topic %s has no partition %d (it has %d)", p, cfg.Topic, p, len(parts))}
 		}
 	}
 	return nil
@@ -245,6 +280,9 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (next int, err error) {
 	}
 	cfg := w.Opt.Probe.Identified() // its run id, for the read-back
 	cfg.Bootstrap = w.Target.Bootstrap()
+	if err := w.checkPartitions(ctx, cfg); err != nil {
+		return n, err
+	}
 	win := newWindows(cfg)
 	p, err := w.newProbe(ctx, cfg, win.output())
 	if err != nil {

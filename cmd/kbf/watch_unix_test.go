@@ -49,15 +49,26 @@ func TestWatchStopSignals(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			took := stopFrozenWatch(t, sig)
+			took := stopWatch(t, sig, true)
 			t.Logf("kbf watch stopped by %v on a frozen cluster in %v", sig, took.Round(time.Millisecond))
 		})
 	}
 }
 
-// stopFrozenWatch stops a kbf watch by sig while its cluster is frozen
-// and an incident is open, and returns how long it took to exit.
-func stopFrozenWatch(t *testing.T, sig syscall.Signal) time.Duration {
+// TestWatchStopIdle stops kbf watch by Ctrl-C while no incident is open
+// on a cluster that answers: kbf exits 0 with no incident written. It
+// says how long the stop took.
+func TestWatchStopIdle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kbf watch")
+	}
+	took := stopWatch(t, syscall.SIGINT, false)
+	t.Logf("kbf watch stopped by %v with no incident open in %v", syscall.SIGINT, took.Round(time.Millisecond))
+}
+
+// stopWatch stops a kbf watch by sig — when frozen, while its cluster is
+// frozen and an incident is open — and returns how long it took to exit.
+func stopWatch(t *testing.T, sig syscall.Signal, frozen bool) time.Duration {
 	f := &testkafka.Freezer{}
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "kbf-watch-test"), kfake.ListenFn(f.Listen))
 	if err != nil {
@@ -106,8 +117,10 @@ func stopFrozenWatch(t *testing.T, sig syscall.Signal) time.Duration {
 	}
 	await("watching kbf-watch-test", 30*time.Second)
 	time.Sleep(3 * time.Second) // records before the incident
-	f.Freeze()
-	await("incident 1 opened", 10*time.Second)
+	if frozen {
+		f.Freeze()
+		await("incident 1 opened", 10*time.Second)
+	}
 	stopped := time.Now()
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -133,8 +146,12 @@ func stopFrozenWatch(t *testing.T, sig syscall.Signal) time.Duration {
 	if took > watch.ShutdownTimeout+time.Second {
 		t.Errorf("kbf watch took %v to stop, over its bound %v", took, watch.ShutdownTimeout)
 	}
-	if _, err := results.ReadMeta(filepath.Join(out, results.IncidentDir(1))); err != nil {
+	_, err = results.ReadMeta(filepath.Join(out, results.IncidentDir(1)))
+	switch {
+	case frozen && err != nil:
 		t.Errorf("the incident open at %v: %v; kbf watch said:\n%s", sig, err, said.String())
+	case !frozen && err == nil:
+		t.Errorf("an incident written with none open; kbf watch said:\n%s", said.String())
 	}
 	if testing.Verbose() {
 		t.Logf("kbf watch said:\n%s", said.String())
