@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -21,10 +22,11 @@ const (
 	// they are.
 	probeStopTimeout = 2 * time.Second
 	// askTimeout bounds each question to the cluster as the watch stops
-	// (a node's logs, its version, its settings, the read-back).
+	// (its version, its settings, the read-back), and one it was asking
+	// when told to stop.
 	askTimeout = 2 * time.Second
-	// askBy is when, after the signal, the cluster is asked nothing more:
-	// the rest is the analysis's.
+	// askBy is when, after the signal, nothing more is asked (the nodes'
+	// logs included): the rest is the analysis's.
 	askBy = 6 * time.Second
 	// analyseBy is when, after the signal, the analysis is given up: the
 	// incident's files are complete then, and kbf report analyses them.
@@ -34,53 +36,69 @@ const (
 // errNoAnswer is a question that got no answer in time.
 var errNoAnswer = errors.New("no answer")
 
-// budget is how long writing an incident may ask the cluster and analyse
-// it: without bounds but readBackTimeout while the watch runs, within
-// ShutdownTimeout once it stops.
+// stopClock is when the watch was told to stop: ctx's end.
+type stopClock struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+// newStopClock notes when ctx ends; release stops it noting.
+func newStopClock(ctx context.Context) (c *stopClock, release func() bool) {
+	c = &stopClock{}
+	return c, context.AfterFunc(ctx, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.at = time.Now()
+	})
+}
+
+// stopped returns when the watch was told to stop, and whether it was.
+func (c *stopClock) stopped() (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.at, !c.at.IsZero()
+}
+
+// until is how long is left until d after the stop; d itself while the
+// watch runs.
+func (c *stopClock) until(d time.Duration) time.Duration {
+	if at, ok := c.stopped(); ok {
+		return time.Until(at.Add(d))
+	}
+	return d
+}
+
+// budget is how long writing one incident may ask the cluster and
+// analyse it: without bounds but readBackTimeout while the watch runs,
+// within ShutdownTimeout of the stop once it is told to stop, even in
+// the middle of writing it.
 type budget struct {
-	ctx      context.Context // never canceled by the stop itself
-	stopping bool
-	stopAt   time.Time // the signal's time, when stopping
+	parent context.Context // the watch's: done when told to stop
+	ctx    context.Context // parent's values, never canceled by the stop
+	clock  *stopClock
 	// silent is the first question the cluster did not answer as the
 	// watch stopped: the cluster is asked nothing more then.
 	silent *error
 }
 
-// newBudget is a running watch's: ctx's.
-func newBudget(ctx context.Context) budget { return budget{ctx: ctx} }
+func newBudget(ctx context.Context, clock *stopClock) budget {
+	return budget{parent: ctx, ctx: context.WithoutCancel(ctx), clock: clock, silent: new(error)}
+}
 
-// stopBudget is a stopping watch's: the signal came at at, on ctx now done.
-func stopBudget(ctx context.Context, at time.Time) budget {
-	return budget{ctx: context.WithoutCancel(ctx), stopping: true, stopAt: at, silent: new(error)}
+// stopping reports whether the watch has been told to stop.
+func (b budget) stopping() bool {
+	_, ok := b.clock.stopped()
+	return ok
 }
 
 // logs runs q, which copies a node's logs (from the engine, the API or
-// the user's command, not the cluster): by askBy when stopping. One not
-// answered in time is errNoAnswer, saying how long it was given, not the
-// context's error: no file failed.
+// the user's command, not the cluster): by askBy after the stop.
 func (b budget) logs(q func(ctx context.Context) error) error {
-	if !b.stopping {
-		return q(b.ctx)
-	}
-	d := time.Until(b.stopAt.Add(askBy))
-	if d <= 0 {
-		return fmt.Errorf("not asked: the watch was stopping and its %v for the cluster had passed", askBy)
-	}
-	ctx, cancel := context.WithTimeout(b.ctx, d)
-	defer cancel()
-	return b.answered(ctx, d, b.wait(ctx, q))
-}
-
-// answered is err, or errNoAnswer when ctx, given d, ran out.
-func (b budget) answered(ctx context.Context, d time.Duration, err error) error {
-	if err != nil && ctx.Err() != nil && b.ctx.Err() == nil {
-		return fmt.Errorf("%w within %v", errNoAnswer, d.Round(time.Millisecond))
-	}
-	return err
+	return b.within(0, askBy, q)
 }
 
 // askCluster runs one question to the cluster: within askTimeout, and by
-// askBy, when stopping; once one got no answer then, the others are not
+// askBy, after the stop; once one got no answer then, the others are not
 // asked. One not answered in time is errNoAnswer, saying how long it was
 // given, not the context's error: the cluster did not answer, no file
 // failed.
@@ -89,58 +107,62 @@ func (b budget) askCluster(q func(ctx context.Context) error) error {
 }
 
 // readBack runs the read-back: within readBackTimeout while running, as
-// askCluster when stopping.
+// askCluster after the stop.
 func (b budget) readBack(q func(ctx context.Context) error) error {
 	return b.cluster(readBackTimeout, q)
 }
 
 func (b budget) cluster(d time.Duration, q func(ctx context.Context) error) error {
-	if b.silent != nil && *b.silent != nil {
+	if *b.silent != nil {
 		return fmt.Errorf("not asked: %w", *b.silent)
 	}
-	err := b.within(d, q)
+	err := b.within(d, askTimeout, q)
 	if errors.Is(err, errNoAnswer) {
 		err = fmt.Errorf("the cluster gave %w", err)
-		if b.silent != nil {
+		if b.stopping() {
 			*b.silent = err
 		}
 	}
 	return err
 }
 
-// within runs q under the budget's bound, or d (0: none) while running.
-// Stopping, it does not wait for a q that goes on past its context: a
-// client that ignores it must not keep the watch past its bound.
-func (b budget) within(d time.Duration, q func(ctx context.Context) error) error {
-	if !b.stopping && d <= 0 {
-		return q(b.ctx)
-	}
-	if b.stopping {
-		d = min(askTimeout, time.Until(b.stopAt.Add(askBy)))
+// within runs q: within d (0: no bound) while the watch runs; after the
+// stop, within stopBound and by askBy after it. A question asked when the
+// stop comes gets askTimeout more. Q is not waited for past its context:
+// a client that ignores it must not keep the watch past its bound.
+func (b budget) within(d, stopBound time.Duration, q func(ctx context.Context) error) error {
+	if b.stopping() {
+		d = min(stopBound, b.clock.until(askBy))
 		if d <= 0 {
 			return fmt.Errorf("not asked: the watch was stopping and its %v for the cluster had passed", askBy)
 		}
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, d)
+	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
-	return b.answered(ctx, d, b.wait(ctx, q))
+	if d > 0 {
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	release := context.AfterFunc(b.parent, func() { time.AfterFunc(min(askTimeout, b.clock.until(askBy)), cancel) })
+	defer release()
+	began := time.Now()
+	err := wait(ctx, q)
+	if err != nil && ctx.Err() != nil {
+		return fmt.Errorf("%w in %v", errNoAnswer, time.Since(began).Round(100*time.Millisecond))
+	}
+	return err
 }
 
-// analysis is the context the incident is analysed in: ctx's while
-// running, until analyseBy after the signal when stopping.
+// analysis is the context the incident is analysed in: the watch's
+// values, until analyseBy after the stop.
 func (b budget) analysis() (context.Context, context.CancelFunc) {
-	if !b.stopping {
-		return b.ctx, func() {}
-	}
-	return context.WithDeadline(b.ctx, b.stopAt.Add(analyseBy))
+	ctx, cancel := context.WithCancel(b.ctx)
+	release := context.AfterFunc(b.parent, func() { time.AfterFunc(b.clock.until(analyseBy), cancel) })
+	return ctx, func() { release(); cancel() }
 }
 
-// wait runs q on ctx; stopping, it returns once ctx is done whether q
-// has or not.
-func (b budget) wait(ctx context.Context, q func(ctx context.Context) error) error {
-	if !b.stopping {
-		return q(ctx)
-	}
+// wait runs q on ctx, and returns once ctx is done whether q has or not.
+func wait(ctx context.Context, q func(ctx context.Context) error) error {
 	done := make(chan error, 1)
 	go func() { done <- q(ctx) }()
 	select {

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,7 +123,7 @@ func TestStopOnAFrozenCluster(t *testing.T) {
 		t.Fatalf("the incident open at the stop: %v; the watch said:\n%s", err, s)
 	}
 	notes := strings.Join(m.Notes, "\n")
-	for _, want := range []string{"the watch stopped before it recovered", "written as kbf watch stopped", "not read back (not asked: the cluster gave no answer within"} {
+	for _, want := range []string{"the watch stopped before it recovered", "written as kbf watch stopped", "not read back (not asked: the cluster gave no answer in 2s)"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q: want %q", notes, want)
 		}
@@ -300,5 +301,50 @@ func TestPartitionNotInTopic(t *testing.T) {
 	}
 	if strings.Contains(s.String(), "cannot be probed") {
 		t.Errorf("the watch blamed the cluster:\n%s", s)
+	}
+}
+
+// TestStopDuringWrite: told to stop while an incident that recovered is
+// being analysed, the watch gives the analysis until its bound, says the
+// incident was not analysed and what analyses it, and returns within
+// ShutdownTimeout.
+func TestStopDuringWrite(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	analysing := make(chan struct{}, 1)
+	w, f, s := frozenWatch(t, ctx, func(ctx context.Context, _ string, _ *Incident) error {
+		analysing <- struct{}{}
+		<-ctx.Done()
+		return fmt.Errorf("%s: %w", results.ProbeFile, ctx.Err())
+	})
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	s.await(t, "watching orders", 20*time.Second)
+	time.Sleep(3 * time.Second)
+	f.Freeze()
+	s.await(t, "incident 1 opened", 10*time.Second)
+	f.Thaw()
+	select {
+	case <-analysing:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("incident 1 not handed on; the watch said:\n%s", s)
+	}
+	stopped := time.Now()
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(ShutdownTimeout + 5*time.Second):
+		t.Fatalf("the watch still runs %v after it was stopped", time.Since(stopped))
+	}
+	if took := time.Since(stopped); took > ShutdownTimeout+time.Second {
+		t.Errorf("the stop took %v, over its bound %v", took, ShutdownTimeout)
+	}
+	dir := filepath.Join(w.Opt.Out, results.IncidentDir(1))
+	if !strings.Contains(s.String(), "incident 1 not analysed within the stop's 10s: kbf report "+dir+" analyses it") {
+		t.Errorf("the watch said:\n%s\nwant that incident 1 was not analysed, blaming the stop", s)
 	}
 }

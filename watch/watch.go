@@ -159,9 +159,11 @@ func (w *Watcher) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	clock, release := newStopClock(ctx)
+	defer release()
 	down := time.Time{}
 	for ctx.Err() == nil {
-		n, err := w.probeRun(ctx, next)
+		n, err := w.probeRun(ctx, clock, next)
 		next = n
 		var werr writeError
 		var ferr *FlagError
@@ -271,7 +273,7 @@ func (w *Watcher) newProbe(ctx context.Context, cfg probe.Config, out probe.Outp
 
 // probeRun runs one probe until ctx ends or it fails, writing each
 // incident it finds from number n on; it returns the next number.
-func (w *Watcher) probeRun(ctx context.Context, n int) (next int, err error) {
+func (w *Watcher) probeRun(ctx context.Context, clock *stopClock, n int) (next int, err error) {
 	ictx, cancel := context.WithTimeout(ctx, experiment.IdentifyTimeout)
 	err = w.Target.Identify(ictx)
 	cancel()
@@ -306,7 +308,7 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (next int, err error) {
 		parts = fmt.Sprintf("partitions %v", cfg.Partitions)
 	}
 	w.say("watching %s, %s: an incident is a stall over %v or a sign from the cluster", cfg.Topic, parts, w.Opt.Stall)
-	s := &session{w: w, cfg: cfg, run: r, win: win, n: n,
+	s := &session{w: w, cfg: cfg, run: r, win: win, n: n, clock: clock,
 		d: &detector{stall: w.Opt.Stall, settle: w.Opt.Settle, bound: cfg.SteadyBound(), most: w.Opt.Longest, since: time.Now()}}
 	err = s.loop(ctx)
 	stopping = ctx.Err() != nil
@@ -316,12 +318,13 @@ func (w *Watcher) probeRun(ctx context.Context, n int) (next int, err error) {
 // session is one probe's run: the incidents found in what it measures
 // and what the cluster shows, written from number n on.
 type session struct {
-	w   *Watcher
-	cfg probe.Config
-	run *running
-	win *windows
-	d   *detector
-	n   int
+	clock *stopClock
+	w     *Watcher
+	cfg   probe.Config
+	run   *running
+	win   *windows
+	d     *detector
+	n     int
 }
 
 // observer is where the cluster's view is asked for.
@@ -386,7 +389,7 @@ func (s *session) step(ctx context.Context, r *viewResult, last viewResult) erro
 		}
 	}
 	if in := s.d.end(now, stats, last.v, last.err); in != nil {
-		if err := s.write(ctx, newBudget(ctx), in); err != nil {
+		if err := s.write(ctx, newBudget(ctx, s.clock), in); err != nil {
 			return err
 		}
 	}
@@ -401,16 +404,15 @@ func (s *session) step(ctx context.Context, r *viewResult, last viewResult) erro
 // given probeStopTimeout to finish, the cluster is asked nothing that
 // could keep the watch past the bound.
 func (s *session) stopped(ctx context.Context) error {
-	at := time.Now()
-	in := s.d.stop(at)
+	in := s.d.stop(time.Now())
 	if in != nil {
 		s.w.say("stopping: writing incident %d as it is (within %v)", s.n, ShutdownTimeout)
 	}
-	s.run.halt(probeStopTimeout)
+	s.run.halt(max(time.Millisecond, min(probeStopTimeout, s.clock.until(ShutdownTimeout))))
 	if in == nil {
 		return nil
 	}
-	return s.write(ctx, stopBudget(ctx, at), in)
+	return s.write(ctx, newBudget(ctx, s.clock), in)
 }
 
 // probeEnded writes the open incident, if any, once the probe ended on
@@ -422,7 +424,7 @@ func (s *session) probeEnded(ctx context.Context) error {
 	}
 	if in := s.d.stop(time.Now()); in != nil {
 		in.Why = "the probe stopped: " + err.Error()
-		if werr := s.write(ctx, newBudget(ctx), in); werr != nil {
+		if werr := s.write(ctx, newBudget(ctx, s.clock), in); werr != nil {
 			return werr
 		}
 	}
@@ -549,10 +551,10 @@ func (w *Watcher) analyse(b budget, n int, dir string, in *Incident) {
 	}
 	actx, cancel := b.analysis()
 	defer cancel()
-	err := b.wait(actx, func(ctx context.Context) error { return w.Recorded(ctx, dir, in) })
+	err := wait(actx, func(ctx context.Context) error { return w.Recorded(ctx, dir, in) })
 	switch {
 	case err == nil:
-	case actx.Err() != nil && b.stopping:
+	case actx.Err() != nil && b.stopping():
 		w.say("incident %d not analysed within the stop's %v: kbf report %s analyses it", n, ShutdownTimeout, dir)
 	default:
 		w.say("incident %d not analysed (%v): kbf report %s analyses it", n, err, dir)
@@ -638,7 +640,7 @@ func incidentNotes(in *Incident, settle time.Duration, b budget) []string {
 	} else {
 		notes = append(notes, fmt.Sprintf("incident: recovered %s, every partition steady for %v", in.Recovered.Format(time.RFC3339Nano), settle))
 	}
-	if b.stopping {
+	if b.stopping() {
 		notes = append(notes, fmt.Sprintf("incident: written as kbf watch stopped, within %v: the cluster was asked only what answered by then", ShutdownTimeout))
 	}
 	return notes

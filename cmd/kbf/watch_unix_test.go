@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -49,7 +50,7 @@ func TestWatchStopSignals(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			took := stopWatch(t, sig, true)
+			took := stopWatch(t, sig, stopFrozen)
 			t.Logf("kbf watch stopped by %v on a frozen cluster in %v", sig, took.Round(time.Millisecond))
 		})
 	}
@@ -62,13 +63,30 @@ func TestWatchStopIdle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kbf watch")
 	}
-	took := stopWatch(t, syscall.SIGINT, false)
+	took := stopWatch(t, syscall.SIGINT, stopIdle)
 	t.Logf("kbf watch stopped by %v with no incident open in %v", syscall.SIGINT, took.Round(time.Millisecond))
 }
 
-// stopWatch stops a kbf watch by sig — when frozen, while its cluster is
-// frozen and an incident is open — and returns how long it took to exit.
-func stopWatch(t *testing.T, sig syscall.Signal, frozen bool) time.Duration {
+// TestWatchStopUnwritable stops kbf watch by SIGTERM while an incident is
+// open that cannot be written (its directory taken by another's): kbf
+// exits 1 with the reason, not 0 with the incident dropped.
+func TestWatchStopUnwritable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kbf watch")
+	}
+	stopWatch(t, syscall.SIGTERM, stopUnwritable)
+}
+
+// How a stopWatch finds the watch when it stops it.
+const (
+	stopIdle       = iota // no incident open, the cluster answering
+	stopFrozen            // the cluster frozen, an incident open
+	stopUnwritable        // as stopFrozen, with incident 1's directory taken
+)
+
+// stopWatch stops a kbf watch by sig as mode says, and returns how long it
+// took to exit.
+func stopWatch(t *testing.T, sig syscall.Signal, mode int) time.Duration {
 	f := &testkafka.Freezer{}
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(2, "kbf-watch-test"), kfake.ListenFn(f.Listen))
 	if err != nil {
@@ -117,7 +135,12 @@ func stopWatch(t *testing.T, sig syscall.Signal, frozen bool) time.Duration {
 	}
 	await("watching kbf-watch-test", 30*time.Second)
 	time.Sleep(3 * time.Second) // records before the incident
-	if frozen {
+	if mode == stopUnwritable {
+		if err := os.Mkdir(filepath.Join(out, results.IncidentDir(1)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mode != stopIdle {
 		f.Freeze()
 		await("incident 1 opened", 10*time.Second)
 	}
@@ -140,17 +163,24 @@ func stopWatch(t *testing.T, sig syscall.Signal, frozen bool) time.Duration {
 		t.Fatalf("kbf watch still runs %v after %v", time.Since(stopped), sig)
 	}
 	took := time.Since(stopped)
-	if werr != nil {
-		t.Errorf("kbf watch after %v: %v; it said:\n%s", sig, werr, said.String())
-	}
 	if took > watch.ShutdownTimeout+time.Second {
 		t.Errorf("kbf watch took %v to stop, over its bound %v", took, watch.ShutdownTimeout)
 	}
+	if mode == stopUnwritable {
+		var ee *exec.ExitError
+		if !errors.As(werr, &ee) || ee.ExitCode() != exitError || !strings.Contains(said.String(), "kbf: incident 1 not written") {
+			t.Errorf("kbf watch after %v: %v, want exit %d saying incident 1 not written; it said:\n%s", sig, werr, exitError, said.String())
+		}
+		return took
+	}
+	if werr != nil {
+		t.Errorf("kbf watch after %v: %v; it said:\n%s", sig, werr, said.String())
+	}
 	_, err = results.ReadMeta(filepath.Join(out, results.IncidentDir(1)))
 	switch {
-	case frozen && err != nil:
+	case mode == stopFrozen && err != nil:
 		t.Errorf("the incident open at %v: %v; kbf watch said:\n%s", sig, err, said.String())
-	case !frozen && err == nil:
+	case mode == stopIdle && err == nil:
 		t.Errorf("an incident written with none open; kbf watch said:\n%s", said.String())
 	}
 	if testing.Verbose() {
