@@ -54,17 +54,18 @@ func newWatchCmdF(g *globals, runF func(context.Context, *watchOptions) error) *
 		Short: "Probe a cluster until stopped, and write each incident as a trial",
 		Long: `watch runs kbf's probe against a running cluster until it is stopped
 (Ctrl-C, SIGTERM or SIGHUP: the open incident is written from what was
-recorded, within 10 s, then kbf exits 0) and finds each incident: a partition's acks or reads stalled longer than --stall, or a
-sign from the cluster's metadata (a broker fenced or gone, a leader moved, an
-ISR shrunk), asked for every --poll. Each incident is written to
---out/incident-NNNN as a trial directory (meta.json kind incident) from
---before its first sign to its recovery (every partition steady for
---settle), with the nodes' logs where the cluster gives them, and analysed
-as kbf run's trials are: report.txt, report.json, plot.svg, report.html,
-the broker named from the evidence. Nothing is faulted or restarted.
-A cluster that cannot be reached or probed is tried again every 5 s, not an
-error. Restarted on the same --out, the numbering carries on; --retain keeps the last N, or
-those of the last 30d.
+recorded, within 10 s whatever the cluster does, then kbf exits 0) and
+finds each incident: a partition's acks or reads stalled longer than
+--stall, or a sign from the cluster's metadata (a broker fenced or gone, a
+leader moved, an ISR shrunk), asked for every --poll. Each incident is
+written to --out/incident-NNNN as a trial directory (meta.json kind
+incident) from --before its first sign to its recovery (every partition
+steady for --settle), with the nodes' logs where the cluster gives them,
+and analysed as kbf run's trials are: report.txt, report.json, plot.svg,
+report.html, the broker named from the evidence. Nothing is faulted or
+restarted. A cluster that cannot be reached or probed is tried again every
+5 s, not an error. Restarted on the same --out, the numbering carries on;
+--retain keeps the last N, or those of the last 30d.
 
 --metrics-addr serves Prometheus metrics at /metrics (docs/watch.md).
 
