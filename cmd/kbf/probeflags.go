@@ -165,17 +165,7 @@ func (v *partitionsValue) Set(s string) error {
 		ps = append(ps, int32(n))
 	}
 	if v.set {
-		ps = append(slices.Clone(*v.p), ps...)
-	}
-	seen := map[int32]bool{}
-	for _, p := range ps {
-		switch {
-		case p < 0:
-			return fmt.Errorf("partition %d: must not be negative", p)
-		case seen[p]:
-			return fmt.Errorf("partition %d given twice", p)
-		}
-		seen[p] = true
+		ps = append(*v.p, ps...)
 	}
 	*v.p, v.set = ps, true
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/clusters/remote"
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -126,8 +127,11 @@ func (o *watchOptions) validate() error {
 		return err
 	}
 	opt := o.options()
-	if err := opt.Probe.Validate(); err != nil {
-		return usagef("probe: %v", err)
+	// The probe's flags are checked as kbf probe's are (partitions given
+	// twice or out of range, the interval's floor, the probe's own rules).
+	probeOnly := experiment.Options{Kill: experiment.NoFault, Duration: time.Second, Probe: opt.Probe}
+	if err := flagError(probeOnly.Validate()); err != nil {
+		return err
 	}
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
