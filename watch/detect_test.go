@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,10 +212,17 @@ func TestParseRetention(t *testing.T) {
 			t.Errorf("ParseRetention(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"-1", "0d", "soon", "-3h", ""} {
-		if _, err := ParseRetention(in); err == nil {
-			t.Errorf("ParseRetention(%q): no error", in)
+	for in, want := range map[string]string{"-1": "negative", "0d": "positive", "soon": "want a count", "-3h": "positive", "": "want a count",
+		// Ages a time.Duration cannot hold were wrapped to minutes, and
+		// deleted incidents hours old.
+		"213504d": "longer than kbf can hold", "106752d": "longer than kbf can hold", "99999999999999999999d": "longer than kbf can hold",
+		"2562048h": "longer than kbf can hold", "99999999999999999999": "more incidents than kbf can count", "3x": "want a count"} {
+		if _, err := ParseRetention(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRetention(%q): %v, want %q", in, err, want)
 		}
+	}
+	if r, err := ParseRetention("106751d"); err != nil || r.Age != 106751*24*time.Hour {
+		t.Errorf("ParseRetention(106751d) = %+v, %v: want the longest age", r, err)
 	}
 }
 

@@ -82,6 +82,7 @@ func watchWritesAnIncident(t *testing.T, consumer string) {
 	if len(written) != 1 || written[0] != want {
 		t.Fatalf("incidents written %v, want [%s]", written, want)
 	}
+	assertNoPartial(t, out)
 	found, err := results.Find(want)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if err != nil {
 		return err
 	}
-	watching := watchDir(path, trials)
+	watching, analysed, trials, broken := watchIndex(path, analysed, trials, broken)
 	switch {
 	case o.html && watching:
 		if err := writeIndexPage(path, analysed, broken); err != nil {
@@ -170,15 +171,51 @@ func writeIndexPage(dir string, analysed []*report.Trial, broken results.BrokenT
 	return htmlreport.WriteIndex(filepath.Join(dir, results.ReportHTML), p)
 }
 
-// watchDir reports whether path is a watch's directory: every trial
-// found in it an incident, none of them path itself.
-func watchDir(path string, trials []results.Trial) bool {
-	for _, t := range trials {
-		if t.Meta == nil || t.Meta.Kind != results.KindIncident || filepath.Clean(t.Dir) == filepath.Clean(path) {
-			return false
+// watchIndex reports whether path is a watch's directory — incidents in
+// it, no trial of another kind, none of them path itself — and, when it
+// is, moves what is named as an incident there and is none (a directory
+// without meta.json or of another kind, a file) to broken, named, so that
+// one odd entry does not turn the index off.
+func watchIndex(path string, analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials) (bool, []*report.Trial, []results.Trial, results.BrokenTrials) {
+	var keptA []*report.Trial
+	var keptT []results.Trial
+	var odd results.BrokenTrials
+	for i, t := range trials {
+		switch {
+		case filepath.Clean(t.Dir) == filepath.Clean(path) || !strings.HasPrefix(filepath.Base(t.Dir), results.IncidentDirPrefix):
+			return false, analysed, trials, broken
+		case t.Meta == nil:
+			odd = append(odd, fmt.Errorf("%s: no %s: not an incident kbf watch wrote whole", t.Dir, results.MetaFile))
+		case t.Meta.Kind != results.KindIncident:
+			odd = append(odd, fmt.Errorf("%s: a %s's directory, not an incident", t.Dir, t.Meta.Kind))
+		default:
+			keptA, keptT = append(keptA, analysed[i]), append(keptT, t)
 		}
 	}
-	return len(trials) > 0
+	if len(keptT) == 0 {
+		return false, analysed, trials, broken
+	}
+	return true, keptA, keptT, append(append(broken, odd...), notDirs(path)...)
+}
+
+// notDirs names the entries of a watch's directory named as incidents
+// that are not directories.
+func notDirs(path string) results.BrokenTrials {
+	ents, err := os.ReadDir(path)
+	if err != nil {
+		return nil
+	}
+	var odd results.BrokenTrials
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), results.IncidentDirPrefix) {
+			continue
+		}
+		p := filepath.Join(path, e.Name())
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			odd = append(odd, fmt.Errorf("%s: not a directory, not an incident", p))
+		}
+	}
+	return odd
 }
 
 // analyseAll finds and analyses the trials at path, each with the options

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -353,8 +354,9 @@ func TestWatchDir(t *testing.T) {
 		{"incidents and a trial", "w", []results.Trial{inc("w/incident-0001"), run}, false},
 		{"nothing", "w", nil, false},
 	} {
-		if got := watchDir(c.path, c.trials); got != c.want {
-			t.Errorf("%s: watchDir %v, want %v", c.name, got, c.want)
+		analysed := make([]*report.Trial, len(c.trials))
+		if got, _, _, _ := watchIndex(c.path, analysed, c.trials, nil); got != c.want {
+			t.Errorf("%s: watchIndex %v, want %v", c.name, got, c.want)
 		}
 	}
 }

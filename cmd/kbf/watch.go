@@ -7,13 +7,19 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/clusters/remote"
+	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -32,7 +38,10 @@ type watchOptions struct {
 	logs, logsCommand string
 	// bootstrapSet is true when --bootstrap was given.
 	bootstrapSet bool
-	quiet        bool
+	// metricsLn is --metrics-addr's listener, taken before the cluster is
+	// reached.
+	metricsLn net.Listener
+	quiet     bool
 }
 
 func newWatchCmd(g *globals) *cobra.Command {
@@ -45,18 +54,19 @@ func newWatchCmdF(g *globals, runF func(context.Context, *watchOptions) error) *
 		Use:   "watch",
 		Short: "Probe a cluster until stopped, and write each incident as a trial",
 		Long: `watch runs kbf's probe against a running cluster until it is stopped
-(Ctrl-C or SIGTERM: the open incident is written, then kbf exits 0) and finds
-each incident: a partition's acks or reads stalled longer than --stall, or a
-sign from the cluster's metadata (a broker fenced or gone, a leader moved, an
-ISR shrunk), asked for every --poll. Each incident is written to
---out/incident-NNNN as a trial directory (meta.json kind incident) from
---before its first sign to its recovery (every partition steady for
---settle), with the nodes' logs where the cluster gives them, and analysed
-as kbf run's trials are: report.txt, report.json, plot.svg, report.html,
-the broker named from the evidence. Nothing is faulted or restarted.
-A cluster that cannot be probed is tried again, not an error. Restarted on
-the same --out, the numbering carries on; --retain keeps the last N, or
-those of the last 30d.
+(Ctrl-C, SIGTERM or SIGHUP: the open incident is written from what was
+recorded, within 10 s whatever the cluster does, then kbf exits 0) and
+finds each incident: a partition's acks or reads stalled longer than
+--stall, or a sign from the cluster's metadata (a broker fenced or gone, a
+leader moved, an ISR shrunk), asked for every --poll. Each incident is
+written to --out/incident-NNNN as a trial directory (meta.json kind
+incident) from --before its first sign to its recovery (every partition
+steady for --settle), with the nodes' logs where the cluster gives them,
+and analysed as kbf run's trials are: report.txt, report.json, plot.svg,
+report.html, the broker named from the evidence. Nothing is faulted or
+restarted. A cluster that cannot be reached or probed is tried again every
+5 s, not an error. Restarted on the same --out, the numbering carries on;
+--retain keeps the last N, or those of the last 30d.
 
 --metrics-addr serves Prometheus metrics at /metrics (docs/watch.md).
 
@@ -67,32 +77,11 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+			if err := o.validate(); err != nil {
 				return err
 			}
-			if err := o.validateLogs(); err != nil {
+			if err := o.listenMetrics(); err != nil {
 				return err
-			}
-			if err := o.k8s.validateWatch(); err != nil {
-				return err
-			}
-			if _, err := o.cluster.options(); err != nil {
-				return err
-			}
-			if _, err := o.cluster.security(); err != nil {
-				return err
-			}
-			if o.metrics != "" {
-				if _, _, err := net.SplitHostPort(o.metrics); err != nil {
-					return usagef("--metrics-addr %s: want host:port, e.g. 127.0.0.1:9464", o.metrics)
-				}
-			}
-			opt := o.options()
-			if err := opt.Probe.Validate(); err != nil {
-				return usagef("probe: %v", err)
-			}
-			if err := opt.Validate(); err != nil {
-				return usageError{err}
 			}
 			return runF(cmd.Context(), o)
 		},
@@ -114,6 +103,82 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.StringVar(&o.logsCommand, "logs-command", "", "with --bootstrap: a shell command that prints one node's log, run for each node after each incident with {id}, {host} and {since} (the incident's window start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
+}
+
+// validate checks every flag before the cluster is reached: a flag kbf
+// cannot use is exit 2 at once, never found out once the cluster answers.
+func (o *watchOptions) validate() error {
+	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+		return err
+	}
+	if err := o.validateLogs(); err != nil {
+		return err
+	}
+	if err := o.k8s.validateWatch(); err != nil {
+		return err
+	}
+	if _, err := o.cluster.options(); err != nil {
+		return err
+	}
+	if _, err := o.cluster.security(); err != nil {
+		return err
+	}
+	if err := checkMetricsAddr(o.metrics); err != nil {
+		return err
+	}
+	opt := o.options()
+	// The probe's flags are checked as kbf probe's are (partitions given
+	// twice or out of range, the interval's floor, the probe's own rules).
+	probeOnly := experiment.Options{Kill: experiment.NoFault, Duration: time.Second, Probe: opt.Probe}
+	if err := flagError(probeOnly.Validate()); err != nil {
+		return err
+	}
+	if err := opt.Validate(); err != nil {
+		return usageError{err}
+	}
+	if o.k8s.on() {
+		if _, _, err := k8s.LoadConfig(o.k8s.kubeconfig); err != nil {
+			return usageError{err}
+		}
+	}
+	if err := watch.CheckOut(o.opt.Out); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// checkMetricsAddr refuses a --metrics-addr that is not host:port with a
+// port number.
+func checkMetricsAddr(addr string) error {
+	if addr == "" {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n uint64
+		n, err = strconv.ParseUint(port, 10, 16)
+		if err == nil && port != strconv.FormatUint(n, 10) {
+			err = errors.New("not a port number")
+		}
+	}
+	if err != nil {
+		return usagef("--metrics-addr %s: want host:port with a port number up to 65535, e.g. 127.0.0.1:9464", addr)
+	}
+	return nil
+}
+
+// listenMetrics takes --metrics-addr's port before the cluster is
+// reached: a port in use or a host that is not this machine's is exit 2.
+func (o *watchOptions) listenMetrics() error {
+	if o.metrics == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", o.metrics)
+	if err != nil {
+		return usagef("--metrics-addr %s: cannot listen there (%v): give a free port of this machine's", o.metrics, err)
+	}
+	o.metricsLn = ln
+	return nil
 }
 
 // validateWatch holds --target's flags to what a watch uses: no broker is
@@ -168,67 +233,128 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 	return o.cluster.existing()
 }
 
-// runWatch watches until ctx ends, analysing each incident as kbf run
-// analyses a trial; stopped, it exits 0.
+// The signals that stop a watch: Ctrl-C, SIGTERM (a pod deleted) and
+// SIGHUP (its terminal gone: a dropped ssh session). Each writes the open
+// incident before kbf exits.
+var watchStopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// closeTimeout bounds closing the cluster's clients once the watch has
+// stopped: a frozen cluster must not hold the exit.
+const closeTimeout = time.Second
+
+// runWatch watches until ctx ends or a stop signal comes, analysing each
+// incident as kbf run analyses a trial; stopped, it exits 0, or 1 when
+// the open incident could not be written.
 func runWatch(ctx context.Context, o *watchOptions) error {
-	opt := o.options()
-	t, err := openCluster(ctx, o.clusterSpec)
-	if err != nil {
-		return err
+	ctx, stopSignals := signal.NotifyContext(ctx, watchStopSignals...)
+	defer stopSignals()
+	if o.metricsLn != nil {
+		defer o.metricsLn.Close()
 	}
-	defer t.Close()
+	opt := o.options()
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
+	t, err := openWatched(ctx, o, rep, opt.Retry)
+	if err != nil || t == nil {
+		return err
+	}
+	defer closeWithin(closeTimeout, func() { _ = t.Close() })
 	m := watch.NewMetrics()
-	if o.metrics != "" {
-		ln, err := net.Listen("tcp", o.metrics)
-		if err != nil {
-			return fmt.Errorf("--metrics-addr: %w", err)
-		}
+	if o.metricsLn != nil {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
 		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
+		go func() { _ = srv.Serve(o.metricsLn) }()
 		defer srv.Close()
-		rep.Say("metrics at http://" + ln.Addr().String() + "/metrics")
+		rep.Say("metrics at http://" + o.metricsLn.Addr().String() + "/metrics")
 	}
-	w := &watch.Watcher{Opt: opt, Target: t, Metrics: m, Reporter: rep,
-		Recorded: func(ctx context.Context, dir string, _ *watch.Incident) error {
-			tr, err := analyseRecorded(ctx, dir)
-			if err != nil {
-				return err
-			}
-			phases, beyond := map[string]time.Duration{}, map[string]time.Duration{}
-			for _, st := range tr.Stalls {
-				for _, ph := range st.Phases {
-					phases[ph.Name] = max(phases[ph.Name], ph.Duration)
-					if ph.Bound.Stated {
-						beyond[ph.Name] = max(beyond[ph.Name], ph.Bound.Excess)
-					}
-				}
-			}
-			m.LastPhases(phases, beyond)
-			var b bytesWriter
-			if err := textReport.WriteDigest(&b, tr); err == nil {
-				rep.Say(string(b))
-			}
-			return nil
-		}}
+	w := &watch.Watcher{Opt: opt, Target: t, Metrics: m, Reporter: rep, Recorded: recordedBy(m, rep)}
 	if t.Observer() == nil {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
 		if r, err := remote.New(ctx, remote.Options{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}); err == nil {
-			defer r.Close()
+			defer closeWithin(closeTimeout, func() { _ = r.Close() })
 			w.Observer = r
-		} else {
+		} else if ctx.Err() == nil {
 			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
 		}
 	}
 	err = w.Run(ctx)
-	if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return nil
+	if ferr := (*watch.FlagError)(nil); errors.As(err, &ferr) {
+		return usageError{err}
 	}
 	return err
+}
+
+// openWatched opens the watched cluster; one that cannot be reached yet
+// (down, not started) is tried again every retry, said each time, until
+// it answers or ctx ends (then nil, nil). A flag kbf cannot use is
+// refused at once.
+func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry time.Duration) (cluster.Cluster, error) {
+	var down time.Time
+	for {
+		t, err := openCluster(ctx, o.clusterSpec)
+		var uerr usageError
+		switch {
+		case err == nil:
+			return t, nil
+		case ctx.Err() != nil:
+			return nil, nil
+		case errors.As(err, &uerr):
+			return nil, err
+		}
+		if down.IsZero() {
+			down = time.Now()
+		}
+		rep.Say(fmt.Sprintf("the cluster cannot be reached (%v) for %v: trying again in %v", err, time.Since(down).Round(time.Second), retry))
+		select {
+		case <-ctx.Done():
+			return nil, nil
+		case <-time.After(retry):
+		}
+	}
+}
+
+// recordedBy analyses each incident the watch writes, as kbf run its
+// trials, says its digest and sets the metrics' last phases.
+func recordedBy(m *watch.Metrics, rep *termReporter) watch.Recorded {
+	return func(ctx context.Context, dir string, _ *watch.Incident) error {
+		tr, err := analyseRecorded(ctx, dir)
+		if err != nil {
+			return err
+		}
+		phases, beyond := map[string]time.Duration{}, map[string]time.Duration{}
+		for _, st := range tr.Stalls {
+			for _, ph := range st.Phases {
+				phases[ph.Name] = max(phases[ph.Name], ph.Duration)
+				if ph.Bound.Stated {
+					beyond[ph.Name] = max(beyond[ph.Name], ph.Bound.Excess)
+				}
+			}
+		}
+		m.LastPhases(phases, beyond)
+		var b bytesWriter
+		if err := textReport.WriteDigest(&b, tr); err == nil {
+			rep.Say(string(b))
+		}
+		return nil
+	}
+}
+
+// closeWithin runs fn for at most d: a client closing on a frozen
+// cluster is left behind as kbf exits.
+func closeWithin(d time.Duration, fn func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fn()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }
 
 // bytesWriter collects what is written to it.
