@@ -36,7 +36,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if err != nil {
 		return nil, err
 	}
-	ld, lnotes, err := loadOf(ctx, t, p.ev.F) // load.go
+	ld, lnotes, err := loadOf(ctx, t, p.ev.F, p.gaps) // load.go
 	if err != nil {
 		return nil, err
 	}
@@ -54,8 +54,11 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 // client log, against the same node logs).
 func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnalysis, error) {
 	fault := faultOf(t.Meta)
-	tl := timelineOf(t, opt.FaultAt)
-	ev := settingsOf(t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
+	tl := timelineOf(ctx, t, opt.FaultAt)
+	ev := settingsOf(ctx, t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
+	if err := ctx.Err(); err != nil {
+		return nil, err // the logs were cut short, not unreadable
+	}
 	q := quorumOf(ev, fault)
 	win := windowOf(t.Meta, ev.F, consequence(ev, fault), q, opt.Window)
 	audit, lnotes, err := readBackOf(ctx, t)

@@ -39,7 +39,7 @@ type timelineRead struct {
 // time the command line gives, if any. Node logs that exist but cannot be
 // read leave the timeline out, with a note, rather than the whole report:
 // the gaps and the audit stand without them.
-func timelineOf(t results.Trial, faultAt time.Time) timelineRead {
+func timelineOf(ctx context.Context, t results.Trial, faultAt time.Time) timelineRead {
 	switch {
 	case t.Dir == "":
 		return timelineRead{}
@@ -51,7 +51,7 @@ func timelineOf(t results.Trial, faultAt time.Time) timelineRead {
 		return timelineRead{notes: notes{{text: fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
 	src.ClientLog = t.ClientLogFile()
-	tl, err := timeline.Build(src, timelineOptions(t.Meta, faultAt))
+	tl, err := timeline.BuildContext(ctx, src, timelineOptions(t.Meta, faultAt))
 	if err != nil {
 		return timelineRead{notes: notes{{text: fmt.Sprintf("logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
