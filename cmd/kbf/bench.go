@@ -142,6 +142,10 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
 		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
 	}
+	cfg := o.run.flags.config()
+	if err := partnerless(&cfg, cmd.Flags().Changed, "--"); err != nil {
+		return err
+	}
 	if o.file != "" {
 		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers",
 			"bootstrap", "logs", "logs-command", "on-ready", "ready-file", "heal-margin"} {
