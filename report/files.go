@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/integrity"
+	"github.com/kbf-project/kbf/results"
 )
 
 // The result files beside the probe CSV (the group reader's, the
@@ -41,6 +43,17 @@ func missingFile(name, what string) notes {
 // while the probe's reader read n records.
 func emptyFile(name, what string, n int) notes {
 	return notes{{text: fmt.Sprintf("%s holds no row, though the probe's reader read %d record(s) with %s running: the file is damaged or cut short, so none of its figures is reported", name, n, what), damaged: true}}
+}
+
+// emptyReadBack is the damaged note for a read-back (log.csv) of no row
+// while the probe's reader read records (g): the partitions emptied from
+// where the probe began — every record lost, which the audit reports — or
+// a file cut short; either way the trial is not read as valid.
+func emptyReadBack(in *integrity.Report, g *gaps.Report) notes {
+	if in == nil || in.Counts.Logged > 0 || received(g) == 0 {
+		return nil
+	}
+	return notes{{text: fmt.Sprintf("%s holds no row, though the probe's reader read %d record(s): the partitions were found empty from where the probe began, or the file is damaged or cut short; its losses are reported as the audit found them", results.LogFile, received(g)), damaged: true}}
 }
 
 // readFileRows is readRows for the trial's file at path, written as what
