@@ -144,7 +144,7 @@ GATE_METRICS  ?= from_heartbeat
 COMPARE_FLAGS ?= --max-regression 10% --alpha 0.05
 bench-gate: BENCH_TRIALS = 6
 bench-gate: bench-ab
-	./kbf compare $(COMPARE_FLAGS) $(if $(GATE_METRICS),--metric $(GATE_METRICS)) --markdown $(BENCH_DIR)/compare.md $(BENCH_DIR)/base $(BENCH_DIR)/head
+	./kbf compare $(COMPARE_FLAGS) --metric $(or $(GATE_METRICS),all) --markdown $(BENCH_DIR)/compare.md $(BENCH_DIR)/base $(BENCH_DIR)/head
 
 # The offline image kbf/kafka:4.3.1, a stand-in for apache/kafka:4.3.1 under
 # compose/compose.yaml (KBF_IMAGE=kbf/kafka:4.3.1). Needs root (debootstrap) on the first run,

@@ -65,8 +65,10 @@ func ReadOrigin(path string) (Origin, error) {
 func readOrigin(r io.Reader, path string) (Origin, error) {
 	o := Origin{File: path}
 	sc := bufio.NewScanner(r)
+	written := false
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Text()
+		written = written || strings.TrimSpace(text) != ""
 		if strings.HasPrefix(text, "Benchmark") {
 			break
 		}
@@ -87,11 +89,20 @@ func readOrigin(r io.Reader, path string) (Origin, error) {
 	if err := sc.Err(); err != nil {
 		return o, fmt.Errorf("%s: %w", path, err)
 	}
+	if !written {
+		return o, fmt.Errorf("%s: %w", path, ErrEmpty)
+	}
 	if o.Sharded() && o.Plan == "" {
 		return o, fmt.Errorf("%s: shard %s without its plan line: not kbf bench's", path, o.shard())
 	}
 	return o, nil
 }
+
+// ErrEmpty is a bench.txt with nothing in it: kbf bench writes its units
+// and configuration even when no trial was valid, so an empty file is one
+// cut short or lost on its way (a CI artifact not uploaded), not a
+// benchmark of no valid trial — an error, never "run more".
+var ErrEmpty = errors.New("empty: kbf bench writes its units and configuration even when no trial is valid, so this file was cut short or lost on its way (an artifact not uploaded?)")
 
 // ErrShards is a side's shards that do not make one benchmark: of two
 // benchmarks, cut two ways, one given twice, or one missing.

@@ -86,7 +86,7 @@ func TestCIGateMetricsAnswer(t *testing.T) {
 		}
 		sels = append(sels, sel)
 	}
-	chosen := DefaultGate
+	chosen := allGate
 	chosen.Metrics = sels
 	const n, sims = 6, 1000
 	rng := rand.New(rand.NewPCG(34, 6))
@@ -110,7 +110,7 @@ func TestCIGateMetricsAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 		answers[res.Verdict]++
-		if every, err := Compare(context.Background(), old, new, DefaultGate); err != nil {
+		if every, err := Compare(context.Background(), old, new, allGate); err != nil {
 			t.Fatal(err)
 		} else if every.Verdict == Same {
 			everySame++
@@ -149,7 +149,7 @@ func TestCIGateMetricsAnswer(t *testing.T) {
 		new := &Side{Samples: map[Key][]float64{}, Acks: rec.Acks, Interval: rec.Interval, order: rec.order}
 		for _, k := range rec.order {
 			old.Samples[k], new.Samples[k] = draw(rec.Samples[k]), draw(rec.Samples[k])
-			shift := 2 * max(DefaultGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
+			shift := 2 * max(allGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
 			for j := range new.Samples[k] {
 				new.Samples[k][j] += shift
 			}
@@ -169,7 +169,7 @@ func TestCIGateMetricsAnswer(t *testing.T) {
 	}
 	t.Logf("A against A, %d a side, gated on %s: same %.1f %%, undecided %.1f %%, different %.1f %%; gated on every metric: same %.1f %%",
 		n, ciGateMetrics, pct(answers[Same]), pct(answers[Undecided]), pct(answers[Regression]+answers[Improvement]), pct(everySame))
-	if rate := float64(answers[Regression]+answers[Improvement]) / sims; rate > DefaultGate.Alpha {
+	if rate := float64(answers[Regression]+answers[Improvement]) / sims; rate > allGate.Alpha {
 		t.Errorf("gated on %s: a difference in %.1f %% of A-against-A comparisons, more than alpha", ciGateMetrics, 100*rate)
 	}
 	if answers[Same] < sims/2 || everySame > sims/20 {

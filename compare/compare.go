@@ -295,7 +295,12 @@ type Gate struct {
 	// verdict: the ones that answer the question asked (from_heartbeat
 	// for a session timeout). Every other row is compared and printed,
 	// not gated; a lost acknowledged record fails whatever is chosen.
+	// Unset, and without All, the gate judges each benchmark's headline
+	// stall (Headline).
 	Metrics []Selector
+	// All gates every metric (kbf compare --metric all) when Metrics is
+	// unset.
+	All bool
 	// perMetric tests each row at Alpha alone, with no correction for
 	// the family: the gate as it was, for the tests that show what the
 	// correction prevents.
@@ -444,6 +449,7 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 			keys = append(keys, k)
 		}
 	}
+	head := headlines(keys, old, new)
 	for _, k := range keys {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("compare: %w", err)
@@ -495,7 +501,7 @@ func Compare(ctx context.Context, old, new *Side, g Gate) (*Result, error) {
 			}
 			row.SameAbove = sameAbove(row.NOld, row.NNew, row.Sought/spread(old.Samples[k], new.Samples[k]))
 		}
-		row.Gated = g.gates(k)
+		row.Gated = g.gates(k, head)
 		res.Rows = append(res.Rows, row)
 	}
 	adjust(res.Rows, old, new, g.perMetric)
@@ -522,12 +528,54 @@ func (e *NotMeasuredError) Error() string {
 	return e.Selector.String() + " is in neither side's results"
 }
 
-// gates reports whether the row k counts in the verdict.
-func (g Gate) gates(k Key) bool {
-	if len(g.Metrics) == 0 {
+// gates reports whether the row k counts in the verdict; head is each
+// benchmark's headline unit (headlines), what is gated by default.
+func (g Gate) gates(k Key, head map[string]string) bool {
+	switch {
+	case len(g.Metrics) > 0:
+		return slices.ContainsFunc(g.Metrics, func(s Selector) bool { return s.matches(k) })
+	case g.All:
 		return true
 	}
-	return slices.ContainsFunc(g.Metrics, func(s Selector) bool { return s.matches(k) })
+	return head[k.Name] == k.Unit
+}
+
+// The headline stalls: what kbf compare and kbf bench --until-decided gate
+// on by default, each benchmark on one (a lost acknowledged record fails
+// whatever is gated). A crash's stall from the broker's
+// last heartbeat leaves out the phase no change controls (where between
+// two heartbeats the crash fell), so identical code answers "same" within
+// the trials a gate runs; a benchmark without it (a graceful stop) is
+// gated on its ack stall. The sub-phases (detect, elect, client, …) are
+// reported beside it, not gated: their spread at tens of milliseconds is
+// too wide for the 20 ms a gate seeks.
+var (
+	HeadlineCrash = metric("from_heartbeat")
+	HeadlineStop  = metric("ack_stall")
+)
+
+func metric(name string) benchfile.Metric {
+	m, ok := benchfile.MetricByName(name)
+	if !ok {
+		panic("compare: no metric " + name)
+	}
+	return m
+}
+
+// headlines is each benchmark's headline unit among keys: from_heartbeat
+// where both sides measured it, else ack_stall (a side without it is no
+// crash to compare a crash's stall with).
+func headlines(keys []Key, old, new *Side) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		_, inOld := old.Samples[Key{k.Name, HeadlineCrash.Unit}]
+		_, inNew := new.Samples[Key{k.Name, HeadlineCrash.Unit}]
+		out[k.Name] = HeadlineStop.Unit
+		if inOld && inNew {
+			out[k.Name] = HeadlineCrash.Unit
+		}
+	}
+	return out
 }
 
 // summarize is benchmath's summary of vals, nil for none. Read refuses

@@ -155,7 +155,7 @@ func TestVerdicts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := tt.gate
 			if g.Alpha == 0 {
-				g = DefaultGate
+				g = allGate
 			}
 			res := mustCompare(t, read(t, tt.old(t)...), read(t, tt.new(t)...), g)
 			if res.Verdict != tt.want {
@@ -224,7 +224,7 @@ func TestMerge(t *testing.T) {
 		t.Fatalf("%d samples merged, want %d", len(merged.Samples), len(whole.Samples))
 	}
 	newer := read(t, rewrite(t, oldFile, "new.txt", scale(1.5)))
-	a, b := mustCompare(t, whole, newer, DefaultGate), mustCompare(t, merged, newer, DefaultGate)
+	a, b := mustCompare(t, whole, newer, allGate), mustCompare(t, merged, newer, allGate)
 	for i := range a.Rows {
 		ra, rb := a.Rows[i], b.Rows[i]
 		if ra.Key != rb.Key || ra.NOld != rb.NOld || ra.Old.Center != rb.Old.Center || ra.Cmp.P != rb.Cmp.P {
@@ -339,7 +339,7 @@ func TestParsePercent(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
-	res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", scale(1.5))), DefaultGate)
+	res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", scale(1.5))), allGate)
 	for _, r := range []struct {
 		name  string
 		write func(*bytes.Buffer, *Result) error

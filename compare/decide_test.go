@@ -141,7 +141,7 @@ func TestThreeAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Compare(context.Background(), read(t, firstAcks(t, "old.txt", "", tt.old...)), read(t, firstAcks(t, "new.txt", "", tt.new...)), DefaultGate)
+			res, err := Compare(context.Background(), read(t, firstAcks(t, "old.txt", "", tt.old...)), read(t, firstAcks(t, "new.txt", "", tt.new...)), allGate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestKSAsymptotic(t *testing.T) {
 		}
 		return &Side{Samples: map[Key][]float64{k: vals}, order: []Key{k}}
 	}
-	res, err := Compare(context.Background(), side(0), side(1.5), DefaultGate)
+	res, err := Compare(context.Background(), side(0), side(1.5), allGate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestKSAsymptotic(t *testing.T) {
 	// Every value tied, as lost_acked's zeros are: the U test's normal
 	// approximation gives NaN at 500,000 a side; the row is the same.
 	zeros := &Side{Samples: map[Key][]float64{k: make([]float64, 500_000)}, order: []Key{k}}
-	res, err = Compare(context.Background(), zeros, zeros, DefaultGate)
+	res, err = Compare(context.Background(), zeros, zeros, allGate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestTooFewToDiffer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			old := &Side{Samples: map[Key][]float64{k: tt.old}, order: []Key{k}}
 			new := &Side{Samples: map[Key][]float64{k: tt.new}, order: []Key{k}}
-			res, err := Compare(context.Background(), old, new, DefaultGate)
+			res, err := Compare(context.Background(), old, new, allGate)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -118,16 +118,16 @@ func TestFamilyAAgainstA(t *testing.T) {
 	const reps = 1000
 	for _, n := range []int{6, 12} {
 		t.Run(fmt.Sprint(n, " a side"), func(t *testing.T) {
-			family, familyRows := aAgainstA(t, DefaultGate, n, reps)
-			alone := DefaultGate
+			family, familyRows := aAgainstA(t, allGate, n, reps)
+			alone := allGate
 			alone.perMetric = true
 			old, oldRows := aAgainstA(t, alone, n, reps)
 			t.Logf("%d a side, 24 metrics, %d comparisons: any difference in %.1f %% (%d rows) tested as a family, %.1f %% (%d rows) each alone",
 				n, reps, 100*float64(family)/reps, familyRows, 100*float64(old)/reps, oldRows)
-			if rate := float64(family) / reps; rate > DefaultGate.Alpha {
-				t.Errorf("tested as a family: a difference declared in %.1f %% of A-against-A comparisons, more than alpha %g", 100*rate, DefaultGate.Alpha)
+			if rate := float64(family) / reps; rate > allGate.Alpha {
+				t.Errorf("tested as a family: a difference declared in %.1f %% of A-against-A comparisons, more than alpha %g", 100*rate, allGate.Alpha)
 			}
-			if rate := float64(old) / reps; rate <= 2*DefaultGate.Alpha {
+			if rate := float64(old) / reps; rate <= 2*allGate.Alpha {
 				t.Errorf("each metric alone: a difference in only %.1f %% of comparisons; the simulation no longer shows what the family correction prevents", 100*rate)
 			}
 		})
@@ -170,7 +170,7 @@ func TestFamilyStillFinds(t *testing.T) {
 					new.Samples[k] = append(new.Samples[k], v)
 				}
 			}
-			g := DefaultGate
+			g := allGate
 			g.Metrics = tt.metrics
 			res, err := Compare(context.Background(), old, new, g)
 			if err != nil {

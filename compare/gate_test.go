@@ -56,7 +56,7 @@ func TestMinChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := DefaultGate
+			g := allGate
 			g.MinChange = tt.min
 			res := mustCompare(t, read(t, firstAcks(t, "old.txt", tt.cfg, tt.old...)), read(t, firstAcks(t, "new.txt", tt.cfg, tt.new...)), g)
 			if len(res.Rows) != 1 {
@@ -120,12 +120,12 @@ func TestOneSided(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old, new := read(t, tt.old(t)), read(t, tt.new(t))
-			res := mustCompare(t, old, new, DefaultGate)
+			res := mustCompare(t, old, new, allGate)
 			compared := len(res.Rows) - tt.missing
 			if res.Verdict != Missing || !strings.Contains(res.Summary(), tt.list) || !strings.Contains(res.Summary(), fmt.Sprintf("%d metrics on one side only", tt.missing)) {
 				t.Errorf("verdict %v, summary %q; want missing, %d listed, %q", res.Verdict, res.Summary(), tt.missing, tt.list)
 			}
-			g := DefaultGate
+			g := allGate
 			g.AllowMissing = true
 			res = mustCompare(t, old, new, g)
 			// Six trials of this spread leave some metrics undecided: the
@@ -139,7 +139,7 @@ func TestOneSided(t *testing.T) {
 	// A regression elsewhere is still the verdict.
 	res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", func(n int, r *benchfmt.Result) bool {
 		return without("sigterm", "")(n, r) && scale(1.5)(n, r)
-	})), DefaultGate)
+	})), allGate)
 	if res.Verdict != Regression {
 		t.Errorf("a regression and a missing scenario: verdict %v", res.Verdict)
 	}
@@ -159,12 +159,12 @@ func TestUnitRenamed(t *testing.T) {
 			return true
 		}
 	}
-	same := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", toMS(1))), DefaultGate)
-	whole := mustCompare(t, read(t, oldFile), read(t, oldFile), DefaultGate)
+	same := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", toMS(1))), allGate)
+	whole := mustCompare(t, read(t, oldFile), read(t, oldFile), allGate)
 	if same.Verdict != whole.Verdict || same.Summary() != whole.Summary() || len(same.Rows) != len(whole.Rows) {
 		t.Errorf("the same values in ms: %q, %d rows; want %q, %d rows", same.Summary(), len(same.Rows), whole.Summary(), len(whole.Rows))
 	}
-	slower := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", toMS(1.5))), DefaultGate)
+	slower := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", toMS(1.5))), allGate)
 	for _, r := range slower.Rows {
 		if r.Unit == "ack-stall-sec" && strings.Contains(r.Name, "sigkill") && r.Verdict != Regression {
 			t.Errorf("%s ack stall 50 %% slower in ms: verdict %v", r.Name, r.Verdict)
@@ -249,7 +249,7 @@ func (c *cancelAfter) Err() error {
 
 func TestCompareCancelled(t *testing.T) {
 	old, new := read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", scale(1.5)))
-	_, err := Compare(&cancelAfter{Context: context.Background(), n: 3}, old, new, DefaultGate)
+	_, err := Compare(&cancelAfter{Context: context.Background(), n: 3}, old, new, allGate)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want the comparison cancelled", err)
 	}
@@ -301,12 +301,12 @@ func TestMixed(t *testing.T) {
 		r.Config[i].Value = []byte("abc1234")
 		return true
 	})
-	res := mustCompare(t, read(t, oldFile, other), read(t, rewrite(t, oldFile, "new.txt", keep)), DefaultGate)
+	res := mustCompare(t, read(t, oldFile, other), read(t, rewrite(t, oldFile, "new.txt", keep)), allGate)
 	want := "old: sigkill/role=leader merges results that differ in kbf-version"
 	if !slices.Contains(res.Warnings, want) || len(res.Warnings) != 4 {
 		t.Errorf("warnings %q, want %q and one per benchmark", res.Warnings, want)
 	}
-	if res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", keep)), DefaultGate); len(res.Warnings) != 0 {
+	if res := mustCompare(t, read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", keep)), allGate); len(res.Warnings) != 0 {
 		t.Errorf("warnings %q for sides each run alike", res.Warnings)
 	}
 }
@@ -329,7 +329,7 @@ func TestGateValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := DefaultGate
+			g := allGate
 			tt.edit(&g)
 			err := g.Validate()
 			if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {
@@ -346,7 +346,7 @@ func TestGateValidate(t *testing.T) {
 // printed in ms, beside the floor's note that explains it.
 func TestRenderMilliseconds(t *testing.T) {
 	res := mustCompare(t, read(t, firstAcks(t, "old.txt", "", 0.002, 0.003, 0.003, 0.003, 0.003, 0.004)),
-		read(t, firstAcks(t, "new.txt", "", 0.004, 0.004, 0.0045, 0.0045, 0.005, 0.005)), DefaultGate)
+		read(t, firstAcks(t, "new.txt", "", 0.004, 0.004, 0.0045, 0.0045, 0.005, 0.005)), allGate)
 	var b strings.Builder
 	if err := WriteText(&b, res); err != nil {
 		t.Fatal(err)
@@ -403,7 +403,7 @@ func TestGatedMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := DefaultGate
+			g := allGate
 			for _, m := range tt.metrics {
 				g.Metrics = append(g.Metrics, mustSelector(t, m))
 			}
@@ -425,7 +425,7 @@ func TestGatedMetrics(t *testing.T) {
 		})
 	}
 	t.Run("a gated metric neither side has", func(t *testing.T) {
-		g := DefaultGate
+		g := allGate
 		g.Metrics = []Selector{mustSelector(t, "total_stall")}
 		_, err := Compare(context.Background(), read(t, oldFile), read(t, rewrite(t, oldFile, "new.txt", keep)), g)
 		var nm *NotMeasuredError
@@ -450,5 +450,72 @@ func TestParseSelector(t *testing.T) {
 		case tt.err == "" && (err != nil || sel.String() != tt.want):
 			t.Errorf("%q: %v, %v; want %s", tt.in, sel, err, tt.want)
 		}
+	}
+}
+
+// allGate and allSequential are DefaultGate and SequentialGate gating
+// every metric (--metric all): the gate's machinery is tested on each
+// metric, whichever a default would pick.
+var (
+	allGate       = every(DefaultGate)
+	allSequential = every(SequentialGate)
+)
+
+func every(g Gate) Gate {
+	g.All = true
+	return g
+}
+
+// TestDefaultGateHeadline: with no --metric, kbf compare and kbf bench
+// --until-decided gate each benchmark on its headline stall —
+// from_heartbeat for a crash, ack_stall for a graceful stop — and report
+// the rest beside it. Two sides of identical values (the recorded SIGKILL
+// trials, 9 a side) then answer same, where gating every metric leaves
+// the sub-phases of tens of milliseconds undecided.
+func TestDefaultGateHeadline(t *testing.T) {
+	rec := recorded(t)
+	var order []Key
+	for _, k := range rec.order {
+		if strings.Contains(k.Name, "sigkill") {
+			order = append(order, k)
+		}
+	}
+	side := func() *Side {
+		s := &Side{Samples: map[Key][]float64{}, Acks: rec.Acks, Interval: rec.Interval, order: order}
+		for _, k := range order {
+			v := rec.Samples[k]
+			s.Samples[k] = append(slices.Clone(v), v[:3]...)
+		}
+		return s
+	}
+	res := mustCompare(t, side(), side(), DefaultGate)
+	if res.Verdict != Same {
+		t.Errorf("identical samples, default gate: verdict %s, want same\n%s", res.Verdict, res.Summary())
+	}
+	gated := map[string]bool{}
+	for _, r := range res.Rows {
+		if r.Gated {
+			gated[shortName(r.Name)+" "+metricName(r.Unit)] = true
+		}
+		if want := r.Unit == HeadlineCrash.Unit; r.Gated != want {
+			t.Errorf("%s %s: gated %v, want %v", shortName(r.Name), metricName(r.Unit), r.Gated, want)
+		}
+	}
+	if len(gated) == 0 {
+		t.Fatal("no row gated")
+	}
+	if s := res.Summary(); !strings.Contains(s, "gated on from_heartbeat, the other") {
+		t.Errorf("summary %q does not say what was gated", s)
+	}
+	if every := mustCompare(t, side(), side(), allGate); every.Verdict != Undecided {
+		t.Errorf("identical samples, every metric gated: verdict %s, want undecided (the case the default is for)", every.Verdict)
+	}
+	// --until-decided's sequential gate judges the same rows.
+	d, err := Next(context.Background(), side(), side(), SequentialGate, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Stop || d.Result.Verdict != Same {
+		t.Errorf("until-decided on identical samples: stop %v, verdict %s, want same", d.Stop, d.Result.Verdict)
 	}
 }

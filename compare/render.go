@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -165,7 +166,7 @@ func (res *Result) Summary() string {
 	case Improvement:
 		return fmt.Sprintf("verdict: different: improvement (%d metrics improved, %d same%s%s)", count[Improvement], count[Same], res.gatedOn(), res.allowed(compared))
 	}
-	if len(res.Gate.Metrics) > 0 {
+	if len(res.Gate.Metrics) > 0 || !res.Gate.All {
 		return fmt.Sprintf("verdict: same (%d metrics same%s%s)", count[Same], res.gatedOn(), res.allowed(compared))
 	}
 	return fmt.Sprintf("verdict: same (%d metrics compared%s)", compared, res.allowed(compared))
@@ -174,14 +175,31 @@ func (res *Result) Summary() string {
 // gatedOn names the metrics the gate judged when it was told which, or
 // "".
 func (res *Result) gatedOn() string {
-	if len(res.Gate.Metrics) == 0 {
+	if res.Gate.All && len(res.Gate.Metrics) == 0 {
 		return ""
 	}
-	names := make([]string, len(res.Gate.Metrics))
-	for i, m := range res.Gate.Metrics {
-		names[i] = m.String()
+	return fmt.Sprintf("; gated on %s, the other %d rows figures", strings.Join(res.gatedNames(), ", "), len(res.Rows)-res.gated())
+}
+
+// gatedNames names what the gate judged: --metric's selectors, or the
+// headline stalls the rows gated by default are.
+func (res *Result) gatedNames() []string {
+	var names []string
+	if len(res.Gate.Metrics) > 0 {
+		for _, m := range res.Gate.Metrics {
+			names = append(names, m.String())
+		}
+		return names
 	}
-	return fmt.Sprintf("; gated on %s, the other %d rows figures", strings.Join(names, ", "), len(res.Rows)-res.gated())
+	if res.Gate.All {
+		return nil
+	}
+	for _, m := range []benchfile.Metric{HeadlineCrash, HeadlineStop} {
+		if slices.ContainsFunc(res.Rows, func(r Row) bool { return r.Gated && r.Unit == m.Unit }) {
+			names = append(names, m.Name)
+		}
+	}
+	return names
 }
 
 // gated counts the rows whose verdict counts.
@@ -341,9 +359,7 @@ func WriteJSON(w io.Writer, res *Result) error {
 	if res.Gate.perMetric {
 		out.Correction = "none"
 	}
-	for _, m := range res.Gate.Metrics {
-		out.Gated = append(out.Gated, m.String())
-	}
+	out.Gated = res.gatedNames()
 	for _, r := range res.Rows {
 		jr := jsonRow{Benchmark: shortName(r.Name), Metric: metricName(r.Unit), Unit: r.Unit, Old: side(r.Old, r.NOld), New: side(r.New, r.NNew),
 			Delta: finite(r.Delta), PKS: finite(r.PKS), P: finite(r.P), PAdjusted: finite(r.PAdj), Family: r.Family,

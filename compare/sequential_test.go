@@ -28,7 +28,7 @@ func TestNext(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Next(context.Background(), read(t, firstAcks(t, "old.txt", "", tt.old...)), read(t, firstAcks(t, "new.txt", "", tt.new...)), DefaultGate, tt.budget)
+			d, err := Next(context.Background(), read(t, firstAcks(t, "old.txt", "", tt.old...)), read(t, firstAcks(t, "new.txt", "", tt.new...)), allGate, tt.budget)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,7 +37,7 @@ func TestNext(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Next(context.Background(), read(t, firstAcks(t, "old.txt", "", tight...)), read(t, firstAcks(t, "new.txt", "", tight...)), DefaultGate, 0); err == nil {
+	if _, err := Next(context.Background(), read(t, firstAcks(t, "old.txt", "", tight...)), read(t, firstAcks(t, "new.txt", "", tight...)), allGate, 0); err == nil {
 		t.Error("budget 0: no error")
 	}
 }
@@ -66,7 +66,7 @@ func sequentially(t *testing.T, rec *Side, keys []Key, sought map[Key]float64, f
 		}
 		add(start)
 		for {
-			d, err := Next(context.Background(), old, new, SequentialGate, budget)
+			d, err := Next(context.Background(), old, new, allSequential, budget)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func sequentially(t *testing.T, rec *Side, keys []Key, sought map[Key]float64, f
 	return answers, float64(used) / float64(sims)
 }
 
-// TestSequential measures the sequential gate (SequentialGate, 6 trials a
+// TestSequential measures the sequential gate (allSequential, 6 trials a
 // side and then one more a side until Next stops, at most 20) on trials
 // drawn from the recorded baseline: on a whole comparison of 22 metrics A
 // against A, which may answer different in at most 10 % of runs (the
@@ -97,7 +97,7 @@ func TestSequential(t *testing.T) {
 	rec := recorded(t)
 	sought := map[Key]float64{}
 	for _, k := range rec.order {
-		sought[k] = max(DefaultGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
+		sought[k] = max(allGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
 	}
 	const start, budget = 6, 20
 	logAnswers := func(name string, a map[Verdict]int, sims int, used float64) {
@@ -125,8 +125,8 @@ func TestSequential(t *testing.T) {
 			const sims = 300
 			a, used := sequentially(t, rec, []Key{k}, sought, 0, sims, start, budget)
 			logAnswers(keyName(k)+", A against A", a, sims, used)
-			if rate := float64(a[Regression]+a[Improvement]) / sims; rate > DefaultGate.Alpha {
-				t.Errorf("A against A: different in %.1f %% of runs, more than %g", 100*rate, DefaultGate.Alpha)
+			if rate := float64(a[Regression]+a[Improvement]) / sims; rate > allGate.Alpha {
+				t.Errorf("A against A: different in %.1f %% of runs, more than %g", 100*rate, allGate.Alpha)
 			}
 			a, used = sequentially(t, rec, []Key{k}, sought, 1, sims, start, budget)
 			logAnswers(fmt.Sprintf("%s, +%.3f s", keyName(k), sought[k]), a, sims, used)

@@ -46,7 +46,7 @@ func simulate(t *testing.T, rec *Side, n, sims int, shift func(k Key, v float64)
 			old.Samples[k] = draw(rec.Samples[k], k, false)
 			new.Samples[k] = draw(rec.Samples[k], k, shift != nil)
 		}
-		res, err := Compare(context.Background(), old, new, DefaultGate)
+		res, err := Compare(context.Background(), old, new, allGate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,14 +112,14 @@ func TestFalseAlarms(t *testing.T) {
 			for _, k := range rec.order {
 				c := rows[k]
 				worst = max(worst, c.rate(c.different))
-				if c.rate(c.different) > DefaultGate.Alpha {
-					t.Errorf("%s: different in %.1f %% of A-against-A comparisons, more than alpha %g", keyName(k), 100*c.rate(c.different), DefaultGate.Alpha)
+				if c.rate(c.different) > allGate.Alpha {
+					t.Errorf("%s: different in %.1f %% of A-against-A comparisons, more than alpha %g", keyName(k), 100*c.rate(c.different), allGate.Alpha)
 				}
 				t.Logf("%-40s same %5.1f %%  undecided %5.1f %%  different %4.1f %%", keyName(k), 100*c.rate(c.same), 100*c.rate(c.undecided), 100*c.rate(c.different))
 			}
 			t.Logf("%d a side: worst row different in %.1f %%; whole comparison (%d rows) different in %.1f %%", n, 100*worst, len(rec.order), 100*float64(whole)/sims)
-			if float64(whole)/sims > DefaultGate.Alpha {
-				t.Errorf("whole comparison different in %.1f %% of A-against-A comparisons, more than alpha %g", 100*float64(whole)/sims, DefaultGate.Alpha)
+			if float64(whole)/sims > allGate.Alpha {
+				t.Errorf("whole comparison different in %.1f %% of A-against-A comparisons, more than alpha %g", 100*float64(whole)/sims, allGate.Alpha)
 			}
 		})
 	}
@@ -139,7 +139,7 @@ func TestMisses(t *testing.T) {
 	rec := recorded(t)
 	sought := map[Key]float64{}
 	for _, k := range rec.order {
-		sought[k] = max(DefaultGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
+		sought[k] = max(allGate.MaxRegression*median(rec.Samples[k]), DefaultMinChange.Seconds())
 	}
 	for _, tt := range []struct {
 		factor float64

@@ -582,7 +582,11 @@ func (t *trial) startProbe(ctx context.Context) error {
 	p, err := newProbe(ctx, cfg, rec.Output())
 	if err != nil {
 		rec.Discard()
-		if t.o.probeOnly() {
+		switch {
+		case errors.Is(err, probe.ErrNotInCluster):
+			// The cluster answered: the flags named what it lacks.
+			return fmt.Errorf("probe: %w", invalidProbe{err})
+		case t.o.probeOnly():
 			return fmt.Errorf("probe: %w (is the cluster up? kbf up starts it)", err)
 		}
 		return fmt.Errorf("probe: %w", err)

@@ -703,3 +703,25 @@ func TestTrialFailbackFails(t *testing.T) {
 		t.Errorf("recovery %+v", rc)
 	}
 }
+
+// TestProbeNotInCluster: a probe the cluster answered without the topic or
+// partition the options name is the options' fault (ErrInvalidOption, exit
+// 2 on the command line), never "is the cluster up?".
+func TestProbeNotInCluster(t *testing.T) {
+	for _, kill := range []results.FaultKind{NoFault, results.FaultSIGKILL} {
+		t.Run(string(kill), func(t *testing.T) {
+			w := newWorld()
+			r, _, _ := newRunner(t, w, kill)
+			if kill == NoFault {
+				r.Opt.Broker, r.Opt.FaultAfter = "", 0
+			}
+			r.NewProbe = func(context.Context, probe.Config, probe.Output) (Probe, error) {
+				return nil, fmt.Errorf("partition 5 does not exist: orders has 3 partitions, 0 to 2: %w", probe.ErrNotInCluster)
+			}
+			err := r.Trial(context.Background(), 1, filepath.Join(r.Opt.Out, results.TrialDir(1)))
+			if !errors.Is(err, ErrInvalidOption) || strings.Contains(err.Error(), "cluster up") || !strings.Contains(err.Error(), "partition 5 does not exist") {
+				t.Errorf("error %v, want an invalid option naming partition 5, not blaming the cluster", err)
+			}
+		})
+	}
+}

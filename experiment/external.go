@@ -8,7 +8,9 @@ package experiment
 // or at the duration's cap — past it, while the probe has seen the fault
 // and the cluster not yet (a fence comes a session timeout after a kill),
 // until the cluster shows it, heals, or --recovery-timeout; recovery does
-// nothing to the cluster. The run names the broker only by the cluster's
+// nothing to the cluster. A stall the cluster showed no sign of that heals
+// within the baseline's noise is set aside before the cap (noiseStall), and
+// the watch goes on for a sign that holds. The run names the broker only by the cluster's
 // sign; without one it says unknown, and the analysis names it from what
 // was measured (report).
 
@@ -384,14 +386,24 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 	}
 	t.noteChoice(x.fault)
 	t.ext = x
+	found, err := t.awaitSign(ctx, x)
+	if !found || err != nil {
+		stop()
+	}
+	return found, err
+}
+
+// awaitSign watches until x has a sign of the fault, or the duration's cap
+// is over (a stall being confirmed is seen to its end, past it): found
+// says which. It is the watch before the fault, and again after a stall
+// set aside (setAside).
+func (t *trial) awaitSign(ctx context.Context, x *externalWatch) (found bool, err error) {
 	end := t.end.Load().(time.Time) // the duration's cap, from the probe's start
 	tick := time.NewTicker(externalEvery)
 	defer tick.Stop()
 	for len(x.w.signs) == 0 {
-		var err error
 		select {
 		case <-ctx.Done():
-			stop()
 			return false, nil
 		case r := <-x.views:
 			err = t.watchStep(x, &r)
@@ -399,18 +411,77 @@ func (t *trial) externalFault(ctx context.Context) (bool, error) {
 			err = t.watchStep(x, nil)
 		}
 		if err != nil {
-			stop()
 			return len(x.w.signs) > 0, err
 		}
-		// A stall being confirmed is seen to its end, past the cap.
 		if len(x.w.signs) == 0 && x.w.pending == nil && !time.Now().Before(end) {
-			stop()
 			t.r.say("no fault seen within --duration %v: the trial measured none", t.o.Duration)
 			t.meta.Notes = append(t.meta.Notes, "external fault: none seen within the duration")
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// noiseFactor times the baseline's steady bound is the noise a stall the
+// cluster showed no sign of may stay within and be set aside: the baseline
+// held every ack and read gap under the bound as steady, so a stall of
+// about that length, gone as it came, is the machine's hiccup (other
+// processes holding the CPUs for a moment), not a broker's failure.
+const noiseFactor = 2
+
+// noiseStall says whether the signs x saw are a stall to set aside rather than
+// the fault: none from the cluster, and every stall the probe saw since
+// x.w.since already over and no longer than noise. why says what it was.
+func noiseStall(signs []results.Sign, since time.Time, noise time.Duration, stats []probe.PartitionStats) (why string, ok bool) {
+	if len(signs) == 0 || hasSource(signs, results.SignCluster) {
+		return "", false
+	}
+	var longest time.Duration
+	var part int32
+	var from time.Time
+	for _, st := range stats {
+		for _, g := range []struct {
+			gap    time.Duration
+			steady time.Time
+			last   time.Time
+		}{{st.LastAckGap, st.AckSteadySince, st.LastAck}, {st.LastRecvGap, st.RecvSteadySince, st.LastRecv}} {
+			if !g.last.IsZero() && g.last.Before(since) {
+				return "", false // stalled since before the watch began
+			}
+			if g.gap <= 0 || g.steady.IsZero() || g.steady.Add(-g.gap).Before(since) {
+				continue
+			}
+			if g.gap > longest {
+				longest, part, from = g.gap, st.Partition, g.steady.Add(-g.gap)
+			}
+		}
+	}
+	if longest <= 0 || longest > noise {
+		return "", false
+	}
+	return fmt.Sprintf("a stall of %.2f s at most (p%d from %s) that the cluster showed no sign of, over within the noise of %.2f s (%d × the baseline's steady bound)",
+		longest.Seconds(), part, from.UTC().Format("15:04:05.000"), noise.Seconds(), noiseFactor), true
+}
+
+// setAside drops the signs x holds, a hiccup (why), from the fault's
+// record, says so, and has x watch on from now for a sign that holds.
+func (t *trial) setAside(x *externalWatch, why string, now time.Time) error {
+	t.r.say("set aside: %s; watching on until --duration %v", why, t.o.Duration)
+	t.meta.Notes = append(t.meta.Notes, "external fault: set aside "+why+"; the fault is dated by the first sign after it")
+	x.w.signs, x.w.pending, x.w.since, x.saved = nil, nil, now, 0
+	x.fault = &results.Fault{Broker: results.BrokerUnknown, NodeID: -1, Kind: results.FaultExternal, SignalSent: x.fault.SignalSent}
+	t.noteChoice(x.fault)
+	t.meta.Fault = nil
+	return t.rec.Save()
+}
+
+// noiseStall is noiseStall of the signs x holds since its watch began; false for
+// no watch.
+func (x *externalWatch) noiseStall(noise time.Duration, stats []probe.PartitionStats) (string, bool) {
+	if x == nil {
+		return "", false
+	}
+	return noiseStall(x.w.signs, x.w.since, noise, stats)
 }
 
 func hasSource(ss []results.Sign, src string) bool {
@@ -508,6 +579,16 @@ func (t *trial) externalProbing(ctx context.Context) {
 			asked = now
 		}
 		if t.meta.Fault != nil && now.Sub(t.faultAt) > margin && len(parts) > 0 && healed(now, margin, cfg.SteadyBound(), t.p.Progress(), parts) == nil {
+			if why, ok := x.noiseStall(noiseFactor*cfg.SteadyBound(), t.p.Progress()); ok && now.Before(end) {
+				if err := t.setAside(x, why, now); err != nil {
+					t.meta.Notes = append(t.meta.Notes, "external fault: its record not saved: "+err.Error())
+				}
+				if found, _ := t.awaitSign(ctx, x); !found {
+					return
+				}
+				end = t.end.Load().(time.Time)
+				continue
+			}
 			t.r.say("healed: every partition acked and read steadily for %v, every ISR full", margin)
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("external fault: the cluster healed; probing ended %s, %v of steady health after", now.UTC().Format(time.RFC3339Nano), margin))
 			return

@@ -420,3 +420,127 @@ func TestClusterSignSilent(t *testing.T) {
 		t.Errorf("a broker silent before and now is a sign: %+v", s)
 	}
 }
+
+// TestNoiseStall: a stall the cluster showed no sign of, over within the noise
+// the baseline allows, is set aside; a longer one, one still going on, or
+// one with the cluster's sign beside it is the fault.
+func TestNoiseStall(t *testing.T) {
+	since, now := t0, t0.Add(10*time.Second)
+	noise := 400 * time.Millisecond
+	probeSign := results.Sign{At: t0.Add(time.Second), Source: results.SignProbe, NodeID: -1, What: "partition 0: no ack for 0.27 s"}
+	clusterSign := results.Sign{At: t0.Add(2 * time.Second), Source: results.SignCluster, NodeID: 1, What: "broker 1 fenced"}
+	// stall is partition 0 stalled from `from` for d, steady after; p1
+	// steady throughout.
+	stall := func(from, d time.Duration) []probe.PartitionStats {
+		return []probe.PartitionStats{
+			{Partition: 0, LastAck: now, LastRecv: now, LastAckGap: d, AckSteadySince: t0.Add(from + d), LastRecvGap: d, RecvSteadySince: t0.Add(from + d)},
+			{Partition: 1, LastAck: now, LastRecv: now},
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		signs []results.Sign
+		stats []probe.PartitionStats
+		want  bool
+		says  string
+	}{
+		{"a 0.27 s stall, no sign from the cluster: set aside", []results.Sign{probeSign}, stall(time.Second, 270*time.Millisecond), true,
+			"a stall of 0.27 s at most (p0 from 22:00:01.000) that the cluster showed no sign of, over within the noise of 0.40 s"},
+		{"a stall past the noise: the fault", []results.Sign{probeSign}, stall(time.Second, 900*time.Millisecond), false, ""},
+		{"the cluster's sign beside it: the fault", []results.Sign{probeSign, clusterSign}, stall(time.Second, 270*time.Millisecond), false, ""},
+		{"no sign at all: nothing to set aside", nil, stall(time.Second, 270*time.Millisecond), false, ""},
+		{"a stall before the watch: not this one's", []results.Sign{probeSign}, stall(-2*time.Second, 270*time.Millisecond), false, ""},
+		{"still stalled", []results.Sign{probeSign}, []probe.PartitionStats{{Partition: 0, LastAck: t0.Add(-time.Second), LastRecv: now}}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			why, ok := noiseStall(tc.signs, since, noise, tc.stats)
+			if ok != tc.want || !strings.Contains(why, tc.says) {
+				t.Errorf("noiseStall = %q, %v; want %v saying %q", why, ok, tc.want, tc.says)
+			}
+		})
+	}
+}
+
+// hiccupThenFenced is the fake target whose view shows broker 1 fenced
+// from fenceAfter past kbf's ready (the ready file's time) on.
+type hiccupThenFenced struct {
+	*world
+	ready      string
+	fenceAfter time.Duration
+}
+
+func (o hiccupThenFenced) Observer() cluster.Observer { return o }
+
+func (o hiccupThenFenced) View(context.Context, string) (cluster.View, error) {
+	v := whole(0)
+	v.At = time.Now()
+	if r, ok := readyAt(o.ready); ok && time.Since(r) >= o.fenceAfter {
+		v.Brokers[1] = true
+	}
+	return v, nil
+}
+
+// readyAt is the time kbf wrote into the ready file at path.
+func readyAt(path string) (time.Time, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	r, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(b)))
+	return r, err == nil
+}
+
+// TestExternalTrialSetsAsideAHiccup: an external trial whose probe stalls
+// 0.3 s soon after kbf is ready, the cluster showing nothing, and whose
+// broker is fenced a second and a half later, is not ended by the hiccup:
+// kbf sets it aside, says so, watches on, and dates the fault by the
+// fence.
+func TestExternalTrialSetsAsideAHiccup(t *testing.T) {
+	w := newWorld()
+	r, _, rep := newRunner(t, w, results.FaultExternal)
+	ready := filepath.Join(t.TempDir(), "ready")
+	const fenceAfter = 1500 * time.Millisecond
+	r.Target = hiccupThenFenced{w, ready, fenceAfter}
+	r.Opt.Duration = 4 * time.Second
+	r.Opt.External = External{ReadyFile: ready, Margin: 200 * time.Millisecond}
+	w.stats = func(now time.Time) []probe.PartitionStats {
+		var out []probe.PartitionStats
+		for _, p := range []int32{0, 1} {
+			st := probe.PartitionStats{Partition: p, Sent: 1, Acked: 1, Received: 1, LastAck: now, LastRecv: now, LastSent: now}
+			if at, ok := readyAt(ready); ok && p == 0 {
+				from, to := at.Add(100*time.Millisecond), at.Add(400*time.Millisecond)
+				switch {
+				case now.After(from) && now.Before(to):
+					st.LastAck, st.LastRecv = from, from
+				case !now.Before(to):
+					st.LastAckGap, st.AckSteadySince = to.Sub(from), to
+					st.LastRecvGap, st.RecvSteadySince = to.Sub(from), to
+				}
+			}
+			out = append(out, st)
+		}
+		return out
+	}
+	dir := filepath.Join(r.Opt.Out, results.TrialDir(1))
+	if err := r.Trial(context.Background(), 1, dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Fault
+	if f == nil || f.NodeID != 1 || len(f.Signs) == 0 || f.Signs[0].Source != results.SignCluster {
+		t.Fatalf("fault %+v, want broker 1 dated by the cluster's fence", f)
+	}
+	at, _ := readyAt(ready)
+	if f.At().Before(at.Add(fenceAfter)) {
+		t.Errorf("dated %v after ready, before the fence at %v: the hiccup's date kept", f.At().Sub(at), fenceAfter)
+	}
+	if !strings.Contains(rep.String(), "set aside: a stall of 0.") {
+		t.Errorf("no set-aside line in:\n%s", rep)
+	}
+	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.HasPrefix(n, "external fault: set aside a stall of") }) {
+		t.Errorf("notes %q do not say what was set aside", m.Notes)
+	}
+}

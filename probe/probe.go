@@ -89,6 +89,18 @@ type PartitionStats struct {
 // errTopicMissing is returned when the probed topic does not exist.
 var errTopicMissing = errors.New("topic does not exist")
 
+// ErrNotInCluster marks New's error when the cluster answered but does not
+// hold what the configuration names — the topic, or a partition of it: the
+// settings are at fault, not the cluster, and the caller says so.
+var ErrNotInCluster = errors.New("not in the cluster")
+
+// notInCluster is err, marked ErrNotInCluster, its text unchanged.
+type notInCluster struct{ err error }
+
+func (e notInCluster) Error() string        { return e.err.Error() }
+func (e notInCluster) Unwrap() error        { return e.err }
+func (e notInCluster) Is(target error) bool { return target == ErrNotInCluster }
+
 // New connects the probe's clients, resolves the partitions and records
 // where each partition's log ends now: the probe reads from there.
 func New(ctx context.Context, cfg Config, out Output) (*Probe, error) {
@@ -201,13 +213,17 @@ const listEndsPatience = 10 * time.Second
 // resolve returns each probed partition's end offset, checking they exist.
 func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) (map[int32]int64, error) {
 	ends, err := listEnds(ctx, adm, topic)
+	if errors.Is(err, kerr.UnknownTopicOrPartition) && ctx.Err() == nil {
+		// The cluster answered, for the whole patience: it has no such topic.
+		return nil, notInCluster{fmt.Errorf("%s: %w (kbf up creates it; the cluster answered %w)", topic, errTopicMissing, err)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list end offsets of %s: %w", topic, err)
 	}
 	got := make(map[int32]int64)
 	ends.Each(func(o kadm.ListedOffset) { got[o.Partition] = o.Offset })
 	if len(got) == 0 {
-		return nil, fmt.Errorf("%s: %w (kbf up creates it)", topic, errTopicMissing)
+		return nil, notInCluster{fmt.Errorf("%s: %w (kbf up creates it)", topic, errTopicMissing)}
 	}
 	if len(want) == 0 {
 		return got, nil
@@ -216,11 +232,19 @@ func resolve(ctx context.Context, adm *kadm.Client, topic string, want []int32) 
 	for _, part := range want {
 		o, ok := got[part]
 		if !ok {
-			return nil, fmt.Errorf("%s has no partition %d (it has %d)", topic, part, len(got))
+			return nil, notInCluster{fmt.Errorf("partition %d does not exist: %s has %s", part, topic, partitionsText(len(got)))}
 		}
 		starts[part] = o
 	}
 	return starts, nil
+}
+
+// partitionsText says how many partitions a topic of n has, and which.
+func partitionsText(n int) string {
+	if n == 1 {
+		return "1 partition, 0"
+	}
+	return fmt.Sprintf("%d partitions, 0 to %d", n, n-1)
 }
 
 // Close closes the probe's clients. It may be called more than once, and

@@ -449,3 +449,34 @@ func TestClientLimitsAreKgos(t *testing.T) {
 		})
 	}
 }
+
+// TestNotInCluster: a topic or a partition the cluster answered without
+// is the configuration's fault, marked ErrNotInCluster, in words that name
+// it — never a question whether the cluster is up.
+func TestNotInCluster(t *testing.T) {
+	c := newFake(t)
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"a partition past the topic's", func(cfg *Config) { cfg.Partitions = []int32{0, 5} }, "partition 5 does not exist: orders has 3 partitions, 0 to 2"},
+		{"a topic it lacks", func(cfg *Config) { cfg.Topic = "no-such-topic" }, "no-such-topic: topic does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(c)
+			cfg.Topic = "orders"
+			tc.edit(&cfg)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			p, err := New(ctx, cfg, Output{Messages: io.Discard, ClientLog: io.Discard})
+			if err == nil {
+				p.Close()
+				t.Fatal("New: no error")
+			}
+			if !errors.Is(err, ErrNotInCluster) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want ErrNotInCluster saying %q", err, tc.want)
+			}
+		})
+	}
+}

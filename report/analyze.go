@@ -36,7 +36,7 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 	if err != nil {
 		return nil, err
 	}
-	ld, lnotes, err := loadOf(ctx, t, p.ev.F) // load.go
+	ld, lnotes, err := loadOf(ctx, t, p.ev.F, p.gaps) // load.go
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +61,11 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 // client log, against the same node logs).
 func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnalysis, error) {
 	fault := faultOf(t.Meta)
-	tl := timelineOf(t, opt.FaultAt)
-	ev := settingsOf(t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
+	tl := timelineOf(ctx, t, opt.FaultAt)
+	ev := settingsOf(ctx, t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
+	if err := ctx.Err(); err != nil {
+		return nil, err // the logs were cut short, not unreadable
+	}
 	q := quorumOf(ev, fault)
 	win := windowOf(t.Meta, ev.F, consequence(ev, fault), q, opt.Window)
 	audit, lnotes, err := readBackOf(ctx, t)
@@ -100,7 +103,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
-		notes: concat(tl.notes, lnotes, rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
+		notes: concat(tl.notes, lnotes, emptyReadBack(in, rd.gaps), rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict

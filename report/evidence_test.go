@@ -107,6 +107,27 @@ func TestDamagedEvidence(t *testing.T) {
 			},
 		},
 		{
+			name: "a node log line dated 2999",
+			damage: func(t *testing.T, dir string) {
+				rewriteLogs(t, dir, func(name string, b []byte) []byte {
+					if !strings.HasSuffix(name, results.ControllerLog) {
+						return b
+					}
+					return regexp.MustCompile(`(?m)^\[2026-(.*Fencing broker 1.*)$`).ReplaceAll(b, []byte("[2999-$1"))
+				})
+			},
+			// time.Duration saturates at 292 years: said in words, never
+			// as its largest value.
+			note: "973 years after it",
+			check: func(t *testing.T, tr *Trial) {
+				for _, n := range tr.Notes {
+					if strings.Contains(n, "2562047h") {
+						t.Errorf("note %q prints a saturated duration", n)
+					}
+				}
+			},
+		},
+		{
 			name: "node logs an hour early",
 			damage: func(t *testing.T, dir string) {
 				rewriteLogs(t, dir, func(_ string, b []byte) []byte { return shiftStamps(b, "", -time.Hour) })

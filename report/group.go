@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
@@ -139,16 +138,25 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 		return nil, nil, nil
 	}
 	v := &GroupView{Settings: *t.Meta.Probe.Group}
-	proc, err := readRows[results.GroupRecord](ctx, t.GroupPath(results.GroupFile), results.NewGroupDecoder)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, notes{{text: "no " + results.GroupFile + ": the group reader processed nothing", damaged: true}}, nil
+	scope := t.Meta.Scope()
+	const what = "a group reader"
+	proc, ns, err := readFileRows[results.GroupRecord](ctx, t.GroupPath(results.GroupFile), what, g,
+		func(r io.Reader, file string) *results.GroupDecoder {
+			d := results.NewGroupDecoder(r, file)
+			d.Scope = scope
+			return d
+		})
+	if err != nil || ns != nil {
+		return nil, ns, err
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	evs, err := readRows[results.GroupEvent](ctx, t.GroupPath(results.GroupEventsFile), results.NewGroupEventDecoder)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, nil, err
+	evs, ns, err := readFileRows[results.GroupEvent](ctx, t.GroupPath(results.GroupEventsFile), what, g,
+		func(r io.Reader, file string) *results.GroupEventDecoder {
+			d := results.NewGroupEventDecoder(r, file)
+			d.Scope = scope
+			return d
+		})
+	if err != nil || ns != nil {
+		return nil, ns, err
 	}
 	end := gopt.End
 	if end.IsZero() && g != nil {

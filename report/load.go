@@ -2,13 +2,13 @@ package report
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
+	"io"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -42,16 +42,19 @@ const BackShare = 0.9
 
 // loadOf is the load's stage: load.csv against the fault's time F; nil for
 // a trial without a load.
-func loadOf(ctx context.Context, t results.Trial, F time.Time) (*LoadView, notes, error) {
+// g, the probe's gaps, says whether its reader read records (files.go).
+func loadOf(ctx context.Context, t results.Trial, F time.Time, g *gaps.Report) (*LoadView, notes, error) {
 	if t.Dir == "" || t.Meta == nil || t.Meta.Load == nil {
 		return nil, nil, nil
 	}
-	rows, err := readRows[results.LoadSecond](ctx, t.Path(results.LoadFile), results.NewLoadDecoder)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, notes{{text: "no " + results.LoadFile + ": the load's record is missing", damaged: true}}, nil
-	}
-	if err != nil {
-		return nil, nil, err
+	rows, ns, err := readFileRows[results.LoadSecond](ctx, t.Path(results.LoadFile), "a load", g,
+		func(r io.Reader, file string) *results.LoadDecoder {
+			d := results.NewLoadDecoder(r, file)
+			d.Scope, d.Rate = t.Meta.Scope(), t.Meta.Load.Rate
+			return d
+		})
+	if err != nil || ns != nil {
+		return nil, ns, err
 	}
 	return loadView(*t.Meta.Load, rows, F), nil, nil
 }

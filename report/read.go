@@ -39,7 +39,7 @@ type timelineRead struct {
 // time the command line gives, if any. Node logs that exist but cannot be
 // read leave the timeline out, with a note, rather than the whole report:
 // the gaps and the audit stand without them.
-func timelineOf(t results.Trial, faultAt time.Time) timelineRead {
+func timelineOf(ctx context.Context, t results.Trial, faultAt time.Time) timelineRead {
 	switch {
 	case t.Dir == "":
 		return timelineRead{}
@@ -51,7 +51,7 @@ func timelineOf(t results.Trial, faultAt time.Time) timelineRead {
 		return timelineRead{notes: notes{{text: fmt.Sprintf("node logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
 	src.ClientLog = t.ClientLogFile()
-	tl, err := timeline.Build(src, timelineOptions(t.Meta, faultAt))
+	tl, err := timeline.BuildContext(ctx, src, timelineOptions(t.Meta, faultAt))
 	if err != nil {
 		return timelineRead{notes: notes{{text: fmt.Sprintf("logs unreadable (%v): no timeline, and the stalls are not split into phases", err)}}}
 	}
@@ -101,7 +101,7 @@ func misdated(m *results.Meta, tl *timeline.Timeline) string {
 		switch {
 		case d.After > 0 && !end.IsZero() && d.Last.After(end.Add(skewTolerance)):
 			outside = append(outside, fmt.Sprintf("%s has %d line(s) dated after the trial's end, up to %s, %s after it",
-				d.File, d.After, d.Last.UTC().Format(time.RFC3339), d.Last.Sub(end).Round(time.Second)))
+				d.File, d.After, d.Last.UTC().Format(time.RFC3339), span(end, d.Last)))
 		case d.Before > 0 && d.First.Before(results.EarliestTime):
 			outside = append(outside, fmt.Sprintf("%s has line(s) dated %s, long before the trial", d.File, d.First.UTC().Format(time.RFC3339)))
 		}
@@ -135,7 +135,27 @@ func clockBehind(m *results.Meta, tl *timeline.Timeline) string {
 	}
 	ref := cmp.Or(m.Ended, m.Started)
 	return fmt.Sprintf("every line is dated before the trial began: the node logs' clock is about %s behind the trial's (the latest line, in %s, is dated %s)",
-		ref.Sub(last).Round(time.Second), lastFile, last.UTC().Format(time.RFC3339))
+		span(last, ref), lastFile, last.UTC().Format(time.RFC3339))
+}
+
+// span is the time from a to b, a before b, as a reader takes it in: to
+// the second up to two days, then in days, then in years — never
+// time.Duration's "2562047h47m16.854775807s", the most it can hold, for a
+// line dated centuries away.
+func span(a, b time.Time) string {
+	const day = 24 * time.Hour
+	d := b.Sub(a)
+	switch {
+	case d < 2*day:
+		return d.Round(time.Second).String()
+	case d < 2*365*day:
+		return fmt.Sprintf("%d days", d/day)
+	}
+	years := b.Year() - a.Year()
+	if b.YearDay() < a.YearDay() {
+		years--
+	}
+	return fmt.Sprintf("%d years", years)
 }
 
 // faultTime is when the fault f began: as its record dates it, as the

@@ -97,12 +97,14 @@ func txnOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Repo
 		return nil, nil, nil
 	}
 	v := &TxnView{Settings: *t.Meta.Probe.Txn}
-	evs, err := readRows[results.TxnEvent](ctx, t.Path(results.TxnFile), results.NewTxnDecoder)
-	if errors.Is(err, os.ErrNotExist) {
-		return v, notes{{text: "no " + results.TxnFile + ": the transactional producer ended no transaction", damaged: true}}, nil
-	}
-	if err != nil {
-		return nil, nil, err
+	evs, ns, err := readFileRows[results.TxnEvent](ctx, t.Path(results.TxnFile), "a transactional producer", g,
+		func(r io.Reader, file string) *results.TxnDecoder {
+			d := results.NewTxnDecoder(r, file)
+			d.Scope, d.MaxRecords = t.Meta.Scope(), v.Settings.Records
+			return d
+		})
+	if err != nil || ns != nil {
+		return nil, ns, err
 	}
 	end := gopt.End
 	if end.IsZero() && g != nil {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -67,17 +68,17 @@ type evidence struct {
 // settingsOf is the evidence of trial t: its timeline tl, its fault f at
 // F, and, for a fault the timeline can explain, the configuration of every
 // node, read up front so that no explanation reads a file.
-func settingsOf(t results.Trial, f *results.Fault, tl *timeline.Timeline, F time.Time) *evidence {
+func settingsOf(ctx context.Context, t results.Trial, f *results.Fault, tl *timeline.Timeline, F time.Time) *evidence {
 	ev := &evidence{dir: t.Dir, meta: t.Meta, tl: tl, F: F}
 	if f != nil && tl != nil {
-		ev.configs = readConfigs(t.Dir, t.Meta)
+		ev.configs = readConfigs(ctx, t.Dir, t.Meta)
 	}
 	return ev
 }
 
 // readConfigs reads the configuration of every node of the trial in dir,
-// of metadata m.
-func readConfigs(dir string, m *results.Meta) *nodeConfigs {
+// of metadata m, stopping once ctx is done.
+func readConfigs(ctx context.Context, dir string, m *results.Meta) *nodeConfigs {
 	c := &nodeConfigs{logged: map[string]nodeConfig{}}
 	ents, _ := os.ReadDir(filepath.Join(dir, results.NodeLogsDir))
 	for _, e := range ents {
@@ -91,7 +92,7 @@ func readConfigs(dir string, m *results.Meta) *nodeConfigs {
 	}
 	for _, n := range names {
 		if _, ok := c.logged[n]; !ok {
-			cfg, err := timeline.ReadNodeConfig(dir, n)
+			cfg, err := timeline.ReadNodeConfigContext(ctx, dir, n)
 			c.logged[n] = nodeConfig{cfg, err}
 		}
 	}
@@ -138,7 +139,7 @@ func newExplainer(ev *evidence, f *results.Fault) *explainer {
 	if ev.configs == nil {
 		// Evidence made by hand, not by settingsOf.
 		withConfigs := *ev
-		withConfigs.configs = readConfigs(ev.dir, ev.meta)
+		withConfigs.configs = readConfigs(context.Background(), ev.dir, ev.meta)
 		ev = &withConfigs
 	}
 	x := &explainer{ev: ev, f: f, cfg: ev.meta.Probe.Client}

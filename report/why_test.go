@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,8 +30,8 @@ func TestConfigsReadUpFront(t *testing.T) {
 				t.Fatal(err)
 			}
 			tr := trials[0]
-			tl := timelineOf(tr, time.Time{})
-			ev := settingsOf(tr, tr.Meta.Fault, tl.tl, faultTime(tr.Meta.Fault, tl.tl, time.Time{}))
+			tl := timelineOf(context.Background(), tr, time.Time{})
+			ev := settingsOf(context.Background(), tr, tr.Meta.Fault, tl.tl, faultTime(tr.Meta.Fault, tl.tl, time.Time{}))
 			if ev.configs == nil {
 				t.Fatal("the settings stage read no configuration")
 			}

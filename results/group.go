@@ -128,7 +128,12 @@ func (e *GroupEncoder) Encode(r GroupRecord) {
 func (e *GroupEncoder) Flush() error { return e.lw.flush() }
 
 // GroupDecoder reads the group CSV.
-type GroupDecoder struct{ lr *lineReader }
+type GroupDecoder struct {
+	lr *lineReader
+	// Scope bounds the rows' partitions and times; the zero Scope only
+	// the plausible range.
+	Scope Scope
+}
 
 // NewGroupDecoder returns a GroupDecoder reading r; file names r in errors.
 func NewGroupDecoder(r io.Reader, file string) *GroupDecoder {
@@ -148,9 +153,15 @@ func (d *GroupDecoder) Decode(r *GroupRecord) error {
 			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
 		}
 	}
+	if err := d.Scope.partition(int32(v[0])); err != nil {
+		return d.lr.fieldError(0, err)
+	}
 	t, err := ParseTime(row[3])
 	if err == nil && (t.Before(EarliestTime) || t.After(LatestTime)) {
 		err = fmt.Errorf("%s is outside %d–%d", row[3], EarliestTime.Year(), LatestTime.Year())
+	}
+	if err == nil {
+		err = d.Scope.within(t, 0)
 	}
 	if err != nil || t.IsZero() {
 		return d.lr.fieldError(3, cmpErr(err, errors.New("empty")))
@@ -238,7 +249,12 @@ func (e *GroupEventEncoder) Encode(ev *GroupEvent) {
 func (e *GroupEventEncoder) Flush() error { return e.lw.flush() }
 
 // GroupEventDecoder reads the group events CSV.
-type GroupEventDecoder struct{ lr *lineReader }
+type GroupEventDecoder struct {
+	lr *lineReader
+	// Scope bounds the rows' partitions and times; the zero Scope only
+	// the plausible range.
+	Scope Scope
+}
 
 // NewGroupEventDecoder returns a GroupEventDecoder reading r; file names r
 // in errors.
@@ -260,6 +276,9 @@ func (d *GroupEventDecoder) Decode(ev *GroupEvent) error {
 		}
 		if err == nil && i == 0 && t.IsZero() {
 			err = errors.New("empty")
+		}
+		if err == nil {
+			err = d.Scope.within(t, 0)
 		}
 		if err != nil {
 			return d.lr.fieldError(i*2, err)
@@ -283,8 +302,16 @@ func (d *GroupEventDecoder) Decode(ev *GroupEvent) error {
 	if ev.Kind == GroupCommit && len(ev.Partitions) > 0 {
 		return d.lr.fieldError(4, errors.New("a commit lists its partitions in offsets"))
 	}
+	if err := d.Scope.partitions(ev.Partitions...); err != nil {
+		return d.lr.fieldError(4, err)
+	}
 	if ev.Offsets, err = parseOffsets(row[5]); err != nil {
 		return d.lr.fieldError(5, err)
+	}
+	for _, o := range ev.Offsets {
+		if err := d.Scope.partition(o.Partition); err != nil {
+			return d.lr.fieldError(5, err)
+		}
 	}
 	if ev.Kind != GroupCommit && len(ev.Offsets) > 0 {
 		return d.lr.fieldError(5, errors.New("offsets only a commit has"))

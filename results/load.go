@@ -82,6 +82,18 @@ func (e *LoadEncoder) Flush() error { return e.lw.flush() }
 type LoadDecoder struct {
 	lr   *lineReader
 	last time.Time
+	// Scope bounds the rows' seconds: a row counts a second that began
+	// at most a second before the trial did and no later than its end,
+	// so a file longer than its trial is refused at its first row past
+	// the end, never read whole. The zero Scope is the plausible range.
+	Scope Scope
+	// Rate, when positive, is the records the load offered per second
+	// (LoadSettings.Rate): no more can have been sent.
+	Rate float64
+	// first is the first row's second; sent and ended the records sent,
+	// and acked or failed, up to the row before.
+	first       time.Time
+	sent, ended int64
 }
 
 // NewLoadDecoder returns a LoadDecoder reading r; file names r in errors.
@@ -105,6 +117,9 @@ func (d *LoadDecoder) Decode(s *LoadSecond) error {
 	case !d.last.IsZero() && !t.After(d.last):
 		return d.lr.fieldError(0, errors.New("not after the row before: want one row per second, in order"))
 	}
+	if err := d.Scope.within(t, time.Second); err != nil {
+		return d.lr.fieldError(0, err)
+	}
 	s.Second, d.last = t.UTC(), t
 	for i, dst := range []*int64{&s.Sent, &s.Acked, &s.Failed, &s.Received} {
 		n, err := strconv.ParseInt(row[i+1], 10, 64)
@@ -112,6 +127,35 @@ func (d *LoadDecoder) Decode(s *LoadSecond) error {
 			return d.lr.fieldError(i+1, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i+1])))
 		}
 		*dst = n
+	}
+	return d.counted(s)
+}
+
+// counted adds s to the counts so far and refuses a row past what can
+// have happened: a count that overflows, more records acked or failed
+// than were sent (each is counted sent before its answer comes), or more
+// sent than the rate offered by the row's end.
+func (d *LoadDecoder) counted(s *LoadSecond) error {
+	if d.first.IsZero() {
+		d.first = s.Second
+	}
+	const most = 1<<63 - 1
+	if s.Sent > most-d.sent || s.Acked > most-d.ended || s.Failed > most-d.ended-s.Acked {
+		return d.lr.fieldError(1, errors.New("the counts so far overflow: not a count of records"))
+	}
+	d.sent += s.Sent
+	d.ended += s.Acked + s.Failed
+	if d.ended > d.sent {
+		return d.lr.fieldError(2, fmt.Errorf("%d records acked or failed so far, more than the %d sent", d.ended, d.sent))
+	}
+	// The generator's schedule is absolute from its start, within the
+	// first row's second: by this row's end it can have sent at most
+	// rate × the seconds since, and one tick's catching up.
+	if d.Rate > 0 {
+		secs := s.Second.Sub(d.first).Seconds() + 2
+		if bound := d.Rate*secs + 1; float64(d.sent) > bound {
+			return d.lr.fieldError(1, fmt.Errorf("%d records sent so far, more than the load's %g/s can have offered in %.0f s", d.sent, d.Rate, secs))
+		}
 	}
 	return nil
 }

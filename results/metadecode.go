@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"time"
 )
@@ -151,6 +152,9 @@ func (m *Meta) validate() error {
 			return fmt.Errorf("probe.partitions: %d is negative", p)
 		}
 	}
+	if err := m.validateSettings(); err != nil {
+		return err
+	}
 	if f := m.Fault; f != nil {
 		if f.Broker == "" {
 			return errors.New("fault.broker: empty")
@@ -213,6 +217,52 @@ func (c *Coordinator) validate(field string, kind CoordinatorKind) error {
 		return fmt.Errorf("fault.%s: no node and no error", field)
 	case c.At.IsZero():
 		return fmt.Errorf("fault.%s.at: no time", field)
+	}
+	return nil
+}
+
+// validateSettings checks the group reader's, the transactional
+// producer's and the load's settings as the fault's kind is: a value kbf
+// does not know, or a count or rate no run can have, is not printed as a
+// fact.
+func (m *Meta) validateSettings() error {
+	if g := m.Probe.Group; g != nil {
+		switch {
+		case g.ID == "":
+			return errors.New("probe.group.id: empty")
+		case g.Protocol != GroupProtocolClassic && g.Protocol != GroupProtocolConsumer:
+			return fmt.Errorf("probe.group.protocol %s: want %q or %q", excerpt(g.Protocol), GroupProtocolClassic, GroupProtocolConsumer)
+		case g.Commit != CommitSync && g.Commit != CommitAsync && g.Commit != CommitInterval:
+			return fmt.Errorf("probe.group.commit %s: want %q, %q or %q", excerpt(g.Commit), CommitSync, CommitAsync, CommitInterval)
+		case g.AutoCommitInterval < 0 || g.Commit == CommitInterval && g.AutoCommitInterval == 0:
+			return fmt.Errorf("probe.group.auto_commit_interval_ns %d: want a positive interval with commit %q, none otherwise", g.AutoCommitInterval, CommitInterval)
+		}
+	}
+	if x := m.Probe.Txn; x != nil {
+		switch {
+		case x.ID == "":
+			return errors.New("probe.transactions.id: empty")
+		case x.Records < 1:
+			return fmt.Errorf("probe.transactions.records %d: want at least 1", x.Records)
+		case x.Interval <= 0:
+			return fmt.Errorf("probe.transactions.interval_ns %d: want a positive interval", x.Interval)
+		case x.Timeout < 0:
+			return fmt.Errorf("probe.transactions.timeout_ns %d: negative", x.Timeout)
+		case x.Isolation != "read_committed":
+			return fmt.Errorf("probe.transactions.isolation %s: want \"read_committed\"", excerpt(x.Isolation))
+		}
+	}
+	if l := m.Load; l != nil {
+		switch {
+		case l.Topic == "":
+			return errors.New("load.topic: empty")
+		case !(l.Rate > 0) || math.IsInf(l.Rate, 0):
+			return fmt.Errorf("load.rate_per_s %v: want a positive rate", l.Rate)
+		case l.Size < 1:
+			return fmt.Errorf("load.record_bytes %d: want at least 1", l.Size)
+		case l.Partitions < 0 || l.Replication < 0:
+			return fmt.Errorf("load.partitions %d, load.replication_factor %d: negative", l.Partitions, l.Replication)
+		}
 	}
 	return nil
 }

@@ -172,7 +172,16 @@ func (e *TxnEncoder) Encode(ev *TxnEvent) {
 func (e *TxnEncoder) Flush() error { return e.lw.flush() }
 
 // TxnDecoder reads the transactions CSV.
-type TxnDecoder struct{ lr *lineReader }
+type TxnDecoder struct {
+	lr *lineReader
+	// Scope bounds the rows' partitions and times; the zero Scope only
+	// the plausible range.
+	Scope Scope
+	// MaxRecords, when positive, is the most records a transaction holds
+	// (TxnSettings.Records): a row that says more is refused.
+	MaxRecords int
+	seen       map[int64]bool
+}
 
 // NewTxnDecoder returns a TxnDecoder reading r; file names r in errors.
 func NewTxnDecoder(r io.Reader, file string) *TxnDecoder {
@@ -197,6 +206,9 @@ func (d *TxnDecoder) Decode(ev *TxnEvent) error {
 		if err == nil && i != 1 && t.IsZero() {
 			err = errors.New("empty")
 		}
+		if err == nil {
+			err = d.Scope.within(t, 0)
+		}
 		if err != nil {
 			return d.lr.fieldError(i+1, err)
 		}
@@ -214,6 +226,31 @@ func (d *TxnDecoder) Decode(ev *TxnEvent) error {
 	}
 	if ev.Records, err = parseSeqRanges(row[5]); err != nil {
 		return d.lr.fieldError(5, err)
+	}
+	return d.bounded(ev)
+}
+
+// bounded refuses a transaction numbered twice, one of a partition the
+// trial did not probe, and one holding more records than a transaction
+// does: the audit weighs each of its records, and a range of 10^18 would
+// never end.
+func (d *TxnDecoder) bounded(ev *TxnEvent) error {
+	if d.seen == nil {
+		d.seen = map[int64]bool{}
+	}
+	if d.seen[ev.Txn] {
+		return d.lr.fieldError(0, fmt.Errorf("transaction %d again: each ends once", ev.Txn))
+	}
+	d.seen[ev.Txn] = true
+	var n int64
+	for _, r := range ev.Records {
+		if err := d.Scope.partition(r.Partition); err != nil {
+			return d.lr.fieldError(5, err)
+		}
+		n += r.Last - r.First + 1
+		if d.MaxRecords > 0 && (r.Last-r.First >= int64(d.MaxRecords) || n > int64(d.MaxRecords)) {
+			return d.lr.fieldError(5, fmt.Errorf("more records than the %d a transaction holds (transactions.records)", d.MaxRecords))
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -71,6 +72,12 @@ func ReadBackConfig(m *results.Meta, node string) (*NodeConfig, bool) {
 // unreadable, or holds no block, is an error (wrapping ErrNoConfig for the
 // last): the caller must say the values are unknown, not assume defaults.
 func ReadNodeConfig(dir, node string) (*NodeConfig, error) {
+	return ReadNodeConfigContext(context.Background(), dir, node)
+}
+
+// ReadNodeConfigContext is ReadNodeConfig, stopping with ctx's error once
+// ctx is done.
+func ReadNodeConfigContext(ctx context.Context, dir, node string) (*NodeConfig, error) {
 	name := node + "/" + results.ServerLog
 	f, err := os.Open(filepath.Join(dir, results.NodeLogsDir, node, results.ServerLog))
 	if err != nil {
@@ -78,7 +85,7 @@ func ReadNodeConfig(dir, node string) (*NodeConfig, error) {
 	}
 	defer f.Close()
 	var cfg, block map[string]ConfigValue
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(ctxReader{ctx: ctx, r: f})
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	n := 0
 	for sc.Scan() {

@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -207,6 +208,13 @@ func nodeFiles(dir string, want []string) ([]string, error) {
 // file is reported in Missing; a file that exists but cannot be read is an
 // error naming it.
 func Build(src Sources, opt Options) (*Timeline, error) {
+	return BuildContext(context.Background(), src, opt)
+}
+
+// BuildContext is Build, stopping with ctx's error once ctx is done: a
+// node's log can be hundreds of megabytes, and Ctrl-C must not wait for
+// it to be read.
+func BuildContext(ctx context.Context, src Sources, opt Options) (*Timeline, error) {
 	tl := &Timeline{Fault: src.Fault}
 	var events []Event
 	add := func(e Event) { events = append(events, e) }
@@ -224,7 +232,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 		}
 		for _, path := range src.Nodes[node] {
 			name := node + "/" + filepath.Base(path)
-			n, missing, err := readFile(path, func(r io.Reader) (int, error) {
+			n, missing, err := readFile(ctx, path, func(r io.Reader) (int, error) {
 				return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
 					return parseKafkaLog(r, node, name, id, add)
 				})
@@ -240,7 +248,7 @@ func Build(src Sources, opt Options) (*Timeline, error) {
 	}
 	if src.ClientLog != "" {
 		name := filepath.Base(src.ClientLog)
-		n, missing, err := readFile(src.ClientLog, func(r io.Reader) (int, error) {
+		n, missing, err := readFile(ctx, src.ClientLog, func(r io.Reader) (int, error) {
 			return parseText(r, name, &tl.Damaged, func(r io.Reader) (int, error) {
 				return parseClientLog(r, name, add)
 			})
@@ -363,9 +371,10 @@ func parseText(r io.Reader, name string, damaged *[]string, parse func(io.Reader
 	return parse(br)
 }
 
-// readFile opens path (gunzipping a .gz) and parses it. missing is true when
-// the file does not exist.
-func readFile(path string, parse func(io.Reader) (int, error)) (unparsed int, missing bool, err error) {
+// readFile opens path (gunzipping a .gz) and parses it, its reads failing
+// with ctx's error once ctx is done. missing is true when the file does not
+// exist.
+func readFile(ctx context.Context, path string, parse func(io.Reader) (int, error)) (unparsed int, missing bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, true, nil
@@ -374,9 +383,9 @@ func readFile(path string, parse func(io.Reader) (int, error)) (unparsed int, mi
 		return 0, false, err
 	}
 	defer f.Close()
-	var r io.Reader = f
+	var r io.Reader = ctxReader{ctx: ctx, r: f}
 	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
+		zr, err := gzip.NewReader(r)
 		if err != nil {
 			return 0, false, fmt.Errorf("%s: %w", path, err)
 		}
@@ -385,6 +394,21 @@ func readFile(path string, parse func(io.Reader) (int, error)) (unparsed int, mi
 	}
 	n, err := parse(r)
 	return n, false, err
+}
+
+// ctxReader is a reader whose reads fail with its context's error once
+// the context is done: a parsing loop over it stops within a buffer's
+// worth of lines.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // faultEvents turns the fault record into the signal's sending and the

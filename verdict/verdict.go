@@ -383,8 +383,8 @@ func judgeProbe(m *results.Meta, g *gaps.Report, w span, bound time.Duration, ad
 			where = "over the run"
 		}
 	}
-	detail := fmt.Sprintf("the probe missed %.1f%% of its send slots %s (%d of %d), its longest send gap %.3f s from %s (interval %v)",
-		100*c.share(), where, c.missed, c.slots, c.longest.Seconds(), c.at.UTC().Format("15:04:05.000"), p.Interval)
+	detail := fmt.Sprintf("the probe missed %.1f%% of its send slots %s (%d of %d)%s (interval %v)",
+		100*c.share(), where, c.missed, c.slots, sendGapText(c), p.Interval)
 	if m.Fault == nil && !p.Ready.IsZero() && !m.Started.IsZero() {
 		if s := check(p, m.Started, p.Ready); s.missed > 0 {
 			detail += fmt.Sprintf("; its start-up, the %.1f s to every partition's first ack, missed %d more with send gaps up to %.2f s, not judged",
@@ -401,6 +401,19 @@ func judgeProbe(m *results.Meta, g *gaps.Report, w span, bound time.Duration, ad
 	}
 	add(Suspect, ProbeStalled, "%s: %s", detail, pv.why)
 	return true
+}
+
+// sendGapText is the longest send gap c found, as the self-check's reason
+// says it: when it began only where that is known, and nothing where the
+// window held no gap — a zero time is no fact to print.
+func sendGapText(c selfCheck) string {
+	switch {
+	case c.longest <= 0:
+		return ""
+	case c.at.IsZero():
+		return fmt.Sprintf(", its longest send gap %.3f s (when is not recorded)", c.longest.Seconds())
+	}
+	return fmt.Sprintf(", its longest send gap %.3f s from %s", c.longest.Seconds(), c.at.UTC().Format("15:04:05.000"))
 }
 
 // judgeHost judges the host's load inside the window that decides the

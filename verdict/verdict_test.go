@@ -173,6 +173,9 @@ func TestJudge(t *testing.T) {
 			if !strings.Contains(v.String(), tt.detail) {
 				t.Errorf("%q does not say %q", v, tt.detail)
 			}
+			if strings.Contains(v.String(), "00:00:00.000") || strings.Contains(v.String(), "gap 0.000 s") {
+				t.Errorf("%q prints a zero time or gap as a fact", v)
+			}
 		})
 	}
 }
@@ -409,6 +412,14 @@ func TestProbeSelfCheck(t *testing.T) {
 			status: Suspect, detail: "its longest send gap 0.105 s from 12:00:02.000"},
 		{name: "no ready time: the whole run is judged", m: run(5*time.Millisecond, 0,
 			results.MissedRun{From: start.Add(100 * time.Millisecond), Slots: 700}), status: Suspect, detail: "over the run"},
+		// Slots counted past the runs listed (MaxMissedRuns): their gap and
+		// its time are unknown, and said so, not as 0.000 s from 00:00.
+		{name: "missed slots past the runs listed", m: func() *results.Meta {
+			m := run(5*time.Millisecond, 500*time.Millisecond)
+			ms := &results.MissedSends{Count: 3000, First: start.Add(10 * time.Second), Last: start.Add(40 * time.Second)}
+			m.Probe.Missed = map[int32]*results.MissedSends{0: ms, 1: ms, 2: ms}
+			return m
+		}(), status: Suspect, detail: "(3000 of 11900) (interval 5ms)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

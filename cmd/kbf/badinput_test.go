@@ -35,6 +35,14 @@ func TestBadInput(t *testing.T) {
 		{"bench --bootstrap empty", []string{"bench", "--kill", "external", "--bootstrap", ""}, "--bootstrap: empty"},
 		{"run --bootstrap port out of range", []string{"run", "--fault", "external", "--bootstrap", "h:0"}, `port "0"`},
 		{"report --window negative", []string{"report", "--window", "-1s", "."}, "--window -1s: must not be negative"},
+		// A flag that changes nothing without its partner is refused, not
+		// ignored in silence.
+		{"run --txn-records without a transactional producer", []string{"run", "--fault", "sigkill", "--txn-records", "5"}, "--txn-records needs --producer transactional"},
+		{"run --txn-interval with an idempotent producer", []string{"run", "--fault", "sigkill", "--producer", "idempotent", "--txn-interval", "2s"}, "--txn-interval needs --producer transactional"},
+		{"probe --txn-records without a transactional producer", []string{"probe", "--txn-records", "5"}, "--txn-records needs --producer transactional"},
+		{"bench --txn-interval without a transactional producer", []string{"bench", "--kill", "sigkill", "--txn-interval", "2s"}, "--txn-interval needs --producer transactional"},
+		{"run --load-size without --load", []string{"run", "--fault", "sigkill", "--load-size", "4KiB"}, "--load-size needs --load"},
+		{"probe --load-topic without --load", []string{"probe", "--load-topic", "orders-load"}, "--load-topic needs --load"},
 		{"up --brokers 0", []string{"up", "--brokers", "0"}, "--brokers 0: want 1 or more"},
 		{"run --brokers 0", []string{"run", "--fault", "sigkill", "--brokers", "0"}, "--brokers 0: want 1 or more"},
 		{"up --controllers 0", []string{"up", "--controllers", "0"}, "--controllers 0: want 1 or 3"},

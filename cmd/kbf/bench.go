@@ -127,7 +127,7 @@ The scenario file:
 	f.IntVar(&o.parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	f.StringVar(&o.maxRegression, "max-regression", "10%", "--until-decided: the smallest growth of a median worth calling a regression")
-	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout; the rest are figures")
+	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
 	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
@@ -141,6 +141,10 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		return usagef("--parallel %d: want 1 to %d", o.parallel, maxClusters)
 	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
 		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
+	}
+	cfg := o.run.flags.config()
+	if err := partnerless(&cfg, cmd.Flags().Changed, "--"); err != nil {
+		return err
 	}
 	if o.file != "" {
 		for _, name := range []string{"kill", "fresh", "file", "project-name", "config", "brokers", "controllers",
@@ -176,7 +180,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		}
 		o.gate = compare.SequentialGate
 		o.gate.MaxRegression = v
-		if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
+		if err := setMetrics(&o.gate, o.metrics); err != nil {
 			return err
 		}
 		// A budget under what a difference needs could never decide.

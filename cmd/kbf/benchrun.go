@@ -306,6 +306,10 @@ func scenarioProbe(base probeFlags, s bench.Scenario) (probeFlags, error) {
 			return base, fmt.Errorf("client %s: %w", k, err)
 		}
 	}
+	inScenario := func(name string) bool { _, ok := set[name]; return ok }
+	if err := partnerless(&base.cfg, inScenario, "client "); err != nil {
+		return base, err
+	}
 	return base, nil
 }
 

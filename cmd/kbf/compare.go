@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +56,12 @@ the gate unless --allow-missing.
 
 Three answers, per metric and for the whole (its worst metric's), in the
 manner of Chromium's Pinpoint. p is the smaller of the Mann–Whitney U and
-Kolmogorov–Smirnov tests' p, doubled. The metrics gated (every one, or
---metric's) are tested as a family: each p is adjusted for the others
+Kolmogorov–Smirnov tests' p, doubled. The metrics gated are each
+scenario's headline stall by default — from_heartbeat for a crash,
+ack_stall where a scenario has none (a graceful stop) — as kbf bench
+--until-decided gates them; --metric names others, --metric all gates every
+one; the rows not gated are compared and printed beside them. The gated
+metrics are tested as a family: each p is adjusted for the others
 (Holm's step-down; adj= in the output), so that the chance of a false
 difference on any of them is --alpha; the rows not gated are a family of
 their own. Different: the adjusted p < --alpha and the change beyond both
@@ -92,7 +97,7 @@ whatever the verdict (figures, not a verdict).`,
 	f.BoolVar(&o.gate.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
 	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
 	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
-	registerMetrics(f, &o.metrics, "gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated); the rest are printed as figures")
+	registerMetrics(f, &o.metrics, "gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated), or all; the rest are printed as figures (default each scenario's headline stall: from_heartbeat, ack_stall without one)")
 	f.StringVarP(&o.format, "output", "o", "text", "text, md or json (every row's p and the p adjusted for the metrics tested with it)")
 	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
 	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
@@ -102,6 +107,24 @@ whatever the verdict (figures, not a verdict).`,
 // registerMetrics adds --metric, the metrics a gate judges.
 func registerMetrics(f *pflag.FlagSet, to *[]string, usage string) {
 	f.StringSliceVar(to, "metric", nil, usage)
+}
+
+// metricAll is --metric's value for gating every metric.
+const metricAll = "all"
+
+// setMetrics reads --metric's values into g: the selectors, or every
+// metric for "all"; none leaves g's default, the headline stalls.
+func setMetrics(g *compare.Gate, vals []string) error {
+	if slices.Contains(vals, metricAll) {
+		if len(vals) > 1 {
+			return usagef("--metric %s gates every metric: give it alone", metricAll)
+		}
+		g.All = true
+		return nil
+	}
+	var err error
+	g.Metrics, err = parseMetrics(vals)
+	return err
 }
 
 // parseMetrics reads --metric's values.
@@ -153,7 +176,7 @@ func (o *compareOptions) validate() error {
 		}
 		o.gate.Limits = append(o.gate.Limits, l)
 	}
-	if o.gate.Metrics, err = parseMetrics(o.metrics); err != nil {
+	if err := setMetrics(&o.gate, o.metrics); err != nil {
 		return err
 	}
 	if o.format != "text" && o.format != "md" && o.format != "json" {

@@ -33,6 +33,13 @@ func TestCompareGate(t *testing.T) {
 	neg := writeBench(t, "neg.txt", "BenchmarkFailover/scenario=sigkill/role=leader 1 8.1 ack-stall-sec -3 lost-acked-records")
 	other := writeBench(t, "other.txt",
 		strings.Repeat("BenchmarkFailover/scenario=sigterm/role=leader 1 1.1 ack-stall-sec 0 lost-acked-records\n", 6))
+	blank := filepath.Join(t.TempDir(), "bench.txt")
+	blankDir := filepath.Join(t.TempDir(), "kbf-bench", "bench.txt")
+	for _, p := range []string{blank, blankDir} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil || os.WriteFile(p, []byte("\n"), 0o644) != nil {
+			t.Fatal(err)
+		}
+	}
 	ms := filepath.Join(t.TempDir(), "ms.txt")
 	if b, err := os.ReadFile(same); err != nil || os.WriteFile(ms, []byte(msUnits(string(b))), 0o644) != nil {
 		t.Fatal(err)
@@ -61,6 +68,10 @@ func TestCompareGate(t *testing.T) {
 		{"--metric not measured", []string{"compare", "--metric", "ack_stall,total_stall", old, same}, exitUsage, "--metric total_stall is in neither side's results"},
 		{"--metric lost_acked alone: a pass on it", []string{"compare", "--metric", "lost_acked", old, same}, 0, ""},
 		{"--output of no format", []string{"compare", "-o", "yaml", old, same}, exitUsage, `--output "yaml": want text, md or json`},
+		{"--metric all with another", []string{"compare", "--metric", "all,ack_stall", old, same}, exitUsage, "--metric all gates every metric: give it alone"},
+		{"an empty bench.txt: lost, not run more", []string{"compare", old, blank}, exitError, "new: " + blank + ": empty: kbf bench writes its units"},
+		{"an empty bench.txt in a directory", []string{"compare", filepath.Dir(blankDir), same}, exitError, blankDir + ": empty"},
+		{"no bench.txt", []string{"compare", old, filepath.Join(t.TempDir(), "bench.txt")}, exitError, "bench.txt: no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,11 +102,11 @@ func TestCompareAnswers(t *testing.T) {
 		say  string // in stdout
 		line string // in stderr, which has that one line
 	}{
-		{"same", tight("same.txt", 1), exitOK, "verdict: same (2 metrics compared)", ""},
-		{"2 % slower: same, within the bound", tight("slower2.txt", 1.02), exitOK, "verdict: same (2 metrics compared)", ""},
-		{"improvement", tight("faster.txt", 0.8), exitOK, "verdict: different: improvement (1 metrics improved, 1 same)", ""},
-		{"regression", tight("slower.txt", 1.2), exitRegress, "verdict: different: regression (1 metrics regressed)", "verdict: different: regression"},
-		{"undecided", benchTxt(t, "spread.txt", 6, 1, 0), exitTooFew, "undecided: p=", "verdict: undecided (1 metrics neither different nor same): run more trials"},
+		{"same", tight("same.txt", 1), exitOK, "verdict: same (1 metrics same; gated on ack_stall, the other 1 rows figures)", ""},
+		{"2 % slower: same, within the bound", tight("slower2.txt", 1.02), exitOK, "verdict: same (1 metrics same; gated on ack_stall", ""},
+		{"improvement", tight("faster.txt", 0.8), exitOK, "verdict: different: improvement (1 metrics improved, 0 same; gated on ack_stall", ""},
+		{"regression", tight("slower.txt", 1.2), exitRegress, "verdict: different: regression (1 metrics regressed; gated on ack_stall", "verdict: different: regression"},
+		{"undecided", benchTxt(t, "spread.txt", 6, 1, 0), exitTooFew, "undecided: p=", "verdict: undecided (1 metrics neither different nor same; gated on ack_stall, the other 1 rows figures): run more trials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,8 +185,10 @@ func TestCompareJSON(t *testing.T) {
 		t.Fatalf("answer %q, %d rows; want different, 2 rows:\n%s", doc.Answer, len(doc.Rows), out.String())
 	}
 	for _, r := range doc.Rows {
-		if r.P == nil || r.PAdjusted == nil || *r.PAdjusted < *r.P || !r.Gated {
-			t.Errorf("%s: p %v, adjusted %v, gated %v; want both, adjusted at least p, gated", r.Metric, r.P, r.PAdjusted, r.Gated)
+		// By default the headline stall alone is gated; a lost record
+		// fails whatever is.
+		if r.P == nil || r.PAdjusted == nil || *r.PAdjusted < *r.P || r.Gated != (r.Metric == "ack_stall") {
+			t.Errorf("%s: p %v, adjusted %v, gated %v; want both, adjusted at least p, gated for ack_stall alone", r.Metric, r.P, r.PAdjusted, r.Gated)
 		}
 	}
 	if r := doc.Rows[0]; r.Metric != "ack_stall" || r.Verdict != "regression" || r.Family != 1 {
@@ -217,7 +230,7 @@ func TestCompareShardsAndEmpty(t *testing.T) {
 		want int
 		line string
 	}{
-		{"two shards, whole: 6 trials", []string{"compare", old, whole}, exitTooFew, "verdict: undecided (1 metrics neither different nor same)"},
+		{"two shards, whole: 6 trials", []string{"compare", old, whole}, exitTooFew, "verdict: undecided (1 metrics neither different nor same; gated on ack_stall"},
 		{"a shard missing", []string{"compare", old, missing}, exitUsage, "new: shards that do not make one benchmark: shard 1/2 missing"},
 		{"shards of two benchmarks", []string{"compare", missing + "," + whole, old}, exitUsage, "old: shards that do not make one benchmark"},
 		{"two plans", []string{"compare", old, mixed}, exitUsage, "are of different benchmarks"},

@@ -18,6 +18,17 @@ func (l *loadFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&l.topic, "load-topic", "", "--load: its topic, made like the probe's (same partitions and replication) when missing (default the probe's topic with -load); not the probe's own")
 }
 
+// partnerless refuses --load-size or --load-topic given (set says which
+// were) without --load: they would size or name no load, in silence.
+func (l *loadFlags) partnerless(set func(name string) bool) error {
+	for _, name := range []string{"load-size", "load-topic"} {
+		if l.rate == "" && set(name) {
+			return usagef("--%s needs --load: without it there is no load for it to change", name)
+		}
+	}
+	return nil
+}
+
 // config is the load the flags ask for, nil for none; a rate or a size
 // that cannot be read is a usage error.
 func (l *loadFlags) config() (*load.Config, error) {
@@ -33,4 +44,14 @@ func (l *loadFlags) config() (*load.Config, error) {
 		return nil, usagef("--%s", err.Error())
 	}
 	return &load.Config{Topic: l.topic, Rate: rate, Size: size, Offered: l.rate}, nil
+}
+
+// partnerFlags refuses a flag of the probe's (pf) or the load's (lf)
+// given on fs without the flag it needs.
+func partnerFlags(fs *pflag.FlagSet, pf *probeFlags, lf *loadFlags) error {
+	cfg := pf.config()
+	if err := partnerless(&cfg, fs.Changed, "--"); err != nil {
+		return err
+	}
+	return lf.partnerless(fs.Changed)
 }

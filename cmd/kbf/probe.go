@@ -54,6 +54,9 @@ there.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			if err := partnerFlags(cmd.Flags(), &o.flags, &o.load); err != nil {
+				return err
+			}
 			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
 				return err
 			}

@@ -24,6 +24,33 @@ type probeSetting struct {
 	// value is the setting over c's field: a flag's value, and the parser
 	// of a scenario's setting, since both are the same.
 	value func(c *probe.Config) pflag.Value
+	// needs is the setting without which this one changes nothing; nil
+	// for one that stands alone.
+	needs *partner
+}
+
+// partner is a setting another needs beside it: given without it, the
+// other would be ignored in silence, so it is refused instead.
+type partner struct {
+	// says is the partner as a flag, "--producer transactional".
+	says string
+	// on reports whether c has it.
+	on func(c *probe.Config) bool
+}
+
+// transactional is --txn-records' and --txn-interval's partner.
+var transactional = &partner{says: "--producer transactional", on: func(c *probe.Config) bool { return c.Transactional() }}
+
+// partnerless refuses a setting of c that given says was set, without
+// the setting it needs (probeSetting.needs); named as a flag (-- before
+// it) or as a scenario's client: key.
+func partnerless(c *probe.Config, given func(name string) bool, prefix string) error {
+	for _, s := range probeSettings {
+		if s.needs != nil && given(s.name) && !s.needs.on(c) {
+			return usagef("%s%s needs %s: without it, it would change nothing", prefix, s.name, s.needs.says)
+		}
+	}
+	return nil
 }
 
 var probeSettings = []probeSetting{
@@ -64,9 +91,9 @@ var probeSettings = []probeSetting{
 	{name: "producer", usage: "how the probe writes: idempotent (default) or transactional (in transactions, read back at read_committed)",
 		value: func(c *probe.Config) pflag.Value { return (*stringValue)(&c.Producer) }},
 	{name: "txn-records", usage: "with --producer transactional: a transaction is committed once it holds this many records (or --txn-interval after it began)",
-		value: func(c *probe.Config) pflag.Value { return (*intValue)(&c.TxnRecords) }},
+		value: func(c *probe.Config) pflag.Value { return (*intValue)(&c.TxnRecords) }, needs: transactional},
 	{name: "txn-interval", usage: "with --producer transactional: a transaction is committed this long after it began (or at --txn-records records)",
-		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.TxnInterval) }},
+		value: func(c *probe.Config) pflag.Value { return (*durationValue)(&c.TxnInterval) }, needs: transactional},
 }
 
 // lookupProbeSetting returns the setting of that name.

@@ -40,10 +40,13 @@ var settingSamples = map[string]string{
 }
 
 // settingNeeds are the settings a setting is refused without, with the
-// values it needs: the group reader's only with one.
+// values it needs: the group reader's only with one, the transactions'
+// only with a transactional producer.
 var settingNeeds = map[string][2]string{
 	"group-protocol": {"consumer", "group"},
 	"commit":         {"consumer", "group"},
+	"txn-records":    {"producer", "transactional"},
+	"txn-interval":   {"producer", "transactional"},
 }
 
 // TestProbeSettingsAreTheFlags: the probe's flags are probeSettings' rows,
@@ -161,6 +164,8 @@ func TestScenarioProbeRefuses(t *testing.T) {
 		{name: "boolean", client: map[string]string{"kip951": "maybe"}, wantErr: `client kip951: "maybe": want true or false`},
 		{name: "partitions", client: map[string]string{"partitions": "0,x"}, wantErr: `client partitions: strconv.ParseInt: parsing "x": invalid syntax`},
 		{name: "the first by name", client: map[string]string{"retry-backoff": "x", "drain": "y"}, wantErr: "client drain: "},
+		{name: "without its partner", client: map[string]string{"txn-records": "5"}, wantErr: "client txn-records needs --producer transactional"},
+		{name: "beside another producer", client: map[string]string{"txn-interval": "2s", "producer": "idempotent"}, wantErr: "client txn-interval needs --producer transactional"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

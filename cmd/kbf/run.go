@@ -111,6 +111,9 @@ faulted broker.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.brokerSet = cmd.Flags().Changed("broker")
 			o.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			if err := partnerFlags(cmd.Flags(), &o.flags, &o.load); err != nil {
+				return err
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
