@@ -170,6 +170,25 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if _, err := bench.ParseShard(o.shard); err != nil {
 		return usagef("--%v", err)
 	}
+	if err := o.validateGate(cmd); err != nil {
+		return err
+	}
+	if err := o.run.validateDiskValues(); err != nil { // diskflags.go
+		return err
+	}
+	if o.file != "" {
+		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
+	}
+	if err := o.run.k8s.validate(o.run.kill, o.run.brokerSet); err != nil {
+		return err
+	}
+	e := o.run.experimentOptions()
+	return flagError(e.Validate())
+}
+
+// validateGate checks the flags of --until-decided's gate, and that the
+// gate's flags are not given without it.
+func (o *benchOptions) validateGate(cmd *cobra.Command) error {
 	if o.untilDecided {
 		if o.shard != "1/1" {
 			return usagef("--shard %s: --until-decided runs the whole benchmark in one job", o.shard)
@@ -197,17 +216,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 			}
 		}
 	}
-	if err := o.run.validateDiskValues(); err != nil { // diskflags.go
-		return err
-	}
-	if o.file != "" {
-		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
-	}
-	if err := o.run.k8s.validate(o.run.kill, o.run.brokerSet); err != nil {
-		return err
-	}
-	e := o.run.experimentOptions()
-	return flagError(e.Validate())
+	return nil
 }
 
 // file returns the benchmark: FILE's, or the one scenario of the flags.
