@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,10 +273,7 @@ func (t *trial) readBackClients(ctx context.Context, rb ReadBack) {
 		}
 		cfg := t.p.Config()
 		cfg.RunID = info.RunID
-		err = results.WriteFileAtomic(filepath.Join(e.dir, results.LogFile), func(f io.Writer) error {
-			return rb(ctx, cfg, info.StartOffsets, results.NewLogEncoder(f))
-		})
-		if err != nil {
+		if err := writeReadBack(ctx, rb, cfg, info.StartOffsets, filepath.Join(e.dir, results.LogFile)); err != nil {
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("read-back of %s failed: %v", e.name, err))
 		}
 	}

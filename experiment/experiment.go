@@ -995,6 +995,18 @@ func (t *trial) recover(ctx context.Context) error {
 	return nil
 }
 
+// writeReadBack reads the partitions back from starts into the log.csv
+// at path, whole or not at all; a read-back of no row is its header.
+func writeReadBack(ctx context.Context, rb ReadBack, cfg probe.Config, starts map[int32]int64, path string) error {
+	return results.WriteFileAtomic(path, func(f io.Writer) error {
+		enc := results.NewLogEncoder(f)
+		if err := rb(ctx, cfg, starts, enc); err != nil {
+			return err
+		}
+		return enc.Flush()
+	})
+}
+
 // readBack reads the probed partitions back into log.csv. A failed
 // read-back is a note: the report then leaves out the audit.
 func (t *trial) readBack(ctx context.Context) {
@@ -1004,10 +1016,7 @@ func (t *trial) readBack(ctx context.Context) {
 	if rb == nil {
 		rb = defaultReadBack
 	}
-	cfg := t.p.Config()
-	err := results.WriteFileAtomic(filepath.Join(t.dir, results.LogFile), func(f io.Writer) error {
-		return rb(ctx, cfg, t.meta.Probe.StartOffsets, results.NewLogEncoder(f))
-	})
+	err := writeReadBack(ctx, rb, t.p.Config(), t.meta.Probe.StartOffsets, filepath.Join(t.dir, results.LogFile))
 	if err != nil {
 		t.meta.Notes = append(t.meta.Notes, "read-back failed: "+err.Error())
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -723,5 +724,27 @@ func TestProbeNotInCluster(t *testing.T) {
 				t.Errorf("error %v, want an invalid option naming partition 5, not blaming the cluster", err)
 			}
 		})
+	}
+}
+
+// TestReadBackOfNothing: a read-back that found no row past the start
+// offsets (every replica's log truncated below them by a power loss) is
+// a log.csv of its header alone, which decodes to no row — not an empty
+// file that no decoder takes.
+func TestReadBackOfNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), results.LogFile)
+	nothing := func(context.Context, probe.Config, map[int32]int64, *results.LogEncoder) error { return nil }
+	if err := writeReadBack(context.Background(), nothing, probe.Config{}, map[int32]int64{0: 10}, path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d := results.NewLogDecoder(f, path)
+	var r results.LogRecord
+	if err := d.Decode(&r); !errors.Is(err, io.EOF) {
+		t.Fatalf("Decode: %v (%+v); want io.EOF, a file of no row", err, r)
 	}
 }

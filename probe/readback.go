@@ -66,7 +66,10 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 		}
 	}
 	if len(left) == 0 {
-		return 0, nil
+		// Nothing past the start offsets (a log truncated back below them,
+		// as a power loss of every replica leaves it): a read-back of no
+		// row, written as such — its header — rather than no file at all.
+		return 0, out.Flush()
 	}
 	copts := []kgo.Opt{kgo.SeedBrokers(bootstrap...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: offsets}),
