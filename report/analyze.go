@@ -103,7 +103,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
-		notes: concat(tl.notes, lnotes, emptyReadBack(in, rd.gaps), rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
+		notes: concat(tl.notes, lnotes, emptyReadBack(in, rd.gaps, fault), rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict

@@ -48,9 +48,12 @@ func emptyFile(name, what string, n int) notes {
 // emptyReadBack is the damaged note for a read-back (log.csv) of no row
 // while the probe's reader read records (g): the partitions emptied from
 // where the probe began — every record lost, which the audit reports — or
-// a file cut short; either way the trial is not read as valid.
-func emptyReadBack(in *integrity.Report, g *gaps.Report) notes {
-	if in == nil || in.Counts.Logged > 0 || received(g) == 0 {
+// a file cut short; either way the trial is not read as valid. A power
+// loss is the exception: emptying the partitions of what was never
+// fsynced is what its trial measures, and the audit, beside the flush
+// settings, is the answer (powerloss.go), not damaged evidence.
+func emptyReadBack(in *integrity.Report, g *gaps.Report, f *results.Fault) notes {
+	if in == nil || in.Counts.Logged > 0 || received(g) == 0 || (f != nil && f.Kind == results.FaultPowerLoss) {
 		return nil
 	}
 	return notes{{text: fmt.Sprintf("%s holds no row, though the probe's reader read %d record(s): the partitions were found empty from where the probe began, or the file is damaged or cut short; its losses are reported as the audit found them", results.LogFile, received(g)), damaged: true}}
