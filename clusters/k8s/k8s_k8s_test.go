@@ -432,7 +432,7 @@ func TestSigkillOnKubernetes(t *testing.T) {
 // mounts it, tar through exec) and reported by kbf report.
 func jobTrial(ctx context.Context, t *testing.T, api k8s.API, cs kubernetes.Interface, ns, bin string) {
 	t.Helper()
-	img := exec.CommandContext(ctx, "../../k8s/kbf-image.sh", filepath.Join(t.TempDir(), "kbf-image.tar"))
+	img := exec.CommandContext(ctx, "../../deploy/kbf-image.sh", filepath.Join(t.TempDir(), "kbf-image.tar"))
 	img.Env = append(os.Environ(), "KBF_BIN="+bin)
 	if out, err := img.CombinedOutput(); err != nil || !strings.Contains(string(out), "imported into the test node") {
 		t.Fatalf("make kbf-image: %v\n%s", err, out)
