@@ -31,6 +31,16 @@ type Measurement struct {
 //
 // This and Runner are the only places bench meets the trial protocol.
 func Measure(dir string) (*Measurement, error) {
+	tr, err := AnalyzeDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return MeasureTrial(dir, tr), nil
+}
+
+// AnalyzeDir reads back the one trial a benchmark's trial directory holds
+// and analyses it, as kbf report would.
+func AnalyzeDir(dir string) (*report.Trial, error) {
 	trials, err := results.Find(dir)
 	if err != nil {
 		return nil, err
@@ -42,7 +52,7 @@ func Measure(dir string) (*Measurement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", dir, err)
 	}
-	return MeasureTrial(dir, tr), nil
+	return tr, nil
 }
 
 // MeasureTrial is Measure of a trial already analysed, as the runner

@@ -33,7 +33,7 @@ func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed
 			return fmt.Errorf("write %s: %w", dst, err)
 		}
 		defer f.Close()
-		page := TrialPage{Report: analysed[i], Probe: ctxReader{ctx, f}, ProbeName: t.Probe}
+		page := TrialPage{Report: analysed[i], Probe: results.ContextReader(ctx, f), ProbeName: t.Probe}
 		if t.Dir != "" {
 			rv, err := ReadReplicas(t.Path(results.ReplicasFile), analysed[i])
 			if err != nil {
@@ -44,7 +44,7 @@ func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed
 			switch {
 			case err == nil:
 				defer gf.Close()
-				page.GroupEvents, page.GroupEventsName = ctxReader{ctx, gf}, t.Path(results.GroupEventsFile)
+				page.GroupEvents, page.GroupEventsName = results.ContextReader(ctx, gf), t.Path(results.GroupEventsFile)
 			case !errors.Is(err, fs.ErrNotExist):
 				return fmt.Errorf("write %s: %w", dst, err)
 			}
@@ -64,20 +64,6 @@ func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed
 		return fmt.Errorf("write %s: %w", dst, err)
 	}
 	return nil
-}
-
-// ctxReader reads r until ctx is done, then fails with ctx's error: the
-// page is drawn while the probe CSV is read, so this is where it stops.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // Dest is where `kbf report --html PATH` writes the page of the trials found

@@ -85,7 +85,7 @@ func ReadNodeConfigContext(ctx context.Context, dir, node string) (*NodeConfig, 
 	}
 	defer f.Close()
 	var cfg, block map[string]ConfigValue
-	sc := bufio.NewScanner(ctxReader{ctx: ctx, r: f})
+	sc := bufio.NewScanner(results.ContextReader(ctx, f))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	n := 0
 	for sc.Scan() {

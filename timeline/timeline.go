@@ -383,7 +383,7 @@ func readFile(ctx context.Context, path string, parse func(io.Reader) (int, erro
 		return 0, false, err
 	}
 	defer f.Close()
-	var r io.Reader = ctxReader{ctx: ctx, r: f}
+	var r io.Reader = results.ContextReader(ctx, f)
 	if strings.HasSuffix(path, ".gz") {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
@@ -394,21 +394,6 @@ func readFile(ctx context.Context, path string, parse func(io.Reader) (int, erro
 	}
 	n, err := parse(r)
 	return n, false, err
-}
-
-// ctxReader is a reader whose reads fail with its context's error once
-// the context is done: a parsing loop over it stops within a buffer's
-// worth of lines.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // faultEvents turns the fault record into the signal's sending and the

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -106,16 +105,9 @@ func FromSet(dir string, set *bench.Set) ([]Trial, error) {
 // invalid (a baseline never healthy, the pause not confirmed). A suspect
 // probe does not matter here: fences are the controller's lines.
 func ReadHiccup(dir string) (*report.Hiccup, error) {
-	trials, err := results.Find(dir)
+	tr, err := bench.AnalyzeDir(dir)
 	if err != nil {
 		return nil, err
-	}
-	if len(trials) != 1 {
-		return nil, fmt.Errorf("%s: %d trials, want one trial directory", dir, len(trials))
-	}
-	tr, err := report.Analyze(trials[0], report.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("analyse %s: %w", dir, err)
 	}
 	if tr.Verdict != nil && tr.Verdict.Status == verdict.Invalid {
 		return nil, nil
