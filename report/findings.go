@@ -124,8 +124,13 @@ func (f Finding) String() string {
 	if a := f.allowed(); len(a) > 0 {
 		s += "; not a finding: " + strings.Join(a, "; ")
 	}
-	if f.PowerLoss != nil {
-		s += "; " + f.PowerLoss.String()
+	switch pl := f.PowerLoss; {
+	case pl == nil:
+	case pl.Allowed != "" && f.Lost > 0 && f.Acks == "all":
+		// Allowed, said above, named who lost power and the settings.
+		s += "; " + pl.lostText()
+	default:
+		s += "; " + pl.String()
 	}
 	return s
 }

@@ -123,15 +123,20 @@ func settingsText(ss []Setting) string {
 // String is the judgement in one line: who lost power, the settings, and
 // the acknowledged records lost per partition.
 func (pl *PowerLoss) String() string {
-	var lost []string
-	for _, p := range pl.Lost {
-		lost = append(lost, fmt.Sprintf("p%d %d", p.Partition, p.Lost))
-	}
 	who := strings.Join(pl.Brokers, ", ") + " alone, the other brokers keeping theirs"
 	if pl.Every {
 		who = "every broker (" + strings.Join(pl.Brokers, ", ") + ") at once"
 	}
-	return fmt.Sprintf("power lost on %s; %s; acknowledged records lost by partition: %s", who, settingsText(pl.Settings), strings.Join(lost, ", "))
+	return fmt.Sprintf("power lost on %s; %s; %s", who, settingsText(pl.Settings), pl.lostText())
+}
+
+// lostText is the acknowledged records lost, partition by partition.
+func (pl *PowerLoss) lostText() string {
+	var lost []string
+	for _, p := range pl.Lost {
+		lost = append(lost, fmt.Sprintf("p%d %d", p.Partition, p.Lost))
+	}
+	return "acknowledged records lost by partition: " + strings.Join(lost, ", ")
 }
 
 // powerLossFindings sets, on each finding of the probe, what a power loss

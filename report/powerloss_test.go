@@ -57,6 +57,9 @@ func TestPowerLoss(t *testing.T) {
 			if s := fs[0].String(); !strings.Contains(s, tc.want) || !strings.Contains(s, "acknowledged records lost by partition: p0 7, p1 0") {
 				t.Errorf("finding %q, want %q and the partitions' losses", s, tc.want)
 			}
+			if s := fs[0].String(); strings.Count(s, "k1's log.flush.interval.messages=") != 1 {
+				t.Errorf("finding %q names k1's flush setting more than once", s)
+			}
 		})
 	}
 	if pl := powerLossOf("", &results.Meta{Fault: &results.Fault{Kind: results.FaultSIGKILL}}, nil, in); pl != nil {
