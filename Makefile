@@ -70,9 +70,13 @@ INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafk
 KBF_EXTERNAL_TRIALS ?= 2
 export KBF_EXTERNAL_TRIALS
 
+# A long -v run buries why a test failed among its logs: the output is kept in
+# .cache/TARGET.log and, when a test failed, scripts/test-recap.sh says why at the end.
+RECAP = set -o pipefail; mkdir -p .cache; $(1) 2>&1 | tee .cache/$@.log || { rc=$$?; scripts/test-recap.sh .cache/$@.log; exit $$rc; }
+
 integration:
 	@echo "integration tests with KBF_IMAGE=$(KBF_IMAGE)"
-	$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v $(INTEGRATION_PKGS)
+	$(call RECAP,$(GO) test -count=1 -p 1 -tags integration -run Integration -timeout 40m -v $(INTEGRATION_PKGS))
 
 test: unit integration k8s-integration
 
@@ -201,7 +205,7 @@ k8s-build:
 K8S_PKGS := ./testnode/ ./clusters/k8s/
 
 k8s-test:
-	$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS)
+	$(call RECAP,$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS))
 
 # A node that is up is used as it is; otherwise one is brought up for the tests and down after,
 # whatever they say.
