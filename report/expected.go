@@ -14,11 +14,20 @@ type StallBound struct {
 	Low, High, Unbounded, Excess time.Duration
 	// Bounded counts the phases with a stated bound, Beyond those past it.
 	Bounded, Beyond int
+	// Open is, for a stall still open when probing stopped, how long it
+	// had lasted; Past how much of that ran beyond everything its phases
+	// allow (High and Unbounded): time in a phase no line ended.
+	Open, Past time.Duration
 }
 
 // Expected is the stall's phases against their bounds.
 func (st *Stall) Expected() StallBound {
-	return expectedOf(st.Phases)
+	b := expectedOf(st.Phases)
+	if st.OpenFor > 0 && b.Bounded > 0 {
+		b.Open = st.OpenFor
+		b.Past = max(0, st.OpenFor-b.High-b.Unbounded)
+	}
+	return b
 }
 
 func expectedOf(ps Phases) StallBound {
@@ -50,10 +59,16 @@ func (b StallBound) String() string {
 	if b.Unbounded > 0 {
 		s += fmt.Sprintf(", and %s more in phases no setting bounds", secs(b.Unbounded))
 	}
-	if b.Excess > 0 {
-		return s + fmt.Sprintf("; %s beyond, in %d phase(s)", secs(b.Excess), b.Beyond)
+	switch {
+	case b.Excess > 0:
+		s += fmt.Sprintf("; %s beyond, in %d phase(s)", secs(b.Excess), b.Beyond)
+	case b.Past == 0:
+		s += "; every bounded phase within"
 	}
-	return s + "; every bounded phase within"
+	if b.Past > 0 {
+		s += fmt.Sprintf("; still stalled when probing stopped, %s after it began: at least %s past all of that, in a phase no line ended", secs(b.Open), secs(b.Past))
+	}
+	return s
 }
 
 // Overrun is one phase that ran past its bound, with where it was: a
@@ -72,6 +87,16 @@ type Expectation struct {
 	Bounded, Unbounded int
 	// Overruns are the phases beyond their bounds, one per cited line.
 	Overruns []Overrun
+	// Unended are the stalls still open when probing stopped past what
+	// their phases allow (StallBound.Past).
+	Unended []Unended
+}
+
+// Unended is a partition's stall that no ack ended, run past what its
+// phases' settings allow.
+type Unended struct {
+	Partition  int32
+	Open, Past time.Duration
 }
 
 // Expected is the trial's phases against their bounds.
@@ -100,6 +125,9 @@ func (tr *Trial) Expected() Expectation {
 	}
 	for _, st := range tr.Stalls {
 		add(fmt.Sprintf("p%d", st.Partition), st.Phases)
+		if b := st.Expected(); b.Past > 0 {
+			x.Unended = append(x.Unended, Unended{Partition: st.Partition, Open: b.Open, Past: b.Past})
+		}
 	}
 	if q := tr.Quorum; q != nil {
 		add("quorum", q.Phases)
@@ -120,14 +148,24 @@ func (x Expectation) Line() string {
 	if x.Bounded == 0 {
 		return ""
 	}
-	if len(x.Overruns) == 0 {
+	if len(x.Overruns) == 0 && len(x.Unended) == 0 {
 		return fmt.Sprintf("bounds: every phase within what its settings allow (%d bounded, %d with no bound stated; docs/bounds.md)", x.Bounded, x.Unbounded)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "bounds: %d phase(s) beyond what their settings allow (%d bounded, %d with no bound stated; docs/bounds.md):", len(x.Overruns), x.Bounded, x.Unbounded)
+	var what []string
+	if len(x.Overruns) > 0 {
+		what = append(what, fmt.Sprintf("%d phase(s) beyond what their settings allow", len(x.Overruns)))
+	}
+	if len(x.Unended) > 0 {
+		what = append(what, fmt.Sprintf("%d stall(s) still open past all their phases allow", len(x.Unended)))
+	}
+	fmt.Fprintf(&b, "bounds: %s (%d bounded, %d with no bound stated; docs/bounds.md):", strings.Join(what, "; "), x.Bounded, x.Unbounded)
 	for _, o := range x.Overruns {
 		ph := o.Phase
 		fmt.Fprintf(&b, "\n  %s %s: %s, %s beyond %s [%s]", where(o.Where), ph.Name, secs(ph.Duration), secs(ph.Bound.Excess), boundRange(ph.Bound), ph.Source)
+	}
+	for _, u := range x.Unended {
+		fmt.Fprintf(&b, "\n  p%d: still stalled when probing stopped, %s after it began: at least %s past what its phases allow", u.Partition, secs(u.Open), secs(u.Past))
 	}
 	return b.String()
 }
@@ -151,7 +189,8 @@ func where(ws []string) string {
 func beyondOf(st *Stall, rs ...*CoordinatorRecovery) time.Duration {
 	var d time.Duration
 	if st != nil {
-		d += st.Expected().Excess
+		b := st.Expected()
+		d += b.Excess + b.Past
 	}
 	for _, r := range rs {
 		if r != nil {

@@ -253,10 +253,7 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 		st.Began = g.Start.Sub(e.F)
 		prev = g.Start
 	}
-	if !g.Open {
-		st.FirstAck = g.End
-		st.Total = g.End.Sub(prev)
-	}
+	st.ended(g, prev)
 	if len(cands) == 0 {
 		st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
 		if len(e.tl.Missing) > 0 {

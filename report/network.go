@@ -83,9 +83,7 @@ func cutStalls(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *re
 			st.Began = g.Start.Sub(prev)
 			prev = g.Start
 		}
-		if !g.Open {
-			st.FirstAck, st.Total = g.End, g.End.Sub(prev)
-		}
+		st.ended(g, prev)
 		switch st.Role {
 		case results.RoleLed:
 			st.Note = fmt.Sprintf("the cluster saw broker %d healthy (it still reached the controller and its followers), so it was neither fenced nor replaced: nothing was elected, and the partition it led stalled for as long as the clients were cut from it", f.NodeID)

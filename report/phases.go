@@ -86,8 +86,11 @@ type Stall struct {
 	Began time.Duration
 	// Total is fault (or, when Began is set, the last ack) → first ack;
 	// zero when no ack came.
-	Total  time.Duration
-	Phases []Phase
+	Total time.Duration
+	// OpenFor is, for a stall no ack ended before probing stopped, how
+	// long it had lasted then; zero for one that ended.
+	OpenFor time.Duration
+	Phases  []Phase
 	// Note says why a stall never ended, when the logs tell, or that the
 	// logs show no boundary of it, so it is not split into phases.
 	Note string
@@ -206,3 +209,13 @@ const (
 	PhaseReturn   = "return"
 	PhaseFirstAck = "first ack"
 )
+
+// ended sets when the stall of gap g, begun at prev, ended: its first ack,
+// or, for a gap still open when probing stopped, how long it had lasted.
+func (st *Stall) ended(g *gaps.Gap, prev time.Time) {
+	if g.Open {
+		st.OpenFor = g.End.Sub(prev)
+		return
+	}
+	st.FirstAck, st.Total = g.End, g.End.Sub(prev)
+}

@@ -58,9 +58,7 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 	if g.Start.After(ev.F) && !g.FromFault {
 		st.Began, prev = g.Start.Sub(ev.F), g.Start
 	}
-	if !g.Open {
-		st.FirstAck, st.Total = g.End, g.End.Sub(prev)
-	}
+	st.ended(g, prev)
 	shrink, ok := replicationShrink(ev.tl, ev.meta.Probe.Topic, gp.Partition, role, f, ev.F)
 	if !ok {
 		st.Note = fmt.Sprintf("no leader's ISR shrink of this partition is in the logs after the cut: the stall is not split into phases (%s on the leader bounds it)", lagSetting)

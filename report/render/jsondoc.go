@@ -114,6 +114,11 @@ type stallBoundJSON struct {
 	ExcessSec    float64 `json:"excess_sec"`
 	Bounded      int     `json:"bounded_phases"`
 	Beyond       int     `json:"beyond_phases"`
+	// OpenSec and PastSec are, for a stall still open when probing
+	// stopped, how long it had lasted and how much of that ran past
+	// everything its phases allow.
+	OpenSec float64 `json:"open_sec,omitempty"`
+	PastSec float64 `json:"past_sec,omitempty"`
 }
 
 func stallBoundDoc(st report.Stall) *stallBoundJSON {
@@ -122,7 +127,7 @@ func stallBoundDoc(st report.Stall) *stallBoundJSON {
 	}
 	b := st.Expected()
 	return &stallBoundJSON{LowSec: b.Low.Seconds(), HighSec: b.High.Seconds(), UnboundedSec: b.Unbounded.Seconds(),
-		ExcessSec: b.Excess.Seconds(), Bounded: b.Bounded, Beyond: b.Beyond}
+		ExcessSec: b.Excess.Seconds(), Bounded: b.Bounded, Beyond: b.Beyond, OpenSec: b.Open.Seconds(), PastSec: b.Past.Seconds()}
 }
 
 // expectationJSON is the trial's phases against their bounds
@@ -131,6 +136,15 @@ type expectationJSON struct {
 	Bounded   int           `json:"bounded_phases"`
 	Unbounded int           `json:"unbounded_phases"`
 	Overruns  []overrunJSON `json:"overruns"`
+	// Unended are the stalls still open when probing stopped past what
+	// their phases allow.
+	Unended []unendedJSON `json:"unended,omitempty"`
+}
+
+type unendedJSON struct {
+	Partition int32   `json:"partition"`
+	OpenSec   float64 `json:"open_sec"`
+	PastSec   float64 `json:"past_sec"`
 }
 
 type overrunJSON struct {
@@ -144,7 +158,9 @@ func expectationDoc(x report.Expectation) *expectationJSON {
 	}
 	return &expectationJSON{Bounded: x.Bounded, Unbounded: x.Unbounded, Overruns: append([]overrunJSON{}, each(x.Overruns, func(o report.Overrun) overrunJSON {
 		return overrunJSON{Where: o.Where, Phase: phaseDoc(o.Phase)}
-	})...)}
+	})...), Unended: each(x.Unended, func(u report.Unended) unendedJSON {
+		return unendedJSON{Partition: u.Partition, OpenSec: u.Open.Seconds(), PastSec: u.Past.Seconds()}
+	})}
 }
 
 type phaseJSON struct {
