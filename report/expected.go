@@ -16,16 +16,26 @@ type StallBound struct {
 	Bounded, Beyond int
 	// Open is, for a stall still open when probing stopped, how long it
 	// had lasted; Past how much of that ran beyond everything its phases
-	// allow (High and Unbounded): time in a phase no line ended.
+	// allow (High and Unbounded, and the bound of the phase in progress,
+	// Pending, when it has one): time in a phase no line ended.
 	Open, Past time.Duration
+	Pending    Phase
 }
 
 // Expected is the stall's phases against their bounds.
 func (st *Stall) Expected() StallBound {
 	b := expectedOf(st.Phases)
 	if st.OpenFor > 0 && b.Bounded > 0 {
-		b.Open = st.OpenFor
-		b.Past = max(0, st.OpenFor-b.High-b.Unbounded)
+		b.Open, b.Pending = st.OpenFor, st.Pending
+		allowed := b.High + b.Unbounded
+		switch {
+		case st.Pending.Name == "":
+		case st.Pending.Bound.Stated:
+			allowed += st.Pending.Bound.High
+		default:
+			return b // the phase in progress has no bound: nothing is past
+		}
+		b.Past = max(0, st.OpenFor-allowed)
 	}
 	return b
 }
@@ -65,10 +75,26 @@ func (b StallBound) String() string {
 	case b.Past == 0:
 		s += "; every bounded phase within"
 	}
-	if b.Past > 0 {
-		s += fmt.Sprintf("; still stalled when probing stopped, %s after it began: at least %s past all of that, in a phase no line ended", secs(b.Open), secs(b.Past))
+	return s + b.openText()
+}
+
+// openText says where a stall still open when probing stopped stood
+// against its bounds; "" for one that ended.
+func (b StallBound) openText() string {
+	if b.Open == 0 {
+		return ""
 	}
-	return s
+	pending := ""
+	if p := b.Pending; p.Name != "" {
+		pending = fmt.Sprintf(" (the %s phase in progress from %s, no bound stated)", p.Name, clock(p.Start))
+		if p.Bound.Stated {
+			pending = fmt.Sprintf(" (the %s phase in progress from %s allowed up to %s)", p.Name, clock(p.Start), secs(p.Bound.High))
+		}
+	}
+	if b.Past > 0 {
+		return fmt.Sprintf("; still stalled when probing stopped, %s after it began: at least %s past all of that%s", secs(b.Open), secs(b.Past), pending)
+	}
+	return fmt.Sprintf("; still stalled when probing stopped, %s after it began, not yet past what its phases allow%s: a longer --duration would show its end", secs(b.Open), pending)
 }
 
 // Overrun is one phase that ran past its bound, with where it was: a

@@ -271,6 +271,9 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 		e.x.firstAck(&st, &ph, prev)
 		st.Phases = append(st.Phases, ph)
 	}
+	if g.Open && st.Role == results.RoleLed && len(st.Phases) > 0 && st.Phases[len(st.Phases)-1].Name == PhaseElect {
+		st.Pending = Phase{Name: PhaseClient, Start: prev, End: g.End, Duration: g.End.Sub(prev), Bound: e.bound(&st, PhaseClient, prev, g.End)}
+	}
 	if r := gp.Receive.Fault; r != nil {
 		e.x.receive(&st, g.Duration(), r.Duration())
 	}

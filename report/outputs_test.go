@@ -37,6 +37,11 @@ func TestOutputsGolden(t *testing.T) {
 		// A boundary out of its recipe's order: the producer was told of
 		// the new transaction coordinator before its load had ended.
 		{name: "txn-coordinator-2", archive: "txn-coordinator-2.tar.gz"},
+		// A stall still open when probing stopped, recorded live: k1
+		// paused at broker.session.timeout.ms=4000, fenced in 2.58 s,
+		// and the producer still waiting on it 31.9 s on, within what
+		// the client phase in progress allows.
+		{name: "pause-session-4000", archive: pauseSession4000Archive},
 		{name: "clients-300ms", archive: sigkillArchive, lag: 300 * time.Millisecond},
 		{name: "clients-3ms", archive: sigkillArchive, lag: 3 * time.Millisecond},
 		{name: "rolling"},

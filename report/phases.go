@@ -90,6 +90,11 @@ type Stall struct {
 	// OpenFor is, for a stall no ack ended before probing stopped, how
 	// long it had lasted then; zero for one that ended.
 	OpenFor time.Duration
+	// Pending is, for such a stall of a partition the broker led whose
+	// phases reached the new leader, the phase in progress when probing
+	// stopped (the client's discovery of that leader), from its start to
+	// when probing stopped, with its bound; zero otherwise.
+	Pending Phase
 	Phases  []Phase
 	// Note says why a stall never ended, when the logs tell, or that the
 	// logs show no boundary of it, so it is not split into phases.

@@ -119,6 +119,9 @@ type stallBoundJSON struct {
 	// everything its phases allow.
 	OpenSec float64 `json:"open_sec,omitempty"`
 	PastSec float64 `json:"past_sec,omitempty"`
+	// Pending is the phase in progress when probing stopped, with its
+	// bound from its start.
+	Pending *phaseJSON `json:"pending,omitempty"`
 }
 
 func stallBoundDoc(st report.Stall) *stallBoundJSON {
@@ -126,7 +129,12 @@ func stallBoundDoc(st report.Stall) *stallBoundJSON {
 		return nil
 	}
 	b := st.Expected()
-	return &stallBoundJSON{LowSec: b.Low.Seconds(), HighSec: b.High.Seconds(), UnboundedSec: b.Unbounded.Seconds(),
+	var pending *phaseJSON
+	if b.Open > 0 && b.Pending.Name != "" {
+		p := phaseDoc(b.Pending)
+		pending = &p
+	}
+	return &stallBoundJSON{Pending: pending, LowSec: b.Low.Seconds(), HighSec: b.High.Seconds(), UnboundedSec: b.Unbounded.Seconds(),
 		ExcessSec: b.Excess.Seconds(), Bounded: b.Bounded, Beyond: b.Beyond, OpenSec: b.Open.Seconds(), PastSec: b.Past.Seconds()}
 }
 
