@@ -398,3 +398,21 @@ func TestExplainCombinedQuorumLeader(t *testing.T) {
 		})
 	}
 }
+
+// TestLogsShowingNothing checks node logs that are all there and of the
+// trial's time but hold no line of a fence, shutdown, election or ISR
+// change (a slow disk's trial): the note says Kafka took no action, not
+// that the evidence is missing.
+func TestLogsShowingNothing(t *testing.T) {
+	dir := unpack(t, sigkillArchive)
+	rewriteLogs(t, dir, func(_ string, b []byte) []byte {
+		return regexp.MustCompile(`(?m)^(\[[^\]]+\]) .*$`).ReplaceAll(b, []byte("$1 INFO Deleted time index of a segment (kafka.log.LocalLog$)"))
+	})
+	tr := analyze(t, dir)
+	if !hasNote(tr, "were read whole and show no fence, shutdown, election or ISR change") {
+		t.Errorf("notes %q: want them to say the logs show no action of Kafka's", tr.Notes)
+	}
+	if hasNote(tr, "absent, empty or unreadable") {
+		t.Errorf("notes %q call logs that were read whole missing", tr.Notes)
+	}
+}
