@@ -130,6 +130,14 @@ func (k FaultKind) FaultFS() bool {
 	return k == FaultDiskSlow || k == FaultDiskError || k == FaultPowerLoss
 }
 
+// Degrades reports whether k slows the broker for as long as it holds
+// rather than stopping, freezing or cutting it (disk-slow): every ack
+// after the fault may come late by the fault's own doing, a backlog
+// included, which is what such a trial measures.
+func (k FaultKind) Degrades() bool {
+	return k == FaultDiskSlow
+}
+
 // Controller reports whether k faults the active controller rather than a
 // broker.
 func (k FaultKind) Controller() bool {

@@ -143,3 +143,41 @@ func TestAcksBehindFault(t *testing.T) {
 		t.Errorf("a backlog after the stall: %v, want it found", v)
 	}
 }
+
+// TestAcksBehindDegrading: a fault that slows the broker (disk-slow) makes
+// every ack after it late, a backlog included, and that is what the trial
+// measures, not a probe that fell behind; the same backlog after a SIGKILL
+// is found, and one before the slow disk too.
+func TestAcksBehindDegrading(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	faultAt := t0.Add(5 * time.Second)
+	slowAfter := func(from time.Duration) func(time.Duration) time.Duration {
+		return func(s time.Duration) time.Duration {
+			if s >= from {
+				return 200*time.Millisecond + (s - from) // 0.2 s each, and a backlog growing
+			}
+			return 5 * time.Millisecond
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		kind  results.FaultKind
+		from  time.Duration
+		valid bool
+	}{
+		{name: "disk-slow, late after the fault", kind: results.FaultDiskSlow, from: 5 * time.Second, valid: true},
+		{name: "sigkill, the same late acks", kind: results.FaultSIGKILL, from: 5 * time.Second},
+		{name: "disk-slow, late before the fault", kind: results.FaultDiskSlow, from: time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, g := probeRun(3, interval, 20*time.Second, slowAfter(tc.from), faultAt)
+			m.Kind = "trial"
+			m.Fault = &results.Fault{Broker: "k1", Kind: tc.kind, SignalSent: faultAt, Finished: faultAt}
+			v := Judge(m, g, faultAt)
+			behind := strings.Contains(v.String(), string(AcksBehind))
+			if behind == tc.valid {
+				t.Errorf("%v: acks-behind %v, want %v", v, behind, !tc.valid)
+			}
+		})
+	}
+}

@@ -533,16 +533,22 @@ type acks struct {
 
 // countAcks reads g's lag in the seconds judged: after the probe's start-up
 // (every partition's first ack), and, with a fault, outside the window w
-// that decides the stall, where acks are late because the cluster stalled.
+// that decides the stall, where acks are late because the cluster stalled,
+// and outside the time a fault that slows the broker held (Degrades), where
+// late acks are what the trial measures.
 func countAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound time.Duration) acks {
 	var a acks
 	firstSeen := false
+	degraded := degradedSpan(m, faultAt)
 	for _, ls := range g.Lag {
 		end := ls.From.Add(time.Second)
 		if !m.Probe.Ready.IsZero() && ls.From.Before(m.Probe.Ready) {
 			continue
 		}
 		if !faultAt.IsZero() && end.After(w.from) && ls.From.Before(w.to) {
+			continue
+		}
+		if end.After(degraded.from) && ls.From.Before(degraded.to) {
 			continue
 		}
 		a.seconds++
@@ -660,3 +666,17 @@ func floor(m *results.Meta, w span, faultAt time.Time) string {
 // SelfCores is the CPUs kbf used past which the probe process is the
 // floor.
 const SelfCores = 0.9
+
+// degradedSpan is the time a fault that slows the broker (Degrades) held:
+// from the fault until it was undone, or on to the end; empty for any
+// other fault.
+func degradedSpan(m *results.Meta, faultAt time.Time) span {
+	if m == nil || m.Fault == nil || !m.Fault.Kind.Degrades() || faultAt.IsZero() {
+		return span{}
+	}
+	to := m.Fault.Returned
+	if to.IsZero() {
+		to = results.LatestTime
+	}
+	return span{from: faultAt, to: to}
+}
