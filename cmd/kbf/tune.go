@@ -36,7 +36,8 @@ type tuneOptions struct {
 func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
-	o := &tuneOptions{run: runOptions{g: g, repeat: 1}}
+	// tune makes kbf's own clusters: it takes no --target.
+	o := &tuneOptions{run: runOptions{g: g, repeat: 1, k8s: k8sFlags{target: targetDocker}}}
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
 		Short: "Find the fastest failover the cluster can have without fencing a healthy broker",
@@ -108,6 +109,11 @@ func (o *tuneOptions) validate() error {
 		}
 		if err := opt.Validate(); err != nil {
 			return flagError(err)
+		}
+		// What the benchmark asks of each scenario before its first
+		// trial, asked before the estimate.
+		if err := r.Check(s); err != nil {
+			return usagef("scenario %q: %v", s.Name, err)
 		}
 	}
 	return nil
