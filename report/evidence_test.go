@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/results"
+	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -414,5 +415,20 @@ func TestLogsShowingNothing(t *testing.T) {
 	}
 	if hasNote(tr, "absent, empty or unreadable") {
 		t.Errorf("notes %q call logs that were read whole missing", tr.Notes)
+	}
+}
+
+// TestClockBehindQuietFault: the nodes' latest line two minutes before
+// the trial reads as a clock behind after a SIGKILL, whose fence the
+// nodes must log, and not after a slow disk, which Kafka need not act on
+// (the lines are the trial before's).
+func TestClockBehindQuietFault(t *testing.T) {
+	started := time.Date(2026, 12, 6, 20, 55, 27, 0, time.UTC)
+	tl := &timeline.Timeline{Dated: []timeline.Dated{{File: "k1/state-change.log", Before: 3, First: started.Add(-3 * time.Minute), Last: started.Add(-2 * time.Minute)}}}
+	for kind, want := range map[results.FaultKind]bool{results.FaultSIGKILL: true, results.FaultDiskSlow: false, results.FaultIsolateClients: false} {
+		m := &results.Meta{Started: started, Ended: started.Add(30 * time.Second), Fault: &results.Fault{Kind: kind}}
+		if got := clockBehind(m, tl) != ""; got != want {
+			t.Errorf("%s: clock behind %v, want %v", kind, got, want)
+		}
 	}
 }

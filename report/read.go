@@ -120,9 +120,14 @@ func misdated(m *results.Meta, tl *timeline.Timeline) string {
 // latest more than skewTolerance before it: a node clock behind the
 // trial's (kbf's), not logs that are absent. The last line was written
 // about when kbf collected the logs, at the trial's end, so the gap from
-// it to the end is about how far behind the clock is. A fault no node logs
-// (isolate-clients) leaves lines up to the trial's start, not older.
+// it to the end is about how far behind the clock is. After a fault Kafka
+// need not act on (a slow disk, a cut from the clients only) the nodes may
+// log nothing for minutes, the trial before's lines the latest: no clock
+// is judged from that.
 func clockBehind(m *results.Meta, tl *timeline.Timeline) string {
+	if f := m.Fault; f != nil && (f.Kind.Degrades() || f.Kind == results.FaultIsolateClients) {
+		return ""
+	}
 	kept, last, lastFile := 0, time.Time{}, ""
 	for _, d := range tl.Dated {
 		kept += d.Kept
