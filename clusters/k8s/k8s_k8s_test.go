@@ -420,6 +420,9 @@ func TestSigkillOnKubernetes(t *testing.T) {
 	if len(eph) != 1 {
 		t.Errorf("ephemeral containers %q, want the cut's one", eph)
 	}
+	isolateReplication(ctx, t, cs, ns, func(args ...string) (string, int) {
+		return kbf(kubeconfigAs(ctx, t, admin, cs, ns, "kbf"), args...)
+	})
 
 	jobTrial(ctx, t, api, cs, ns, bin)
 	watchDeployment(ctx, t, api, cs, ns, bin)
@@ -624,3 +627,49 @@ func checkCPU(t *testing.T, h *results.Host, f *results.Fault, v *verdict.Verdic
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+
+// isolateReplication cuts kafka-broker-2 from the other brokers only, by
+// iptables in a second ephemeral container of its pod: it still reaches
+// the controller and its clients, so nobody fences it, and acks=all waits
+// until the leaders drop it from their ISRs after replica.lag.time.max.ms
+// (30 s by default). The report splits some stall at that shrink (the lag
+// phase), and the cut is healed without restarting the pod.
+func isolateReplication(ctx context.Context, t *testing.T, cs kubernetes.Interface, ns string, kbf func(args ...string) (string, int)) {
+	t.Helper()
+	before, err := cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "isolate-replication")
+	args := []string{"--kill", "isolate-replication", "--broker", "kafka-broker-2",
+		"--duration", "60s", "--drain", "2s", "--out", dir, "--quiet", "--baseline", "2s", "--baseline-gap", "3s", "--baseline-timeout", "3m"}
+	if img := os.Getenv("KBF_K8S_NET_IMAGE"); img != "" {
+		args = append(args, "--net-image", img)
+	}
+	out, code := kbf(args...)
+	t.Logf("kbf run --target k8s --kill isolate-replication (exit %d):\n%s", code, out)
+	if code != 0 && code != 6 {
+		t.Fatalf("kbf run exit %d, want 0 (or 6, a suspect trial)", code)
+	}
+	rep := readTrial(t, dir)
+	if f := rep.Meta.Fault; f == nil || f.Kind != results.FaultIsolateReplication || f.NodeID != 2 || f.Cut.IsZero() {
+		t.Errorf("the fault recorded %+v, want an isolate-replication of node 2 with its cut's time", f)
+	}
+	rep.checkAudit(t)
+	lag := false
+	for _, st := range rep.Stalls {
+		for _, ph := range st.Phases {
+			lag = lag || ph.Name == "lag" // report.PhaseLag
+		}
+	}
+	if !lag {
+		t.Errorf("no stall split at a leader's ISR shrink (phase lag): stalls %+v", rep.Stalls)
+	}
+	p, err := cs.CoreV1().Pods(ns).Get(ctx, "kafka-broker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UID != before.UID || p.Status.ContainerStatuses[0].RestartCount != before.Status.ContainerStatuses[0].RestartCount {
+		t.Errorf("kafka-broker-2 was restarted or made again by a cut between brokers")
+	}
+}
