@@ -390,14 +390,16 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseReturn:
 		e.x.returned(&ph, later)
 	}
-	ph.Bound = e.bound(st, bd.name, prev, at)
-	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
+	ph.Bound = e.bound(st, bd, prev)
+	if _, byLag := e.lagBound(st, bd, prev); e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
 		ph.Name = PhaseDetect + "+" + bd.name
 		// The phase's own explanation would count its whole time as
 		// the election's: it is replaced, not kept.
 		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
 			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
-		ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
+		if !byLag {
+			ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
+		}
 	}
 	ph.Bound.measure(ph.Duration)
 	return ph

@@ -87,6 +87,8 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 		lag.Why = fmt.Sprintf("broker %d, cut from the other brokers only, stopped fetching from leader %d while the controller still saw it alive, so nothing fenced it: acks=all waited on it until the leader dropped it from the ISR, %s after the cut (%s %s)",
 			f.NodeID, shrink.Broker, secs(lag.Duration), lagSetting, lag.Settings[0].Value)
 	}
+	lag.Bound = lagBound(lag.Settings[0], ev.F, prev, shrink)
+	lag.Bound.measure(lag.Duration)
 	st.Phases = append(st.Phases, lag)
 	if st.FirstAck.IsZero() {
 		if role == results.RoleLed && len(shrink.ISR) < 2 {
