@@ -267,12 +267,12 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 	if st.Role != results.RoleNone && e.x.notTheFault(&st, gp, cands) {
 		return st
 	}
-	prev = e.phases(&st, g, prev, cands, later)
+	c := e.phases(&st, g, prev, cands, later)
 	if !st.FirstAck.IsZero() {
-		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev),
+		ph := Phase{Name: PhaseFirstAck, End: st.FirstAck,
 			Bound: noBound("the first ack waits on the new leader's answer to the retried produce: kbf states no bound for it")}
-		e.x.firstAck(&st, &ph, prev)
-		st.Phases = append(st.Phases, ph)
+		e.x.firstAck(&st, &ph, c.prev)
+		st.Phases = append(st.Phases, c.phase(ph))
 	}
 	if r := gp.Receive.Fault; r != nil {
 		e.x.receive(&st, g.Duration(), r.Duration())
@@ -320,12 +320,14 @@ func (e *explaining) candidates(st *Stall, g *gaps.Gap) (cands, later []bound, l
 }
 
 // phases splits st's stall g into a phase per candidate boundary, from
-// prev on, and returns where the last phase ended. A boundary before the
-// stall is drawn but bounds nothing; one out of order is drawn at its own
-// line, a phase that took none of the time (Phase.Overlap); one after the
-// first ack bounds nothing and is said in the stall's note.
-func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) time.Time {
+// prev on, by the recovery engine, and returns the chain, at the latest
+// boundary. A boundary before the stall is drawn but bounds nothing;
+// one out of order is drawn at its own line, a phase that took none of the
+// time (Phase.Overlap); one after the first ack bounds nothing and is said
+// in the stall's note.
+func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) *chain {
 	var skipped []string
+	c := chain{prev: prev}
 	for _, bd := range cands {
 		bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: st.Partition, Role: st.Role, Broker: boundaryBroker(bd, e.b),
 			Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
@@ -349,35 +351,27 @@ func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later
 			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
 			continue
 		}
-		if at.Before(prev) {
+		ph := e.phase(st, bd, c.start(at), later)
+		if at.Before(c.prev) {
 			// Out of the recipe's order (a client told of the new leader
-			// before the leader's own line was written): drawn at its
-			// own line, taking none of the time.
-			ph := e.phase(st, bd, at, later)
-			ph.Overlap = prev.Sub(at)
+			// before the leader's own line was written).
 			ph.Why = fmt.Sprintf("%s came %s before the boundary before it (%s), so this phase took none of the time: %s",
-				boundaryWhat[bd.kind], secs(ph.Overlap), clock(prev), ph.Why)
-			bdy.Phase = ph.Name
-			e.draw(bdy, isShared, true)
-			st.Phases = append(st.Phases, ph)
-			continue
+				boundaryWhat[bd.kind], secs(c.prev.Sub(at)), clock(c.prev), ph.Why)
 		}
-		ph := e.phase(st, bd, prev, later)
-		bdy.Phase = ph.Name
+		bdy.Phase = c.phase(ph).Name
 		e.draw(bdy, isShared, true)
-		st.Phases = append(st.Phases, ph)
-		prev = at
 	}
+	st.Phases = append(st.Phases, c.phases...)
 	if len(skipped) > 0 {
 		st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
 	}
-	return prev
+	return &c
 }
 
-// phase is the phase from prev to boundary bd, with its explanation.
+// phase is the phase from prev to boundary bd, with its explanation and
+// bound; the engine (chain.phase) places and measures it.
 func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) Phase {
-	at := bd.e.Time
-	ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
+	ph := Phase{Name: bd.name, End: bd.e.Time, Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
 	switch bd.name {
 	case PhaseQuorum:
 		e.x.quorumPhase(&ph)
@@ -396,12 +390,11 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 		// The phase's own explanation would count its whole time as
 		// the election's: it is replaced, not kept.
 		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
-			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
+			e.undetected, boundaryWhat[bd.kind], secs(bd.e.Time.Sub(prev)))
 		if !byLag {
 			ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
 		}
 	}
-	ph.Bound.measure(ph.Duration)
 	return ph
 }
 
