@@ -210,8 +210,7 @@ func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (
 	f := ff.f
 	e := &explaining{ev: ev, roles: roles, f: f, ff: ff, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
-	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
-		Evidence: f.Signal() + " " + f.Broker}}
+	e.bounds = []Boundary{faultBoundary(ev, f)}
 	var damaged notes
 	e.detect, e.detected = ff.detection, ff.detected
 	// A cut from the clients only is detected by no one: nothing is
@@ -239,24 +238,8 @@ func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (
 // stall explains one partition's ack stall at the fault.
 func (e *explaining) stall(gp gaps.Partition) Stall {
 	g := gp.Ack.Fault
-	p := gp.Partition
-	st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: roleOf(e.roles, p)} // the role decided once, in rolesOf
-	if l, ok := e.ev.meta.Probe.Leaders[p]; ok {
-		st.Leader = l
-	}
+	st, prev := newStall(e.ev, gp, roleOf(e.roles, gp.Partition)) // the role decided once, in rolesOf
 	cands, later, leaderMoved := e.candidates(&st, g)
-
-	prev := e.F
-	if g.Start.After(e.F) && !g.FromFault {
-		// The partition kept acking after the fault: its stall starts
-		// at its last ack, and what happened before took none of it.
-		st.Began = g.Start.Sub(e.F)
-		prev = g.Start
-	}
-	if !g.Open {
-		st.FirstAck = g.End
-		st.Total = g.End.Sub(prev)
-	}
 	if len(cands) == 0 {
 		st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
 		if len(e.tl.Missing) > 0 {
@@ -281,6 +264,32 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 		st.Note = joinNote(e.stuck(&st, g, leaderMoved), st.Note)
 	}
 	return st
+}
+
+// newStall is partition gp's fault stall before it is split, the faulted
+// broker its role: its leader, and its first ack and total when it ended;
+// start is where its first phase starts, the fault, or its last ack when
+// the partition kept acking after the fault (what happened before took
+// none of its time).
+func newStall(ev *evidence, gp gaps.Partition, role results.Role) (st Stall, start time.Time) {
+	g := gp.Ack.Fault
+	st = Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: role}
+	if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
+		st.Leader = l
+	}
+	start = ev.F
+	if g.Start.After(ev.F) && !g.FromFault {
+		st.Began, start = g.Start.Sub(ev.F), g.Start
+	}
+	if !g.Open {
+		st.FirstAck, st.Total = g.End, g.End.Sub(start)
+	}
+	return st, start
+}
+
+// faultBoundary is the boundary every stall starts from: fault f at ev.F.
+func faultBoundary(ev *evidence, f *results.Fault) Boundary {
+	return Boundary{Kind: BoundaryFault, Time: ev.F, Partition: -1, Broker: f.NodeID, InStall: true, Evidence: f.Signal() + " " + f.Broker}
 }
 
 // candidates are the boundaries that may end the phases of st's stall g,

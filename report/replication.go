@@ -30,8 +30,7 @@ const lagSetting = "replica.lag.time.max.ms"
 // only: each at the ISR shrink of its partition's leader.
 func replicationPhases(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) phases {
 	x := newExplainer(ev, f)
-	out := phases{boundaries: []Boundary{{Kind: BoundaryFault, Time: ev.F, Partition: -1, Broker: f.NodeID, InStall: true,
-		Evidence: f.Signal() + " " + f.Broker}}}
+	out := phases{boundaries: []Boundary{faultBoundary(ev, f)}}
 	for _, gp := range g.Partitions {
 		if gp.Ack.Fault == nil {
 			continue
@@ -50,17 +49,7 @@ func replicationPhases(ev *evidence, g *gaps.Report, roles map[int32]results.Rol
 // bounds it when the logs show one.
 func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role results.Role, f *results.Fault) (Stall, *Boundary) {
 	g := gp.Ack.Fault
-	st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: role}
-	if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
-		st.Leader = l
-	}
-	prev := ev.F
-	if g.Start.After(ev.F) && !g.FromFault {
-		st.Began, prev = g.Start.Sub(ev.F), g.Start
-	}
-	if !g.Open {
-		st.FirstAck, st.Total = g.End, g.End.Sub(prev)
-	}
+	st, prev := newStall(ev, gp, role)
 	shrink, ok := replicationShrink(ev.tl, ev.meta.Probe.Topic, gp.Partition, role, f, ev.F)
 	if !ok {
 		st.Note = fmt.Sprintf("no leader's ISR shrink of this partition is in the logs after the cut: the stall is not split into phases (%s on the leader bounds it)", lagSetting)
