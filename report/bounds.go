@@ -159,7 +159,7 @@ func (e *explaining) bound(st *Stall, bd bound, prev time.Time) Bound {
 	}
 	switch bd.name {
 	case PhaseDetect:
-		return e.ff.detectBound
+		return e.ff.detectBound // as detectPhase states it
 	case PhaseClient:
 		from, ok := e.F, frozen(e.f.Kind)
 		if e.f.Kind == results.FaultIsolateController {
@@ -223,6 +223,16 @@ func (x *explainer) inFlightBound(from, prev time.Time) Bound {
 	return Bound{Stated: true, High: high, Settings: ss,
 		Basis: fmt.Sprintf("[0, %s]: a request to the leader that no longer answers (from %s) is given up produce_request_timeout + request_timeout_overhead after it was written, retried on a new connection to it whose first request is given up after request_timeout_overhead, and a refresh follows within metadata_min_age + retry_backoff_max: %s after %s in all",
 			secs(high), clock(from), secs(sum), clock(from))}
+}
+
+// detectPhase is the fault's detection as every chain's phase: from the
+// latest boundary before it to the controller's line, why it took its
+// time (explainer.detect) and its bound.
+func (ff *faultFacts) detectPhase(x *explainer) Phase {
+	e := ff.detection
+	ph := Phase{Name: PhaseDetect, End: e.Time, Explanation: Explanation{Evidence: e.Summary(), Source: e.Source}, Bound: ff.detectBound}
+	x.detect(&ph, e.Kind)
+	return ph
 }
 
 // detectionEvent is the detection's line; nil for none.

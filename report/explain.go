@@ -385,7 +385,7 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseQuorum:
 		e.x.quorumPhase(&ph)
 	case PhaseDetect:
-		e.x.detect(&ph, bd.e.Kind)
+		ph = e.ff.detectPhase(e.x)
 	case PhaseElect:
 		e.x.elect(st, &ph, prev)
 	case PhaseClient:

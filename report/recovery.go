@@ -236,12 +236,10 @@ func (w *coordWalk) detect() {
 		w.c.missing(fmt.Sprintf("no fence of broker %d in the logs: the detection is in the %s's phase", w.ff.f.NodeID, w.rc.leader))
 		return
 	}
-	e := w.ff.detection
-	ph := Phase{End: e.Time}
-	w.x.detect(&ph, e.Kind)
-	w.c.add(PhaseDetect, e.Time, Explanation{Evidence: e.Text, Source: e.Source,
-		Why:     "the " + w.rc.kind + " coordinator moves only when its " + w.rc.topic + " partition's leader does, after the controller fences the broker: " + ph.Why,
-		Setting: ph.Setting, Settings: ph.Settings}, w.ff.detectBound)
+	ph := w.ff.detectPhase(w.x)
+	ph.Evidence = w.ff.detection.Text
+	ph.Why = "the " + w.rc.kind + " coordinator moves only when its " + w.rc.topic + " partition's leader does, after the controller fences the broker: " + ph.Why
+	w.c.phase(ph)
 }
 
 // load adds the new coordinator's leadership of the key's partition and
