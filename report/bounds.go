@@ -151,11 +151,15 @@ func clientDuration(s Setting) (time.Duration, bool) {
 	return d, err == nil
 }
 
-// bound is the bound on st's phase named name, from prev to end.
-func (e *explaining) bound(st *Stall, name string, prev, end time.Time) Bound {
-	switch name {
+// bound is the bound on st's phase that boundary bd ends, from prev.
+func (e *explaining) bound(st *Stall, bd bound, prev time.Time) Bound {
+	end := bd.e.Time
+	if b, ok := e.lagBound(st, bd, prev); ok {
+		return b
+	}
+	switch bd.name {
 	case PhaseDetect:
-		return e.ff.detectBound
+		return e.ff.detectBound // as detectPhase states it
 	case PhaseClient:
 		from, ok := e.F, frozen(e.f.Kind)
 		if e.f.Kind == results.FaultIsolateController {
@@ -221,6 +225,16 @@ func (x *explainer) inFlightBound(from, prev time.Time) Bound {
 			secs(high), clock(from), secs(sum), clock(from))}
 }
 
+// detectPhase is the fault's detection as every chain's phase: from the
+// latest boundary before it to the controller's line, why it took its
+// time (explainer.detect) and its bound.
+func (ff *faultFacts) detectPhase(x *explainer) Phase {
+	e := ff.detection
+	ph := Phase{Name: PhaseDetect, End: e.Time, Explanation: Explanation{Evidence: e.Summary(), Source: e.Source}, Bound: ff.detectBound}
+	x.detect(&ph, e.Kind)
+	return ph
+}
+
 // detectionEvent is the detection's line; nil for none.
 func (ff *faultFacts) detectionEvent() *timeline.Event {
 	if ff == nil || !ff.detected {
@@ -228,4 +242,48 @@ func (ff *faultFacts) detectionEvent() *timeline.Event {
 	}
 	e := ff.detection
 	return &e
+}
+
+// lagBound is the bound on a followed partition's ISR wait when the
+// broker stayed alive but stopped replicating and no fence came before the
+// shrink: its leader dropped it by its lag (lagBound); false otherwise.
+func (e *explaining) lagBound(st *Stall, bd bound, prev time.Time) (Bound, bool) {
+	if st.Role != results.RoleFollowed || bd.kind != BoundaryISRShrunk || !aliveNotReplicating(e.f.Kind) ||
+		(e.detected && !bd.e.Time.Before(e.detect.Time)) {
+		return Bound{}, false
+	}
+	node := brokerService(e.ev.meta, bd.e.Broker)
+	cfg, err := e.x.brokerConfig(node)
+	return lagBound(nodeSetting(cfg, err, node, lagSetting), e.F, prev, bd.e), true
+}
+
+// aliveNotReplicating reports whether a fault of kind k leaves the broker
+// alive but no longer replicating: frozen, cut from the network, or its
+// disk slowed, so its leader drops it from the ISR by its lag unless the
+// controller fences it first.
+func aliveNotReplicating(k results.FaultKind) bool {
+	return k == results.FaultPause || k == results.FaultIsolate || k == results.FaultIsolateReplication || k == results.FaultDiskSlow
+}
+
+// lagBound is the bound on an ISR shrink by lag, fault F → the leader's
+// "Shrinking ISR" line e, for a phase that began at start. The leader's
+// isr-expiration task (ReplicaManager) runs every L/2, L =
+// replica.lag.time.max.ms on the leader, and drops a follower whose last
+// catch-up (at the latest the fault) is more than L old
+// (Partition.getOutOfSyncReplicas): the line comes in (F + L, F + 1.5·L].
+// Only the leader's own decision line is bounded: a line of the applied
+// ISR comes after the controller's AlterPartition round trip, which no
+// setting bounds.
+func lagBound(lag Setting, F, start time.Time, e timeline.Event) Bound {
+	if e.Kind != timeline.KindISRShrink {
+		return noBound("the line is the ISR as applied, after the controller's AlterPartition round trip, which no setting bounds")
+	}
+	l, ok := ms(lag)
+	if !ok {
+		return Bound{Basis: lagSetting + " could not be read, so no bound is stated", Settings: []Setting{lag}}
+	}
+	low, high := max(F.Add(l).Sub(start), 0), max(F.Add(l+l/2).Sub(start), 0)
+	return Bound{Stated: true, Low: low, High: high, Settings: []Setting{lag},
+		Basis: fmt.Sprintf("(L, 1.5·L] after the fault, L = %s = %s: the leader checks its followers every L/2 and drops one whose last catch-up, at the latest the fault, is more than L old",
+			lagSetting, secs(l))}
 }

@@ -27,15 +27,12 @@ func (st *Stall) Expected() StallBound {
 	b := expectedOf(st.Phases)
 	if st.OpenFor > 0 && b.Bounded > 0 {
 		b.Open, b.Pending = st.OpenFor, st.Pending
-		allowed := b.High + b.Unbounded
-		switch {
-		case st.Pending.Name == "":
-		case st.Pending.Bound.Stated:
-			allowed += st.Pending.Bound.High
-		default:
-			return b // the phase in progress has no bound: nothing is past
+		// Past is said only against a phase in progress with a bound: a
+		// stall held by what no setting bounds (a cut that leaves a leader
+		// alone in its ISR lasts as long as the cut) is past nothing.
+		if st.Pending.Name != "" && st.Pending.Bound.Stated {
+			b.Past = max(0, st.OpenFor-b.High-b.Unbounded-st.Pending.Bound.High)
 		}
-		b.Past = max(0, st.OpenFor-allowed)
 	}
 	return b
 }
@@ -84,13 +81,14 @@ func (b StallBound) openText() string {
 	if b.Open == 0 {
 		return ""
 	}
-	pending := ""
-	if p := b.Pending; p.Name != "" {
-		pending = fmt.Sprintf(" (the %s phase in progress from %s, no bound stated)", p.Name, clock(p.Start))
-		if p.Bound.Stated {
-			pending = fmt.Sprintf(" (the %s phase in progress from %s allowed up to %s)", p.Name, clock(p.Start), secs(p.Bound.High))
-		}
+	p := b.Pending
+	switch {
+	case p.Name == "":
+		return fmt.Sprintf("; still stalled when probing stopped, %s after it began, in no phase kbf can bound (its note says what held it)", secs(b.Open))
+	case !p.Bound.Stated:
+		return fmt.Sprintf("; still stalled when probing stopped, %s after it began, in the %s phase from %s, which has no bound stated", secs(b.Open), p.Name, clock(p.Start))
 	}
+	pending := fmt.Sprintf(" (the %s phase in progress from %s allowed up to %s)", p.Name, clock(p.Start), secs(p.Bound.High))
 	if b.Past > 0 {
 		return fmt.Sprintf("; still stalled when probing stopped, %s after it began: at least %s past all of that%s", secs(b.Open), secs(b.Past), pending)
 	}

@@ -210,8 +210,7 @@ func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (
 	f := ff.f
 	e := &explaining{ev: ev, roles: roles, f: f, ff: ff, tl: ev.tl, F: ev.F, topic: ev.meta.Probe.Topic, b: f.NodeID,
 		shared: map[BoundaryKind]*Boundary{}}
-	e.bounds = []Boundary{{Kind: BoundaryFault, Time: e.F, Partition: -1, Broker: e.b, InStall: true,
-		Evidence: f.Signal() + " " + f.Broker}}
+	e.bounds = []Boundary{faultBoundary(ev, f)}
 	var damaged notes
 	e.detect, e.detected = ff.detection, ff.detected
 	// A cut from the clients only is detected by no one: nothing is
@@ -239,21 +238,8 @@ func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (
 // stall explains one partition's ack stall at the fault.
 func (e *explaining) stall(gp gaps.Partition) Stall {
 	g := gp.Ack.Fault
-	p := gp.Partition
-	st := Stall{Partition: p, Leader: -1, NewLeader: -1, Role: roleOf(e.roles, p)} // the role decided once, in rolesOf
-	if l, ok := e.ev.meta.Probe.Leaders[p]; ok {
-		st.Leader = l
-	}
+	st, prev := newStall(e.ev, gp, roleOf(e.roles, gp.Partition)) // the role decided once, in rolesOf
 	cands, later, leaderMoved := e.candidates(&st, g)
-
-	prev := e.F
-	if g.Start.After(e.F) && !g.FromFault {
-		// The partition kept acking after the fault: its stall starts
-		// at its last ack, and what happened before took none of it.
-		st.Began = g.Start.Sub(e.F)
-		prev = g.Start
-	}
-	st.ended(g, prev)
 	if len(cands) == 0 {
 		st.Note = "the logs show no boundary of this stall (no fence or shutdown grant, no new leader or smaller ISR, no client leader change): it is not split into phases"
 		if len(e.tl.Missing) > 0 {
@@ -264,15 +250,16 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 	if st.Role != results.RoleNone && e.x.notTheFault(&st, gp, cands) {
 		return st
 	}
-	prev = e.phases(&st, g, prev, cands, later)
+	c := e.phases(&st, g, prev, cands, later)
 	if !st.FirstAck.IsZero() {
-		ph := Phase{Name: PhaseFirstAck, Start: prev, End: st.FirstAck, Duration: st.FirstAck.Sub(prev),
+		ph := Phase{Name: PhaseFirstAck, End: st.FirstAck,
 			Bound: noBound("the first ack waits on the new leader's answer to the retried produce: kbf states no bound for it")}
-		e.x.firstAck(&st, &ph, prev)
-		st.Phases = append(st.Phases, ph)
+		e.x.firstAck(&st, &ph, c.prev)
+		st.Phases = append(st.Phases, c.phase(ph))
 	}
 	if g.Open && st.Role == results.RoleLed && len(st.Phases) > 0 && st.Phases[len(st.Phases)-1].Name == PhaseElect {
-		st.Pending = Phase{Name: PhaseClient, Start: prev, End: g.End, Duration: g.End.Sub(prev), Bound: e.bound(&st, PhaseClient, prev, g.End)}
+		st.Pending = Phase{Name: PhaseClient, Start: c.prev, End: g.End, Duration: g.End.Sub(c.prev),
+			Bound: e.bound(&st, bound{name: PhaseClient, e: timeline.Event{Time: g.End}}, c.prev)}
 	}
 	if r := gp.Receive.Fault; r != nil {
 		e.x.receive(&st, g.Duration(), r.Duration())
@@ -281,6 +268,30 @@ func (e *explaining) stall(gp gaps.Partition) Stall {
 		st.Note = joinNote(e.stuck(&st, g, leaderMoved), st.Note)
 	}
 	return st
+}
+
+// newStall is partition gp's fault stall before it is split, the faulted
+// broker its role: its leader, and its first ack and total when it ended;
+// start is where its first phase starts, the fault, or its last ack when
+// the partition kept acking after the fault (what happened before took
+// none of its time).
+func newStall(ev *evidence, gp gaps.Partition, role results.Role) (st Stall, start time.Time) {
+	g := gp.Ack.Fault
+	st = Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: role}
+	if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
+		st.Leader = l
+	}
+	start = ev.F
+	if g.Start.After(ev.F) && !g.FromFault {
+		st.Began, start = g.Start.Sub(ev.F), g.Start
+	}
+	st.ended(g, start)
+	return st, start
+}
+
+// faultBoundary is the boundary every stall starts from: fault f at ev.F.
+func faultBoundary(ev *evidence, f *results.Fault) Boundary {
+	return Boundary{Kind: BoundaryFault, Time: ev.F, Partition: -1, Broker: f.NodeID, InStall: true, Evidence: f.Signal() + " " + f.Broker}
 }
 
 // candidates are the boundaries that may end the phases of st's stall g,
@@ -320,12 +331,14 @@ func (e *explaining) candidates(st *Stall, g *gaps.Gap) (cands, later []bound, l
 }
 
 // phases splits st's stall g into a phase per candidate boundary, from
-// prev on, and returns where the last phase ended. A boundary before the
-// stall is drawn but bounds nothing; one out of order is drawn at its own
-// line, a phase that took none of the time (Phase.Overlap); one after the
-// first ack bounds nothing and is said in the stall's note.
-func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) time.Time {
+// prev on, by the recovery engine, and returns the chain, at the latest
+// boundary. A boundary before the stall is drawn but bounds nothing;
+// one out of order is drawn at its own line, a phase that took none of the
+// time (Phase.Overlap); one after the first ack bounds nothing and is said
+// in the stall's note.
+func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later []bound) *chain {
 	var skipped []string
+	c := chain{prev: prev}
 	for _, bd := range cands {
 		bdy := Boundary{Kind: bd.kind, Phase: bd.name, Partition: st.Partition, Role: st.Role, Broker: boundaryBroker(bd, e.b),
 			Evidence: bd.e.Summary(), Source: bd.e.Source, Time: bd.e.Time}
@@ -349,40 +362,32 @@ func (e *explaining) phases(st *Stall, g *gaps.Gap, prev time.Time, cands, later
 			skipped = append(skipped, fmt.Sprintf("%s (%s) is logged at %s, %s after the first ack, so it bounds no phase", bd.kind, bd.e.Source, clock(at), secs(at.Sub(st.FirstAck))))
 			continue
 		}
-		if at.Before(prev) {
+		ph := e.phase(st, bd, c.start(at), later)
+		if at.Before(c.prev) {
 			// Out of the recipe's order (a client told of the new leader
-			// before the leader's own line was written): drawn at its
-			// own line, taking none of the time.
-			ph := e.phase(st, bd, at, later)
-			ph.Overlap = prev.Sub(at)
+			// before the leader's own line was written).
 			ph.Why = fmt.Sprintf("%s came %s before the boundary before it (%s), so this phase took none of the time: %s",
-				boundaryWhat[bd.kind], secs(ph.Overlap), clock(prev), ph.Why)
-			bdy.Phase = ph.Name
-			e.draw(bdy, isShared, true)
-			st.Phases = append(st.Phases, ph)
-			continue
+				boundaryWhat[bd.kind], secs(c.prev.Sub(at)), clock(c.prev), ph.Why)
 		}
-		ph := e.phase(st, bd, prev, later)
-		bdy.Phase = ph.Name
+		bdy.Phase = c.phase(ph).Name
 		e.draw(bdy, isShared, true)
-		st.Phases = append(st.Phases, ph)
-		prev = at
 	}
+	st.Phases = append(st.Phases, c.phases...)
 	if len(skipped) > 0 {
 		st.Note = joinNote(st.Note, strings.Join(skipped, "; "))
 	}
-	return prev
+	return &c
 }
 
-// phase is the phase from prev to boundary bd, with its explanation.
+// phase is the phase from prev to boundary bd, with its explanation and
+// bound; the engine (chain.phase) places and measures it.
 func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) Phase {
-	at := bd.e.Time
-	ph := Phase{Name: bd.name, Start: prev, End: at, Duration: at.Sub(prev), Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
+	ph := Phase{Name: bd.name, End: bd.e.Time, Explanation: Explanation{Evidence: bd.e.Summary(), Source: bd.e.Source}}
 	switch bd.name {
 	case PhaseQuorum:
 		e.x.quorumPhase(&ph)
 	case PhaseDetect:
-		e.x.detect(&ph, bd.e.Kind)
+		ph = e.ff.detectPhase(e.x)
 	case PhaseElect:
 		e.x.elect(st, &ph, prev)
 	case PhaseClient:
@@ -390,16 +395,17 @@ func (e *explaining) phase(st *Stall, bd bound, prev time.Time, later []bound) P
 	case PhaseReturn:
 		e.x.returned(&ph, later)
 	}
-	ph.Bound = e.bound(st, bd.name, prev, at)
-	if e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
+	ph.Bound = e.bound(st, bd, prev)
+	if _, byLag := e.lagBound(st, bd, prev); e.undetected != "" && prev.Equal(e.F) && bd.name != PhaseReturn {
 		ph.Name = PhaseDetect + "+" + bd.name
 		// The phase's own explanation would count its whole time as
 		// the election's: it is replaced, not kept.
 		ph.Why = fmt.Sprintf("%s, so the detection and what followed it are not told apart: %s came %s after the fault",
-			e.undetected, boundaryWhat[bd.kind], secs(ph.Duration))
-		ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
+			e.undetected, boundaryWhat[bd.kind], secs(bd.e.Time.Sub(prev)))
+		if !byLag {
+			ph.Bound = noBound("the detection's line is missing, so the phase that holds it has no bound")
+		}
 	}
-	ph.Bound.measure(ph.Duration)
 	return ph
 }
 

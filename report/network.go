@@ -74,16 +74,7 @@ func cutStalls(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *re
 		if g == nil {
 			continue
 		}
-		st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: roleOf(roles, gp.Partition)}
-		if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
-			st.Leader = l
-		}
-		prev := ev.F
-		if g.Start.After(prev) && !g.FromFault {
-			st.Began = g.Start.Sub(prev)
-			prev = g.Start
-		}
-		st.ended(g, prev)
+		st, _ := newStall(ev, gp, roleOf(roles, gp.Partition))
 		switch st.Role {
 		case results.RoleLed:
 			st.Note = fmt.Sprintf("the cluster saw broker %d healthy (it still reached the controller and its followers), so it was neither fenced nor replaced: nothing was elected, and the partition it led stalled for as long as the clients were cut from it", f.NodeID)

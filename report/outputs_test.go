@@ -31,6 +31,9 @@ func TestOutputsGolden(t *testing.T) {
 		{name: "isolate", archive: isolateArchive},
 		{name: "isolate-controller", archive: isolateControllerArchive},
 		{name: "isolate-clients", archive: isolateClientsArchive},
+		// The ISR wait by lag: the broker, cut from the other brokers
+		// only, is dropped from the ISR within (L, 1.5·L] of the cut.
+		{name: "isolate-replication", archive: isolateReplicationArchive},
 		// A trial beyond its bounds: the new group coordinator began its
 		// load 0.09 s after it led the partition (docs/bounds.md).
 		{name: "group-coordinator-classic", archive: "group-coordinator-classic.tar.gz"},

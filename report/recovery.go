@@ -23,20 +23,35 @@ type chain struct {
 	note   string
 }
 
+// start is where the phase ended by evidence dated at starts: the latest
+// boundary so far, or, for evidence that came before it (out of the
+// recipe's order), its own line.
+func (c *chain) start(at time.Time) time.Time {
+	if at.Before(c.prev) {
+		return at
+	}
+	return c.prev
+}
+
 // add ends the phase named name at its evidence e, dated at, within the
 // bound b its settings allow.
 func (c *chain) add(name string, at time.Time, e Explanation, b Bound) {
-	start := c.prev
-	var overlap time.Duration
-	if at.Before(start) {
-		start, overlap = at, c.prev.Sub(at)
-	}
-	ph := Phase{Name: name, Start: start, End: at, Duration: at.Sub(start), Overlap: overlap, Explanation: e, Bound: b}
+	c.phase(Phase{Name: name, End: at, Explanation: e, Bound: b})
+}
+
+// phase adds ph, its name, end, explanation and bound found: it starts
+// where start says, and an out-of-order one overlaps the latest boundary.
+func (c *chain) phase(ph Phase) Phase {
+	at := ph.End
+	ph.Start = c.start(at)
+	ph.Duration = at.Sub(ph.Start)
+	ph.Overlap = c.prev.Sub(ph.Start)
 	ph.Bound.measure(ph.Duration)
 	c.phases = append(c.phases, ph)
 	if at.After(c.prev) {
 		c.prev = at
 	}
+	return ph
 }
 
 // missing says, once, what the phases lack.
@@ -221,12 +236,10 @@ func (w *coordWalk) detect() {
 		w.c.missing(fmt.Sprintf("no fence of broker %d in the logs: the detection is in the %s's phase", w.ff.f.NodeID, w.rc.leader))
 		return
 	}
-	e := w.ff.detection
-	ph := Phase{End: e.Time}
-	w.x.detect(&ph, e.Kind)
-	w.c.add(PhaseDetect, e.Time, Explanation{Evidence: e.Text, Source: e.Source,
-		Why:     "the " + w.rc.kind + " coordinator moves only when its " + w.rc.topic + " partition's leader does, after the controller fences the broker: " + ph.Why,
-		Setting: ph.Setting, Settings: ph.Settings}, w.ff.detectBound)
+	ph := w.ff.detectPhase(w.x)
+	ph.Evidence = w.ff.detection.Text
+	ph.Why = "the " + w.rc.kind + " coordinator moves only when its " + w.rc.topic + " partition's leader does, after the controller fences the broker: " + ph.Why
+	w.c.phase(ph)
 }
 
 // load adds the new coordinator's leadership of the key's partition and

@@ -30,8 +30,7 @@ const lagSetting = "replica.lag.time.max.ms"
 // only: each at the ISR shrink of its partition's leader.
 func replicationPhases(ev *evidence, g *gaps.Report, roles map[int32]results.Role, f *results.Fault) phases {
 	x := newExplainer(ev, f)
-	out := phases{boundaries: []Boundary{{Kind: BoundaryFault, Time: ev.F, Partition: -1, Broker: f.NodeID, InStall: true,
-		Evidence: f.Signal() + " " + f.Broker}}}
+	out := phases{boundaries: []Boundary{faultBoundary(ev, f)}}
 	for _, gp := range g.Partitions {
 		if gp.Ack.Fault == nil {
 			continue
@@ -50,15 +49,7 @@ func replicationPhases(ev *evidence, g *gaps.Report, roles map[int32]results.Rol
 // bounds it when the logs show one.
 func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role results.Role, f *results.Fault) (Stall, *Boundary) {
 	g := gp.Ack.Fault
-	st := Stall{Partition: gp.Partition, Leader: -1, NewLeader: -1, Role: role}
-	if l, ok := ev.meta.Probe.Leaders[gp.Partition]; ok {
-		st.Leader = l
-	}
-	prev := ev.F
-	if g.Start.After(ev.F) && !g.FromFault {
-		st.Began, prev = g.Start.Sub(ev.F), g.Start
-	}
-	st.ended(g, prev)
+	st, prev := newStall(ev, gp, role)
 	shrink, ok := replicationShrink(ev.tl, ev.meta.Probe.Topic, gp.Partition, role, f, ev.F)
 	if !ok {
 		st.Note = fmt.Sprintf("no leader's ISR shrink of this partition is in the logs after the cut: the stall is not split into phases (%s on the leader bounds it)", lagSetting)
@@ -72,27 +63,28 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 		return st, bdy
 	}
 	bdy.InStall = true
-	lag := Phase{Name: PhaseLag, Start: prev, End: shrink.Time, Duration: shrink.Time.Sub(prev),
-		Explanation: Explanation{Evidence: shrink.Summary(), Source: shrink.Source}}
+	c := chain{prev: prev}
+	lag := Phase{Name: PhaseLag, End: shrink.Time, Explanation: Explanation{Evidence: shrink.Summary(), Source: shrink.Source}}
 	leaderNode := brokerService(ev.meta, shrink.Broker)
 	cfg, err := x.brokerConfig(leaderNode)
 	lag.Settings = []Setting{nodeSetting(cfg, err, leaderNode, lagSetting)}
 	lag.Setting = lagSetting + " on the leader (how long a replica may stop catching up before it leaves the ISR; the leader checks every half of it, so the shrink comes 1 to 1.5 times it after the cut)"
 	if role == results.RoleLed {
 		lag.Why = fmt.Sprintf("broker %d, cut from the other brokers only, still led the partition and heard none of its followers: acks=all waited on them until it dropped them from the ISR, %s after the cut (%s %s)",
-			f.NodeID, secs(lag.Duration), lagSetting, lag.Settings[0].Value)
+			f.NodeID, secs(shrink.Time.Sub(prev)), lagSetting, lag.Settings[0].Value)
 	} else {
 		lag.Why = fmt.Sprintf("broker %d, cut from the other brokers only, stopped fetching from leader %d while the controller still saw it alive, so nothing fenced it: acks=all waited on it until the leader dropped it from the ISR, %s after the cut (%s %s)",
-			f.NodeID, shrink.Broker, secs(lag.Duration), lagSetting, lag.Settings[0].Value)
+			f.NodeID, shrink.Broker, secs(shrink.Time.Sub(prev)), lagSetting, lag.Settings[0].Value)
 	}
-	st.Phases = append(st.Phases, lag)
+	lag.Bound = lagBound(lag.Settings[0], ev.F, prev, shrink)
+	st.Phases = append(st.Phases, c.phase(lag))
 	if st.FirstAck.IsZero() {
 		if role == results.RoleLed && len(shrink.ISR) < 2 {
 			st.Note = fmt.Sprintf("broker %d was left alone in the ISR (%s): fewer than min.insync.replicas, so its acks=all writes were refused (NOT_ENOUGH_REPLICAS) until the cut was healed; no one elected another leader, since the controller still saw it alive", f.NodeID, shrink.Summary())
 		}
 		return st, bdy
 	}
-	first := Phase{Name: PhaseFirstAck, Start: shrink.Time, End: st.FirstAck, Duration: st.FirstAck.Sub(shrink.Time)}
+	first := Phase{Name: PhaseFirstAck, End: st.FirstAck}
 	if role == results.RoleLed && len(shrink.ISR) < 2 {
 		// Alone in the ISR, the leader refuses acks=all writes until its
 		// followers are back in it: after the heal (a failback's).
@@ -101,7 +93,7 @@ func replicationStall(ev *evidence, x *explainer, gp gaps.Partition, role result
 		first.Why = "the leader acknowledged the records it was holding once the smaller ISR let its high watermark move"
 		x.firstAck(&st, &first, shrink.Time)
 	}
-	st.Phases = append(st.Phases, first)
+	st.Phases = append(st.Phases, c.phase(first))
 	return st, bdy
 }
 
