@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
@@ -49,7 +48,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 		if err := checkBootstrap(e.bootstrap); err != nil {
 			return err
 		}
-		if err := (&remote.Target{}).Supports(kill, ""); err != nil {
+		if err := clusters.Supports(clusters.Spec{Remote: &clusters.RemoteOptions{}}, kill, ""); err != nil {
 			return usageError{err}
 		}
 	}
@@ -61,7 +60,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 	case e.logs != "" && e.logsCommand != "":
 		return usagef("--logs and --logs-command: give one")
 	case e.logsCommand != "":
-		if err := remote.CheckLogsCommand(e.logsCommand); err != nil {
+		if err := clusters.CheckLogsCommand(e.logsCommand); err != nil {
 			return usagef("--logs-command: %v", err)
 		}
 	case e.logs != "":
@@ -80,5 +79,5 @@ func (e *externalFlags) options() experiment.External {
 // --logs or --logs-command says: contacted when opened, to read its nodes
 // and check kbf reaches every broker.
 func (e *externalFlags) remote(sec *kafkasec.Config) clusters.Spec {
-	return clusters.Spec{Remote: &remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
+	return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
@@ -247,10 +246,8 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 		return clusters.Spec{}, err
 	}
 	opts.Image, opts.Lead = o.image, leadOf(o.broker)
-	docker.ForFault(&opts, o.kill, leadOf(o.broker), o.diskSize)
-	docker.ForDiskFault(&opts, o.kill, diskBroker(o.broker, o.diskOptions()))
 	withOffline(&opts, o.g)
-	return clusters.Spec{Docker: &opts}, nil
+	return clusters.Spec{Docker: &opts, Fault: faultShape(o.kill, o.broker, o.diskSize, o.diskOptions())}, nil
 }
 
 // leadOf is the broker the cluster is shaped for (it leads partition 0, a

@@ -17,8 +17,6 @@ import (
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/k8s"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
@@ -137,7 +135,7 @@ func (o *watchOptions) validate() error {
 		return usageError{err}
 	}
 	if o.k8s.on() {
-		if _, _, err := k8s.LoadConfig(o.k8s.kubeconfig); err != nil {
+		if err := clusters.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
 			return usageError{err}
 		}
 	}
@@ -227,7 +225,7 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 		}
 		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
-		return clusters.Spec{Remote: &remote.Options{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
+		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
 	return o.cluster.existing()
@@ -272,9 +270,9 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if t.Observer() == nil {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
-		if r, err := remote.New(ctx, remote.Options{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}); err == nil {
+		if r, err := clusters.Open(ctx, clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
 			defer closeWithin(closeTimeout, func() { _ = r.Close() })
-			w.Observer = r
+			w.Observer = r.Observer()
 		} else if ctx.Err() == nil {
 			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
 		}
