@@ -310,14 +310,9 @@ func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporte
 }
 
 // analyseRecorded analyses a trial the runner has just recorded in dir,
-// once, and writes its report.txt, report.json, plot.svg and report.html
-// beside it (package analysis).
+// once, and writes its reports beside it (analysis.JustRecorded).
 func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
-	found, err := results.Find(dir)
-	if err != nil {
-		return nil, err
-	}
-	return analysis.Trial(ctx, found[0], analysis.Options{Text: textReport, Write: analysis.Recorded})
+	return analysis.JustRecorded(ctx, dir, textReport)
 }
 
 // trialReports analyses each trial kbf run records, prints its digest, and
@@ -355,10 +350,7 @@ func (r *trialReports) done(out string) error {
 		if err := render.WriteSummaryText(r.out, s); err != nil {
 			return err
 		}
-		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryFile), func(f io.Writer) error { return render.WriteSummaryText(f, s) }); err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryJSON), func(f io.Writer) error { return render.WriteSummaryJSON(f, s) }); err != nil {
+		if err := analysis.WriteSummary(out, s); err != nil {
 			return err
 		}
 	}
