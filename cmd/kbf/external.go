@@ -31,8 +31,7 @@ type externalFlags struct {
 
 func (e *externalFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&e.bootstrap, "bootstrap", nil, "a cluster kbf did not start, reached at these addresses (no Docker); its only fault is --fault external")
-	f.StringVar(&e.logs, "logs", "", "--fault external: a directory with one folder per node, named by its node id, holding its log files")
-	f.StringVar(&e.logsCommand, "logs-command", "", "--fault external: a shell command that prints one node's log, run for each node with {id} (its node id), {host} (the host a broker advertises) and {since} (the trial's start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
+	registerLogs(f, &e.logs, &e.logsCommand, "--fault external", "", "the trial's start")
 	f.StringVar(&e.readyFile, "ready-file", "", "--fault external: a file kbf creates once the baseline is healthy, for a script to inject then")
 	f.StringVar(&e.onReady, "on-ready", "", "--fault external: a shell command kbf runs once the baseline is healthy, in a process group of its own: not waited for; a failure (its exit status) is reported, and what of it still runs when the trial ends is ended")
 	f.DurationVar(&e.margin, "heal-margin", 0, "--fault external: how long every partition must be steady, its ISR full, to count as healed (default --baseline)")

@@ -377,7 +377,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.BoolVar(&o.failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
 	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
-	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
+	registerImage(f, &o.image)
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
 	f.StringVar(&o.diskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")

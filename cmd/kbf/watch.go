@@ -97,8 +97,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
 	f.Var(&retainFlag{&o.opt.Retain}, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
-	f.StringVar(&o.logs, "logs", "", "with --bootstrap: a directory with one folder per node, named by its node id, holding its log files")
-	f.StringVar(&o.logsCommand, "logs-command", "", "with --bootstrap: a shell command that prints one node's log, run for each node after each incident with {id}, {host} and {since} (the incident's window start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
+	registerLogs(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
 }
