@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
 )
 
 func TestStatusFlags(t *testing.T) {
