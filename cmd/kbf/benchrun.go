@@ -29,7 +29,7 @@ type benchRunner struct {
 	// pool keeps the Docker cluster from one trial to the next.
 	pool clusters.Pool
 	// local caches whether an image is here (a scenario's kafka_version).
-	local map[string]bool
+	local compose.LocalImages
 	// checked are the targets Check made, by their cluster options
 	// (shapeKey): loading a compose project takes milliseconds, and
 	// 10,000 scenarios of one cluster need one, not 10,000.
@@ -346,7 +346,7 @@ func (r *benchRunner) clusterSpec(ctx context.Context, s bench.Scenario, ro runO
 	case k.on():
 		return k.spec(ro.external.bootstrap, leadOf(opt.Broker), opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
 	}
-	return r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
+	return r.clusterOptions(s, opt, func(img string) bool { return r.local.Has(ctx, img) })
 }
 
 // trial runs one trial into dir on target t.
@@ -401,25 +401,4 @@ func (r *benchRunner) checkK8s(s bench.Scenario, k k8sFlags) error {
 		return err
 	}
 	return clusters.Supports(clusters.Spec{K8s: &clusters.K8s{}}, opt.Kill, opt.Broker)
-}
-
-// isLocal reports whether Docker has the image here; when Docker cannot be
-// asked it says no, and the cluster then pulls the public image.
-func (r *benchRunner) isLocal(ctx context.Context, img string) bool {
-	if v, ok := r.local[img]; ok {
-		return v
-	}
-	cli, err := compose.NewDockerClient()
-	if err != nil {
-		return false
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err = cli.ImageInspect(ctx, img)
-	if r.local == nil {
-		r.local = map[string]bool{}
-	}
-	r.local[img] = err == nil
-	return err == nil
 }
