@@ -2,8 +2,9 @@
 // from a spec that says where it lives: kbf's Docker cluster
 // (clusters/docker), a Kafka in Kubernetes (clusters/k8s), or a cluster
 // reached by its addresses (clusters/remote). kbf run, bench, probe and
-// watch all make theirs here, so that a place a cluster can live is added
-// once.
+// watch all make theirs here, and ask here what a cluster can do before
+// making it (ShapeOf, Supports), so that a place a cluster can live is
+// added once and no command imports one.
 package clusters
 
 import (
@@ -17,17 +18,29 @@ import (
 	"github.com/kbf-project/kbf/compose"
 )
 
-// Spec says where a cluster lives: exactly one of its fields is set.
+// Spec says where a cluster lives: exactly one of Docker, Remote and K8s
+// is set. Fault is the fault its trial makes, which kbf's Docker cluster
+// is shaped for when made (Shaped).
 type Spec struct {
 	// Docker is kbf's Docker cluster, the embedded one or a user's compose
 	// file. Making it contacts nothing.
 	Docker *compose.Options
 	// Remote is a cluster reached by its addresses: contacted when made,
 	// its brokers asked who they are.
-	Remote *remote.Options
+	Remote *RemoteOptions
 	// K8s is a Kafka in Kubernetes: its namespace's pods listed when made.
 	K8s *K8s
+	// Fault is the trial's fault; the zero Fault is none.
+	Fault Fault
 }
+
+// RemoteOptions are a remote cluster's settings (remote.Options): its
+// addresses, where its node logs are, its client security.
+type RemoteOptions = remote.Options
+
+// K8sOptions are a Kubernetes cluster's settings (k8s.Options): the pods'
+// selector, the broker to fault, the ephemeral container's image.
+type K8sOptions = k8s.Options
 
 // K8s is where a Kafka in Kubernetes is, and the target's settings.
 type K8s struct {
@@ -37,7 +50,7 @@ type K8s struct {
 	// Namespace is the cluster's; "": the kubeconfig context's, else
 	// default.
 	Namespace string
-	Options   k8s.Options
+	Options   K8sOptions
 }
 
 // ErrSpec marks a spec that names no place, or more than one.
@@ -47,6 +60,7 @@ var ErrSpec = errors.New("a cluster spec names one place: Docker, Remote or K8s"
 // compose.ErrInvalid (a compose file, a setting) or regfile.ErrNotRegular
 // (a kubeconfig that is not a file).
 func Open(ctx context.Context, s Spec) (cluster.Cluster, error) {
+	s = s.Shaped()
 	switch {
 	case count(s) != 1:
 		return nil, ErrSpec
@@ -114,6 +128,7 @@ type Pool struct {
 // trial is over; fresh asks for a Docker cluster brought up from nothing.
 func (p *Pool) Open(ctx context.Context, s Spec, fresh bool) (cluster.Cluster, func(), error) {
 	if s.Docker != nil && count(s) == 1 {
+		s = s.Shaped()
 		t, err := p.Docker.Get(ctx, *s.Docker, fresh)
 		if err != nil {
 			return nil, nil, err

@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 )
 
@@ -198,14 +200,14 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil)
+				opts, err := dockerOpts(r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil))
 				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" || opts.DiskLimits != nil {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := r.clusterOptions(bench.Scenario{}, o, nil)
+				opts, err := dockerOpts(r.clusterOptions(bench.Scenario{}, o, nil))
 				if err != nil || opts.DiskLimits["k2"] != "128m" || opts.Lead != "k2" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
@@ -223,7 +225,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 					{bench.Scenario{}, true, base.run.image},
 				} {
 					asked := ""
-					opts, err := r.clusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local })
+					opts, err := dockerOpts(r.clusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local }))
 					if err != nil || opts.Image != tt.want {
 						t.Errorf("%+v (here: %v): image %q, want %q (%v)", tt.s, tt.local, opts.Image, tt.want, err)
 					}
@@ -239,7 +241,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o experiment.Options) {}},
 		{name: "the faulted broker leads partition 0, as in kbf run", s: bench.Scenario{Fault: "sigkill", Broker: "k3"},
 			check: func(t *testing.T, o experiment.Options) {
-				if opts, err := r.clusterOptions(bench.Scenario{}, o, nil); err != nil || opts.Lead != "k3" {
+				if opts, err := dockerOpts(r.clusterOptions(bench.Scenario{}, o, nil)); err != nil || opts.Lead != "k3" {
 					t.Errorf("cluster options lead %q, %v: want k3", opts.Lead, err)
 				}
 			}},
@@ -538,4 +540,13 @@ func TestBenchManyScenariosBadLast(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("the refused benchmark wrote %s (%v)", out, err)
 	}
+}
+
+// dockerOpts are the compose options of a Docker cluster's spec, shaped
+// for its fault as clusters.Open makes it.
+func dockerOpts(s clusters.Spec, err error) (compose.Options, error) {
+	if err != nil || s.Docker == nil {
+		return compose.Options{}, err
+	}
+	return *s.Shaped().Docker, nil
 }

@@ -17,9 +17,6 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/docker"
-	"github.com/kbf-project/kbf/clusters/k8s"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
@@ -32,11 +29,11 @@ type benchRunner struct {
 	// pool keeps the Docker cluster from one trial to the next.
 	pool clusters.Pool
 	// local caches whether an image is here (a scenario's kafka_version).
-	local map[string]bool
+	local compose.LocalImages
 	// checked are the targets Check made, by their cluster options
 	// (shapeKey): loading a compose project takes milliseconds, and
 	// 10,000 scenarios of one cluster need one, not 10,000.
-	checked map[string]*docker.Target
+	checked map[string]clusters.Shape
 	// parallel is --parallel: how many trials run at once, each on a lane
 	// of its own (Lane); lanes are the runners of lanes 2 and on.
 	parallel int
@@ -75,26 +72,28 @@ func (r *benchRunner) close() {
 	}
 }
 
-// shapeKey is what the cluster of opts is made of, as a map key: opts
-// without its hooks, which say nothing of the cluster.
-func shapeKey(opts compose.Options) string {
+// shapeKey is what the Docker cluster of s is made of, as a map key: its
+// options shaped for its fault, without their hooks, which say nothing of
+// the cluster.
+func shapeKey(s clusters.Spec) string {
+	opts := *s.Shaped().Docker
 	opts.Progress, opts.BuildOffline, opts.Notice = nil, nil, nil
 	return fmt.Sprintf("%#v", opts)
 }
 
-// checkTarget is a target made only to be asked, for the cluster of opts:
-// it contacts neither Docker nor Kafka, and brings nothing up.
-func (r *benchRunner) checkTarget(opts compose.Options) (*docker.Target, error) {
-	key := shapeKey(opts)
+// checkTarget is the Docker cluster of s made only to be asked: it
+// contacts neither Docker nor Kafka, and brings nothing up.
+func (r *benchRunner) checkTarget(s clusters.Spec) (clusters.Shape, error) {
+	key := shapeKey(s)
 	if t, ok := r.checked[key]; ok {
 		return t, nil
 	}
-	t, err := docker.New(opts)
+	t, err := clusters.ShapeOf(s)
 	if err != nil {
 		return nil, err
 	}
 	if r.checked == nil {
-		r.checked = map[string]*docker.Target{}
+		r.checked = map[string]clusters.Shape{}
 	}
 	r.checked[key] = t
 	return t, nil
@@ -136,11 +135,11 @@ func (r *benchRunner) Check(s bench.Scenario) error {
 	}
 	// Whether kafka_version's image is here is asked of Docker only when a
 	// trial runs: the check contacts nothing.
-	opts, err := r.clusterOptions(s, opt, nil)
+	spec, err := r.clusterOptions(s, opt, nil)
 	if err != nil {
 		return err
 	}
-	t, err := r.checkTarget(opts)
+	t, err := r.checkTarget(spec)
 	if err != nil {
 		return err
 	}
@@ -179,7 +178,7 @@ func (r *benchRunner) checkExternal(s bench.Scenario) error {
 		}
 	}
 	if s.LogsCommand != "" {
-		if err := remote.CheckLogsCommand(s.LogsCommand); err != nil {
+		if err := clusters.CheckLogsCommand(s.LogsCommand); err != nil {
 			return fmt.Errorf("logs_command: %w", err)
 		}
 	}
@@ -190,14 +189,18 @@ func (r *benchRunner) checkExternal(s bench.Scenario) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	return experiment.Check(&opt, &remote.Target{})
+	sh, err := clusters.ShapeOf(clusters.Spec{Remote: &clusters.RemoteOptions{}})
+	if err != nil {
+		return err
+	}
+	defer sh.Close()
+	return experiment.Check(&opt, sh)
 }
 
-// clusterOptions are the compose options of s's cluster, shaped for the
-// fault of opt.
+// clusterOptions is the spec of s's Docker cluster, for the fault of opt.
 // A scenario's image or kafka_version is its image over --image; local
 // says whether an image is here.
-func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, local func(string) bool) (compose.Options, error) {
+func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, local func(string) bool) (clusters.Spec, error) {
 	opts := compose.Options{Image: r.base.image, File: s.Compose, ProjectName: s.ProjectName, Brokers: s.Brokers, Controllers: s.Controllers}
 	if img := s.KafkaImage(local); img != "" {
 		opts.Image = img
@@ -205,20 +208,18 @@ func (r *benchRunner) clusterOptions(s bench.Scenario, opt experiment.Options, l
 	for _, kv := range s.Config {
 		st, err := compose.ParseSetting(kv)
 		if err != nil {
-			return opts, err
+			return clusters.Spec{}, err
 		}
 		opts.Config = append(opts.Config, st)
 	}
 	if err := compose.CheckLimits(opts.Config); err != nil {
-		return opts, err
+		return clusters.Spec{}, err
 	}
 	// As kbf run's: the faulted broker leads partition 0 (a role's broker
 	// is found only at the fault: none).
 	opts.Security, opts.Lead = opt.Probe.Security, leadOf(opt.Broker)
-	docker.ForFault(&opts, opt.Kill, leadOf(opt.Broker), r.base.diskSize)
-	docker.ForDiskFault(&opts, opt.Kill, diskBroker(opt.Broker, opt.Disk))
 	withOffline(&opts, r.base.g)
-	return opts, nil
+	return clusters.Spec{Docker: &opts, Fault: faultShape(opt.Kill, opt.Broker, r.base.diskSize, opt.Disk)}, nil
 }
 
 // options are the experiment's options for one trial of s: the bench
@@ -345,11 +346,7 @@ func (r *benchRunner) clusterSpec(ctx context.Context, s bench.Scenario, ro runO
 	case k.on():
 		return k.spec(ro.external.bootstrap, leadOf(opt.Broker), opt.Kill, opt.Probe.Security, r.base.g.errOut), nil
 	}
-	opts, err := r.clusterOptions(s, opt, func(img string) bool { return r.isLocal(ctx, img) })
-	if err != nil {
-		return clusters.Spec{}, err
-	}
-	return clusters.Spec{Docker: &opts}, nil
+	return r.clusterOptions(s, opt, func(img string) bool { return r.local.Has(ctx, img) })
 }
 
 // trial runs one trial into dir on target t.
@@ -403,26 +400,5 @@ func (r *benchRunner) checkK8s(s bench.Scenario, k k8sFlags) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	return (&k8s.Target{}).Supports(opt.Kill, opt.Broker)
-}
-
-// isLocal reports whether Docker has the image here; when Docker cannot be
-// asked it says no, and the cluster then pulls the public image.
-func (r *benchRunner) isLocal(ctx context.Context, img string) bool {
-	if v, ok := r.local[img]; ok {
-		return v
-	}
-	cli, err := compose.NewDockerClient()
-	if err != nil {
-		return false
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err = cli.ImageInspect(ctx, img)
-	if r.local == nil {
-		r.local = map[string]bool{}
-	}
-	r.local[img] = err == nil
-	return err == nil
+	return clusters.Supports(clusters.Spec{K8s: &clusters.K8s{}}, opt.Kill, opt.Broker)
 }

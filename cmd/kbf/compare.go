@@ -92,7 +92,7 @@ whatever the verdict (figures, not a verdict).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.maxRegression, "max-regression", "10%", "the smallest growth of a median worth failing for: a percentage (10%) or a fraction up to 1 (0.1)")
+	registerMaxRegression(f, &o.maxRegression, "the smallest growth of a median worth failing for: a percentage (10%) or a fraction up to 1 (0.1)")
 	f.StringVar(&o.minChange, "min-change", "", "the smallest growth of a duration's median worth failing for, whatever its ratio (default the probe interval bench.txt records, else 20ms)")
 	f.BoolVar(&o.gate.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
 	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
 )
@@ -69,12 +69,10 @@ func (o *runOptions) diskOptions() experiment.DiskFault {
 	return d
 }
 
-// diskBroker is the broker whose log directory a disk fault's cluster
-// serves through a FUSE layer: the faulted one, every one for a power
-// loss of every replica, none when the broker is found only at the fault.
-func diskBroker(broker string, d experiment.DiskFault) string {
-	if d.AllReplicas {
-		return docker.AllBrokers
-	}
-	return leadOf(broker)
+// faultShape is the fault a trial's cluster is shaped for: a disk-full
+// fault's tmpfs of size, a disk fault's FUSE layer under the faulted
+// broker or, for a power loss of every replica, under every broker; none
+// when the broker is found only at the fault.
+func faultShape(kind results.FaultKind, broker, size string, d experiment.DiskFault) clusters.Fault {
+	return clusters.Fault{Kind: kind, Broker: leadOf(broker), DiskSize: size, AllReplicas: d.AllReplicas}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters"
 )
 
 func TestDiskFlags(t *testing.T) {
@@ -22,6 +22,7 @@ func TestDiskFlags(t *testing.T) {
 				t.Errorf("disk options %+v", d)
 			}
 			spec, err := o.clusterSpec()
+			spec = spec.Shaped()
 			if err != nil || spec.Docker == nil || len(spec.Docker.FaultDisks) != 1 {
 				t.Fatalf("cluster spec %+v, %v; want k1 on a FUSE layer", spec, err)
 			}
@@ -37,12 +38,13 @@ func TestDiskFlags(t *testing.T) {
 			if err != nil || spec.Docker == nil {
 				t.Fatal(err)
 			}
-			if _, ok := spec.Docker.FaultDisks[docker.AllBrokers]; !ok {
+			if _, ok := spec.Shaped().Docker.FaultDisks[clusters.AllBrokers]; !ok {
 				t.Errorf("fault disks %v, want every broker's", spec.Docker.FaultDisks)
 			}
 		}},
 		{name: "disk-error on a compose file leaves its disks", args: []string{"run", "--fault", "disk-error", "-f", "shop.yaml", "--broker", "kafka-1"}, check: func(t *testing.T, o *runOptions) {
 			spec, err := o.clusterSpec()
+			spec = spec.Shaped()
 			if err != nil || spec.Docker == nil || spec.Docker.FaultDisks != nil {
 				t.Errorf("cluster spec %+v, %v; want no FUSE layer on a user's file", spec, err)
 			}

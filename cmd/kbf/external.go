@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
@@ -32,8 +31,7 @@ type externalFlags struct {
 
 func (e *externalFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&e.bootstrap, "bootstrap", nil, "a cluster kbf did not start, reached at these addresses (no Docker); its only fault is --fault external")
-	f.StringVar(&e.logs, "logs", "", "--fault external: a directory with one folder per node, named by its node id, holding its log files")
-	f.StringVar(&e.logsCommand, "logs-command", "", "--fault external: a shell command that prints one node's log, run for each node with {id} (its node id), {host} (the host a broker advertises) and {since} (the trial's start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
+	registerLogs(f, &e.logs, &e.logsCommand, "--fault external", "", "the trial's start")
 	f.StringVar(&e.readyFile, "ready-file", "", "--fault external: a file kbf creates once the baseline is healthy, for a script to inject then")
 	f.StringVar(&e.onReady, "on-ready", "", "--fault external: a shell command kbf runs once the baseline is healthy, in a process group of its own: not waited for; a failure (its exit status) is reported, and what of it still runs when the trial ends is ended")
 	f.DurationVar(&e.margin, "heal-margin", 0, "--fault external: how long every partition must be steady, its ISR full, to count as healed (default --baseline)")
@@ -49,7 +47,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 		if err := checkBootstrap(e.bootstrap); err != nil {
 			return err
 		}
-		if err := (&remote.Target{}).Supports(kill, ""); err != nil {
+		if err := clusters.Supports(clusters.Spec{Remote: &clusters.RemoteOptions{}}, kill, ""); err != nil {
 			return usageError{err}
 		}
 	}
@@ -61,7 +59,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 	case e.logs != "" && e.logsCommand != "":
 		return usagef("--logs and --logs-command: give one")
 	case e.logsCommand != "":
-		if err := remote.CheckLogsCommand(e.logsCommand); err != nil {
+		if err := clusters.CheckLogsCommand(e.logsCommand); err != nil {
 			return usagef("--logs-command: %v", err)
 		}
 	case e.logs != "":
@@ -80,5 +78,5 @@ func (e *externalFlags) options() experiment.External {
 // --logs or --logs-command says: contacted when opened, to read its nodes
 // and check kbf reaches every broker.
 func (e *externalFlags) remote(sec *kafkasec.Config) clusters.Spec {
-	return clusters.Spec{Remote: &remote.Options{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
+	return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/k8s"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
@@ -50,7 +49,7 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 	case k.on() && !brokerSet:
 		return usagef("--target k8s: give --broker, the pod of the broker to fault")
 	case k.on():
-		if err := (&k8s.Target{}).Supports(kill, ""); err != nil {
+		if err := clusters.Supports(clusters.Spec{K8s: &clusters.K8s{}}, kill, ""); err != nil {
 			return usageError{err}
 		}
 	}
@@ -62,6 +61,6 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 // where they advertise themselves now.
 func (k *k8sFlags) spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) clusters.Spec {
 	return clusters.Spec{K8s: &clusters.K8s{Kubeconfig: k.kubeconfig, Namespace: k.namespace,
-		Options: k8s.Options{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
+		Options: clusters.K8sOptions{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
 			Fault: kind, NetImage: k.netImage, Say: func(line string) { fmt.Fprintln(say, line) }}}}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
@@ -236,7 +237,7 @@ func TestOutcomeAgrees(t *testing.T) {
 			if err != nil || len(analysed) != 1 {
 				t.Fatalf("report: %d trials, %v", len(analysed), err)
 			}
-			reportCode := exitCode(outcome(analysed, broken))
+			reportCode := exitCode(analysis.Outcome(analysed, broken))
 
 			m, err := bench.Measure(dir)
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/plot"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -109,7 +110,7 @@ func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) erro
 		}
 		fmt.Fprintln(w, dst)
 	}
-	return outcome(analysed, broken)
+	return analysis.Outcome(analysed, broken)
 }
 
 // defaultPlotPath is plot.svg in the trial's directory; beside a bare probe

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
@@ -111,7 +110,7 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 // ports.
 func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
 	if o.bootstrapSet {
-		return clusters.Spec{Remote: &remote.Options{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
+		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
 	return o.cluster.existing()
 }

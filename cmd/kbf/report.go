@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -102,10 +99,10 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if err != nil {
 		return err
 	}
-	watching, analysed, trials, broken := watchIndex(path, analysed, trials, broken)
+	watching, analysed, trials, broken := analysis.WatchIndex(path, analysed, trials, broken)
 	switch {
 	case o.html && watching:
-		if err := writeIndexPage(path, analysed, broken); err != nil {
+		if err := analysis.WriteIndexPage(path, analysed, broken); err != nil {
 			return err
 		}
 	case o.html:
@@ -114,10 +111,10 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 		}
 	}
 	if o.format == "json" {
-		if err := writeJSONReport(w, analysed, broken); err != nil {
+		if err := analysis.WriteJSON(w, analysed, broken); err != nil {
 			return err
 		}
-		return outcome(analysed, broken)
+		return analysis.Outcome(analysed, broken)
 	}
 	// A watch's directory: one line per incident.
 	if !o.explain && o.format == "text" && watching {
@@ -125,7 +122,7 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 			return err
 		}
 		fmt.Fprintf(w, "\neach incident in full: kbf report %s\n", filepath.Join(path, results.IncidentDirPrefix+"NNNN"))
-		return outcome(analysed, broken)
+		return analysis.Outcome(analysed, broken)
 	}
 	// Several trials: the summary first, the answer, then each trial.
 	if len(analysed) > 1 {
@@ -151,172 +148,24 @@ func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) 
 	if !o.explain {
 		fmt.Fprintf(w, "\nwhy, phase by phase, with the evidence: kbf report --explain %s\n", path)
 	}
-	return outcome(analysed, broken)
+	return analysis.Outcome(analysed, broken)
 }
 
-// writeIndexPage writes a watch's directory's page (report.html there): the
-// index's table, each incident linked to its own page where it has one.
-func writeIndexPage(dir string, analysed []*report.Trial, broken results.BrokenTrials) error {
-	p := htmlreport.IndexPage{Title: fmt.Sprintf("kbf watch: %s", dir), Heads: render.IncidentHeads}
-	for _, tr := range analysed {
-		row := htmlreport.IndexRow{Cells: render.IncidentCells(tr)}
-		if _, err := os.Stat(filepath.Join(tr.Dir, results.ReportHTML)); err == nil {
-			row.Link = filepath.Join(filepath.Base(tr.Dir), results.ReportHTML)
-		}
-		p.Rows = append(p.Rows, row)
-	}
-	for _, err := range broken {
-		p.NotRead = append(p.NotRead, err.Error())
-	}
-	return htmlreport.WriteIndex(filepath.Join(dir, results.ReportHTML), p)
-}
-
-// watchIndex reports whether path is a watch's directory — incidents in
-// it, no trial of another kind, none of them path itself — and, when it
-// is, moves what is named as an incident there and is none (a directory
-// without meta.json or of another kind, a file) to broken, named, so that
-// one odd entry does not turn the index off.
-func watchIndex(path string, analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials) (bool, []*report.Trial, []results.Trial, results.BrokenTrials) {
-	var keptA []*report.Trial
-	var keptT []results.Trial
-	var odd results.BrokenTrials
-	for i, t := range trials {
-		switch {
-		case filepath.Clean(t.Dir) == filepath.Clean(path) || !strings.HasPrefix(filepath.Base(t.Dir), results.IncidentDirPrefix):
-			return false, analysed, trials, broken
-		case t.Meta == nil:
-			odd = append(odd, fmt.Errorf("%s: no %s: not an incident kbf watch wrote whole", t.Dir, results.MetaFile))
-		case t.Meta.Kind != results.KindIncident:
-			odd = append(odd, fmt.Errorf("%s: a %s's directory, not an incident", t.Dir, t.Meta.Kind))
-		default:
-			keptA, keptT = append(keptA, analysed[i]), append(keptT, t)
-		}
-	}
-	if len(keptT) == 0 {
-		return false, analysed, trials, broken
-	}
-	return true, keptA, keptT, append(append(broken, odd...), notDirs(path)...)
-}
-
-// notDirs names the entries of a watch's directory named as incidents
-// that are not directories.
-func notDirs(path string) results.BrokenTrials {
-	ents, err := os.ReadDir(path)
-	if err != nil {
-		return nil
-	}
-	var odd results.BrokenTrials
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), results.IncidentDirPrefix) {
-			continue
-		}
-		p := filepath.Join(path, e.Name())
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			odd = append(odd, fmt.Errorf("%s: not a directory, not an incident", p))
-		}
-	}
-	return odd
-}
-
-// analyseAll finds and analyses the trials at path, each with the options
-// optFor gives it. A trial that cannot be read goes into broken and the
-// others are analysed; err is set only when nothing at path can be, when
-// ctx is done, or for a --fault-at outside a trial's data. trials are the
-// analysed trials' files, in the same order.
-func analyseAll(ctx context.Context, path string, optFor func(results.Trial) report.Options) (analysed []*report.Trial, trials []results.Trial, broken results.BrokenTrials, err error) {
-	found, err := results.Find(path)
-	if len(found) == 0 {
-		return nil, nil, nil, err
-	}
-	errors.As(err, &broken)
-	for _, t := range found {
-		opt := optFor(t)
-		tr, err := analysis.Trial(ctx, t, analysis.Options{Report: opt})
-		if ctx.Err() != nil {
-			return nil, nil, nil, ctx.Err()
-		}
-		if err == nil {
-			err = tr.Check()
-		}
-		if err != nil {
-			broken = append(broken, err)
-			continue
-		}
-		if err := faultInData(tr, opt.FaultAt); err != nil {
-			return nil, nil, nil, err
-		}
-		analysed = append(analysed, tr)
-		trials = append(trials, t)
-	}
-	if len(analysed) == 0 {
-		return nil, nil, nil, broken
-	}
-	return analysed, trials, broken, nil
-}
-
-// faultInData refuses a --fault-at outside the times of the trial's
-// messages: the fault gap would run from the last ack to a moment the probe
-// never saw, a number that means nothing.
-func faultInData(tr *report.Trial, at time.Time) error {
-	if at.IsZero() || tr.Gaps == nil || tr.Gaps.Start.IsZero() {
-		return nil
-	}
-	if at.Before(tr.Gaps.Start) || at.After(tr.Gaps.End) {
-		return usagef("--fault-at %s: outside the data of %s, which runs %s ~ %s; give a time within it",
-			at.UTC().Format(time.RFC3339Nano), where(tr), tr.Gaps.Start.UTC().Format(time.RFC3339Nano),
-			tr.Gaps.End.UTC().Format(time.RFC3339Nano))
-	}
-	return nil
-}
-
-func where(tr *report.Trial) string {
-	if tr.Dir != "" {
-		return tr.Dir
-	}
-	return "the probe CSV"
-}
-
-// outcome is the error a command returns once it has reported the trials
-// it could (report.Outcome: the one rule of every command's exit status).
-func outcome(analysed []*report.Trial, broken results.BrokenTrials) error {
-	var o report.Outcome
-	for _, tr := range analysed {
-		o.Add(where(tr), tr)
-	}
-	o.Broke(broken...)
-	return o.Err()
-}
-
-func writeJSONReport(w io.Writer, trials []*report.Trial, broken results.BrokenTrials) error {
-	if len(trials) == 1 && len(broken) == 0 {
-		return render.WriteJSON(w, trials[0])
-	}
-	fmt.Fprintln(w, "{\"trials\": [")
-	for i, tr := range trials {
-		if i > 0 {
-			fmt.Fprintln(w, ",")
-		}
-		if err := render.WriteJSON(w, tr); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintln(w, "], \"summary\":")
-	if err := render.WriteSummaryJSON(w, report.Summarize(trials)); err != nil {
+// faultAtUsage turns a --fault-at outside a trial's data into the usage
+// error it is: one line, exit 2.
+func faultAtUsage(err error) error {
+	var fo *analysis.FaultOutsideError
+	if !errors.As(err, &fo) {
 		return err
 	}
-	// The trials that could not be read, each with why, so a reader of
-	// the JSON alone knows the summary is of fewer.
-	type brokenTrial struct {
-		Error string `json:"error"`
-	}
-	bs := make([]brokenTrial, len(broken))
-	for i, err := range broken {
-		bs[i].Error = err.Error()
-	}
-	b, err := json.Marshal(bs)
-	if err != nil {
-		return fmt.Errorf("encode broken trials: %w", err)
-	}
-	_, err = fmt.Fprintf(w, ", \"broken\": %s}\n", b)
-	return err
+	return usagef("--fault-at %s: outside the data of %s, which runs %s ~ %s; give a time within it",
+		fo.At.UTC().Format(time.RFC3339Nano), fo.Where, fo.Start.UTC().Format(time.RFC3339Nano),
+		fo.End.UTC().Format(time.RFC3339Nano))
+}
+
+// analyseAll is analysis.All with a --fault-at outside a trial's data a
+// usage error.
+func analyseAll(ctx context.Context, path string, optFor func(results.Trial) report.Options) ([]*report.Trial, []results.Trial, results.BrokenTrials, error) {
+	analysed, trials, broken, err := analysis.All(ctx, path, optFor)
+	return analysed, trials, broken, faultAtUsage(err)
 }

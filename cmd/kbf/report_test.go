@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -334,29 +333,5 @@ func TestReportExplain(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestWatchDir(t *testing.T) {
-	inc := func(dir string) results.Trial {
-		return results.Trial{Dir: dir, Meta: &results.Meta{Kind: results.KindIncident}}
-	}
-	run := results.Trial{Dir: "w/trial-001", Meta: &results.Meta{Kind: results.KindTrial}}
-	for _, c := range []struct {
-		name   string
-		path   string
-		trials []results.Trial
-		want   bool
-	}{
-		{"a watch's directory", "w", []results.Trial{inc("w/incident-0001"), inc("w/incident-0002")}, true},
-		{"one incident itself", "w/incident-0001/", []results.Trial{inc("w/incident-0001")}, false},
-		{"a run", "w", []results.Trial{run}, false},
-		{"incidents and a trial", "w", []results.Trial{inc("w/incident-0001"), run}, false},
-		{"nothing", "w", nil, false},
-	} {
-		analysed := make([]*report.Trial, len(c.trials))
-		if got, _, _, _ := watchIndex(c.path, analysed, c.trials, nil); got != c.want {
-			t.Errorf("%s: watchIndex %v, want %v", c.name, got, c.want)
-		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/clusters/docker"
+	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -153,9 +153,8 @@ func TestIntegrationDiskFull(t *testing.T) {
 	// rather than reshape another, and taken down after: the tmpfs must not
 	// outlive the test.
 	downAfter(t)
-	opt := compose.Options{}
-	docker.ForFault(&opt, results.FaultDiskFull, "k1", "128m")
-	cl := stepsCluster(ctx, t, opt)
+	spec := clusters.Spec{Docker: &compose.Options{}, Fault: clusters.Fault{Kind: results.FaultDiskFull, Broker: "k1", DiskSize: "128m"}}
+	cl := stepsCluster(ctx, t, *spec.Shaped().Docker)
 	tr := stepsTrial(ctx, t, nil, "--fault", "disk-full", "--duration", "30s", "--fault-after", "5s")
 	f := tr.Meta.Fault
 	if f == nil || f.Kind != results.FaultDiskFull || f.Filled.IsZero() {

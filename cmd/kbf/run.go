@@ -16,7 +16,6 @@ import (
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/docker"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
@@ -247,10 +246,8 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 		return clusters.Spec{}, err
 	}
 	opts.Image, opts.Lead = o.image, leadOf(o.broker)
-	docker.ForFault(&opts, o.kill, leadOf(o.broker), o.diskSize)
-	docker.ForDiskFault(&opts, o.kill, diskBroker(o.broker, o.diskOptions()))
 	withOffline(&opts, o.g)
-	return clusters.Spec{Docker: &opts}, nil
+	return clusters.Spec{Docker: &opts, Fault: faultShape(o.kill, o.broker, o.diskSize, o.diskOptions())}, nil
 }
 
 // leadOf is the broker the cluster is shaped for (it leads partition 0, a
@@ -313,14 +310,9 @@ func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporte
 }
 
 // analyseRecorded analyses a trial the runner has just recorded in dir,
-// once, and writes its report.txt, report.json, plot.svg and report.html
-// beside it (package analysis).
+// once, and writes its reports beside it (analysis.JustRecorded).
 func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
-	found, err := results.Find(dir)
-	if err != nil {
-		return nil, err
-	}
-	return analysis.Trial(ctx, found[0], analysis.Options{Text: textReport, Write: analysis.Recorded})
+	return analysis.JustRecorded(ctx, dir, textReport)
 }
 
 // trialReports analyses each trial kbf run records, prints its digest, and
@@ -358,10 +350,7 @@ func (r *trialReports) done(out string) error {
 		if err := render.WriteSummaryText(r.out, s); err != nil {
 			return err
 		}
-		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryFile), func(f io.Writer) error { return render.WriteSummaryText(f, s) }); err != nil {
-			return err
-		}
-		if err := results.WriteFileAtomic(filepath.Join(out, results.SummaryJSON), func(f io.Writer) error { return render.WriteSummaryJSON(f, s) }); err != nil {
+		if err := analysis.WriteSummary(out, s); err != nil {
 			return err
 		}
 	}
@@ -388,7 +377,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.BoolVar(&o.failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
 	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
-	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE or apache/kafka:4.3.1)")
+	registerImage(f, &o.image)
 	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
 	f.StringVar(&o.diskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")

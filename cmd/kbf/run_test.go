@@ -329,6 +329,7 @@ func TestClusterSpecShaped(t *testing.T) {
 					if err != nil {
 						return err
 					}
+					s = s.Shaped() // as clusters.Open makes it
 					if s.Docker == nil || s.Docker.Lead != c.lead || fmt.Sprint(s.Docker.DiskLimits) != fmt.Sprint(c.disks) {
 						t.Errorf("spec %+v: want lead %q, tmpfs %v", s.Docker, c.lead, c.disks)
 					}

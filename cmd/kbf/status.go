@@ -2,12 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,66 +67,10 @@ func runStatus(ctx context.Context, o *statusOptions) error {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	conts, err := c.Containers(ctx)
+	st, err := c.Status(ctx, o.topics...)
 	if err != nil {
 		return err
 	}
-	var down []compose.ContainerState
-	brokersUp := false
-	for _, st := range conts {
-		if !st.Running {
-			down = append(down, st)
-		} else if _, ok := c.Brokers()[st.Service]; ok {
-			brokersUp = true
-		}
-	}
-	if len(down) == len(conts) {
-		return errors.New("no kbf cluster is running: kbf up starts one")
-	}
-	if brokersUp {
-		parts, err := c.Describe(ctx, o.topics...)
-		if err != nil {
-			return err
-		}
-		writeStatus(o.g.out, parts)
-	}
-	for _, st := range down {
-		line := fmt.Sprintf("%s (%s) %s", st.Service, st.Name, st.Status)
-		if st.Status == "exited" {
-			line += fmt.Sprintf(", exit code %d at %s", st.ExitCode, st.Finished.Format(time.RFC3339Nano))
-		}
-		fmt.Fprintln(o.g.out, line)
-	}
+	compose.WriteStatus(o.g.out, st)
 	return nil
-}
-
-// writeStatus prints one aligned line per partition under a header.
-func writeStatus(w io.Writer, parts []compose.Partition) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOPIC\tPARTITION\tLEADER\tEPOCH\tREPLICAS\tISR\tELR\tLAST-KNOWN-ELR\tHW")
-	for _, p := range parts {
-		leader := "none"
-		if p.Leader >= 0 {
-			leader = strconv.Itoa(int(p.Leader))
-		}
-		hw := "-"
-		if p.HighWatermark >= 0 {
-			hw = strconv.FormatInt(p.HighWatermark, 10)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", p.Topic, p.Partition, leader, p.LeaderEpoch,
-			ids(p.Replicas), ids(p.ISR), ids(p.ELR), ids(p.LastKnownELR), hw)
-	}
-	tw.Flush()
-}
-
-// ids formats node ids as 1,2,3; "-" for none.
-func ids(s []int32) string {
-	if len(s) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(s))
-	for i, id := range s {
-		parts[i] = strconv.Itoa(int(id))
-	}
-	return strings.Join(parts, ",")
 }

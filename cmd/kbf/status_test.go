@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"strings"
@@ -9,9 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kerr"
-
-	"github.com/kbf-project/kbf/compose"
 )
 
 func TestStatusFlags(t *testing.T) {
@@ -47,26 +43,5 @@ func TestStatusFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, options %+v; want topics %v timeout %v", code, stderr, got, tt.topics, tt.timeout)
 			}
 		})
-	}
-}
-
-func TestWriteStatus(t *testing.T) {
-	parts := []compose.Partition{
-		{Topic: "orders", Partition: 0, Leader: 2, LeaderEpoch: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{2, 3},
-			ELR: []int32{1}, HighWatermark: 1042},
-		{Topic: "orders", Partition: 1, Leader: 2, LeaderEpoch: 0, Replicas: []int32{2, 3, 1}, ISR: []int32{2, 3, 1},
-			HighWatermark: 998},
-		{Topic: "single", Partition: 0, Leader: -1, LeaderEpoch: 3, Replicas: []int32{1}, LastKnownELR: []int32{1},
-			HighWatermark: -1, Err: kerr.LeaderNotAvailable},
-	}
-	var b bytes.Buffer
-	writeStatus(&b, parts)
-	want := "" +
-		"TOPIC   PARTITION  LEADER  EPOCH  REPLICAS  ISR    ELR  LAST-KNOWN-ELR  HW\n" +
-		"orders  0          2       1      1,2,3     2,3    1    -               1042\n" +
-		"orders  1          2       0      2,3,1     2,3,1  -    -               998\n" +
-		"single  0          none    3      1         -      -    1               -\n"
-	if b.String() != want {
-		t.Errorf("writeStatus:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -60,7 +61,7 @@ func TestTrialReports(t *testing.T) {
 	if aerr != nil {
 		t.Fatal(aerr)
 	}
-	if got, want := exitCode(outcome(analysed, broken)), exitCode(err); got != want {
+	if got, want := exitCode(analysis.Outcome(analysed, broken)), exitCode(err); got != want {
 		t.Errorf("kbf report exits %d, kbf run %d", got, want)
 	}
 }

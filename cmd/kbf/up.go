@@ -100,7 +100,7 @@ docker compose is used as it is.
 	f := cmd.Flags()
 	o.cluster.register(f, true)
 	o.cluster.registerSecurity(f, g.errOut)
-	f.StringVar(&o.image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
+	registerImage(f, &o.image)
 	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
 	f.Int16Var(&o.replicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")

@@ -17,8 +17,6 @@ import (
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
-	"github.com/kbf-project/kbf/clusters/k8s"
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
@@ -99,8 +97,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
 	f.Var(&retainFlag{&o.opt.Retain}, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
-	f.StringVar(&o.logs, "logs", "", "with --bootstrap: a directory with one folder per node, named by its node id, holding its log files")
-	f.StringVar(&o.logsCommand, "logs-command", "", "with --bootstrap: a shell command that prints one node's log, run for each node after each incident with {id}, {host} and {since} (the incident's window start, RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
+	registerLogs(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
 }
@@ -137,7 +134,7 @@ func (o *watchOptions) validate() error {
 		return usageError{err}
 	}
 	if o.k8s.on() {
-		if _, _, err := k8s.LoadConfig(o.k8s.kubeconfig); err != nil {
+		if err := clusters.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
 			return usageError{err}
 		}
 	}
@@ -227,7 +224,7 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 		}
 		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
-		return clusters.Spec{Remote: &remote.Options{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
+		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
 	return o.cluster.existing()
@@ -272,9 +269,9 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if t.Observer() == nil {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
-		if r, err := remote.New(ctx, remote.Options{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}); err == nil {
+		if r, err := clusters.Open(ctx, clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
 			defer closeWithin(closeTimeout, func() { _ = r.Close() })
-			w.Observer = r
+			w.Observer = r.Observer()
 		} else if ctx.Err() == nil {
 			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
 		}

@@ -10,9 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/results"
 )
 
 // countingListener accepts connections, counts them and closes them: a
@@ -112,37 +109,5 @@ func TestWatchBootstrapDown(t *testing.T) {
 	}
 	if n := strings.Count(stderr.String(), "the cluster cannot be reached"); n < 2 {
 		t.Errorf("tried %d times in 7 s, want 2 (every 5 s); stderr:\n%s", n, stderr.String())
-	}
-}
-
-// TestWatchIndexOddEntries: in a watch's directory, what is named as an
-// incident and is none — a directory without meta.json or of another
-// kind, a file — is named among those not read, and the index stays.
-func TestWatchIndexOddEntries(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "incident-x"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	trial := func(name string, m *results.Meta) results.Trial {
-		return results.Trial{Dir: filepath.Join(dir, name), Meta: m}
-	}
-	good := trial("incident-0001", &results.Meta{Kind: results.KindIncident})
-	noMeta := trial("incident-0002", nil)
-	probeKind := trial("incident-0003", &results.Meta{Kind: results.KindProbe})
-	trials := []results.Trial{good, noMeta, probeKind}
-	analysed := []*report.Trial{{Dir: good.Dir}, {Dir: noMeta.Dir}, {Dir: probeKind.Dir}}
-	watching, keptA, keptT, broken := watchIndex(dir, analysed, trials, nil)
-	if !watching || len(keptA) != 1 || keptA[0].Dir != good.Dir || len(keptT) != 1 {
-		t.Fatalf("watching %v, kept %d: want the index of the one incident", watching, len(keptA))
-	}
-	var lines []string
-	for _, err := range broken {
-		lines = append(lines, err.Error())
-	}
-	got := strings.Join(lines, "\n")
-	for _, want := range []string{noMeta.Dir + ": no meta.json", probeKind.Dir + ": a probe's directory, not an incident", filepath.Join(dir, "incident-x") + ": not a directory"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("not read:\n%s\nwant %q", got, want)
-		}
 	}
 }
