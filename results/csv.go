@@ -65,7 +65,23 @@ type Message struct {
 // Failed reports whether the producer gave up on the message.
 func (m *Message) Failed() bool { return m.Err != "" }
 
-var probeHeader = []string{"partition", "seq", "offset", "sent", "acked", "received", "error"}
+// probeFormat maps a probe row to a Message; the Decoder's methods read
+// the fields.
+var probeFormat = rowFormat[Message, Decoder]{cols: []column[Message, Decoder]{
+	{"partition", func(m *Message) string { return strconv.FormatInt(int64(m.Partition), 10) }, (*Decoder).partition},
+	{"seq", func(m *Message) string { return strconv.FormatInt(m.Seq, 10) }, (*Decoder).seq},
+	{"offset", func(m *Message) string { return formatOffset(m.Offset) }, (*Decoder).offset},
+	{"sent", func(m *Message) string { return formatTime(m.Sent) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Sent, f) }},
+	{"acked", func(m *Message) string { return formatTime(m.Acked) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Acked, f) }},
+	{"received", func(m *Message) string { return formatTime(m.Received) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Received, f) }},
+	{"error", func(m *Message) string { return oneLine(m.Err) },
+		func(_ *Decoder, m *Message, f []byte) error { m.Err = string(f); return nil }},
+}}
+
+var probeHeader = probeFormat.header()
 
 // timeLayout writes nine fractional digits always, so every time has one width.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
@@ -136,23 +152,18 @@ type Encoder struct{ lw *lineWriter }
 
 // NewEncoder returns an Encoder that writes the header and then rows to w.
 func NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{lw: newLineWriter(w, probeHeader)}
+	return &Encoder{lw: probeFormat.writer(w)}
 }
 
 // Encode buffers one row.
-func (e *Encoder) Encode(m *Message) {
-	r := e.lw.row
-	r[0] = strconv.FormatInt(int64(m.Partition), 10)
-	r[1] = strconv.FormatInt(m.Seq, 10)
-	r[2] = ""
-	if m.Offset >= 0 {
-		r[2] = strconv.FormatInt(m.Offset, 10)
+func (e *Encoder) Encode(m *Message) { probeFormat.encode(e.lw, m) }
+
+// formatOffset writes an offset, empty when negative: never assigned.
+func formatOffset(o int64) string {
+	if o < 0 {
+		return ""
 	}
-	r[3] = formatTime(m.Sent)
-	r[4] = formatTime(m.Acked)
-	r[5] = formatTime(m.Received)
-	r[6] = oneLine(m.Err)
-	e.lw.write()
+	return strconv.FormatInt(o, 10)
 }
 
 // oneLine replaces the line breaks in s by spaces. A CSV reader folds a

@@ -40,7 +40,7 @@ var (
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	d := &Decoder{lr: newLineReader(r, file, probeHeader)}
+	d := &Decoder{lr: probeFormat.reader(r, file)}
 	d.lr.sniff = d.sniff
 	return d
 }
@@ -80,30 +80,8 @@ func (d *Decoder) Decode(m *Message) error {
 		d.lr.strs = rec.strings(d.lr.strs)
 		return d.decodeForeign(d.lr.strs, m)
 	}
-	p, err := parseInt(rec.field(0), 32)
-	if err != nil || p < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(string(rec.field(0)))))
-	}
-	m.Partition = int32(p)
-	if d.Partitions != nil && !d.Partitions[m.Partition] {
-		return d.lr.fieldError(0, fmt.Errorf("%w: %d", ErrUnknownPartition, p))
-	}
-	if m.Seq, err = parseInt(rec.field(1), 64); err != nil || m.Seq < 0 {
-		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(string(rec.field(1)))))
-	}
-	m.Offset = -1
-	if f := rec.field(2); len(f) > 0 {
-		if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
-			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(string(f))))
-		}
-	}
-	for i, t := range []*time.Time{&m.Sent, &m.Acked, &m.Received} {
-		if *t, err = parseTimeBytes(rec.field(3 + i)); err != nil {
-			return d.lr.fieldError(3+i, err)
-		}
-		if err := d.inWindow(*t); err != nil {
-			return d.lr.fieldError(3+i, err)
-		}
+	if err := probeFormat.fields(d.lr, d, m, rec); err != nil {
+		return err
 	}
 	if m.Sent.IsZero() {
 		return d.lr.fieldError(3, errors.New("empty: every message has a send time"))
@@ -120,8 +98,52 @@ func (d *Decoder) Decode(m *Message) error {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}
-	m.Err = string(rec.field(6))
 	return nil
+}
+
+// partition reads a row's partition, one the run probed.
+func (d *Decoder) partition(m *Message, f []byte) error {
+	p, err := parseInt(f, 32)
+	if err != nil || p < 0 {
+		return fmt.Errorf("not a partition number: %s", Excerpt(string(f)))
+	}
+	m.Partition = int32(p)
+	if d.Partitions != nil && !d.Partitions[m.Partition] {
+		return fmt.Errorf("%w: %d", ErrUnknownPartition, p)
+	}
+	return nil
+}
+
+// seq reads a row's sequence number.
+func (d *Decoder) seq(m *Message, f []byte) error {
+	var err error
+	if m.Seq, err = parseInt(f, 64); err != nil || m.Seq < 0 {
+		return fmt.Errorf("not a sequence number: %s", Excerpt(string(f)))
+	}
+	return nil
+}
+
+// offset reads a row's offset; -1 when empty.
+func (d *Decoder) offset(m *Message, f []byte) error {
+	m.Offset = -1
+	if len(f) == 0 {
+		return nil
+	}
+	var err error
+	if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
+		return fmt.Errorf("not an offset: %s", Excerpt(string(f)))
+	}
+	return nil
+}
+
+// time reads one of a row's times, within the decoder's window.
+func (d *Decoder) time(dst *time.Time, f []byte) error {
+	t, err := parseTimeBytes(f)
+	if err != nil {
+		return err
+	}
+	*dst = t
+	return d.inWindow(t)
 }
 
 // parseInt is strconv.ParseInt(string(b), 10, bits), without making the
