@@ -15,7 +15,21 @@ import (
 //	0,1043,1
 //
 // Records of other writers (or of earlier runs) are not listed.
-var logHeader = []string{"partition", "offset", "seq"}
+var logFormat = rowFormat[LogRecord, LogDecoder]{cols: []column[LogRecord, LogDecoder]{
+	{"partition", func(r *LogRecord) string { return strconv.FormatInt(int64(r.Partition), 10) },
+		func(_ *LogDecoder, r *LogRecord, f []byte) error {
+			p, err := nonNegative(f, 32)
+			r.Partition = int32(p)
+			return err
+		}},
+	{"offset", func(r *LogRecord) string { return strconv.FormatInt(r.Offset, 10) },
+		func(_ *LogDecoder, r *LogRecord, f []byte) (err error) {
+			r.Offset, err = nonNegative(f, 64)
+			return err
+		}},
+	{"seq", func(r *LogRecord) string { return strconv.FormatInt(r.Seq, 10) },
+		func(_ *LogDecoder, r *LogRecord, f []byte) (err error) { r.Seq, err = nonNegative(f, 64); return err }},
+}}
 
 // LogRecord is one probe record found in a partition's log.
 type LogRecord struct {
@@ -29,16 +43,11 @@ type LogEncoder struct{ lw *lineWriter }
 
 // NewLogEncoder returns a LogEncoder writing to w.
 func NewLogEncoder(w io.Writer) *LogEncoder {
-	return &LogEncoder{lw: newLineWriter(w, logHeader)}
+	return &LogEncoder{lw: logFormat.writer(w)}
 }
 
 // Encode buffers one row.
-func (e *LogEncoder) Encode(r LogRecord) {
-	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
-	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
-	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
-	e.lw.write()
-}
+func (e *LogEncoder) Encode(r LogRecord) { logFormat.encode(e.lw, &r) }
 
 // Flush writes the buffered rows.
 func (e *LogEncoder) Flush() error { return e.lw.flush() }
@@ -52,7 +61,7 @@ type LogDecoder struct {
 
 // NewLogDecoder returns a LogDecoder reading r; file names r in errors.
 func NewLogDecoder(r io.Reader, file string) *LogDecoder {
-	return &LogDecoder{lr: newLineReader(r, file, logHeader)}
+	return &LogDecoder{lr: logFormat.reader(r, file)}
 }
 
 // Close closes the file Trial.OpenLog opened; for a LogDecoder made by
@@ -66,22 +75,23 @@ func (d *LogDecoder) Close() error {
 
 // Decode reads the next row; io.EOF after the last.
 func (d *LogDecoder) Decode(r *LogRecord) error {
-	rec, err := d.lr.nextRecord()
-	if err != nil {
+	if err := logFormat.decode(d.lr, d, r); err != nil {
 		return err
 	}
-	var v [3]int64
-	for i := range v {
-		if v[i], err = parseInt(rec.field(i), 64); err != nil || v[i] < 0 ||
-			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(rec.field(i)))))
-		}
-	}
-	*r = LogRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2]}
 	// One offset holds one record: a second row for it is a broken file,
 	// and would pass for a duplicate in the log.
 	if !d.seen.of(r.Partition).add(r.Offset) {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d offset %d too", errDuplicateRow, r.Partition, r.Offset))
 	}
 	return nil
+}
+
+// nonNegative reads a field that holds a non-negative integer of bits
+// bits.
+func nonNegative(f []byte, bits int) (int64, error) {
+	v, err := parseInt(f, bits)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(f)))
+	}
+	return v, nil
 }
