@@ -97,7 +97,32 @@ type GroupSettings struct {
 	AutoCommitInterval time.Duration `json:"auto_commit_interval_ns,omitempty"`
 }
 
-var groupHeader = []string{"partition", "offset", "seq", "processed"}
+var groupFormat = rowFormat[GroupRecord, GroupDecoder]{cols: []column[GroupRecord, GroupDecoder]{
+	{"partition", func(r *GroupRecord) string { return strconv.FormatInt(int64(r.Partition), 10) },
+		func(d *GroupDecoder, r *GroupRecord, f []byte) error {
+			p, err := nonNegative(f, 32)
+			if err != nil {
+				return err
+			}
+			r.Partition = int32(p)
+			return d.Scope.partition(r.Partition)
+		}},
+	{"offset", func(r *GroupRecord) string { return strconv.FormatInt(r.Offset, 10) },
+		func(_ *GroupDecoder, r *GroupRecord, f []byte) (err error) {
+			r.Offset, err = nonNegative(f, 64)
+			return err
+		}},
+	{"seq", func(r *GroupRecord) string { return strconv.FormatInt(r.Seq, 10) },
+		func(_ *GroupDecoder, r *GroupRecord, f []byte) (err error) {
+			r.Seq, err = nonNegative(f, 64)
+			return err
+		}},
+	{"processed", func(r *GroupRecord) string { return formatTime(r.Processed) },
+		func(d *GroupDecoder, r *GroupRecord, f []byte) (err error) {
+			r.Processed, err = d.Scope.time(f, true)
+			return err
+		}},
+}}
 
 // GroupRecord is one probe record the group reader processed.
 type GroupRecord struct {
@@ -112,17 +137,11 @@ type GroupEncoder struct{ lw *lineWriter }
 
 // NewGroupEncoder returns a GroupEncoder writing to w.
 func NewGroupEncoder(w io.Writer) *GroupEncoder {
-	return &GroupEncoder{lw: newLineWriter(w, groupHeader)}
+	return &GroupEncoder{lw: groupFormat.writer(w)}
 }
 
 // Encode buffers one row.
-func (e *GroupEncoder) Encode(r GroupRecord) {
-	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
-	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
-	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
-	e.lw.row[3] = formatTime(r.Processed)
-	e.lw.write()
-}
+func (e *GroupEncoder) Encode(r GroupRecord) { groupFormat.encode(e.lw, &r) }
 
 // Flush writes the buffered rows.
 func (e *GroupEncoder) Flush() error { return e.lw.flush() }
@@ -137,38 +156,11 @@ type GroupDecoder struct {
 
 // NewGroupDecoder returns a GroupDecoder reading r; file names r in errors.
 func NewGroupDecoder(r io.Reader, file string) *GroupDecoder {
-	return &GroupDecoder{lr: newLineReader(r, file, groupHeader)}
+	return &GroupDecoder{lr: groupFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
-func (d *GroupDecoder) Decode(r *GroupRecord) error {
-	row, err := d.lr.next()
-	if err != nil {
-		return err
-	}
-	var v [3]int64
-	for i := range v {
-		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
-			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
-		}
-	}
-	if err := d.Scope.partition(int32(v[0])); err != nil {
-		return d.lr.fieldError(0, err)
-	}
-	t, err := ParseTime(row[3])
-	if err == nil && (t.Before(EarliestTime) || t.After(LatestTime)) {
-		err = fmt.Errorf("%s is outside %d–%d", row[3], EarliestTime.Year(), LatestTime.Year())
-	}
-	if err == nil {
-		err = d.Scope.within(t, 0)
-	}
-	if err != nil || t.IsZero() {
-		return d.lr.fieldError(3, cmpErr(err, errors.New("empty")))
-	}
-	*r = GroupRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2], Processed: t}
-	return nil
-}
+func (d *GroupDecoder) Decode(r *GroupRecord) error { return groupFormat.decode(d.lr, d, r) }
 
 // GroupEventKind is what a group event row records.
 type GroupEventKind string
@@ -210,7 +202,35 @@ type GroupEvent struct {
 // Failed reports whether the event is a commit that failed.
 func (e *GroupEvent) Failed() bool { return e.Kind == GroupCommit && e.Err != "" }
 
-var groupEventsHeader = []string{"time", "kind", "start", "generation", "partitions", "offsets", "error"}
+var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[GroupEvent, GroupEventDecoder]{
+	{"time", func(ev *GroupEvent) string { return formatTime(ev.Time) },
+		func(d *GroupEventDecoder, ev *GroupEvent, f []byte) (err error) {
+			ev.Time, err = d.Scope.time(f, true)
+			return err
+		}},
+	{"kind", func(ev *GroupEvent) string { return string(ev.Kind) },
+		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error {
+			if ev.Kind = GroupEventKind(f); !ev.Kind.known() {
+				return fmt.Errorf("%s: want commit, assigned, revoked or lost", Excerpt(string(f)))
+			}
+			return nil
+		}},
+	{"start", func(ev *GroupEvent) string { return formatTime(ev.Start) }, (*GroupEventDecoder).start},
+	{"generation", func(ev *GroupEvent) string { return strconv.FormatInt(int64(ev.Generation), 10) },
+		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error {
+			g, err := parseInt(f, 32)
+			if err != nil || g < -1 {
+				return errors.New("not a generation")
+			}
+			ev.Generation = int32(g)
+			return nil
+		}},
+	{"partitions", func(ev *GroupEvent) string { return joinNodes(slices.Sorted(slices.Values(ev.Partitions))) },
+		(*GroupEventDecoder).partitions},
+	{"offsets", func(ev *GroupEvent) string { return formatOffsets(ev.Offsets) }, (*GroupEventDecoder).offsets},
+	{"error", func(ev *GroupEvent) string { return oneLine(ev.Err) },
+		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error { ev.Err = string(f); return nil }},
+}}
 
 // GroupEventEncoder writes the group events CSV; rows are held in memory
 // until Flush.
@@ -218,20 +238,16 @@ type GroupEventEncoder struct{ lw *lineWriter }
 
 // NewGroupEventEncoder returns a GroupEventEncoder writing to w.
 func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
-	return &GroupEventEncoder{lw: newLineWriter(w, groupEventsHeader)}
+	return &GroupEventEncoder{lw: groupEventsFormat.writer(w)}
 }
 
 // Encode buffers one row; its partitions and offsets are written in
 // partition order.
-func (e *GroupEventEncoder) Encode(ev *GroupEvent) {
-	r := e.lw.row
-	clear(r)
-	r[0] = formatTime(ev.Time)
-	r[1] = string(ev.Kind)
-	r[2] = formatTime(ev.Start)
-	r[3] = strconv.FormatInt(int64(ev.Generation), 10)
-	r[4] = joinNodes(slices.Sorted(slices.Values(ev.Partitions)))
-	offs := slices.Clone(ev.Offsets)
+func (e *GroupEventEncoder) Encode(ev *GroupEvent) { groupEventsFormat.encode(e.lw, ev) }
+
+// formatOffsets writes a commit's offsets in partition order.
+func formatOffsets(offsets []PartitionOffset) string {
+	offs := slices.Clone(offsets)
 	slices.SortFunc(offs, func(a, b PartitionOffset) int { return int(a.Partition) - int(b.Partition) })
 	var b strings.Builder
 	for i, o := range offs {
@@ -240,9 +256,7 @@ func (e *GroupEventEncoder) Encode(ev *GroupEvent) {
 		}
 		fmt.Fprintf(&b, "%d:%d", o.Partition, o.Offset)
 	}
-	r[5] = b.String()
-	r[6] = oneLine(ev.Err)
-	e.lw.write()
+	return b.String()
 }
 
 // Flush writes the buffered rows.
@@ -259,62 +273,49 @@ type GroupEventDecoder struct {
 // NewGroupEventDecoder returns a GroupEventDecoder reading r; file names r
 // in errors.
 func NewGroupEventDecoder(r io.Reader, file string) *GroupEventDecoder {
-	return &GroupEventDecoder{lr: newLineReader(r, file, groupEventsHeader)}
+	return &GroupEventDecoder{lr: groupEventsFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
 func (d *GroupEventDecoder) Decode(ev *GroupEvent) error {
-	row, err := d.lr.next()
-	if err != nil {
+	return groupEventsFormat.decode(d.lr, d, ev)
+}
+
+// start reads when a commit was issued: empty for anything else, and at
+// or before the commit's end.
+func (d *GroupEventDecoder) start(ev *GroupEvent, f []byte) (err error) {
+	if ev.Start, err = d.Scope.time(f, false); err != nil {
 		return err
 	}
-	*ev = GroupEvent{Kind: GroupEventKind(row[1]), Err: row[6]}
-	for i, dst := range []*time.Time{&ev.Time, &ev.Start} {
-		t, err := ParseTime(row[i*2])
-		if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
-			err = fmt.Errorf("%s is outside %d–%d", row[i*2], EarliestTime.Year(), LatestTime.Year())
-		}
-		if err == nil && i == 0 && t.IsZero() {
-			err = errors.New("empty")
-		}
-		if err == nil {
-			err = d.Scope.within(t, 0)
-		}
-		if err != nil {
-			return d.lr.fieldError(i*2, err)
-		}
-		*dst = t
-	}
-	if !ev.Kind.known() {
-		return d.lr.fieldError(1, fmt.Errorf("%s: want commit, assigned, revoked or lost", Excerpt(row[1])))
-	}
 	if !ev.Start.IsZero() && (ev.Kind != GroupCommit || ev.Start.After(ev.Time)) {
-		return d.lr.fieldError(2, errors.New("a start only a commit has, at or before its time"))
+		return errors.New("a start only a commit has, at or before its time")
 	}
-	g, err := strconv.ParseInt(row[3], 10, 32)
-	if err != nil || g < -1 {
-		return d.lr.fieldError(3, errors.New("not a generation"))
-	}
-	ev.Generation = int32(g)
-	if ev.Partitions, err = splitNodes(row[4]); err != nil {
-		return d.lr.fieldError(4, errors.New("not a list of partitions separated by spaces"))
+	return nil
+}
+
+// partitions reads an assignment change's partitions.
+func (d *GroupEventDecoder) partitions(ev *GroupEvent, f []byte) (err error) {
+	if ev.Partitions, err = splitNodes(string(f)); err != nil {
+		return errors.New("not a list of partitions separated by spaces")
 	}
 	if ev.Kind == GroupCommit && len(ev.Partitions) > 0 {
-		return d.lr.fieldError(4, errors.New("a commit lists its partitions in offsets"))
+		return errors.New("a commit lists its partitions in offsets")
 	}
-	if err := d.Scope.partitions(ev.Partitions...); err != nil {
-		return d.lr.fieldError(4, err)
-	}
-	if ev.Offsets, err = parseOffsets(row[5]); err != nil {
-		return d.lr.fieldError(5, err)
+	return d.Scope.partitions(ev.Partitions...)
+}
+
+// offsets reads a commit's offsets.
+func (d *GroupEventDecoder) offsets(ev *GroupEvent, f []byte) (err error) {
+	if ev.Offsets, err = parseOffsets(string(f)); err != nil {
+		return err
 	}
 	for _, o := range ev.Offsets {
 		if err := d.Scope.partition(o.Partition); err != nil {
-			return d.lr.fieldError(5, err)
+			return err
 		}
 	}
 	if ev.Kind != GroupCommit && len(ev.Offsets) > 0 {
-		return d.lr.fieldError(5, errors.New("offsets only a commit has"))
+		return errors.New("offsets only a commit has")
 	}
 	return nil
 }
