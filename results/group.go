@@ -337,10 +337,3 @@ func parseOffsets(s string) ([]PartitionOffset, error) {
 	}
 	return out, nil
 }
-
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
-}

@@ -134,7 +134,41 @@ func (e *TxnEvent) Count() int64 {
 	return n
 }
 
-var txnHeader = []string{"txn", "begin", "commit_start", "end", "outcome", "records", "error"}
+var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDecoder]{
+	{"txn", func(ev *TxnEvent) string { return strconv.FormatInt(ev.Txn, 10) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
+			ev.Txn, err = nonNegative(f, 64)
+			return err
+		}},
+	txnTime("begin", func(ev *TxnEvent) *time.Time { return &ev.Begin }, true),
+	txnTime("commit_start", func(ev *TxnEvent) *time.Time { return &ev.CommitStart }, false),
+	txnTime("end", func(ev *TxnEvent) *time.Time { return &ev.End }, true),
+	{"outcome", func(ev *TxnEvent) string { return string(ev.Outcome) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) error {
+			if ev.Outcome = TxnOutcome(f); !ev.Outcome.known() {
+				return fmt.Errorf("%s: want committed, aborted, timed-out or unknown", Excerpt(string(f)))
+			}
+			return nil
+		}},
+	{"records", func(ev *TxnEvent) string { return formatSeqRanges(ev.Records) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
+			ev.Records, err = parseSeqRanges(string(f))
+			return err
+		}},
+	{"error", func(ev *TxnEvent) string { return oneLine(ev.Err) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) error { ev.Err = string(f); return nil }},
+}}
+
+// txnTime is a time column of the transactions CSV; required refuses an
+// empty one.
+func txnTime(name string, field func(*TxnEvent) *time.Time, required bool) column[TxnEvent, TxnDecoder] {
+	return column[TxnEvent, TxnDecoder]{name,
+		func(ev *TxnEvent) string { return formatTime(*field(ev)) },
+		func(d *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
+			*field(ev), err = d.Scope.time(f, required)
+			return err
+		}}
+}
 
 // TxnEncoder writes the transactions CSV; rows are held in memory until
 // Flush.
@@ -142,19 +176,15 @@ type TxnEncoder struct{ lw *lineWriter }
 
 // NewTxnEncoder returns a TxnEncoder writing to w.
 func NewTxnEncoder(w io.Writer) *TxnEncoder {
-	return &TxnEncoder{lw: newLineWriter(w, txnHeader)}
+	return &TxnEncoder{lw: txnFormat.writer(w)}
 }
 
 // Encode buffers one row; its records are written in partition order.
-func (e *TxnEncoder) Encode(ev *TxnEvent) {
-	r := e.lw.row
-	clear(r)
-	r[0] = strconv.FormatInt(ev.Txn, 10)
-	r[1] = formatTime(ev.Begin)
-	r[2] = formatTime(ev.CommitStart)
-	r[3] = formatTime(ev.End)
-	r[4] = string(ev.Outcome)
-	recs := slices.Clone(ev.Records)
+func (e *TxnEncoder) Encode(ev *TxnEvent) { txnFormat.encode(e.lw, ev) }
+
+// formatSeqRanges writes a transaction's records in partition order.
+func formatSeqRanges(ranges []SeqRange) string {
+	recs := slices.Clone(ranges)
 	slices.SortFunc(recs, func(a, b SeqRange) int { return int(a.Partition) - int(b.Partition) })
 	var b strings.Builder
 	for i, s := range recs {
@@ -163,9 +193,7 @@ func (e *TxnEncoder) Encode(ev *TxnEvent) {
 		}
 		fmt.Fprintf(&b, "%d:%d-%d", s.Partition, s.First, s.Last)
 	}
-	r[5] = b.String()
-	r[6] = oneLine(ev.Err)
-	e.lw.write()
+	return b.String()
 }
 
 // Flush writes the buffered rows.
@@ -185,47 +213,21 @@ type TxnDecoder struct {
 
 // NewTxnDecoder returns a TxnDecoder reading r; file names r in errors.
 func NewTxnDecoder(r io.Reader, file string) *TxnDecoder {
-	return &TxnDecoder{lr: newLineReader(r, file, txnHeader)}
+	return &TxnDecoder{lr: txnFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
 func (d *TxnDecoder) Decode(ev *TxnEvent) error {
-	row, err := d.lr.next()
-	if err != nil {
+	if err := txnFormat.decode(d.lr, d, ev); err != nil {
 		return err
-	}
-	*ev = TxnEvent{Outcome: TxnOutcome(row[4]), Err: row[6]}
-	if ev.Txn, err = strconv.ParseInt(row[0], 10, 64); err != nil || ev.Txn < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[0])))
-	}
-	for i, dst := range []*time.Time{&ev.Begin, &ev.CommitStart, &ev.End} {
-		t, err := ParseTime(row[i+1])
-		if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
-			err = fmt.Errorf("%s is outside %d–%d", row[i+1], EarliestTime.Year(), LatestTime.Year())
-		}
-		if err == nil && i != 1 && t.IsZero() {
-			err = errors.New("empty")
-		}
-		if err == nil {
-			err = d.Scope.within(t, 0)
-		}
-		if err != nil {
-			return d.lr.fieldError(i+1, err)
-		}
-		*dst = t
 	}
 	switch {
 	case ev.End.Before(ev.Begin):
 		return d.lr.fieldError(3, errors.New("an end before the begin"))
 	case !ev.CommitStart.IsZero() && (ev.CommitStart.Before(ev.Begin) || ev.CommitStart.After(ev.End)):
 		return d.lr.fieldError(2, errors.New("a commit start outside begin–end"))
-	case !ev.Outcome.known():
-		return d.lr.fieldError(4, fmt.Errorf("%s: want committed, aborted, timed-out or unknown", Excerpt(row[4])))
 	case ev.Outcome == TxnCommitted && ev.CommitStart.IsZero():
 		return d.lr.fieldError(2, errors.New("a committed transaction with no commit start"))
-	}
-	if ev.Records, err = parseSeqRanges(row[5]); err != nil {
-		return d.lr.fieldError(5, err)
 	}
 	return d.bounded(ev)
 }
