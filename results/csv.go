@@ -222,7 +222,7 @@ type lineReader struct {
 	aheadErr error
 
 	row  record
-	strs []string // row as strings (next)
+	strs []string // row as strings, for a foreign format
 }
 
 func newLineReader(r io.Reader, file string, header []string) *lineReader {
@@ -268,18 +268,8 @@ func (lr *lineReader) fieldCountError(line, n int) error {
 		Err: fmt.Errorf("%w: %d, want %d (%s)", csv.ErrFieldCount, n, len(lr.names), joinComma(lr.names))}
 }
 
-// next returns the next data row, valid until the following call; io.EOF at
-// the end.
-func (lr *lineReader) next() ([]string, error) {
-	row, err := lr.nextRecord()
-	if err != nil {
-		return nil, err
-	}
-	lr.strs = row.strings(lr.strs)
-	return lr.strs, nil
-}
-
-// nextRecord is next, the row's fields left as bytes.
+// nextRecord returns the next data row, valid until the following call;
+// io.EOF at the end.
 func (lr *lineReader) nextRecord() (*record, error) {
 	if !lr.header {
 		lr.header = true
