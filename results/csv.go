@@ -77,8 +77,7 @@ var probeFormat = rowFormat[Message, Decoder]{cols: []column[Message, Decoder]{
 		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Acked, f) }},
 	{"received", func(m *Message) string { return formatTime(m.Received) },
 		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Received, f) }},
-	{"error", func(m *Message) string { return oneLine(m.Err) },
-		func(_ *Decoder, m *Message, f []byte) error { m.Err = string(f); return nil }},
+	errorColumn[Message, Decoder](func(m *Message) *string { return &m.Err }),
 }}
 
 var probeHeader = probeFormat.header()

@@ -98,31 +98,13 @@ type GroupSettings struct {
 }
 
 var groupFormat = rowFormat[GroupRecord, GroupDecoder]{cols: []column[GroupRecord, GroupDecoder]{
-	{"partition", func(r *GroupRecord) string { return strconv.FormatInt(int64(r.Partition), 10) },
-		func(d *GroupDecoder, r *GroupRecord, f []byte) error {
-			p, err := nonNegative(f, 32)
-			if err != nil {
-				return err
-			}
-			r.Partition = int32(p)
-			return d.Scope.partition(r.Partition)
-		}},
-	{"offset", func(r *GroupRecord) string { return strconv.FormatInt(r.Offset, 10) },
-		func(_ *GroupDecoder, r *GroupRecord, f []byte) (err error) {
-			r.Offset, err = nonNegative(f, 64)
-			return err
-		}},
-	{"seq", func(r *GroupRecord) string { return strconv.FormatInt(r.Seq, 10) },
-		func(_ *GroupDecoder, r *GroupRecord, f []byte) (err error) {
-			r.Seq, err = nonNegative(f, 64)
-			return err
-		}},
-	{"processed", func(r *GroupRecord) string { return formatTime(r.Processed) },
-		func(d *GroupDecoder, r *GroupRecord, f []byte) (err error) {
-			r.Processed, err = d.Scope.time(f, true)
-			return err
-		}},
+	partitionColumn(func(r *GroupRecord) *int32 { return &r.Partition }, groupScope),
+	countColumn[GroupRecord, GroupDecoder]("offset", func(r *GroupRecord) *int64 { return &r.Offset }),
+	countColumn[GroupRecord, GroupDecoder]("seq", func(r *GroupRecord) *int64 { return &r.Seq }),
+	timeColumn("processed", func(r *GroupRecord) *time.Time { return &r.Processed }, groupScope, true),
 }}
+
+func groupScope(d *GroupDecoder) Scope { return d.Scope }
 
 // GroupRecord is one probe record the group reader processed.
 type GroupRecord struct {
@@ -203,11 +185,7 @@ type GroupEvent struct {
 func (e *GroupEvent) Failed() bool { return e.Kind == GroupCommit && e.Err != "" }
 
 var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[GroupEvent, GroupEventDecoder]{
-	{"time", func(ev *GroupEvent) string { return formatTime(ev.Time) },
-		func(d *GroupEventDecoder, ev *GroupEvent, f []byte) (err error) {
-			ev.Time, err = d.Scope.time(f, true)
-			return err
-		}},
+	timeColumn("time", func(ev *GroupEvent) *time.Time { return &ev.Time }, groupEventsScope, true),
 	{"kind", func(ev *GroupEvent) string { return string(ev.Kind) },
 		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error {
 			if ev.Kind = GroupEventKind(f); !ev.Kind.known() {
@@ -228,9 +206,10 @@ var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[
 	{"partitions", func(ev *GroupEvent) string { return joinNodes(slices.Sorted(slices.Values(ev.Partitions))) },
 		(*GroupEventDecoder).partitions},
 	{"offsets", func(ev *GroupEvent) string { return formatOffsets(ev.Offsets) }, (*GroupEventDecoder).offsets},
-	{"error", func(ev *GroupEvent) string { return oneLine(ev.Err) },
-		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error { ev.Err = string(f); return nil }},
+	errorColumn[GroupEvent, GroupEventDecoder](func(ev *GroupEvent) *string { return &ev.Err }),
 }}
+
+func groupEventsScope(d *GroupEventDecoder) Scope { return d.Scope }
 
 // GroupEventEncoder writes the group events CSV; rows are held in memory
 // until Flush.
@@ -247,17 +226,12 @@ func (e *GroupEventEncoder) Encode(ev *GroupEvent) { groupEventsFormat.encode(e.
 
 // formatOffsets writes a commit's offsets in partition order.
 func formatOffsets(offsets []PartitionOffset) string {
-	offs := slices.Clone(offsets)
-	slices.SortFunc(offs, func(a, b PartitionOffset) int { return int(a.Partition) - int(b.Partition) })
-	var b strings.Builder
-	for i, o := range offs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:%d", o.Partition, o.Offset)
-	}
-	return b.String()
+	return joinByPartition(offsets, offsetPartition, func(b *strings.Builder, o PartitionOffset) {
+		fmt.Fprintf(b, "%d:%d", o.Partition, o.Offset)
+	})
 }
+
+func offsetPartition(o PartitionOffset) int32 { return o.Partition }
 
 // Flush writes the buffered rows.
 func (e *GroupEventEncoder) Flush() error { return e.lw.flush() }
@@ -322,18 +296,13 @@ func (d *GroupEventDecoder) offsets(ev *GroupEvent, f []byte) (err error) {
 
 // parseOffsets parses "0:1043 1:1040", partitions in increasing order.
 func parseOffsets(s string) ([]PartitionOffset, error) {
-	var out []PartitionOffset
-	for _, f := range strings.Fields(s) {
+	return splitByPartition(s, offsetPartition, func(f string) (PartitionOffset, error) {
 		p, o, ok := strings.Cut(f, ":")
 		pn, err1 := strconv.ParseInt(p, 10, 32)
 		on, err2 := strconv.ParseInt(o, 10, 64)
 		if !ok || err1 != nil || err2 != nil || pn < 0 || on < 0 {
-			return nil, fmt.Errorf("not partition:offset pairs separated by spaces: %s", Excerpt(f))
+			return PartitionOffset{}, fmt.Errorf("not partition:offset pairs separated by spaces: %s", Excerpt(f))
 		}
-		if n := len(out); n > 0 && int32(pn) <= out[n-1].Partition {
-			return nil, fmt.Errorf("partition %d after %d: want each once, in order", pn, out[n-1].Partition)
-		}
-		out = append(out, PartitionOffset{Partition: int32(pn), Offset: on})
-	}
-	return out, nil
+		return PartitionOffset{Partition: int32(pn), Offset: on}, nil
+	})
 }

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 )
 
@@ -55,23 +54,12 @@ type LoadSecond struct {
 
 var loadFormat = rowFormat[LoadSecond, LoadDecoder]{cols: []column[LoadSecond, LoadDecoder]{
 	{"second", func(s *LoadSecond) string { return s.Second.UTC().Format(time.RFC3339) }, (*LoadDecoder).second},
-	loadCount("sent", func(s *LoadSecond) *int64 { return &s.Sent }),
-	loadCount("acked", func(s *LoadSecond) *int64 { return &s.Acked }),
-	loadCount("failed", func(s *LoadSecond) *int64 { return &s.Failed }),
-	loadCount("received", func(s *LoadSecond) *int64 { return &s.Received }),
-	{"error", func(s *LoadSecond) string { return oneLine(s.Err) },
-		func(_ *LoadDecoder, s *LoadSecond, f []byte) error { s.Err = string(f); return nil }},
+	countColumn[LoadSecond, LoadDecoder]("sent", func(s *LoadSecond) *int64 { return &s.Sent }),
+	countColumn[LoadSecond, LoadDecoder]("acked", func(s *LoadSecond) *int64 { return &s.Acked }),
+	countColumn[LoadSecond, LoadDecoder]("failed", func(s *LoadSecond) *int64 { return &s.Failed }),
+	countColumn[LoadSecond, LoadDecoder]("received", func(s *LoadSecond) *int64 { return &s.Received }),
+	errorColumn[LoadSecond, LoadDecoder](func(s *LoadSecond) *string { return &s.Err }),
 }}
-
-// loadCount is a column of the load CSV that counts records.
-func loadCount(name string, field func(*LoadSecond) *int64) column[LoadSecond, LoadDecoder] {
-	return column[LoadSecond, LoadDecoder]{name,
-		func(s *LoadSecond) string { return strconv.FormatInt(*field(s), 10) },
-		func(_ *LoadDecoder, s *LoadSecond, f []byte) (err error) {
-			*field(s), err = nonNegative(f, 64)
-			return err
-		}}
-}
 
 // LoadEncoder writes the load CSV; rows are held in memory until Flush.
 type LoadEncoder struct{ lw *lineWriter }

@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // The read-back CSV (log.csv) lists what the partitions' logs held after a
@@ -16,19 +15,9 @@ import (
 //
 // Records of other writers (or of earlier runs) are not listed.
 var logFormat = rowFormat[LogRecord, LogDecoder]{cols: []column[LogRecord, LogDecoder]{
-	{"partition", func(r *LogRecord) string { return strconv.FormatInt(int64(r.Partition), 10) },
-		func(_ *LogDecoder, r *LogRecord, f []byte) error {
-			p, err := nonNegative(f, 32)
-			r.Partition = int32(p)
-			return err
-		}},
-	{"offset", func(r *LogRecord) string { return strconv.FormatInt(r.Offset, 10) },
-		func(_ *LogDecoder, r *LogRecord, f []byte) (err error) {
-			r.Offset, err = nonNegative(f, 64)
-			return err
-		}},
-	{"seq", func(r *LogRecord) string { return strconv.FormatInt(r.Seq, 10) },
-		func(_ *LogDecoder, r *LogRecord, f []byte) (err error) { r.Seq, err = nonNegative(f, 64); return err }},
+	partitionColumn(func(r *LogRecord) *int32 { return &r.Partition }, func(*LogDecoder) Scope { return Scope{} }),
+	countColumn[LogRecord, LogDecoder]("offset", func(r *LogRecord) *int64 { return &r.Offset }),
+	countColumn[LogRecord, LogDecoder]("seq", func(r *LogRecord) *int64 { return &r.Seq }),
 }}
 
 // LogRecord is one probe record found in a partition's log.
@@ -84,14 +73,4 @@ func (d *LogDecoder) Decode(r *LogRecord) error {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d offset %d too", errDuplicateRow, r.Partition, r.Offset))
 	}
 	return nil
-}
-
-// nonNegative reads a field that holds a non-negative integer of bits
-// bits.
-func nonNegative(f []byte, bits int) (int64, error) {
-	v, err := parseInt(f, bits)
-	if err != nil || v < 0 {
-		return 0, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(f)))
-	}
-	return v, nil
 }

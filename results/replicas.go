@@ -104,8 +104,7 @@ var replicasFormat = rowFormat[ReplicaSample, ReplicaDecoder]{
 		replicaNodes("isr", func(s *ReplicaSample) *[]int32 { return &s.ISR }),
 		replicaNodes("elr", func(s *ReplicaSample) *[]int32 { return &s.ELR }),
 		replicaNodes("last_known_elr", func(s *ReplicaSample) *[]int32 { return &s.LastKnownELR }),
-		{"error", func(s *ReplicaSample) string { return oneLine(s.Err) },
-			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) error { s.Err = string(f); return nil }},
+		errorColumn[ReplicaSample, ReplicaDecoder](func(s *ReplicaSample) *string { return &s.Err }),
 	},
 	blank: func(s *ReplicaSample) { *s = ReplicaSample{Broker: -1, LEO: -1, HW: -1, Leader: -1} },
 }

@@ -1,6 +1,13 @@
 package results
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // A CSV format of a trial directory is a list of columns, each mapping one
 // field of a row to and from its struct: rowFormat. One writer and one
@@ -79,4 +86,91 @@ func (f *rowFormat[T, D]) fields(lr *lineReader, d *D, v *T, rec *record) error 
 		}
 	}
 	return nil
+}
+
+// countColumn is a column of a non-negative integer.
+func countColumn[T, D any](name string, field func(*T) *int64) column[T, D] {
+	return column[T, D]{name,
+		func(v *T) string { return strconv.FormatInt(*field(v), 10) },
+		func(_ *D, v *T, f []byte) (err error) {
+			*field(v), err = nonNegative(f, 64)
+			return err
+		}}
+}
+
+// partitionColumn is a column of a partition number, one of the scope's.
+func partitionColumn[T, D any](field func(*T) *int32, scope func(*D) Scope) column[T, D] {
+	return column[T, D]{"partition",
+		func(v *T) string { return strconv.FormatInt(int64(*field(v)), 10) },
+		func(d *D, v *T, f []byte) error {
+			p, err := nonNegative(f, 32)
+			if err != nil {
+				return err
+			}
+			*field(v) = int32(p)
+			return scope(d).partition(int32(p))
+		}}
+}
+
+// timeColumn is a column of a time within the plausible range and the
+// scope; required refuses an empty one.
+func timeColumn[T, D any](name string, field func(*T) *time.Time, scope func(*D) Scope, required bool) column[T, D] {
+	return column[T, D]{name,
+		func(v *T) string { return formatTime(*field(v)) },
+		func(d *D, v *T, f []byte) (err error) {
+			*field(v), err = scope(d).time(f, required)
+			return err
+		}}
+}
+
+// errorColumn is the column of why something failed, written on one line.
+func errorColumn[T, D any](field func(*T) *string) column[T, D] {
+	return column[T, D]{"error",
+		func(v *T) string { return oneLine(*field(v)) },
+		func(_ *D, v *T, f []byte) error {
+			*field(v) = string(f)
+			return nil
+		}}
+}
+
+// nonNegative reads a field that holds a non-negative integer of bits
+// bits.
+func nonNegative(f []byte, bits int) (int64, error) {
+	v, err := parseInt(f, bits)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(f)))
+	}
+	return v, nil
+}
+
+// joinByPartition writes items in partition order, separated by spaces,
+// each as write writes it.
+func joinByPartition[E any](items []E, partition func(E) int32, write func(*strings.Builder, E)) string {
+	sorted := slices.Clone(items)
+	slices.SortFunc(sorted, func(a, b E) int { return int(partition(a)) - int(partition(b)) })
+	var b strings.Builder
+	for i, e := range sorted {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		write(&b, e)
+	}
+	return b.String()
+}
+
+// splitByPartition reads what joinByPartition writes: items separated by
+// spaces, each read by parse, their partitions in increasing order.
+func splitByPartition[E any](s string, partition func(E) int32, parse func(string) (E, error)) ([]E, error) {
+	var out []E
+	for _, f := range strings.Fields(s) {
+		e, err := parse(f)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(out); n > 0 && partition(e) <= partition(out[n-1]) {
+			return nil, fmt.Errorf("partition %d after %d: want each once, in order", partition(e), partition(out[n-1]))
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }

@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -135,14 +134,10 @@ func (e *TxnEvent) Count() int64 {
 }
 
 var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDecoder]{
-	{"txn", func(ev *TxnEvent) string { return strconv.FormatInt(ev.Txn, 10) },
-		func(_ *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
-			ev.Txn, err = nonNegative(f, 64)
-			return err
-		}},
-	txnTime("begin", func(ev *TxnEvent) *time.Time { return &ev.Begin }, true),
-	txnTime("commit_start", func(ev *TxnEvent) *time.Time { return &ev.CommitStart }, false),
-	txnTime("end", func(ev *TxnEvent) *time.Time { return &ev.End }, true),
+	countColumn[TxnEvent, TxnDecoder]("txn", func(ev *TxnEvent) *int64 { return &ev.Txn }),
+	timeColumn("begin", func(ev *TxnEvent) *time.Time { return &ev.Begin }, txnScope, true),
+	timeColumn("commit_start", func(ev *TxnEvent) *time.Time { return &ev.CommitStart }, txnScope, false),
+	timeColumn("end", func(ev *TxnEvent) *time.Time { return &ev.End }, txnScope, true),
 	{"outcome", func(ev *TxnEvent) string { return string(ev.Outcome) },
 		func(_ *TxnDecoder, ev *TxnEvent, f []byte) error {
 			if ev.Outcome = TxnOutcome(f); !ev.Outcome.known() {
@@ -155,20 +150,10 @@ var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDeco
 			ev.Records, err = parseSeqRanges(string(f))
 			return err
 		}},
-	{"error", func(ev *TxnEvent) string { return oneLine(ev.Err) },
-		func(_ *TxnDecoder, ev *TxnEvent, f []byte) error { ev.Err = string(f); return nil }},
+	errorColumn[TxnEvent, TxnDecoder](func(ev *TxnEvent) *string { return &ev.Err }),
 }}
 
-// txnTime is a time column of the transactions CSV; required refuses an
-// empty one.
-func txnTime(name string, field func(*TxnEvent) *time.Time, required bool) column[TxnEvent, TxnDecoder] {
-	return column[TxnEvent, TxnDecoder]{name,
-		func(ev *TxnEvent) string { return formatTime(*field(ev)) },
-		func(d *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
-			*field(ev), err = d.Scope.time(f, required)
-			return err
-		}}
-}
+func txnScope(d *TxnDecoder) Scope { return d.Scope }
 
 // TxnEncoder writes the transactions CSV; rows are held in memory until
 // Flush.
@@ -184,17 +169,12 @@ func (e *TxnEncoder) Encode(ev *TxnEvent) { txnFormat.encode(e.lw, ev) }
 
 // formatSeqRanges writes a transaction's records in partition order.
 func formatSeqRanges(ranges []SeqRange) string {
-	recs := slices.Clone(ranges)
-	slices.SortFunc(recs, func(a, b SeqRange) int { return int(a.Partition) - int(b.Partition) })
-	var b strings.Builder
-	for i, s := range recs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:%d-%d", s.Partition, s.First, s.Last)
-	}
-	return b.String()
+	return joinByPartition(ranges, rangePartition, func(b *strings.Builder, s SeqRange) {
+		fmt.Fprintf(b, "%d:%d-%d", s.Partition, s.First, s.Last)
+	})
 }
+
+func rangePartition(s SeqRange) int32 { return s.Partition }
 
 // Flush writes the buffered rows.
 func (e *TxnEncoder) Flush() error { return e.lw.flush() }
@@ -259,20 +239,15 @@ func (d *TxnDecoder) bounded(ev *TxnEvent) error {
 
 // parseSeqRanges parses "0:0-33 1:0-32", partitions in increasing order.
 func parseSeqRanges(s string) ([]SeqRange, error) {
-	var out []SeqRange
-	for _, f := range strings.Fields(s) {
+	return splitByPartition(s, rangePartition, func(f string) (SeqRange, error) {
 		p, rng, ok1 := strings.Cut(f, ":")
 		first, last, ok2 := strings.Cut(rng, "-")
 		pn, err1 := strconv.ParseInt(p, 10, 32)
 		fn, err2 := strconv.ParseInt(first, 10, 64)
 		ln, err3 := strconv.ParseInt(last, 10, 64)
 		if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || pn < 0 || fn < 0 || ln < fn {
-			return nil, fmt.Errorf("not partition:first-last ranges separated by spaces: %s", Excerpt(f))
+			return SeqRange{}, fmt.Errorf("not partition:first-last ranges separated by spaces: %s", Excerpt(f))
 		}
-		if n := len(out); n > 0 && int32(pn) <= out[n-1].Partition {
-			return nil, fmt.Errorf("partition %d after %d: want each once, in order", pn, out[n-1].Partition)
-		}
-		out = append(out, SeqRange{Partition: int32(pn), First: fn, Last: ln})
-	}
-	return out, nil
+		return SeqRange{Partition: int32(pn), First: fn, Last: ln}, nil
+	})
 }
