@@ -147,15 +147,12 @@ func (lw *lineWriter) flush() error {
 }
 
 // Encoder writes the probe CSV. Rows are held in memory until Flush.
-type Encoder struct{ lw *lineWriter }
+type Encoder struct{ rowEncoder[Message, Decoder] }
 
 // NewEncoder returns an Encoder that writes the header and then rows to w.
 func NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{lw: probeFormat.writer(w)}
+	return &Encoder{probeFormat.encoder(w)}
 }
-
-// Encode buffers one row.
-func (e *Encoder) Encode(m *Message) { probeFormat.encode(e.lw, m) }
 
 // formatOffset writes an offset, empty when negative: never assigned.
 func formatOffset(o int64) string {
@@ -176,9 +173,6 @@ func oneLine(s string) string {
 }
 
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
-
-// Flush writes the buffered rows.
-func (e *Encoder) Flush() error { return e.lw.flush() }
 
 // EncodePending buffers the messages a probe still holds for a partition —
 // failed, never acknowledged or never read — in sequence order, and empties

@@ -115,18 +115,17 @@ type GroupRecord struct {
 }
 
 // GroupEncoder writes the group CSV; rows are held in memory until Flush.
-type GroupEncoder struct{ lw *lineWriter }
+type GroupEncoder struct {
+	rowEncoder[GroupRecord, GroupDecoder]
+}
 
 // NewGroupEncoder returns a GroupEncoder writing to w.
 func NewGroupEncoder(w io.Writer) *GroupEncoder {
-	return &GroupEncoder{lw: groupFormat.writer(w)}
+	return &GroupEncoder{groupFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *GroupEncoder) Encode(r GroupRecord) { groupFormat.encode(e.lw, &r) }
-
-// Flush writes the buffered rows.
-func (e *GroupEncoder) Flush() error { return e.lw.flush() }
+func (e *GroupEncoder) Encode(r GroupRecord) { e.rowEncoder.Encode(&r) }
 
 // GroupDecoder reads the group CSV.
 type GroupDecoder struct {
@@ -212,17 +211,16 @@ var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[
 func groupEventsScope(d *GroupEventDecoder) Scope { return d.Scope }
 
 // GroupEventEncoder writes the group events CSV; rows are held in memory
-// until Flush.
-type GroupEventEncoder struct{ lw *lineWriter }
+// until Flush. A row's partitions and offsets are written in partition
+// order.
+type GroupEventEncoder struct {
+	rowEncoder[GroupEvent, GroupEventDecoder]
+}
 
 // NewGroupEventEncoder returns a GroupEventEncoder writing to w.
 func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
-	return &GroupEventEncoder{lw: groupEventsFormat.writer(w)}
+	return &GroupEventEncoder{groupEventsFormat.encoder(w)}
 }
-
-// Encode buffers one row; its partitions and offsets are written in
-// partition order.
-func (e *GroupEventEncoder) Encode(ev *GroupEvent) { groupEventsFormat.encode(e.lw, ev) }
 
 // formatOffsets writes a commit's offsets in partition order.
 func formatOffsets(offsets []PartitionOffset) string {
@@ -232,9 +230,6 @@ func formatOffsets(offsets []PartitionOffset) string {
 }
 
 func offsetPartition(o PartitionOffset) int32 { return o.Partition }
-
-// Flush writes the buffered rows.
-func (e *GroupEventEncoder) Flush() error { return e.lw.flush() }
 
 // GroupEventDecoder reads the group events CSV.
 type GroupEventDecoder struct {

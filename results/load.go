@@ -62,18 +62,14 @@ var loadFormat = rowFormat[LoadSecond, LoadDecoder]{cols: []column[LoadSecond, L
 }}
 
 // LoadEncoder writes the load CSV; rows are held in memory until Flush.
-type LoadEncoder struct{ lw *lineWriter }
+type LoadEncoder struct {
+	rowEncoder[LoadSecond, LoadDecoder]
+}
 
 // NewLoadEncoder returns a LoadEncoder writing to w.
 func NewLoadEncoder(w io.Writer) *LoadEncoder {
-	return &LoadEncoder{lw: loadFormat.writer(w)}
+	return &LoadEncoder{loadFormat.encoder(w)}
 }
-
-// Encode buffers one row.
-func (e *LoadEncoder) Encode(s *LoadSecond) { loadFormat.encode(e.lw, s) }
-
-// Flush writes the buffered rows.
-func (e *LoadEncoder) Flush() error { return e.lw.flush() }
 
 // LoadDecoder reads the load CSV.
 type LoadDecoder struct {

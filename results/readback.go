@@ -28,18 +28,17 @@ type LogRecord struct {
 }
 
 // LogEncoder writes the read-back CSV; rows are held in memory until Flush.
-type LogEncoder struct{ lw *lineWriter }
+type LogEncoder struct {
+	rowEncoder[LogRecord, LogDecoder]
+}
 
 // NewLogEncoder returns a LogEncoder writing to w.
 func NewLogEncoder(w io.Writer) *LogEncoder {
-	return &LogEncoder{lw: logFormat.writer(w)}
+	return &LogEncoder{logFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *LogEncoder) Encode(r LogRecord) { logFormat.encode(e.lw, &r) }
-
-// Flush writes the buffered rows.
-func (e *LogEncoder) Flush() error { return e.lw.flush() }
+func (e *LogEncoder) Encode(r LogRecord) { e.rowEncoder.Encode(&r) }
 
 // LogDecoder reads the read-back CSV.
 type LogDecoder struct {

@@ -179,18 +179,14 @@ func (s *ReplicaSample) IsState() bool { return s.Broker < 0 }
 
 // ReplicaEncoder writes the replica view. Rows reach the underlying writer
 // only on Flush, whole.
-type ReplicaEncoder struct{ lw *lineWriter }
+type ReplicaEncoder struct {
+	rowEncoder[ReplicaSample, ReplicaDecoder]
+}
 
 // NewReplicaEncoder writes the header and returns an encoder.
 func NewReplicaEncoder(w io.Writer) *ReplicaEncoder {
-	return &ReplicaEncoder{lw: replicasFormat.writer(w)}
+	return &ReplicaEncoder{replicasFormat.encoder(w)}
 }
-
-// Encode buffers one row.
-func (e *ReplicaEncoder) Encode(s *ReplicaSample) { replicasFormat.encode(e.lw, s) }
-
-// Flush writes the buffered rows.
-func (e *ReplicaEncoder) Flush() error { return e.lw.flush() }
 
 func joinNodes(ids []int32) string {
 	var b strings.Builder

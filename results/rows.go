@@ -57,6 +57,24 @@ func (f *rowFormat[T, D]) reader(r io.Reader, file string) *lineReader {
 	return newLineReader(r, file, f.header())
 }
 
+// rowEncoder writes a format's rows; they are held in memory until Flush.
+// Each exported encoder is one, named for its format.
+type rowEncoder[T, D any] struct {
+	lw *lineWriter
+	f  *rowFormat[T, D]
+}
+
+// encoder returns a rowEncoder writing the header and then rows to w.
+func (f *rowFormat[T, D]) encoder(w io.Writer) rowEncoder[T, D] {
+	return rowEncoder[T, D]{lw: f.writer(w), f: f}
+}
+
+// Encode buffers one row.
+func (e *rowEncoder[T, D]) Encode(v *T) { e.f.encode(e.lw, v) }
+
+// Flush writes the buffered rows.
+func (e *rowEncoder[T, D]) Flush() error { return e.lw.flush() }
+
 // encode buffers v as a row of lw.
 func (f *rowFormat[T, D]) encode(lw *lineWriter, v *T) {
 	for i := range f.cols {

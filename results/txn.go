@@ -156,16 +156,15 @@ var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDeco
 func txnScope(d *TxnDecoder) Scope { return d.Scope }
 
 // TxnEncoder writes the transactions CSV; rows are held in memory until
-// Flush.
-type TxnEncoder struct{ lw *lineWriter }
+// Flush. A row's records are written in partition order.
+type TxnEncoder struct {
+	rowEncoder[TxnEvent, TxnDecoder]
+}
 
 // NewTxnEncoder returns a TxnEncoder writing to w.
 func NewTxnEncoder(w io.Writer) *TxnEncoder {
-	return &TxnEncoder{lw: txnFormat.writer(w)}
+	return &TxnEncoder{txnFormat.encoder(w)}
 }
-
-// Encode buffers one row; its records are written in partition order.
-func (e *TxnEncoder) Encode(ev *TxnEvent) { txnFormat.encode(e.lw, ev) }
 
 // formatSeqRanges writes a transaction's records in partition order.
 func formatSeqRanges(ranges []SeqRange) string {
@@ -175,9 +174,6 @@ func formatSeqRanges(ranges []SeqRange) string {
 }
 
 func rangePartition(s SeqRange) int32 { return s.Partition }
-
-// Flush writes the buffered rows.
-func (e *TxnEncoder) Flush() error { return e.lw.flush() }
 
 // TxnDecoder reads the transactions CSV.
 type TxnDecoder struct {
