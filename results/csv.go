@@ -154,6 +154,9 @@ func NewEncoder(w io.Writer) *Encoder {
 	return &Encoder{probeFormat.encoder(w)}
 }
 
+// Encode buffers one row.
+func (e *Encoder) Encode(m *Message) { e.rowEncoder.Encode(m) }
+
 // formatOffset writes an offset, empty when negative: never assigned.
 func formatOffset(o int64) string {
 	if o < 0 {

@@ -222,6 +222,9 @@ func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
 	return &GroupEventEncoder{groupEventsFormat.encoder(w)}
 }
 
+// Encode buffers one row.
+func (e *GroupEventEncoder) Encode(ev *GroupEvent) { e.rowEncoder.Encode(ev) }
+
 // formatOffsets writes a commit's offsets in partition order.
 func formatOffsets(offsets []PartitionOffset) string {
 	return joinByPartition(offsets, offsetPartition, func(b *strings.Builder, o PartitionOffset) {

@@ -71,6 +71,9 @@ func NewLoadEncoder(w io.Writer) *LoadEncoder {
 	return &LoadEncoder{loadFormat.encoder(w)}
 }
 
+// Encode buffers one row.
+func (e *LoadEncoder) Encode(s *LoadSecond) { e.rowEncoder.Encode(s) }
+
 // LoadDecoder reads the load CSV.
 type LoadDecoder struct {
 	lr   *lineReader

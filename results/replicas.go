@@ -188,6 +188,9 @@ func NewReplicaEncoder(w io.Writer) *ReplicaEncoder {
 	return &ReplicaEncoder{replicasFormat.encoder(w)}
 }
 
+// Encode buffers one row.
+func (e *ReplicaEncoder) Encode(s *ReplicaSample) { e.rowEncoder.Encode(s) }
+
 func joinNodes(ids []int32) string {
 	var b strings.Builder
 	for i, id := range ids {

@@ -166,6 +166,9 @@ func NewTxnEncoder(w io.Writer) *TxnEncoder {
 	return &TxnEncoder{txnFormat.encoder(w)}
 }
 
+// Encode buffers one row.
+func (e *TxnEncoder) Encode(ev *TxnEvent) { e.rowEncoder.Encode(ev) }
+
 // formatSeqRanges writes a transaction's records in partition order.
 func formatSeqRanges(ranges []SeqRange) string {
 	return joinByPartition(ranges, rangePartition, func(b *strings.Builder, s SeqRange) {
