@@ -25,6 +25,7 @@ type Decoder struct {
 	From, To time.Time
 
 	seen   runsByPartition
+	day    sameDay
 	closer io.Closer
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
@@ -138,12 +139,52 @@ func (d *Decoder) offset(m *Message, f []byte) error {
 
 // time reads one of a row's times, within the decoder's window.
 func (d *Decoder) time(dst *time.Time, f []byte) error {
-	t, err := parseTimeBytes(f)
-	if err != nil {
-		return err
+	t, ok := d.day.parse(f)
+	if !ok {
+		if t, ok = parseFixed(f); ok {
+			d.day.remember(f, t)
+		} else {
+			var err error
+			if t, err = ParseTime(string(f)); err != nil {
+				return err
+			}
+		}
 	}
 	*dst = t
 	return d.inWindow(t)
+}
+
+// sameDay parses, as parseFixed does, a time of the day it last
+// remembered, counting only the time of day: a probe row has three times,
+// and a probe CSV's are nearly all of one day.
+type sameDay struct {
+	date     [10]byte
+	midnight int64 // the date's start, in Unix seconds
+	set      bool
+}
+
+// remember makes t's day, which s (parseFixed's form) spells, the day.
+func (c *sameDay) remember(s []byte, t time.Time) {
+	h, m, sec := t.Clock()
+	copy(c.date[:], s[:10])
+	c.midnight, c.set = t.Unix()-int64(h*3600+m*60+sec), true
+}
+
+// parse is parseFixed of s when s is of the day remembered; false
+// otherwise.
+func (c *sameDay) parse(s []byte) (time.Time, bool) {
+	if !c.set || len(s) != 30 || string(s[:10]) != string(c.date[:]) ||
+		s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return time.Time{}, false
+	}
+	hour, ok1 := digits(s, 11, 13)
+	min, ok2 := digits(s, 14, 16)
+	sec, ok3 := digits(s, 17, 19)
+	nsec, ok4 := digits(s, 20, 29)
+	if !(ok1 && ok2 && ok3 && ok4) || hour > 23 || min > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Unix(c.midnight+int64(hour*3600+min*60+sec), int64(nsec)).UTC(), true
 }
 
 // parseInt is strconv.ParseInt(string(b), 10, bits), without making the
