@@ -158,21 +158,10 @@ func (g *groupReader) record(ev *results.GroupEvent) {
 // context answers those still in flight at once), or after commitWait.
 func (g *groupReader) run(ctx context.Context) {
 	defer g.awaitCommits(commitWait)
-	for {
-		fs := g.cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		now := time.Now()
-		g.mu.Lock()
-		fs.EachRecord(func(r *kgo.Record) {
-			v, ok := results.ParseValue(r.Value)
-			if !ok || v.RunID != g.runID || v.Partition != r.Partition {
-				return
-			}
-			g.recs.Encode(results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
-		})
-		g.mu.Unlock()
+	record := func(r *kgo.Record, v results.Value, now time.Time) {
+		g.recs.Encode(results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
+	}
+	for pollOwn(ctx, g.cl, g.runID, &g.mu, record) {
 		if g.mode == results.CommitInterval {
 			continue
 		}

@@ -492,34 +492,45 @@ func steady(since *time.Time, gap *time.Duration, last, now time.Time, bound tim
 
 // consume reads the probed partitions until ctx is done.
 func (p *Probe) consume(ctx context.Context) {
-	for {
-		fs := p.cons.PollFetches(ctx)
-		if ctx.Err() != nil {
+	read := func(_ *kgo.Record, v results.Value, now time.Time) {
+		ps := p.parts[v.Partition]
+		if ps == nil {
 			return
 		}
-		now := time.Now()
-		p.mu.Lock()
-		fs.EachRecord(func(r *kgo.Record) {
-			v, ok := results.ParseValue(r.Value)
-			if !ok || v.RunID != p.cfg.RunID || v.Partition != r.Partition {
-				return
-			}
-			ps := p.parts[r.Partition]
-			if ps == nil {
-				return
-			}
-			m := ps.pending.get(v.Seq)
-			if m == nil || m.received != 0 {
-				return // already complete, or read twice: the read-back judges that
-			}
-			m.received = now.UnixNano()
-			ps.stats.Received++
-			steady(&ps.stats.RecvSteadySince, &ps.stats.LastRecvGap, ps.stats.LastRecv, now, p.cfg.SteadyBound())
-			ps.stats.LastRecv = now
-			p.maybeDone(ps, v.Seq, m)
-		})
-		p.mu.Unlock()
+		m := ps.pending.get(v.Seq)
+		if m == nil || m.received != 0 {
+			return // already complete, or read twice: the read-back judges that
+		}
+		m.received = now.UnixNano()
+		ps.stats.Received++
+		steady(&ps.stats.RecvSteadySince, &ps.stats.LastRecvGap, ps.stats.LastRecv, now, p.cfg.SteadyBound())
+		ps.stats.LastRecv = now
+		p.maybeDone(ps, v.Seq, m)
 	}
+	for pollOwn(ctx, p.cons, p.cfg.RunID, &p.mu, read) {
+		// read has handled the poll's records
+	}
+}
+
+// pollOwn polls cl once and hands each, under mu, every record of run
+// runID the poll returned (its value naming the record's own partition),
+// with the poll's time; false once ctx is done.
+func pollOwn(ctx context.Context, cl *kgo.Client, runID string, mu *sync.Mutex, each func(r *kgo.Record, v results.Value, now time.Time)) bool {
+	fs := cl.PollFetches(ctx)
+	if ctx.Err() != nil {
+		return false
+	}
+	now := time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	fs.EachRecord(func(r *kgo.Record) {
+		v, ok := results.ParseValue(r.Value)
+		if !ok || v.RunID != runID || v.Partition != r.Partition {
+			return
+		}
+		each(r, v, now)
+	})
+	return true
 }
 
 // maybeDone writes record seq once it is both acknowledged and read, and

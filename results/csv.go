@@ -65,7 +65,22 @@ type Message struct {
 // Failed reports whether the producer gave up on the message.
 func (m *Message) Failed() bool { return m.Err != "" }
 
-var probeHeader = []string{"partition", "seq", "offset", "sent", "acked", "received", "error"}
+// probeFormat maps a probe row to a Message; the Decoder's methods read
+// the fields.
+var probeFormat = rowFormat[Message, Decoder]{cols: []column[Message, Decoder]{
+	{"partition", func(m *Message) string { return strconv.FormatInt(int64(m.Partition), 10) }, (*Decoder).partition},
+	{"seq", func(m *Message) string { return strconv.FormatInt(m.Seq, 10) }, (*Decoder).seq},
+	{"offset", func(m *Message) string { return formatOffset(m.Offset) }, (*Decoder).offset},
+	{"sent", func(m *Message) string { return formatTime(m.Sent) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Sent, f) }},
+	{"acked", func(m *Message) string { return formatTime(m.Acked) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Acked, f) }},
+	{"received", func(m *Message) string { return formatTime(m.Received) },
+		func(d *Decoder, m *Message, f []byte) error { return d.time(&m.Received, f) }},
+	errorColumn[Message, Decoder](func(m *Message) *string { return &m.Err }),
+}}
+
+var probeHeader = probeFormat.header()
 
 // timeLayout writes nine fractional digits always, so every time has one width.
 const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
@@ -132,27 +147,22 @@ func (lw *lineWriter) flush() error {
 }
 
 // Encoder writes the probe CSV. Rows are held in memory until Flush.
-type Encoder struct{ lw *lineWriter }
+type Encoder struct{ rowEncoder[Message, Decoder] }
 
 // NewEncoder returns an Encoder that writes the header and then rows to w.
 func NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{lw: newLineWriter(w, probeHeader)}
+	return &Encoder{probeFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *Encoder) Encode(m *Message) {
-	r := e.lw.row
-	r[0] = strconv.FormatInt(int64(m.Partition), 10)
-	r[1] = strconv.FormatInt(m.Seq, 10)
-	r[2] = ""
-	if m.Offset >= 0 {
-		r[2] = strconv.FormatInt(m.Offset, 10)
+func (e *Encoder) Encode(m *Message) { e.rowEncoder.Encode(m) }
+
+// formatOffset writes an offset, empty when negative: never assigned.
+func formatOffset(o int64) string {
+	if o < 0 {
+		return ""
 	}
-	r[3] = formatTime(m.Sent)
-	r[4] = formatTime(m.Acked)
-	r[5] = formatTime(m.Received)
-	r[6] = oneLine(m.Err)
-	e.lw.write()
+	return strconv.FormatInt(o, 10)
 }
 
 // oneLine replaces the line breaks in s by spaces. A CSV reader folds a
@@ -166,9 +176,6 @@ func oneLine(s string) string {
 }
 
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
-
-// Flush writes the buffered rows.
-func (e *Encoder) Flush() error { return e.lw.flush() }
 
 // EncodePending buffers the messages a probe still holds for a partition —
 // failed, never acknowledged or never read — in sequence order, and empties
@@ -211,7 +218,7 @@ type lineReader struct {
 	aheadErr error
 
 	row  record
-	strs []string // row as strings (next)
+	strs []string // row as strings, for a foreign format
 }
 
 func newLineReader(r io.Reader, file string, header []string) *lineReader {
@@ -257,18 +264,8 @@ func (lr *lineReader) fieldCountError(line, n int) error {
 		Err: fmt.Errorf("%w: %d, want %d (%s)", csv.ErrFieldCount, n, len(lr.names), joinComma(lr.names))}
 }
 
-// next returns the next data row, valid until the following call; io.EOF at
-// the end.
-func (lr *lineReader) next() ([]string, error) {
-	row, err := lr.nextRecord()
-	if err != nil {
-		return nil, err
-	}
-	lr.strs = row.strings(lr.strs)
-	return lr.strs, nil
-}
-
-// nextRecord is next, the row's fields left as bytes.
+// nextRecord returns the next data row, valid until the following call;
+// io.EOF at the end.
 func (lr *lineReader) nextRecord() (*record, error) {
 	if !lr.header {
 		lr.header = true

@@ -25,6 +25,7 @@ type Decoder struct {
 	From, To time.Time
 
 	seen   runsByPartition
+	day    sameDay
 	closer io.Closer
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
@@ -40,7 +41,7 @@ var (
 
 // NewDecoder returns a Decoder reading r. file names r in errors.
 func NewDecoder(r io.Reader, file string) *Decoder {
-	d := &Decoder{lr: newLineReader(r, file, probeHeader)}
+	d := &Decoder{lr: probeFormat.reader(r, file)}
 	d.lr.sniff = d.sniff
 	return d
 }
@@ -80,30 +81,8 @@ func (d *Decoder) Decode(m *Message) error {
 		d.lr.strs = rec.strings(d.lr.strs)
 		return d.decodeForeign(d.lr.strs, m)
 	}
-	p, err := parseInt(rec.field(0), 32)
-	if err != nil || p < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a partition number: %s", Excerpt(string(rec.field(0)))))
-	}
-	m.Partition = int32(p)
-	if d.Partitions != nil && !d.Partitions[m.Partition] {
-		return d.lr.fieldError(0, fmt.Errorf("%w: %d", ErrUnknownPartition, p))
-	}
-	if m.Seq, err = parseInt(rec.field(1), 64); err != nil || m.Seq < 0 {
-		return d.lr.fieldError(1, fmt.Errorf("not a sequence number: %s", Excerpt(string(rec.field(1)))))
-	}
-	m.Offset = -1
-	if f := rec.field(2); len(f) > 0 {
-		if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
-			return d.lr.fieldError(2, fmt.Errorf("not an offset: %s", Excerpt(string(f))))
-		}
-	}
-	for i, t := range []*time.Time{&m.Sent, &m.Acked, &m.Received} {
-		if *t, err = parseTimeBytes(rec.field(3 + i)); err != nil {
-			return d.lr.fieldError(3+i, err)
-		}
-		if err := d.inWindow(*t); err != nil {
-			return d.lr.fieldError(3+i, err)
-		}
+	if err := probeFormat.fields(d.lr, d, m, rec); err != nil {
+		return err
 	}
 	if m.Sent.IsZero() {
 		return d.lr.fieldError(3, errors.New("empty: every message has a send time"))
@@ -120,8 +99,92 @@ func (d *Decoder) Decode(m *Message) error {
 		return d.lr.fieldError(1, fmt.Errorf("%w: an earlier row has partition %d seq %d too; the probe writes each message once",
 			errDuplicateRow, m.Partition, m.Seq))
 	}
-	m.Err = string(rec.field(6))
 	return nil
+}
+
+// partition reads a row's partition, one the run probed.
+func (d *Decoder) partition(m *Message, f []byte) error {
+	p, err := parseInt(f, 32)
+	if err != nil || p < 0 {
+		return fmt.Errorf("not a partition number: %s", Excerpt(string(f)))
+	}
+	m.Partition = int32(p)
+	if d.Partitions != nil && !d.Partitions[m.Partition] {
+		return fmt.Errorf("%w: %d", ErrUnknownPartition, p)
+	}
+	return nil
+}
+
+// seq reads a row's sequence number.
+func (d *Decoder) seq(m *Message, f []byte) error {
+	var err error
+	if m.Seq, err = parseInt(f, 64); err != nil || m.Seq < 0 {
+		return fmt.Errorf("not a sequence number: %s", Excerpt(string(f)))
+	}
+	return nil
+}
+
+// offset reads a row's offset; -1 when empty.
+func (d *Decoder) offset(m *Message, f []byte) error {
+	m.Offset = -1
+	if len(f) == 0 {
+		return nil
+	}
+	var err error
+	if m.Offset, err = parseInt(f, 64); err != nil || m.Offset < 0 {
+		return fmt.Errorf("not an offset: %s", Excerpt(string(f)))
+	}
+	return nil
+}
+
+// time reads one of a row's times, within the decoder's window.
+func (d *Decoder) time(dst *time.Time, f []byte) error {
+	t, ok := d.day.parse(f)
+	if !ok {
+		if t, ok = parseFixed(f); ok {
+			d.day.remember(f, t)
+		} else {
+			var err error
+			if t, err = ParseTime(string(f)); err != nil {
+				return err
+			}
+		}
+	}
+	*dst = t
+	return d.inWindow(t)
+}
+
+// sameDay parses, as parseFixed does, a time of the day it last
+// remembered, counting only the time of day: a probe row has three times,
+// and a probe CSV's are nearly all of one day.
+type sameDay struct {
+	date     [10]byte
+	midnight int64 // the date's start, in Unix seconds
+	set      bool
+}
+
+// remember makes t's day, which s (parseFixed's form) spells, the day.
+func (c *sameDay) remember(s []byte, t time.Time) {
+	h, m, sec := t.Clock()
+	copy(c.date[:], s[:10])
+	c.midnight, c.set = t.Unix()-int64(h*3600+m*60+sec), true
+}
+
+// parse is parseFixed of s when s is of the day remembered; false
+// otherwise.
+func (c *sameDay) parse(s []byte) (time.Time, bool) {
+	if !c.set || len(s) != 30 || string(s[:10]) != string(c.date[:]) ||
+		s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
+		return time.Time{}, false
+	}
+	hour, ok1 := digits(s, 11, 13)
+	min, ok2 := digits(s, 14, 16)
+	sec, ok3 := digits(s, 17, 19)
+	nsec, ok4 := digits(s, 20, 29)
+	if !(ok1 && ok2 && ok3 && ok4) || hour > 23 || min > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	return time.Unix(c.midnight+int64(hour*3600+min*60+sec), int64(nsec)).UTC(), true
 }
 
 // parseInt is strconv.ParseInt(string(b), 10, bits), without making the

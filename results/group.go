@@ -97,7 +97,14 @@ type GroupSettings struct {
 	AutoCommitInterval time.Duration `json:"auto_commit_interval_ns,omitempty"`
 }
 
-var groupHeader = []string{"partition", "offset", "seq", "processed"}
+var groupFormat = rowFormat[GroupRecord, GroupDecoder]{cols: []column[GroupRecord, GroupDecoder]{
+	partitionColumn(func(r *GroupRecord) *int32 { return &r.Partition }, groupScope),
+	countColumn[GroupRecord, GroupDecoder]("offset", func(r *GroupRecord) *int64 { return &r.Offset }),
+	countColumn[GroupRecord, GroupDecoder]("seq", func(r *GroupRecord) *int64 { return &r.Seq }),
+	timeColumn("processed", func(r *GroupRecord) *time.Time { return &r.Processed }, groupScope, true),
+}}
+
+func groupScope(d *GroupDecoder) Scope { return d.Scope }
 
 // GroupRecord is one probe record the group reader processed.
 type GroupRecord struct {
@@ -108,24 +115,17 @@ type GroupRecord struct {
 }
 
 // GroupEncoder writes the group CSV; rows are held in memory until Flush.
-type GroupEncoder struct{ lw *lineWriter }
+type GroupEncoder struct {
+	rowEncoder[GroupRecord, GroupDecoder]
+}
 
 // NewGroupEncoder returns a GroupEncoder writing to w.
 func NewGroupEncoder(w io.Writer) *GroupEncoder {
-	return &GroupEncoder{lw: newLineWriter(w, groupHeader)}
+	return &GroupEncoder{groupFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *GroupEncoder) Encode(r GroupRecord) {
-	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
-	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
-	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
-	e.lw.row[3] = formatTime(r.Processed)
-	e.lw.write()
-}
-
-// Flush writes the buffered rows.
-func (e *GroupEncoder) Flush() error { return e.lw.flush() }
+func (e *GroupEncoder) Encode(r GroupRecord) { e.rowEncoder.Encode(&r) }
 
 // GroupDecoder reads the group CSV.
 type GroupDecoder struct {
@@ -137,38 +137,11 @@ type GroupDecoder struct {
 
 // NewGroupDecoder returns a GroupDecoder reading r; file names r in errors.
 func NewGroupDecoder(r io.Reader, file string) *GroupDecoder {
-	return &GroupDecoder{lr: newLineReader(r, file, groupHeader)}
+	return &GroupDecoder{lr: groupFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
-func (d *GroupDecoder) Decode(r *GroupRecord) error {
-	row, err := d.lr.next()
-	if err != nil {
-		return err
-	}
-	var v [3]int64
-	for i := range v {
-		if v[i], err = strconv.ParseInt(row[i], 10, 64); err != nil || v[i] < 0 ||
-			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i])))
-		}
-	}
-	if err := d.Scope.partition(int32(v[0])); err != nil {
-		return d.lr.fieldError(0, err)
-	}
-	t, err := ParseTime(row[3])
-	if err == nil && (t.Before(EarliestTime) || t.After(LatestTime)) {
-		err = fmt.Errorf("%s is outside %d–%d", row[3], EarliestTime.Year(), LatestTime.Year())
-	}
-	if err == nil {
-		err = d.Scope.within(t, 0)
-	}
-	if err != nil || t.IsZero() {
-		return d.lr.fieldError(3, cmpErr(err, errors.New("empty")))
-	}
-	*r = GroupRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2], Processed: t}
-	return nil
-}
+func (d *GroupDecoder) Decode(r *GroupRecord) error { return groupFormat.decode(d.lr, d, r) }
 
 // GroupEventKind is what a group event row records.
 type GroupEventKind string
@@ -210,43 +183,56 @@ type GroupEvent struct {
 // Failed reports whether the event is a commit that failed.
 func (e *GroupEvent) Failed() bool { return e.Kind == GroupCommit && e.Err != "" }
 
-var groupEventsHeader = []string{"time", "kind", "start", "generation", "partitions", "offsets", "error"}
+var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[GroupEvent, GroupEventDecoder]{
+	timeColumn("time", func(ev *GroupEvent) *time.Time { return &ev.Time }, groupEventsScope, true),
+	{"kind", func(ev *GroupEvent) string { return string(ev.Kind) },
+		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error {
+			if ev.Kind = GroupEventKind(f); !ev.Kind.known() {
+				return fmt.Errorf("%s: want commit, assigned, revoked or lost", Excerpt(string(f)))
+			}
+			return nil
+		}},
+	{"start", func(ev *GroupEvent) string { return formatTime(ev.Start) }, (*GroupEventDecoder).start},
+	{"generation", func(ev *GroupEvent) string { return strconv.FormatInt(int64(ev.Generation), 10) },
+		func(_ *GroupEventDecoder, ev *GroupEvent, f []byte) error {
+			g, err := parseInt(f, 32)
+			if err != nil || g < -1 {
+				return errors.New("not a generation")
+			}
+			ev.Generation = int32(g)
+			return nil
+		}},
+	{"partitions", func(ev *GroupEvent) string { return joinNodes(slices.Sorted(slices.Values(ev.Partitions))) },
+		(*GroupEventDecoder).partitions},
+	{"offsets", func(ev *GroupEvent) string { return formatOffsets(ev.Offsets) }, (*GroupEventDecoder).offsets},
+	errorColumn[GroupEvent, GroupEventDecoder](func(ev *GroupEvent) *string { return &ev.Err }),
+}}
+
+func groupEventsScope(d *GroupEventDecoder) Scope { return d.Scope }
 
 // GroupEventEncoder writes the group events CSV; rows are held in memory
-// until Flush.
-type GroupEventEncoder struct{ lw *lineWriter }
+// until Flush. A row's partitions and offsets are written in partition
+// order.
+type GroupEventEncoder struct {
+	rowEncoder[GroupEvent, GroupEventDecoder]
+}
 
 // NewGroupEventEncoder returns a GroupEventEncoder writing to w.
 func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
-	return &GroupEventEncoder{lw: newLineWriter(w, groupEventsHeader)}
+	return &GroupEventEncoder{groupEventsFormat.encoder(w)}
 }
 
-// Encode buffers one row; its partitions and offsets are written in
-// partition order.
-func (e *GroupEventEncoder) Encode(ev *GroupEvent) {
-	r := e.lw.row
-	clear(r)
-	r[0] = formatTime(ev.Time)
-	r[1] = string(ev.Kind)
-	r[2] = formatTime(ev.Start)
-	r[3] = strconv.FormatInt(int64(ev.Generation), 10)
-	r[4] = joinNodes(slices.Sorted(slices.Values(ev.Partitions)))
-	offs := slices.Clone(ev.Offsets)
-	slices.SortFunc(offs, func(a, b PartitionOffset) int { return int(a.Partition) - int(b.Partition) })
-	var b strings.Builder
-	for i, o := range offs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:%d", o.Partition, o.Offset)
-	}
-	r[5] = b.String()
-	r[6] = oneLine(ev.Err)
-	e.lw.write()
+// Encode buffers one row.
+func (e *GroupEventEncoder) Encode(ev *GroupEvent) { e.rowEncoder.Encode(ev) }
+
+// formatOffsets writes a commit's offsets in partition order.
+func formatOffsets(offsets []PartitionOffset) string {
+	return joinByPartition(offsets, offsetPartition, func(b *strings.Builder, o PartitionOffset) {
+		fmt.Fprintf(b, "%d:%d", o.Partition, o.Offset)
+	})
 }
 
-// Flush writes the buffered rows.
-func (e *GroupEventEncoder) Flush() error { return e.lw.flush() }
+func offsetPartition(o PartitionOffset) int32 { return o.Partition }
 
 // GroupEventDecoder reads the group events CSV.
 type GroupEventDecoder struct {
@@ -259,87 +245,62 @@ type GroupEventDecoder struct {
 // NewGroupEventDecoder returns a GroupEventDecoder reading r; file names r
 // in errors.
 func NewGroupEventDecoder(r io.Reader, file string) *GroupEventDecoder {
-	return &GroupEventDecoder{lr: newLineReader(r, file, groupEventsHeader)}
+	return &GroupEventDecoder{lr: groupEventsFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
 func (d *GroupEventDecoder) Decode(ev *GroupEvent) error {
-	row, err := d.lr.next()
-	if err != nil {
+	return groupEventsFormat.decode(d.lr, d, ev)
+}
+
+// start reads when a commit was issued: empty for anything else, and at
+// or before the commit's end.
+func (d *GroupEventDecoder) start(ev *GroupEvent, f []byte) (err error) {
+	if ev.Start, err = d.Scope.time(f, false); err != nil {
 		return err
 	}
-	*ev = GroupEvent{Kind: GroupEventKind(row[1]), Err: row[6]}
-	for i, dst := range []*time.Time{&ev.Time, &ev.Start} {
-		t, err := ParseTime(row[i*2])
-		if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
-			err = fmt.Errorf("%s is outside %d–%d", row[i*2], EarliestTime.Year(), LatestTime.Year())
-		}
-		if err == nil && i == 0 && t.IsZero() {
-			err = errors.New("empty")
-		}
-		if err == nil {
-			err = d.Scope.within(t, 0)
-		}
-		if err != nil {
-			return d.lr.fieldError(i*2, err)
-		}
-		*dst = t
-	}
-	if !ev.Kind.known() {
-		return d.lr.fieldError(1, fmt.Errorf("%s: want commit, assigned, revoked or lost", Excerpt(row[1])))
-	}
 	if !ev.Start.IsZero() && (ev.Kind != GroupCommit || ev.Start.After(ev.Time)) {
-		return d.lr.fieldError(2, errors.New("a start only a commit has, at or before its time"))
+		return errors.New("a start only a commit has, at or before its time")
 	}
-	g, err := strconv.ParseInt(row[3], 10, 32)
-	if err != nil || g < -1 {
-		return d.lr.fieldError(3, errors.New("not a generation"))
-	}
-	ev.Generation = int32(g)
-	if ev.Partitions, err = splitNodes(row[4]); err != nil {
-		return d.lr.fieldError(4, errors.New("not a list of partitions separated by spaces"))
+	return nil
+}
+
+// partitions reads an assignment change's partitions.
+func (d *GroupEventDecoder) partitions(ev *GroupEvent, f []byte) (err error) {
+	if ev.Partitions, err = splitNodes(string(f)); err != nil {
+		return errors.New("not a list of partitions separated by spaces")
 	}
 	if ev.Kind == GroupCommit && len(ev.Partitions) > 0 {
-		return d.lr.fieldError(4, errors.New("a commit lists its partitions in offsets"))
+		return errors.New("a commit lists its partitions in offsets")
 	}
-	if err := d.Scope.partitions(ev.Partitions...); err != nil {
-		return d.lr.fieldError(4, err)
-	}
-	if ev.Offsets, err = parseOffsets(row[5]); err != nil {
-		return d.lr.fieldError(5, err)
+	return d.Scope.partitions(ev.Partitions...)
+}
+
+// offsets reads a commit's offsets.
+func (d *GroupEventDecoder) offsets(ev *GroupEvent, f []byte) (err error) {
+	if ev.Offsets, err = parseOffsets(string(f)); err != nil {
+		return err
 	}
 	for _, o := range ev.Offsets {
 		if err := d.Scope.partition(o.Partition); err != nil {
-			return d.lr.fieldError(5, err)
+			return err
 		}
 	}
 	if ev.Kind != GroupCommit && len(ev.Offsets) > 0 {
-		return d.lr.fieldError(5, errors.New("offsets only a commit has"))
+		return errors.New("offsets only a commit has")
 	}
 	return nil
 }
 
 // parseOffsets parses "0:1043 1:1040", partitions in increasing order.
 func parseOffsets(s string) ([]PartitionOffset, error) {
-	var out []PartitionOffset
-	for _, f := range strings.Fields(s) {
+	return splitByPartition(s, offsetPartition, func(f string) (PartitionOffset, error) {
 		p, o, ok := strings.Cut(f, ":")
 		pn, err1 := strconv.ParseInt(p, 10, 32)
 		on, err2 := strconv.ParseInt(o, 10, 64)
 		if !ok || err1 != nil || err2 != nil || pn < 0 || on < 0 {
-			return nil, fmt.Errorf("not partition:offset pairs separated by spaces: %s", Excerpt(f))
+			return PartitionOffset{}, fmt.Errorf("not partition:offset pairs separated by spaces: %s", Excerpt(f))
 		}
-		if n := len(out); n > 0 && int32(pn) <= out[n-1].Partition {
-			return nil, fmt.Errorf("partition %d after %d: want each once, in order", pn, out[n-1].Partition)
-		}
-		out = append(out, PartitionOffset{Partition: int32(pn), Offset: on})
-	}
-	return out, nil
-}
-
-func cmpErr(err, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
+		return PartitionOffset{Partition: int32(pn), Offset: on}, nil
+	})
 }

@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 )
 
@@ -53,30 +52,27 @@ type LoadSecond struct {
 	Err                           string
 }
 
-var loadHeader = []string{"second", "sent", "acked", "failed", "received", "error"}
+var loadFormat = rowFormat[LoadSecond, LoadDecoder]{cols: []column[LoadSecond, LoadDecoder]{
+	{"second", func(s *LoadSecond) string { return s.Second.UTC().Format(time.RFC3339) }, (*LoadDecoder).second},
+	countColumn[LoadSecond, LoadDecoder]("sent", func(s *LoadSecond) *int64 { return &s.Sent }),
+	countColumn[LoadSecond, LoadDecoder]("acked", func(s *LoadSecond) *int64 { return &s.Acked }),
+	countColumn[LoadSecond, LoadDecoder]("failed", func(s *LoadSecond) *int64 { return &s.Failed }),
+	countColumn[LoadSecond, LoadDecoder]("received", func(s *LoadSecond) *int64 { return &s.Received }),
+	errorColumn[LoadSecond, LoadDecoder](func(s *LoadSecond) *string { return &s.Err }),
+}}
 
 // LoadEncoder writes the load CSV; rows are held in memory until Flush.
-type LoadEncoder struct{ lw *lineWriter }
+type LoadEncoder struct {
+	rowEncoder[LoadSecond, LoadDecoder]
+}
 
 // NewLoadEncoder returns a LoadEncoder writing to w.
 func NewLoadEncoder(w io.Writer) *LoadEncoder {
-	return &LoadEncoder{lw: newLineWriter(w, loadHeader)}
+	return &LoadEncoder{loadFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *LoadEncoder) Encode(s *LoadSecond) {
-	r := e.lw.row
-	r[0] = s.Second.UTC().Format(time.RFC3339)
-	r[1] = strconv.FormatInt(s.Sent, 10)
-	r[2] = strconv.FormatInt(s.Acked, 10)
-	r[3] = strconv.FormatInt(s.Failed, 10)
-	r[4] = strconv.FormatInt(s.Received, 10)
-	r[5] = oneLine(s.Err)
-	e.lw.write()
-}
-
-// Flush writes the buffered rows.
-func (e *LoadEncoder) Flush() error { return e.lw.flush() }
+func (e *LoadEncoder) Encode(s *LoadSecond) { e.rowEncoder.Encode(s) }
 
 // LoadDecoder reads the load CSV.
 type LoadDecoder struct {
@@ -98,37 +94,34 @@ type LoadDecoder struct {
 
 // NewLoadDecoder returns a LoadDecoder reading r; file names r in errors.
 func NewLoadDecoder(r io.Reader, file string) *LoadDecoder {
-	return &LoadDecoder{lr: newLineReader(r, file, loadHeader)}
+	return &LoadDecoder{lr: loadFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
 func (d *LoadDecoder) Decode(s *LoadSecond) error {
-	row, err := d.lr.next()
-	if err != nil {
+	*s = LoadSecond{}
+	if err := loadFormat.decode(d.lr, d, s); err != nil {
 		return err
 	}
-	*s = LoadSecond{Err: row[5]}
-	t, err := time.Parse(time.RFC3339, row[0])
+	return d.counted(s)
+}
+
+// second reads a row's second: after the row before's, within the scope.
+func (d *LoadDecoder) second(s *LoadSecond, f []byte) error {
+	t, err := time.Parse(time.RFC3339, string(f))
 	switch {
 	case err != nil:
-		return d.lr.fieldError(0, fmt.Errorf("not an RFC 3339 time: %s", Excerpt(row[0])))
+		return fmt.Errorf("not an RFC 3339 time: %s", Excerpt(string(f)))
 	case t.Before(EarliestTime) || t.After(LatestTime):
-		return d.lr.fieldError(0, fmt.Errorf("%s is outside %d–%d", row[0], EarliestTime.Year(), LatestTime.Year()))
+		return fmt.Errorf("%s is outside %d–%d", f, EarliestTime.Year(), LatestTime.Year())
 	case !d.last.IsZero() && !t.After(d.last):
-		return d.lr.fieldError(0, errors.New("not after the row before: want one row per second, in order"))
+		return errors.New("not after the row before: want one row per second, in order")
 	}
 	if err := d.Scope.within(t, time.Second); err != nil {
-		return d.lr.fieldError(0, err)
+		return err
 	}
 	s.Second, d.last = t.UTC(), t
-	for i, dst := range []*int64{&s.Sent, &s.Acked, &s.Failed, &s.Received} {
-		n, err := strconv.ParseInt(row[i+1], 10, 64)
-		if err != nil || n < 0 {
-			return d.lr.fieldError(i+1, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[i+1])))
-		}
-		*dst = n
-	}
-	return d.counted(s)
+	return nil
 }
 
 // counted adds s to the counts so far and refuses a row past what can

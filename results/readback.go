@@ -3,7 +3,6 @@ package results
 import (
 	"fmt"
 	"io"
-	"strconv"
 )
 
 // The read-back CSV (log.csv) lists what the partitions' logs held after a
@@ -15,7 +14,11 @@ import (
 //	0,1043,1
 //
 // Records of other writers (or of earlier runs) are not listed.
-var logHeader = []string{"partition", "offset", "seq"}
+var logFormat = rowFormat[LogRecord, LogDecoder]{cols: []column[LogRecord, LogDecoder]{
+	partitionColumn(func(r *LogRecord) *int32 { return &r.Partition }, func(*LogDecoder) Scope { return Scope{} }),
+	countColumn[LogRecord, LogDecoder]("offset", func(r *LogRecord) *int64 { return &r.Offset }),
+	countColumn[LogRecord, LogDecoder]("seq", func(r *LogRecord) *int64 { return &r.Seq }),
+}}
 
 // LogRecord is one probe record found in a partition's log.
 type LogRecord struct {
@@ -25,23 +28,17 @@ type LogRecord struct {
 }
 
 // LogEncoder writes the read-back CSV; rows are held in memory until Flush.
-type LogEncoder struct{ lw *lineWriter }
+type LogEncoder struct {
+	rowEncoder[LogRecord, LogDecoder]
+}
 
 // NewLogEncoder returns a LogEncoder writing to w.
 func NewLogEncoder(w io.Writer) *LogEncoder {
-	return &LogEncoder{lw: newLineWriter(w, logHeader)}
+	return &LogEncoder{logFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *LogEncoder) Encode(r LogRecord) {
-	e.lw.row[0] = strconv.FormatInt(int64(r.Partition), 10)
-	e.lw.row[1] = strconv.FormatInt(r.Offset, 10)
-	e.lw.row[2] = strconv.FormatInt(r.Seq, 10)
-	e.lw.write()
-}
-
-// Flush writes the buffered rows.
-func (e *LogEncoder) Flush() error { return e.lw.flush() }
+func (e *LogEncoder) Encode(r LogRecord) { e.rowEncoder.Encode(&r) }
 
 // LogDecoder reads the read-back CSV.
 type LogDecoder struct {
@@ -52,7 +49,7 @@ type LogDecoder struct {
 
 // NewLogDecoder returns a LogDecoder reading r; file names r in errors.
 func NewLogDecoder(r io.Reader, file string) *LogDecoder {
-	return &LogDecoder{lr: newLineReader(r, file, logHeader)}
+	return &LogDecoder{lr: logFormat.reader(r, file)}
 }
 
 // Close closes the file Trial.OpenLog opened; for a LogDecoder made by
@@ -66,18 +63,9 @@ func (d *LogDecoder) Close() error {
 
 // Decode reads the next row; io.EOF after the last.
 func (d *LogDecoder) Decode(r *LogRecord) error {
-	rec, err := d.lr.nextRecord()
-	if err != nil {
+	if err := logFormat.decode(d.lr, d, r); err != nil {
 		return err
 	}
-	var v [3]int64
-	for i := range v {
-		if v[i], err = parseInt(rec.field(i), 64); err != nil || v[i] < 0 ||
-			(i == 0 && v[i] > 1<<31-1) {
-			return d.lr.fieldError(i, fmt.Errorf("not a non-negative integer: %s", Excerpt(string(rec.field(i)))))
-		}
-	}
-	*r = LogRecord{Partition: int32(v[0]), Offset: v[1], Seq: v[2]}
 	// One offset holds one record: a second row for it is a broken file,
 	// and would pass for a duplicate in the log.
 	if !d.seen.of(r.Partition).add(r.Offset) {

@@ -48,7 +48,113 @@ import (
 // ReplicasFile holds the replica view, ReplicaSample rows.
 const ReplicasFile = "replicas.csv"
 
-var replicasHeader = []string{"time", "partition", "broker", "leo", "hw", "leader", "leader_epoch", "isr", "elr", "last_known_elr", "error"}
+// replicasFormat maps both kinds of row: a broker row's columns are read
+// and written for a broker row only (leo, hw), a state row's for a state
+// row only.
+var replicasFormat = rowFormat[ReplicaSample, ReplicaDecoder]{
+	cols: []column[ReplicaSample, ReplicaDecoder]{
+		{"time", func(s *ReplicaSample) string { return formatTime(s.Time) },
+			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) (err error) {
+				if s.Time, err = parseTimeBytes(f); err != nil || s.Time.IsZero() {
+					return errors.New("not an RFC 3339 time")
+				}
+				return nil
+			}},
+		{"partition", func(s *ReplicaSample) string { return strconv.FormatInt(int64(s.Partition), 10) },
+			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) error {
+				p, err := parseInt(f, 32)
+				if err != nil || p < 0 {
+					return errors.New("not a partition number")
+				}
+				s.Partition = int32(p)
+				return nil
+			}},
+		{"broker", func(s *ReplicaSample) string { return brokerOnly(s, int64(s.Broker)) },
+			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) (err error) {
+				if len(f) == 0 { // a state row
+					return nil
+				}
+				if s.Broker, err = parseNode(string(f)); err != nil || s.Broker < 0 {
+					return errors.New("not a node id")
+				}
+				return nil
+			}},
+		replicaOffset("leo", func(s *ReplicaSample) *int64 { return &s.LEO }),
+		replicaOffset("hw", func(s *ReplicaSample) *int64 { return &s.HW }),
+		{"leader", func(s *ReplicaSample) string { return stateOnly(s, strconv.FormatInt(int64(s.Leader), 10)) },
+			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) (err error) {
+				if !s.IsState() {
+					return nil
+				}
+				s.Leader, err = parseNode(string(f))
+				return err
+			}},
+		{"leader_epoch", func(s *ReplicaSample) string { return stateOnly(s, strconv.FormatInt(int64(s.LeaderEpoch), 10)) },
+			func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) error {
+				if !s.IsState() {
+					return nil
+				}
+				e, err := parseInt(f, 32)
+				if err != nil || e < -1 {
+					return errors.New("not a leader epoch")
+				}
+				s.LeaderEpoch = int32(e)
+				return nil
+			}},
+		replicaNodes("isr", func(s *ReplicaSample) *[]int32 { return &s.ISR }),
+		replicaNodes("elr", func(s *ReplicaSample) *[]int32 { return &s.ELR }),
+		replicaNodes("last_known_elr", func(s *ReplicaSample) *[]int32 { return &s.LastKnownELR }),
+		errorColumn[ReplicaSample, ReplicaDecoder](func(s *ReplicaSample) *string { return &s.Err }),
+	},
+	blank: func(s *ReplicaSample) { *s = ReplicaSample{Broker: -1, LEO: -1, HW: -1, Leader: -1} },
+}
+
+// replicaOffset is a broker row's offset column: empty when absent.
+func replicaOffset(name string, field func(*ReplicaSample) *int64) column[ReplicaSample, ReplicaDecoder] {
+	return column[ReplicaSample, ReplicaDecoder]{name,
+		func(s *ReplicaSample) string { return brokerOnly(s, *field(s)) },
+		func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) error {
+			if s.IsState() || len(f) == 0 {
+				return nil
+			}
+			v, err := parseInt(f, 64)
+			if err != nil || v < 0 {
+				return errors.New("not an offset")
+			}
+			*field(s) = v
+			return nil
+		}}
+}
+
+// replicaNodes is a state row's column of node ids.
+func replicaNodes(name string, field func(*ReplicaSample) *[]int32) column[ReplicaSample, ReplicaDecoder] {
+	return column[ReplicaSample, ReplicaDecoder]{name,
+		func(s *ReplicaSample) string { return stateOnly(s, joinNodes(*field(s))) },
+		func(_ *ReplicaDecoder, s *ReplicaSample, f []byte) (err error) {
+			if !s.IsState() {
+				return nil
+			}
+			*field(s), err = splitNodes(string(f))
+			return err
+		}}
+}
+
+// brokerOnly is v on a broker row, empty on a state row and where v is
+// negative (absent).
+func brokerOnly(s *ReplicaSample, v int64) string {
+	if s.IsState() || v < 0 {
+		return ""
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// stateOnly is v on a state row, empty on a broker row.
+func stateOnly(s *ReplicaSample, v string) string {
+	if !s.IsState() {
+		return ""
+	}
+	return v
+}
 
 // ReplicaSample is one row of the replica view: a broker's answer about its
 // replica (Broker ≥ 0) or the cluster's state of the partition (Broker -1).
@@ -73,40 +179,17 @@ func (s *ReplicaSample) IsState() bool { return s.Broker < 0 }
 
 // ReplicaEncoder writes the replica view. Rows reach the underlying writer
 // only on Flush, whole.
-type ReplicaEncoder struct{ lw *lineWriter }
+type ReplicaEncoder struct {
+	rowEncoder[ReplicaSample, ReplicaDecoder]
+}
 
 // NewReplicaEncoder writes the header and returns an encoder.
 func NewReplicaEncoder(w io.Writer) *ReplicaEncoder {
-	return &ReplicaEncoder{lw: newLineWriter(w, replicasHeader)}
+	return &ReplicaEncoder{replicasFormat.encoder(w)}
 }
 
 // Encode buffers one row.
-func (e *ReplicaEncoder) Encode(s *ReplicaSample) {
-	r := e.lw.row
-	clear(r)
-	r[0] = formatTime(s.Time)
-	r[1] = strconv.FormatInt(int64(s.Partition), 10)
-	if s.IsState() {
-		r[5] = strconv.FormatInt(int64(s.Leader), 10)
-		r[6] = strconv.FormatInt(int64(s.LeaderEpoch), 10)
-		r[7] = joinNodes(s.ISR)
-		r[8] = joinNodes(s.ELR)
-		r[9] = joinNodes(s.LastKnownELR)
-	} else {
-		r[2] = strconv.FormatInt(int64(s.Broker), 10)
-		if s.LEO >= 0 {
-			r[3] = strconv.FormatInt(s.LEO, 10)
-		}
-		if s.HW >= 0 {
-			r[4] = strconv.FormatInt(s.HW, 10)
-		}
-	}
-	r[10] = oneLine(s.Err)
-	e.lw.write()
-}
-
-// Flush writes the buffered rows.
-func (e *ReplicaEncoder) Flush() error { return e.lw.flush() }
+func (e *ReplicaEncoder) Encode(s *ReplicaSample) { e.rowEncoder.Encode(s) }
 
 func joinNodes(ids []int32) string {
 	var b strings.Builder
@@ -125,60 +208,11 @@ type ReplicaDecoder struct{ lr *lineReader }
 // NewReplicaDecoder returns a ReplicaDecoder reading r; file names r in
 // errors.
 func NewReplicaDecoder(r io.Reader, file string) *ReplicaDecoder {
-	return &ReplicaDecoder{lr: newLineReader(r, file, replicasHeader)}
+	return &ReplicaDecoder{lr: replicasFormat.reader(r, file)}
 }
 
 // Decode reads the next row into s; io.EOF after the last.
-func (d *ReplicaDecoder) Decode(s *ReplicaSample) error {
-	row, err := d.lr.next()
-	if err != nil {
-		return err
-	}
-	*s = ReplicaSample{Broker: -1, LEO: -1, HW: -1, Leader: -1, Err: row[10]}
-	if s.Time, err = ParseTime(row[0]); err != nil || s.Time.IsZero() {
-		return d.lr.fieldError(0, errors.New("not an RFC 3339 time"))
-	}
-	p, err := strconv.ParseInt(row[1], 10, 32)
-	if err != nil || p < 0 {
-		return d.lr.fieldError(1, errors.New("not a partition number"))
-	}
-	s.Partition = int32(p)
-	if row[2] == "" {
-		return d.decodeState(row, s)
-	}
-	if s.Broker, err = parseNode(row[2]); err != nil || s.Broker < 0 {
-		return d.lr.fieldError(2, errors.New("not a node id"))
-	}
-	for i, dst := range []*int64{&s.LEO, &s.HW} {
-		if row[3+i] == "" {
-			continue
-		}
-		v, err := strconv.ParseInt(row[3+i], 10, 64)
-		if err != nil || v < 0 {
-			return d.lr.fieldError(3+i, errors.New("not an offset"))
-		}
-		*dst = v
-	}
-	return nil
-}
-
-func (d *ReplicaDecoder) decodeState(row []string, s *ReplicaSample) error {
-	var err error
-	if s.Leader, err = parseNode(row[5]); err != nil {
-		return d.lr.fieldError(5, err)
-	}
-	e, err := strconv.ParseInt(row[6], 10, 32)
-	if err != nil || e < -1 {
-		return d.lr.fieldError(6, errors.New("not a leader epoch"))
-	}
-	s.LeaderEpoch = int32(e)
-	for i, dst := range []*[]int32{&s.ISR, &s.ELR, &s.LastKnownELR} {
-		if *dst, err = splitNodes(row[7+i]); err != nil {
-			return d.lr.fieldError(7+i, err)
-		}
-	}
-	return nil
-}
+func (d *ReplicaDecoder) Decode(s *ReplicaSample) error { return replicasFormat.decode(d.lr, d, s) }
 
 func parseNode(s string) (int32, error) {
 	v, err := strconv.ParseInt(s, 10, 32)

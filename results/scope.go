@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -67,4 +68,20 @@ func (s Scope) within(t time.Time, slack time.Duration) error {
 			from.UTC().Format(time.RFC3339Nano), to.UTC().Format(time.RFC3339Nano))
 	}
 	return nil
+}
+
+// time reads a row's time from its field f: RFC 3339, within the plausible
+// range and the scope; required refuses an empty field.
+func (s Scope) time(f []byte, required bool) (time.Time, error) {
+	t, err := parseTimeBytes(f)
+	if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
+		err = fmt.Errorf("%s is outside %d–%d", f, EarliestTime.Year(), LatestTime.Year())
+	}
+	if err == nil && required && t.IsZero() {
+		err = errors.New("empty")
+	}
+	if err == nil {
+		err = s.within(t, 0)
+	}
+	return t, err
 }

@@ -37,7 +37,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -134,42 +133,50 @@ func (e *TxnEvent) Count() int64 {
 	return n
 }
 
-var txnHeader = []string{"txn", "begin", "commit_start", "end", "outcome", "records", "error"}
+var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDecoder]{
+	countColumn[TxnEvent, TxnDecoder]("txn", func(ev *TxnEvent) *int64 { return &ev.Txn }),
+	timeColumn("begin", func(ev *TxnEvent) *time.Time { return &ev.Begin }, txnScope, true),
+	timeColumn("commit_start", func(ev *TxnEvent) *time.Time { return &ev.CommitStart }, txnScope, false),
+	timeColumn("end", func(ev *TxnEvent) *time.Time { return &ev.End }, txnScope, true),
+	{"outcome", func(ev *TxnEvent) string { return string(ev.Outcome) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) error {
+			if ev.Outcome = TxnOutcome(f); !ev.Outcome.known() {
+				return fmt.Errorf("%s: want committed, aborted, timed-out or unknown", Excerpt(string(f)))
+			}
+			return nil
+		}},
+	{"records", func(ev *TxnEvent) string { return formatSeqRanges(ev.Records) },
+		func(_ *TxnDecoder, ev *TxnEvent, f []byte) (err error) {
+			ev.Records, err = parseSeqRanges(string(f))
+			return err
+		}},
+	errorColumn[TxnEvent, TxnDecoder](func(ev *TxnEvent) *string { return &ev.Err }),
+}}
+
+func txnScope(d *TxnDecoder) Scope { return d.Scope }
 
 // TxnEncoder writes the transactions CSV; rows are held in memory until
-// Flush.
-type TxnEncoder struct{ lw *lineWriter }
+// Flush. A row's records are written in partition order.
+type TxnEncoder struct {
+	rowEncoder[TxnEvent, TxnDecoder]
+}
 
 // NewTxnEncoder returns a TxnEncoder writing to w.
 func NewTxnEncoder(w io.Writer) *TxnEncoder {
-	return &TxnEncoder{lw: newLineWriter(w, txnHeader)}
+	return &TxnEncoder{txnFormat.encoder(w)}
 }
 
-// Encode buffers one row; its records are written in partition order.
-func (e *TxnEncoder) Encode(ev *TxnEvent) {
-	r := e.lw.row
-	clear(r)
-	r[0] = strconv.FormatInt(ev.Txn, 10)
-	r[1] = formatTime(ev.Begin)
-	r[2] = formatTime(ev.CommitStart)
-	r[3] = formatTime(ev.End)
-	r[4] = string(ev.Outcome)
-	recs := slices.Clone(ev.Records)
-	slices.SortFunc(recs, func(a, b SeqRange) int { return int(a.Partition) - int(b.Partition) })
-	var b strings.Builder
-	for i, s := range recs {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d:%d-%d", s.Partition, s.First, s.Last)
-	}
-	r[5] = b.String()
-	r[6] = oneLine(ev.Err)
-	e.lw.write()
+// Encode buffers one row.
+func (e *TxnEncoder) Encode(ev *TxnEvent) { e.rowEncoder.Encode(ev) }
+
+// formatSeqRanges writes a transaction's records in partition order.
+func formatSeqRanges(ranges []SeqRange) string {
+	return joinByPartition(ranges, rangePartition, func(b *strings.Builder, s SeqRange) {
+		fmt.Fprintf(b, "%d:%d-%d", s.Partition, s.First, s.Last)
+	})
 }
 
-// Flush writes the buffered rows.
-func (e *TxnEncoder) Flush() error { return e.lw.flush() }
+func rangePartition(s SeqRange) int32 { return s.Partition }
 
 // TxnDecoder reads the transactions CSV.
 type TxnDecoder struct {
@@ -185,47 +192,21 @@ type TxnDecoder struct {
 
 // NewTxnDecoder returns a TxnDecoder reading r; file names r in errors.
 func NewTxnDecoder(r io.Reader, file string) *TxnDecoder {
-	return &TxnDecoder{lr: newLineReader(r, file, txnHeader)}
+	return &TxnDecoder{lr: txnFormat.reader(r, file)}
 }
 
 // Decode reads the next row; io.EOF after the last.
 func (d *TxnDecoder) Decode(ev *TxnEvent) error {
-	row, err := d.lr.next()
-	if err != nil {
+	if err := txnFormat.decode(d.lr, d, ev); err != nil {
 		return err
-	}
-	*ev = TxnEvent{Outcome: TxnOutcome(row[4]), Err: row[6]}
-	if ev.Txn, err = strconv.ParseInt(row[0], 10, 64); err != nil || ev.Txn < 0 {
-		return d.lr.fieldError(0, fmt.Errorf("not a non-negative integer: %s", Excerpt(row[0])))
-	}
-	for i, dst := range []*time.Time{&ev.Begin, &ev.CommitStart, &ev.End} {
-		t, err := ParseTime(row[i+1])
-		if err == nil && !t.IsZero() && (t.Before(EarliestTime) || t.After(LatestTime)) {
-			err = fmt.Errorf("%s is outside %d–%d", row[i+1], EarliestTime.Year(), LatestTime.Year())
-		}
-		if err == nil && i != 1 && t.IsZero() {
-			err = errors.New("empty")
-		}
-		if err == nil {
-			err = d.Scope.within(t, 0)
-		}
-		if err != nil {
-			return d.lr.fieldError(i+1, err)
-		}
-		*dst = t
 	}
 	switch {
 	case ev.End.Before(ev.Begin):
 		return d.lr.fieldError(3, errors.New("an end before the begin"))
 	case !ev.CommitStart.IsZero() && (ev.CommitStart.Before(ev.Begin) || ev.CommitStart.After(ev.End)):
 		return d.lr.fieldError(2, errors.New("a commit start outside begin–end"))
-	case !ev.Outcome.known():
-		return d.lr.fieldError(4, fmt.Errorf("%s: want committed, aborted, timed-out or unknown", Excerpt(row[4])))
 	case ev.Outcome == TxnCommitted && ev.CommitStart.IsZero():
 		return d.lr.fieldError(2, errors.New("a committed transaction with no commit start"))
-	}
-	if ev.Records, err = parseSeqRanges(row[5]); err != nil {
-		return d.lr.fieldError(5, err)
 	}
 	return d.bounded(ev)
 }
@@ -257,20 +238,15 @@ func (d *TxnDecoder) bounded(ev *TxnEvent) error {
 
 // parseSeqRanges parses "0:0-33 1:0-32", partitions in increasing order.
 func parseSeqRanges(s string) ([]SeqRange, error) {
-	var out []SeqRange
-	for _, f := range strings.Fields(s) {
+	return splitByPartition(s, rangePartition, func(f string) (SeqRange, error) {
 		p, rng, ok1 := strings.Cut(f, ":")
 		first, last, ok2 := strings.Cut(rng, "-")
 		pn, err1 := strconv.ParseInt(p, 10, 32)
 		fn, err2 := strconv.ParseInt(first, 10, 64)
 		ln, err3 := strconv.ParseInt(last, 10, 64)
 		if !ok1 || !ok2 || err1 != nil || err2 != nil || err3 != nil || pn < 0 || fn < 0 || ln < fn {
-			return nil, fmt.Errorf("not partition:first-last ranges separated by spaces: %s", Excerpt(f))
+			return SeqRange{}, fmt.Errorf("not partition:first-last ranges separated by spaces: %s", Excerpt(f))
 		}
-		if n := len(out); n > 0 && int32(pn) <= out[n-1].Partition {
-			return nil, fmt.Errorf("partition %d after %d: want each once, in order", pn, out[n-1].Partition)
-		}
-		out = append(out, SeqRange{Partition: int32(pn), First: fn, Last: ln})
-	}
-	return out, nil
+		return SeqRange{Partition: int32(pn), First: fn, Last: ln}, nil
+	})
 }

@@ -407,55 +407,45 @@ func faultEvents(f *results.Fault, add func(Event)) {
 		// kbf sent nothing: its ready time is no event of the fault's,
 		// which is dated by what kbf saw of it, each sign at its time.
 		for i, s := range f.Signs {
-			e := newEvent(s.At, NodeKBF, KindFaultSign)
-			e.Broker = s.NodeID
 			how := "then seen by the " + s.Source
 			if i == 0 {
 				how = "external fault, dated by the " + s.Source
 			}
-			e.Text = fmt.Sprintf("%s: %s", how, s.What)
-			e.Source = results.MetaFile
-			add(e)
+			add(metaEvent(s.At, NodeKBF, KindFaultSign, s.NodeID, fmt.Sprintf("%s: %s", how, s.What)))
 		}
 		return
 	}
 	sig := f.Signal()
 	if !f.SignalSent.IsZero() {
-		e := newEvent(f.SignalSent, NodeKBF, KindSignalSent)
-		e.Broker = f.NodeID
-		e.Text = fmt.Sprintf("sent %s to %s", sig, f.Broker)
-		e.Source = results.MetaFile
-		add(e)
+		add(metaEvent(f.SignalSent, NodeKBF, KindSignalSent, f.NodeID, fmt.Sprintf("sent %s to %s", sig, f.Broker)))
 	}
 	if !f.Paused.IsZero() {
-		e := newEvent(f.Paused, f.Broker, KindFrozen)
-		e.Broker = f.NodeID
-		e.Text = "frozen: every process paused by the engine"
-		e.Source = results.MetaFile
-		add(e)
+		add(metaEvent(f.Paused, f.Broker, KindFrozen, f.NodeID, "frozen: every process paused by the engine"))
 	}
 	if !f.Finished.IsZero() {
-		e := newEvent(f.Finished, f.Broker, KindProcessEnded)
-		e.Broker = f.NodeID
 		how := sig
 		if f.Escalated {
 			how += ", escalated to SIGKILL"
 		}
-		e.Text = fmt.Sprintf("process ended (%s, exit %d)", how, f.ExitCode)
-		e.Source = results.MetaFile
-		add(e)
+		add(metaEvent(f.Finished, f.Broker, KindProcessEnded, f.NodeID, fmt.Sprintf("process ended (%s, exit %d)", how, f.ExitCode)))
 	}
 	if !f.Returned.IsZero() {
-		e := newEvent(f.Returned, f.Broker, KindReturned)
-		e.Broker = f.NodeID
 		how := "healed: the cut undone"
 		if f.Kind.Freezes() {
 			how = "thawed: every process running again"
 		}
-		e.Text = fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(f.At()).Seconds())
-		e.Source = results.MetaFile
-		add(e)
+		add(metaEvent(f.Returned, f.Broker, KindReturned, f.NodeID,
+			fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(f.At()).Seconds())))
 	}
+}
+
+// metaEvent is an event the fault record (meta.json) gives of broker.
+func metaEvent(t time.Time, node string, kind Kind, broker int32, text string) Event {
+	e := newEvent(t, node, kind)
+	e.Broker = broker
+	e.Text = text
+	e.Source = results.MetaFile
+	return e
 }
 
 // termFromFault adds the broker's SIGTERM line from an old fault record
@@ -476,11 +466,7 @@ func termFromFault(f *results.Fault, events []Event) []Event {
 			}
 		}
 	}
-	e := newEvent(logged, f.Broker, KindSignalReceived)
-	e.Broker = f.NodeID
-	e.Text = "Terminating process due to signal SIGTERM"
-	e.Source = results.MetaFile
-	return append(events, e)
+	return append(events, metaEvent(logged, f.Broker, KindSignalReceived, f.NodeID, "Terminating process due to signal SIGTERM"))
 }
 
 // FaultAt is the fault's start as the analysis uses it: for a graceful
