@@ -39,7 +39,7 @@ func WriteText(w io.Writer, a Answer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b.WriteString("* on the Pareto front (no other setting has a shorter stall without more fences); > the recommendation\n")
+	b.WriteString("* on the Pareto front (no other setting has a shorter stall without more fences; a setting with too few trials to call it safe is not placed); > the recommendation\n")
 	writeEvidence(&b, a)
 	writeVerdict(&b, a)
 	_, err := io.WriteString(w, b.String())
