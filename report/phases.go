@@ -52,7 +52,7 @@ func noEvidence(f *results.Fault, tl timelineRead) string {
 		return "no event of the trial's time in the node logs under " + results.NodeLogsDir + "/: they are dated outside the trial, so the stalls are not split into phases"
 	case tl.tl != nil && !tl.noLogs && len(tl.tl.Missing) == 0 && len(tl.tl.Damaged) == 0:
 		s := "the node logs under " + results.NodeLogsDir + "/ were read whole and show no fence, shutdown, election or ISR change after the fault: Kafka took no action that splits the stalls into phases"
-		if f.Kind == results.FaultDiskSlow {
+		if f.Kind.Degrades() {
 			s += " (a slow disk delays every write and fsync of the broker, and acks=all with them, without fencing it or moving a leader)"
 		}
 		return s
