@@ -30,7 +30,8 @@ func diskTrial(ctx context.Context, t *testing.T, codes []int, args ...string) (
 		t.Skipf("the disk faults need a FUSE mount (%v): run as root on the Docker host", err)
 	}
 	downAfter(t)
-	return stepsTrialCode(ctx, t, codes, append(args, "--duration", "30s", "--fault-after", "5s")...)
+	// The defaults first: a flag the caller gives again wins.
+	return stepsTrialCode(ctx, t, codes, append([]string{"--duration", "30s", "--fault-after", "5s"}, args...)...)
 }
 
 // checkDiskRecovered checks recovery's own account: the layer undone, the
@@ -143,7 +144,10 @@ func TestIntegrationPowerLossAllReplicas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Exit 3: the audit may count acknowledged records lost, which is
 			// what this trial measures.
-			args := append([]string{"--fault", "power-loss", "--brokers-lost", "all-replicas"}, tc.config...)
+			// Every replica down, no partition recovers until the trial ends:
+			// what is measured is what was acked before the fault, so probing
+			// 10 s past it, not 25, is enough.
+			args := append([]string{"--fault", "power-loss", "--brokers-lost", "all-replicas", "--duration", "15s"}, tc.config...)
 			tr, code := diskTrial(ctx, t, []int{exitFindings}, args...)
 			f := tr.Meta.Fault
 			if f == nil || f.Kind != results.FaultPowerLoss || f.Disk == nil || len(f.Disk.Brokers) != 3 {
