@@ -426,3 +426,27 @@ func TestPauseRetriesFreezer(t *testing.T) {
 		})
 	}
 }
+
+// TestPowerOffProcessHaltedByItself: a broker whose disk went first may
+// halt on its own before the signal; that is the power loss, not an
+// error, while a kill refused on a running container still is one.
+func TestPowerOffProcessHaltedByItself(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		running bool
+		wantErr bool
+	}{
+		{name: "halted by itself", running: false},
+		{name: "still running", running: true, wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(nil)
+			f.running = tt.running
+			f.killErr = errors.New("cannot kill container: kbf-k1: is not running")
+			err := newInjector(f).powerOffProcess(context.Background(), "k1")
+			if (err != nil) != tt.wantErr {
+				t.Errorf("powerOffProcess: %v, want an error %v", err, tt.wantErr)
+			}
+		})
+	}
+}

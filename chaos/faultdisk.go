@@ -222,6 +222,22 @@ func (in *Injector) awaitHalt(ctx context.Context, f cluster.Fault, rf *results.
 	return in.recordStop(ctx, f.Broker, rf)
 }
 
+// powerOffProcess kills the broker's process. Its disk went first: a
+// broker that wrote in between failed on it and may have halted by itself
+// before the signal came (one log directory offline ends a broker), which
+// is the power loss too, not an error.
+func (in *Injector) powerOffProcess(ctx context.Context, broker string) error {
+	name := in.container(broker)
+	err := in.docker.ContainerKill(ctx, name, "SIGKILL")
+	if err == nil {
+		return nil
+	}
+	if ci, ierr := in.docker.ContainerInspect(ctx, name); ierr == nil && ci.State != nil && !ci.State.Running {
+		return nil
+	}
+	return err
+}
+
 // powerLoss cuts the power of the broker and of f.AlsoLose at once: every
 // layer drops what was not fsynced and refuses everything after, then the
 // containers are SIGKILLed, then each layer is mounted afresh over what
@@ -249,7 +265,7 @@ func (in *Injector) powerLoss(ctx context.Context, f cluster.Fault, rf *results.
 		}
 	}
 	for _, b := range brokers {
-		if err := in.docker.ContainerKill(ctx, in.container(b), "SIGKILL"); err != nil {
+		if err := in.powerOffProcess(ctx, b); err != nil {
 			errs = append(errs, fmt.Errorf("power-loss %s: sigkill: %w", b, err))
 		}
 	}
