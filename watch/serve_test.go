@@ -98,4 +98,3 @@ func TestRetentionFlag(t *testing.T) {
 		t.Errorf("Set(-1): %v, %+v; want an error and the value kept", err, r)
 	}
 }
-
