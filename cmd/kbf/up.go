@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -116,7 +114,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 		return err
 	}
 	opts.Image, opts.Topics = o.image, o.topics()
-	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, phaseLine(p)) }
+	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, p.Line()) }
 	withOffline(&opts, o.g)
 	c, err := compose.New(opts)
 	if err != nil {
@@ -130,7 +128,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", fmtDur(rep.Took))
+	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", compose.Seconds(rep.Took))
 	return nil
 }
 
@@ -210,78 +208,19 @@ func (f *clusterFlags) existing() (clusters.Spec, error) {
 
 func (f *clusterFlags) options() (compose.Options, error) {
 	var o compose.Options
-	o.File, o.ProjectName = f.file, f.project
 	sec, err := f.security()
 	if err != nil {
 		return o, err
 	}
 	o.Security = sec
-	if f.project != "" && f.file == "" {
-		return o, usagef("--project-name: only with --file")
+	sh := compose.Shape{File: f.file, ProjectName: f.project, Sized: f.shaped, Config: f.config,
+		Brokers: f.brokers, Controllers: f.controllers, Combined: f.combined}
+	if f.shaped {
+		sh.BrokersSet, sh.ControllersSet = f.fs.Changed("brokers"), f.fs.Changed("controllers")
 	}
-	if !f.shaped {
-		return o, nil
-	}
-	if f.file != "" && (f.fs.Changed("brokers") || f.fs.Changed("controllers") || f.combined) {
-		return o, usagef("--brokers, --controllers and --combined shape the embedded cluster; with --file, the file says what the cluster is")
-	}
-	if f.combined && f.fs.Changed("controllers") {
-		return o, usagef("--combined and --controllers: with --combined the brokers are the controllers")
-	}
-	if f.file == "" {
-		// compose takes 0 for its default of 3: refuse it here, before
-		// anything reaches Docker.
-		if f.brokers < 1 {
-			return o, usagef("--brokers %d: want 1 or more", f.brokers)
-		}
-		if f.controllers < 1 && !f.combined {
-			return o, usagef("--controllers %d: want 1 or 3", f.controllers)
-		}
-		o.Brokers, o.Controllers, o.Combined = f.brokers, f.controllers, f.combined
-	}
-	for _, s := range f.config {
-		st, err := compose.ParseSetting(s)
-		if err != nil {
-			return o, usageError{err}
-		}
-		o.Config = append(o.Config, st)
-	}
-	if err := compose.CheckLimits(o.Config); err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
+	return o, usage(sh.Apply(&o))
 }
 
-// offlineScript builds the offline image; make image runs it.
-const offlineScript = "image/build.sh"
-
-// withOffline lets Up fall back to the offline image when the official one
-// cannot be pulled, building it with image/build.sh when kbf runs from its
-// source tree (as make build && ./kbf run does), and say so on stderr.
-func withOffline(opts *compose.Options, g *globals) {
-	opts.Notice = func(s string) { fmt.Fprintf(g.errOut, "kbf: %s\n", s) }
-	if st, err := os.Stat(offlineScript); err != nil || !st.Mode().IsRegular() {
-		return // the error then names make image
-	}
-	opts.BuildOffline = func(ctx context.Context) error {
-		cmd := exec.CommandContext(ctx, "bash", offlineScript)
-		cmd.Stdout, cmd.Stderr = g.errOut, g.errOut
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s: %w (its output is above; make image runs it again)", offlineScript, err)
-		}
-		return nil
-	}
-}
-
-// phaseLine is one line of up's output: the phase, its time, what it did.
-func phaseLine(p compose.Phase) string {
-	line := fmt.Sprintf("%-20s %8s", p.Name, fmtDur(p.Took))
-	if p.Detail != "" {
-		line += "  " + p.Detail
-	}
-	return line
-}
-
-func fmtDur(d time.Duration) string {
-	return fmt.Sprintf("%.2fs", d.Seconds())
-}
+// withOffline lets Up build the offline image from the source tree, saying
+// so on the error stream (compose.Options.WithOffline).
+func withOffline(opts *compose.Options, g *globals) { opts.WithOffline(g.errOut) }
