@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -85,6 +87,15 @@ func Open(ctx context.Context, open func(context.Context) (cluster.Cluster, erro
 		}
 	}
 }
+
+// StopSignals stop a watch: Ctrl-C, SIGTERM (a pod deleted) and SIGHUP
+// (its terminal gone: a dropped ssh session). Each writes the open
+// incident before kbf exits.
+var StopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// CloseTimeout bounds closing the cluster's clients once the watch has
+// stopped: a frozen cluster must not hold the exit.
+const CloseTimeout = time.Second
 
 // CloseWithin runs fn for at most d: a client closing on a frozen cluster
 // is left behind as kbf exits.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -193,20 +192,11 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 	return o.cluster.existing()
 }
 
-// The signals that stop a watch: Ctrl-C, SIGTERM (a pod deleted) and
-// SIGHUP (its terminal gone: a dropped ssh session). Each writes the open
-// incident before kbf exits.
-var watchStopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// closeTimeout bounds closing the cluster's clients once the watch has
-// stopped: a frozen cluster must not hold the exit.
-const closeTimeout = time.Second
-
 // runWatch watches until ctx ends or a stop signal comes, analysing each
 // incident as kbf run analyses a trial; stopped, it exits 0, or 1 when
 // the open incident could not be written.
 func runWatch(ctx context.Context, o *watchOptions) error {
-	ctx, stopSignals := signal.NotifyContext(ctx, watchStopSignals...)
+	ctx, stopSignals := signal.NotifyContext(ctx, watch.StopSignals...)
 	defer stopSignals()
 	if o.metricsLn != nil {
 		defer o.metricsLn.Close()
@@ -218,7 +208,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if err != nil || t == nil {
 		return err
 	}
-	defer watch.CloseWithin(closeTimeout, func() { _ = t.Close() })
+	defer watch.CloseWithin(watch.CloseTimeout, func() { _ = t.Close() })
 	m := watch.NewMetrics()
 	if o.metricsLn != nil {
 		defer watch.ServeMetrics(o.metricsLn, m)()
@@ -229,7 +219,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
 		if r, err := clusters.Open(ctx, clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
-			defer watch.CloseWithin(closeTimeout, func() { _ = r.Close() })
+			defer watch.CloseWithin(watch.CloseTimeout, func() { _ = r.Close() })
 			w.Observer = r.Observer()
 		} else if ctx.Err() == nil {
 			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
