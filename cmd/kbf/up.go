@@ -13,23 +13,19 @@ import (
 func init() { commands = append(commands, newUpCmd) }
 
 type upOptions struct {
-	g                 *globals
-	cluster           clusterFlags
-	image             string
-	topic             string
-	partitions        int32
-	replicationFactor int16
-	minInsync         int
-	singleTopic       string
-	timeout           time.Duration
+	g       *globals
+	cluster clusterFlags
+	image   string
+	// probed is --topic's, its flags bound into it; singleTopic the
+	// single-replica topic's name ("" for none).
+	probed      compose.Topic
+	singleTopic string
+	timeout     time.Duration
 }
 
 // topics returns the topics the flags describe.
 func (o *upOptions) topics() []compose.Topic {
-	ts := []compose.Topic{{
-		Name: o.topic, Partitions: o.partitions,
-		ReplicationFactor: o.replicationFactor, MinInsync: o.minInsync,
-	}}
+	ts := []compose.Topic{o.probed}
 	if o.singleTopic != "" {
 		single := compose.DefaultTopics()[1]
 		single.Name = o.singleTopic
@@ -77,7 +73,7 @@ docker compose is used as it is.
 			if o.timeout <= 0 {
 				return usagef("--timeout %v: must be positive", o.timeout)
 			}
-			if o.singleTopic == o.topic {
+			if o.singleTopic == o.probed.Name {
 				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
 			}
 			opts, err := o.cluster.options()
@@ -95,10 +91,10 @@ docker compose is used as it is.
 	o.cluster.register(f, true)
 	o.cluster.registerSecurity(f, g.errOut)
 	registerImage(f, &o.image)
-	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
-	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
-	f.Int16Var(&o.replicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
-	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
+	f.StringVar(&o.probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
+	f.Int32Var(&o.probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
+	f.Int16Var(&o.probed.ReplicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
+	f.IntVar(&o.probed.MinInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
 	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
 	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
 	return wrapHelp(cmd)
