@@ -524,3 +524,19 @@ func TestPortFreeWithin(t *testing.T) {
 		})
 	}
 }
+
+func TestPhaseLine(t *testing.T) {
+	tests := []struct {
+		p    Phase
+		want string
+	}{
+		{Phase{Name: PhaseContainers, Took: 2240 * time.Millisecond, Detail: "created c1 k1 k2 k3"},
+			"containers              2.24s  created c1 k1 k2 k3"},
+		{Phase{Name: PhaseISR, Took: 3 * time.Millisecond}, "ISR full                0.00s"},
+	}
+	for _, tt := range tests {
+		if got := tt.p.Line(); got != tt.want {
+			t.Errorf("Line = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -186,6 +186,22 @@ func (ps Phases) Total() time.Duration {
 	return end.Sub(ps[0].Start)
 }
 
+// LongestPhases are, by phase name, the longest any partition's stall
+// spent in it and, of the phases with a stated bound, the most one ran
+// beyond it: what kbf watch's metrics keep of its last incident.
+func (tr *Trial) LongestPhases() (longest, beyond map[string]time.Duration) {
+	longest, beyond = map[string]time.Duration{}, map[string]time.Duration{}
+	for _, st := range tr.Stalls {
+		for _, ph := range st.Phases {
+			longest[ph.Name] = max(longest[ph.Name], ph.Duration)
+			if ph.Bound.Stated {
+				beyond[ph.Name] = max(beyond[ph.Name], ph.Bound.Excess)
+			}
+		}
+	}
+	return longest, beyond
+}
+
 // Beyond is the phases that ran past their bounds.
 func (ps Phases) Beyond() Phases {
 	var out Phases

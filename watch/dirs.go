@@ -186,6 +186,20 @@ func isDuration(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789.nsuµmh") == "" && strings.ContainsAny(s, "0123456789")
 }
 
+// Set reads --retain's value (ParseRetention); with String and Type,
+// *Retention is the flag's value.
+func (r *Retention) Set(s string) error {
+	v, err := ParseRetention(s)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// Type names --retain's value in the help.
+func (*Retention) Type() string { return "N|AGE" }
+
 func (r Retention) String() string {
 	switch {
 	case r.Age > 0 && r.Age%(24*time.Hour) == 0:

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -109,36 +106,8 @@ func registerMetrics(f *pflag.FlagSet, to *[]string, usage string) {
 	f.StringSliceVar(to, "metric", nil, usage)
 }
 
-// metricAll is --metric's value for gating every metric.
-const metricAll = "all"
-
-// setMetrics reads --metric's values into g: the selectors, or every
-// metric for "all"; none leaves g's default, the headline stalls.
-func setMetrics(g *compare.Gate, vals []string) error {
-	if slices.Contains(vals, metricAll) {
-		if len(vals) > 1 {
-			return usagef("--metric %s gates every metric: give it alone", metricAll)
-		}
-		g.All = true
-		return nil
-	}
-	var err error
-	g.Metrics, err = parseMetrics(vals)
-	return err
-}
-
-// parseMetrics reads --metric's values.
-func parseMetrics(vals []string) ([]compare.Selector, error) {
-	var out []compare.Selector
-	for _, v := range vals {
-		sel, err := compare.ParseSelector(v)
-		if err != nil {
-			return nil, usagef("--metric %q: %v", v, err)
-		}
-		out = append(out, sel)
-	}
-	return out, nil
-}
+// setMetrics reads --metric's values into g (compare.Gate.SetMetrics).
+func setMetrics(g *compare.Gate, vals []string) error { return usage(g.SetMetrics(vals)) }
 
 func splitPaths(arg string) []string {
 	var out []string
@@ -154,55 +123,19 @@ func (o *compareOptions) validate() error {
 	if len(o.old) == 0 || len(o.new) == 0 {
 		return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
 	}
-	v, err := compare.ParsePercent(o.maxRegression)
-	if err != nil {
-		return usagef("--max-regression %v", err)
+	if err := o.gate.Parse(compare.GateArgs{MaxRegression: o.maxRegression, MinChange: o.minChange, Limits: o.limits, Metrics: o.metrics}); err != nil {
+		return usageError{err}
 	}
-	o.gate.MaxRegression = v
-	if a := o.gate.Alpha; !(a > 0 && a < 1) {
-		return usagef("--alpha %v: want a level between 0 and 1, e.g. 0.05", a)
-	}
-	if o.minChange != "" {
-		d, err := time.ParseDuration(o.minChange)
-		if err != nil || d < 0 {
-			return usagef("--min-change %q: want a duration of at least 0, such as 20ms", o.minChange)
-		}
-		o.gate.MinChange = d
-	}
-	for _, s := range o.limits {
-		l, err := compare.ParseLimit(s)
-		if err != nil {
-			return usagef("--%v", err)
-		}
-		o.gate.Limits = append(o.gate.Limits, l)
-	}
-	if err := setMetrics(&o.gate, o.metrics); err != nil {
-		return err
-	}
-	if o.format != "text" && o.format != "md" && o.format != "json" {
+	if compare.Writers[o.format] == nil {
 		return usagef("--output %q: want text, md or json", o.format)
 	}
 	return nil
 }
 
 func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
-	old, errOld := compare.Read(ctx, o.old...)
-	new, errNew := compare.Read(ctx, o.new...)
-	// A side that cannot be read is said first: more trials would not
-	// mend it.
-	for _, e := range []struct {
-		side string
-		err  error
-	}{{"old", errOld}, {"new", errNew}} {
-		if e.err != nil && !errors.Is(e.err, compare.ErrNoResults) {
-			return readError(e.side, e.err)
-		}
-	}
-	if errOld != nil || errNew != nil {
-		return noValidTrials(errOld != nil, errNew != nil)
-	}
-	if f := compare.Shared(old, new); f != "" {
-		return usagef("%s is on both sides: a file compared with itself shows no change; give the base's results as OLD and the head's as NEW", f)
+	old, new, err := compare.ReadSides(ctx, o.old, o.new)
+	if err != nil {
+		return sidesError(err)
 	}
 	res, err := compare.Compare(ctx, old, new, o.gate)
 	if nm := (*compare.NotMeasuredError)(nil); errors.As(err, &nm) {
@@ -211,26 +144,11 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	write := compare.WriteText
-	switch o.format {
-	case "md":
-		write = compare.WriteMarkdown
-	case "json":
-		write = compare.WriteJSON
-	}
-	if err := write(g.out, res); err != nil {
+	if err := compare.Writers[o.format](g.out, res); err != nil {
 		return err
 	}
 	if o.markdown != "" {
-		f, err := os.OpenFile(o.markdown, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("--markdown: %w", err)
-		}
-		err = compare.WriteMarkdown(f, res)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := compare.AppendMarkdown(o.markdown, res); err != nil {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 	}
@@ -240,26 +158,18 @@ func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
 	return verdictExit(res.Verdict, res.Summary())
 }
 
-// readError is a side's error reading its results: shards that do not
-// make one benchmark are the command line's mistake.
-func readError(side string, err error) error {
-	if errors.Is(err, benchfile.ErrShards) {
-		return usagef("%s: %v", side, err)
+// sidesError is the exit of sides that cannot be compared: shards that
+// do not make one benchmark and a file on both sides are the command
+// line's mistake; a side without one valid trial is undecided.
+func sidesError(err error) error {
+	var nv *compare.NoValidError
+	switch {
+	case errors.Is(err, benchfile.ErrShards), errors.As(err, new(*compare.SharedError)):
+		return usageError{err}
+	case errors.As(err, &nv):
+		return verdictError{errTooFew, nv.Error()}
 	}
-	return fmt.Errorf("%s: %w", side, err)
-}
-
-// noValidTrials is undecided: a side's results hold not one valid trial
-// (kbf bench writes a bench.txt with no result line when none was valid),
-// fewer than an answer needs, as few as can be.
-func noValidTrials(old, new bool) error {
-	which := "either side"
-	if !old {
-		which = "the new side"
-	} else if !new {
-		which = "the old side"
-	}
-	return verdictError{errTooFew, fmt.Sprintf("undecided: no valid trials on %s (its bench.txt holds no result line; summary.md says why each trial did not count): run more", which)}
+	return err
 }
 
 // verdictExit is a gate's verdict as kbf compare exits with it: 3 for a

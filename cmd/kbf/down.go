@@ -74,6 +74,6 @@ func runDown(ctx context.Context, o *downOptions) error {
 		fmt.Fprintln(o.g.out, "no kbf cluster: nothing to remove")
 		return nil
 	}
-	fmt.Fprintf(o.g.out, "down in %s\n", fmtDur(time.Since(start)))
+	fmt.Fprintf(o.g.out, "down in %s\n", compose.Seconds(time.Since(start)))
 	return nil
 }

@@ -37,15 +37,26 @@ func (k *k8sFlags) register(f *pflag.FlagSet) {
 // on says whether the trial runs on Kubernetes.
 func (k *k8sFlags) on() bool { return k.target == targetK8s }
 
-// validate refuses, before contacting anything, a target kbf does not know,
-// a Kubernetes flag without --target k8s, and a fault the Kubernetes target
-// cannot make.
-func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
+// validateTarget refuses, before contacting anything, a target kbf does
+// not know and a Kubernetes flag without --target k8s (all kbf watch
+// asks: it names no broker).
+func (k *k8sFlags) validateTarget() error {
 	switch {
 	case k.target != targetDocker && k.target != targetK8s:
 		return usagef("--target %s: want %s or %s", k.target, targetDocker, targetK8s)
 	case !k.on() && (k.namespace != "" || k.kubeconfig != "" || k.selector != "" || k.netImage != ""):
 		return usagef("--namespace, --kubeconfig, --selector and --net-image are --target k8s's")
+	}
+	return nil
+}
+
+// validate is validateTarget, and for a trial on Kubernetes a broker
+// named and a fault the Kubernetes target can make.
+func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
+	if err := k.validateTarget(); err != nil {
+		return err
+	}
+	switch {
 	case k.on() && !brokerSet:
 		return usagef("--target k8s: give --broker, the pod of the broker to fault")
 	case k.on():

@@ -233,7 +233,7 @@ func TestOutcomeAgrees(t *testing.T) {
 			ranOutcome.Add("trial 1", ran)
 			runCode := exitCode(ranOutcome.Err())
 
-			analysed, _, broken, err := analyseAll(context.Background(), dir, func(results.Trial) report.Options { return report.Options{} })
+			analysed, _, broken, err := analysis.All(context.Background(), dir, func(results.Trial) report.Options { return report.Options{} })
 			if err != nil || len(analysed) != 1 {
 				t.Fatalf("report: %d trials, %v", len(analysed), err)
 			}

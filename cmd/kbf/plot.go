@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/plot"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -70,60 +67,11 @@ The pictures are written whatever the status.`,
 	return cmd
 }
 
-// plotPath draws every trial at path that can be read, each into its own
-// file unless --out says otherwise, and prints the files' paths; then it
-// returns the broken trials' errors and the audit's findings, as report
-// does.
+// plotPath draws every trial at path that can be read (analysis.Plot).
 func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) error {
-	// Each trial's picture takes its messages as the report reads them.
-	cols := map[string]*plot.Collector{}
-	analysed, trials, broken, err := analyseAll(ctx, path, func(t results.Trial) report.Options {
-		col := plot.NewCollector()
-		cols[t.Probe] = col
-		return report.Options{Messages: col.Add}
-	})
-	if err != nil {
-		return err
+	err := analysis.Plot(ctx, w, path, analysis.PlotOptions{Out: o.out, Plot: plot.Options{Width: o.width, Height: o.height}})
+	if me := (*analysis.ManyTrialsError)(nil); errors.As(err, &me) {
+		return usagef("--out %s: %v; leave --out out to write each trial's %s", o.out, me, results.PlotFile)
 	}
-	if o.out != "" && len(trials)+len(broken) > 1 {
-		return usagef("--out %s: %s holds %d trials, and one file holds one picture; leave --out out to write each trial's %s",
-			o.out, path, len(trials)+len(broken), results.PlotFile)
-	}
-	opt := plot.Options{Width: o.width, Height: o.height}
-	for i, t := range trials {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		tr, col := analysed[i], cols[t.Probe]
-		dst := o.out
-		if dst == "" {
-			dst = defaultPlotPath(t)
-		}
-		if dst == "-" {
-			if err := drawTrial(w, tr, col, opt); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := results.WriteFileAtomic(dst, func(f io.Writer) error { return drawTrial(f, tr, col, opt) }); err != nil {
-			return fmt.Errorf("plot %s: %w", dst, err)
-		}
-		fmt.Fprintln(w, dst)
-	}
-	return analysis.Outcome(analysed, broken)
-}
-
-// defaultPlotPath is plot.svg in the trial's directory; beside a bare probe
-// CSV, the CSV's name with .svg.
-func defaultPlotPath(t results.Trial) string {
-	if t.Dir != "" {
-		return t.Path(results.PlotFile)
-	}
-	return strings.TrimSuffix(t.Probe, filepath.Ext(t.Probe)) + ".svg"
-}
-
-// drawTrial draws the trial on w from the messages col took while the
-// report read them: the probe CSV is read once.
-func drawTrial(w io.Writer, tr *report.Trial, col *plot.Collector, opt plot.Options) error {
-	return plot.Draw(w, tr, col, opt)
+	return faultAtUsage(err)
 }

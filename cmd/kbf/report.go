@@ -3,17 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/analysis"
-	"github.com/kbf-project/kbf/htmlreport"
 	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -87,68 +83,15 @@ Every trial that can be read is reported whatever the status.`,
 	return cmd
 }
 
-// reportPath reports every trial at path that can be read, and a summary
-// when there are several; then it returns the broken trials' errors and
-// the audit's findings, so one broken trial does not hide the others.
+// reportPath reports every trial at path that can be read
+// (analysis.Report), a --fault-at outside a trial's data a usage error.
 func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) error {
-	opt := report.Options{Window: o.window}
+	opt := analysis.ReportOptions{Report: report.Options{Window: o.window}, Text: textReport,
+		JSON: o.format == "json", Explain: o.explain, HTML: o.html}
 	if o.faultAt != "" {
-		opt.FaultAt, _ = results.ParseTime(o.faultAt)
+		opt.Report.FaultAt, _ = results.ParseTime(o.faultAt) // checked before
 	}
-	analysed, trials, broken, err := analyseAll(ctx, path, func(results.Trial) report.Options { return opt })
-	if err != nil {
-		return err
-	}
-	watching, analysed, trials, broken := analysis.WatchIndex(path, analysed, trials, broken)
-	switch {
-	case o.html && watching:
-		if err := analysis.WriteIndexPage(path, analysed, broken); err != nil {
-			return err
-		}
-	case o.html:
-		if err := htmlreport.WriteFile(ctx, htmlreport.Dest(path, trials), trials, analysed); err != nil {
-			return err
-		}
-	}
-	if o.format == "json" {
-		if err := analysis.WriteJSON(w, analysed, broken); err != nil {
-			return err
-		}
-		return analysis.Outcome(analysed, broken)
-	}
-	// A watch's directory: one line per incident.
-	if !o.explain && o.format == "text" && watching {
-		if err := render.WriteIncidents(w, path, analysed, broken); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "\neach incident in full: kbf report %s\n", filepath.Join(path, results.IncidentDirPrefix+"NNNN"))
-		return analysis.Outcome(analysed, broken)
-	}
-	// Several trials: the summary first, the answer, then each trial.
-	if len(analysed) > 1 {
-		if len(broken) > 0 {
-			fmt.Fprintf(w, "summary of the %d trials that could be read; %d could not\n", len(analysed), len(broken))
-		}
-		if err := render.WriteSummaryText(w, report.Summarize(analysed)); err != nil {
-			return err
-		}
-	}
-	for i, tr := range analysed {
-		if i > 0 || len(analysed) > 1 {
-			fmt.Fprintln(w)
-		}
-		write := textReport.WriteDigest
-		if o.explain {
-			write = textReport.WriteText
-		}
-		if err := write(w, tr); err != nil {
-			return err
-		}
-	}
-	if !o.explain {
-		fmt.Fprintf(w, "\nwhy, phase by phase, with the evidence: kbf report --explain %s\n", path)
-	}
-	return analysis.Outcome(analysed, broken)
+	return faultAtUsage(analysis.Report(ctx, w, path, opt))
 }
 
 // faultAtUsage turns a --fault-at outside a trial's data into the usage
@@ -161,11 +104,4 @@ func faultAtUsage(err error) error {
 	return usagef("--fault-at %s: outside the data of %s, which runs %s ~ %s; give a time within it",
 		fo.At.UTC().Format(time.RFC3339Nano), fo.Where, fo.Start.UTC().Format(time.RFC3339Nano),
 		fo.End.UTC().Format(time.RFC3339Nano))
-}
-
-// analyseAll is analysis.All with a --fault-at outside a trial's data a
-// usage error.
-func analyseAll(ctx context.Context, path string, optFor func(results.Trial) report.Options) ([]*report.Trial, []results.Trial, results.BrokenTrials, error) {
-	analysed, trials, broken, err := analysis.All(ctx, path, optFor)
-	return analysed, trials, broken, faultAtUsage(err)
 }

@@ -33,6 +33,14 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
+// usage is err as a usage error; nil for nil.
+func usage(err error) error {
+	if err == nil {
+		return nil
+	}
+	return usageError{err}
+}
+
 // globals are the flags every command has.
 type globals struct {
 	out, errOut io.Writer

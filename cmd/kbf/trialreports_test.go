@@ -57,7 +57,7 @@ func TestTrialReports(t *testing.T) {
 		t.Errorf("said %q", said)
 	}
 	// The same trials read back by kbf report come to the same outcome.
-	analysed, _, broken, aerr := analyseAll(context.Background(), run, func(results.Trial) report.Options { return report.Options{} })
+	analysed, _, broken, aerr := analysis.All(context.Background(), run, func(results.Trial) report.Options { return report.Options{} })
 	if aerr != nil {
 		t.Fatal(aerr)
 	}

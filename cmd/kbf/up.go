@@ -3,39 +3,29 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/kafkasec"
 )
 
 func init() { commands = append(commands, newUpCmd) }
 
 type upOptions struct {
-	g                 *globals
-	cluster           clusterFlags
-	image             string
-	topic             string
-	partitions        int32
-	replicationFactor int16
-	minInsync         int
-	singleTopic       string
-	timeout           time.Duration
+	g       *globals
+	cluster clusterFlags
+	image   string
+	// probed is --topic's, its flags bound into it; singleTopic the
+	// single-replica topic's name ("" for none).
+	probed      compose.Topic
+	singleTopic string
+	timeout     time.Duration
 }
 
 // topics returns the topics the flags describe.
 func (o *upOptions) topics() []compose.Topic {
-	ts := []compose.Topic{{
-		Name: o.topic, Partitions: o.partitions,
-		ReplicationFactor: o.replicationFactor, MinInsync: o.minInsync,
-	}}
+	ts := []compose.Topic{o.probed}
 	if o.singleTopic != "" {
 		single := compose.DefaultTopics()[1]
 		single.Name = o.singleTopic
@@ -83,7 +73,7 @@ docker compose is used as it is.
 			if o.timeout <= 0 {
 				return usagef("--timeout %v: must be positive", o.timeout)
 			}
-			if o.singleTopic == o.topic {
+			if o.singleTopic == o.probed.Name {
 				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
 			}
 			opts, err := o.cluster.options()
@@ -101,10 +91,10 @@ docker compose is used as it is.
 	o.cluster.register(f, true)
 	o.cluster.registerSecurity(f, g.errOut)
 	registerImage(f, &o.image)
-	f.StringVar(&o.topic, "topic", def[0].Name, "the probed topic, spread over every broker")
-	f.Int32Var(&o.partitions, "partitions", def[0].Partitions, "partitions of --topic")
-	f.Int16Var(&o.replicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
-	f.IntVar(&o.minInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
+	f.StringVar(&o.probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
+	f.Int32Var(&o.probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
+	f.Int16Var(&o.probed.ReplicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
+	f.IntVar(&o.probed.MinInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
 	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
 	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
 	return wrapHelp(cmd)
@@ -116,7 +106,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 		return err
 	}
 	opts.Image, opts.Topics = o.image, o.topics()
-	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, phaseLine(p)) }
+	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, p.Line()) }
 	withOffline(&opts, o.g)
 	c, err := compose.New(opts)
 	if err != nil {
@@ -130,158 +120,6 @@ func runUp(ctx context.Context, o *upOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", fmtDur(rep.Took))
+	fmt.Fprintf(o.g.out, "%-20s %8s\n", "up", compose.Seconds(rep.Took))
 	return nil
-}
-
-// clusterFlags bind the flags that say which cluster: the user's compose
-// file, or the embedded one's size, and the nodes' settings. kbf up, down
-// and status share them, and kbf run can.
-type clusterFlags struct {
-	file        string
-	project     string
-	config      []string
-	brokers     int
-	controllers int
-	combined    bool
-	shaped      bool // register added --brokers, --controllers and --config
-	fs          *pflag.FlagSet
-
-	// commandConfig is --command-config, read once into sec.
-	commandConfig string
-	// errOut takes --command-config's warnings.
-	errOut  io.Writer
-	sec     *kafkasec.Config
-	secRead bool
-}
-
-// registerSecurity adds --command-config to fs: how every client kbf
-// runs is secured, in Kafka's own client properties.
-func (f *clusterFlags) registerSecurity(fs *pflag.FlagSet, errOut io.Writer) {
-	f.errOut = errOut
-	fs.StringVar(&f.commandConfig, "command-config", "", "a Kafka client properties file (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, …) that secures every client kbf runs, as Kafka's own tools take it")
-}
-
-// security returns --command-config read and checked, nil without it. A
-// file that cannot be used is a usage error, found before anything starts.
-func (f *clusterFlags) security() (*kafkasec.Config, error) {
-	if f.commandConfig == "" || f.secRead {
-		return f.sec, nil
-	}
-	sec, err := kafkasec.Load(f.commandConfig)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--command-config: %w", err)}
-	}
-	if f.errOut != nil {
-		for _, w := range sec.Warnings {
-			fmt.Fprintf(f.errOut, "kbf: warning: --command-config %s\n", w)
-		}
-	}
-	f.sec, f.secRead = sec, true
-	return sec, nil
-}
-
-// register adds -f and --project-name to fs, and with shape --brokers,
-// --controllers and --config.
-func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
-	f.fs, f.shaped = fs, shape
-	fs.StringVarP(&f.file, "file", "f", "", "your own compose file (default: kbf's embedded cluster)")
-	fs.StringVar(&f.project, "project-name", "", "the compose project of --file, as docker compose -p (default: the file's name:, else its directory)")
-	if !shape {
-		return
-	}
-	fs.StringArrayVar(&f.config, "config", nil, "a Kafka server property, KEY=VALUE on every node or NODE:KEY=VALUE on one (repeatable)")
-	fs.IntVar(&f.brokers, "brokers", 3, "brokers of the embedded cluster")
-	fs.IntVar(&f.controllers, "controllers", 1, "KRaft controllers of the embedded cluster: 1 or 3")
-	fs.BoolVar(&f.combined, "combined", false, "every broker of the embedded cluster is a controller too (process.roles broker,controller), and no dedicated controller")
-}
-
-// options returns the compose options the flags describe.
-// existing is the spec of kbf's own cluster (or -f FILE's) as it runs:
-// its topics are the probe's to make, none of the file's defaults.
-func (f *clusterFlags) existing() (clusters.Spec, error) {
-	opts, err := f.options()
-	if err != nil {
-		return clusters.Spec{}, err
-	}
-	opts.Topics = []compose.Topic{}
-	return clusters.Spec{Docker: &opts}, nil
-}
-
-func (f *clusterFlags) options() (compose.Options, error) {
-	var o compose.Options
-	o.File, o.ProjectName = f.file, f.project
-	sec, err := f.security()
-	if err != nil {
-		return o, err
-	}
-	o.Security = sec
-	if f.project != "" && f.file == "" {
-		return o, usagef("--project-name: only with --file")
-	}
-	if !f.shaped {
-		return o, nil
-	}
-	if f.file != "" && (f.fs.Changed("brokers") || f.fs.Changed("controllers") || f.combined) {
-		return o, usagef("--brokers, --controllers and --combined shape the embedded cluster; with --file, the file says what the cluster is")
-	}
-	if f.combined && f.fs.Changed("controllers") {
-		return o, usagef("--combined and --controllers: with --combined the brokers are the controllers")
-	}
-	if f.file == "" {
-		// compose takes 0 for its default of 3: refuse it here, before
-		// anything reaches Docker.
-		if f.brokers < 1 {
-			return o, usagef("--brokers %d: want 1 or more", f.brokers)
-		}
-		if f.controllers < 1 && !f.combined {
-			return o, usagef("--controllers %d: want 1 or 3", f.controllers)
-		}
-		o.Brokers, o.Controllers, o.Combined = f.brokers, f.controllers, f.combined
-	}
-	for _, s := range f.config {
-		st, err := compose.ParseSetting(s)
-		if err != nil {
-			return o, usageError{err}
-		}
-		o.Config = append(o.Config, st)
-	}
-	if err := compose.CheckLimits(o.Config); err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
-}
-
-// offlineScript builds the offline image; make image runs it.
-const offlineScript = "image/build.sh"
-
-// withOffline lets Up fall back to the offline image when the official one
-// cannot be pulled, building it with image/build.sh when kbf runs from its
-// source tree (as make build && ./kbf run does), and say so on stderr.
-func withOffline(opts *compose.Options, g *globals) {
-	opts.Notice = func(s string) { fmt.Fprintf(g.errOut, "kbf: %s\n", s) }
-	if st, err := os.Stat(offlineScript); err != nil || !st.Mode().IsRegular() {
-		return // the error then names make image
-	}
-	opts.BuildOffline = func(ctx context.Context) error {
-		cmd := exec.CommandContext(ctx, "bash", offlineScript)
-		cmd.Stdout, cmd.Stderr = g.errOut, g.errOut
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("%s: %w (its output is above; make image runs it again)", offlineScript, err)
-		}
-		return nil
-	}
-}
-
-// phaseLine is one line of up's output: the phase, its time, what it did.
-func phaseLine(p compose.Phase) string {
-	line := fmt.Sprintf("%-20s %8s", p.Name, fmtDur(p.Took))
-	if p.Detail != "" {
-		line += "  " + p.Detail
-	}
-	return line
-}
-
-func fmtDur(d time.Duration) string {
-	return fmt.Sprintf("%.2fs", d.Seconds())
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -169,50 +168,5 @@ func TestDownFlags(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, options %+v; want timeout %v", code, stderr, got, tt.timeout)
 			}
 		})
-	}
-}
-
-func TestPhaseLine(t *testing.T) {
-	tests := []struct {
-		p    compose.Phase
-		want string
-	}{
-		{compose.Phase{Name: compose.PhaseContainers, Took: 2240 * time.Millisecond, Detail: "created c1 k1 k2 k3"},
-			"containers              2.24s  created c1 k1 k2 k3"},
-		{compose.Phase{Name: compose.PhaseISR, Took: 3 * time.Millisecond}, "ISR full                0.00s"},
-	}
-	for _, tt := range tests {
-		if got := phaseLine(tt.p); got != tt.want {
-			t.Errorf("phaseLine = %q, want %q", got, tt.want)
-		}
-	}
-}
-
-func TestWithOffline(t *testing.T) {
-	var errOut bytes.Buffer
-	g := &globals{out: &bytes.Buffer{}, errOut: &errOut}
-	t.Chdir(t.TempDir())
-	var opts compose.Options
-	withOffline(&opts, g)
-	if opts.BuildOffline != nil {
-		t.Errorf("outside the source tree: a builder, want none (the error names make image)")
-	}
-	opts.Notice("running kbf/kafka:4.3.1")
-	if errOut.String() != "kbf: running kbf/kafka:4.3.1\n" {
-		t.Errorf("notice %q", errOut.String())
-	}
-	if err := os.MkdirAll("image", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(offlineScript, []byte("echo building; exit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	withOffline(&opts, g)
-	if opts.BuildOffline == nil {
-		t.Fatalf("in the source tree: no builder")
-	}
-	err := opts.BuildOffline(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "image/build.sh: exit status 3") || !strings.Contains(errOut.String(), "building\n") {
-		t.Errorf("BuildOffline: %v, output %q; want the script's failure and its output", err, errOut.String())
 	}
 }

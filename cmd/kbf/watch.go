@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
-	"syscall"
+	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/cluster"
@@ -95,7 +92,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Settle, "settle", o.opt.Settle, "an incident has recovered once every partition has acked and been read steadily this long")
 	f.DurationVar(&o.opt.Poll, "poll", o.opt.Poll, "how often the cluster's metadata is asked for")
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
-	f.Var(&retainFlag{&o.opt.Retain}, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
+	f.Var(&o.opt.Retain, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
 	registerLogs(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
@@ -111,7 +108,7 @@ func (o *watchOptions) validate() error {
 	if err := o.validateLogs(); err != nil {
 		return err
 	}
-	if err := o.k8s.validateWatch(); err != nil {
+	if err := o.k8s.validateTarget(); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -120,8 +117,8 @@ func (o *watchOptions) validate() error {
 	if _, err := o.cluster.security(); err != nil {
 		return err
 	}
-	if err := checkMetricsAddr(o.metrics); err != nil {
-		return err
+	if err := watch.CheckMetricsAddr(o.metrics); err != nil {
+		return usageError{err}
 	}
 	opt := o.options()
 	// The probe's flags are checked as kbf probe's are (partitions given
@@ -144,49 +141,14 @@ func (o *watchOptions) validate() error {
 	return nil
 }
 
-// checkMetricsAddr refuses a --metrics-addr that is not host:port with a
-// port number.
-func checkMetricsAddr(addr string) error {
-	if addr == "" {
-		return nil
-	}
-	_, port, err := net.SplitHostPort(addr)
-	if err == nil {
-		var n uint64
-		n, err = strconv.ParseUint(port, 10, 16)
-		if err == nil && port != strconv.FormatUint(n, 10) {
-			err = errors.New("not a port number")
-		}
-	}
-	if err != nil {
-		return usagef("--metrics-addr %s: want host:port with a port number up to 65535, e.g. 127.0.0.1:9464", addr)
-	}
-	return nil
-}
-
 // listenMetrics takes --metrics-addr's port before the cluster is
 // reached: a port in use or a host that is not this machine's is exit 2.
 func (o *watchOptions) listenMetrics() error {
-	if o.metrics == "" {
-		return nil
-	}
-	ln, err := net.Listen("tcp", o.metrics)
+	ln, err := watch.ListenMetrics(o.metrics)
 	if err != nil {
-		return usagef("--metrics-addr %s: cannot listen there (%v): give a free port of this machine's", o.metrics, err)
+		return usageError{err}
 	}
 	o.metricsLn = ln
-	return nil
-}
-
-// validateWatch holds --target's flags to what a watch uses: no broker is
-// faulted, so none is named.
-func (k *k8sFlags) validateWatch() error {
-	switch {
-	case k.target != targetDocker && k.target != targetK8s:
-		return usagef("--target %s: want %s or %s", k.target, targetDocker, targetK8s)
-	case !k.on() && (k.namespace != "" || k.kubeconfig != "" || k.selector != "" || k.netImage != ""):
-		return usagef("--namespace, --kubeconfig, --selector and --net-image are --target k8s's")
-	}
 	return nil
 }
 
@@ -230,20 +192,11 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 	return o.cluster.existing()
 }
 
-// The signals that stop a watch: Ctrl-C, SIGTERM (a pod deleted) and
-// SIGHUP (its terminal gone: a dropped ssh session). Each writes the open
-// incident before kbf exits.
-var watchStopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// closeTimeout bounds closing the cluster's clients once the watch has
-// stopped: a frozen cluster must not hold the exit.
-const closeTimeout = time.Second
-
 // runWatch watches until ctx ends or a stop signal comes, analysing each
 // incident as kbf run analyses a trial; stopped, it exits 0, or 1 when
 // the open incident could not be written.
 func runWatch(ctx context.Context, o *watchOptions) error {
-	ctx, stopSignals := signal.NotifyContext(ctx, watchStopSignals...)
+	ctx, stopSignals := signal.NotifyContext(ctx, watch.StopSignals...)
 	defer stopSignals()
 	if o.metricsLn != nil {
 		defer o.metricsLn.Close()
@@ -255,14 +208,10 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if err != nil || t == nil {
 		return err
 	}
-	defer closeWithin(closeTimeout, func() { _ = t.Close() })
+	defer watch.CloseWithin(watch.CloseTimeout, func() { _ = t.Close() })
 	m := watch.NewMetrics()
 	if o.metricsLn != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{Registry: m.Registry}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = srv.Serve(o.metricsLn) }()
-		defer srv.Close()
+		defer watch.ServeMetrics(o.metricsLn, m)()
 		rep.Say("metrics at http://" + o.metricsLn.Addr().String() + "/metrics")
 	}
 	w := &watch.Watcher{Opt: opt, Target: t, Metrics: m, Reporter: rep, Recorded: recordedBy(m, rep)}
@@ -270,7 +219,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
 		if r, err := clusters.Open(ctx, clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
-			defer closeWithin(closeTimeout, func() { _ = r.Close() })
+			defer watch.CloseWithin(watch.CloseTimeout, func() { _ = r.Close() })
 			w.Observer = r.Observer()
 		} else if ctx.Err() == nil {
 			rep.Say(fmt.Sprintf("the brokers' view not asked (%v): leaders and ISRs only", err))
@@ -283,33 +232,12 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	return err
 }
 
-// openWatched opens the watched cluster; one that cannot be reached yet
-// (down, not started) is tried again every retry, said each time, until
-// it answers or ctx ends (then nil, nil). A flag kbf cannot use is
-// refused at once.
+// openWatched opens the watched cluster, tried again every retry until it
+// answers (watch.Open); a flag kbf cannot use is refused at once.
 func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry time.Duration) (cluster.Cluster, error) {
-	var down time.Time
-	for {
-		t, err := openCluster(ctx, o.clusterSpec)
-		var uerr usageError
-		switch {
-		case err == nil:
-			return t, nil
-		case ctx.Err() != nil:
-			return nil, nil
-		case errors.As(err, &uerr):
-			return nil, err
-		}
-		if down.IsZero() {
-			down = time.Now()
-		}
-		rep.Say(fmt.Sprintf("the cluster cannot be reached (%v) for %v: trying again in %v", err, time.Since(down).Round(time.Second), retry))
-		select {
-		case <-ctx.Done():
-			return nil, nil
-		case <-time.After(retry):
-		}
-	}
+	open := func(ctx context.Context) (cluster.Cluster, error) { return openCluster(ctx, o.clusterSpec) }
+	usage := func(err error) bool { return errors.As(err, new(usageError)) }
+	return watch.Open(ctx, open, retry, usage, rep.Say)
 }
 
 // recordedBy analyses each incident the watch writes, as kbf run its
@@ -320,62 +248,12 @@ func recordedBy(m *watch.Metrics, rep *termReporter) watch.Recorded {
 		if err != nil {
 			return err
 		}
-		phases, beyond := map[string]time.Duration{}, map[string]time.Duration{}
-		for _, st := range tr.Stalls {
-			for _, ph := range st.Phases {
-				phases[ph.Name] = max(phases[ph.Name], ph.Duration)
-				if ph.Bound.Stated {
-					beyond[ph.Name] = max(beyond[ph.Name], ph.Bound.Excess)
-				}
-			}
-		}
+		phases, beyond := tr.LongestPhases()
 		m.LastPhases(phases, beyond)
-		var b bytesWriter
+		var b strings.Builder
 		if err := textReport.WriteDigest(&b, tr); err == nil {
-			rep.Say(string(b))
+			rep.Say(b.String())
 		}
 		return nil
 	}
 }
-
-// closeWithin runs fn for at most d: a client closing on a frozen
-// cluster is left behind as kbf exits.
-func closeWithin(d time.Duration, fn func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}
-
-// bytesWriter collects what is written to it.
-type bytesWriter []byte
-
-func (b *bytesWriter) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
-
-// retainFlag is --retain: a count of incidents or an age.
-type retainFlag struct{ r *watch.Retention }
-
-func (f *retainFlag) String() string {
-	if f.r == nil || *f.r == (watch.Retention{}) {
-		return ""
-	}
-	return f.r.String()
-}
-
-func (f *retainFlag) Set(s string) error {
-	r, err := watch.ParseRetention(s)
-	if err != nil {
-		return err
-	}
-	*f.r = r
-	return nil
-}
-
-func (f *retainFlag) Type() string { return "N|AGE" }
