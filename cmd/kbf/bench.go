@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -53,7 +54,8 @@ const untilDecidedBudget = 15
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
 func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	o := &benchOptions{run: runOptions{g: g, repeat: 1}} // each trial of bench is one of kbf run
+	o := &benchOptions{run: runOptions{g: g}}
+	o.run.base.Trial.Repeat = 1 // each trial of bench is one of kbf run
 	cmd := &cobra.Command{
 		Use:   "bench [FILE]",
 		Short: "Run a benchmark: scenarios × trials, interleaved, into files CI tools read",
@@ -103,7 +105,7 @@ The scenario file:
 				o.file = args[0]
 			}
 			o.trialsSet = cmd.Flags().Changed("trials")
-			o.run.brokerSet = cmd.Flags().Changed("broker")
+			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
 			o.run.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
@@ -111,7 +113,7 @@ The scenario file:
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.flags.register(cmd.Flags(), false)
+	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
 	o.cluster.register(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
@@ -142,8 +144,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
 		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
 	}
-	cfg := o.run.flags.config()
-	if err := partnerless(&cfg, cmd.Flags().Changed, "--"); err != nil {
+	if err := partnerless(&o.run.base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
 		return err
 	}
 	if o.file != "" {
@@ -153,9 +154,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
 		}
-	} else if o.run.kill == "" {
+	} else if o.run.base.Trial.Kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
-	} else if err := o.run.external.validate(o.run.kill); err != nil {
+	} else if err := o.run.external.validate(o.run.base.Trial.Kill); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -173,13 +174,13 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if err := o.validateGate(cmd); err != nil {
 		return err
 	}
-	if err := o.run.validateDiskValues(); err != nil { // diskflags.go
+	if err := validateDiskValues(&o.run.base); err != nil { // diskflags.go
 		return err
 	}
 	if o.file != "" {
-		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
+		return nil // each scenario's options are checked before the first trial (trialrun.Runner.Check)
 	}
-	if err := o.run.k8s.validate(o.run.kill, o.run.brokerSet); err != nil {
+	if err := o.run.k8s.validate(o.run.base.Trial.Kill, o.run.base.BrokerSet); err != nil {
 		return err
 	}
 	e := o.run.experimentOptions()
@@ -222,13 +223,13 @@ func (o *benchOptions) validateGate(cmd *cobra.Command) error {
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		c := o.run.flags.config()
+		c := o.run.base.Trial.Probe
 		cl, _ := o.cluster.options() // validated
 		e := o.run.external
-		s := bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config,
 			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
-		if o.run.kill == results.FaultExternal {
+		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked
 			// for: only a size given is refused.
 			if !o.cluster.fs.Changed("brokers") {
@@ -266,17 +267,17 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if o.out == "" {
 		o.out = defaultOut("bench")
 	}
-	runner := newBenchRunner(&o.run)
-	runner.pool.Docker.Clusters = o.clusters
+	opt := o.run.trialOptions()
+	opt.Clusters, opt.Parallel = o.clusters, o.parallel
+	runner := trialrun.New(opt)
 	env := benchEnv()
 	if o.parallel > 1 {
-		runner.pool.Docker.Clusters, runner.parallel, runner.prefix = 1, o.parallel, "cluster 1: "
 		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
 		if cores := runtime.NumCPU(); cores < 2*o.parallel {
 			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", o.parallel, cores)
 		}
 	}
-	defer runner.close()
+	defer runner.Close()
 	b := &bench.Bench{
 		File:     f,
 		Shard:    shard,

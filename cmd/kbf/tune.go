@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/tune"
 )
 
@@ -37,7 +38,8 @@ func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	// tune makes kbf's own clusters: it takes no --target.
-	o := &tuneOptions{run: runOptions{g: g, repeat: 1, k8s: k8sFlags{target: targetDocker}}}
+	o := &tuneOptions{run: runOptions{g: g, k8s: k8sFlags{target: targetDocker}}}
+	o.run.base.Trial.Repeat = 1
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
 		Short: "Find the fastest failover the cluster can have without fencing a healthy broker",
@@ -75,7 +77,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.flags.register(cmd.Flags(), false)
+	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.registerTrial(f, "kbf tune sets it")
@@ -101,9 +103,10 @@ func (o *tuneOptions) validate() error {
 	if o.clusters < 1 || o.clusters > maxClusters {
 		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
 	}
-	r := newBenchRunner(&o.run)
+	r := trialrun.New(o.run.trialOptions())
+	defer r.Close()
 	for _, s := range g.File().Scenarios {
-		opt, err := r.options(s)
+		opt, err := r.Experiment(s)
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -120,7 +123,7 @@ func (o *tuneOptions) validate() error {
 }
 
 func (o *tuneOptions) grid() *tune.Grid {
-	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.broker}
+	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.base.Trial.Broker}
 }
 
 func runTune(ctx context.Context, o *tuneOptions) error {
@@ -134,9 +137,10 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	if o.estimate {
 		return nil
 	}
-	runner := newBenchRunner(&o.run)
-	runner.pool.Docker.Clusters = o.clusters
-	defer runner.close()
+	opt := o.run.trialOptions()
+	opt.Clusters = o.clusters
+	runner := trialrun.New(opt)
+	defer runner.Close()
 	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: benchEnv(),
 		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
 	set, err := b.Run(ctx)
