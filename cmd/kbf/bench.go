@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/compare"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -270,7 +268,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	opt := o.run.trialOptions()
 	opt.Clusters, opt.Parallel = o.clusters, o.parallel
 	runner := trialrun.New(opt)
-	env := benchEnv()
+	env := bench.ClientEnv()
 	if o.parallel > 1 {
 		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
 		if cores := runtime.NumCPU(); cores < 2*o.parallel {
@@ -304,7 +302,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
 	}
-	return benchOutcome(set)
+	return set.Outcome()
 }
 
 // runUntilDecided is kbf bench --until-decided: the gate's answer printed
@@ -324,39 +322,8 @@ func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error
 	fmt.Fprintf(o.run.g.errOut, "bench: %s: %s (valid trials %d of %d attempts and %d of %d); results in %s\n",
 		d.Answer(), d.Why, d.Valid[0], d.Attempts[0], d.Valid[1], d.Attempts[1], o.out)
 	// A trial's findings fail the benchmark as they would without the gate.
-	if err := benchOutcome(set); errors.Is(err, errFindings) {
+	if err := set.Outcome(); errors.Is(err, errFindings) {
 		return err
 	}
 	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
-}
-
-// benchOutcome is the benchmark's exit, by the rule of kbf run and kbf
-// report (report.Outcome), over every trial it kept.
-func benchOutcome(set *bench.Set) error {
-	var o report.Outcome
-	for _, r := range set.Records {
-		if r.M == nil {
-			o.AddMeasured(r.Trial.ID(), nil, false)
-			continue
-		}
-		o.AddMeasured(r.Trial.ID(), r.M.Findings, r.Valid())
-	}
-	if err := o.Err(); err != nil {
-		return fmt.Errorf("%w (see summary.md and each trial's report)", err)
-	}
-	return nil
-}
-
-// benchEnv is the configuration lines bench.txt opens with that the trials'
-// metadata do not hold: the probe's client and its version.
-func benchEnv() bench.Env {
-	env := bench.Env{{"client", "franz-go"}}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == "github.com/twmb/franz-go" {
-				env = append(env, [2]string{"client-version", m.Version})
-			}
-		}
-	}
-	return env
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -253,11 +250,11 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	defer rep.clear()
 	opt := o.experimentOptions()
 	r := newRunner(opt, t, rep)
-	reports := &trialReports{out: o.g.out, say: rep.Say}
-	if err := flagError(r.Run(ctx, reports.recorded)); err != nil {
+	reports := &analysis.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
+	if err := flagError(r.Run(ctx, reports.Recorded)); err != nil {
 		return err
 	}
-	return reports.done(opt.Out)
+	return reports.Done(opt.Out)
 }
 
 // newRunner is the trial protocol of kbf run and kbf probe on target t
@@ -270,49 +267,6 @@ func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporte
 // once, and writes its reports beside it (analysis.JustRecorded).
 func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
 	return analysis.JustRecorded(ctx, dir, textReport)
-}
-
-// trialReports analyses each trial kbf run records, prints its digest, and
-// keeps it for the run's summary and outcome.
-type trialReports struct {
-	out    io.Writer
-	say    func(string)
-	trials []*report.Trial
-}
-
-func (r *trialReports) recorded(ctx context.Context, n int, dir string) error {
-	tr, err := analyseRecorded(ctx, dir)
-	if err != nil {
-		return err
-	}
-	// The terminal gets the digest; report.txt keeps the full explanation.
-	if err := textReport.WriteDigest(r.out, tr); err != nil {
-		return err
-	}
-	fmt.Fprintf(r.out, "the full report, why phase by phase: %s\n", filepath.Join(dir, results.ReportFile))
-	r.trials = append(r.trials, tr)
-	return nil
-}
-
-// done writes the summary across several trials into the run directory
-// and returns the run's outcome (report.Outcome).
-func (r *trialReports) done(out string) error {
-	var o report.Outcome
-	for i, tr := range r.trials {
-		o.Add(fmt.Sprintf("trial %d", i+1), tr)
-	}
-	if len(r.trials) > 1 {
-		s := report.Summarize(r.trials)
-		fmt.Fprintln(r.out)
-		if err := render.WriteSummaryText(r.out, s); err != nil {
-			return err
-		}
-		if err := analysis.WriteSummary(out, s); err != nil {
-			return err
-		}
-	}
-	r.say(fmt.Sprintf("%d of %d trials valid; results in %s (kbf report %s)", o.Valid, len(r.trials), out, out))
-	return o.Err()
 }
 
 // registerTrial adds the flags of one trial, which kbf run and kbf bench

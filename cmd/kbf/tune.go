@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -17,9 +15,6 @@ import (
 )
 
 func init() { commands = append(commands, newTuneCmd) }
-
-// TuneFile is the answer kbf tune writes into its benchmark directory.
-const TuneFile = "tune.txt"
 
 type tuneOptions struct {
 	// run holds the flags tune shares with kbf run: the probe's settings
@@ -141,7 +136,7 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	opt.Clusters = o.clusters
 	runner := trialrun.New(opt)
 	defer runner.Close()
-	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: benchEnv(),
+	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: bench.ClientEnv(),
 		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
 	set, err := b.Run(ctx)
 	var refused *bench.RefusedError
@@ -162,18 +157,13 @@ func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
 		return err
 	}
 	a := tune.Decide(tune.Rows(g, trials), tune.MinTrials)
-	f, err := os.Create(filepath.Join(o.out, TuneFile))
-	if err != nil {
+	if err := tune.WriteFile(o.out, a); err != nil {
 		return err
-	}
-	werr := tune.WriteText(f, a)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", TuneFile, err)
 	}
 	if err := tune.WriteText(o.run.g.out, a); err != nil {
 		return err
 	}
-	if err := benchOutcome(set); err != nil {
+	if err := set.Outcome(); err != nil {
 		return err
 	}
 	if a.Pick < 0 {
