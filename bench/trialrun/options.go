@@ -7,8 +7,8 @@
 // once and its reports written beside it (analysis.JustRecorded).
 //
 // It is all that ties kbf bench and kbf tune to the trial protocol; kbf run
-// shares its rules for shaping a cluster for a fault (Lead, FaultShape,
-// Disk) and its protocol (NewExperiment).
+// shares its rules for shaping a cluster for a fault (DockerSpec, Lead,
+// FaultShape, Disk) and its protocol (NewExperiment).
 package trialrun
 
 import (
@@ -129,6 +129,19 @@ func Lead(broker string) string {
 // when the broker is found only at the fault.
 func FaultShape(kind results.FaultKind, broker, size string, d experiment.DiskFault) clusters.Fault {
 	return clusters.Fault{Kind: kind, Broker: Lead(broker), DiskSize: size, AllReplicas: d.AllReplicas}
+}
+
+// DockerSpec is the spec of kbf's Docker cluster c shaped for the trial
+// of e, as kbf run and every scenario shape it: the faulted broker leads
+// partition 0 of the probed topic, however many brokers there are (a
+// role's broker is found only at the fault: none), and the fault's disk
+// (FaultShape) is made; with Offline, the offline image is its fallback.
+func (o *Options) DockerSpec(c compose.Options, e experiment.Options) clusters.Spec {
+	c.Lead = Lead(e.Broker)
+	if o.Offline != nil {
+		o.Offline(&c)
+	}
+	return clusters.Spec{Docker: &c, Fault: FaultShape(e.Kill, e.Broker, o.DiskSize, e.Disk)}
 }
 
 // NewExperiment is the trial protocol of kbf run, probe and bench on

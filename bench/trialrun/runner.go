@@ -155,13 +155,8 @@ func (r *Runner) ClusterOptions(s bench.Scenario, opt experiment.Options, local 
 	if err := compose.CheckLimits(opts.Config); err != nil {
 		return clusters.Spec{}, err
 	}
-	// As kbf run's: the faulted broker leads partition 0 (a role's broker
-	// is found only at the fault: none).
-	opts.Security, opts.Lead = opt.Probe.Security, Lead(opt.Broker)
-	if r.opt.Offline != nil {
-		r.opt.Offline(&opts)
-	}
-	return clusters.Spec{Docker: &opts, Fault: FaultShape(opt.Kill, opt.Broker, r.opt.DiskSize, opt.Disk)}, nil
+	opts.Security = opt.Probe.Security
+	return r.opt.DockerSpec(opts, opt), nil
 }
 
 // Experiment is the experiment's options for one trial of s: the

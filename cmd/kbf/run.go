@@ -109,7 +109,7 @@ faulted broker.
 	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause or a cut lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
 	f.StringVar((*string)(&e.LastStep), "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&e.Repeat, "repeat", 1, "number of trials")
-	f.StringVar(&e.Out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
+	registerOut(f, &e.Out, "results directory (default kbf-runs/<time>-<kill>)")
 	return wrapHelp(cmd)
 }
 
@@ -135,13 +135,9 @@ func (o *runOptions) validate() error {
 	if err := o.k8s.validate(o.base.Trial.Kill, o.base.BrokerSet); err != nil {
 		return err
 	}
-	if o.k8s.on() {
-		// --bootstrap is the Kubernetes target's first address, not a
-		// remote cluster's.
-		e := o.experimentOptions()
-		return flagError(e.Validate())
-	}
-	if err := o.external.validate(o.base.Trial.Kill); err != nil {
+	// With --target k8s, --bootstrap is the Kubernetes target's first
+	// address, not a remote cluster's.
+	if err := o.external.validate(o.base.Trial.Kill); err != nil && !o.k8s.on() {
 		return err
 	}
 	e := o.experimentOptions()
@@ -196,26 +192,22 @@ func (o *runOptions) trialOptions() trialrun.Options {
 
 // clusterSpec is where the flags say the cluster lives: a Kafka in
 // Kubernetes (--target k8s), a cluster reached by --bootstrap, else kbf's
-// Docker cluster shaped for the fault: the faulted broker leads partition 0
-// of the probed topic, however many brokers there are, and a disk-full
-// fault's broker has a tmpfs of --disk-size to fill.
+// Docker cluster shaped for the fault (trialrun.Options.DockerSpec).
 func (o *runOptions) clusterSpec() (clusters.Spec, error) {
-	sec, _ := o.cluster.security() // validated
-	e := &o.base
+	e := o.experimentOptions()
 	switch {
 	case o.k8s.on():
-		return o.k8s.spec(o.external.bootstrap, leadOf(e.Trial.Broker), e.Trial.Kill, sec, o.g.errOut), nil
+		return o.k8s.spec(o.external.bootstrap, leadOf(e.Broker), e.Kill, e.Probe.Security, o.g.errOut), nil
 	case len(o.external.bootstrap) > 0:
-		return o.external.remote(sec), nil
+		return o.external.remote(e.Probe.Security), nil
 	}
 	opts, err := o.cluster.options()
 	if err != nil {
 		return clusters.Spec{}, err
 	}
-	opts.Image, opts.Lead = e.Image, leadOf(e.Trial.Broker)
-	withOffline(&opts, o.g)
-	disk := trialrun.Disk(e.Trial.Kill, e.DiskDelay, e.BrokersLost)
-	return clusters.Spec{Docker: &opts, Fault: trialrun.FaultShape(e.Trial.Kill, e.Trial.Broker, e.DiskSize, disk)}, nil
+	opts.Image = o.base.Image
+	b := o.trialOptions()
+	return b.DockerSpec(opts, e), nil
 }
 
 // leadOf is the broker the cluster is shaped for (trialrun.Lead).
