@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/kbf-project/kbf/cluster"
@@ -98,6 +99,24 @@ const (
 	LostOne = "1"
 	LostAll = "all-replicas"
 )
+
+// Validate refuses disk settings no fault could use, whatever the fault
+// (a benchmark's apply to the scenarios of their fault), as
+// *experiment.InvalidOption naming the setting.
+func (o *Options) Validate() error {
+	bad := func(name, value, why string) error {
+		return &experiment.InvalidOption{Name: name, Value: value, Why: why}
+	}
+	switch {
+	case o.BrokersLost != LostOne && o.BrokersLost != LostAll:
+		return bad("brokers_lost", strconv.Quote(o.BrokersLost), "want 1 or all-replicas")
+	case o.DiskDelay < 0:
+		return bad("disk_delay", o.DiskDelay.String(), "must be positive")
+	case o.DiskDelay > time.Minute:
+		return bad("disk_delay", o.DiskDelay.String(), "at most 1m (each write and fsync waits it; Kafka's own timeouts are 30 s)")
+	}
+	return nil
+}
 
 // Disk is the experiment's disk settings of a fault of kind: disk-slow's
 // delay, power-loss's brokers, each for its own fault only (a benchmark's

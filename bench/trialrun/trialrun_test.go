@@ -66,3 +66,25 @@ func TestScenarioClients(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestValidateDisk: a disk setting no fault could use is refused, named.
+func TestValidateDisk(t *testing.T) {
+	for _, tt := range []struct {
+		lost  string
+		delay time.Duration
+		want  string
+	}{
+		{LostOne, 0, ""},
+		{LostAll, 200 * time.Millisecond, ""},
+		{"2", 0, `brokers_lost "2": want 1 or all-replicas`},
+		{LostOne, -time.Second, "disk_delay -1s: must be positive"},
+		{LostOne, 2 * time.Minute, "disk_delay 2m0s: at most 1m"},
+	} {
+		o := base()
+		o.BrokersLost, o.DiskDelay = tt.lost, tt.delay
+		err := o.Validate()
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)) {
+			t.Errorf("%q %v: %v, want %q", tt.lost, tt.delay, err, tt.want)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if err := o.validateGate(cmd); err != nil {
 		return err
 	}
-	if err := validateDiskValues(&o.run.base); err != nil { // diskflags.go
+	if err := flagError(o.run.base.Validate()); err != nil {
 		return err
 	}
 	if o.file != "" {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"time"
-
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/bench/trialrun"
@@ -24,7 +22,7 @@ func validateDisk(o *trialrun.Options) error {
 	if kill == results.FaultDiskSlow && o.DiskDelay <= 0 {
 		return usagef("--fault disk-slow needs --disk-delay, a positive duration such as 200ms")
 	}
-	if err := validateDiskValues(o); err != nil {
+	if err := flagError(o.Validate()); err != nil {
 		return err
 	}
 	switch {
@@ -32,20 +30,6 @@ func validateDisk(o *trialrun.Options) error {
 		return usagef("--disk-delay is disk-slow's, not %s's", kill)
 	case o.BrokersLost == trialrun.LostAll && kill != results.FaultPowerLoss:
 		return usagef("--brokers-lost all-replicas is power-loss's, not %s's", kill)
-	}
-	return nil
-}
-
-// validateDiskValues checks the disk flags' values, whatever the fault:
-// kbf bench's apply to the scenarios of their fault.
-func validateDiskValues(o *trialrun.Options) error {
-	switch {
-	case o.BrokersLost != trialrun.LostOne && o.BrokersLost != trialrun.LostAll:
-		return usagef("--brokers-lost %q: want 1 or all-replicas", o.BrokersLost)
-	case o.DiskDelay < 0:
-		return usagef("--disk-delay %v: must be positive", o.DiskDelay)
-	case o.DiskDelay > time.Minute:
-		return usagef("--disk-delay %v: at most 1m (each write and fsync waits it; Kafka's own timeouts are 30 s)", o.DiskDelay)
 	}
 	return nil
 }
