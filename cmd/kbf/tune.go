@@ -152,12 +152,8 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 // answerTune decides from the benchmark's trials, prints the answer and
 // writes it beside them.
 func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
-	trials, err := tune.FromSet(o.out, set)
+	a, err := tune.FromBench(o.out, g, set)
 	if err != nil {
-		return err
-	}
-	a := tune.Decide(tune.Rows(g, trials), tune.MinTrials)
-	if err := tune.WriteFile(o.out, a); err != nil {
 		return err
 	}
 	if err := tune.WriteText(o.run.g.out, a); err != nil {
