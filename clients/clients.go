@@ -247,3 +247,41 @@ func MaskInfo(dir string) error {
 		return err
 	})
 }
+
+// Choose returns the clients list names (comma-separated; "" is franz-go
+// alone) and each external client's settings from set, CLIENT:KEY=VALUE
+// in order, as kbf run's --clients and --client-set and a bench scenario's
+// clients and client_settings say them. An error names the flag.
+func Choose(list string, set []string) ([]Name, map[Name]map[string]string, error) {
+	given := list
+	if list == "" {
+		list = string(FranzGo)
+	}
+	names, err := ParseList(list)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--clients: %w", err)
+	}
+	settings := map[Name]map[string]string{}
+	for _, s := range set {
+		name, kv, ok := strings.Cut(s, ":")
+		key, value, ok2 := strings.Cut(kv, "=")
+		if !ok || !ok2 || key == "" {
+			return nil, nil, fmt.Errorf("--client-set %q: want CLIENT:KEY=VALUE, such as librdkafka:retry.backoff.ms=50", s)
+		}
+		cl, err := Lookup(Name(name))
+		if err != nil {
+			return nil, nil, fmt.Errorf("--client-set %q: %w", s, err)
+		}
+		if !cl.External {
+			return nil, nil, fmt.Errorf("--client-set %q: franz-go's settings are kbf's own flags (kbf run --help)", s)
+		}
+		if !slices.Contains(names, cl.Name) {
+			return nil, nil, fmt.Errorf("--client-set %q: %s is not in --clients %s", s, cl.Name, given)
+		}
+		if settings[cl.Name] == nil {
+			settings[cl.Name] = map[string]string{}
+		}
+		settings[cl.Name][key] = value
+	}
+	return names, settings, nil
+}

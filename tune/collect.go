@@ -114,3 +114,15 @@ func ReadHiccup(dir string) (*report.Hiccup, error) {
 	}
 	return tr.Hiccup, nil
 }
+
+// FromBench is the answer of the benchmark in dir that ran g: its trials
+// read (FromSet) and decided (Decide), the answer written into dir's
+// tune.txt (WriteFile).
+func FromBench(dir string, g *Grid, set *bench.Set) (Answer, error) {
+	trials, err := FromSet(dir, set)
+	if err != nil {
+		return Answer{}, err
+	}
+	a := Decide(Rows(g, trials), MinTrials)
+	return a, WriteFile(dir, a)
+}

@@ -3,9 +3,12 @@ package tune
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/kbf-project/kbf/results"
 )
 
 // WriteText writes the answer in one screen: the table (a point a row,
@@ -87,4 +90,16 @@ func writeVerdict(b *strings.Builder, a Answer) {
 	for _, c := range r.Point.Config() {
 		fmt.Fprintf(b, "    %s\n", c)
 	}
+}
+
+// File is the answer kbf tune writes into its benchmark directory.
+const File = "tune.txt"
+
+// WriteFile writes the answer into dir's tune.txt.
+func WriteFile(dir string, a Answer) error {
+	err := results.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error { return WriteText(w, a) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", File, err)
+	}
+	return nil
 }

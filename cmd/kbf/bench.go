@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/compare"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -53,7 +52,8 @@ const untilDecidedBudget = 15
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
 func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	o := &benchOptions{run: runOptions{g: g, repeat: 1}} // each trial of bench is one of kbf run
+	o := &benchOptions{run: runOptions{g: g}}
+	o.run.base.Trial.Repeat = 1 // each trial of bench is one of kbf run
 	cmd := &cobra.Command{
 		Use:   "bench [FILE]",
 		Short: "Run a benchmark: scenarios × trials, interleaved, into files CI tools read",
@@ -103,7 +103,7 @@ The scenario file:
 				o.file = args[0]
 			}
 			o.trialsSet = cmd.Flags().Changed("trials")
-			o.run.brokerSet = cmd.Flags().Changed("broker")
+			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
 			o.run.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
@@ -111,7 +111,7 @@ The scenario file:
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.flags.register(cmd.Flags(), false)
+	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
 	o.cluster.register(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
@@ -128,7 +128,7 @@ The scenario file:
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	registerMaxRegression(f, &o.maxRegression, "--until-decided: the smallest growth of a median worth calling a regression")
 	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
-	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
+	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
 
@@ -142,8 +142,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
 		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
 	}
-	cfg := o.run.flags.config()
-	if err := partnerless(&cfg, cmd.Flags().Changed, "--"); err != nil {
+	if err := partnerless(&o.run.base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
 		return err
 	}
 	if o.file != "" {
@@ -153,9 +152,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
 		}
-	} else if o.run.kill == "" {
+	} else if o.run.base.Trial.Kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
-	} else if err := o.run.external.validate(o.run.kill); err != nil {
+	} else if err := o.run.external.validate(o.run.base.Trial.Kill); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -173,13 +172,13 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if err := o.validateGate(cmd); err != nil {
 		return err
 	}
-	if err := o.run.validateDiskValues(); err != nil { // diskflags.go
+	if err := flagError(o.run.base.Validate()); err != nil {
 		return err
 	}
 	if o.file != "" {
-		return nil // each scenario's options are checked before the first trial (benchRunner.Check)
+		return nil // each scenario's options are checked before the first trial (trialrun.Runner.Check)
 	}
-	if err := o.run.k8s.validate(o.run.kill, o.run.brokerSet); err != nil {
+	if err := o.run.k8s.validate(o.run.base.Trial.Kill, o.run.base.BrokerSet); err != nil {
 		return err
 	}
 	e := o.run.experimentOptions()
@@ -222,13 +221,13 @@ func (o *benchOptions) validateGate(cmd *cobra.Command) error {
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		c := o.run.flags.config()
+		c := o.run.base.Trial.Probe
 		cl, _ := o.cluster.options() // validated
 		e := o.run.external
-		s := bench.Scenario{Fault: string(o.run.kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
+		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config,
 			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
-		if o.run.kill == results.FaultExternal {
+		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked
 			// for: only a size given is refused.
 			if !o.cluster.fs.Changed("brokers") {
@@ -266,17 +265,17 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if o.out == "" {
 		o.out = defaultOut("bench")
 	}
-	runner := newBenchRunner(&o.run)
-	runner.pool.Docker.Clusters = o.clusters
-	env := benchEnv()
+	opt := o.run.trialOptions()
+	opt.Clusters, opt.Parallel = o.clusters, o.parallel
+	runner := trialrun.New(opt)
+	env := bench.ClientEnv()
 	if o.parallel > 1 {
-		runner.pool.Docker.Clusters, runner.parallel, runner.prefix = 1, o.parallel, "cluster 1: "
 		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
 		if cores := runtime.NumCPU(); cores < 2*o.parallel {
 			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", o.parallel, cores)
 		}
 	}
-	defer runner.close()
+	defer runner.Close()
 	b := &bench.Bench{
 		File:     f,
 		Shard:    shard,
@@ -303,7 +302,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
 	}
-	return benchOutcome(set)
+	return set.Outcome()
 }
 
 // runUntilDecided is kbf bench --until-decided: the gate's answer printed
@@ -323,39 +322,8 @@ func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error
 	fmt.Fprintf(o.run.g.errOut, "bench: %s: %s (valid trials %d of %d attempts and %d of %d); results in %s\n",
 		d.Answer(), d.Why, d.Valid[0], d.Attempts[0], d.Valid[1], d.Attempts[1], o.out)
 	// A trial's findings fail the benchmark as they would without the gate.
-	if err := benchOutcome(set); errors.Is(err, errFindings) {
+	if err := set.Outcome(); errors.Is(err, errFindings) {
 		return err
 	}
 	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
-}
-
-// benchOutcome is the benchmark's exit, by the rule of kbf run and kbf
-// report (report.Outcome), over every trial it kept.
-func benchOutcome(set *bench.Set) error {
-	var o report.Outcome
-	for _, r := range set.Records {
-		if r.M == nil {
-			o.AddMeasured(r.Trial.ID(), nil, false)
-			continue
-		}
-		o.AddMeasured(r.Trial.ID(), r.M.Findings, r.Valid())
-	}
-	if err := o.Err(); err != nil {
-		return fmt.Errorf("%w (see summary.md and each trial's report)", err)
-	}
-	return nil
-}
-
-// benchEnv is the configuration lines bench.txt opens with that the trials'
-// metadata do not hold: the probe's client and its version.
-func benchEnv() bench.Env {
-	env := bench.Env{{"client", "franz-go"}}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, m := range bi.Deps {
-			if m.Path == "github.com/twmb/franz-go" {
-				env = append(env, [2]string{"client-version", m.Version})
-			}
-		}
-	}
-	return env
 }

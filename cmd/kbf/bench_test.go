@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
@@ -79,8 +80,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "no trials at once", args: []string{"bench", file, "--parallel", "0"}, wantErr: "--parallel 0: want 1 to 4"},
 		{name: "parallel and clusters", args: []string{"bench", file, "--parallel", "2", "--clusters", "3"}, wantErr: "--parallel 2 keeps a cluster for each trial running; --clusters is for trials one at a time"},
 		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 6 || o.run.settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			if f.Trials != 6 || o.run.base.Trial.Settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.gate)
 			}
 		}},
 		{name: "until decided without a file: a budget of 15", args: []string{"bench", "--kill", "sigkill", "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
@@ -97,13 +98,13 @@ func TestBenchFlags(t *testing.T) {
 			}
 		}},
 		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 8 || o.run.settle != 0 || o.gate.MaxRegression != 0.05 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.settle, o.gate)
+			if f.Trials != 8 || o.run.base.Trial.Settle != 0 || o.gate.MaxRegression != 0.05 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.gate)
 			}
 		}},
 		{name: "settle on by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if o.run.settle != experiment.DefaultSettle {
-				t.Errorf("settle %v, want %v", o.run.settle, experiment.DefaultSettle)
+			if o.run.base.Trial.Settle != experiment.DefaultSettle {
+				t.Errorf("settle %v, want %v", o.run.base.Trial.Settle, experiment.DefaultSettle)
 			}
 		}},
 		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
@@ -165,7 +166,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 	if base == nil {
 		t.Fatal("no options")
 	}
-	r := newBenchRunner(&base.run)
+	r := trialrun.New(base.run.trialOptions())
 	tests := []struct {
 		name    string
 		s       bench.Scenario
@@ -187,7 +188,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 					t.Errorf("options %+v", o)
 				}
 				// The command's own settings are left as they were.
-				if bc := base.run.flags.config(); bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
+				if bc := base.run.base.Trial.Probe; bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
 					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
 				}
 			}},
@@ -200,14 +201,14 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "unknown fault", s: bench.Scenario{Fault: "netsplit"}, wantErr: `fault "netsplit"`},
 		{name: "config", s: bench.Scenario{Fault: "sigkill", Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := dockerOpts(r.clusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil))
+				opts, err := dockerOpts(r.ClusterOptions(bench.Scenario{Config: []string{"broker.session.timeout.ms=6000", "c1:broker.heartbeat.interval.ms=1000"}}, o, nil))
 				if err != nil || len(opts.Config) != 2 || opts.Config[1].Node != "c1" || opts.Config[0].Value != "6000" || opts.DiskLimits != nil {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "disk-full gets its tmpfs", s: bench.Scenario{Fault: "disk-full", Broker: "k2"},
 			check: func(t *testing.T, o experiment.Options) {
-				opts, err := dockerOpts(r.clusterOptions(bench.Scenario{}, o, nil))
+				opts, err := dockerOpts(r.ClusterOptions(bench.Scenario{}, o, nil))
 				if err != nil || opts.DiskLimits["k2"] != "128m" || opts.Lead != "k2" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
@@ -222,10 +223,10 @@ func TestBenchRunnerOptions(t *testing.T) {
 					{bench.Scenario{KafkaVersion: "4.0.2"}, true, "kbf/kafka:4.0.2"},
 					{bench.Scenario{KafkaVersion: "4.0.2"}, false, "apache/kafka:4.0.2"},
 					{bench.Scenario{Image: "mine/kafka:dev"}, true, "mine/kafka:dev"},
-					{bench.Scenario{}, true, base.run.image},
+					{bench.Scenario{}, true, base.run.base.Image},
 				} {
 					asked := ""
-					opts, err := dockerOpts(r.clusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local }))
+					opts, err := dockerOpts(r.ClusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local }))
 					if err != nil || opts.Image != tt.want {
 						t.Errorf("%+v (here: %v): image %q, want %q (%v)", tt.s, tt.local, opts.Image, tt.want, err)
 					}
@@ -241,7 +242,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 		{name: "fresh", s: bench.Scenario{Fault: "sigkill", Fresh: true}, check: func(t *testing.T, o experiment.Options) {}},
 		{name: "the faulted broker leads partition 0, as in kbf run", s: bench.Scenario{Fault: "sigkill", Broker: "k3"},
 			check: func(t *testing.T, o experiment.Options) {
-				if opts, err := dockerOpts(r.clusterOptions(bench.Scenario{}, o, nil)); err != nil || opts.Lead != "k3" {
+				if opts, err := dockerOpts(r.ClusterOptions(bench.Scenario{}, o, nil)); err != nil || opts.Lead != "k3" {
 					t.Errorf("cluster options lead %q, %v: want k3", opts.Lead, err)
 				}
 			}},
@@ -270,10 +271,6 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if o.Kill != "external" || e.OnReady != "./kill.sh" || e.Dir != "/scenarios" || e.Margin != 3*time.Second || o.Probe.Security == nil {
 					t.Errorf("options %+v, external %+v", o, e)
 				}
-				ro, err := r.runOptions(bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, LogsCommand: "kubectl logs my-kafka-{id}"})
-				if err != nil || len(ro.external.bootstrap) != 1 || ro.external.logsCommand != "kubectl logs my-kafka-{id}" {
-					t.Errorf("run options' external %+v, %v", ro.external, err)
-				}
 				if len(base.run.external.bootstrap) != 0 {
 					t.Errorf("the scenario changed the command's flags: %+v", base.run.external)
 				}
@@ -299,7 +296,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := r.options(tt.s)
+			o, err := r.Experiment(tt.s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -354,7 +351,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 						return err
 					}
 					defer tg.Close()
-					o.out = t.TempDir()
+					o.base.Trial.Out = t.TempDir()
 					return flagError(newRunner(o.experimentOptions(), tg, nil).Check())
 				})
 			}, append([]string{"run"}, tt.args...)...)
@@ -369,7 +366,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "bench")
 			s := tt.s
 			s.Name = "impossible"
-			b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: newBenchRunner(&base.run)}
+			b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: trialrun.New(base.run.trialOptions())}
 			_, err := b.Run(context.Background())
 			var refused *bench.RefusedError
 			if !errors.As(err, &refused) || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
@@ -396,8 +393,9 @@ func TestBenchParallelRefuses(t *testing.T) {
 			return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { base = o; return nil })
 		}, "bench", "--kill", "sigkill")
 		out := filepath.Join(t.TempDir(), "bench")
-		r := newBenchRunner(&base.run)
-		r.parallel = 2
+		opt := base.run.trialOptions()
+		opt.Parallel = 2
+		r := trialrun.New(opt)
 		b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: r, Parallel: 2}
 		_, err := b.Run(context.Background())
 		var refused *bench.RefusedError

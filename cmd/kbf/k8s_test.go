@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 )
 
 // TestBenchK8sCheck: a scenario on Kubernetes is refused, contacting
@@ -21,7 +22,7 @@ func TestBenchK8sCheck(t *testing.T) {
 	if base == nil {
 		t.Fatal("no options")
 	}
-	r := newBenchRunner(&base.run)
+	r := trialrun.New(base.run.trialOptions())
 	k8s := func(s bench.Scenario) bench.Scenario {
 		s.Target, s.Namespace = targetK8s, "kafka"
 		if s.Fault == "" {
@@ -53,9 +54,6 @@ func TestBenchK8sCheck(t *testing.T) {
 				t.Fatalf("err %v, want one saying %q", err, tt.wantErr)
 			}
 		})
-	}
-	if k := r.k8sFlags(k8s(bench.Scenario{NetImage: "tools:1"})); k.netImage != "tools:1" {
-		t.Errorf("the scenario's net_image gave the target %q", k.netImage)
 	}
 }
 

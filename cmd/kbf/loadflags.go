@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/load"
+	"github.com/kbf-project/kbf/probe"
 )
 
 // loadFlags are kbf run's and kbf probe's --load flags: real traffic
@@ -49,8 +50,12 @@ func (l *loadFlags) config() (*load.Config, error) {
 // partnerFlags refuses a flag of the probe's (pf) or the load's (lf)
 // given on fs without the flag it needs.
 func partnerFlags(fs *pflag.FlagSet, pf *probeFlags, lf *loadFlags) error {
-	cfg := pf.config()
-	if err := partnerless(&cfg, fs.Changed, "--"); err != nil {
+	return partnerConfig(fs, &pf.cfg, lf)
+}
+
+// partnerConfig is partnerFlags of the probe's flags bound to cfg.
+func partnerConfig(fs *pflag.FlagSet, cfg *probe.Config, lf *loadFlags) error {
+	if err := partnerless(cfg, fs.Changed, "--"); err != nil {
 		return err
 	}
 	return lf.partnerless(fs.Changed)

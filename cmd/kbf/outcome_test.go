@@ -243,7 +243,7 @@ func TestOutcomeAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			benchCode := exitCode(benchOutcome(&bench.Set{Records: []bench.Record{{Trial: bench.Trial{Rep: 1}, M: m}}}))
+			benchCode := exitCode((&bench.Set{Records: []bench.Record{{Trial: bench.Trial{Rep: 1}, M: m}}}).Outcome())
 
 			if runCode != tc.want || reportCode != tc.want || benchCode != tc.want {
 				t.Errorf("exit: run %d, report %d, bench %d; want %d (findings %v)", runCode, reportCode, benchCode, tc.want, ran.Findings)

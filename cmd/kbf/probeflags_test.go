@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/probe"
 )
 
@@ -49,7 +50,7 @@ var settingNeeds = map[string][2]string{
 	"txn-interval":   {"producer", "transactional"},
 }
 
-// TestProbeSettingsAreTheFlags: the probe's flags are probeSettings' rows,
+// TestProbeSettingsAreTheFlags: the probe's flags are probe.Settings' rows,
 // no more and no fewer, and kbf run, bench and probe take each of them.
 func TestProbeSettingsAreTheFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
@@ -57,8 +58,8 @@ func TestProbeSettingsAreTheFlags(t *testing.T) {
 	f.register(fs, false)
 	var flags, rows []string
 	fs.VisitAll(func(fl *pflag.Flag) { flags = append(flags, fl.Name) })
-	for _, s := range probeSettings {
-		rows = append(rows, s.name)
+	for _, s := range probe.Settings {
+		rows = append(rows, s.Name)
 	}
 	slices.Sort(rows)
 	if !slices.Equal(flags, rows) {
@@ -66,9 +67,9 @@ func TestProbeSettingsAreTheFlags(t *testing.T) {
 	}
 	g := &globals{out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}
 	for _, cmd := range []*cobra.Command{newRunCmd(g), newBenchCmd(g), newProbeCmd(g)} {
-		for _, s := range probeSettings {
-			if fl := cmd.Flags().Lookup(s.name); fl == nil || fl.Usage != s.usage {
-				t.Errorf("kbf %s --%s: %+v", cmd.Name(), s.name, fl)
+		for _, s := range probe.Settings {
+			if fl := cmd.Flags().Lookup(s.Name); fl == nil || fl.Usage != s.Usage {
+				t.Errorf("kbf %s --%s: %+v", cmd.Name(), s.Name, fl)
 			}
 		}
 	}
@@ -79,17 +80,17 @@ func TestProbeSettingsAreTheFlags(t *testing.T) {
 func TestProbeSettingRecorded(t *testing.T) {
 	def := probe.Defaults()
 	before := def.Effective()
-	for _, s := range probeSettings {
-		if s.recorded == "" {
+	for _, s := range probe.Settings {
+		if s.Recorded == "" {
 			continue
 		}
-		t.Run(s.name, func(t *testing.T) {
+		t.Run(s.Name, func(t *testing.T) {
 			c := probe.Defaults()
-			if err := s.value(&c).Set(settingSamples[s.name]); err != nil {
+			if err := s.Value(&c).Set(settingSamples[s.Name]); err != nil {
 				t.Fatal(err)
 			}
-			if after := c.Effective()[s.recorded]; after == before[s.recorded] {
-				t.Errorf("%s %s: meta.json's %s is still %q", s.name, settingSamples[s.name], s.recorded, after)
+			if after := c.Effective()[s.Recorded]; after == before[s.Recorded] {
+				t.Errorf("%s %s: meta.json's %s is still %q", s.Name, settingSamples[s.Name], s.Recorded, after)
 			}
 		})
 	}
@@ -99,7 +100,7 @@ func TestProbeSettingRecorded(t *testing.T) {
 // configuration kbf run's flag of that name gives it, and leaves the
 // command's own as they were.
 func TestScenarioProbeAsFlag(t *testing.T) {
-	runFlags := func(t *testing.T, args ...string) probeFlags {
+	runFlags := func(t *testing.T, args ...string) probe.Config {
 		t.Helper()
 		var got *runOptions
 		code, stderr := runOnly(t, func(g *globals) *cobra.Command {
@@ -108,38 +109,34 @@ func TestScenarioProbeAsFlag(t *testing.T) {
 		if code != exitOK || got == nil {
 			t.Fatalf("kbf run %v: exit %d: %s", args, code, stderr)
 		}
-		return got.flags
+		return got.base.Trial.Probe
 	}
-	runConfig := func(t *testing.T, args ...string) probe.Config {
-		t.Helper()
-		f := runFlags(t, args...)
-		return f.config()
-	}
+	runConfig := runFlags
 	base := runFlags(t)
-	def := base.config()
-	for _, s := range probeSettings {
-		t.Run(s.name, func(t *testing.T) {
-			v, ok := settingSamples[s.name]
+	def := base
+	for _, s := range probe.Settings {
+		t.Run(s.Name, func(t *testing.T) {
+			v, ok := settingSamples[s.Name]
 			if !ok {
-				t.Fatalf("no sample value of %s", s.name)
+				t.Fatalf("no sample value of %s", s.Name)
 			}
-			args, client := []string{"--" + s.name + "=" + v}, map[string]string{s.name: v}
-			if need, ok := settingNeeds[s.name]; ok {
+			args, client := []string{"--" + s.Name + "=" + v}, map[string]string{s.Name: v}
+			if need, ok := settingNeeds[s.Name]; ok {
 				args, client[need[0]] = append(args, "--"+need[0]+"="+need[1]), need[1]
 			}
 			want := runConfig(t, args...)
-			pf, err := scenarioProbe(base, bench.Scenario{Client: client})
+			got, err := trialrun.ScenarioProbe(base, bench.Scenario{Client: client})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := pf.config(); !reflect.DeepEqual(got, want) {
-				t.Errorf("client %s: %s gives\n%+v\n--%s %s gives\n%+v", s.name, v, got, s.name, v, want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("client %s: %s gives\n%+v\n--%s %s gives\n%+v", s.Name, v, got, s.Name, v, want)
 			}
 			if reflect.DeepEqual(want, def) {
-				t.Errorf("--%s %s: the defaults", s.name, v)
+				t.Errorf("--%s %s: the defaults", s.Name, v)
 			}
-			if !reflect.DeepEqual(base.config(), def) {
-				t.Errorf("the scenario changed the command's settings: %+v", base.config())
+			if !reflect.DeepEqual(base, def) {
+				t.Errorf("the scenario changed the command's settings: %+v", base)
 			}
 		})
 	}
@@ -169,7 +166,7 @@ func TestScenarioProbeRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := scenarioProbe(base, bench.Scenario{Client: tt.client})
+			_, err := trialrun.ScenarioProbe(base.config(), bench.Scenario{Client: tt.client})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %v, want one line starting %q", err, tt.wantErr)
 			}

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,54 +12,33 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
-	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newRunCmd) }
 
+// runOptions are kbf run's flags, bound straight into the options of the
+// packages that do the work: base.Trial is the trial's experiment options
+// (and base what every trial of kbf bench and kbf tune starts from, a
+// scenario's settings over it); the rest are the flags that become
+// options only once checked (the cluster, the clients, the load, where
+// the cluster lives).
 type runOptions struct {
-	g       *globals
-	flags   probeFlags
-	kill    results.FaultKind
-	cluster clusterFlags
-	// replicaInterval is how often the replica view samples; 0: never.
-	replicaInterval time.Duration
-	broker          string
-	duration        time.Duration
-	settle          time.Duration
-	failback        bool
-	faultAfter      time.Duration
-	returnAfter     time.Duration
-	lastStep        string
-	repeat          int
-	out             string
-	image           string
-	grace           time.Duration
-	timeout         time.Duration
-	baseline        experiment.Baseline
-	quiet           bool
-	clients         clientFlags
-	load            loadFlags // loadflags.go
-	// diskSize is the size of the tmpfs a disk-full fault fills.
-	diskSize string
-	// diskDelay is disk-slow's wait; brokersLost is power-loss's
-	// --brokers-lost, 1 or all-replicas (diskflags.go).
-	diskDelay   time.Duration
-	brokersLost string
-	external    externalFlags // external.go
-	k8s         k8sFlags      // k8s.go
-	// brokerSet is true when --broker was given: a pod's name has no
-	// default.
-	brokerSet bool
+	g        *globals
+	base     trialrun.Options
+	cluster  clusterFlags
+	clients  clientFlags
+	load     loadFlags     // loadflags.go
+	external externalFlags // external.go
+	k8s      k8sFlags      // k8s.go
+	quiet    bool
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
@@ -108,9 +85,9 @@ faulted broker.
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.brokerSet = cmd.Flags().Changed("broker")
+			o.base.BrokerSet = cmd.Flags().Changed("broker")
 			o.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if err := partnerFlags(cmd.Flags(), &o.flags, &o.load); err != nil {
+			if err := partnerConfig(cmd.Flags(), &o.base.Trial.Probe, &o.load); err != nil {
 				return err
 			}
 			if err := o.validate(); err != nil {
@@ -119,7 +96,7 @@ faulted broker.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.flags.register(cmd.Flags(), false)
+	registerProbe(cmd.Flags(), &o.base.Trial.Probe, false)
 	o.cluster.register(cmd.Flags(), true)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	o.clients.register(cmd.Flags())
@@ -128,10 +105,11 @@ faulted broker.
 	o.registerTrial(f, "")
 	o.external.register(f)
 	o.k8s.register(f)
-	f.DurationVar(&o.returnAfter, "return-after", 0, "how long a pause or a cut lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
-	f.StringVar(&o.lastStep, "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
-	f.IntVar(&o.repeat, "repeat", 1, "number of trials")
-	f.StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-<kill>)")
+	e := &o.base.Trial
+	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause or a cut lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
+	f.StringVar((*string)(&e.LastStep), "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
+	f.IntVar(&e.Repeat, "repeat", 1, "number of trials")
+	registerOut(f, &e.Out, "results directory (default kbf-runs/<time>-<kill>)")
 	return wrapHelp(cmd)
 }
 
@@ -139,7 +117,7 @@ faulted broker.
 // missing, the cluster's and the clients' flags), then the experiment's
 // options, the one place they are checked.
 func (o *runOptions) validate() error {
-	if o.kill == "" {
+	if o.base.Trial.Kill == "" {
 		return usagef("--fault is required (or --kill): %s", faultNames())
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -151,19 +129,15 @@ func (o *runOptions) validate() error {
 	if _, err := o.load.config(); err != nil {
 		return err
 	}
-	if err := o.validateDisk(); err != nil { // diskflags.go
+	if err := validateDisk(&o.base); err != nil { // diskflags.go
 		return err
 	}
-	if err := o.k8s.validate(o.kill, o.brokerSet); err != nil {
+	if err := o.k8s.validate(o.base.Trial.Kill, o.base.BrokerSet); err != nil {
 		return err
 	}
-	if o.k8s.on() {
-		// --bootstrap is the Kubernetes target's first address, not a
-		// remote cluster's.
-		e := o.experimentOptions()
-		return flagError(e.Validate())
-	}
-	if err := o.external.validate(o.kill); err != nil {
+	// With --target k8s, --bootstrap is the Kubernetes target's first
+	// address, not a remote cluster's.
+	if err := o.external.validate(o.base.Trial.Kill); err != nil && !o.k8s.on() {
 		return err
 	}
 	e := o.experimentOptions()
@@ -186,79 +160,58 @@ func flagError(err error) error {
 	return err
 }
 
-// experimentOptions turns the flags into the experiment's options.
+// experimentOptions are the trial's options: those the flags are bound
+// to, and those of the flags validate checks.
 func (o *runOptions) experimentOptions() experiment.Options {
-	names, settings, _ := o.clients.parse() // validated
-	ld, _ := o.load.config()                // validated
-	out := o.out
-	if out == "" {
-		out = defaultOut(string(o.kill))
+	e := o.base.Trial
+	e.Clients, e.ClientSettings, _ = o.clients.parse() // validated
+	e.Load, _ = o.load.config()                        // validated
+	e.Probe.Security, _ = o.cluster.security()         // validated
+	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
+	e.External = o.external.options()
+	if e.Out == "" {
+		e.Out = defaultOut(string(e.Kill))
 	}
-	return experiment.Options{
-		Kill:            o.kill,
-		Broker:          o.broker,
-		Duration:        o.duration,
-		Settle:          o.settle,
-		Failback:        o.failback,
-		FaultAfter:      o.faultAfter,
-		ReturnAfter:     o.returnAfter,
-		LastStep:        results.FaultKind(o.lastStep),
-		Repeat:          o.repeat,
-		Out:             out,
-		Grace:           o.grace,
-		RecoveryTimeout: o.timeout,
-		ReplicaInterval: o.replicaInterval,
-		Baseline:        o.baseline,
-		Probe:           o.probeConfig(),
-		Clients:         names,
-		ClientSettings:  settings,
-		Disk:            o.diskOptions(),
-		External:        o.external.options(),
-		Load:            ld,
-		Version:         version,
-		Command:         append([]string{"kbf"}, os.Args[1:]...),
-	}
+	e.Version, e.Command = version, append([]string{"kbf"}, os.Args[1:]...)
+	return e
 }
 
-// probeConfig is the probe's configuration, secured as --command-config
-// says (read and checked by validate).
-func (o *runOptions) probeConfig() probe.Config {
-	cfg := o.flags.config()
-	cfg.Security, _ = o.cluster.security()
-	return cfg
+// trialOptions are what each trial of kbf bench and kbf tune starts from:
+// the flags, and how kbf shows a trial's progress and report.
+func (o *runOptions) trialOptions() trialrun.Options {
+	b := o.base
+	b.Trial = o.experimentOptions()
+	b.Clients, b.ClientSet = o.clients.list, o.clients.set
+	k := o.k8s
+	b.K8s = trialrun.K8s{Target: k.target, Namespace: k.namespace, Kubeconfig: k.kubeconfig, Selector: k.selector, NetImage: k.netImage}
+	b.Offline = func(c *compose.Options) { withOffline(c, o.g) }
+	b.Reporter = func(prefix string) experiment.Reporter { return newLaneReporter(o.g.errOut, o.quiet, prefix) }
+	b.Text, b.Log = textReport, o.g.errOut
+	return b
 }
 
 // clusterSpec is where the flags say the cluster lives: a Kafka in
 // Kubernetes (--target k8s), a cluster reached by --bootstrap, else kbf's
-// Docker cluster shaped for the fault: the faulted broker leads partition 0
-// of the probed topic, however many brokers there are, and a disk-full
-// fault's broker has a tmpfs of --disk-size to fill.
+// Docker cluster shaped for the fault (trialrun.Options.DockerSpec).
 func (o *runOptions) clusterSpec() (clusters.Spec, error) {
-	sec, _ := o.cluster.security() // validated
+	e := o.experimentOptions()
 	switch {
 	case o.k8s.on():
-		return o.k8s.spec(o.external.bootstrap, leadOf(o.broker), o.kill, sec, o.g.errOut), nil
+		return o.k8s.spec(o.external.bootstrap, leadOf(e.Broker), e.Kill, e.Probe.Security, o.g.errOut), nil
 	case len(o.external.bootstrap) > 0:
-		return o.external.remote(sec), nil
+		return o.external.remote(e.Probe.Security), nil
 	}
 	opts, err := o.cluster.options()
 	if err != nil {
 		return clusters.Spec{}, err
 	}
-	opts.Image, opts.Lead = o.image, leadOf(o.broker)
-	withOffline(&opts, o.g)
-	return clusters.Spec{Docker: &opts, Fault: faultShape(o.kill, o.broker, o.diskSize, o.diskOptions())}, nil
+	opts.Image = o.base.Image
+	b := o.trialOptions()
+	return b.DockerSpec(opts, e), nil
 }
 
-// leadOf is the broker the cluster is shaped for (it leads partition 0, a
-// disk-full fault's gets a tmpfs): the faulted one, or none when --broker
-// names a role, whose broker is found only at the fault.
-func leadOf(broker string) string {
-	if experiment.BrokerByRole(broker) {
-		return ""
-	}
-	return broker
-}
+// leadOf is the broker the cluster is shaped for (trialrun.Lead).
+func leadOf(broker string) string { return trialrun.Lead(broker) }
 
 // openCluster opens the cluster spec names; a compose file or a kubeconfig
 // kbf cannot use is a usage error.
@@ -289,73 +242,23 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	defer rep.clear()
 	opt := o.experimentOptions()
 	r := newRunner(opt, t, rep)
-	reports := &trialReports{out: o.g.out, say: rep.Say}
-	if err := flagError(r.Run(ctx, reports.recorded)); err != nil {
+	reports := &analysis.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
+	if err := flagError(r.Run(ctx, reports.Recorded)); err != nil {
 		return err
 	}
-	return reports.done(opt.Out)
+	return reports.Done(opt.Out)
 }
 
-// newRunner is the trial protocol of kbf run and kbf bench on target t:
-// it records trials, which the command then analyses (trialReports).
+// newRunner is the trial protocol of kbf run and kbf probe on target t
+// (trialrun.NewExperiment).
 func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporter) *experiment.Runner {
-	return &experiment.Runner{
-		Opt:      opt,
-		Target:   t,
-		Reporter: rep,
-		NewSampler: func(ctx context.Context, bootstrap []string, topic string, parts []int32, every time.Duration, w io.Writer) (experiment.Sampler, error) {
-			return replicas.New(ctx, replicas.Config{Bootstrap: bootstrap, Topic: topic, Partitions: parts, Interval: every, Security: opt.Probe.Security}, w)
-		},
-	}
+	return trialrun.NewExperiment(opt, t, rep)
 }
 
 // analyseRecorded analyses a trial the runner has just recorded in dir,
 // once, and writes its reports beside it (analysis.JustRecorded).
 func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
 	return analysis.JustRecorded(ctx, dir, textReport)
-}
-
-// trialReports analyses each trial kbf run records, prints its digest, and
-// keeps it for the run's summary and outcome.
-type trialReports struct {
-	out    io.Writer
-	say    func(string)
-	trials []*report.Trial
-}
-
-func (r *trialReports) recorded(ctx context.Context, n int, dir string) error {
-	tr, err := analyseRecorded(ctx, dir)
-	if err != nil {
-		return err
-	}
-	// The terminal gets the digest; report.txt keeps the full explanation.
-	if err := textReport.WriteDigest(r.out, tr); err != nil {
-		return err
-	}
-	fmt.Fprintf(r.out, "the full report, why phase by phase: %s\n", filepath.Join(dir, results.ReportFile))
-	r.trials = append(r.trials, tr)
-	return nil
-}
-
-// done writes the summary across several trials into the run directory
-// and returns the run's outcome (report.Outcome).
-func (r *trialReports) done(out string) error {
-	var o report.Outcome
-	for i, tr := range r.trials {
-		o.Add(fmt.Sprintf("trial %d", i+1), tr)
-	}
-	if len(r.trials) > 1 {
-		s := report.Summarize(r.trials)
-		fmt.Fprintln(r.out)
-		if err := render.WriteSummaryText(r.out, s); err != nil {
-			return err
-		}
-		if err := analysis.WriteSummary(out, s); err != nil {
-			return err
-		}
-	}
-	r.say(fmt.Sprintf("%d of %d trials valid; results in %s (kbf report %s)", o.Valid, len(r.trials), out, out))
-	return o.Err()
 }
 
 // registerTrial adds the flags of one trial, which kbf run and kbf bench
@@ -368,24 +271,25 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 		}
 		return " (a scenario's " + key + ": " + scenario + ")"
 	}
-	f.Var(faultFlag{&o.kill}, "fault", "the fault: "+faultHelp+over("fault"))
-	f.Var(faultFlag{&o.kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
+	e, b := &o.base.Trial, &o.base
+	f.Var(faultFlag{&e.Kill}, "fault", "the fault: "+faultHelp+over("fault"))
+	f.Var(faultFlag{&e.Kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
 	registerQuiet(f, &o.quiet)
-	f.DurationVar(&o.replicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
-	f.StringVar(&o.broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
-	f.DurationVar(&o.duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
-	f.BoolVar(&o.failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
-	f.DurationVar(&o.settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
-	f.DurationVar(&o.faultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
-	registerImage(f, &o.image)
-	f.DurationVar(&o.grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
-	f.DurationVar(&o.timeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	f.StringVar(&o.diskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
-	o.registerDisk(f) // diskflags.go
-	b := experiment.DefaultBaseline
-	f.DurationVar(&o.baseline.Period, "baseline", b.Period, "how long every partition must ack and read steadily before the fault")
-	f.DurationVar(&o.baseline.Gap, "baseline-gap", b.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
-	f.DurationVar(&o.baseline.Timeout, "baseline-timeout", b.Timeout, "how long past --fault-after to wait for a healthy baseline")
+	f.DurationVar(&e.ReplicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
+	f.StringVar(&e.Broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
+	f.DurationVar(&e.Duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
+	f.BoolVar(&e.Failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then a minute more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
+	f.DurationVar(&e.Settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
+	f.DurationVar(&e.FaultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
+	registerImage(f, &b.Image)
+	f.DurationVar(&e.Grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
+	f.DurationVar(&e.RecoveryTimeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
+	f.StringVar(&b.DiskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
+	registerDisk(f, b) // diskflags.go
+	d := experiment.DefaultBaseline
+	f.DurationVar(&e.Baseline.Period, "baseline", d.Period, "how long every partition must ack and read steadily before the fault")
+	f.DurationVar(&e.Baseline.Gap, "baseline-gap", d.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
+	f.DurationVar(&e.Baseline.Timeout, "baseline-timeout", d.Timeout, "how long past --fault-after to wait for a healthy baseline")
 }
 
 // faultFlag is --fault (and --kill): one of the fault kinds results knows.

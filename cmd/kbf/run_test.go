@@ -25,10 +25,10 @@ func TestRunFlags(t *testing.T) {
 		wantErr string // part of stderr when the exit code must be exitUsage
 	}{
 		{name: "defaults", args: []string{"run", "--kill", "sigkill"}, check: func(t *testing.T, o *runOptions) {
-			if o.broker != "k1" || o.duration != 30*time.Second || o.faultAfter != 8*time.Second || o.repeat != 1 {
+			if o.base.Trial.Broker != "k1" || o.base.Trial.Duration != 30*time.Second || o.base.Trial.FaultAfter != 8*time.Second || o.base.Trial.Repeat != 1 {
 				t.Errorf("options %+v", o)
 			}
-			c := o.flags.config()
+			c := o.base.Trial.Probe
 			if c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
 				t.Errorf("probe config %+v", c)
 			}
@@ -37,7 +37,7 @@ func TestRunFlags(t *testing.T) {
 			"--broker", "k5"},
 			check: func(t *testing.T, o *runOptions) {
 				opts, err := o.cluster.options()
-				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.broker != "k5" {
+				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.base.Trial.Broker != "k5" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
@@ -84,8 +84,8 @@ func TestRunFlags(t *testing.T) {
 			wantErr: "are --fault external's"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
-				c := o.flags.config()
-				if o.kill != "sigterm" || o.repeat != 3 || o.broker != "k2" || c.Acks != "1" {
+				c := o.base.Trial.Probe
+				if o.base.Trial.Kill != "sigterm" || o.base.Trial.Repeat != 3 || o.base.Trial.Broker != "k2" || c.Acks != "1" {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
 			}},
@@ -128,13 +128,13 @@ func TestRunFlags(t *testing.T) {
 			}},
 		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
 			check: func(t *testing.T, o *runOptions) {
-				if c := o.flags.config(); !c.NoKIP951 {
+				if c := o.base.Trial.Probe; !c.NoKIP951 {
 					t.Error("--kip951=false left KIP-951 on")
 				}
 			}},
 		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
 			check: func(t *testing.T, o *runOptions) {
-				if c := o.flags.config(); c.NoKIP951 {
+				if c := o.base.Trial.Probe; c.NoKIP951 {
 					t.Error("KIP-951 off by default")
 				}
 			}},
@@ -324,7 +324,7 @@ func TestClusterSpecShaped(t *testing.T) {
 		t.Run(c.broker, func(t *testing.T) {
 			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(_ context.Context, o *runOptions) error {
-					o.broker = c.broker // past validate, which wants a group for the coordinator
+					o.base.Trial.Broker = c.broker // past validate, which wants a group for the coordinator
 					s, err := o.clusterSpec()
 					if err != nil {
 						return err

@@ -44,3 +44,9 @@ func registerClusters(f *pflag.FlagSet, p *int, usage string) {
 func registerTrials(f *pflag.FlagSet, p *int, usage string) {
 	f.IntVar(p, "trials", tune.MinTrials, usage)
 }
+
+// registerOut defines --out, where a command writes what it makes (kbf
+// run, bench, tune): usage says what and its default.
+func registerOut(f *pflag.FlagSet, p *string, usage string) {
+	f.StringVar(p, "out", "", usage)
+}

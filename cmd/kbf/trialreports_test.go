@@ -28,13 +28,13 @@ func TestTrialReports(t *testing.T) {
 	}
 	var out bytes.Buffer
 	var said []string
-	r := &trialReports{out: &out, say: func(s string) { said = append(said, s) }}
+	r := &analysis.Run{Out: &out, Say: func(s string) { said = append(said, s) }, Text: textReport}
 	for i := 1; i <= 2; i++ {
-		if err := r.recorded(context.Background(), i, filepath.Join(run, results.TrialDir(i))); err != nil {
+		if err := r.Recorded(context.Background(), i, filepath.Join(run, results.TrialDir(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	err := r.done(run)
+	err := r.Done(run)
 	if err != nil && !errors.Is(err, report.ErrNoValidTrial) {
 		t.Fatalf("done: %v", err)
 	}

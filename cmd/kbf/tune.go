@@ -4,21 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/tune"
 )
 
 func init() { commands = append(commands, newTuneCmd) }
-
-// TuneFile is the answer kbf tune writes into its benchmark directory.
-const TuneFile = "tune.txt"
 
 type tuneOptions struct {
 	// run holds the flags tune shares with kbf run: the probe's settings
@@ -37,7 +33,8 @@ func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	// tune makes kbf's own clusters: it takes no --target.
-	o := &tuneOptions{run: runOptions{g: g, repeat: 1, k8s: k8sFlags{target: targetDocker}}}
+	o := &tuneOptions{run: runOptions{g: g, k8s: k8sFlags{target: targetDocker}}}
+	o.run.base.Trial.Repeat = 1
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
 		Short: "Find the fastest failover the cluster can have without fencing a healthy broker",
@@ -75,14 +72,14 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.flags.register(cmd.Flags(), false)
+	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.registerTrial(f, "kbf tune sets it")
 	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
 	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
 	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
-	f.StringVar(&o.out, "out", "", "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
+	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
 	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings")
 	return wrapHelp(cmd)
@@ -101,9 +98,10 @@ func (o *tuneOptions) validate() error {
 	if o.clusters < 1 || o.clusters > maxClusters {
 		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
 	}
-	r := newBenchRunner(&o.run)
+	r := trialrun.New(o.run.trialOptions())
+	defer r.Close()
 	for _, s := range g.File().Scenarios {
-		opt, err := r.options(s)
+		opt, err := r.Experiment(s)
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -120,7 +118,7 @@ func (o *tuneOptions) validate() error {
 }
 
 func (o *tuneOptions) grid() *tune.Grid {
-	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.broker}
+	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.base.Trial.Broker}
 }
 
 func runTune(ctx context.Context, o *tuneOptions) error {
@@ -134,10 +132,11 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	if o.estimate {
 		return nil
 	}
-	runner := newBenchRunner(&o.run)
-	runner.pool.Docker.Clusters = o.clusters
-	defer runner.close()
-	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: benchEnv(),
+	opt := o.run.trialOptions()
+	opt.Clusters = o.clusters
+	runner := trialrun.New(opt)
+	defer runner.Close()
+	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: bench.ClientEnv(),
 		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
 	set, err := b.Run(ctx)
 	var refused *bench.RefusedError
@@ -153,23 +152,14 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 // answerTune decides from the benchmark's trials, prints the answer and
 // writes it beside them.
 func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
-	trials, err := tune.FromSet(o.out, set)
+	a, err := tune.FromBench(o.out, g, set)
 	if err != nil {
 		return err
-	}
-	a := tune.Decide(tune.Rows(g, trials), tune.MinTrials)
-	f, err := os.Create(filepath.Join(o.out, TuneFile))
-	if err != nil {
-		return err
-	}
-	werr := tune.WriteText(f, a)
-	if err := errors.Join(werr, f.Close()); err != nil {
-		return fmt.Errorf("%s: %w", TuneFile, err)
 	}
 	if err := tune.WriteText(o.run.g.out, a); err != nil {
 		return err
 	}
-	if err := benchOutcome(set); err != nil {
+	if err := set.Outcome(); err != nil {
 		return err
 	}
 	if a.Pick < 0 {

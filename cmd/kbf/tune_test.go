@@ -62,7 +62,7 @@ func TestAnswerTune(t *testing.T) {
 	if !errors.Is(err, errTooFew) {
 		t.Fatalf("error %v, want undecided", err)
 	}
-	written, rerr := os.ReadFile(filepath.Join(o.out, TuneFile))
+	written, rerr := os.ReadFile(filepath.Join(o.out, tune.File))
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
