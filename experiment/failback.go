@@ -27,7 +27,12 @@ const DefaultFailbackAfter = time.Minute
 // validateFailback refuses a failback kbf cannot make: one needs a fault
 // of one node that kbf undoes itself.
 func (o *Options) validateFailback() error {
-	if !o.Failback || o.Kill.SingleNode() {
+	switch {
+	case !o.Failback && o.FailbackAfter != 0:
+		return invalid("failback_for", o.FailbackAfter, "takes --failback")
+	case o.FailbackAfter < 0 || o.FailbackAfter > MaxDuration:
+		return invalid("failback_for", o.FailbackAfter, "must not be negative (0: %v) and at most %v", DefaultFailbackAfter, MaxDuration)
+	case !o.Failback || o.Kill.SingleNode():
 		return nil
 	}
 	return invalid("failback", list("of "+string(o.Kill)), "takes a fault of one broker that kbf undoes: %s", results.SingleNodeFaults())
