@@ -158,12 +158,8 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 	if err != nil || ns != nil {
 		return nil, ns, err
 	}
-	end := gopt.End
-	if end.IsZero() && g != nil {
-		end = g.End
-	}
 	v.processing(proc, gopt, g)
-	v.commits(evs, gopt, end)
+	v.commits(evs, gopt, readEnd(gopt, g))
 	if err := v.auditGroup(ctx, t, proc, evs); err != nil { // groupaudit.go
 		return nil, nil, err
 	}

@@ -106,11 +106,7 @@ func txnOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Repo
 	if err != nil || ns != nil {
 		return nil, ns, err
 	}
-	end := gopt.End
-	if end.IsZero() && g != nil {
-		end = g.End
-	}
-	v.outcomes(evs, gopt, end)
+	v.outcomes(evs, gopt, readEnd(gopt, g))
 	v.lso(g)
 	if err := v.audit(ctx, t, evs); err != nil {
 		return nil, nil, err
