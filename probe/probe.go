@@ -350,14 +350,9 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	p.writeRemaining()
 	p.mu.Unlock()
 	p.flush()
+	out := p.Progress()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]PartitionStats, 0, len(p.parts))
-	for _, part := range p.cfg.Partitions {
-		st := p.parts[part].stats
-		st.Missed.Runs = slices.Clone(st.Missed.Runs)
-		out = append(out, st)
-	}
 	return out, p.werr
 }
 
