@@ -82,8 +82,7 @@ func (b *Bench) RunUntilDecided(ctx context.Context, g Gate) (*Set, *Decided, er
 	// With lanes, each side runs half of them at a time: the pair's
 	// trials side by side, and the gate looks after each such round.
 	per := max(1, len(l.runners)/2)
-	failures := 0
-	var last error
+	var fails failing
 	for round := 1; ; round++ {
 		want := min(round*per, budget)
 		// The sides take turns, a batch of attempts each, until each has
@@ -114,22 +113,15 @@ func (b *Bench) RunUntilDecided(ctx context.Context, g Gate) (*Set, *Decided, er
 				if r := set.Records[len(set.Records)-1]; r.Valid() {
 					dec.Valid[i]++
 				}
-				if e.err != nil {
-					failures++
-					last = e.err
-				} else {
-					failures = 0
-				}
-				return failures >= maxFailures
+				return fails.add(e.err)
 			}
 			if err := b.runOn(ctx, l, st, set, batch, begin, after); err != nil {
 				return set, nil, err
 			}
-			if failures >= maxFailures {
+			if stopped := fails.stopped(); stopped != nil {
 				// A broken setup (Docker unreachable, say): kbf could
 				// not do what was asked, as Run says. The gate's
 				// answer from what there is still goes to summary.md.
-				stopped := fmt.Errorf("%d trials in a row failed, the last: %w", failures, last)
 				if _, _, err := b.conclude(ctx, set, dec, budget, g, "stopped: "+stopped.Error()); err != nil {
 					return set, dec, err
 				}

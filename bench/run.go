@@ -92,6 +92,33 @@ type Bench struct {
 // stops: one failure is noise, two in a row are a broken setup.
 const maxFailures = 2
 
+// failing counts the trials that failed in a row and keeps the last one's
+// error, so that a benchmark stops at maxFailures of them.
+type failing struct {
+	n    int
+	last error
+}
+
+// add counts a trial that ended with err (nil: it ran) and reports whether
+// the benchmark must stop.
+func (f *failing) add(err error) bool {
+	if err == nil {
+		f.n = 0
+		return false
+	}
+	f.n++
+	f.last = err
+	return f.n >= maxFailures
+}
+
+// stopped is the error that stops the benchmark, or nil while it runs on.
+func (f *failing) stopped() error {
+	if f.n < maxFailures {
+		return nil
+	}
+	return fmt.Errorf("%d trials in a row failed, the last: %w", f.n, f.last)
+}
+
 // Run runs the shard's trials that are not done yet and rewrites the
 // outputs after each. An interrupted benchmark resumes where it stopped:
 // the trials done are kept, and a trial cut off half-way is kept aside as
@@ -118,9 +145,9 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 			pos[t.ID()] = i + 1
 		}
 	}
-	var ran, failures int
+	var ran int
 	var spent time.Duration
-	var last error
+	var fails failing
 	begin := func(t Trial, lane int) {
 		left := ""
 		if ran > 0 {
@@ -132,21 +159,12 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 	after := func(e ended) bool {
 		ran++
 		spent += e.took
-		if e.err != nil {
-			failures++
-			last = e.err
-		} else {
-			failures = 0
-		}
-		return failures >= maxFailures
+		return fails.add(e.err)
 	}
 	if err := b.runOn(ctx, l, st, set, todo, begin, after); err != nil {
 		return set, err
 	}
-	if failures >= maxFailures {
-		return set, fmt.Errorf("%d trials in a row failed, the last: %w", failures, last)
-	}
-	return set, nil
+	return set, fails.stopped()
 }
 
 // begin checks the runner can run every variant, then reads or begins the

@@ -131,12 +131,13 @@ func (in *Injector) link(ctx context.Context, service string) (Link, error) {
 	return l, nil
 }
 
-// cutRules are the rules of a cut: what is dropped in (from) and out (to).
-// Clients reach a broker through its published port, so their packets come
-// from the network's gateway; the nodes talk to each other directly. peers
-// are the nodes the cut separates the broker from: the controllers for
-// isolate-controller, the other brokers for isolate-replication.
-func cutRules(kind results.FaultKind, self Link, peers []Link) (in, out [][]string, err error) {
+// CutRules are the rules of a cut that the place a broker lives does not
+// change: what is dropped in (from) and out (to). isolate drops all but
+// the loopback; isolate-controller and isolate-replication drop the peers'
+// addresses (the controllers, the other brokers). How the clients' packets
+// are told apart (isolate-clients) is each place's own, and is an error
+// here, as is a kind that is not a network fault.
+func CutRules(kind results.FaultKind, peers []string) (in, out [][]string, err error) {
 	switch kind {
 	case results.FaultIsolate:
 		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
@@ -147,18 +148,32 @@ func cutRules(kind results.FaultKind, self Link, peers []Link) (in, out [][]stri
 			}
 			return nil, nil, errors.New("no controller to cut it from")
 		}
-		for _, c := range peers {
-			in = append(in, []string{"-s", c.IP, "-j", "DROP"})
-			out = append(out, []string{"-d", c.IP, "-j", "DROP"})
+		for _, ip := range peers {
+			in = append(in, []string{"-s", ip, "-j", "DROP"})
+			out = append(out, []string{"-d", ip, "-j", "DROP"})
 		}
 		return in, out, nil
-	case results.FaultIsolateClients:
-		if self.Gateway == "" {
-			return nil, nil, errors.New("its network has no gateway: the clients' packets cannot be told apart")
-		}
-		return [][]string{{"-s", self.Gateway, "-j", "DROP"}}, [][]string{{"-d", self.Gateway, "-j", "DROP"}}, nil
 	}
 	return nil, nil, fmt.Errorf("%q is not a network fault", kind)
+}
+
+// cutRules are the rules of a cut of a container: CutRules, and for
+// isolate-clients the network's gateway, since clients reach a broker
+// through its published port, so their packets come from the gateway,
+// while the nodes talk to each other directly. peers are the nodes the
+// cut separates the broker from.
+func cutRules(kind results.FaultKind, self Link, peers []Link) (in, out [][]string, err error) {
+	if kind != results.FaultIsolateClients {
+		ips := make([]string, len(peers))
+		for i, p := range peers {
+			ips[i] = p.IP
+		}
+		return CutRules(kind, ips)
+	}
+	if self.Gateway == "" {
+		return nil, nil, errors.New("its network has no gateway: the clients' packets cannot be told apart")
+	}
+	return [][]string{{"-s", self.Gateway, "-j", "DROP"}}, [][]string{{"-d", self.Gateway, "-j", "DROP"}}, nil
 }
 
 // cut applies a network fault to broker, cutting it from controllers (by

@@ -157,6 +157,18 @@ const (
 	unpause                // paused (a pause fault left in place): unpause it
 )
 
+// resume is the action for a container kept as it is: unpaused, left
+// running or started, by its state.
+func resume(ci *container.InspectResponse) action {
+	switch {
+	case ci.State != nil && ci.State.Paused:
+		return unpause
+	case ci.State != nil && ci.State.Running:
+		return keep
+	}
+	return start
+}
+
 // plan decides each service's action from its container (nil if missing).
 // reshaped is true when nodes of the project were removed (orphans): the
 // rest is made anew, since a quorum or a replica set that named the removed
@@ -170,25 +182,14 @@ func (c *Cluster) plan(conts map[string]*container.InspectResponse, imageID stri
 			acts[svc] = create
 		case c.adopted(ci):
 			// Someone else's configuration, which kbf does not judge.
-			switch {
-			case ci.State != nil && ci.State.Paused:
-				acts[svc] = unpause
-			case ci.State != nil && ci.State.Running:
-				acts[svc] = keep
-			default:
-				acts[svc] = start
-			}
+			acts[svc] = resume(ci)
 		case !netOK || reshaped || ci.Config == nil || ci.Config.Labels[labelConfigHash] != c.proj.spec(svc, imageID).hash() ||
 			ci.Config.Labels[labelProject] != c.proj.name:
 			acts[svc] = recreate
 		case imageID != "" && ci.Image != imageID:
 			acts[svc] = recreate
-		case ci.State != nil && ci.State.Paused:
-			acts[svc] = unpause
-		case ci.State != nil && ci.State.Running:
-			acts[svc] = keep
 		default:
-			acts[svc] = start
+			acts[svc] = resume(ci)
 		}
 	}
 	// A new controller has an empty metadata log: brokers that kept theirs

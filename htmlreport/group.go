@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -79,7 +80,7 @@ func (g *groupLane) readCommits(r io.Reader, name string, since func(time.Time) 
 		}
 		all = append(all, c)
 	}
-	slices.SortStableFunc(all, func(a, b commit) int { return cmpFloat(a.t, b.t) })
+	slices.SortStableFunc(all, func(a, b commit) int { return cmp.Compare(a.t, b.t) })
 	g.Total = len(all)
 	for _, c := range thinCommits(all, since(from), since(to)) {
 		g.Commits.T = append(g.Commits.T, c.t)
@@ -117,7 +118,7 @@ func thinCommits(all []commit, from, to float64) []commit {
 			out = append(out, all[j])
 		}
 	}
-	slices.SortStableFunc(out, func(a, b commit) int { return cmpFloat(a.t, b.t) })
+	slices.SortStableFunc(out, func(a, b commit) int { return cmp.Compare(a.t, b.t) })
 	return out
 }
 
@@ -126,16 +127,6 @@ func latency(c commit) float64 {
 		return -1
 	}
 	return *c.ms
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // changeText says an assignment change as the report's group section

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -202,9 +203,9 @@ func (lb *laneBuilder) points(origin time.Time) points {
 	}
 	slices.SortFunc(kept, func(a, b pt) int {
 		if a.sent != b.sent {
-			return cmpInt(a.sent, b.sent)
+			return cmp.Compare(a.sent, b.sent)
 		}
-		return cmpInt(a.seq, b.seq)
+		return cmp.Compare(a.seq, b.seq)
 	})
 	kept = slices.CompactFunc(kept, func(a, b pt) bool { return a.seq == b.seq && a.sent == b.sent })
 	o := origin.UnixNano()
@@ -223,16 +224,6 @@ func (lb *laneBuilder) points(origin time.Time) points {
 		ps.Recv[i] = latencyMs(p.recv())
 	}
 	return ps
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // latencyMs is d nanoseconds in milliseconds to the microsecond; NaN for

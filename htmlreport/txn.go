@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -90,7 +91,7 @@ func (l *txnLane) setCommits(evs []results.TxnEvent, since func(time.Time) float
 		}
 		all = append(all, c)
 	}
-	slices.SortStableFunc(all, func(a, b commit) int { return cmpFloat(a.t, b.t) })
+	slices.SortStableFunc(all, func(a, b commit) int { return cmp.Compare(a.t, b.t) })
 	l.Total = len(all)
 	l.Commits = commitPoints{T: []float64{}, Ms: []*float64{}, Err: []string{}}
 	for _, c := range thinCommits(all, since(from), since(to)) {

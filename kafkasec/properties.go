@@ -68,6 +68,22 @@ func ParseProperties(name string, r io.Reader) ([]Property, error) {
 		lineNo  int
 		cont    bool
 	)
+	// add takes the logical line begun at start: a key given again keeps
+	// its first place and takes the later value, as Java's Properties does.
+	add := func() error {
+		p, err := splitProperty(logical.String())
+		if err != nil {
+			return &ParseError{File: name, Line: start, Err: err}
+		}
+		p.Line = start
+		if i, ok := index[p.Key]; ok {
+			props[i] = p
+			return nil
+		}
+		index[p.Key] = len(props)
+		props = append(props, p)
+		return nil
+	}
 	for sc.Scan() {
 		lineNo++
 		line := sc.Text()
@@ -92,31 +108,17 @@ func ParseProperties(name string, r io.Reader) ([]Property, error) {
 			continue
 		}
 		logical.WriteString(line)
-		p, err := splitProperty(logical.String())
-		if err != nil {
-			return nil, &ParseError{File: name, Line: start, Err: err}
+		if err := add(); err != nil {
+			return nil, err
 		}
-		p.Line = start
-		if i, ok := index[p.Key]; ok {
-			props[i] = p
-			continue
-		}
-		index[p.Key] = len(props)
-		props = append(props, p)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	// A last line that ends in a backslash goes on into nothing.
 	if cont {
-		p, err := splitProperty(logical.String())
-		if err != nil {
-			return nil, &ParseError{File: name, Line: start, Err: err}
-		}
-		p.Line = start
-		if i, ok := index[p.Key]; ok {
-			props[i] = p
-		} else {
-			props = append(props, p)
+		if err := add(); err != nil {
+			return nil, err
 		}
 	}
 	return props, nil

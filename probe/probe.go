@@ -293,7 +293,7 @@ func (p *Probe) Progress() []PartitionStats {
 func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	flushDone := make(chan struct{})
 	stopFlush := make(chan struct{})
-	go p.flushEvery(time.Second, stopFlush, flushDone)
+	go results.FlushEvery(time.Second, stopFlush, flushDone, p.flush)
 
 	consCtx, stopCons := context.WithCancel(context.WithoutCancel(ctx))
 	consDone := make(chan struct{})
@@ -347,23 +347,12 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	<-flushDone
 
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.writeRemaining()
-	if err := p.enc.Flush(); err != nil && p.werr == nil {
-		p.werr = fmt.Errorf("write messages: %w", err)
-	}
-	if err := p.logs.flush(); err != nil && p.werr == nil {
-		p.werr = fmt.Errorf("write client log: %w", err)
-	}
-	if err := p.flushGroup(); err != nil && p.werr == nil {
-		p.werr = err
-	}
-	out := make([]PartitionStats, 0, len(p.parts))
-	for _, part := range p.cfg.Partitions {
-		st := p.parts[part].stats
-		st.Missed.Runs = slices.Clone(st.Missed.Runs)
-		out = append(out, st)
-	}
+	p.mu.Unlock()
+	p.flush()
+	out := p.Progress()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return out, p.werr
 }
 
@@ -584,38 +573,32 @@ func (p *Probe) writeRemaining() {
 	}
 }
 
-// flushEvery writes buffered rows and log lines every d, so a crash loses at
-// most the last d of what was complete.
-func (p *Probe) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		p.mu.Lock()
-		if err := p.enc.Flush(); err != nil && p.werr == nil {
-			p.werr = fmt.Errorf("write messages: %w", err)
-		}
-		p.mu.Unlock()
-		if err := p.flushGroup(); err != nil {
-			p.mu.Lock()
-			if p.werr == nil {
-				p.werr = err
-			}
-			p.mu.Unlock()
-		}
-		if err := p.logs.flush(); err != nil {
-			p.mu.Lock()
-			if p.werr == nil {
-				p.werr = fmt.Errorf("write client log: %w", err)
-			}
-			p.mu.Unlock()
-		}
+// flush writes the buffered rows and log lines; the first write error
+// is kept. p.mu must not be held: the group reader, the transactions and
+// the log lock their own.
+func (p *Probe) flush() {
+	p.mu.Lock()
+	err := p.enc.Flush()
+	p.mu.Unlock()
+	if err != nil {
+		p.keep(fmt.Errorf("write messages: %w", err))
 	}
+	p.keep(p.flushGroup())
+	if err := p.logs.flush(); err != nil {
+		p.keep(fmt.Errorf("write client log: %w", err))
+	}
+}
+
+// keep records err as the probe's write error, unless one came first.
+func (p *Probe) keep(err error) {
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.werr == nil {
+		p.werr = err
+	}
+	p.mu.Unlock()
 }
 
 // flushGroup writes the group reader's and the transactions' buffered

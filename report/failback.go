@@ -205,18 +205,16 @@ func (a *failbackAcc) phases(topic string, tl *timeline.Timeline, p int32, acks 
 	if !ok {
 		return ps, fmt.Sprintf("no line shows broker %d back in the ISR after its restart", a.v.NodeID)
 	}
-	ps = append(ps, Phase{Name: PhaseCatchUp, Start: prev, End: joined.Time, Duration: joined.Time.Sub(prev),
-		Explanation: Explanation{Evidence: joined.Summary(), Source: joined.Source,
-			Why: fmt.Sprintf("broker %d fetched what it had missed as a follower until the leader took it back into the ISR", a.v.NodeID)}})
+	ps = append(ps, toLine(PhaseCatchUp, prev, joined,
+		fmt.Sprintf("broker %d fetched what it had missed as a follower until the leader took it back into the ISR", a.v.NodeID)))
 	prev = joined.Time
 	led, ok := tl.First(prev, timeline.ForPartition(topic, p), timeline.OfKind(timeline.KindLeaderStarted),
 		func(e *timeline.Event) bool { return e.Broker == a.v.NodeID })
 	if !ok {
 		return ps, fmt.Sprintf("no line shows broker %d leading the partition again after it rejoined the ISR", a.v.NodeID)
 	}
-	ps = append(ps, Phase{Name: PhaseElection, Start: prev, End: led.Time, Duration: led.Time.Sub(prev),
-		Explanation: Explanation{Evidence: led.Summary(), Source: led.Source,
-			Why: fmt.Sprintf("the preferred leader election gave broker %d the partition back: it leads from this line on", a.v.NodeID)}})
+	ps = append(ps, toLine(PhaseElection, prev, led,
+		fmt.Sprintf("the preferred leader election gave broker %d the partition back: it leads from this line on", a.v.NodeID)))
 	prev = led.Time
 	i, _ := slices.BinarySearchFunc(acks, prev, func(x, t time.Time) int { return x.Compare(t) })
 	if i == len(acks) {
@@ -225,6 +223,13 @@ func (a *failbackAcc) phases(topic string, tl *timeline.Timeline, p int32, acks 
 	ps = append(ps, Phase{Name: PhaseFirstAnswers, Start: prev, End: acks[i], Duration: acks[i].Sub(prev),
 		Explanation: Explanation{Why: fmt.Sprintf("the producer learnt that broker %d leads the partition again and it answered its first produce request", a.v.NodeID)}})
 	return ps, ""
+}
+
+// toLine is the phase name from start to the line e, which it cites; why
+// says what took its time.
+func toLine(name string, start time.Time, e timeline.Event, why string) Phase {
+	return Phase{Name: name, Start: start, End: e.Time, Duration: e.Time.Sub(start),
+		Explanation: Explanation{Evidence: e.Summary(), Source: e.Source, Why: why}}
 }
 
 // confirmFailback makes v suspect when the failback is not what it

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
@@ -31,6 +32,15 @@ func received(g *gaps.Report) int {
 		n += p.Received
 	}
 	return n
+}
+
+// readEnd is where a reader's window ends: the trial's end as the
+// options gopt give it, else the end of what the probe's reader read (g).
+func readEnd(gopt gaps.Options, g *gaps.Report) time.Time {
+	if gopt.End.IsZero() && g != nil {
+		return g.End
+	}
+	return gopt.End
 }
 
 // missingFile is the damaged note for the trial's file name, which the

@@ -158,12 +158,8 @@ func groupOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Re
 	if err != nil || ns != nil {
 		return nil, ns, err
 	}
-	end := gopt.End
-	if end.IsZero() && g != nil {
-		end = g.End
-	}
 	v.processing(proc, gopt, g)
-	v.commits(evs, gopt, end)
+	v.commits(evs, gopt, readEnd(gopt, g))
 	if err := v.auditGroup(ctx, t, proc, evs); err != nil { // groupaudit.go
 		return nil, nil, err
 	}
@@ -310,24 +306,11 @@ func readRows[T any, D interface{ Decode(*T) error }](ctx context.Context, path 
 // partition's values of m: its processing stall, and the commit stall,
 // the group's, on every partition.
 func groupMeasures(m *Metrics, v *GroupView) {
-	if m == nil || v == nil {
+	if v == nil {
 		return
 	}
-	stall := map[int32]time.Duration{}
-	for _, p := range v.Partitions {
-		if p.Stalls.Fault != nil {
-			stall[p.Partition] = p.Stalls.Fault.Duration()
-		}
-	}
-	for i := range m.Partitions {
-		pm := &m.Partitions[i]
-		if d, ok := stall[pm.Partition]; ok {
-			pm.Values[MeasureGroupStall] = d
-		}
-		if v.CommitStall != nil {
-			pm.Values[MeasureCommitStall] = v.CommitStall.Duration()
-		}
-	}
+	putStalls(m, MeasureGroupStall, v.Partitions, func(p GroupPartition) (int32, *gaps.Gap) { return p.Partition, p.Stalls.Fault },
+		MeasureCommitStall, v.CommitStall)
 }
 
 // GroupLines are the group reader at a glance, two or three lines for the

@@ -115,6 +115,32 @@ type RoleMetrics struct {
 	Lost      int
 }
 
+// putStalls puts a reader's measures of the fault (the group reader's,
+// the transactional probe's) in each partition's values of m: as key, the
+// partition's own stall, each of rows' gap at the fault by partition as
+// at gives it (nil: none); as commitKey, the stall of what the reader
+// commits, commit (nil: none), the same on every partition.
+func putStalls[T any](m *Metrics, key Measure, rows []T, at func(T) (int32, *gaps.Gap), commitKey Measure, commit *CommitStall) {
+	if m == nil {
+		return
+	}
+	stall := map[int32]time.Duration{}
+	for _, r := range rows {
+		if p, g := at(r); g != nil {
+			stall[p] = g.Duration()
+		}
+	}
+	for i := range m.Partitions {
+		pm := &m.Partitions[i]
+		if d, ok := stall[pm.Partition]; ok {
+			pm.Values[key] = d
+		}
+		if commit != nil {
+			pm.Values[commitKey] = commit.Duration()
+		}
+	}
+}
+
 // Role returns role r's measures; false when no partition of that role
 // stalled or, for a fault of several steps, was measured.
 func (m *Metrics) Role(r results.Role) (RoleMetrics, bool) {

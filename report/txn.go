@@ -106,11 +106,7 @@ func txnOf(ctx context.Context, t results.Trial, gopt gaps.Options, g *gaps.Repo
 	if err != nil || ns != nil {
 		return nil, ns, err
 	}
-	end := gopt.End
-	if end.IsZero() && g != nil {
-		end = g.End
-	}
-	v.outcomes(evs, gopt, end)
+	v.outcomes(evs, gopt, readEnd(gopt, g))
 	v.lso(g)
 	if err := v.audit(ctx, t, evs); err != nil {
 		return nil, nil, err
@@ -285,24 +281,11 @@ func eachLog(ctx context.Context, path string, fn func(results.LogRecord)) error
 // each partition's values of m: the commit stall, the producer's, on
 // every partition, and the partition's read_committed stall.
 func txnMeasures(m *Metrics, v *TxnView) {
-	if m == nil || v == nil {
+	if v == nil {
 		return
 	}
-	lso := map[int32]time.Duration{}
-	for _, s := range v.LSO {
-		if s.Gap != nil {
-			lso[s.Partition] = s.Gap.Duration()
-		}
-	}
-	for i := range m.Partitions {
-		pm := &m.Partitions[i]
-		if d, ok := lso[pm.Partition]; ok {
-			pm.Values[MeasureLSOStall] = d
-		}
-		if v.CommitStall != nil {
-			pm.Values[MeasureTxnCommitStall] = v.CommitStall.Duration()
-		}
-	}
+	putStalls(m, MeasureLSOStall, v.LSO, func(s LSOStall) (int32, *gaps.Gap) { return s.Partition, s.Gap },
+		MeasureTxnCommitStall, v.CommitStall)
 }
 
 // txnFindings adds the transactional probe's breaches of read_committed

@@ -146,6 +146,24 @@ func (lw *lineWriter) flush() error {
 	return err
 }
 
+// FlushEvery calls flush every d until stop is closed, then closes done:
+// a writer that holds its rows until Flush (the encoders here) is flushed
+// so while it records, and a probe killed outright loses at most the last
+// d of its complete rows. flush keeps its own errors.
+func FlushEvery(d time.Duration, stop <-chan struct{}, done chan<- struct{}, flush func()) {
+	defer close(done)
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		flush()
+	}
+}
+
 // Encoder writes the probe CSV. Rows are held in memory until Flush.
 type Encoder struct{ rowEncoder[Message, Decoder] }
 

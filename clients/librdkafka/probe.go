@@ -161,7 +161,7 @@ func probe(ctx context.Context, o *options) error {
 
 	stopFlush := make(chan struct{})
 	flushDone := make(chan struct{})
-	go p.flushEvery(time.Second, stopFlush, flushDone)
+	go results.FlushEvery(time.Second, stopFlush, flushDone, p.flush)
 	closed := false
 	closeAll := func() {
 		if closed {
@@ -227,9 +227,7 @@ func probe(ctx context.Context, o *options) error {
 	stopCons()
 	close(stopGroup)
 	<-consDone
-	if err := <-groupDone; err != nil && p.werr == nil {
-		p.werr = err
-	}
+	p.keep(<-groupDone)
 	// What is still queued would keep Close waiting on a dead broker; its
 	// rows are written as never acked.
 	p.prod.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
@@ -237,17 +235,11 @@ func probe(ctx context.Context, o *options) error {
 	<-reportsDone
 
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.writeRemaining()
-	if err := p.csv.Flush(); err != nil && p.werr == nil {
-		p.werr = fmt.Errorf("write probe csv: %w", err)
-	}
-	if err := p.log.flush(); err != nil && p.werr == nil {
-		p.werr = fmt.Errorf("write client log: %w", err)
-	}
-	if err := p.flushGroup(); err != nil && p.werr == nil {
-		p.werr = err
-	}
+	p.mu.Unlock()
+	p.flush()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	info.Ended = time.Now().UTC()
 	for _, ps := range p.parts {
 		info.LongestSendGap = max(info.LongestSendGap, ps.sendGap)
@@ -451,38 +443,32 @@ func (p *prober) writeRemaining() {
 	}
 }
 
-// flushEvery writes the complete rows and log lines every d, so a probe
-// killed outright loses at most the last d.
-func (p *prober) flushEvery(d time.Duration, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		p.mu.Lock()
-		if err := p.csv.Flush(); err != nil && p.werr == nil {
-			p.werr = fmt.Errorf("write probe csv: %w", err)
-		}
-		p.mu.Unlock()
-		if err := p.flushGroup(); err != nil {
-			p.mu.Lock()
-			if p.werr == nil {
-				p.werr = err
-			}
-			p.mu.Unlock()
-		}
-		if err := p.log.flush(); err != nil {
-			p.mu.Lock()
-			if p.werr == nil {
-				p.werr = fmt.Errorf("write client log: %w", err)
-			}
-			p.mu.Unlock()
-		}
+// flush writes the complete rows and log lines; the first write error is
+// kept. p.mu must not be held: the group reader and the log lock their
+// own.
+func (p *prober) flush() {
+	p.mu.Lock()
+	err := p.csv.Flush()
+	p.mu.Unlock()
+	if err != nil {
+		p.keep(fmt.Errorf("write probe csv: %w", err))
 	}
+	p.keep(p.flushGroup())
+	if err := p.log.flush(); err != nil {
+		p.keep(fmt.Errorf("write client log: %w", err))
+	}
+}
+
+// keep records err as the probe's write error, unless one came first.
+func (p *prober) keep(err error) {
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	if p.werr == nil {
+		p.werr = err
+	}
+	p.mu.Unlock()
 }
 
 // flushGroup writes the group reader's buffered rows; nil without one.

@@ -23,6 +23,16 @@ type Health struct{ admin *kafkaadmin.Admin }
 // New is the health of the cluster admin reaches.
 func New(admin *kafkaadmin.Admin) Health { return Health{admin: admin} }
 
+// Open makes the admin client of cfg and the health it answers: what the
+// remote and Kubernetes targets ask their brokers through.
+func Open(cfg kafkaadmin.Config) (*kafkaadmin.Admin, Health, error) {
+	admin, err := kafkaadmin.New(cfg)
+	if err != nil {
+		return nil, Health{}, err
+	}
+	return admin, New(admin), nil
+}
+
 // Up is a cluster kbf did not start: it is taken as it is, its nodes
 // running, once kbf's topics exist, every ISR is full and every partition
 // is led by its preferred replica.

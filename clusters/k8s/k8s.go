@@ -152,9 +152,7 @@ func New(ctx context.Context, api API, opts Options) (*Target, error) {
 		topics[0] = topics[0].LedFirstBy(lead, ids)
 	}
 	t.topics, t.reconnect = topics, t.readvertise
-	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: topics, Security: opts.Security})
-	t.Health = adminhealth.New(t.admin)
-	if err != nil {
+	if t.admin, t.Health, err = adminhealth.Open(kafkaadmin.Config{Brokers: brokers, Topics: topics, Security: opts.Security}); err != nil {
 		t.Close()
 		return nil, err
 	}
@@ -169,12 +167,12 @@ func (t *Target) readvertise(ctx context.Context) error {
 	for {
 		brokers, _, err := t.advertised(ctx)
 		if err == nil {
-			admin, err := kafkaadmin.New(kafkaadmin.Config{Brokers: brokers, Topics: t.topics, Security: t.opts.Security})
+			admin, health, err := adminhealth.Open(kafkaadmin.Config{Brokers: brokers, Topics: t.topics, Security: t.opts.Security})
 			if err != nil {
 				return err
 			}
 			t.admin.Close()
-			t.admin, t.Health = admin, adminhealth.New(admin)
+			t.admin, t.Health = admin, health
 			return nil
 		}
 		select {

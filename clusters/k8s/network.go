@@ -2,7 +2,6 @@ package k8s
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -46,31 +45,16 @@ const netReadyTimeout = time.Minute
 // balancer), so isolate-clients keeps the cluster's nodes and drops the
 // rest.
 func netRules(kind results.FaultKind, peers []string) (in, out [][]string, err error) {
-	switch kind {
-	case results.FaultIsolate:
-		return [][]string{{"!", "-i", "lo", "-j", "DROP"}}, [][]string{{"!", "-o", "lo", "-j", "DROP"}}, nil
-	case results.FaultIsolateController, results.FaultIsolateReplication:
-		if len(peers) == 0 {
-			if kind == results.FaultIsolateReplication {
-				return nil, nil, errors.New("no other broker to cut it from")
-			}
-			return nil, nil, errors.New("no controller to cut it from")
-		}
-		for _, ip := range peers {
-			in = append(in, []string{"-s", ip, "-j", "DROP"})
-			out = append(out, []string{"-d", ip, "-j", "DROP"})
-		}
-		return in, out, nil
-	case results.FaultIsolateClients:
-		for _, ip := range peers {
-			in = append(in, []string{"-s", ip, "-j", "RETURN"})
-			out = append(out, []string{"-d", ip, "-j", "RETURN"})
-		}
-		in = append(in, []string{"!", "-i", "lo", "-j", "DROP"})
-		out = append(out, []string{"!", "-o", "lo", "-j", "DROP"})
-		return in, out, nil
+	if kind != results.FaultIsolateClients {
+		return chaos.CutRules(kind, peers)
 	}
-	return nil, nil, fmt.Errorf("%q is not a network fault", kind)
+	for _, ip := range peers {
+		in = append(in, []string{"-s", ip, "-j", "RETURN"})
+		out = append(out, []string{"-d", ip, "-j", "RETURN"})
+	}
+	in = append(in, []string{"!", "-i", "lo", "-j", "DROP"})
+	out = append(out, []string{"!", "-o", "lo", "-j", "DROP"})
+	return in, out, nil
 }
 
 // healCmds unhook, flush and delete the cut's chains, ignoring the ones

@@ -109,9 +109,7 @@ func New(ctx context.Context, opts Options) (*Target, error) {
 		cl.Close()
 		return nil, err
 	}
-	t.admin, err = kafkaadmin.New(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics(), Security: t.opts.Security})
-	t.Health = adminhealth.New(t.admin)
-	if err != nil {
+	if t.admin, t.Health, err = adminhealth.Open(kafkaadmin.Config{Brokers: t.brokers, Topics: kafkaadmin.DefaultTopics(), Security: t.opts.Security}); err != nil {
 		cl.Close()
 		return nil, err
 	}

@@ -233,23 +233,7 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
 		fmt.Fprintf(b, "%.2f %s", ph.Duration.Seconds(), ph.Name)
 	}
 	b.WriteString("\n")
-	for _, ph := range st.Phases {
-		fmt.Fprintf(b, "  %-9s %5.2f s, ends %s", ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
-		if ph.Evidence != "" {
-			fmt.Fprintf(b, ": %s", ph.Evidence)
-		}
-		if ph.Source != "" {
-			fmt.Fprintf(b, " [%s]", ph.Source)
-		}
-		b.WriteString("\n")
-		if ph.Why != "" {
-			fmt.Fprintf(b, "            why: %s\n", ph.Why)
-		}
-		if ph.Setting != "" {
-			fmt.Fprintf(b, "            shorten: %s%s\n", ph.Setting, o.flags(ph.Settings))
-		}
-		writeBound(b, "            ", ph)
-	}
+	writePhases(b, st.Phases, 9, o.flags)
 	if len(st.Phases) > 0 {
 		fmt.Fprintf(b, "  expected: %s\n", st.Expected())
 	}
@@ -362,17 +346,21 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.CoordinatorRe
 	}
 	fmt.Fprintf(b, "%s %s's recovery, from the fault (its %s partition %d, abs(hash(%s)) %% %s = %s [%s]):\n",
 		what, r.Key, r.Topic, r.Partition, key, count, r.Partitions.Value, r.Partitions.Where)
-	writePhases(b, r.Phases)
+	writePhases(b, r.Phases, 14, settingValues)
 	if r.Note != "" {
 		fmt.Fprintf(b, "  note: %s\n", r.Note)
 	}
 }
 
-// writePhases writes a coordinator's recovery phases, each with its
-// evidence, why it took its time and what would shorten it.
-func writePhases(b *bytes.Buffer, phases []report.Phase) {
+// writePhases writes a recovery's phases (a stall's or a coordinator's),
+// each with its evidence, why it took its time, what would shorten it
+// (its settings put in words by settings) and its bound; the names are
+// padded to width, and what follows a phase's line is indented under its
+// duration.
+func writePhases(b *bytes.Buffer, phases []report.Phase, width int, settings func([]report.Setting) string) {
+	indent := strings.Repeat(" ", width+3)
 	for _, ph := range phases {
-		fmt.Fprintf(b, "  %-14s %5.2f s, ends %s", ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
+		fmt.Fprintf(b, "  %-*s %5.2f s, ends %s", width, ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
 		if ph.Evidence != "" {
 			fmt.Fprintf(b, ": %s", ph.Evidence)
 		}
@@ -381,12 +369,12 @@ func writePhases(b *bytes.Buffer, phases []report.Phase) {
 		}
 		b.WriteString("\n")
 		if ph.Why != "" {
-			fmt.Fprintf(b, "                 why: %s\n", ph.Why)
+			fmt.Fprintf(b, "%swhy: %s\n", indent, ph.Why)
 		}
 		if ph.Setting != "" {
-			fmt.Fprintf(b, "                 shorten: %s%s\n", ph.Setting, settingValues(ph.Settings))
+			fmt.Fprintf(b, "%sshorten: %s%s\n", indent, ph.Setting, settings(ph.Settings))
 		}
-		writeBound(b, "                 ", ph)
+		writeBound(b, indent, ph)
 	}
 }
 
