@@ -275,8 +275,8 @@ scenarios:
 	}
 }
 
-// TestIntegrationBenchParallel: kbf bench --parallel 2 runs its two
-// trials at once, one on kbf's own cluster and one on a second beside it, every
+// TestIntegrationBenchParallel: kbf bench --parallel 2 runs two trials at
+// once, one on kbf's own cluster and one on a second beside it, every
 // trial run to its end and recorded, and the second cluster taken down
 // when the benchmark ends. Whether its trials count is not asked: on a
 // machine of two cores two clusters' trials measure each other, and kbf
@@ -291,7 +291,7 @@ func TestIntegrationBenchParallel(t *testing.T) {
 	t.Cleanup(func() { cl.Close() })
 	dir := t.TempDir()
 	file := filepath.Join(dir, "bench.yaml")
-	if err := os.WriteFile(file, []byte(`trials: 1
+	if err := os.WriteFile(file, []byte(`trials: 2
 scenarios:
   - name: a
     fault: sigterm
@@ -316,8 +316,8 @@ scenarios:
 	if err := json.Unmarshal(st, &state); err != nil {
 		t.Fatal(err)
 	}
-	if len(state.Done) != 2 {
-		t.Fatalf("%d trials done, want 2:\n%s", len(state.Done), stderr.String())
+	if len(state.Done) != 4 {
+		t.Fatalf("%d trials done, want 4:\n%s", len(state.Done), stderr.String())
 	}
 	type span struct{ from, to time.Time }
 	byPort := map[string][]span{}
