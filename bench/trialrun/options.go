@@ -35,7 +35,7 @@ type Options struct {
 	// runner's (the trial directory, one).
 	Trial experiment.Options
 	// Clients and ClientSet are --clients and --client-set as given
-	// (clients.Choose): a scenario's clients and client_settings are
+	// (clients.ParseChoice): a scenario's clients and client_settings are
 	// laid over them and read the same way.
 	Clients   string
 	ClientSet []string

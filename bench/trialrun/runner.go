@@ -210,7 +210,7 @@ func overDuration(p *time.Duration, v time.Duration) {
 
 // clients are the clients of s and their settings: the command's, with
 // the scenario's clients and client_settings over them, read as the
-// command's flags are (clients.Choose).
+// command's flags are (clients.ParseChoice).
 func (r *Runner) clients(s bench.Scenario) ([]clients.Name, map[clients.Name]map[string]string, error) {
 	list, set := r.opt.Clients, slices.Clone(r.opt.ClientSet)
 	if len(s.Clients) > 0 {
@@ -227,7 +227,7 @@ func (r *Runner) clients(s bench.Scenario) ([]clients.Name, map[clients.Name]map
 			set = append(set, n+":"+k+"="+s.ClientSettings[n][k])
 		}
 	}
-	cl, settings, err := clients.Choose(list, set)
+	cl, settings, err := clients.ParseChoice(list, set)
 	if err != nil {
 		return nil, nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
