@@ -64,7 +64,7 @@ unit: vet
 
 # The packages with integration tests (build tag integration). One cluster at a time:
 # they run one after another (-p 1). htmlreport's needs headless Chromium, not Docker.
-INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./clusters/remote/ ./clusters/docker/ ./watch/
+INTEGRATION_PKGS := ./compose/ ./compose/tctest/ ./cmd/kbf/ ./htmlreport/ ./kafkasec/ ./platform/remote/ ./platform/docker/ ./watch/
 
 # The external fault's test kills a broker this many times (docs/measurements.md's figures took 5).
 KBF_EXTERNAL_TRIALS ?= 2
@@ -202,7 +202,7 @@ k8s-build:
 	KBF_K8S_BUILD_JOBS=$(K8S_BUILD_JOBS) testnode/node.sh build
 
 # The packages with Kubernetes tests (build tag k8s), run one after another on the one node.
-K8S_PKGS := ./testnode/ ./clusters/k8s/
+K8S_PKGS := ./testnode/ ./platform/k8s/
 
 k8s-test:
 	$(call RECAP,$(GO) test -count=1 -p 1 -tags k8s -run . -timeout 25m -v $(K8S_PKGS))

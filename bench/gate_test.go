@@ -3,7 +3,7 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +25,7 @@ type invalidRunner struct {
 	version bool
 }
 
-func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error) {
+func (r *invalidRunner) Trial(ctx context.Context, s Scenario, dir string) (*analysis.Trial, error) {
 	return nil, r.record(ctx, s, dir)
 }
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -76,7 +76,7 @@ func nodesOf(s Scenario) string {
 type ended struct {
 	lane int
 	t    Trial
-	tr   *report.Trial
+	tr   *analysis.Trial
 	err  error
 	took time.Duration
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compare"
-	"github.com/kbf-project/kbf/report"
 )
 
 // laneRunners are the runners of a benchmark's lanes: each trial is
@@ -43,7 +43,7 @@ func (r *laneRunner) Lane(i int) (Runner, error) { return &laneRunner{l: r.l, la
 
 func (r *laneRunner) Check(Scenario) error { return nil }
 
-func (r *laneRunner) Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error) {
+func (r *laneRunner) Trial(ctx context.Context, s Scenario, dir string) (*analysis.Trial, error) {
 	l := r.l
 	l.mu.Lock()
 	l.running++

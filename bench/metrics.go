@@ -3,7 +3,7 @@ package bench
 import (
 	"fmt"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -21,13 +21,13 @@ type Measurement struct {
 	Roles map[string]map[string]float64
 	// Findings are every client's audit, whatever the verdict:
 	// Findings.Fail decides exit 3, as it does for kbf run and kbf report.
-	Findings report.Findings
+	Findings analysis.Findings
 }
 
 // Measure reads one trial's metrics back from its directory: each role's
-// values are the analysis's (report.Metrics.Role, where the partition with
+// values are the analysis's (analysis.Metrics.Role, where the partition with
 // the longest ack stall speaks for the role), by the units bench.txt
-// writes; a metric's name is its report.Measure.
+// writes; a metric's name is its analysis.Measure.
 //
 // This and Runner are the only places bench meets the trial protocol.
 func Measure(dir string) (*Measurement, error) {
@@ -40,7 +40,7 @@ func Measure(dir string) (*Measurement, error) {
 
 // AnalyzeDir reads back the one trial a benchmark's trial directory holds
 // and analyses it, as kbf report would.
-func AnalyzeDir(dir string) (*report.Trial, error) {
+func AnalyzeDir(dir string) (*analysis.Trial, error) {
 	trials, err := results.Find(dir)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func AnalyzeDir(dir string) (*report.Trial, error) {
 	if len(trials) != 1 {
 		return nil, fmt.Errorf("%s: %d trials, want one trial directory", dir, len(trials))
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", dir, err)
 	}
@@ -57,7 +57,7 @@ func AnalyzeDir(dir string) (*report.Trial, error) {
 
 // MeasureTrial is Measure of a trial already analysed, as the runner
 // returns it: the trial is not analysed twice.
-func MeasureTrial(dir string, tr *report.Trial) *Measurement {
+func MeasureTrial(dir string, tr *analysis.Trial) *Measurement {
 	m := &Measurement{Dir: dir, Meta: tr.Meta, Roles: map[string]map[string]float64{}, Valid: true, Findings: tr.Findings}
 	if reason := invalid(tr); reason != "" {
 		m.Valid, m.Reason = false, reason
@@ -70,7 +70,7 @@ func MeasureTrial(dir string, tr *report.Trial) *Measurement {
 		}
 		v := map[string]float64{}
 		for _, mt := range Metrics {
-			if d, ok := rm.Values[report.Measure(mt.Name)]; ok && mt.Seconds {
+			if d, ok := rm.Values[analysis.Measure(mt.Name)]; ok && mt.Seconds {
 				v[mt.Unit] = d.Seconds()
 			}
 		}
@@ -90,7 +90,7 @@ func MeasureTrial(dir string, tr *report.Trial) *Measurement {
 // invalid says why a trial cannot count, or "" when it can: the trial's
 // verdict (package verdict) when it is not valid — a suspect trial is left
 // out too, as kbf run's summaries leave it out — or what the analysis lacks.
-func invalid(tr *report.Trial) string {
+func invalid(tr *analysis.Trial) string {
 	switch {
 	case tr.Verdict != nil && tr.Verdict.Status != verdict.Valid:
 		return tr.Verdict.String()

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // Outcome is the benchmark's outcome, by the rule of kbf run and kbf
-// report (report.Outcome), over every trial it kept: nil, or an error
-// that wraps the outcome's sentinel (report.ErrFindings,
-// report.ErrNoValidTrial).
+// report (analysis.Outcome), over every trial it kept: nil, or an error
+// that wraps the outcome's sentinel (analysis.ErrFindings,
+// analysis.ErrNoValidTrial).
 func (s *Set) Outcome() error {
-	var o report.Outcome
+	var o analysis.Outcome
 	for _, r := range s.Records {
 		if r.M == nil {
 			o.AddMeasured(r.Trial.ID(), nil, false)

@@ -13,12 +13,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
 // Runner runs one trial of a scenario into dir, which does not exist yet,
-// and returns it analysed (package analysis), so that the benchmark
+// and returns it analysed (package report), so that the benchmark
 // measures it without analysing it again; nil when it kept no analysis,
 // and the trial is then measured from its directory. It restores the
 // cluster to healthy before it returns, whatever happens.
@@ -26,7 +26,7 @@ type Runner interface {
 	// Check says, before the first trial and before anything is written,
 	// whether the runner can run s: nil, or why not in one line.
 	Check(s Scenario) error
-	Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error)
+	Trial(ctx context.Context, s Scenario, dir string) (*analysis.Trial, error)
 }
 
 // StateFile is a benchmark directory's record of its plan and of the

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"io"
 	"os"
 	"path/filepath"
@@ -118,7 +118,7 @@ type fakeRunner struct {
 
 // Trial records a trial and leaves its analysis to the benchmark, which
 // then measures it from its directory.
-func (r *fakeRunner) Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error) {
+func (r *fakeRunner) Trial(ctx context.Context, s Scenario, dir string) (*analysis.Trial, error) {
 	return nil, r.record(ctx, s, dir)
 }
 

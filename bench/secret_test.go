@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +21,7 @@ type secretRunner struct {
 	err error
 }
 
-func (r *secretRunner) Trial(ctx context.Context, s Scenario, dir string) (*report.Trial, error) {
+func (r *secretRunner) Trial(ctx context.Context, s Scenario, dir string) (*analysis.Trial, error) {
 	if len(r.calls) == 0 {
 		r.calls = append(r.calls, "failed")
 		return nil, r.err

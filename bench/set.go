@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -48,7 +48,7 @@ func (s *Set) add(t Trial, d Done, dir string) { s.addAnalysed(t, d, dir, nil) }
 
 // addAnalysed adds a trial the runner has just analysed (tr), or, with tr
 // nil, one measured from its directory.
-func (s *Set) addAnalysed(t Trial, d Done, dir string, tr *report.Trial) {
+func (s *Set) addAnalysed(t Trial, d Done, dir string, tr *analysis.Trial) {
 	r := Record{Trial: t}
 	measure := func() (*Measurement, error) {
 		if tr != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -56,7 +56,7 @@ func TestMeasureSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +104,12 @@ func TestMeasureSteps(t *testing.T) {
 }
 
 // TestMetricsAreMeasures checks that every metric in seconds is one the
-// analysis measures (report.Measures): a metric bench named otherwise
+// analysis measures (analysis.Measures): a metric bench named otherwise
 // would never have a value.
 func TestMetricsAreMeasures(t *testing.T) {
 	for _, m := range Metrics {
-		if m.Seconds != slices.Contains(report.Measures, report.Measure(m.Name)) {
-			t.Errorf("metric %s (seconds %v): report.Measures %v", m.Name, m.Seconds, report.Measures)
+		if m.Seconds != slices.Contains(analysis.Measures, analysis.Measure(m.Name)) {
+			t.Errorf("metric %s (seconds %v): analysis.Measures %v", m.Name, m.Seconds, analysis.Measures)
 		}
 	}
 }

@@ -3,8 +3,8 @@
 // its addresses, its health, its coordinators, the facts a trial records, the faults it can
 // make and undo, its nodes' logs) and what it says, up front, it can do.
 // Package experiment asks a cluster only what these interfaces say;
-// packages clusters/docker, clusters/k8s and clusters/remote implement
-// them, and clusters.Open makes one from a spec.
+// packages platform/docker, platform/k8s and platform/remote implement
+// them, and platform.Open makes one from a spec.
 //
 // It imports nothing of kbf's but the trial directory's contract
 // (results), whose fault kinds are the one vocabulary of faults from the

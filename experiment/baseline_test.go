@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -82,7 +82,7 @@ func TestBaselineNeverHealthy(t *testing.T) {
 	r, _, rep := newRunner(t, w, results.FaultSIGKILL)
 	r.Opt.Baseline.Timeout = 10 * time.Millisecond
 	err := runAnalysed(context.Background(), r)
-	if !errors.Is(err, report.ErrNoValidTrial) {
+	if !errors.Is(err, analysis.ErrNoValidTrial) {
 		t.Fatalf("error %v, want ErrNoValidTrial (exit 6)", err)
 	}
 	if got, want := w.log(), "up probe logs-c1 logs-k1 readback"; got != want {

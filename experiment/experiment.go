@@ -291,7 +291,7 @@ func (r *Runner) reporter() Reporter {
 }
 
 // Recorded is handed each trial Run has recorded, by its number and
-// directory: the command analyses and reports it (package analysis), as the
+// directory: the command analyses and reports it (package report), as the
 // run side does not.
 type Recorded func(ctx context.Context, n int, dir string) error
 
@@ -334,7 +334,7 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 }
 
 // Trial runs trial n (1-based) and records it into dir; it analyses
-// nothing (package analysis does, from dir). It refuses what Check refuses
+// nothing (package report does, from dir). It refuses what Check refuses
 // before anything starts.
 // Whatever happens — an error, Ctrl-C (ctx cancelled) — the fault is undone
 // and what was measured is on disk before it returns; an interrupted trial

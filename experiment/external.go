@@ -12,7 +12,7 @@ package experiment
 // within the baseline's noise is set aside before the cap (noiseStall), and
 // the watch goes on for a sign that holds. The run names the broker only by the cluster's
 // sign; without one it says unknown, and the analysis names it from what
-// was measured (report).
+// was measured (the analysis).
 
 import (
 	"context"

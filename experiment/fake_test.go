@@ -297,9 +297,9 @@ func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int6
 }
 
 // analysed records trial n into dir and analyses it as kbf run does
-// afterwards (analysis.Trial, its report files written), for the tests
+// afterwards (report.Trial, its report files written), for the tests
 // that check what the report makes of what the run recorded.
-func analysed(ctx context.Context, r *Runner, n int, dir string) (*report.Trial, error) {
+func analysed(ctx context.Context, r *Runner, n int, dir string) (*analysis.Trial, error) {
 	if err := r.Trial(ctx, n, dir); err != nil {
 		return nil, err
 	}
@@ -307,19 +307,19 @@ func analysed(ctx context.Context, r *Runner, n int, dir string) (*report.Trial,
 	if err != nil {
 		return nil, err
 	}
-	return analysis.Trial(ctx, found[0], analysis.Options{Write: analysis.Recorded})
+	return report.Trial(ctx, found[0], report.Options{Write: report.Recorded})
 }
 
 // runAnalysed is r.Run with each trial analysed and the outcome decided as
-// kbf run decides it (report.Outcome).
+// kbf run decides it (analysis.Outcome).
 func runAnalysed(ctx context.Context, r *Runner) error {
-	var o report.Outcome
+	var o analysis.Outcome
 	err := r.Run(ctx, func(_ context.Context, n int, dir string) error {
 		found, err := results.Find(dir)
 		if err != nil {
 			return err
 		}
-		tr, err := report.Analyze(found[0], report.Options{})
+		tr, err := analysis.Analyze(found[0], analysis.Options{})
 		if err != nil {
 			return err
 		}

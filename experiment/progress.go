@@ -63,7 +63,7 @@ func progressLine(phase string, now, start, end time.Time, stats []probe.Partiti
 
 // progressPartitions is the number of partitions past which the progress
 // line gives the ack ages' spread, not each partition's: the line stays
-// one terminal line at a thousand partitions. It is report.Condense, the
+// one terminal line at a thousand partitions. It is analysis.Condense, the
 // same bound the reports condense at (the run imports no analysis).
 const progressPartitions = 12
 

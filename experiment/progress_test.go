@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
 )
 
 func TestProgressLine(t *testing.T) {
@@ -54,8 +54,8 @@ func TestProgressLine(t *testing.T) {
 // TestProgressLineMany: past progressPartitions the line gives the ack
 // ages' spread, whatever the partitions, and the bound is the reports'.
 func TestProgressLineMany(t *testing.T) {
-	if progressPartitions != report.Condense {
-		t.Errorf("progress condenses past %d partitions, the reports past %d", progressPartitions, report.Condense)
+	if progressPartitions != analysis.Condense {
+		t.Errorf("progress condenses past %d partitions, the reports past %d", progressPartitions, analysis.Condense)
 	}
 	start := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
 	now := start.Add(12 * time.Second)

@@ -1,6 +1,6 @@
 package htmlreport
 
-// This file is the only one that reads report.Trial: it turns the analysis
+// This file is the only one that reads analysis.Trial: it turns the analysis
 // into the page model, and names, for each figure, where report.json holds
 // it. When the report's types change, this is the file to follow them.
 
@@ -9,28 +9,28 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
-// analysis is what the page takes from a report.Trial, before the probe
+// pageData is what the page takes from an analysis.Trial, before the probe
 // CSV is read.
-type analysis struct {
+type pageData struct {
 	model      trialModel
 	from, to   time.Time // the trial's span: the first and last time seen
 	stalls     map[int32]interval
 	partitions []int32
 	// leaderless are, by partition, the times the replica view found no
-	// leader (report.PartitionReplicas.Leaderless): the HW's line breaks
+	// leader (analysis.PartitionReplicas.Leaderless): the HW's line breaks
 	// there. One never ended runs to the trial's end.
 	leaderless map[int32][]interval
 }
 
-func fromReport(tr *report.Trial, client string) (*analysis, error) {
+func fromReport(tr *analysis.Trial, client string) (*pageData, error) {
 	g := tr.Gaps
 	if g == nil || g.Sent == 0 || g.Start.IsZero() {
-		return nil, report.ErrNoMessages
+		return nil, analysis.ErrNoMessages
 	}
-	a := &analysis{from: g.Start, to: g.End, stalls: map[int32]interval{}, leaderless: map[int32][]interval{}}
+	a := &pageData{from: g.Start, to: g.End, stalls: map[int32]interval{}, leaderless: map[int32][]interval{}}
 	if rv := tr.Replicas; rv != nil {
 		for _, p := range rv.Partitions {
 			for _, l := range p.Leaderless {
@@ -158,12 +158,12 @@ func fromReport(tr *report.Trial, client string) (*analysis, error) {
 	return a, nil
 }
 
-// summaryFigures are a run's ranges across its trials, as report.Summarize
+// summaryFigures are a run's ranges across its trials, as analysis.Summarize
 // puts them and `kbf report -o json` writes them under "summary".
-func summaryFigures(trials []*report.Trial) []figure {
-	s := report.Summarize(trials)
+func summaryFigures(trials []*analysis.Trial) []figure {
+	s := analysis.Summarize(trials)
 	var out []figure
-	add := func(row, key string, r report.Range) {
+	add := func(row, key string, r analysis.Range) {
 		if r.N == 0 {
 			return
 		}
@@ -178,7 +178,7 @@ func summaryFigures(trials []*report.Trial) []figure {
 	add("ack gap, partitions the broker followed", "follower_ack_gap", s.FollowerGap)
 	add("ack gap, every partition", "ack_gap", s.AnyGap)
 	add("receive gap, every partition", "receive_gap", s.ReceiveGap)
-	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseReturn, report.PhaseFirstAck} {
+	for _, name := range []string{analysis.PhaseDetect, analysis.PhaseElect, analysis.PhaseClient, analysis.PhaseReturn, analysis.PhaseFirstAck} {
 		if r := s.Phases[name]; r != nil {
 			add("phase "+name, "phases."+name, *r)
 		}
@@ -196,7 +196,7 @@ func summaryFigures(trials []*report.Trial) []figure {
 // groupFigures adds the group reader's (kbf run --consumer group): each
 // partition's processing stall at the fault, in its lane and the table,
 // and the group's row; its lane, whose commits are read with the page.
-func groupFigures(tr *report.Trial, m *trialModel, since func(time.Time) float64) {
+func groupFigures(tr *analysis.Trial, m *trialModel, since func(time.Time) float64) {
 	g := tr.Group
 	if g == nil {
 		return
@@ -232,7 +232,7 @@ func groupFigures(tr *report.Trial, m *trialModel, since func(time.Time) float64
 }
 
 // boundOf is a phase's bound for the page; nil when none is stated.
-func boundOf(b report.Bound) *phaseBound {
+func boundOf(b analysis.Bound) *phaseBound {
 	if !b.Stated {
 		return nil
 	}

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -291,7 +291,7 @@ func checkHover(t *testing.T, res browserResult, tm *trialModel) {
 // writeTrialFiles writes report.json and report.html into the trial's
 // directory, as kbf run and kbf report --html do, and returns the page's
 // absolute path and the report decoded.
-func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (string, any) {
+func writeTrialFiles(t *testing.T, trial results.Trial, tr *analysis.Trial) (string, any) {
 	t.Helper()
 	var js bytes.Buffer
 	if err := render.WriteJSON(&js, tr); err != nil {
@@ -305,7 +305,7 @@ func writeTrialFiles(t *testing.T, trial results.Trial, tr *report.Trial) (strin
 		t.Fatal(err)
 	}
 	dst := Dest(trial.Dir, []results.Trial{trial})
-	if err := WriteFile(context.Background(), dst, []results.Trial{trial}, []*report.Trial{tr}); err != nil {
+	if err := WriteFile(context.Background(), dst, []results.Trial{trial}, []*analysis.Trial{tr}); err != nil {
 		t.Fatal(err)
 	}
 	abs, err := filepath.Abs(dst)
@@ -366,7 +366,7 @@ func TestIntegrationBrowser(t *testing.T) {
 	}
 
 	t.Run("probe-1000", func(t *testing.T) {
-		// 20 partitions, past report.Condense: one heat map, no lanes.
+		// 20 partitions, past analysis.Condense: one heat map, no lanes.
 		trial, tr := unpackTrial(t, "probe-1000")
 		page, doc := writeTrialFiles(t, trial, tr)
 		tm, err := buildTrial(trialPage(t, trial, tr))
@@ -401,7 +401,7 @@ func TestIntegrationBrowser(t *testing.T) {
 		path := writeCSV(t, msgs)
 		tr, tm := analyseCSV(t, path, faultAt)
 		page := filepath.Join(filepath.Dir(path), FileName)
-		if err := WriteFile(context.Background(), page, []results.Trial{{Probe: path}}, []*report.Trial{tr}); err != nil {
+		if err := WriteFile(context.Background(), page, []results.Trial{{Probe: path}}, []*analysis.Trial{tr}); err != nil {
 			t.Fatal(err)
 		}
 		_, res := b.open(t, page, "1000-partitions.png")
@@ -435,7 +435,7 @@ func TestIntegrationBrowser(t *testing.T) {
 		// The two recorded trials as one run of two, overlaid.
 		dir := t.TempDir()
 		var trials []results.Trial
-		var analysed []*report.Trial
+		var analysed []*analysis.Trial
 		var docs []any
 		for i, name := range []string{"sigkill", "sigterm"} {
 			trial, tr := unpackTrial(t, name)
@@ -448,7 +448,7 @@ func TestIntegrationBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, err = report.Analyze(found[0], report.Options{})
+			tr, err = analysis.Analyze(found[0], analysis.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,11 +1,11 @@
 // Package htmlreport writes report.html: one self-contained page per trial,
 // per run of several trials and per benchmark, that opens offline. It reads
-// what the report already analysed (a *report.Trial) and the trial's probe
+// what the report already analysed (a *analysis.Trial) and the trial's probe
 // CSV once more, streamed, and draws nothing itself: the page model it
 // builds is embedded in the page as JSON, and a small script draws it with
 // uPlot.
 //
-//	tr, _ := report.Analyze(trial, report.Options{})
+//	tr, _ := analysis.Analyze(trial, analysis.Options{})
 //	f, _ := os.Open(trial.Probe)
 //	htmlreport.WriteTrial(out, htmlreport.TrialPage{Report: tr, Probe: f, ProbeName: trial.Probe})
 //
@@ -20,11 +20,11 @@
 // trial zoom together. A table of the figures per partition (the stalls,
 // their phases, the longest gap elsewhere, the audit's counts). With a
 // ReplicaView, each replica's log end offset and the high watermark per
-// partition. A trial of more partitions than report.Condense is drawn as
+// partition. A trial of more partitions than analysis.Condense is drawn as
 // one heat map instead of a lane each: a row per partition, led, followed
 // and the rest, and in each the ack gaps over the run's stall bound (see
 // HeatGaps for how few it keeps), the fault and the phases' boundaries
-// over them, a cell's gap on hover. A run opens with its summary (report.Summarize's ranges), then
+// over them, a cell's gap on hover. A run opens with its summary (analysis.Summarize's ranges), then
 // overlays its trials per partition on time since each trial's fault,
 // labelled with the client when the trials used several. A
 // benchmark draws each metric across scenarios (every trial a point, the

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // failbackFigures adds a failback's (kbf run --failback) to the table:
@@ -13,7 +13,7 @@ import (
 // failback's row, the p50 and p99 ack latency of the baseline and of the
 // minute after the election. The lanes already show the return: the probe
 // ran through it.
-func failbackFigures(tr *report.Trial, m *trialModel) {
+func failbackFigures(tr *analysis.Trial, m *trialModel) {
 	v := tr.Failback
 	if v == nil {
 		return

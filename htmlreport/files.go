@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -18,11 +18,11 @@ import (
 const FileName = results.ReportHTML
 
 // WriteFile writes the page of the trials found at one path (results.Find)
-// and analysed (report.Analyze, in the same order) to dst, atomically: a
+// and analysed (analysis.Analyze, in the same order) to dst, atomically: a
 // trial's page for one trial, a run's page for several. It opens each
 // trial's probe CSV itself. It stops with ctx's error once ctx is done (a
 // long run's page reads every probe CSV again), leaving dst as it was.
-func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed []*report.Trial) error {
+func WriteFile(ctx context.Context, dst string, trials []results.Trial, analysed []*analysis.Trial) error {
 	if len(trials) != len(analysed) {
 		return fmt.Errorf("write %s: %d trials, %d analyses", dst, len(trials), len(analysed))
 	}
@@ -86,7 +86,7 @@ func Dest(path string, trials []results.Trial) string {
 // draws no chart a partition, so its file is not read, only found: at 2,000
 // partitions it held 3.6 million rows. A trial without the file has no
 // replica view: nil, and no error.
-func ReadReplicas(path string, tr *report.Trial) (*ReplicaView, error) {
+func ReadReplicas(path string, tr *analysis.Trial) (*ReplicaView, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -31,7 +31,7 @@ func TestWriteFileInterrupted(t *testing.T) {
 				cancel()
 			}
 			dst := filepath.Join(t.TempDir(), FileName)
-			err := WriteFile(ctx, dst, []results.Trial{trial}, []*report.Trial{tr})
+			err := WriteFile(ctx, dst, []results.Trial{trial}, []*analysis.Trial{tr})
 			_, statErr := os.Stat(dst)
 			switch {
 			case tc.cancel && !errors.Is(err, context.Canceled):
@@ -59,13 +59,13 @@ func TestReadReplicasCondensed(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	few := &report.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, report.Condense)}}
-	many := &report.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, report.Condense+1)}}
+	few := &analysis.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, analysis.Condense)}}
+	many := &analysis.Trial{Gaps: &gaps.Report{Partitions: make([]gaps.Partition, analysis.Condense+1)}}
 	if rv, err := ReadReplicas(path, few); err != nil || rv == nil || len(rv.Samples) != 1 {
-		t.Errorf("%d partitions: %+v, %v; want the one sample", report.Condense, rv, err)
+		t.Errorf("%d partitions: %+v, %v; want the one sample", analysis.Condense, rv, err)
 	}
 	if rv, err := ReadReplicas(path, many); err != nil || rv == nil || len(rv.Samples) != 0 {
-		t.Errorf("%d partitions: %+v, %v; want a view with no samples read", report.Condense+1, rv, err)
+		t.Errorf("%d partitions: %+v, %v; want a view with no samples read", analysis.Condense+1, rv, err)
 	}
 	if rv, err := ReadReplicas(filepath.Join(t.TempDir(), results.ReplicasFile), many); err != nil || rv != nil {
 		t.Errorf("no file: %+v, %v; want nil, nil", rv, err)

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
-// A trial of more partitions than report.Condense — the number past which
+// A trial of more partitions than analysis.Condense — the number past which
 // the text and JSON reports show distributions rather than a line per
 // partition — is drawn as one heat map rather than a lane each: a dozen
 // lanes still read, a thousand charts neither read nor load. HeatGaps
@@ -25,7 +25,7 @@ const (
 // heatMap is a condensed trial's lanes: a row per partition, the led
 // ones first, then the followed, then the rest, each by partition number;
 // in each row the partition's ack gaps longer than Bound, the stall
-// bound the run judged by (report.SteadyBound). The page colours each
+// bound the run judged by (analysis.SteadyBound). The page colours each
 // column of a row by the longest gap overlapping it, and draws the
 // fault and the shared phase boundaries across the rows and each
 // partition's own boundaries on its row. Times are seconds since the
@@ -70,13 +70,13 @@ type heatRow struct {
 }
 
 // heatBuilder gathers a heat map while the probe CSV streams: the gaps
-// over the bound between acks (report.LongGaps: exact whatever order the
+// over the bound between acks (analysis.LongGaps: exact whatever order the
 // rows come in, and it keeps the gaps, never the times), and each
 // partition's first send and first ack, for the gap before the first ack.
 type heatBuilder struct {
 	bound  time.Duration
 	end    time.Time
-	long   *report.LongGaps
+	long   *analysis.LongGaps
 	firsts map[int32]*firsts
 }
 
@@ -84,8 +84,8 @@ type heatBuilder struct {
 // before any.
 type firsts struct{ sent, ack int64 }
 
-func newHeatBuilder(tr *report.Trial, end time.Time) *heatBuilder {
-	long := report.NewLongGaps(tr, end)
+func newHeatBuilder(tr *analysis.Trial, end time.Time) *heatBuilder {
+	long := analysis.NewLongGaps(tr, end)
 	return &heatBuilder{bound: long.Bound, end: end, long: long, firsts: map[int32]*firsts{}}
 }
 
@@ -112,7 +112,7 @@ type heatSpan struct {
 // build lays a row out for each lane, in the report's order of roles,
 // and keeps each row's share of HeatGaps. A lane's role is its stall's:
 // "" where the logs did not say.
-func (h *heatBuilder) build(tr *report.Trial, lanes []lane, from, to, origin time.Time) *heatMap {
+func (h *heatBuilder) build(tr *analysis.Trial, lanes []lane, from, to, origin time.Time) *heatMap {
 	since := func(t time.Time) float64 { return round(t.Sub(origin).Seconds(), 1e6) }
 	h.long.Close()
 	spans := map[int32][]heatSpan{}
@@ -179,7 +179,7 @@ func longest(ss []heatSpan, n int) (kept []heatSpan, left int, leftMax float64) 
 // boundaries puts the report's boundaries on the map: the shared ones as
 // marks, a partition's own as ticks on its row. A fault the logs said
 // nothing of is still marked.
-func (h *heatBuilder) boundaries(hm *heatMap, tr *report.Trial, since func(time.Time) float64) {
+func (h *heatBuilder) boundaries(hm *heatMap, tr *analysis.Trial, since func(time.Time) float64) {
 	rows := map[int32]*heatRow{}
 	for i := range hm.Rows {
 		rows[hm.Rows[i].Partition] = &hm.Rows[i]
@@ -188,7 +188,7 @@ func (h *heatBuilder) boundaries(hm *heatMap, tr *report.Trial, since func(time.
 	for _, b := range tr.Boundaries {
 		if b.Partition < 0 {
 			hm.Marks = append(hm.Marks, heatMark{T: since(b.Time), Kind: string(b.Kind), Phase: b.Phase, Evidence: b.Evidence, Source: b.Source})
-			fault = fault || b.Kind == report.BoundaryFault
+			fault = fault || b.Kind == analysis.BoundaryFault
 			continue
 		}
 		row := rows[b.Partition]
@@ -203,6 +203,6 @@ func (h *heatBuilder) boundaries(hm *heatMap, tr *report.Trial, since func(time.
 		row.Ticks = append(row.Ticks, [2]float64{since(b.Time), float64(i)})
 	}
 	if !fault && !tr.FaultAt.IsZero() {
-		hm.Marks = slices.Insert(hm.Marks, 0, heatMark{T: since(tr.FaultAt), Kind: string(report.BoundaryFault)})
+		hm.Marks = slices.Insert(hm.Marks, 0, heatMark{T: since(tr.FaultAt), Kind: string(analysis.BoundaryFault)})
 	}
 }

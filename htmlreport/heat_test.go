@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -23,11 +23,11 @@ func wide(n int) []results.Message {
 }
 
 func TestHeatMapThreshold(t *testing.T) {
-	for _, n := range []int{report.Condense, report.Condense + 1} {
+	for _, n := range []int{analysis.Condense, analysis.Condense + 1} {
 		t.Run(fmt.Sprint(n, " partitions"), func(t *testing.T) {
 			_, tm := analyseCSV(t, writeCSV(t, wide(n)), time.Time{})
-			if heat := tm.Heat != nil; heat != (n > report.Condense) {
-				t.Fatalf("heat map %v for %d partitions, want one past report.Condense (%d)", heat, n, report.Condense)
+			if heat := tm.Heat != nil; heat != (n > analysis.Condense) {
+				t.Fatalf("heat map %v for %d partitions, want one past analysis.Condense (%d)", heat, n, analysis.Condense)
 			}
 			for _, l := range tm.Lanes {
 				if l.Messages != 500 {
@@ -212,7 +212,7 @@ func TestHeatMapRecorded(t *testing.T) {
 			ticks++
 		}
 	}
-	if !slices.Equal(marks, bounds) || len(marks) == 0 || hm.Marks[0].Kind != string(report.BoundaryFault) || hm.Marks[0].T != 0 {
+	if !slices.Equal(marks, bounds) || len(marks) == 0 || hm.Marks[0].Kind != string(analysis.BoundaryFault) || hm.Marks[0].T != 0 {
 		t.Errorf("marks %q, want the report's shared boundaries %q, the fault first at 0", marks, bounds)
 	}
 	got := 0
@@ -251,8 +251,8 @@ func TestHeatMapRecorded(t *testing.T) {
 func TestRunOfHeatMaps(t *testing.T) {
 	var in RunPage
 	for range 2 {
-		path := writeCSV(t, wide(report.Condense+1))
-		tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+		path := writeCSV(t, wide(analysis.Condense+1))
+		tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -19,7 +19,7 @@ import (
 var recordedArchives = func() map[string]string {
 	m := map[string]string{}
 	for _, name := range []string{"sigkill", "sigterm", "txn-coordinator-1", "group-coordinator-classic", "probe-1000"} {
-		p, err := filepath.Abs(filepath.Join("..", "report", "testdata", name+".tar.gz"))
+		p, err := filepath.Abs(filepath.Join("..", "analysis", "testdata", name+".tar.gz"))
 		if err != nil {
 			panic(err)
 		}
@@ -34,7 +34,7 @@ const recordedTrial = "trial-01"
 // directory, makes that the working directory (so that the trial's name is
 // the relative trial-01, as in report.json) and analyses it as kbf report
 // does.
-func unpackTrial(t *testing.T, name string) (results.Trial, *report.Trial) {
+func unpackTrial(t *testing.T, name string) (results.Trial, *analysis.Trial) {
 	t.Helper()
 	f, err := os.Open(recordedArchives[name])
 	if err != nil {
@@ -50,7 +50,7 @@ func unpackTrial(t *testing.T, name string) (results.Trial, *report.Trial) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func unpackTrial(t *testing.T, name string) (results.Trial, *report.Trial) {
 
 // trialPage opens the trial's probe CSV for a TrialPage; the file is closed
 // when the test ends.
-func trialPage(t *testing.T, trial results.Trial, tr *report.Trial) TrialPage {
+func trialPage(t *testing.T, trial results.Trial, tr *analysis.Trial) TrialPage {
 	t.Helper()
 	f, err := os.Open(trial.Probe)
 	if err != nil {
@@ -80,7 +80,7 @@ func trialPage(t *testing.T, trial results.Trial, tr *report.Trial) TrialPage {
 }
 
 // reportJSON is the trial's report.json as kbf writes it, decoded.
-func reportJSON(t *testing.T, tr *report.Trial) any {
+func reportJSON(t *testing.T, tr *analysis.Trial) any {
 	t.Helper()
 	var b bytes.Buffer
 	if err := render.WriteJSON(&b, tr); err != nil {

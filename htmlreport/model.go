@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // TrialPage is what one trial's page is drawn from: the analysis, and the
@@ -13,7 +13,7 @@ import (
 type TrialPage struct {
 	// Report is the trial's analysis; the page shows its figures as they
 	// are and derives none.
-	Report *report.Trial
+	Report *analysis.Trial
 	// Probe is the trial's probe CSV; ProbeName names it in errors.
 	Probe     io.Reader
 	ProbeName string
@@ -113,7 +113,7 @@ type trialModel struct {
 	Group *groupLane `json:"group,omitempty"`
 	// Txn is the transactional producer's lane, nil without one.
 	Txn *txnLane `json:"txn,omitempty"`
-	// Heat is, for a trial of more partitions than report.Condense, the
+	// Heat is, for a trial of more partitions than analysis.Condense, the
 	// one chart drawn instead of the lanes; nil otherwise.
 	Heat *heatMap `json:"heat,omitempty"`
 }
@@ -154,7 +154,7 @@ type phase struct {
 	Source   string  `json:"source,omitempty"`
 	Why      string  `json:"why,omitempty"`
 	Setting  string  `json:"setting,omitempty"`
-	// Bound is what the phase's settings allow it (report.Bound), drawn
+	// Bound is what the phase's settings allow it (analysis.Bound), drawn
 	// behind it from start+low to start+high; nil when none is stated.
 	Bound *phaseBound `json:"bound,omitempty"`
 }

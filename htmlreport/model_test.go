@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/internal/testsupport/golden"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -165,9 +165,9 @@ func steady(p int32, n int, interval, lat time.Duration, stall func(i int) time.
 
 // analyseCSV analyses the probe CSV at path as a bare CSV, with the fault
 // at faultAt, and builds its page model.
-func analyseCSV(t *testing.T, path string, faultAt time.Time) (*report.Trial, *trialModel) {
+func analyseCSV(t *testing.T, path string, faultAt time.Time) (*analysis.Trial, *trialModel) {
 	t.Helper()
-	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{FaultAt: faultAt})
+	tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{FaultAt: faultAt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestAbsentLatencies(t *testing.T) {
 func TestMessagesOutsideTheSpan(t *testing.T) {
 	msgs := steady(0, 100, 20*time.Millisecond, 5*time.Millisecond, nil)
 	path := writeCSV(t, msgs)
-	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,9 +357,9 @@ func TestWriteTrialErrors(t *testing.T) {
 		})
 	}
 	t.Run("no messages", func(t *testing.T) {
-		err := WriteTrial(&bytes.Buffer{}, TrialPage{Report: &report.Trial{}, Probe: strings.NewReader("")})
-		if !errors.Is(err, report.ErrNoMessages) {
-			t.Errorf("error %v, want report.ErrNoMessages", err)
+		err := WriteTrial(&bytes.Buffer{}, TrialPage{Report: &analysis.Trial{}, Probe: strings.NewReader("")})
+		if !errors.Is(err, analysis.ErrNoMessages) {
+			t.Errorf("error %v, want analysis.ErrNoMessages", err)
 		}
 	})
 }
@@ -369,7 +369,7 @@ func TestPageIsSelfContained(t *testing.T) {
 	// A topic name the page must not take for markup.
 	msgs[0].Err = ""
 	path := writeCSV(t, msgs)
-	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestRun(t *testing.T) {
 					msgs = msgs[:50] // the second trial probed p0 only
 				}
 				path := writeCSV(t, msgs)
-				tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{FaultAt: t0.Add(time.Duration(i) * time.Second)})
+				tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{FaultAt: t0.Add(time.Duration(i) * time.Second)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -490,7 +490,7 @@ func TestBench(t *testing.T) {
 func TestReplicas(t *testing.T) {
 	msgs := steady(0, 10, 20*time.Millisecond, 5*time.Millisecond, nil)
 	path := writeCSV(t, msgs)
-	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,13 +540,13 @@ func TestReplicas(t *testing.T) {
 func TestReplicasLeaderless(t *testing.T) {
 	msgs := steady(0, 10, 20*time.Millisecond, 5*time.Millisecond, nil)
 	path := writeCSV(t, msgs)
-	tr, err := report.Analyze(results.Trial{Probe: path}, report.Options{})
+	tr, err := analysis.Analyze(results.Trial{Probe: path}, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	tr.Replicas = &report.ReplicaView{Partitions: []report.PartitionReplicas{
-		{Partition: 0, Leaderless: []report.Leaderless{{From: at(100), To: at(150)}}},
+	tr.Replicas = &analysis.ReplicaView{Partitions: []analysis.PartitionReplicas{
+		{Partition: 0, Leaderless: []analysis.Leaderless{{From: at(100), To: at(150)}}},
 	}}
 	view := &ReplicaView{Samples: []ReplicaSample{
 		{Time: at(50), Partition: 0, Broker: 1, LEO: 10, HW: 10},
@@ -600,11 +600,11 @@ func syntheticBench(scenarios, trials int) BenchPage {
 
 // summaryJSON is the run's summary as `kbf report -o json` writes it, under
 // "summary", decoded.
-func summaryJSON(t *testing.T, trials []*report.Trial) any {
+func summaryJSON(t *testing.T, trials []*analysis.Trial) any {
 	t.Helper()
 	var b bytes.Buffer
 	b.WriteString(`{"summary": `)
-	if err := render.WriteSummaryJSON(&b, report.Summarize(trials)); err != nil {
+	if err := render.WriteSummaryJSON(&b, analysis.Summarize(trials)); err != nil {
 		t.Fatal(err)
 	}
 	b.WriteString("}")
@@ -616,7 +616,7 @@ func summaryJSON(t *testing.T, trials []*report.Trial) any {
 }
 
 func TestRunSummary(t *testing.T) {
-	var trials []*report.Trial
+	var trials []*analysis.Trial
 	for _, name := range []string{"sigkill", "sigterm"} {
 		_, tr := unpackTrial(t, name)
 		trials = append(trials, tr)
@@ -645,17 +645,17 @@ func TestRunSummary(t *testing.T) {
 func TestGroupLane(t *testing.T) {
 	trial, tr := unpackTrial(t, "sigkill")
 	fault := tr.FaultAt
-	gap := func(p int32, d time.Duration) report.GroupPartition {
-		return report.GroupPartition{Partition: p, Processed: 100,
+	gap := func(p int32, d time.Duration) analysis.GroupPartition {
+		return analysis.GroupPartition{Partition: p, Processed: 100,
 			Stalls: gaps.Stalls{Fault: &gaps.Gap{Start: fault, End: fault.Add(d)}}}
 	}
-	tr.Group = &report.GroupView{
+	tr.Group = &analysis.GroupView{
 		Settings:    results.GroupSettings{ID: "kbf-probe-x", Protocol: results.GroupProtocolClassic, Commit: results.CommitSync},
-		Partitions:  []report.GroupPartition{gap(0, 9*time.Second), gap(1, 8*time.Second), {Partition: 2, Processed: 100}},
+		Partitions:  []analysis.GroupPartition{gap(0, 9*time.Second), gap(1, 8*time.Second), {Partition: 2, Processed: 100}},
 		Processed:   300,
 		Commits:     3,
 		Failed:      1,
-		CommitStall: &report.CommitStall{Start: fault, End: fault.Add(9 * time.Second), Failed: 1},
+		CommitStall: &analysis.CommitStall{Start: fault, End: fault.Add(9 * time.Second), Failed: 1},
 	}
 	var evs bytes.Buffer
 	enc := results.NewGroupEventEncoder(&evs)

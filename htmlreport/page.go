@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -132,7 +132,7 @@ func buildRun(in RunPage) (*page, error) {
 		pg.Title = fmt.Sprintf("kbf: %d trials", len(in.Trials))
 	}
 	clients := map[string]bool{}
-	var reports []*report.Trial
+	var reports []*analysis.Trial
 	for _, t := range in.Trials {
 		reports = append(reports, t.Report)
 		tm, err := buildTrial(t)

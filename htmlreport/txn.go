@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -32,7 +32,7 @@ type txnLane struct {
 // txnFigures adds the transactional producer's: each partition's
 // read_committed stall at the fault, in its lane and the table, and the
 // transactions' row; its lane, whose transactions are set with the page.
-func txnFigures(tr *report.Trial, m *trialModel, since func(time.Time) float64) {
+func txnFigures(tr *analysis.Trial, m *trialModel, since func(time.Time) float64) {
 	v := tr.Txn
 	if v == nil {
 		return

@@ -10,7 +10,7 @@ import (
 // the picture needs no second pass over the probe CSV:
 //
 //	c := plot.NewCollector()
-//	tr, _ := report.Analyze(trial, report.Options{Messages: c.Add})
+//	tr, _ := analysis.Analyze(trial, analysis.Options{Messages: c.Add})
 //	plot.Draw(out, tr, c, plot.Options{})
 //
 // The x axis' range is known only once the last row is read, so the

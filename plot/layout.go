@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -285,7 +285,7 @@ func trialName(dir string) string {
 }
 
 // faultName is the fault as its line's label says it: "SIGKILL k1".
-func faultName(tr *report.Trial) string {
+func faultName(tr *analysis.Trial) string {
 	if tr.Meta == nil || tr.Meta.Fault == nil {
 		return "fault"
 	}
@@ -303,7 +303,7 @@ func faultName(tr *report.Trial) string {
 	return s
 }
 
-func titleLine(tr *report.Trial) string {
+func titleLine(tr *analysis.Trial) string {
 	parts := []string{trialName(tr.Dir)}
 	if !tr.FaultAt.IsZero() {
 		parts = append(parts, faultName(tr)+" at "+tr.FaultAt.UTC().Format("2006-01-02 15:04:05.000")+" UTC")
@@ -323,7 +323,7 @@ func titleLine(tr *report.Trial) string {
 
 // subtitleLine says in words what the picture shows in lines: the ack gap
 // of each partition at the fault.
-func subtitleLine(tr *report.Trial, merged bool) string {
+func subtitleLine(tr *analysis.Trial, merged bool) string {
 	g := tr.Gaps
 	if tr.FaultAt.IsZero() {
 		var best time.Duration
@@ -373,7 +373,7 @@ func subtitleLine(tr *report.Trial, merged bool) string {
 // roleText says what the faulted broker was to a partition, as the
 // analysis decided it once for every renderer (a partition that did not
 // stall has its role too).
-func roleText(tr *report.Trial, p int32) string {
+func roleText(tr *analysis.Trial, p int32) string {
 	if tr.Meta == nil || tr.Meta.Fault == nil {
 		return ""
 	}
@@ -387,7 +387,7 @@ func roleText(tr *report.Trial, p int32) string {
 	return "not on " + b
 }
 
-func legendItems(tr *report.Trial, merged bool) []legendItem {
+func legendItems(tr *analysis.Trial, merged bool) []legendItem {
 	var items []legendItem
 	if merged {
 		items = append(items, legendItem{"dot", palette[0],
@@ -440,7 +440,7 @@ func wrapLegend(items []legendItem, width float64) [][]legendItem {
 }
 
 // footnote says how the probe ran and how to read the marks.
-func footnote(tr *report.Trial) string {
+func footnote(tr *analysis.Trial) string {
 	var b strings.Builder
 	if m := tr.Meta; m != nil {
 		p := m.Probe
@@ -483,10 +483,10 @@ func wrapText(s string, width float64, size float64) []string {
 }
 
 // eventLines are the fault and the stalls' phase boundaries, in time order,
-// as the report decided them (report.Trial.Boundaries): a line per
+// as the report decided them (analysis.Trial.Boundaries): a line per
 // boundary, labelled by its kind. With more than MaxColours partitions,
 // each kind of boundary gets one label for all its lines.
-func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []eventLine {
+func eventLines(tr *analysis.Trial, merged bool, colour func(int32) string) []eventLine {
 	if tr.FaultAt.IsZero() {
 		return nil
 	}
@@ -509,37 +509,37 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		var text string
 		style := dashed
 		switch bd.Kind {
-		case report.BoundaryFault:
+		case analysis.BoundaryFault:
 			continue
-		case report.BoundaryFenced:
+		case analysis.BoundaryFenced:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " fenced " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
-		case report.BoundaryNewIncarnation:
+		case analysis.BoundaryNewIncarnation:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " registered again " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
-		case report.BoundaryControlledShutdown:
+		case analysis.BoundaryControlledShutdown:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " controlled shutdown " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
-		case report.BoundaryQuorumLeader:
+		case analysis.BoundaryQuorumLeader:
 			lines = append(lines, eventLine{at: bd.Time, text: fmt.Sprintf("node %d leads the quorum %s", bd.Broker, since(bd.Time, F)), colour: eventColour, style: dashed})
 			continue
-		case report.BoundaryShutdownGranted:
+		case analysis.BoundaryShutdownGranted:
 			lines = append(lines, eventLine{at: bd.Time, text: broker + " shutdown granted " + since(bd.Time, F), colour: eventColour, style: dashed})
 			continue
-		case report.BoundaryProducerLearned:
+		case analysis.BoundaryProducerLearned:
 			style = dotted
 			text = fmt.Sprintf("p%d producer learns", bd.Partition)
 			if bd.Broker >= 0 {
 				text += fmt.Sprintf(" leader %d", bd.Broker)
 			}
-		case report.BoundaryNewLeader:
+		case analysis.BoundaryNewLeader:
 			text = fmt.Sprintf("p%d new leader", bd.Partition)
 			if bd.Broker >= 0 {
 				text += fmt.Sprintf(" %d", bd.Broker)
 			}
-		case report.BoundaryISRShrunk:
+		case analysis.BoundaryISRShrunk:
 			text = fmt.Sprintf("p%d ISR without %s", bd.Partition, broker)
-		case report.BoundaryFollowerReturned:
+		case analysis.BoundaryFollowerReturned:
 			text = fmt.Sprintf("p%d %s follows again", bd.Partition, broker)
 		default:
 			continue
@@ -562,10 +562,10 @@ func eventLines(tr *report.Trial, merged bool, colour func(int32) string) []even
 		lines = append(lines, eventLine{at: bd.Time, colour: palette[0], style: style})
 	}
 	names := map[string]string{
-		string(report.BoundaryNewLeader):        "new leaders",
-		string(report.BoundaryISRShrunk):        "ISRs without " + broker,
-		string(report.BoundaryProducerLearned):  "producer learns new leaders",
-		string(report.BoundaryFollowerReturned): broker + " follows again",
+		string(analysis.BoundaryNewLeader):        "new leaders",
+		string(analysis.BoundaryISRShrunk):        "ISRs without " + broker,
+		string(analysis.BoundaryProducerLearned):  "producer learns new leaders",
+		string(analysis.BoundaryFollowerReturned): broker + " follows again",
 	}
 	for _, key := range keys {
 		gr := groups[key]
@@ -596,7 +596,7 @@ func partitions(n int) string {
 }
 
 func styleOf(key string) lineStyle {
-	if key == string(report.BoundaryProducerLearned) {
+	if key == string(analysis.BoundaryProducerLearned) {
 		return dotted
 	}
 	return dashed

@@ -2,12 +2,12 @@
 // over time, per partition, with the fault, the stalls and the timeline's key
 // events.
 //
-// It draws what the report analysed (a *report.Trial: the gaps, the stalls'
+// It draws what the report analysed (a *analysis.Trial: the gaps, the stalls'
 // boundaries, the metadata) and the messages a Collector took while the
 // report read the probe CSV, so the file is read once:
 //
 //	c := plot.NewCollector()
-//	tr, _ := report.Analyze(trial, report.Options{Messages: c.Add})
+//	tr, _ := analysis.Analyze(trial, analysis.Options{Messages: c.Add})
 //	plot.Draw(out, tr, c, plot.Options{})
 //
 // It decides nothing the report has decided: each line is one of
@@ -41,7 +41,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -78,12 +78,12 @@ var ErrSize = errors.New("picture size out of bounds")
 // written to w before the whole file has been read, so a bad file leaves w
 // empty. Where the analysis reads the file anyway, a Collector spares the
 // second pass (Draw).
-func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) error {
+func WriteSVG(w io.Writer, tr *analysis.Trial, probeCSV io.Reader, opt Options) error {
 	if err := opt.check(); err != nil {
 		return err
 	}
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
-		return report.ErrNoMessages
+		return analysis.ErrNoMessages
 	}
 	if opt.Source == "" {
 		opt.Source = results.ProbeFile
@@ -109,7 +109,7 @@ func WriteSVG(w io.Writer, tr *report.Trial, probeCSV io.Reader, opt Options) er
 
 // Draw draws the trial tr as an SVG document on w from the messages col
 // took while tr was analysed.
-func Draw(w io.Writer, tr *report.Trial, col *Collector, opt Options) error {
+func Draw(w io.Writer, tr *analysis.Trial, col *Collector, opt Options) error {
 	if err := opt.check(); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func Draw(w io.Writer, tr *report.Trial, col *Collector, opt Options) error {
 		opt.Height = DefaultHeight
 	}
 	if tr.Gaps == nil || tr.Gaps.Sent == 0 || tr.Gaps.Start.IsZero() {
-		return report.ErrNoMessages
+		return analysis.ErrNoMessages
 	}
 	c := newCanvas(tr, opt.Width, opt.Height)
 	if err := c.fill(col); err != nil {
@@ -149,7 +149,7 @@ type bucket struct {
 // canvas lays the picture out from the trial, then takes the probe's
 // messages one at a time into per-column buckets.
 type canvas struct {
-	tr *report.Trial
+	tr *analysis.Trial
 	l  layout
 
 	// index maps a partition to its series; with more than MaxColours
@@ -166,7 +166,7 @@ type canvas struct {
 	sent, acked, nFailed, nUnack int
 }
 
-func newCanvas(tr *report.Trial, width, height int) *canvas {
+func newCanvas(tr *analysis.Trial, width, height int) *canvas {
 	c := &canvas{tr: tr, index: map[int32]int{}}
 	parts := tr.Gaps.Partitions
 	c.merged = len(parts) > MaxColours

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/internal/testsupport/golden"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -27,7 +27,7 @@ import (
 const handMade = "testdata/sigkill"
 
 // analyze reads the trial at path as kbf plot does.
-func analyze(t *testing.T, path string) (*report.Trial, results.Trial) {
+func analyze(t *testing.T, path string) (*analysis.Trial, results.Trial) {
 	t.Helper()
 	trials, err := results.Find(path)
 	if err != nil {
@@ -36,7 +36,7 @@ func analyze(t *testing.T, path string) (*report.Trial, results.Trial) {
 	if len(trials) != 1 {
 		t.Fatalf("Find(%s) = %d trials, want 1", path, len(trials))
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,9 +189,9 @@ func generated(parts, n int) func(yield func(*results.Message)) {
 	}
 }
 
-// generatedTrial analyses the generated rows as report.Analyze would, and
+// generatedTrial analyses the generated rows as analysis.Analyze would, and
 // returns them as a probe CSV.
-func generatedTrial(t *testing.T, parts, n int) (*report.Trial, *bytes.Buffer) {
+func generatedTrial(t *testing.T, parts, n int) (*analysis.Trial, *bytes.Buffer) {
 	t.Helper()
 	fault := time.Date(2026, 11, 30, 3, 26, 10, 0, time.UTC)
 	g := gaps.NewReport(gaps.Options{FaultAt: fault})
@@ -205,7 +205,7 @@ func generatedTrial(t *testing.T, parts, n int) (*report.Trial, *bytes.Buffer) {
 	if err := enc.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	return &report.Trial{FaultAt: fault, Gaps: g}, &csv
+	return &analysis.Trial{FaultAt: fault, Gaps: g}, &csv
 }
 
 // TestBoundedMemory feeds 200,000 rows and checks that what the picture
@@ -317,8 +317,8 @@ func TestBadInput(t *testing.T) {
 	t.Run("no messages", func(t *testing.T) {
 		g := gaps.NewReport(gaps.Options{})
 		g.Close()
-		if err := WriteSVG(io.Discard, &report.Trial{Gaps: g}, strings.NewReader(""), Options{}); !errors.Is(err, report.ErrNoMessages) {
-			t.Errorf("error %v, want report.ErrNoMessages", err)
+		if err := WriteSVG(io.Discard, &analysis.Trial{Gaps: g}, strings.NewReader(""), Options{}); !errors.Is(err, analysis.ErrNoMessages) {
+			t.Errorf("error %v, want analysis.ErrNoMessages", err)
 		}
 	})
 }
@@ -350,7 +350,7 @@ func TestEventsFromBoundaries(t *testing.T) {
 			t.Errorf("line %d: %q at %v, want %q at %v", i, got[i].text, got[i].at, want[i].text, want[i].at)
 		}
 	}
-	tr.Boundaries = slices.DeleteFunc(tr.Boundaries, func(b report.Boundary) bool { return b.Kind == report.BoundaryFenced })
+	tr.Boundaries = slices.DeleteFunc(tr.Boundaries, func(b analysis.Boundary) bool { return b.Kind == analysis.BoundaryFenced })
 	if got := eventLines(tr, false, colour); len(got) != len(want)-1 || slices.ContainsFunc(got, func(e eventLine) bool { return strings.Contains(e.text, "fenced") }) {
 		t.Errorf("without the fence boundary: %+v", got)
 	}

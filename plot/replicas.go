@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // The replica view's panels: under the latency plot, one panel per
@@ -23,11 +23,11 @@ const (
 )
 
 // replicaPanels returns the partitions whose replicas are drawn.
-func replicaPanels(tr *report.Trial) []report.PartitionReplicas {
+func replicaPanels(tr *analysis.Trial) []analysis.PartitionReplicas {
 	if tr.Replicas == nil {
 		return nil
 	}
-	var out []report.PartitionReplicas
+	var out []analysis.PartitionReplicas
 	for _, p := range tr.Replicas.Partitions {
 		if len(p.LEOs) > 0 || len(p.HWs) > 0 {
 			out = append(out, p)
@@ -40,7 +40,7 @@ func replicaPanels(tr *report.Trial) []report.PartitionReplicas {
 }
 
 // panelsHeight is the room the replica panels take.
-func panelsHeight(tr *report.Trial) float64 {
+func panelsHeight(tr *analysis.Trial) float64 {
 	return float64(len(replicaPanels(tr)) * (panelH + panelGap))
 }
 
@@ -52,7 +52,7 @@ func (c *canvas) writeReplicas(p printf) {
 		bottom := top + panelH
 		lo, hi := int64(-1), int64(-1)
 		from, to := c.zoom(pr.Partition)
-		widen := func(xs []report.ReplicaOffset) {
+		widen := func(xs []analysis.ReplicaOffset) {
 			for _, x := range xs {
 				if x.Time.Before(from) || x.Time.After(to) {
 					continue
@@ -96,7 +96,7 @@ func (c *canvas) writeReplicas(p printf) {
 		// The HW as each broker answered it as leader: a leader cut from
 		// the controller goes on answering its own, held, beside the new
 		// leader's.
-		byBroker := map[int32][]report.ReplicaOffset{}
+		byBroker := map[int32][]analysis.ReplicaOffset{}
 		var order []int32
 		for _, x := range pr.HWs {
 			if _, ok := byBroker[x.Broker]; !ok {
@@ -120,8 +120,8 @@ func (c *canvas) writeReplicas(p printf) {
 // splitAt cuts offsets sorted by time where a time without a leader began
 // between two of them: the HW is unknown there, and its line breaks rather
 // than run flat across.
-func splitAt(xs []report.ReplicaOffset, none []report.Leaderless) [][]report.ReplicaOffset {
-	var runs [][]report.ReplicaOffset
+func splitAt(xs []analysis.ReplicaOffset, none []analysis.Leaderless) [][]analysis.ReplicaOffset {
+	var runs [][]analysis.ReplicaOffset
 	from := 0
 	for i := 1; i < len(xs); i++ {
 		for _, n := range none {
@@ -158,7 +158,7 @@ func colourName(i int) string { return colourNames[i%len(colourNames)] }
 
 // writeSteps draws offsets as a step line, one point per pixel column (the
 // last there), so a long trial stays a small file.
-func writeSteps(p printf, l *layout, xs []report.ReplicaOffset, y func(int64) float64, colour, width, dash string) {
+func writeSteps(p printf, l *layout, xs []analysis.ReplicaOffset, y func(int64) float64, colour, width, dash string) {
 	var b strings.Builder
 	lastCol, n := -1, 0
 	for i, x := range xs {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -123,18 +123,18 @@ func TestReplicaPanelsLeaderless(t *testing.T) {
 func TestSplitAt(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 3, 26, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
-	xs := []report.ReplicaOffset{{Time: at(0)}, {Time: at(1)}, {Time: at(5)}, {Time: at(6)}}
+	xs := []analysis.ReplicaOffset{{Time: at(0)}, {Time: at(1)}, {Time: at(5)}, {Time: at(6)}}
 	for _, c := range []struct {
 		name string
-		none []report.Leaderless
+		none []analysis.Leaderless
 		want []int // the runs' lengths
 	}{
 		{"always a leader", nil, []int{4}},
-		{"none between two answers", []report.Leaderless{{From: at(2), To: at(4)}}, []int{2, 2}},
-		{"none from an answer's time", []report.Leaderless{{From: at(5), To: at(6)}}, []int{2, 2}},
-		{"none before the first answer", []report.Leaderless{{From: t0.Add(-time.Second), To: at(0)}}, []int{4}},
-		{"none after the last, never again", []report.Leaderless{{From: at(7)}}, []int{4}},
-		{"twice", []report.Leaderless{{From: at(1), To: at(2)}, {From: at(3), To: at(4)}}, []int{1, 1, 2}},
+		{"none between two answers", []analysis.Leaderless{{From: at(2), To: at(4)}}, []int{2, 2}},
+		{"none from an answer's time", []analysis.Leaderless{{From: at(5), To: at(6)}}, []int{2, 2}},
+		{"none before the first answer", []analysis.Leaderless{{From: t0.Add(-time.Second), To: at(0)}}, []int{4}},
+		{"none after the last, never again", []analysis.Leaderless{{From: at(7)}}, []int{4}},
+		{"twice", []analysis.Leaderless{{From: at(1), To: at(2)}, {From: at(3), To: at(4)}}, []int{1, 1, 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []int

@@ -333,7 +333,7 @@ const (
 const (
 	// BrokerUnknown: no sign of the cluster's named the broker, and kbf
 	// does not guess; the analysis names it from what was measured where
-	// the evidence does (report).
+	// the evidence does (the analysis).
 	BrokerUnknown = "unknown"
 	// BrokerCluster: the whole cluster — no broker answered while every
 	// partition stalled (every node paused, the network gone).

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/verdict"
 )
 
@@ -18,10 +18,10 @@ type Trial struct {
 	// otherwise.
 	Stall time.Duration
 	Valid bool
-	// Hiccup is a pause trial's hiccup (report.Hiccup), nil when the
+	// Hiccup is a pause trial's hiccup (analysis.Hiccup), nil when the
 	// pause was not undone while probing or the trial is invalid (no
 	// healthy baseline, the pause not confirmed): it then does not count.
-	Hiccup *report.Hiccup
+	Hiccup *analysis.Hiccup
 }
 
 // Rows gathers the trials by the grid's points, longest session first.
@@ -104,7 +104,7 @@ func FromSet(dir string, set *bench.Set) ([]Trial, error) {
 // it does not count: no pause undone while probing, or a verdict of
 // invalid (a baseline never healthy, the pause not confirmed). A suspect
 // probe does not matter here: fences are the controller's lines.
-func ReadHiccup(dir string) (*report.Hiccup, error) {
+func ReadHiccup(dir string) (*analysis.Hiccup, error) {
 	tr, err := bench.AnalyzeDir(dir)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/timeline"
 )
 
@@ -25,7 +25,7 @@ func stalls(name string, median time.Duration, n int) []Trial {
 func hiccups(name string, n, fenced int) []Trial {
 	var out []Trial
 	for i := range n {
-		h := &report.Hiccup{Broker: "k1", NodeID: 1, From: time.Unix(0, 0), Returned: time.Unix(2, 0)}
+		h := &analysis.Hiccup{Broker: "k1", NodeID: 1, From: time.Unix(0, 0), Returned: time.Unix(2, 0)}
 		if i < fenced {
 			h.Fence = &timeline.Event{Time: time.Unix(1, 0), Text: "Fencing broker 1 at epoch 14 because its session has timed out.", Source: "c1/controller.log:7"}
 			h.LeaderMoves = []timeline.Event{{Topic: "orders", Partition: 0}}

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kbf-project/kbf/clusters/remote"
+	"github.com/kbf-project/kbf/platform/remote"
 	"github.com/kbf-project/kbf/probe"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
-	"github.com/kbf-project/kbf/clusters/remote"
 	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
+	"github.com/kbf-project/kbf/platform/remote"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )

@@ -12,9 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbf-project/kbf/clusters/remote"
+	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/platform/remote"
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -94,7 +94,7 @@ func watchWritesAnIncident(t *testing.T, consumer string) {
 	if start := m.Fault.At(); start.Sub(m.Started) < opt.Before-time.Millisecond {
 		t.Errorf("the directory starts %v before the first sign, want --before %v", start.Sub(m.Started), opt.Before)
 	}
-	tr, err := report.Analyze(found[0], report.Options{})
+	tr, err := analysis.Analyze(found[0], analysis.Options{})
 	if err != nil {
 		t.Fatalf("the incident does not analyse: %v", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/kbf-project/kbf/bench"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/platform"
 )
 
 // Check refuses, in one line each, before anything is written, what kbf
@@ -71,7 +71,7 @@ func (r *Runner) validated(s bench.Scenario) (experiment.Options, error) {
 // shapeKey is what the Docker cluster of s is made of, as a map key: its
 // options shaped for its fault, without their hooks, which say nothing of
 // the cluster.
-func shapeKey(s clusters.Spec) string {
+func shapeKey(s platform.Spec) string {
 	opts := *s.Shaped().Docker
 	opts.Progress, opts.BuildOffline, opts.Notice = nil, nil, nil
 	return fmt.Sprintf("%#v", opts)
@@ -79,17 +79,17 @@ func shapeKey(s clusters.Spec) string {
 
 // checkTarget is the Docker cluster of s made only to be asked: it
 // contacts neither Docker nor Kafka, and brings nothing up.
-func (r *Runner) checkTarget(s clusters.Spec) (clusters.Shape, error) {
+func (r *Runner) checkTarget(s platform.Spec) (platform.Shape, error) {
 	key := shapeKey(s)
 	if t, ok := r.checked[key]; ok {
 		return t, nil
 	}
-	t, err := clusters.ShapeOf(s)
+	t, err := platform.ShapeOf(s)
 	if err != nil {
 		return nil, err
 	}
 	if r.checked == nil {
-		r.checked = map[string]clusters.Shape{}
+		r.checked = map[string]platform.Shape{}
 	}
 	r.checked[key] = t
 	return t, nil
@@ -127,7 +127,7 @@ func (r *Runner) checkExternal(s bench.Scenario) error {
 		}
 	}
 	if s.LogsCommand != "" {
-		if err := clusters.CheckLogsCommand(s.LogsCommand); err != nil {
+		if err := platform.CheckLogsCommand(s.LogsCommand); err != nil {
 			return fmt.Errorf("logs_command: %w", err)
 		}
 	}
@@ -135,7 +135,7 @@ func (r *Runner) checkExternal(s bench.Scenario) error {
 	if err != nil {
 		return err
 	}
-	sh, err := clusters.ShapeOf(clusters.Spec{Remote: &clusters.RemoteOptions{}})
+	sh, err := platform.ShapeOf(platform.Spec{Remote: &platform.RemoteOptions{}})
 	if err != nil {
 		return err
 	}
@@ -163,5 +163,5 @@ func (r *Runner) checkK8s(s bench.Scenario, k K8s) error {
 	if err := opt.Validate(); err != nil {
 		return err
 	}
-	return clusters.Supports(clusters.Spec{K8s: &clusters.K8s{}}, opt.Kill, opt.Broker)
+	return platform.Supports(platform.Spec{K8s: &platform.K8s{}}, opt.Kill, opt.Broker)
 }

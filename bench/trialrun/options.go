@@ -1,10 +1,10 @@
 // Package trialrun runs a benchmark's trials (bench.Runner, bench.Lanes)
 // with kbf run's trial protocol (experiment.Runner) on the cluster each
 // scenario names: kbf's Docker cluster, kept from one trial to the next
-// (clusters.Pool), a Kafka in Kubernetes, or, for fault external, a
+// (platform.Pool), a Kafka in Kubernetes, or, for fault external, a
 // cluster reached by its addresses. A scenario's settings are laid over
 // Options, what the command's flags set; each trial recorded is analysed
-// once and its reports written beside it (analysis.JustRecorded).
+// once and its reports written beside it (report.JustRecorded).
 //
 // It is all that ties kbf bench and kbf tune to the trial protocol; kbf run
 // shares its rules for shaping a cluster for a fault (DockerSpec, Lead,
@@ -19,10 +19,10 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/cluster"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/replicas"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
@@ -88,9 +88,9 @@ func (k K8s) On() bool { return k.Target == TargetK8s }
 // Spec is the Kubernetes cluster k names, for a fault of kind on lead:
 // when opened, the namespace's pods are listed and the brokers asked where
 // they advertise themselves now; say takes the target's notes.
-func (k K8s) Spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) clusters.Spec {
-	return clusters.Spec{K8s: &clusters.K8s{Kubeconfig: k.Kubeconfig, Namespace: k.Namespace,
-		Options: clusters.K8sOptions{Selector: k.Selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
+func (k K8s) Spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) platform.Spec {
+	return platform.Spec{K8s: &platform.K8s{Kubeconfig: k.Kubeconfig, Namespace: k.Namespace,
+		Options: platform.K8sOptions{Selector: k.Selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
 			Fault: kind, NetImage: k.NetImage, Say: func(line string) { fmt.Fprintln(say, line) }}}}
 }
 
@@ -146,8 +146,8 @@ func Lead(broker string) string {
 // fault's tmpfs of size, a disk fault's FUSE layer under the faulted
 // broker or, for a power loss of every replica, under every broker; none
 // when the broker is found only at the fault.
-func FaultShape(kind results.FaultKind, broker, size string, d experiment.DiskFault) clusters.Fault {
-	return clusters.Fault{Kind: kind, Broker: Lead(broker), DiskSize: size, AllReplicas: d.AllReplicas}
+func FaultShape(kind results.FaultKind, broker, size string, d experiment.DiskFault) platform.Fault {
+	return platform.Fault{Kind: kind, Broker: Lead(broker), DiskSize: size, AllReplicas: d.AllReplicas}
 }
 
 // DockerSpec is the spec of kbf's Docker cluster c shaped for the trial
@@ -155,12 +155,12 @@ func FaultShape(kind results.FaultKind, broker, size string, d experiment.DiskFa
 // partition 0 of the probed topic, however many brokers there are (a
 // role's broker is found only at the fault: none), and the fault's disk
 // (FaultShape) is made; with Offline, the offline image is its fallback.
-func (o *Options) DockerSpec(c compose.Options, e experiment.Options) clusters.Spec {
+func (o *Options) DockerSpec(c compose.Options, e experiment.Options) platform.Spec {
 	c.Lead = Lead(e.Broker)
 	if o.Offline != nil {
 		o.Offline(&c)
 	}
-	return clusters.Spec{Docker: &c, Fault: FaultShape(e.Kill, e.Broker, o.DiskSize, e.Disk)}
+	return platform.Spec{Docker: &c, Fault: FaultShape(e.Kill, e.Broker, o.DiskSize, e.Disk)}
 }
 
 // NewExperiment is the trial protocol of kbf run, probe and bench on

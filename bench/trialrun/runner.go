@@ -14,10 +14,10 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/cluster"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
@@ -28,13 +28,13 @@ import (
 type Runner struct {
 	opt *Options
 	// pool keeps the Docker cluster from one trial to the next.
-	pool clusters.Pool
+	pool platform.Pool
 	// local caches whether an image is here (a scenario's kafka_version).
 	local compose.LocalImages
 	// checked are the targets Check made, by their cluster options
 	// (shapeKey): loading a compose project takes milliseconds, and
 	// 10,000 scenarios of one cluster need one, not 10,000.
-	checked map[string]clusters.Shape
+	checked map[string]platform.Shape
 	// lanes are the runners of lanes 2 and on.
 	lanes []*Runner
 	// prefix begins the lines a trial on this lane prints, when trials run
@@ -83,7 +83,7 @@ func (r *Runner) Close() {
 }
 
 // Trial runs one trial of s into dir with kbf run's protocol and target.
-func (r *Runner) Trial(ctx context.Context, s bench.Scenario, dir string) (*report.Trial, error) {
+func (r *Runner) Trial(ctx context.Context, s bench.Scenario, dir string) (*analysis.Trial, error) {
 	opt, err := r.Experiment(s)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func (r *Runner) Trial(ctx context.Context, s bench.Scenario, dir string) (*repo
 // trial (its brokers checked again, nothing of kbf's lingering between
 // trials, a pod made again since the last at its new address); kbf's
 // Docker cluster is the pool's, kept from one trial to the next.
-func (r *Runner) clusterSpec(ctx context.Context, s bench.Scenario, opt experiment.Options) (clusters.Spec, error) {
+func (r *Runner) clusterSpec(ctx context.Context, s bench.Scenario, opt experiment.Options) (platform.Spec, error) {
 	switch k := r.k8s(s); {
 	case s.Fault == bench.FaultExternal:
 		return remoteSpec(s, opt.Probe.Security), nil
@@ -118,12 +118,12 @@ func (r *Runner) clusterSpec(ctx context.Context, s bench.Scenario, opt experime
 
 // remoteSpec is the cluster of an external fault's scenario, at its
 // bootstrap, its node logs where logs or logs_command says.
-func remoteSpec(s bench.Scenario, sec *kafkasec.Config) clusters.Spec {
-	return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: s.Bootstrap, Logs: s.Logs, LogsCommand: s.LogsCommand, Dir: s.Dir, Security: sec}}
+func remoteSpec(s bench.Scenario, sec *kafkasec.Config) platform.Spec {
+	return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: s.Bootstrap, Logs: s.Logs, LogsCommand: s.LogsCommand, Dir: s.Dir, Security: sec}}
 }
 
 // trial runs one trial into dir on target t.
-func (r *Runner) trial(ctx context.Context, opt experiment.Options, t cluster.Cluster, dir string) (*report.Trial, error) {
+func (r *Runner) trial(ctx context.Context, opt experiment.Options, t cluster.Cluster, dir string) (*analysis.Trial, error) {
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	var rep experiment.Reporter
@@ -134,13 +134,13 @@ func (r *Runner) trial(ctx context.Context, opt experiment.Options, t cluster.Cl
 	if err := NewExperiment(opt, t, rep).Trial(ctx, n, dir); err != nil {
 		return nil, err
 	}
-	return analysis.JustRecorded(ctx, dir, r.opt.Text)
+	return report.JustRecorded(ctx, dir, r.opt.Text)
 }
 
 // ClusterOptions is the spec of s's Docker cluster, for the fault of opt.
 // A scenario's image or kafka_version is its image over Options.Image;
 // local says whether an image is here.
-func (r *Runner) ClusterOptions(s bench.Scenario, opt experiment.Options, local func(string) bool) (clusters.Spec, error) {
+func (r *Runner) ClusterOptions(s bench.Scenario, opt experiment.Options, local func(string) bool) (platform.Spec, error) {
 	opts := compose.Options{Image: r.opt.Image, File: s.Compose, ProjectName: s.ProjectName, Brokers: s.Brokers, Controllers: s.Controllers}
 	if img := s.KafkaImage(local); img != "" {
 		opts.Image = img
@@ -148,12 +148,12 @@ func (r *Runner) ClusterOptions(s bench.Scenario, opt experiment.Options, local 
 	for _, kv := range s.Config {
 		st, err := compose.ParseSetting(kv)
 		if err != nil {
-			return clusters.Spec{}, err
+			return platform.Spec{}, err
 		}
 		opts.Config = append(opts.Config, st)
 	}
 	if err := compose.CheckLimits(opts.Config); err != nil {
-		return clusters.Spec{}, err
+		return platform.Spec{}, err
 	}
 	opts.Security = opt.Probe.Security
 	return r.opt.DockerSpec(opts, opt), nil

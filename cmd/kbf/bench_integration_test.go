@@ -25,10 +25,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -171,7 +171,7 @@ func TestIntegrationBench(t *testing.T) {
 	// check; each scenario needs one that is not.
 	for _, c := range []struct {
 		name  string
-		check func(context.Context, *testing.T, *compose.Cluster, *report.Trial)
+		check func(context.Context, *testing.T, *compose.Cluster, *analysis.Trial)
 	}{
 		{"sigkill", checkSigkill},
 		{"sigterm", checkSigterm},

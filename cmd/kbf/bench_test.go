@@ -16,9 +16,9 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/platform"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -541,8 +541,8 @@ func TestBenchManyScenariosBadLast(t *testing.T) {
 }
 
 // dockerOpts are the compose options of a Docker cluster's spec, shaped
-// for its fault as clusters.Open makes it.
-func dockerOpts(s clusters.Spec, err error) (compose.Options, error) {
+// for its fault as platform.Open makes it.
+func dockerOpts(s platform.Spec, err error) (compose.Options, error) {
 	if err != nil || s.Docker == nil {
 		return compose.Options{}, err
 	}

@@ -19,9 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -73,7 +73,7 @@ func TestIntegrationClientsGroup(t *testing.T) {
 			if len(trials) != 1 || len(trials[0].Clients) != 2 {
 				t.Fatalf("%d trials, want 1 with two external clients: %+v", len(trials), trials)
 			}
-			tr, err := report.Analyze(trials[0], report.Options{})
+			tr, err := analysis.Analyze(trials[0], analysis.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestIntegrationClientsGroup(t *testing.T) {
 	}
 }
 
-func checkClientsGroup(t *testing.T, tr *report.Trial, proto string) {
+func checkClientsGroup(t *testing.T, tr *analysis.Trial, proto string) {
 	t.Helper()
 	if tr.Meta.Fault == nil || tr.FaultAt.IsZero() {
 		t.Fatalf("no fault recorded; verdict %v", tr.Verdict)
@@ -95,7 +95,7 @@ func checkClientsGroup(t *testing.T, tr *report.Trial, proto string) {
 	}
 	for _, cr := range tr.Clients {
 		dir := tr.Dir
-		if cr.Name != report.FranzGo {
+		if cr.Name != analysis.FranzGo {
 			dir = results.ClientDir(tr.Dir, cr.Name)
 		}
 		processed := groupProcessed(t, dir)

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -71,7 +71,7 @@ func TestIntegrationClients(t *testing.T) {
 	if len(trials) != 1 || len(trials[0].Clients) != 2 {
 		t.Fatalf("%d trials, want 1 with two external clients: %+v", len(trials), trials)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

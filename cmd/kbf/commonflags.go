@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/platform"
 )
 
 // The flags several commands share as a group, each defined once: which
@@ -80,13 +80,13 @@ func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
 
 // existing is the spec of kbf's own cluster (or -f FILE's) as it runs:
 // its topics are the probe's to make, none of the file's defaults.
-func (f *clusterFlags) existing() (clusters.Spec, error) {
+func (f *clusterFlags) existing() (platform.Spec, error) {
 	opts, err := f.options()
 	if err != nil {
-		return clusters.Spec{}, err
+		return platform.Spec{}, err
 	}
 	opts.Topics = []compose.Topic{}
-	return clusters.Spec{Docker: &opts}, nil
+	return platform.Spec{Docker: &opts}, nil
 }
 
 // options returns the compose options the flags describe, checked

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/platform"
 )
 
 func TestDiskFlags(t *testing.T) {
@@ -38,7 +38,7 @@ func TestDiskFlags(t *testing.T) {
 			if err != nil || spec.Docker == nil {
 				t.Fatal(err)
 			}
-			if _, ok := spec.Shaped().Docker.FaultDisks[clusters.AllBrokers]; !ok {
+			if _, ok := spec.Shaped().Docker.FaultDisks[platform.AllBrokers]; !ok {
 				t.Errorf("fault disks %v, want every broker's", spec.Docker.FaultDisks)
 			}
 		}},

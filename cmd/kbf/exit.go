@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // Exit codes, decided here only.
@@ -37,7 +37,7 @@ var exitStatuses = []struct {
 	{exitFindings, errFindings, "a client's acknowledged records broke what its settings promise: lost under acks=all, or duplicated or reordered by an idempotent producer (in a trial of any verdict)"},
 	{exitRegress, errRegression, "a regression: the new side is worse beyond the bound"},
 	{exitTooFew, errTooFew, "undecided: too few valid trials, or a scenario, role or metric on one side only; run more"},
-	{exitNoValid, report.ErrNoValidTrial, "every trial ran, but none was valid (each report's verdict line says why)"},
+	{exitNoValid, analysis.ErrNoValidTrial, "every trial ran, but none was valid (each report's verdict line says why)"},
 	{exitCanceled, nil, "interrupted (Ctrl-C or SIGTERM): a fault undone, what was measured kept"},
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -52,10 +52,10 @@ func TestHelpExitStatuses(t *testing.T) {
 // TestExitFor checks the table's precedence: a finding beside a broken
 // trial is still exit 3.
 func TestExitFor(t *testing.T) {
-	var lossBesideBroken report.Outcome
+	var lossBesideBroken analysis.Outcome
 	lossBesideBroken.Findings = []string{"trial-01: franz-go: 1 lost under acks=all"}
 	lossBesideBroken.Broke(errors.New("trial-02: probe.csv: truncated"))
-	var broken report.Outcome
+	var broken analysis.Outcome
 	broken.Broke(results.BrokenTrials{errors.New("trial-02: probe.csv: truncated")})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -70,7 +70,7 @@ func TestExitFor(t *testing.T) {
 		{"unknown flag", context.Background(), errors.New("unknown flag: --x"), exitUsage},
 		{"a loss beside a broken trial", context.Background(), lossBesideBroken.Err(), exitFindings},
 		{"a broken trial", context.Background(), broken.Err(), exitError},
-		{"no valid trial", context.Background(), fmt.Errorf("run: %w", report.ErrNoValidTrial), exitNoValid},
+		{"no valid trial", context.Background(), fmt.Errorf("run: %w", analysis.ErrNoValidTrial), exitNoValid},
 		{"regression", context.Background(), fmt.Errorf("x: %w", errRegression), exitRegress},
 		{"undecided", context.Background(), errTooFew, exitTooFew},
 		{"interrupted", ctx, fmt.Errorf("trial 1: %w", context.Canceled), exitCanceled},

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -47,7 +47,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 		if err := checkBootstrap(e.bootstrap); err != nil {
 			return err
 		}
-		if err := clusters.Supports(clusters.Spec{Remote: &clusters.RemoteOptions{}}, kill, ""); err != nil {
+		if err := platform.Supports(platform.Spec{Remote: &platform.RemoteOptions{}}, kill, ""); err != nil {
 			return usageError{err}
 		}
 	}
@@ -59,7 +59,7 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 	case e.logs != "" && e.logsCommand != "":
 		return usagef("--logs and --logs-command: give one")
 	case e.logsCommand != "":
-		if err := clusters.CheckLogsCommand(e.logsCommand); err != nil {
+		if err := platform.CheckLogsCommand(e.logsCommand); err != nil {
 			return usagef("--logs-command: %v", err)
 		}
 	case e.logs != "":
@@ -77,6 +77,6 @@ func (e *externalFlags) options() experiment.External {
 // remote is the spec of the cluster at --bootstrap, its node logs where
 // --logs or --logs-command says: contacted when opened, to read its nodes
 // and check kbf reaches every broker.
-func (e *externalFlags) remote(sec *kafkasec.Config) clusters.Spec {
-	return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
+func (e *externalFlags) remote(sec *kafkasec.Config) platform.Spec {
+	return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, Dir: e.dir, Security: sec}}
 }

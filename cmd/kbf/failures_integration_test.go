@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -47,7 +47,7 @@ func TestIntegrationIsolateReplication(t *testing.T) {
 	}
 	var shrunk time.Time
 	for _, s := range tr.Stalls {
-		lag, ok := report.Phases(s.Phases).Named(report.PhaseLag)
+		lag, ok := analysis.Phases(s.Phases).Named(analysis.PhaseLag)
 		if !ok {
 			t.Errorf("p%d (%s): no lag phase: %+v, note %q", s.Partition, s.Role, s.Phases, s.Note)
 			continue
@@ -55,7 +55,7 @@ func TestIntegrationIsolateReplication(t *testing.T) {
 		if !strings.Contains(lag.Evidence, "Shrinking ISR") {
 			t.Errorf("p%d: the lag phase ends at %q, not a leader's ISR shrink", s.Partition, lag.Evidence)
 		}
-		if len(lag.Settings) != 1 || lag.Settings[0].Value != "10000" || lag.Settings[0].Source != report.SourceNodeConfig {
+		if len(lag.Settings) != 1 || lag.Settings[0].Value != "10000" || lag.Settings[0].Source != analysis.SourceNodeConfig {
 			t.Errorf("p%d: lag settings %+v: want replica.lag.time.max.ms 10000 read from the node's config", s.Partition, lag.Settings)
 		}
 		// Kafka drops a replica only once it has not caught up for the
@@ -119,7 +119,7 @@ func TestIntegrationFailback(t *testing.T) {
 		for _, ph := range p.Phases {
 			names = append(names, ph.Name)
 		}
-		if strings.Join(names, ",") != strings.Join([]string{report.PhaseCatchUp, report.PhaseElection, report.PhaseFirstAnswers}, ",") {
+		if strings.Join(names, ",") != strings.Join([]string{analysis.PhaseCatchUp, analysis.PhaseElection, analysis.PhaseFirstAnswers}, ",") {
 			t.Errorf("p%d: failback phases %q (note %q)", p.Partition, names, p.Note)
 			continue
 		}

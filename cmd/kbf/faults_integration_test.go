@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
@@ -45,14 +45,14 @@ func stepsCluster(ctx context.Context, t *testing.T, opt compose.Options) *compo
 // stepsTrial runs kbf run with args (which name the fault) into a fresh
 // directory and analyses its one trial. codes are the exits accepted
 // besides 0 and 6 (a suspect trial on a loaded machine).
-func stepsTrial(ctx context.Context, t *testing.T, codes []int, args ...string) *report.Trial {
+func stepsTrial(ctx context.Context, t *testing.T, codes []int, args ...string) *analysis.Trial {
 	t.Helper()
 	tr, _ := stepsTrialCode(ctx, t, codes, args...)
 	return tr
 }
 
 // stepsTrialCode is stepsTrial, returning kbf run's exit code too.
-func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...string) (*report.Trial, int) {
+func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...string) (*analysis.Trial, int) {
 	t.Helper()
 	// KBF_KEEP names a directory to keep the trial in, to read it after.
 	root := os.Getenv("KBF_KEEP")
@@ -75,7 +75,7 @@ func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...stri
 	if err != nil || len(trials) != 1 {
 		t.Fatalf("trials %v: %v", trials, err)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func stepsTrialCode(ctx context.Context, t *testing.T, codes []int, args ...stri
 
 // stepsOf returns the trial's steps, failing unless their actions and nodes
 // are want, in order.
-func stepsOf(t *testing.T, tr *report.Trial, want ...string) []results.Step {
+func stepsOf(t *testing.T, tr *analysis.Trial, want ...string) []results.Step {
 	t.Helper()
 	var got []string
 	for _, s := range tr.Meta.Steps {
@@ -116,7 +116,7 @@ func stepsOf(t *testing.T, tr *report.Trial, want ...string) []results.Step {
 }
 
 // probeRows reads the trial's probe.csv.
-func probeRows(t *testing.T, tr *report.Trial) []results.Message {
+func probeRows(t *testing.T, tr *analysis.Trial) []results.Message {
 	t.Helper()
 	f, err := os.Open(filepath.Join(tr.Dir, results.ProbeFile))
 	if err != nil {

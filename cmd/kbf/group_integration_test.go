@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -51,7 +51,7 @@ func TestIntegrationGroup(t *testing.T) {
 // checkCoordinator checks the group's coordinator was found before the
 // fault and said to be, or not to be, the faulted broker; chosen: the
 // broker was faulted for being it.
-func checkCoordinator(t *testing.T, tr *report.Trial, chosen bool) {
+func checkCoordinator(t *testing.T, tr *analysis.Trial, chosen bool) {
 	t.Helper()
 	c, f := tr.Coordinator, tr.Meta.Fault
 	if c == nil || f == nil || c.Err != "" || c.NodeID < 0 {
@@ -71,7 +71,7 @@ func checkCoordinator(t *testing.T, tr *report.Trial, chosen bool) {
 // faulted one was replaced by another broker whose load of the group's
 // offsets partition its own server.log shows, and the client found it; a
 // coordinator that survived gives no phases.
-func checkRecovery(t *testing.T, tr *report.Trial) {
+func checkRecovery(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	r, c := tr.Recovery, tr.Coordinator
 	if r == nil {
@@ -87,21 +87,21 @@ func checkRecovery(t *testing.T, tr *report.Trial) {
 	if r.NewCoordinator < 0 || r.NewCoordinator == c.NodeID {
 		t.Fatalf("new coordinator %d after coordinator %d (note %q)", r.NewCoordinator, c.NodeID, r.Note)
 	}
-	load, ok := r.Phase(report.GroupPhaseLoad)
+	load, ok := r.Phase(analysis.GroupPhaseLoad)
 	if !ok || !strings.Contains(load.Evidence, "Finished loading of metadata from __consumer_offsets-") || !strings.Contains(load.Source, results.ServerLog+":") {
 		t.Errorf("load phase %+v, want the new coordinator's own line", load)
 	}
-	if _, ok := r.Phase(report.GroupPhaseFind); !ok {
+	if _, ok := r.Phase(analysis.GroupPhaseFind); !ok {
 		t.Errorf("no find phase: %s", r.Note)
 	}
 	for _, pm := range tr.Metrics.Partitions {
-		if _, ok := pm.Values[report.MeasureCoordinatorLoad]; !ok {
+		if _, ok := pm.Values[analysis.MeasureCoordinatorLoad]; !ok {
 			t.Errorf("p%d has no coordinator_load", pm.Partition)
 		}
 	}
 }
 
-func checkGroup(t *testing.T, tr *report.Trial, proto string) {
+func checkGroup(t *testing.T, tr *analysis.Trial, proto string) {
 	t.Helper()
 	var digest bytes.Buffer
 	render.TextOptions{}.WriteDigest(&digest, tr)

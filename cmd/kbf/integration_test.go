@@ -27,10 +27,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/chaos"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
@@ -135,7 +135,7 @@ const trialFaultAfter = 5 * time.Second
 
 // trial runs one kbf run trial and analyses it; flags follow the defaults
 // given here, and one given again overrides its default.
-func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *report.Trial {
+func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *analysis.Trial {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), kill)
 	kbfRun(ctx, t, append([]string{"run", "--kill", kill, "--duration", "25s", "--fault-after", trialFaultAfter.String(), "--out", out}, flags...)...)
@@ -153,9 +153,9 @@ func trial(ctx context.Context, t *testing.T, kill string, flags ...string) *rep
 
 // analyzeTrial analyses a trial kbf wrote, and prints its whole report if
 // the test fails, to read what went wrong.
-func analyzeTrial(t *testing.T, found results.Trial) *report.Trial {
+func analyzeTrial(t *testing.T, found results.Trial) *analysis.Trial {
 	t.Helper()
-	tr, err := report.Analyze(found, report.Options{})
+	tr, err := analysis.Analyze(found, analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func analyzeTrial(t *testing.T, found results.Trial) *report.Trial {
 // checkTrial checks what every trial must hold: its fault recorded, a
 // verdict that is not invalid (a suspect one, on a loaded machine, is
 // checked all the same), and every file of its directory.
-func checkTrial(t *testing.T, tr *report.Trial) {
+func checkTrial(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	if tr.Meta.Fault == nil {
 		t.Fatalf("no fault recorded; verdict %v", tr.Verdict)
@@ -194,7 +194,7 @@ func checkTrial(t *testing.T, tr *report.Trial) {
 // logCost logs where a trial's time went, for the CI's own: the wait for
 // the baseline before the fault, the probing after it and whether it ended
 // at recovery or at the cap, and the recovery after probing.
-func logCost(t *testing.T, tr *report.Trial) {
+func logCost(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	m := tr.Meta
 	if tr.FaultAt.IsZero() || m.Ended.IsZero() {
@@ -227,7 +227,7 @@ func toTheCap(after time.Duration) []string {
 
 // checkRecovered checks the cluster is as the trial found it: every ISR
 // full and every leader the preferred one.
-func checkRecovered(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *report.Trial) {
+func checkRecovered(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *analysis.Trial) {
 	t.Helper()
 	if r := tr.Meta.Recovery; r == nil || r.Err != "" || !r.LeadersBack {
 		t.Errorf("recovery: %+v", r)
@@ -248,7 +248,7 @@ func checkRecovered(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *
 	}
 }
 
-func checkIntegrity(t *testing.T, tr *report.Trial) {
+func checkIntegrity(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	if tr.Integrity == nil {
 		t.Fatal("no integrity check: the partitions were not read back")
@@ -262,7 +262,7 @@ func checkIntegrity(t *testing.T, tr *report.Trial) {
 }
 
 // sessionTimeout is broker.session.timeout.ms as the controller logged it.
-func sessionTimeout(t *testing.T, tr *report.Trial) time.Duration {
+func sessionTimeout(t *testing.T, tr *analysis.Trial) time.Duration {
 	cfg := timeline.NodeConfigValues(tr.Dir, "c1")
 	ms, err := strconv.Atoi(cfg["broker.session.timeout.ms"])
 	if err != nil {
@@ -274,7 +274,7 @@ func sessionTimeout(t *testing.T, tr *report.Trial) time.Duration {
 // checkSigkill checks a SIGKILL trial of the default cluster, left as the
 // trial found it: exit 137, the fence, a new leader after it, every
 // partition waiting for the fence, nothing lost.
-func checkSigkill(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *report.Trial) {
+func checkSigkill(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *analysis.Trial) {
 	t.Helper()
 	f := tr.Meta.Fault
 	if f.ExitCode != 137 || f.Finished.IsZero() || f.Escalated {
@@ -304,7 +304,7 @@ func checkSigkill(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *re
 // checkSigterm checks a SIGTERM trial of the default cluster, left as the
 // trial found it: exit 143 without escalation, the controlled shutdown in
 // the logs, leadership moved before a session timeout, nothing lost.
-func checkSigterm(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *report.Trial) {
+func checkSigterm(ctx context.Context, t *testing.T, cl *compose.Cluster, tr *analysis.Trial) {
 	t.Helper()
 	f := tr.Meta.Fault
 	if f.ExitCode != 143 || f.Escalated {
@@ -416,7 +416,7 @@ func testBaselineDisturbed(ctx context.Context, t *testing.T, cl *compose.Cluste
 }
 
 // ackStalls are each partition's ack gap at the fault.
-func ackStalls(tr *report.Trial) map[int32]time.Duration {
+func ackStalls(tr *analysis.Trial) map[int32]time.Duration {
 	m := map[int32]time.Duration{}
 	for _, p := range tr.Gaps.Partitions {
 		if g := p.Ack.Fault; g != nil {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -60,7 +60,7 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 	case k.on() && !brokerSet:
 		return usagef("--target k8s: give --broker, the pod of the broker to fault")
 	case k.on():
-		if err := clusters.Supports(clusters.Spec{K8s: &clusters.K8s{}}, kill, ""); err != nil {
+		if err := platform.Supports(platform.Spec{K8s: &platform.K8s{}}, kill, ""); err != nil {
 			return usageError{err}
 		}
 	}
@@ -70,8 +70,8 @@ func (k *k8sFlags) validate(kill results.FaultKind, brokerSet bool) error {
 // spec is the Kubernetes cluster the flags name, for a fault of kind on
 // lead: when opened, the namespace's pods are listed and the brokers asked
 // where they advertise themselves now.
-func (k *k8sFlags) spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) clusters.Spec {
-	return clusters.Spec{K8s: &clusters.K8s{Kubeconfig: k.kubeconfig, Namespace: k.namespace,
-		Options: clusters.K8sOptions{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
+func (k *k8sFlags) spec(bootstrap []string, lead string, kind results.FaultKind, sec *kafkasec.Config, say io.Writer) platform.Spec {
+	return platform.Spec{K8s: &platform.K8s{Kubeconfig: k.kubeconfig, Namespace: k.namespace,
+		Options: platform.K8sOptions{Selector: k.selector, Bootstrap: bootstrap, Lead: lead, Security: sec,
 			Fault: kind, NetImage: k.netImage, Say: func(line string) { fmt.Fprintln(say, line) }}}}
 }

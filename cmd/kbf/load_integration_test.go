@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/load"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -44,7 +44,7 @@ func TestIntegrationLoad(t *testing.T) {
 	if err != nil || len(trials) != 1 {
 		t.Fatalf("trials %v: %v", trials, err)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

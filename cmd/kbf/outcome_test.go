@@ -18,11 +18,11 @@ import (
 	"github.com/kbf-project/kbf/results"
 )
 
-// recordedTrial unpacks a recorded trial of report/testdata into a
+// recordedTrial unpacks a recorded trial of analysis/testdata into a
 // directory of its own and returns the trial's directory.
 func recordedTrial(t *testing.T, archive string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", archive))
+	f, err := os.Open(filepath.Join("..", "..", "analysis", "testdata", archive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func setEdit(t *testing.T, dir, client string, edit logEdit) {
 		t.Fatal(err)
 	}
 	path := src.Log
-	if client != report.FranzGo {
+	if client != analysis.FranzGo {
 		path = filepath.Join(results.ClientDir(dir, client), results.LogFile)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -200,13 +200,13 @@ func TestOutcomeAgrees(t *testing.T) {
 		},
 		{
 			name: "franz-go duplicated one", archive: "sigterm.tar.gz", want: exitFindings, clients: 1, valid: true,
-			setup: func(t *testing.T, dir string) { setEdit(t, dir, report.FranzGo, duplicate) },
+			setup: func(t *testing.T, dir string) { setEdit(t, dir, analysis.FranzGo, duplicate) },
 		},
 		{
 			// Lost is lost, whether or not the trial can be trusted.
 			name: "an invalid trial lost one", archive: "sigkill.tar.gz", want: exitFindings, clients: 1,
 			setup: func(t *testing.T, dir string) {
-				setEdit(t, dir, report.FranzGo, lose)
+				setEdit(t, dir, analysis.FranzGo, lose)
 				invalidate(t, dir)
 			},
 		},
@@ -222,22 +222,22 @@ func TestOutcomeAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ran, err := report.Analyze(found[0], report.Options{})
+			ran, err := analysis.Analyze(found[0], analysis.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(ran.Findings) != tc.clients {
 				t.Fatalf("findings %v, want one for each of %d clients", ran.Findings, tc.clients)
 			}
-			var ranOutcome report.Outcome // as experiment.Runner.Run decides it
+			var ranOutcome analysis.Outcome // as experiment.Runner.Run decides it
 			ranOutcome.Add("trial 1", ran)
 			runCode := exitCode(ranOutcome.Err())
 
-			analysed, _, broken, err := analysis.All(context.Background(), dir, func(results.Trial) report.Options { return report.Options{} })
+			analysed, _, broken, err := report.All(context.Background(), dir, func(results.Trial) analysis.Options { return analysis.Options{} })
 			if err != nil || len(analysed) != 1 {
 				t.Fatalf("report: %d trials, %v", len(analysed), err)
 			}
-			reportCode := exitCode(analysis.Outcome(analysed, broken))
+			reportCode := exitCode(report.Outcome(analysed, broken))
 
 			m, err := bench.Measure(dir)
 			if err != nil {
@@ -254,10 +254,10 @@ func TestOutcomeAgrees(t *testing.T) {
 			if !tc.valid {
 				return
 			}
-			s := report.Summarize(analysed)
+			s := analysis.Summarize(analysed)
 			for _, c := range []struct {
 				role string
-				gap  report.Range
+				gap  analysis.Range
 			}{{bench.RoleLeader, s.LeaderGap}, {bench.RoleFollower, s.FollowerGap}} {
 				rm, ok := ran.Metrics.Role(results.Role(c.role))
 				vals := m.Roles[c.role]
@@ -266,11 +266,11 @@ func TestOutcomeAgrees(t *testing.T) {
 				}
 				// bench.txt's value, run's and report's summary: the
 				// role's longest ack stall, the same number.
-				if got, want := vals["ack-stall-sec"], rm.Values[report.MeasureAckStall].Seconds(); got != want || got != c.gap.Max.Seconds() {
+				if got, want := vals["ack-stall-sec"], rm.Values[analysis.MeasureAckStall].Seconds(); got != want || got != c.gap.Max.Seconds() {
 					t.Errorf("%s ack stall: bench %v, run %v, summary %v", c.role, got, want, c.gap.Max.Seconds())
 				}
 				for _, mt := range bench.Metrics {
-					d, ok := rm.Values[report.Measure(mt.Name)]
+					d, ok := rm.Values[analysis.Measure(mt.Name)]
 					got, has := vals[mt.Unit]
 					switch {
 					case mt.Name == "lost_acked":

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/plot"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -67,10 +67,10 @@ The pictures are written whatever the status.`,
 	return cmd
 }
 
-// plotPath draws every trial at path that can be read (analysis.Plot).
+// plotPath draws every trial at path that can be read (report.Plot).
 func plotPath(ctx context.Context, w io.Writer, path string, o plotOptions) error {
-	err := analysis.Plot(ctx, w, path, analysis.PlotOptions{Out: o.out, Plot: plot.Options{Width: o.width, Height: o.height}})
-	if me := (*analysis.ManyTrialsError)(nil); errors.As(err, &me) {
+	err := report.Plot(ctx, w, path, report.PlotOptions{Out: o.out, Plot: plot.Options{Width: o.width, Height: o.height}})
+	if me := (*report.ManyTrialsError)(nil); errors.As(err, &me) {
 		return usagef("--out %s: %v; leave --out out to write each trial's %s", o.out, me, results.PlotFile)
 	}
 	return faultAtUsage(err)

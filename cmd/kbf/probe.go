@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -108,9 +108,9 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 // kbf's own cluster (or -f FILE's) on the ports it publishes, which the
 // trial first makes sure is kbf's, not another cluster that holds those
 // ports.
-func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
+func (o *probeOptions) clusterSpec(cfg probe.Config) (platform.Spec, error) {
 	if o.bootstrapSet {
-		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
+		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
 	return o.cluster.existing()
 }
@@ -120,7 +120,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (clusters.Spec, error) {
 // is reported still.
 func runProbe(ctx context.Context, o *probeOptions) error {
 	opt := o.experimentOptions()
-	t, err := openCluster(ctx, func() (clusters.Spec, error) { return o.clusterSpec(opt.Probe) })
+	t, err := openCluster(ctx, func() (platform.Spec, error) { return o.clusterSpec(opt.Probe) })
 	if err != nil {
 		return err
 	}

@@ -84,20 +84,20 @@ Every trial that can be read is reported whatever the status.`,
 }
 
 // reportPath reports every trial at path that can be read
-// (analysis.Report), a --fault-at outside a trial's data a usage error.
+// (report.Report), a --fault-at outside a trial's data a usage error.
 func reportPath(ctx context.Context, w io.Writer, path string, o reportOptions) error {
-	opt := analysis.ReportOptions{Report: report.Options{Window: o.window}, Text: textReport,
+	opt := report.ReportOptions{Report: analysis.Options{Window: o.window}, Text: textReport,
 		JSON: o.format == "json", Explain: o.explain, HTML: o.html}
 	if o.faultAt != "" {
 		opt.Report.FaultAt, _ = results.ParseTime(o.faultAt) // checked before
 	}
-	return faultAtUsage(analysis.Report(ctx, w, path, opt))
+	return faultAtUsage(report.Report(ctx, w, path, opt))
 }
 
 // faultAtUsage turns a --fault-at outside a trial's data into the usage
 // error it is: one line, exit 2.
 func faultAtUsage(err error) error {
-	var fo *analysis.FaultOutsideError
+	var fo *report.FaultOutsideError
 	if !errors.As(err, &fo) {
 		return err
 	}

@@ -16,15 +16,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/chaos/faultfs"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // diskTrial runs one trial of a fault of the FUSE layer, skipping where no
 // layer can be mounted, and takes the cluster down after: its brokers'
 // directories must not outlive the test.
-func diskTrial(ctx context.Context, t *testing.T, codes []int, args ...string) (*report.Trial, int) {
+func diskTrial(ctx context.Context, t *testing.T, codes []int, args ...string) (*analysis.Trial, int) {
 	t.Helper()
 	if err := faultfs.Available(); err != nil {
 		t.Skipf("the disk faults need a FUSE mount (%v): run as root on the Docker host", err)
@@ -37,7 +37,7 @@ func diskTrial(ctx context.Context, t *testing.T, codes []int, args ...string) (
 // checkDiskRecovered checks recovery's own account: the layer undone, the
 // broker back, every ISR full, the leaders preferred. kbf run stopped the
 // brokers on layers when it ended, so the cluster is not asked after.
-func checkDiskRecovered(t *testing.T, tr *report.Trial) {
+func checkDiskRecovered(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	if r := tr.Meta.Recovery; r == nil || r.Err != "" || r.ISRFull.IsZero() || !r.LeadersBack {
 		t.Errorf("recovery: %+v", r)

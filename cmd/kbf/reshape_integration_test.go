@@ -23,9 +23,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/clusters"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -53,7 +53,7 @@ func downAfter(t *testing.T) {
 // k2 and k3 started, k1 started. With ELR (Kafka 4.x) and acks=all no
 // acknowledged record may be lost; with unclean election and acks=1 loss is
 // possible, and the run exits 3 exactly when the findings fail the trial
-// (a loss under acks=1 is reported, not failed: report.Finding.Broken).
+// (a loss under acks=1 is reported, not failed: analysis.Finding.Broken).
 func TestIntegrationLastReplica(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -94,7 +94,7 @@ func TestIntegrationLastReplica(t *testing.T) {
 
 // p0After describes partition 0's state rows of replicas.csv over the
 // second after at: leader, ISR, ELR and last-known ELR, each distinct one.
-func p0After(t *testing.T, tr *report.Trial, at time.Time) string {
+func p0After(t *testing.T, tr *analysis.Trial, at time.Time) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(tr.Dir, results.ReplicasFile))
 	if err != nil {
@@ -153,7 +153,7 @@ func TestIntegrationDiskFull(t *testing.T) {
 	// rather than reshape another, and taken down after: the tmpfs must not
 	// outlive the test.
 	downAfter(t)
-	spec := clusters.Spec{Docker: &compose.Options{}, Fault: clusters.Fault{Kind: results.FaultDiskFull, Broker: "k1", DiskSize: "128m"}}
+	spec := platform.Spec{Docker: &compose.Options{}, Fault: platform.Fault{Kind: results.FaultDiskFull, Broker: "k1", DiskSize: "128m"}}
 	cl := stepsCluster(ctx, t, *spec.Shaped().Docker)
 	tr := stepsTrial(ctx, t, nil, "--fault", "disk-full", "--duration", "30s", "--fault-after", "5s")
 	f := tr.Meta.Fault

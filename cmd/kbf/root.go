@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -17,7 +17,7 @@ var version = "dev"
 
 // errFindings marks a completed run whose results show a problem; the
 // experiment's own, so a run's findings need no translation.
-var errFindings = report.ErrFindings
+var errFindings = analysis.ErrFindings
 
 // errRegression and errTooFew are kbf compare's verdicts that fail a gate.
 var (

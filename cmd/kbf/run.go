@@ -14,10 +14,10 @@ import (
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/cluster"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -193,7 +193,7 @@ func (o *runOptions) trialOptions() trialrun.Options {
 // clusterSpec is where the flags say the cluster lives: a Kafka in
 // Kubernetes (--target k8s), a cluster reached by --bootstrap, else kbf's
 // Docker cluster shaped for the fault (trialrun.Options.DockerSpec).
-func (o *runOptions) clusterSpec() (clusters.Spec, error) {
+func (o *runOptions) clusterSpec() (platform.Spec, error) {
 	e := o.experimentOptions()
 	switch {
 	case o.k8s.on():
@@ -203,7 +203,7 @@ func (o *runOptions) clusterSpec() (clusters.Spec, error) {
 	}
 	opts, err := o.cluster.options()
 	if err != nil {
-		return clusters.Spec{}, err
+		return platform.Spec{}, err
 	}
 	opts.Image = o.base.Image
 	b := o.trialOptions()
@@ -215,12 +215,12 @@ func leadOf(broker string) string { return trialrun.Lead(broker) }
 
 // openCluster opens the cluster spec names; a compose file or a kubeconfig
 // kbf cannot use is a usage error.
-func openCluster(ctx context.Context, spec func() (clusters.Spec, error)) (cluster.Cluster, error) {
+func openCluster(ctx context.Context, spec func() (platform.Spec, error)) (cluster.Cluster, error) {
 	s, err := spec()
 	if err != nil {
 		return nil, err
 	}
-	c, err := clusters.Open(ctx, s)
+	c, err := platform.Open(ctx, s)
 	if errors.Is(err, compose.ErrInvalid) || errors.Is(err, regfile.ErrNotRegular) {
 		return nil, usageError{err}
 	}
@@ -242,7 +242,7 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	defer rep.clear()
 	opt := o.experimentOptions()
 	r := newRunner(opt, t, rep)
-	reports := &analysis.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
+	reports := &report.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
 	if err := flagError(r.Run(ctx, reports.Recorded)); err != nil {
 		return err
 	}
@@ -256,9 +256,9 @@ func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporte
 }
 
 // analyseRecorded analyses a trial the runner has just recorded in dir,
-// once, and writes its reports beside it (analysis.JustRecorded).
-func analyseRecorded(ctx context.Context, dir string) (*report.Trial, error) {
-	return analysis.JustRecorded(ctx, dir, textReport)
+// once, and writes its reports beside it (report.JustRecorded).
+func analyseRecorded(ctx context.Context, dir string) (*analysis.Trial, error) {
+	return report.JustRecorded(ctx, dir, textReport)
 }
 
 // registerTrial adds the flags of one trial, which kbf run and kbf bench

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/experiment"
-	"github.com/kbf-project/kbf/report"
 )
 
 func TestRunFlags(t *testing.T) {
@@ -216,7 +216,7 @@ func TestRunExitCodes(t *testing.T) {
 			err: func(cancel context.CancelFunc) error { cancel(); return fmt.Errorf("trial 1: %w", context.Canceled) }},
 		{name: "findings", want: exitFindings, stderr: "acknowledged records were lost",
 			err: func(context.CancelFunc) error {
-				return fmt.Errorf("%w: acknowledged records were lost", report.ErrFindings)
+				return fmt.Errorf("%w: acknowledged records were lost", analysis.ErrFindings)
 			}},
 		{name: "results directory in use", want: exitUsage, stderr: "choose another --out",
 			err: func(context.CancelFunc) error {
@@ -224,7 +224,7 @@ func TestRunExitCodes(t *testing.T) {
 			}},
 		{name: "no valid trial", want: exitNoValid, stderr: "no trial was valid",
 			err: func(context.CancelFunc) error {
-				return fmt.Errorf("%w: 1 of 1 trials not valid", report.ErrNoValidTrial)
+				return fmt.Errorf("%w: 1 of 1 trials not valid", analysis.ErrNoValidTrial)
 			}},
 		{name: "trial failed", want: exitError, stderr: "trial 1: inject",
 			err: func(context.CancelFunc) error { return errors.New("trial 1: inject sigkill into k1: boom") }},
@@ -329,7 +329,7 @@ func TestClusterSpecShaped(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					s = s.Shaped() // as clusters.Open makes it
+					s = s.Shaped() // as platform.Open makes it
 					if s.Docker == nil || s.Docker.Lead != c.lead || fmt.Sprint(s.Docker.DiskLimits) != fmt.Sprint(c.disks) {
 						t.Errorf("spec %+v: want lead %q, tmpfs %v", s.Docker, c.lead, c.disks)
 					}

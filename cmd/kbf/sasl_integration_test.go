@@ -22,9 +22,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -139,7 +139,7 @@ func TestIntegrationSASLSSL(t *testing.T) {
 			t.Errorf("%s: empty or missing (%v)", p, err)
 		}
 	}
-	if _, err := report.Analyze(tr, report.Options{}); err != nil {
+	if _, err := analysis.Analyze(tr, analysis.Options{}); err != nil {
 		t.Errorf("report: %v", err)
 	}
 	err = filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {

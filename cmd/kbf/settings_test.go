@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/probe"
-	"github.com/kbf-project/kbf/report"
 )
 
 // TestSettingFlags: every mapped setting is one the probe records, and
@@ -34,11 +34,11 @@ func TestSettingFlags(t *testing.T) {
 // TestTextReportFlags: the text report names the flag of a client setting
 // that would shorten a stall, and not of a node's.
 func TestTextReportFlags(t *testing.T) {
-	tr := &report.Trial{Gaps: gaps.NewReport(gaps.Options{}), Stalls: []report.Stall{{Partition: 0, Role: "leader", Phases: []report.Phase{
-		{Name: report.PhaseClient, Explanation: report.Explanation{Setting: "metadata_min_age", Settings: []report.Setting{
-			{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}}},
-		{Name: report.PhaseDetect, Explanation: report.Explanation{Setting: "broker.session.timeout.ms", Settings: []report.Setting{
-			{Name: "broker.session.timeout.ms", Node: "c1", Source: report.SourceUnknown}}}},
+	tr := &analysis.Trial{Gaps: gaps.NewReport(gaps.Options{}), Stalls: []analysis.Stall{{Partition: 0, Role: "leader", Phases: []analysis.Phase{
+		{Name: analysis.PhaseClient, Explanation: analysis.Explanation{Setting: "metadata_min_age", Settings: []analysis.Setting{
+			{Name: "metadata_min_age", Value: "100ms", Source: analysis.SourceClientConfig}}}},
+		{Name: analysis.PhaseDetect, Explanation: analysis.Explanation{Setting: "broker.session.timeout.ms", Settings: []analysis.Setting{
+			{Name: "broker.session.timeout.ms", Node: "c1", Source: analysis.SourceUnknown}}}},
 	}}}}
 	var b strings.Builder
 	if err := textReport.WriteText(&b, tr); err != nil {

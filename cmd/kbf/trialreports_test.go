@@ -17,7 +17,7 @@ import (
 // TestTrialReports checks what kbf run does with the trials the runner
 // records: each analysed once into its report files with its digest
 // printed, the summary of several written into the run directory, and the
-// outcome decided by report.Outcome.
+// outcome decided by analysis.Outcome.
 func TestTrialReports(t *testing.T) {
 	run := t.TempDir()
 	for i := 1; i <= 2; i++ {
@@ -28,14 +28,14 @@ func TestTrialReports(t *testing.T) {
 	}
 	var out bytes.Buffer
 	var said []string
-	r := &analysis.Run{Out: &out, Say: func(s string) { said = append(said, s) }, Text: textReport}
+	r := &report.Run{Out: &out, Say: func(s string) { said = append(said, s) }, Text: textReport}
 	for i := 1; i <= 2; i++ {
 		if err := r.Recorded(context.Background(), i, filepath.Join(run, results.TrialDir(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	err := r.Done(run)
-	if err != nil && !errors.Is(err, report.ErrNoValidTrial) {
+	if err != nil && !errors.Is(err, analysis.ErrNoValidTrial) {
 		t.Fatalf("done: %v", err)
 	}
 	for i := 1; i <= 2; i++ {
@@ -57,11 +57,11 @@ func TestTrialReports(t *testing.T) {
 		t.Errorf("said %q", said)
 	}
 	// The same trials read back by kbf report come to the same outcome.
-	analysed, _, broken, aerr := analysis.All(context.Background(), run, func(results.Trial) report.Options { return report.Options{} })
+	analysed, _, broken, aerr := report.All(context.Background(), run, func(results.Trial) analysis.Options { return analysis.Options{} })
 	if aerr != nil {
 		t.Fatal(aerr)
 	}
-	if got, want := exitCode(analysis.Outcome(analysed, broken)), exitCode(err); got != want {
+	if got, want := exitCode(report.Outcome(analysed, broken)), exitCode(err); got != want {
 		t.Errorf("kbf report exits %d, kbf run %d", got, want)
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
@@ -114,7 +114,7 @@ func TestIntegrationTxnCoordinator(t *testing.T) {
 // trial that killed it: every phase found, from the fault on, each ending
 // at its evidence, and a new coordinator other than the killed one that
 // loaded the transactional id's __transaction_state partition.
-func checkTxnRecovery(t *testing.T, tr *report.Trial) {
+func checkTxnRecovery(t *testing.T, tr *analysis.Trial) {
 	t.Helper()
 	r := tr.TxnRecovery
 	if r == nil || !r.Faulted {
@@ -134,7 +134,7 @@ func checkTxnRecovery(t *testing.T, tr *report.Trial) {
 			t.Errorf("first phase starts %s, not at the fault %s", ph.Start, tr.FaultAt)
 		}
 	}
-	want := []string{report.PhaseDetect, report.TxnPhaseLeader, report.TxnPhaseLoad, report.TxnPhaseFind, report.TxnPhaseCommit}
+	want := []string{analysis.PhaseDetect, analysis.TxnPhaseLeader, analysis.TxnPhaseLoad, analysis.TxnPhaseFind, analysis.TxnPhaseCommit}
 	if !slices.Equal(names, want) {
 		t.Errorf("phases %v, want %v", names, want)
 	}

@@ -9,22 +9,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
-// recordedRunner runs a trial by unpacking report/testdata's recorded
+// recordedRunner runs a trial by unpacking analysis/testdata's recorded
 // trial of the scenario's fault, then analyses it as kbf bench's runner
 // does (analyseRecorded), so the benchmark measures that one analysis.
 type recordedRunner struct{ t *testing.T }
 
 func (recordedRunner) Check(bench.Scenario) error { return nil }
 
-func (r recordedRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (*report.Trial, error) {
-	f, err := os.Open(filepath.Join("..", "..", "report", "testdata", s.Fault+".tar.gz"))
+func (r recordedRunner) Trial(ctx context.Context, s bench.Scenario, dir string) (*analysis.Trial, error) {
+	f, err := os.Open(filepath.Join("..", "..", "analysis", "testdata", s.Fault+".tar.gz"))
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/cluster"
-	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -131,7 +131,7 @@ func (o *watchOptions) validate() error {
 		return usageError{err}
 	}
 	if o.k8s.on() {
-		if err := clusters.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
+		if err := platform.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
 			return usageError{err}
 		}
 	}
@@ -176,7 +176,7 @@ func (o *watchOptions) options() watch.Options {
 }
 
 // clusterSpec is the cluster watched, as kbf probe's is, or Kubernetes'.
-func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
+func (o *watchOptions) clusterSpec() (platform.Spec, error) {
 	opt := o.options()
 	switch {
 	case o.k8s.on():
@@ -186,7 +186,7 @@ func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 		}
 		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
-		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
+		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
 	return o.cluster.existing()
@@ -218,7 +218,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 	if t.Observer() == nil {
 		// The cluster's view asked of its brokers, as --bootstrap's is:
 		// a broker fenced or gone is seen, not only leaders and ISRs.
-		if r, err := clusters.Open(ctx, clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
+		if r, err := platform.Open(ctx, platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: t.Bootstrap(), Security: opt.Probe.Security}}); err == nil {
 			defer watch.CloseWithin(watch.CloseTimeout, func() { _ = r.Close() })
 			w.Observer = r.Observer()
 		} else if ctx.Err() == nil {

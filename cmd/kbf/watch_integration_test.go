@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -107,7 +107,7 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 	if found[0].Meta.Kind != results.KindIncident {
 		t.Errorf("meta kind %q, want %q", found[0].Meta.Kind, results.KindIncident)
 	}
-	tr, err := report.Analyze(found[0], report.Options{})
+	tr, err := analysis.Analyze(found[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestIntegrationWatchFindsAKill(t *testing.T) {
 	t.Logf("the watch's lines:\n%s", logs.String())
 }
 
-func firstSeen(tr *report.Trial) time.Time {
+func firstSeen(tr *analysis.Trial) time.Time {
 	if tr.Meta.Fault != nil && len(tr.Meta.Fault.Signs) > 0 {
 		return tr.Meta.Fault.Signs[0].Seen
 	}

@@ -26,10 +26,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/internal/testsupport/testkafka"
 	"github.com/kbf-project/kbf/kafkaadmin"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
@@ -124,7 +124,7 @@ func TestIntegrationUserFile(t *testing.T) {
 	if err != nil || len(trials) != 1 {
 		t.Fatalf("trials in %s: %d, %v", out, len(trials), err)
 	}
-	tr, err := report.Analyze(trials[0], report.Options{})
+	tr, err := analysis.Analyze(trials[0], analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // writeClients draws the clients side by side; nothing for a trial with
 // one client.
-func writeClients(b *bytes.Buffer, tr *report.Trial) {
+func writeClients(b *bytes.Buffer, tr *analysis.Trial) {
 	if len(tr.Clients) < 2 {
 		return
 	}
@@ -79,7 +79,7 @@ func writeClients(b *bytes.Buffer, tr *report.Trial) {
 
 // clientGroupLine is one client's group reader in one line: its longest
 // processing stall and its commit stall, beside the other clients'.
-func clientGroupLine(name string, g *report.ClientGroup) string {
+func clientGroupLine(name string, g *analysis.ClientGroup) string {
 	s := fmt.Sprintf("  %s group reader (%s, commit %s): ", name, g.Protocol, g.Commit)
 	if g.Found {
 		d := secs(g.Processing)
@@ -108,7 +108,7 @@ func clientGroupLine(name string, g *report.ClientGroup) string {
 
 // writeClientSummary draws the clients' ranges; nothing for runs of one
 // client.
-func writeClientSummary(b *bytes.Buffer, s *report.Summary) {
+func writeClientSummary(b *bytes.Buffer, s *analysis.Summary) {
 	if len(s.Clients) == 0 {
 		return
 	}

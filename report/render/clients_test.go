@@ -7,18 +7,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // TestClientsGroup checks each client's group reader in the clients'
 // section: one line each, in the text and in report.json, and nothing for a
 // client without one.
 func TestClientsGroup(t *testing.T) {
-	crs := []report.ClientResult{
-		{Name: "franz-go", Group: &report.ClientGroup{Protocol: "classic", Commit: "sync", Found: true,
+	crs := []analysis.ClientResult{
+		{Name: "franz-go", Group: &analysis.ClientGroup{Protocol: "classic", Commit: "sync", Found: true,
 			Processing: 3210 * time.Millisecond, Partition: 1, HasCommitStall: true, CommitStall: 9800 * time.Millisecond,
 			Commits: 40, Failed: 2, Rebalances: 1}},
-		{Name: "librdkafka", Group: &report.ClientGroup{Protocol: "classic", Commit: "sync", Found: true,
+		{Name: "librdkafka", Group: &analysis.ClientGroup{Protocol: "classic", Commit: "sync", Found: true,
 			Processing: 4500 * time.Millisecond, ProcessingOpen: true, Partition: 0, Commits: 3}},
 		{Name: "java"},
 	}

@@ -9,16 +9,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/integrity"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/verdict"
 )
 
-// WriteDigest writes the trial at a glance (report.Trial.Digest): its title, a
+// WriteDigest writes the trial at a glance (analysis.Trial.Digest): its title, a
 // table with one row per partition, one line per distinct cause, the notes
 // and the verdict. The full report is WriteText's.
-func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
+func (o TextOptions) WriteDigest(w io.Writer, tr *analysis.Trial) error {
 	var b bytes.Buffer
 	writeTitle(&b, tr)
 	if tr.Gaps != nil && !tr.FaultAt.IsZero() {
@@ -89,8 +89,8 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *report.Trial) error {
 // counted a record lost, duplicated or reordered: which client found what
 // is then the report's to say, in the digest and the full text alike. A
 // lone client with nothing to report has its counts in the table.
-func writeFindings(b *bytes.Buffer, tr *report.Trial) {
-	counted := slices.ContainsFunc(tr.Findings, func(f report.Finding) bool { return f.Lost+f.Duplicated+f.Reordered+f.CommitsBackwards > 0 })
+func writeFindings(b *bytes.Buffer, tr *analysis.Trial) {
+	counted := slices.ContainsFunc(tr.Findings, func(f analysis.Finding) bool { return f.Lost+f.Duplicated+f.Reordered+f.CommitsBackwards > 0 })
 	if len(tr.Clients) < 2 && !counted {
 		return
 	}
@@ -109,8 +109,8 @@ func writeFindings(b *bytes.Buffer, tr *report.Trial) {
 }
 
 // writeGroup writes the group reader and the transactional producer at a
-// glance (report.Trial.GroupLines, TxnLines).
-func writeGroup(b *bytes.Buffer, tr *report.Trial) {
+// glance (analysis.Trial.GroupLines, TxnLines).
+func writeGroup(b *bytes.Buffer, tr *analysis.Trial) {
 	for _, l := range tr.GroupLines() {
 		b.WriteString(l + "\n")
 	}
@@ -128,7 +128,7 @@ var digestRole = map[results.Role]string{
 	results.RoleNone:     "none",
 }
 
-func writeDigestTable(b *bytes.Buffer, d *report.Digest) {
+func writeDigestTable(b *bytes.Buffer, d *analysis.Digest) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	head := []string{"", "role", "ack stall", "receive"}
 	head = append(head, d.Phases...)
@@ -168,10 +168,10 @@ func gapCell(d time.Duration, open bool) string {
 	return s
 }
 
-func (o TextOptions) writeCause(b *bytes.Buffer, c *report.Cause) {
+func (o TextOptions) writeCause(b *bytes.Buffer, c *analysis.Cause) {
 	b.WriteString(c.Kind)
-	if c.Kind != report.CauseReceive && c.Kind != report.CauseNote {
-		r := report.Range{Min: c.Min, Max: c.Max, N: 1}
+	if c.Kind != analysis.CauseReceive && c.Kind != analysis.CauseNote {
+		r := analysis.Range{Min: c.Min, Max: c.Max, N: 1}
 		fmt.Fprintf(b, " %s", r)
 	}
 	fmt.Fprintf(b, " (%s): %s", causePartitions(c.Partitions), c.Why)

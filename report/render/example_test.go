@@ -4,16 +4,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/report/render"
 	"github.com/kbf-project/kbf/results"
 )
 
-// ExampleWriteSummaryText draws a run's summary (report.Summarize's) one
+// ExampleWriteSummaryText draws a run's summary (analysis.Summarize's) one
 // measure a line; a range of one value is that value.
 func ExampleWriteSummaryText() {
-	r := func(lo, hi time.Duration, n int) report.Range { return report.Range{Min: lo, Max: hi, N: n} }
-	s := &report.Summary{
+	r := func(lo, hi time.Duration, n int) analysis.Range { return analysis.Range{Min: lo, Max: hi, N: n} }
+	s := &analysis.Summary{
 		Trials: 2, Faults: []results.FaultKind{results.FaultSIGKILL, results.FaultSIGKILL},
 		Detect:         r(9100*time.Millisecond, 9400*time.Millisecond, 2),
 		ElectAndClient: r(300*time.Millisecond, 300*time.Millisecond, 2),
@@ -21,7 +21,7 @@ func ExampleWriteSummaryText() {
 		FollowerGap:    r(8500*time.Millisecond, 8800*time.Millisecond, 4),
 		AnyGap:         r(8500*time.Millisecond, 9900*time.Millisecond, 6),
 		ReceiveGap:     r(8500*time.Millisecond, 10800*time.Millisecond, 6),
-		Phases:         map[string]*report.Range{report.PhaseDetect: {Min: 9100 * time.Millisecond, Max: 9400 * time.Millisecond, N: 6}},
+		Phases:         map[string]*analysis.Range{analysis.PhaseDetect: {Min: 9100 * time.Millisecond, Max: 9400 * time.Millisecond, N: 6}},
 	}
 	if err := render.WriteSummaryText(os.Stdout, s); err != nil {
 		panic(err)

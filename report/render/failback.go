@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // writeFailback writes the failback (kbf run --failback): its steps, each
 // partition's stall over it with the led partitions' phases and their
 // lines, and the tail latency of the minute after the election beside the
 // baseline's.
-func writeFailback(b *bytes.Buffer, tr *report.Trial) {
+func writeFailback(b *bytes.Buffer, tr *analysis.Trial) {
 	v := tr.Failback
 	if v == nil {
 		return
@@ -56,7 +56,7 @@ func writeFailback(b *bytes.Buffer, tr *report.Trial) {
 	}
 }
 
-func writeAckLatency(b *bytes.Buffer, name string, l report.AckLatency) {
+func writeAckLatency(b *bytes.Buffer, name string, l analysis.AckLatency) {
 	if l.N == 0 {
 		fmt.Fprintf(b, "acks %-8s none sent from %s to %s\n", name, l.From.UTC().Format("15:04:05.000"), l.To.UTC().Format("15:04:05.000"))
 		return
@@ -68,7 +68,7 @@ func writeAckLatency(b *bytes.Buffer, name string, l report.AckLatency) {
 // ms is d in milliseconds, to the tenth.
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond)) }
 
-// failbackJSON is report.json's failback (report.FailbackView), durations
+// failbackJSON is report.json's failback (analysis.FailbackView), durations
 // in seconds.
 type failbackJSON struct {
 	Broker     string                  `json:"broker"`
@@ -116,11 +116,11 @@ type ackLatencyJSON struct {
 }
 
 // failbackDoc is v's JSON; nil without a failback.
-func failbackDoc(v *report.FailbackView) *failbackJSON {
+func failbackDoc(v *analysis.FailbackView) *failbackJSON {
 	if v == nil {
 		return nil
 	}
-	lat := func(l report.AckLatency) ackLatencyJSON {
+	lat := func(l analysis.AckLatency) ackLatencyJSON {
 		return ackLatencyJSON{From: l.From, To: l.To, N: l.N, P50Sec: l.P50.Seconds(), P99Sec: l.P99.Seconds(), MaxSec: l.Max.Seconds()}
 	}
 	out := &failbackJSON{Broker: v.Broker, NodeID: v.NodeID, Restarted: v.Restarted, ISRFull: v.ISRFull, Elected: v.Elected, Ended: v.Ended,
@@ -141,7 +141,7 @@ func failbackDoc(v *report.FailbackView) *failbackJSON {
 // partition the broker leads again, its stall over the return and its
 // phases, and the p99 ack latency of the minute after the election beside
 // the baseline's.
-func writeFailbackDigest(b *bytes.Buffer, v *report.FailbackView) {
+func writeFailbackDigest(b *bytes.Buffer, v *analysis.FailbackView) {
 	if v == nil {
 		return
 	}

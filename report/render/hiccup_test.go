@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/timeline"
 )
 
@@ -24,7 +24,7 @@ func TestHiccupJSON(t *testing.T) {
 			`"fence":{"time":"2026-12-06T17:00:09Z","text":"Fencing broker 1 at epoch 14 because its session has timed out.","source":"c1/controller.log:7"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tr := &report.Trial{Hiccup: &report.Hiccup{Broker: "k1", NodeID: 1, From: t0, Returned: t0.Add(10 * time.Second), Fence: c.fence}}
+			tr := &analysis.Trial{Hiccup: &analysis.Hiccup{Broker: "k1", NodeID: 1, From: t0, Returned: t0.Add(10 * time.Second), Fence: c.fence}}
 			var b bytes.Buffer
 			if err := WriteJSON(&b, tr); err != nil {
 				t.Fatal(err)

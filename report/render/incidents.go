@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -17,9 +17,9 @@ import (
 var IncidentHeads = []string{"incident", "began (UTC)", "recovered", "broker", "named by", "ack stall", "receive", "longest phase", "verdict"}
 
 // WriteIncidents writes the index of a watch's directory: one line per
-// incident (report.Trial.Incident), then one per incident that could not
+// incident (analysis.Trial.Incident), then one per incident that could not
 // be read.
-func WriteIncidents(w io.Writer, dir string, trs []*report.Trial, broken []error) error {
+func WriteIncidents(w io.Writer, dir string, trs []*analysis.Trial, broken []error) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s: %d incidents", dir, len(trs)+len(broken))
 	if len(broken) > 0 {
@@ -42,7 +42,7 @@ func WriteIncidents(w io.Writer, dir string, trs []*report.Trial, broken []error
 }
 
 // IncidentCells are tr's cells under IncidentHeads, as text.
-func IncidentCells(tr *report.Trial) []string {
+func IncidentCells(tr *analysis.Trial) []string {
 	l := tr.Incident()
 	name, _ := strings.CutPrefix(filepath.Base(tr.Dir), results.IncidentDirPrefix)
 	cells := []string{name, "-", "no", "-", "-", worstCell(l.Ack), worstCell(l.Receive), "-", "-"}
@@ -64,7 +64,7 @@ func IncidentCells(tr *report.Trial) []string {
 	return cells
 }
 
-func worstCell(w report.Worst) string {
+func worstCell(w analysis.Worst) string {
 	if w.Partition < 0 {
 		return "-"
 	}

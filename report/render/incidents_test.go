@@ -7,23 +7,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
 func TestWriteIncidents(t *testing.T) {
 	at := time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC)
-	tr := &report.Trial{
+	tr := &analysis.Trial{
 		Dir:     "watch/incident-0007",
 		FaultAt: at,
 		Meta: &results.Meta{Kind: results.KindIncident,
 			Fault: &results.Fault{Kind: results.FaultExternal, Recovered: at.Add(19500 * time.Millisecond)}},
-		External: &report.ExternalBroker{NodeID: 2, Broker: "k2", By: "cluster"},
-		Stalls: []report.Stall{{Partition: 1, Phases: []report.Phase{
+		External: &analysis.ExternalBroker{NodeID: 2, Broker: "k2", By: "cluster"},
+		Stalls: []analysis.Stall{{Partition: 1, Phases: []analysis.Phase{
 			{Name: "detect", Duration: 8570 * time.Millisecond}, {Name: "elect", Duration: 40 * time.Millisecond}}}},
 	}
 	var b bytes.Buffer
-	if err := WriteIncidents(&b, "watch", []*report.Trial{tr}, []error{errors.New("watch/incident-0008/probe.csv: line 3: bad")}); err != nil {
+	if err := WriteIncidents(&b, "watch", []*analysis.Trial{tr}, []error{errors.New("watch/incident-0008/probe.csv: line 3: bad")}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

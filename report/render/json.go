@@ -6,9 +6,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
@@ -50,7 +50,7 @@ type trialJSON struct {
 }
 
 // WriteJSON writes the trial's report as one JSON object (trialJSON).
-func WriteJSON(w io.Writer, tr *report.Trial) error {
+func WriteJSON(w io.Writer, tr *analysis.Trial) error {
 	out := trialJSON{
 		Dir: tr.Dir, Meta: tr.Meta, FaultAt: tr.FaultAt,
 		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
@@ -73,13 +73,13 @@ func WriteJSON(w io.Writer, tr *report.Trial) error {
 }
 
 // WriteSummaryJSON writes the summary as JSON (summaryJSON).
-func WriteSummaryJSON(w io.Writer, s *report.Summary) error {
+func WriteSummaryJSON(w io.Writer, s *analysis.Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(summaryDoc(s))
 }
 
-// hiccupJSON is a pause or a cut undone while probing (report.Hiccup):
+// hiccupJSON is a pause or a cut undone while probing (analysis.Hiccup):
 //
 //	{"broker": "k1", "node_id": 1, "from": "…", "returned": "…",
 //	 "lasted_seconds": 2.0, "fenced": false, "leader_moves": 0}
@@ -103,7 +103,7 @@ type eventJSON struct {
 	Source string    `json:"source"`
 }
 
-func hiccupDoc(h *report.Hiccup) *hiccupJSON {
+func hiccupDoc(h *analysis.Hiccup) *hiccupJSON {
 	if h == nil {
 		return nil
 	}

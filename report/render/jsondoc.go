@@ -3,8 +3,8 @@ package render
 import (
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -35,18 +35,18 @@ func seconds(d time.Duration) *float64 {
 }
 
 type settingJSON struct {
-	Name   string               `json:"name"`
-	Node   string               `json:"node,omitempty"`
-	Value  string               `json:"value,omitempty"`
-	Source report.SettingSource `json:"source"`
-	Where  string               `json:"where,omitempty"`
+	Name   string                 `json:"name"`
+	Node   string                 `json:"node,omitempty"`
+	Value  string                 `json:"value,omitempty"`
+	Source analysis.SettingSource `json:"source"`
+	Where  string                 `json:"where,omitempty"`
 }
 
-func settingDoc(s report.Setting) settingJSON {
+func settingDoc(s analysis.Setting) settingJSON {
 	return settingJSON{Name: s.Name, Node: s.Node, Value: s.Value, Source: s.Source, Where: s.Where}
 }
 
-func settingsDoc(ss []report.Setting) []settingJSON { return each(ss, settingDoc) }
+func settingsDoc(ss []analysis.Setting) []settingJSON { return each(ss, settingDoc) }
 
 type explanationJSON struct {
 	Evidence string        `json:"evidence,omitempty"`
@@ -56,7 +56,7 @@ type explanationJSON struct {
 	Settings []settingJSON `json:"settings,omitempty"`
 }
 
-func explanationDoc(e report.Explanation) explanationJSON {
+func explanationDoc(e analysis.Explanation) explanationJSON {
 	return explanationJSON{Evidence: e.Evidence, Source: e.Source, Why: e.Why, Setting: e.Setting, Settings: settingsDoc(e.Settings)}
 }
 
@@ -91,7 +91,7 @@ type stallJSON struct {
 	Elsewhere        float64         `json:"longest_elsewhere_seconds,omitempty"`
 }
 
-func stallDoc(st report.Stall) stallJSON {
+func stallDoc(st analysis.Stall) stallJSON {
 	return stallJSON{
 		Partition: st.Partition, Role: st.Role, Leader: st.Leader, NewLeader: st.NewLeader, FirstAck: st.FirstAck,
 		Phases: each(st.Phases, phaseDoc), Note: st.Note, NoteSettings: settingsDoc(st.NoteSettings),
@@ -104,7 +104,7 @@ func stallDoc(st report.Stall) stallJSON {
 	}
 }
 
-// stallBoundJSON is a stall against its phases' bounds (report.StallBound):
+// stallBoundJSON is a stall against its phases' bounds (analysis.StallBound):
 // the range the bounded phases allow, the time in phases with none, and
 // how far they ran beyond.
 type stallBoundJSON struct {
@@ -124,7 +124,7 @@ type stallBoundJSON struct {
 	Pending *phaseJSON `json:"pending,omitempty"`
 }
 
-func stallBoundDoc(st report.Stall) *stallBoundJSON {
+func stallBoundDoc(st analysis.Stall) *stallBoundJSON {
 	if len(st.Phases) == 0 {
 		return nil
 	}
@@ -139,7 +139,7 @@ func stallBoundDoc(st report.Stall) *stallBoundJSON {
 }
 
 // expectationJSON is the trial's phases against their bounds
-// (report.Expectation): how many had a bound, and each that ran past it.
+// (analysis.Expectation): how many had a bound, and each that ran past it.
 type expectationJSON struct {
 	Bounded   int           `json:"bounded_phases"`
 	Unbounded int           `json:"unbounded_phases"`
@@ -160,13 +160,13 @@ type overrunJSON struct {
 	Phase phaseJSON `json:"phase"`
 }
 
-func expectationDoc(x report.Expectation) *expectationJSON {
+func expectationDoc(x analysis.Expectation) *expectationJSON {
 	if x.Bounded+x.Unbounded == 0 {
 		return nil
 	}
-	return &expectationJSON{Bounded: x.Bounded, Unbounded: x.Unbounded, Overruns: append([]overrunJSON{}, each(x.Overruns, func(o report.Overrun) overrunJSON {
+	return &expectationJSON{Bounded: x.Bounded, Unbounded: x.Unbounded, Overruns: append([]overrunJSON{}, each(x.Overruns, func(o analysis.Overrun) overrunJSON {
 		return overrunJSON{Where: o.Where, Phase: phaseDoc(o.Phase)}
-	})...), Unended: each(x.Unended, func(u report.Unended) unendedJSON {
+	})...), Unended: each(x.Unended, func(u analysis.Unended) unendedJSON {
 		return unendedJSON{Partition: u.Partition, OpenSec: u.Open.Seconds(), PastSec: u.Past.Seconds()}
 	})}
 }
@@ -183,7 +183,7 @@ type phaseJSON struct {
 	Bound      *boundJSON `json:"bound,omitempty"`
 }
 
-// boundJSON is a phase's bound (report.Bound): low < seconds ≤ high when
+// boundJSON is a phase's bound (analysis.Bound): low < seconds ≤ high when
 // stated, and how far beyond (excess_sec); basis says how it follows from
 // its settings, or why none is stated.
 type boundJSON struct {
@@ -195,7 +195,7 @@ type boundJSON struct {
 	Settings  []settingJSON `json:"settings,omitempty"`
 }
 
-func phaseDoc(ph report.Phase) phaseJSON {
+func phaseDoc(ph analysis.Phase) phaseJSON {
 	out := phaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, explanationJSON: explanationDoc(ph.Explanation), Seconds: ph.Duration.Seconds(),
 		OverlapSec: ph.Overlap.Seconds()}
 	if b := ph.Bound; b.Stated || b.Basis != "" {
@@ -210,23 +210,23 @@ type violationJSON struct {
 	What      string `json:"what"`
 }
 
-func violationDoc(v report.Violation) violationJSON {
+func violationDoc(v analysis.Violation) violationJSON {
 	return violationJSON{Partition: v.Partition, What: v.What}
 }
 
 type boundaryJSON struct {
-	Kind      report.BoundaryKind `json:"kind"`
-	Time      time.Time           `json:"time"`
-	Phase     string              `json:"phase,omitempty"`
-	Partition int32               `json:"partition"`
-	Role      results.Role        `json:"role,omitempty"`
-	Broker    int32               `json:"broker"`
-	InStall   bool                `json:"in_stall"`
-	Evidence  string              `json:"evidence,omitempty"`
-	Source    string              `json:"source,omitempty"`
+	Kind      analysis.BoundaryKind `json:"kind"`
+	Time      time.Time             `json:"time"`
+	Phase     string                `json:"phase,omitempty"`
+	Partition int32                 `json:"partition"`
+	Role      results.Role          `json:"role,omitempty"`
+	Broker    int32                 `json:"broker"`
+	InStall   bool                  `json:"in_stall"`
+	Evidence  string                `json:"evidence,omitempty"`
+	Source    string                `json:"source,omitempty"`
 }
 
-func boundaryDoc(b report.Boundary) boundaryJSON {
+func boundaryDoc(b analysis.Boundary) boundaryJSON {
 	return boundaryJSON{
 		Kind: b.Kind, Time: b.Time, Phase: b.Phase, Partition: b.Partition, Role: b.Role,
 		Broker: b.Broker, InStall: b.InStall, Evidence: b.Evidence, Source: b.Source,
@@ -254,7 +254,7 @@ type quorumJSON struct {
 	PredictedSeconds *float64    `json:"predicted_seconds,omitempty"`
 }
 
-func quorumDoc(q *report.QuorumGap) *quorumJSON {
+func quorumDoc(q *analysis.QuorumGap) *quorumJSON {
 	if q == nil {
 		return nil
 	}
@@ -284,11 +284,11 @@ type logLineJSON struct {
 	Source   string    `json:"source"`
 }
 
-func logLineDoc(l report.LogLine) logLineJSON {
+func logLineDoc(l analysis.LogLine) logLineJSON {
 	return logLineJSON{Node: l.Node, Time: l.Time, Evidence: l.Evidence, Source: l.Source}
 }
 
-func logLinePtr(l *report.LogLine) *logLineJSON {
+func logLinePtr(l *analysis.LogLine) *logLineJSON {
 	if l == nil {
 		return nil
 	}
@@ -336,19 +336,19 @@ type stepStallsJSON struct {
 	Receive *gaps.Gap `json:"receive,omitempty"`
 }
 
-func stepsDoc(v *report.StepView) *stepsJSON {
+func stepsDoc(v *analysis.StepView) *stepsJSON {
 	if v == nil {
 		return nil
 	}
 	return &stepsJSON{
 		BoundSeconds: v.Bound.Seconds(),
-		Steps: each(v.Steps, func(w report.StepWindow) stepWindowJSON {
+		Steps: each(v.Steps, func(w analysis.StepWindow) stepWindowJSON {
 			return stepWindowJSON{N: w.N, Step: w.Step, From: w.From, Observed: w.Observed, SinceSeconds: w.Since.Seconds()}
 		}),
-		Partitions: each(v.Partitions, func(p report.PartitionSteps) partitionStepsJSON {
+		Partitions: each(v.Partitions, func(p analysis.PartitionSteps) partitionStepsJSON {
 			return partitionStepsJSON{
 				Partition: p.Partition,
-				Steps: each(p.Steps, func(s report.StepStalls) stepStallsJSON {
+				Steps: each(p.Steps, func(s analysis.StepStalls) stepStallsJSON {
 					return stepStallsJSON{Ack: s.Ack, Receive: s.Receive}
 				}),
 				Stalls: p.Stalls, Open: p.Open, Longest: p.Longest, LongestStep: p.LongestStep,
@@ -416,32 +416,32 @@ type stateChangeJSON struct {
 	LastKnownELR []int32   `json:"last_known_elr,omitempty"`
 }
 
-func stopDoc(s report.Stop) stopJSON {
+func stopDoc(s analysis.Stop) stopJSON {
 	return stopJSON{Offset: s.Offset, Stopped: s.Stopped, Moved: s.Moved}
 }
 
-func replicasDoc(rv *report.ReplicaView) *replicasJSON {
+func replicasDoc(rv *analysis.ReplicaView) *replicasJSON {
 	if rv == nil {
 		return nil
 	}
 	return &replicasJSON{Sampling: rv.Sampling, Partitions: each(rv.Partitions, partitionReplicasDoc)}
 }
 
-func partitionReplicasDoc(p report.PartitionReplicas) partitionReplicasJSON {
+func partitionReplicasDoc(p analysis.PartitionReplicas) partitionReplicasJSON {
 	out := partitionReplicasJSON{
 		Partition: p.Partition,
-		AtFault: each(p.AtFault, func(o report.ReplicaOffset) replicaOffsetJSON {
+		AtFault: each(p.AtFault, func(o analysis.ReplicaOffset) replicaOffsetJSON {
 			return replicaOffsetJSON{Broker: o.Broker, Offset: o.Offset, Time: o.Time}
 		}),
 		HWAtFault: p.HWAtFault,
-		Frozen: each(p.Frozen, func(s report.ReplicaStop) replicaStopJSON {
+		Frozen: each(p.Frozen, func(s analysis.ReplicaStop) replicaStopJSON {
 			return replicaStopJSON{Broker: s.Broker, stopJSON: stopDoc(s.Stop)}
 		}),
-		Changes: each(p.Changes, func(c report.StateChange) stateChangeJSON {
+		Changes: each(p.Changes, func(c analysis.StateChange) stateChangeJSON {
 			return stateChangeJSON{Time: c.Time, Leader: c.Leader, LeaderEpoch: c.LeaderEpoch, ISR: c.ISR, ELR: c.ELR, LastKnownELR: c.LastKnownELR}
 		}),
 		Stale: p.Stale, FirstStale: p.FirstStale,
-		Leaderless: each(p.Leaderless, func(l report.Leaderless) leaderlessJSON {
+		Leaderless: each(p.Leaderless, func(l analysis.Leaderless) leaderlessJSON {
 			return leaderlessJSON{From: l.From, To: l.To}
 		}),
 	}
@@ -483,7 +483,7 @@ type clientGroupJSON struct {
 	Rebalances          int      `json:"rebalances"`
 }
 
-func clientGroupDoc(g *report.ClientGroup) *clientGroupJSON {
+func clientGroupDoc(g *analysis.ClientGroup) *clientGroupJSON {
 	if g == nil {
 		return nil
 	}
@@ -529,10 +529,10 @@ type clientDiffJSON struct {
 	Resolution float64      `json:"resolution_seconds"`
 }
 
-func clientDoc(cr report.ClientResult) clientJSON {
+func clientDoc(cr analysis.ClientResult) clientJSON {
 	out := clientJSON{
 		Name: cr.Name,
-		Partitions: each(cr.Partitions, func(cp report.ClientPartition) clientPartitionJSON {
+		Partitions: each(cr.Partitions, func(cp analysis.ClientPartition) clientPartitionJSON {
 			return clientPartitionJSON{
 				Partition: cp.Partition, Role: cp.Role, Open: cp.Open, Learnt: cp.Learnt,
 				ClientWhy: cp.Learning.Why, Evidence: cp.Learning.Evidence,
@@ -547,7 +547,7 @@ func clientDoc(cr report.ClientResult) clientJSON {
 	return out
 }
 
-func clientDiffDoc(d report.ClientDiff) clientDiffJSON {
+func clientDiffDoc(d analysis.ClientDiff) clientDiffJSON {
 	return clientDiffJSON{
 		Partition: d.Partition, Role: d.Role, Longest: d.Longest, Shortest: d.Shortest,
 		Measurable: d.Measurable, Why: d.Why, Diff: d.Diff.Seconds(), Resolution: d.Resolution.Seconds(),
@@ -563,7 +563,7 @@ type externalJSON struct {
 	Evidence string `json:"evidence"`
 }
 
-func externalDoc(e *report.ExternalBroker) *externalJSON {
+func externalDoc(e *analysis.ExternalBroker) *externalJSON {
 	if e == nil {
 		return nil
 	}
@@ -581,7 +581,7 @@ type coordinatorJSON struct {
 	Chosen  bool      `json:"chosen,omitempty"`
 }
 
-func coordinatorDoc(c *report.GroupCoordinator) *coordinatorJSON {
+func coordinatorDoc(c *analysis.GroupCoordinator) *coordinatorJSON {
 	if c == nil {
 		return nil
 	}
@@ -602,12 +602,12 @@ type findingJSON struct {
 	CommitsBackwards int `json:"commits_backwards,omitempty"`
 	// AbortedRead and TxnTorn: records of aborted transactions read at
 	// read_committed, and transactions of unknown outcome read back in
-	// part (report.TxnView).
+	// part (analysis.TxnView).
 	AbortedRead int `json:"aborted_read,omitempty"`
 	TxnTorn     int `json:"txn_torn,omitempty"`
 }
 
-func findingDoc(f report.Finding) findingJSON {
+func findingDoc(f analysis.Finding) findingJSON {
 	return findingJSON{
 		Client: f.Client, Acks: f.Acks, Idempotent: f.Idempotent, SettingsUnknown: f.SettingsUnknown,
 		Acknowledged: f.Acknowledged, Lost: f.Lost, Duplicated: f.Duplicated, Reordered: f.Reordered,
@@ -623,7 +623,7 @@ type digestJSON struct {
 	Audited bool            `json:"audited"`
 	Verdict string          `json:"verdict,omitempty"`
 	// Spreads are each role's stalls across its partitions, for a trial
-	// of more partitions than report.Condense; the rows keep them all.
+	// of more partitions than analysis.Condense; the rows keep them all.
 	Spreads []spreadJSON `json:"spreads,omitempty"`
 	// Applied is, with Spreads, when each broker applied the changes that
 	// ended the partitions' elect phases, in seconds after the fault.
@@ -659,15 +659,15 @@ type quantilesJSON struct {
 	Max float64 `json:"max"`
 }
 
-func quantilesDoc(q report.Quantiles) quantilesJSON {
+func quantilesDoc(q analysis.Quantiles) quantilesJSON {
 	return quantilesJSON{Min: q.Min.Seconds(), P50: q.P50.Seconds(), P90: q.P90.Seconds(), P99: q.P99.Seconds(), Max: q.Max.Seconds()}
 }
 
-func spreadDoc(s report.Spread) spreadJSON {
+func spreadDoc(s analysis.Spread) spreadJSON {
 	return spreadJSON{Role: s.Role, Partitions: s.Partitions,
 		AckPartitions: s.Acked, AckOpen: s.AckOpen, Ack: quantilesDoc(s.Ack),
 		RecvPartitions: s.Received, ReceiveOpen: s.RecOpen, Receive: quantilesDoc(s.Receive),
-		WorstPartitions: each(s.Worst, func(r report.DigestRow) int32 { return r.Partition })}
+		WorstPartitions: each(s.Worst, func(r analysis.DigestRow) int32 { return r.Partition })}
 }
 
 // digestRowJSON is a partition's row; an absent gap or phase is null.
@@ -695,13 +695,13 @@ type causeJSON struct {
 	Max        float64 `json:"max_seconds"`
 }
 
-func digestDoc(d *report.Digest) *digestJSON {
+func digestDoc(d *analysis.Digest) *digestJSON {
 	if d == nil {
 		return nil
 	}
 	return &digestJSON{
 		Phases: d.Phases,
-		Rows: each(d.Rows, func(r report.DigestRow) digestRowJSON {
+		Rows: each(d.Rows, func(r analysis.DigestRow) digestRowJSON {
 			phases := make([]*float64, len(r.Phases))
 			for i, p := range r.Phases {
 				phases[i] = seconds(p)
@@ -712,12 +712,12 @@ func digestDoc(d *report.Digest) *digestJSON {
 				Ack: seconds(r.Ack), Receive: seconds(r.Receive), Phases: phases,
 			}
 		}),
-		Causes: each(d.Causes, func(c report.Cause) causeJSON {
+		Causes: each(d.Causes, func(c analysis.Cause) causeJSON {
 			return causeJSON{Kind: c.Kind, explanationJSON: explanationDoc(c.Explanation), Partitions: c.Partitions, Min: c.Min.Seconds(), Max: c.Max.Seconds()}
 		}),
 		Audited: d.Audited, Verdict: d.Verdict,
 		Spreads: each(d.Spreads, spreadDoc),
-		Applied: each(d.Applied, func(a report.Applied) appliedJSON {
+		Applied: each(d.Applied, func(a analysis.Applied) appliedJSON {
 			return appliedJSON{Broker: a.Broker, Partitions: a.Partitions, First: a.First.Seconds(), Last: a.Last.Seconds()}
 		}),
 	}
@@ -776,11 +776,11 @@ type clientSummaryJSON struct {
 	Lost   int          `json:"lost"`
 }
 
-func rangeDoc(r report.Range) rangeJSON {
+func rangeDoc(r analysis.Range) rangeJSON {
 	return rangeJSON{Min: r.Min.Seconds(), Max: r.Max.Seconds(), N: r.N}
 }
 
-func summaryDoc(s *report.Summary) *summaryJSON {
+func summaryDoc(s *analysis.Summary) *summaryJSON {
 	if s == nil {
 		return nil
 	}
@@ -791,7 +791,7 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 		ReceiveGap: rangeDoc(s.ReceiveGap), AnyGap: rangeDoc(s.AnyGap),
 		FailedSends: s.FailedSends, Lost: s.Lost, Duplicated: s.Duplicated, Reordered: s.Reordered,
 		Escalated: s.Escalated, LeftOut: s.LeftOut,
-		Clients: each(s.Clients, func(c report.ClientSummary) clientSummaryJSON {
+		Clients: each(s.Clients, func(c analysis.ClientSummary) clientSummaryJSON {
 			return clientSummaryJSON{Client: c.Client, Role: c.Role, Ack: rangeDoc(c.Ack), Phase: rangeDoc(c.Phase), Lost: c.Lost}
 		}),
 	}
@@ -817,7 +817,7 @@ func summaryDoc(s *report.Summary) *summaryJSON {
 
 // groupDoc is the group reader's view with its durations in seconds, as
 // the report's other parts have them.
-func groupDoc(v *report.GroupView, r *report.GroupRecovery) any {
+func groupDoc(v *analysis.GroupView, r *analysis.GroupRecovery) any {
 	if v == nil {
 		return nil
 	}
@@ -905,7 +905,7 @@ func groupDoc(v *report.GroupView, r *report.GroupRecovery) any {
 	return out
 }
 
-// groupRecoveryJSON is the group's recovery (report.GroupRecovery): its
+// groupRecoveryJSON is the group's recovery (analysis.GroupRecovery): its
 // __consumer_offsets partition and how it was placed, the coordinators
 // before and after, and its phases, each ending at its evidence.
 type groupRecoveryJSON struct {
@@ -925,7 +925,7 @@ type groupRecoveryJSON struct {
 	Cause *explanationJSON `json:"cause,omitempty"`
 }
 
-func groupRecoveryDoc(r *report.GroupRecovery) *groupRecoveryJSON {
+func groupRecoveryDoc(r *analysis.GroupRecovery) *groupRecoveryJSON {
 	if r == nil {
 		return nil
 	}

@@ -3,12 +3,12 @@ package render
 import (
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
 // loadJSON is report.json's load: the real traffic beside the probe
-// (report.LoadView), times after the fault in seconds.
+// (analysis.LoadView), times after the fault in seconds.
 type loadJSON struct {
 	Settings  results.LoadSettings `json:"settings"`
 	Seconds   int                  `json:"whole_seconds"`
@@ -20,7 +20,7 @@ type loadJSON struct {
 	FirstErr  string               `json:"first_error,omitempty"`
 	// LowPerS is the least acknowledged in a second from the fault's on,
 	// LowAt that second and LowAfter its start after the fault; BackAt and
-	// BackAfter the first second after it back at report.BackShare of
+	// BackAfter the first second after it back at analysis.BackShare of
 	// AckedPerS. Absent without a fault, or when never back.
 	LowPerS   *int64    `json:"low_per_s,omitempty"`
 	LowAt     time.Time `json:"low_at,omitzero"`
@@ -30,7 +30,7 @@ type loadJSON struct {
 	Line      string    `json:"line"`
 }
 
-func loadDoc(tr *report.Trial) *loadJSON {
+func loadDoc(tr *analysis.Trial) *loadJSON {
 	v := tr.Load
 	if v == nil {
 		return nil

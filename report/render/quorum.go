@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // writeQuorum writes the quorum's gap for the text report: the faulted
 // leader, then each line that bounds the gap, timed from the fault.
-func writeQuorum(b *bytes.Buffer, q *report.QuorumGap) {
+func writeQuorum(b *bytes.Buffer, q *analysis.QuorumGap) {
 	epoch := ""
 	if q.Epoch >= 0 {
 		epoch = fmt.Sprintf(", leader at epoch %d", q.Epoch)
@@ -20,7 +20,7 @@ func writeQuorum(b *bytes.Buffer, q *report.QuorumGap) {
 	} else {
 		fmt.Fprintf(b, "\nquorum: no new leader after the fault of its active controller %s (node %d%s):\n", q.Controller, q.NodeID, epoch)
 	}
-	line := func(name string, l *report.LogLine) {
+	line := func(name string, l *analysis.LogLine) {
 		fmt.Fprintf(b, "  %-9s %+6.2f s, %s: %s %s [%s]\n", name, l.Time.Sub(q.Fault.Time).Seconds(),
 			l.Time.UTC().Format("15:04:05.000"), l.Node, l.Evidence, l.Source)
 	}
@@ -56,7 +56,7 @@ func writeQuorum(b *bytes.Buffer, q *report.QuorumGap) {
 
 // writeQuorumDigest writes the quorum's gap in the digest's form of a
 // cause: the figure, who, why, and what would shorten it.
-func writeQuorumDigest(b *bytes.Buffer, q *report.QuorumGap) {
+func writeQuorumDigest(b *bytes.Buffer, q *analysis.QuorumGap) {
 	if q.Elected == nil {
 		fmt.Fprintf(b, "quorum (%s): %s\n", q.Controller, q.Note)
 	} else {

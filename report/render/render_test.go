@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -17,9 +17,9 @@ var fault = time.Date(2026, 11, 30, 16, 42, 9, 0, time.UTC)
 func at(ms int) time.Time { return fault.Add(time.Duration(ms) * time.Millisecond) }
 
 // trial is a hand-made analysis of a SIGKILL of k1 with the stalls and
-// clients given: what the renderers get from report.Analyze.
-func trial(stalls []report.Stall, clients []report.ClientResult, diffs []report.ClientDiff) *report.Trial {
-	return &report.Trial{
+// clients given: what the renderers get from analysis.Analyze.
+func trial(stalls []analysis.Stall, clients []analysis.ClientResult, diffs []analysis.ClientDiff) *analysis.Trial {
+	return &analysis.Trial{
 		Meta: &results.Meta{Kind: "trial", Fault: &results.Fault{Kind: results.FaultSIGKILL, Broker: "k1", NodeID: 1},
 			Probe: results.Probe{Topic: "orders", Partitions: []int32{0}, Interval: 20 * time.Millisecond, Acks: "all"}},
 		FaultAt: fault, Gaps: gaps.NewReport(gaps.Options{}), Stalls: stalls, Clients: clients, ClientDiffs: diffs,
@@ -28,16 +28,16 @@ func trial(stalls []report.Stall, clients []report.ClientResult, diffs []report.
 
 // led is p0's stall, led by the faulted broker: 1.00 s detect, 0.20 s
 // client, 0.30 s first ack; the client phase names a flag's setting.
-func led() report.Stall {
-	return report.Stall{Partition: 0, Role: results.RoleLed, Leader: 1, NewLeader: 2, FirstAck: at(1500), Total: 1500 * time.Millisecond,
-		Phases: []report.Phase{
-			{Name: report.PhaseDetect, Start: at(0), End: at(1000), Duration: time.Second,
-				Explanation: report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "the session expired",
-					Setting: "broker.session.timeout.ms", Settings: []report.Setting{{Name: "broker.session.timeout.ms", Node: "c1", Value: "1000", Source: report.SourceNodeConfig}}}},
-			{Name: report.PhaseClient, Start: at(1000), End: at(1200), Duration: 200 * time.Millisecond,
-				Explanation: report.Explanation{Why: "the producer refreshed its metadata", Setting: "metadata_min_age",
-					Settings: []report.Setting{{Name: "metadata_min_age", Value: "100ms", Source: report.SourceClientConfig}}}},
-			{Name: report.PhaseFirstAck, Start: at(1200), End: at(1500), Duration: 300 * time.Millisecond},
+func led() analysis.Stall {
+	return analysis.Stall{Partition: 0, Role: results.RoleLed, Leader: 1, NewLeader: 2, FirstAck: at(1500), Total: 1500 * time.Millisecond,
+		Phases: []analysis.Phase{
+			{Name: analysis.PhaseDetect, Start: at(0), End: at(1000), Duration: time.Second,
+				Explanation: analysis.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "the session expired",
+					Setting: "broker.session.timeout.ms", Settings: []analysis.Setting{{Name: "broker.session.timeout.ms", Node: "c1", Value: "1000", Source: analysis.SourceNodeConfig}}}},
+			{Name: analysis.PhaseClient, Start: at(1000), End: at(1200), Duration: 200 * time.Millisecond,
+				Explanation: analysis.Explanation{Why: "the producer refreshed its metadata", Setting: "metadata_min_age",
+					Settings: []analysis.Setting{{Name: "metadata_min_age", Value: "100ms", Source: analysis.SourceClientConfig}}}},
+			{Name: analysis.PhaseFirstAck, Start: at(1200), End: at(1500), Duration: 300 * time.Millisecond},
 		}}
 }
 
@@ -48,44 +48,44 @@ func TestWriteText(t *testing.T) {
 		}
 		return ""
 	}
-	cp := func(ack time.Duration) []report.ClientPartition {
-		return []report.ClientPartition{{Partition: 0, Role: results.RoleLed, Ack: ack}}
+	cp := func(ack time.Duration) []analysis.ClientPartition {
+		return []analysis.ClientPartition{{Partition: 0, Role: results.RoleLed, Ack: ack}}
 	}
-	two := []report.ClientResult{{Name: report.FranzGo, Partitions: cp(time.Second)}, {Name: "java", Partitions: cp(time.Second + 3*time.Millisecond)}}
+	two := []analysis.ClientResult{{Name: analysis.FranzGo, Partitions: cp(time.Second)}, {Name: "java", Partitions: cp(time.Second + 3*time.Millisecond)}}
 	for _, tc := range []struct {
 		name   string
-		tr     *report.Trial
+		tr     *analysis.Trial
 		flag   func(string) string
 		want   []string
 		absent []string
 	}{
-		{name: "phases with their ends and evidence", tr: trial([]report.Stall{led()}, nil, nil),
+		{name: "phases with their ends and evidence", tr: trial([]analysis.Stall{led()}, nil, nil),
 			want: []string{
 				"sigkill of k1 (node 1) at 2026-11-30 16:42:09.000\n",
 				"p0 (led by the broker; new leader 2) 1.50 s = 1.00 detect + 0.20 client + 0.30 first ack\n",
 				"  detect     1.00 s, ends 16:42:10.000: Fencing broker 1 [c1/controller.log:92]\n            why: the session expired\n            shorten: broker.session.timeout.ms\n",
 			}},
-		{name: "a client setting's flag", tr: trial([]report.Stall{led()}, nil, nil), flag: flag,
+		{name: "a client setting's flag", tr: trial([]analysis.Stall{led()}, nil, nil), flag: flag,
 			want:   []string{"shorten: metadata_min_age; flag --metadata-min-age\n"},
 			absent: []string{"broker.session.timeout.ms; flag"}},
-		{name: "a stall's start explained", tr: func() *report.Trial {
+		{name: "a stall's start explained", tr: func() *analysis.Trial {
 			st := led()
 			st.Began = 500 * time.Millisecond
-			st.Start = report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
-			return trial([]report.Stall{st}, nil, nil)
+			st.Start = analysis.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
+			return trial([]analysis.Stall{st}, nil, nil)
 		}(), want: []string{"acked until 0.50 s after the fault, then stalled 1.50 s", "  began     Fencing broker 1 [c1/controller.log:92]\n            why: it led on until fenced\n"}},
-		{name: "a difference the probes measured", tr: trial(nil, two, []report.ClientDiff{{Partition: 0, Longest: "java", Shortest: report.FranzGo,
+		{name: "a difference the probes measured", tr: trial(nil, two, []analysis.ClientDiff{{Partition: 0, Longest: "java", Shortest: analysis.FranzGo,
 			Diff: 300 * time.Millisecond, Measurable: true, Why: "java learnt the new leader later"}}),
 			want: []string{"  p0: java stalled 0.30 s longer than franz-go: java learnt the new leader later\n"}},
-		{name: "a difference below the probes' resolution", tr: trial(nil, two, []report.ClientDiff{{Partition: 0, Longest: "java", Shortest: report.FranzGo,
+		{name: "a difference below the probes' resolution", tr: trial(nil, two, []analysis.ClientDiff{{Partition: 0, Longest: "java", Shortest: analysis.FranzGo,
 			Diff: 3 * time.Millisecond, Resolution: 20 * time.Millisecond, Why: "no measurable difference"}}),
 			want: []string{"clients side by side"}, absent: []string{"longer than"}},
-		{name: "the probe stalled itself", tr: func() *report.Trial {
+		{name: "the probe stalled itself", tr: func() *analysis.Trial {
 			tr := trial(nil, nil, nil)
 			tr.Meta.Probe.LongestSendGap = 300 * time.Millisecond
 			return tr
 		}(), want: []string{"probe self-check: longest gap between two sends to a partition 0.300 s: the probe itself stalled"}},
-		{name: "the probe kept time", tr: func() *report.Trial {
+		{name: "the probe kept time", tr: func() *analysis.Trial {
 			tr := trial(nil, nil, nil)
 			tr.Meta.Probe.LongestSendGap = 30 * time.Millisecond
 			return tr
@@ -114,11 +114,11 @@ func TestWriteText(t *testing.T) {
 // flat fields, and a phase its end and seconds.
 func TestWriteJSONStall(t *testing.T) {
 	st := led()
-	st.Start = report.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
-	st.Receive = report.Explanation{Why: "the consumer backed off", Setting: "retry_backoff_max"}
-	st.Consumer = report.Explanation{Why: "the consumer never moved"}
+	st.Start = analysis.Explanation{Evidence: "Fencing broker 1", Source: "c1/controller.log:92", Why: "it led on until fenced"}
+	st.Receive = analysis.Explanation{Why: "the consumer backed off", Setting: "retry_backoff_max"}
+	st.Consumer = analysis.Explanation{Why: "the consumer never moved"}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, trial([]report.Stall{st}, nil, nil)); err != nil {
+	if err := WriteJSON(&b, trial([]analysis.Stall{st}, nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -151,7 +151,7 @@ func TestWriteJSONStall(t *testing.T) {
 // in the digest, the same in the full text — and report.json carries it.
 func TestCoordinatorLine(t *testing.T) {
 	tr := trial(nil, nil, nil)
-	tr.Coordinator = &report.GroupCoordinator{Group: "kbf-g", NodeID: 3, Broker: "k3", Via: results.FoundByFindCoordinator, At: at(-50)}
+	tr.Coordinator = &analysis.GroupCoordinator{Group: "kbf-g", NodeID: 3, Broker: "k3", Via: results.FoundByFindCoordinator, At: at(-50)}
 	const want = "group kbf-g's coordinator was broker 3 (k3), not the faulted one (FindCoordinator at 16:42:08.950)\n"
 	var bare, text, digest bytes.Buffer
 	if err := (TextOptions{}).WriteDigest(&bare, trial(nil, nil, nil)); err != nil {
@@ -189,11 +189,11 @@ func TestCoordinatorLine(t *testing.T) {
 func TestGroupJSON(t *testing.T) {
 	t0 := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	fault := &gaps.Gap{Start: t0.Add(9902 * time.Millisecond), End: t0.Add(20 * time.Second)}
-	v := &report.GroupView{
+	v := &analysis.GroupView{
 		Settings:    results.GroupSettings{ID: "kbf-probe-r", Protocol: "classic", Commit: "sync"},
-		Partitions:  []report.GroupPartition{{Partition: 0, Processed: 280, Stalls: gaps.Stalls{Fault: fault}}},
+		Partitions:  []analysis.GroupPartition{{Partition: 0, Processed: 280, Stalls: gaps.Stalls{Fault: fault}}},
 		Commits:     28,
-		CommitStall: &report.CommitStall{Start: t0.Add(10503 * time.Millisecond), End: t0.Add(19505 * time.Millisecond)},
+		CommitStall: &analysis.CommitStall{Start: t0.Add(10503 * time.Millisecond), End: t0.Add(19505 * time.Millisecond)},
 		Changes: []results.GroupEvent{
 			{Time: t0.Add(500 * time.Millisecond), Kind: results.GroupAssigned, Generation: 1, Partitions: []int32{0}},
 			{Time: t0.Add(19600 * time.Millisecond), Kind: results.GroupRevoked, Generation: 1, Partitions: []int32{0}},
@@ -225,13 +225,13 @@ func TestGroupJSON(t *testing.T) {
 // they were read).
 func TestGroupRecoveryRender(t *testing.T) {
 	t0 := time.Date(2026, 12, 5, 6, 4, 36, 741e6, time.UTC)
-	load := report.Phase{Name: report.GroupPhaseLoad, Start: t0, End: t0.Add(146 * time.Millisecond), Duration: 146 * time.Millisecond,
-		Explanation: report.Explanation{Evidence: "[GroupCoordinator id=1] Finished loading", Source: "k1/server.log:1775", Why: "it reads the partition",
-			Setting: "a smaller partition", Settings: []report.Setting{{Name: "offsets.load.buffer.size", Node: "k1", Value: "5242880", Source: report.SourceNodeConfig, Where: "k1/server.log:1074"}}}}
-	r := &report.GroupRecovery{Key: "kbf-g", Partition: 45, Coordinator: 2, NewCoordinator: 1, Faulted: true, Loaded: 1782,
-		Partitions: report.Setting{Name: "offsets.topic.num.partitions", Value: "50", Source: report.SourceNodeConfig, Where: "k2/server.log:1080"},
-		Phases:     []report.Phase{load}}
-	b, err := json.Marshal(groupDoc(&report.GroupView{}, r))
+	load := analysis.Phase{Name: analysis.GroupPhaseLoad, Start: t0, End: t0.Add(146 * time.Millisecond), Duration: 146 * time.Millisecond,
+		Explanation: analysis.Explanation{Evidence: "[GroupCoordinator id=1] Finished loading", Source: "k1/server.log:1775", Why: "it reads the partition",
+			Setting: "a smaller partition", Settings: []analysis.Setting{{Name: "offsets.load.buffer.size", Node: "k1", Value: "5242880", Source: analysis.SourceNodeConfig, Where: "k1/server.log:1074"}}}}
+	r := &analysis.GroupRecovery{Key: "kbf-g", Partition: 45, Coordinator: 2, NewCoordinator: 1, Faulted: true, Loaded: 1782,
+		Partitions: analysis.Setting{Name: "offsets.topic.num.partitions", Value: "50", Source: analysis.SourceNodeConfig, Where: "k2/server.log:1080"},
+		Phases:     []analysis.Phase{load}}
+	b, err := json.Marshal(groupDoc(&analysis.GroupView{}, r))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -27,7 +27,7 @@ func writeReplicaSampling(b *bytes.Buffer, m *results.Meta) {
 }
 
 // writeReplicaView writes the replica view's summary.
-func writeReplicaView(b *bytes.Buffer, v *report.ReplicaView, F time.Time) {
+func writeReplicaView(b *bytes.Buffer, v *analysis.ReplicaView, F time.Time) {
 	if v == nil || len(v.Partitions) == 0 {
 		return
 	}

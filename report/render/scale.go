@@ -7,12 +7,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
-// A trial of more partitions than report.Condense is drawn as each role's
+// A trial of more partitions than analysis.Condense is drawn as each role's
 // distribution across its partitions, with the worst named, rather than a
 // line per partition: the terminal's digest stays a screen at a thousand
 // partitions, and report.json keeps every partition.
@@ -37,7 +37,7 @@ func spreadRole(r results.Role, faulted bool) string {
 
 // writeSpreads writes the distributions table: per role, the ack stall
 // and the receive stall across partitions, and the worst partitions.
-func writeSpreads(b *bytes.Buffer, d *report.Digest, faulted bool) {
+func writeSpreads(b *bytes.Buffer, d *analysis.Digest, faulted bool) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "role\tgap\tpartitions\tmin\tp50\tp90\tp99\tmax\tworst")
 	for _, s := range d.Spreads {
@@ -75,7 +75,7 @@ func writeSpreads(b *bytes.Buffer, d *report.Digest, faulted bool) {
 	b.WriteString("; every partition's row in report.json\n")
 }
 
-func writeQuantiles(tw *tabwriter.Writer, role, gap string, parts, counted, open int, q report.Quantiles, worst string) {
+func writeQuantiles(tw *tabwriter.Writer, role, gap string, parts, counted, open int, q analysis.Quantiles, worst string) {
 	n := fmt.Sprint(parts)
 	if counted < parts {
 		n = fmt.Sprintf("%d (%d with a gap)", parts, counted)
@@ -92,9 +92,9 @@ func writeQuantiles(tw *tabwriter.Writer, role, gap string, parts, counted, open
 }
 
 // partitionList is a list of partitions as a line can hold it: each one
-// up to report.Condense, else their count and ranges of consecutive ones.
+// up to analysis.Condense, else their count and ranges of consecutive ones.
 func partitionList(ps []int32) string {
-	if len(ps) <= report.Condense {
+	if len(ps) <= analysis.Condense {
 		return fmt.Sprint(ps)
 	}
 	s := slices.Sorted(slices.Values(ps))
@@ -118,13 +118,13 @@ func partitionList(ps []int32) string {
 }
 
 // causePartitions names a cause's partitions: each, or past
-// report.Condense their count and the first few.
+// analysis.Condense their count and the first few.
 func causePartitions(ps []int32) string {
-	names := make([]string, 0, min(len(ps), report.Condense))
-	for _, p := range ps[:min(len(ps), report.Condense)] {
+	names := make([]string, 0, min(len(ps), analysis.Condense))
+	for _, p := range ps[:min(len(ps), analysis.Condense)] {
 		names = append(names, fmt.Sprintf("p%d", p))
 	}
-	if len(ps) > report.Condense {
+	if len(ps) > analysis.Condense {
 		return fmt.Sprintf("%d partitions: %s …", len(ps), strings.Join(names[:3], " "))
 	}
 	return strings.Join(names, " ")
@@ -152,14 +152,14 @@ func writeMissedCondensed(b *bytes.Buffer, p results.Probe) {
 
 // worstStalls are the stalls a condensed text report explains in full:
 // each role's worst partitions.
-func worstStalls(tr *report.Trial, d *report.Digest) []*report.Stall {
+func worstStalls(tr *analysis.Trial, d *analysis.Digest) []*analysis.Stall {
 	named := map[int32]bool{}
 	for _, s := range d.Spreads {
 		for _, r := range s.Worst {
 			named[r.Partition] = true
 		}
 	}
-	var out []*report.Stall
+	var out []*analysis.Stall
 	for i := range tr.Stalls {
 		if named[tr.Stalls[i].Partition] {
 			out = append(out, &tr.Stalls[i])
@@ -171,7 +171,7 @@ func worstStalls(tr *report.Trial, d *report.Digest) []*report.Stall {
 // writeCondensed writes the gaps and stalls of a trial of many
 // partitions: the gaps' heading, each role's distribution, and the
 // stalls of each role's worst partitions in full.
-func (o TextOptions) writeCondensed(b *bytes.Buffer, tr *report.Trial) {
+func (o TextOptions) writeCondensed(b *bytes.Buffer, tr *analysis.Trial) {
 	if err := gaps.WriteHead(b, tr.Gaps); err != nil {
 		return
 	}
@@ -182,7 +182,7 @@ func (o TextOptions) writeCondensed(b *bytes.Buffer, tr *report.Trial) {
 		return
 	}
 	fmt.Fprintf(b, "\nstalls of each role's worst %d partitions, from the fault to the first ack (the %d others' in report.json):\n",
-		report.WorstNamed, len(tr.Stalls)-len(worst))
+		analysis.WorstNamed, len(tr.Stalls)-len(worst))
 	for _, st := range worst {
 		o.writeStall(b, st)
 	}
@@ -190,7 +190,7 @@ func (o TextOptions) writeCondensed(b *bytes.Buffer, tr *report.Trial) {
 
 // condensedView is the replica view a text report writes: every
 // partition's, or for a trial of many partitions each role's worst.
-func condensedView(tr *report.Trial) *report.ReplicaView {
+func condensedView(tr *analysis.Trial) *analysis.ReplicaView {
 	v := tr.Replicas
 	if v == nil || !tr.Condensed() {
 		return v

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // manyTrial is a SIGKILL of k1 probed on n partitions at 100 ms: a third
 // led by k1, stalled 8 s plus p ms; a third followed, 0.1 s plus p µs; the
 // rest untouched. Every partition missed the same send slots.
-func manyTrial(n int) *report.Trial {
+func manyTrial(n int) *analysis.Trial {
 	roles := []results.Role{results.RoleLed, results.RoleFollowed, results.RoleNone}
 	stall := func(p int32) time.Duration {
 		switch roles[p%3] {
@@ -43,17 +43,17 @@ func manyTrial(n int) *report.Trial {
 		}
 	}
 	g.Close()
-	var stalls []report.Stall
+	var stalls []analysis.Stall
 	for p := range int32(n) {
 		if roles[p%3] == results.RoleNone {
 			continue
 		}
 		d := stall(p)
-		stalls = append(stalls, report.Stall{Partition: p, Role: roles[p%3], Leader: 1, NewLeader: 2, FirstAck: fault.Add(d), Total: d,
-			Phases: []report.Phase{{Name: report.PhaseDetect, Start: fault, End: fault.Add(d), Duration: d,
-				Explanation: report.Explanation{Why: fmt.Sprintf("the controller fenced broker 1 after %.2f s", d.Seconds()), Setting: "broker.session.timeout.ms"}}}})
+		stalls = append(stalls, analysis.Stall{Partition: p, Role: roles[p%3], Leader: 1, NewLeader: 2, FirstAck: fault.Add(d), Total: d,
+			Phases: []analysis.Phase{{Name: analysis.PhaseDetect, Start: fault, End: fault.Add(d), Duration: d,
+				Explanation: analysis.Explanation{Why: fmt.Sprintf("the controller fenced broker 1 after %.2f s", d.Seconds()), Setting: "broker.session.timeout.ms"}}}})
 	}
-	return &report.Trial{
+	return &analysis.Trial{
 		Meta: &results.Meta{Kind: "trial", Fault: &results.Fault{Kind: results.FaultSIGKILL, Broker: "k1", NodeID: 1},
 			Probe: results.Probe{Topic: "wide", Partitions: parts, Interval: 100 * time.Millisecond, Acks: "all", Missed: missed},
 			Host:  &results.Host{CPUs: 2, Wall: 20 * time.Second, Self: 4 * time.Second, Cluster: 20 * time.Second}},
@@ -124,19 +124,19 @@ func TestCondensed(t *testing.T) {
 	}
 }
 
-// TestNotCondensed: up to report.Condense partitions, a row each and no
+// TestNotCondensed: up to analysis.Condense partitions, a row each and no
 // spreads, as the goldens have it.
 func TestNotCondensed(t *testing.T) {
-	tr := manyTrial(report.Condense)
+	tr := manyTrial(analysis.Condense)
 	var digest bytes.Buffer
 	if err := (TextOptions{}).WriteDigest(&digest, tr); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(digest.String(), "p11  -") || strings.Contains(digest.String(), "p50") {
-		t.Errorf("the digest at %d partitions:\n%s", report.Condense, digest.String())
+		t.Errorf("the digest at %d partitions:\n%s", analysis.Condense, digest.String())
 	}
 	if tr.Digest().Spreads != nil {
-		t.Errorf("spreads at %d partitions", report.Condense)
+		t.Errorf("spreads at %d partitions", analysis.Condense)
 	}
 }
 

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // writeSteps writes the step view: the steps with each partition's
 // longest stalls in their windows, then the fault's stalls per partition.
-func writeSteps(b *bytes.Buffer, v *report.StepView) {
+func writeSteps(b *bytes.Buffer, v *analysis.StepView) {
 	if v == nil {
 		return
 	}
@@ -46,7 +46,7 @@ func writeSteps(b *bytes.Buffer, v *report.StepView) {
 // the fault and its longest stall, after the step it followed; then, for
 // graceful stops, whether any was SIGKILLed. The digest and the full
 // report share it.
-func writeStepTotals(b *bytes.Buffer, v *report.StepView) {
+func writeStepTotals(b *bytes.Buffer, v *analysis.StepView) {
 	for _, p := range v.Partitions {
 		if p.Stalls == 0 {
 			fmt.Fprintf(b, "p%d no stall\n", p.Partition)
@@ -75,7 +75,7 @@ func writeStepTotals(b *bytes.Buffer, v *report.StepView) {
 
 // writeStepsDigest writes the step view at a glance: one line for the
 // fault, one per partition.
-func writeStepsDigest(b *bytes.Buffer, v *report.StepView) {
+func writeStepsDigest(b *bytes.Buffer, v *analysis.StepView) {
 	if v == nil {
 		return
 	}
@@ -93,7 +93,7 @@ func stallCell(g *gaps.Gap) string {
 	return gapCell(g.Duration(), g.Open)
 }
 
-func stepNote(s *report.StepWindow) string {
+func stepNote(s *analysis.StepWindow) string {
 	n := s.Note
 	if s.Escalated {
 		n = strings.TrimSuffix("ESCALATED to SIGKILL after the grace period; "+n, "; ")

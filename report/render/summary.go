@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kbf-project/kbf/report"
+	"github.com/kbf-project/kbf/analysis"
 )
 
 // WriteSummaryText writes the summary as the blog did, one measure a line.
-func WriteSummaryText(w io.Writer, s *report.Summary) error {
+func WriteSummaryText(w io.Writer, s *analysis.Summary) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "summary of %d trials (%v)\n", s.Trials, s.Faults)
-	row := func(name string, r report.Range) {
+	row := func(name string, r analysis.Range) {
 		fmt.Fprintf(&b, "  %-45s %s\n", name, r) // as wide as the longest label
 	}
 	row("detection (fault → fence or shutdown granted)", s.Detect)
@@ -21,7 +21,7 @@ func WriteSummaryText(w io.Writer, s *report.Summary) error {
 	row("ack gap, partitions the broker followed", s.FollowerGap)
 	row("ack gap, every partition", s.AnyGap)
 	row("receive gap, every partition", s.ReceiveGap)
-	for _, name := range []string{report.PhaseDetect, report.PhaseElect, report.PhaseClient, report.PhaseReturn, report.PhaseFirstAck} {
+	for _, name := range []string{analysis.PhaseDetect, analysis.PhaseElect, analysis.PhaseClient, analysis.PhaseReturn, analysis.PhaseFirstAck} {
 		if r := s.Phases[name]; r != nil {
 			row("phase "+name, *r)
 		}

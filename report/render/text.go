@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
 	"github.com/kbf-project/kbf/integrity"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 	"github.com/kbf-project/kbf/verdict"
@@ -25,11 +25,11 @@ type TextOptions struct {
 }
 
 // WriteText writes the trial's report with no flag names (TextOptions).
-func WriteText(w io.Writer, tr *report.Trial) error { return TextOptions{}.WriteText(w, tr) }
+func WriteText(w io.Writer, tr *analysis.Trial) error { return TextOptions{}.WriteText(w, tr) }
 
 // WriteText writes the trial's report: a heading, the gaps, the stalls in
 // phases, the integrity check, the recovery and the timeline.
-func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
+func (o TextOptions) WriteText(w io.Writer, tr *analysis.Trial) error {
 	var b bytes.Buffer
 	writeHeading(&b, tr)
 	b.WriteString("\n")
@@ -91,7 +91,7 @@ func (o TextOptions) WriteText(w io.Writer, tr *report.Trial) error {
 	return err
 }
 
-func writeHeading(b *bytes.Buffer, tr *report.Trial) {
+func writeHeading(b *bytes.Buffer, tr *analysis.Trial) {
 	writeTitle(b, tr)
 	m := tr.Meta
 	if m == nil {
@@ -113,11 +113,11 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 		}
 		b.WriteString("\n")
 	}
-	if len(p.Partitions) > report.Condense {
+	if len(p.Partitions) > analysis.Condense {
 		writeMissedCondensed(b, p)
 	}
 	for _, part := range p.Partitions {
-		if len(p.Partitions) > report.Condense {
+		if len(p.Partitions) > analysis.Condense {
 			break
 		}
 		if ms := p.Missed[part]; ms != nil && ms.Count > 0 {
@@ -137,7 +137,7 @@ func writeHeading(b *bytes.Buffer, tr *report.Trial) {
 // writeTitle writes the heading's first line, the trial and its fault,
 // and for a trial with a group reader whether its coordinator was the
 // faulted broker.
-func writeTitle(b *bytes.Buffer, tr *report.Trial) {
+func writeTitle(b *bytes.Buffer, tr *analysis.Trial) {
 	m := tr.Meta
 	if m == nil {
 		fmt.Fprintf(b, "%s (no metadata)\n", tr.Where())
@@ -168,13 +168,13 @@ func writeTitle(b *bytes.Buffer, tr *report.Trial) {
 
 // flags says which flags set the client settings among ss: "; flag
 // --metadata-min-age"; "" for none.
-func (o TextOptions) flags(ss []report.Setting) string {
+func (o TextOptions) flags(ss []analysis.Setting) string {
 	if o.Flag == nil {
 		return ""
 	}
 	var fs []string
 	for _, s := range ss {
-		if s.Node != "" || s.Source == report.SourceNodeConfig {
+		if s.Node != "" || s.Source == analysis.SourceNodeConfig {
 			continue
 		}
 		if f := o.Flag(s.Name); f != "" {
@@ -196,7 +196,7 @@ var roleText = map[results.Role]string{
 	results.RoleNone:     "the broker held no replica",
 }
 
-func (o TextOptions) writeStall(b *bytes.Buffer, st *report.Stall) {
+func (o TextOptions) writeStall(b *bytes.Buffer, st *analysis.Stall) {
 	role := roleText[st.Role]
 	fmt.Fprintf(b, "p%d (%s", st.Partition, role)
 	if st.NewLeader >= 0 {
@@ -275,7 +275,7 @@ func undone(f *results.Fault) string {
 	return "broker restarted"
 }
 
-func writeRecovery(b *bytes.Buffer, tr *report.Trial) {
+func writeRecovery(b *bytes.Buffer, tr *analysis.Trial) {
 	r := tr.Meta.Recovery
 	b.WriteString("\nrecovery: ")
 	var parts []string
@@ -305,7 +305,7 @@ func writeRecovery(b *bytes.Buffer, tr *report.Trial) {
 }
 
 // writeCut writes what explainCut added to a stall.
-func (o TextOptions) writeCut(b *bytes.Buffer, st *report.Stall) {
+func (o TextOptions) writeCut(b *bytes.Buffer, st *analysis.Stall) {
 	if st.Start.Why != "" {
 		fmt.Fprintf(b, "  began     %s [%s]\n            why: %s\n", st.Start.Evidence, st.Start.Source, st.Start.Why)
 	}
@@ -315,8 +315,8 @@ func (o TextOptions) writeCut(b *bytes.Buffer, st *report.Stall) {
 	}
 }
 
-func settingValue(ss []report.Setting) string {
-	if len(ss) == 0 || ss[0].Source == report.SourceUnknown {
+func settingValue(ss []analysis.Setting) string {
+	if len(ss) == 0 || ss[0].Source == analysis.SourceUnknown {
 		return "unknown"
 	}
 	return ss[0].Value
@@ -329,7 +329,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 // transactional id's — phase by phase, each with its evidence, why it took
 // its time, the settings that would shorten it with their values and where
 // they were read, and its bound.
-func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.CoordinatorRecovery) {
+func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *analysis.CoordinatorRecovery) {
 	if r == nil {
 		return
 	}
@@ -357,7 +357,7 @@ func (o TextOptions) writeGroupRecovery(b *bytes.Buffer, r *report.CoordinatorRe
 // (its settings put in words by settings) and its bound; the names are
 // padded to width, and what follows a phase's line is indented under its
 // duration.
-func writePhases(b *bytes.Buffer, phases []report.Phase, width int, settings func([]report.Setting) string) {
+func writePhases(b *bytes.Buffer, phases []analysis.Phase, width int, settings func([]analysis.Setting) string) {
 	indent := strings.Repeat(" ", width+3)
 	for _, ph := range phases {
 		fmt.Fprintf(b, "  %-*s %5.2f s, ends %s", width, ph.Name, ph.Duration.Seconds(), ph.End.UTC().Format("15:04:05.000"))
@@ -381,7 +381,7 @@ func writePhases(b *bytes.Buffer, phases []report.Phase, width int, settings fun
 // writeBound writes a phase against its bound (docs/bounds.md): within it,
 // how far beyond, or why none is stated; and a phase whose evidence came
 // out of its recipe's order, drawn at its own line.
-func writeBound(b *bytes.Buffer, indent string, ph report.Phase) {
+func writeBound(b *bytes.Buffer, indent string, ph analysis.Phase) {
 	if ph.Overlap > 0 {
 		fmt.Fprintf(b, "%sout of order: its line came %s before the phase before it ended, so it took none of the time\n", indent, secs(ph.Overlap))
 	}
@@ -398,10 +398,10 @@ func writeBound(b *bytes.Buffer, indent string, ph report.Phase) {
 
 // settingValues is the settings' values and where each was read, for a
 // sentence: " (offsets.load.buffer.size = 5242880, k1/server.log:210)".
-func settingValues(ss []report.Setting) string {
+func settingValues(ss []analysis.Setting) string {
 	var parts []string
 	for _, s := range ss {
-		if s.Source == report.SourceUnknown {
+		if s.Source == analysis.SourceUnknown {
 			parts = append(parts, fmt.Sprintf("%s unknown: %s", s.Name, s.Where))
 			continue
 		}

@@ -3,13 +3,13 @@ package render
 import (
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // txnJSON is report.json's transactions: the transactional probe's trial
-// (report.TxnView), with its transactional id's coordinator as the trial
+// (analysis.TxnView), with its transactional id's coordinator as the trial
 // found it; absent for an idempotent producer.
 type txnJSON struct {
 	Settings     results.TxnSettings  `json:"settings"`
@@ -33,12 +33,12 @@ type txnJSON struct {
 	AbortedRead int       `json:"aborted_read"`
 	Torn        int       `json:"torn"`
 	// Recovery is the coordinator's recovery from the fault, phase by
-	// phase (report.TxnRecovery); absent without a fault.
+	// phase (analysis.TxnRecovery); absent without a fault.
 	Recovery *txnRecoveryJSON `json:"recovery,omitempty"`
 }
 
 // txnRecoveryJSON is the transaction coordinator's recovery
-// (report.TxnRecovery): its __transaction_state partition and how it was
+// (analysis.TxnRecovery): its __transaction_state partition and how it was
 // placed, the coordinators before and after, and its phases, each ending
 // at its evidence.
 type txnRecoveryJSON struct {
@@ -54,7 +54,7 @@ type txnRecoveryJSON struct {
 	Note           string      `json:"note,omitempty"`
 }
 
-func txnRecoveryDoc(r *report.TxnRecovery) *txnRecoveryJSON {
+func txnRecoveryDoc(r *analysis.TxnRecovery) *txnRecoveryJSON {
 	if r == nil {
 		return nil
 	}
@@ -78,7 +78,7 @@ type lsoJSON struct {
 	Gap       *gaps.Gap `json:"gap,omitempty"`
 }
 
-func txnDoc(tr *report.Trial) *txnJSON {
+func txnDoc(tr *analysis.Trial) *txnJSON {
 	v := tr.Txn
 	if v == nil {
 		return nil
@@ -86,7 +86,7 @@ func txnDoc(tr *report.Trial) *txnJSON {
 	out := &txnJSON{Settings: v.Settings, Transactions: v.Transactions, Committed: v.Committed, Aborted: v.Aborted,
 		TimedOut: v.TimedOut, Unknown: v.Unknown, LSO: []lsoJSON{}, AbortedRead: v.AbortedRead, Torn: v.Torn,
 		Recovery: txnRecoveryDoc(tr.TxnRecovery)}
-	if f := report.TxnFault(tr); f != nil && f.TxnCoordinator != nil {
+	if f := analysis.TxnFault(tr); f != nil && f.TxnCoordinator != nil {
 		out.Coordinator = f.TxnCoordinator
 		out.Faulted = f.TxnCoordinator.Found() && f.TxnCoordinator.NodeID == f.NodeID
 	}
