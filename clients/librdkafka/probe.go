@@ -16,6 +16,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -98,7 +99,7 @@ type prober struct {
 	csv     *results.Encoder
 	parts   map[int32]*partition
 	closing bool // past the drain: late reports are not recorded
-	werr    error
+	werr    firsterr.Keeper
 }
 
 type partition struct {
@@ -227,7 +228,7 @@ func probe(ctx context.Context, o *options) error {
 	stopCons()
 	close(stopGroup)
 	<-consDone
-	p.keep(<-groupDone)
+	p.werr.Keep(<-groupDone)
 	// What is still queued would keep Close waiting on a dead broker; its
 	// rows are written as never acked.
 	p.prod.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
@@ -244,10 +245,8 @@ func probe(ctx context.Context, o *options) error {
 	for _, ps := range p.parts {
 		info.LongestSendGap = max(info.LongestSendGap, ps.sendGap)
 	}
-	if err := writeInfo(o.out, info); err != nil && p.werr == nil {
-		p.werr = err
-	}
-	return p.werr
+	p.werr.Keep(writeInfo(o.out, info))
+	return p.werr.Err()
 }
 
 // resolve finds the topic's partitions when none were given and, for those
@@ -448,27 +447,10 @@ func (p *prober) writeRemaining() {
 // own.
 func (p *prober) flush() {
 	p.mu.Lock()
-	err := p.csv.Flush()
+	p.werr.Flush("write probe csv", p.csv.Flush)
 	p.mu.Unlock()
-	if err != nil {
-		p.keep(fmt.Errorf("write probe csv: %w", err))
-	}
-	p.keep(p.flushGroup())
-	if err := p.log.flush(); err != nil {
-		p.keep(fmt.Errorf("write client log: %w", err))
-	}
-}
-
-// keep records err as the probe's write error, unless one came first.
-func (p *prober) keep(err error) {
-	if err == nil {
-		return
-	}
-	p.mu.Lock()
-	if p.werr == nil {
-		p.werr = err
-	}
-	p.mu.Unlock()
+	p.werr.Keep(p.flushGroup())
+	p.werr.Flush("write client log", p.log.flush)
 }
 
 // flushGroup writes the group reader's buffered rows; nil without one.
