@@ -5,17 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
@@ -187,7 +188,7 @@ func probe(ctx context.Context, o *options) error {
 	}
 	started := time.Now().UTC()
 	info := p.info(pconf, cconf, gconf, started)
-	if err := writeInfo(o.out, info); err != nil {
+	if err := clients.WriteInfo(o.out, info); err != nil {
 		return err
 	}
 	assign := make([]kafka.TopicPartition, 0, len(o.partitions))
@@ -245,7 +246,7 @@ func probe(ctx context.Context, o *options) error {
 	for _, ps := range p.parts {
 		info.LongestSendGap = max(info.LongestSendGap, ps.sendGap)
 	}
-	p.werr.Keep(writeInfo(o.out, info))
+	p.werr.Keep(clients.WriteInfo(o.out, info))
 	return p.werr.Err()
 }
 
@@ -463,14 +464,12 @@ func (p *prober) flushGroup() error {
 
 // info is client.json: what ran and with which settings, by librdkafka's
 // own names; gconf is the group reader's, nil without one.
-func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *clientInfo {
+func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *clients.Info {
 	_, ver := kafka.LibraryVersion()
-	starts := map[string]int64{}
-	for part, off := range p.o.startOffsets {
-		starts[strconv.Itoa(int(part))] = off
-	}
-	return &clientInfo{
-		Client:       "librdkafka",
+	starts := make(map[int32]int64, len(p.o.startOffsets)) // never nil: written as {}, not null
+	maps.Copy(starts, p.o.startOffsets)
+	return &clients.Info{
+		Client:       clients.Librdkafka,
 		Version:      ver,
 		Library:      "github.com/confluentinc/confluent-kafka-go/v2 " + modVersion("github.com/confluentinc/confluent-kafka-go/v2"),
 		Producer:     withDefault(flat(pconf), "enable.idempotence", "false"),
@@ -478,11 +477,11 @@ func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *c
 		Group:        groupInfo(gconf),
 		Topic:        p.o.topic,
 		Partitions:   p.o.partitions,
-		Interval:     p.o.interval.String(),
+		Interval:     clients.Duration(p.o.interval),
 		Acks:         p.o.acks,
 		RunID:        p.o.runID,
 		StartOffsets: starts,
-		Drain:        p.o.drain.String(),
+		Drain:        clients.Duration(p.o.drain),
 		Started:      started,
 	}
 }
