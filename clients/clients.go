@@ -167,6 +167,24 @@ func ReadInfo(dir string) (*Info, error) {
 	return &info, nil
 }
 
+// WriteInfo writes info as dir/client.json, indented, all at once: a
+// reader never sees half of it. The librdkafka reference probe writes it
+// through this; the Java probe writes the same fields itself.
+func WriteInfo(dir string, info *Info) error {
+	b, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", InfoFile, err)
+	}
+	err = results.WriteFileAtomic(filepath.Join(dir, InfoFile), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write %s: %w", InfoFile, err)
+	}
+	return nil
+}
+
 // Settings returns the producer's and consumer's settings as one map, the
 // consumer's prefixed "consumer." and the group reader's "group." where
 // they differ from the producer's, with client, the client and its

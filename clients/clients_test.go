@@ -171,6 +171,36 @@ func TestReadInfo(t *testing.T) {
 	}
 }
 
+// TestWriteInfo: WriteInfo writes back the librdkafka probe's client.json
+// byte for byte, so the probe, which now writes through it, keeps its
+// format.
+func TestWriteInfo(t *testing.T) {
+	src := filepath.Join("testdata", "librdkafka") // written by the librdkafka probe before it shared Info
+	info, err := ReadInfo(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := WriteInfo(dir, info); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(src, InfoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("WriteInfo wrote\n%s\nwant\n%s", got, want)
+	}
+	if err := WriteInfo(filepath.Join(t.TempDir(), "missing"), &Info{Client: Librdkafka}); err == nil ||
+		!strings.Contains(err.Error(), "write "+InfoFile) {
+		t.Errorf("WriteInfo into a missing directory: %v, want a write error", err)
+	}
+}
+
 func TestReadInfoBad(t *testing.T) {
 	tests := []struct {
 		name, dir, wantErr string

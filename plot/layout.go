@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/internal/moment"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -557,7 +558,7 @@ func eventLines(tr *analysis.Trial, merged bool, colour func(int32) string) []ev
 			groups[key] = gr
 			keys = append(keys, key)
 		}
-		gr.first, gr.last = minTime(gr.first, bd.Time), maxTime(gr.last, bd.Time)
+		gr.first, gr.last = moment.Earlier(gr.first, bd.Time), moment.Later(gr.last, bd.Time)
 		gr.n++
 		lines = append(lines, eventLine{at: bd.Time, colour: palette[0], style: style})
 	}
@@ -600,20 +601,6 @@ func styleOf(key string) lineStyle {
 		return dotted
 	}
 	return dashed
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
 }
 
 // since writes t relative to F, "+8.42 s".

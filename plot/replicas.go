@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/internal/moment"
 )
 
 // The replica view's panels: under the latency plot, one panel per
@@ -146,7 +147,7 @@ func (c *canvas) zoom(p int32) (time.Time, time.Time) {
 	}
 	for _, gp := range c.tr.Gaps.Partitions {
 		if g := gp.Ack.Fault; gp.Partition == p && g != nil {
-			return minTime(F, g.Start).Add(-time.Second), g.End.Add(2 * time.Second)
+			return moment.Earlier(F, g.Start).Add(-time.Second), g.End.Add(2 * time.Second)
 		}
 	}
 	return F.Add(-time.Second), F.Add(10 * time.Second)

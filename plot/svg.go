@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kbf-project/kbf/internal/moment"
 )
 
 // Colours. The partitions' are Okabe and Ito's, told apart with the common
@@ -356,7 +358,7 @@ func (c *canvas) writeGapBrackets(p printf) {
 					lo, hi, start, end = d, d, g.Start, g.End
 				}
 				lo, hi = min(lo, d), max(hi, d)
-				start, end = minTime(start, g.Start), maxTime(end, g.End)
+				start, end = moment.Earlier(start, g.Start), moment.Later(end, g.End)
 				n++
 			}
 		}

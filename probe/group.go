@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -33,7 +34,7 @@ type groupReader struct {
 	recs    *results.GroupEncoder
 	evs     *results.GroupEventEncoder
 	closing bool // stopped: the leave's revoke and late commits are not recorded
-	werr    error
+	werr    firsterr.Keeper
 }
 
 // newGroupReader makes the group reader's client; it joins the group when
@@ -216,10 +217,5 @@ func (g *groupReader) halt() {
 func (g *groupReader) flush() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, err := range []error{g.recs.Flush(), g.evs.Flush()} {
-		if err != nil && g.werr == nil {
-			g.werr = fmt.Errorf("write group reader's files: %w", err)
-		}
-	}
-	return g.werr
+	return g.werr.Flush("write group reader's files", g.recs.Flush, g.evs.Flush)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -48,7 +49,7 @@ type Probe struct {
 	enc     *results.Encoder
 	parts   map[int32]*partition
 	closing bool // past the drain: late callbacks are not recorded
-	werr    error
+	werr    firsterr.Keeper
 }
 
 // partition is one partition's bookkeeping.
@@ -351,9 +352,7 @@ func (p *Probe) Run(ctx context.Context) ([]PartitionStats, error) {
 	p.mu.Unlock()
 	p.flush()
 	out := p.Progress()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return out, p.werr
+	return out, p.werr.Err()
 }
 
 // send produces one record per partition on an absolute schedule, slot k
@@ -578,27 +577,10 @@ func (p *Probe) writeRemaining() {
 // the log lock their own.
 func (p *Probe) flush() {
 	p.mu.Lock()
-	err := p.enc.Flush()
+	p.werr.Flush("write messages", p.enc.Flush)
 	p.mu.Unlock()
-	if err != nil {
-		p.keep(fmt.Errorf("write messages: %w", err))
-	}
-	p.keep(p.flushGroup())
-	if err := p.logs.flush(); err != nil {
-		p.keep(fmt.Errorf("write client log: %w", err))
-	}
-}
-
-// keep records err as the probe's write error, unless one came first.
-func (p *Probe) keep(err error) {
-	if err == nil {
-		return
-	}
-	p.mu.Lock()
-	if p.werr == nil {
-		p.werr = err
-	}
-	p.mu.Unlock()
+	p.werr.Keep(p.flushGroup())
+	p.werr.Flush("write client log", p.logs.flush)
 }
 
 // flushGroup writes the group reader's and the transactions' buffered

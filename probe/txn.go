@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -33,7 +34,7 @@ type txnWriter struct {
 
 	emu  sync.Mutex
 	enc  *results.TxnEncoder
-	werr error
+	werr firsterr.Keeper
 }
 
 // queued is one record waiting for a transaction.
@@ -248,10 +249,7 @@ func (w *txnWriter) record(ev *results.TxnEvent) {
 func (w *txnWriter) flush() error {
 	w.emu.Lock()
 	defer w.emu.Unlock()
-	if err := w.enc.Flush(); err != nil && w.werr == nil {
-		w.werr = fmt.Errorf("write transactions: %w", err)
-	}
-	return w.werr
+	return w.werr.Flush("write transactions", w.enc.Flush)
 }
 
 // failTxn marks each record of ev, a transaction that did not commit,

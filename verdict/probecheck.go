@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
+	"github.com/kbf-project/kbf/internal/moment"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -52,7 +53,7 @@ func runsIn(p results.Probe, from, to time.Time) []missedRun {
 	for _, r := range ms.Runs {
 		a, b := r.From, r.From.Add(time.Duration(r.Slots)*p.Interval)
 		if !from.IsZero() {
-			a, b = later(a, from), earlier(b, to)
+			a, b = moment.Later(a, from), moment.Earlier(b, to)
 			if !b.After(a) {
 				continue
 			}
@@ -60,20 +61,6 @@ func runsIn(p results.Probe, from, to time.Time) []missedRun {
 		out = append(out, missedRun{a: a, b: b, gap: b.Sub(a) + p.Interval})
 	}
 	return out
-}
-
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
-func earlier(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // stall is one partition's fault gap past the bound, ack or receive.

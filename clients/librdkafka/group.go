@@ -12,6 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -84,7 +85,7 @@ type groupReader struct {
 	files   []*os.File
 	pending map[int32]int64 // the next offset to commit, per partition
 	closing bool
-	werr    error
+	werr    firsterr.Keeper
 	wg      sync.WaitGroup // async commits in flight
 }
 
@@ -322,10 +323,5 @@ func (g *groupReader) halt() {
 func (g *groupReader) flush() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for _, err := range []error{g.recs.Flush(), g.evs.Flush()} {
-		if err != nil && g.werr == nil {
-			g.werr = fmt.Errorf("write the group reader's files: %w", err)
-		}
-	}
-	return g.werr
+	return g.werr.Flush("write the group reader's files", g.recs.Flush, g.evs.Flush)
 }

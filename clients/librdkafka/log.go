@@ -2,17 +2,12 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
-
-	"github.com/kbf-project/kbf/results"
 )
 
 // clientLog writes librdkafka's log in kbf's client.log format
@@ -78,42 +73,4 @@ func (l *clientLog) flush() error {
 	_, err := l.w.Write(l.buf.Bytes())
 	l.buf.Reset()
 	return err
-}
-
-// InfoFile is the probe's own description, beside probe.csv.
-const InfoFile = "client.json"
-
-// clientInfo is client.json, the same for every reference probe.
-type clientInfo struct {
-	Client         string            `json:"client"`
-	Version        string            `json:"version"`
-	Library        string            `json:"library"`
-	Producer       map[string]string `json:"producer"`
-	Consumer       map[string]string `json:"consumer"`
-	Group          map[string]string `json:"group,omitempty"` // the group reader's settings, when it has one
-	Topic          string            `json:"topic"`
-	Partitions     []int32           `json:"partitions"`
-	Interval       string            `json:"interval"`
-	Acks           string            `json:"acks"`
-	RunID          string            `json:"run_id"`
-	StartOffsets   map[string]int64  `json:"start_offsets"`
-	Drain          string            `json:"drain"`
-	Started        time.Time         `json:"started"`
-	Ended          time.Time         `json:"ended,omitzero"`
-	LongestSendGap time.Duration     `json:"longest_send_gap_ns,omitempty"`
-}
-
-func writeInfo(dir string, info *clientInfo) error {
-	b, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", InfoFile, err)
-	}
-	err = results.WriteFileAtomic(filepath.Join(dir, InfoFile), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write %s: %w", InfoFile, err)
-	}
-	return nil
 }

@@ -5,17 +5,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
+	"github.com/kbf-project/kbf/clients"
+	"github.com/kbf-project/kbf/internal/firsterr"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -98,7 +100,7 @@ type prober struct {
 	csv     *results.Encoder
 	parts   map[int32]*partition
 	closing bool // past the drain: late reports are not recorded
-	werr    error
+	werr    firsterr.Keeper
 }
 
 type partition struct {
@@ -186,7 +188,7 @@ func probe(ctx context.Context, o *options) error {
 	}
 	started := time.Now().UTC()
 	info := p.info(pconf, cconf, gconf, started)
-	if err := writeInfo(o.out, info); err != nil {
+	if err := clients.WriteInfo(o.out, info); err != nil {
 		return err
 	}
 	assign := make([]kafka.TopicPartition, 0, len(o.partitions))
@@ -227,7 +229,7 @@ func probe(ctx context.Context, o *options) error {
 	stopCons()
 	close(stopGroup)
 	<-consDone
-	p.keep(<-groupDone)
+	p.werr.Keep(<-groupDone)
 	// What is still queued would keep Close waiting on a dead broker; its
 	// rows are written as never acked.
 	p.prod.Purge(kafka.PurgeQueue | kafka.PurgeInFlight | kafka.PurgeNonBlocking)
@@ -244,10 +246,8 @@ func probe(ctx context.Context, o *options) error {
 	for _, ps := range p.parts {
 		info.LongestSendGap = max(info.LongestSendGap, ps.sendGap)
 	}
-	if err := writeInfo(o.out, info); err != nil && p.werr == nil {
-		p.werr = err
-	}
-	return p.werr
+	p.werr.Keep(clients.WriteInfo(o.out, info))
+	return p.werr.Err()
 }
 
 // resolve finds the topic's partitions when none were given and, for those
@@ -448,27 +448,10 @@ func (p *prober) writeRemaining() {
 // own.
 func (p *prober) flush() {
 	p.mu.Lock()
-	err := p.csv.Flush()
+	p.werr.Flush("write probe csv", p.csv.Flush)
 	p.mu.Unlock()
-	if err != nil {
-		p.keep(fmt.Errorf("write probe csv: %w", err))
-	}
-	p.keep(p.flushGroup())
-	if err := p.log.flush(); err != nil {
-		p.keep(fmt.Errorf("write client log: %w", err))
-	}
-}
-
-// keep records err as the probe's write error, unless one came first.
-func (p *prober) keep(err error) {
-	if err == nil {
-		return
-	}
-	p.mu.Lock()
-	if p.werr == nil {
-		p.werr = err
-	}
-	p.mu.Unlock()
+	p.werr.Keep(p.flushGroup())
+	p.werr.Flush("write client log", p.log.flush)
 }
 
 // flushGroup writes the group reader's buffered rows; nil without one.
@@ -481,14 +464,12 @@ func (p *prober) flushGroup() error {
 
 // info is client.json: what ran and with which settings, by librdkafka's
 // own names; gconf is the group reader's, nil without one.
-func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *clientInfo {
+func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *clients.Info {
 	_, ver := kafka.LibraryVersion()
-	starts := map[string]int64{}
-	for part, off := range p.o.startOffsets {
-		starts[strconv.Itoa(int(part))] = off
-	}
-	return &clientInfo{
-		Client:       "librdkafka",
+	starts := make(map[int32]int64, len(p.o.startOffsets)) // never nil: written as {}, not null
+	maps.Copy(starts, p.o.startOffsets)
+	return &clients.Info{
+		Client:       clients.Librdkafka,
 		Version:      ver,
 		Library:      "github.com/confluentinc/confluent-kafka-go/v2 " + modVersion("github.com/confluentinc/confluent-kafka-go/v2"),
 		Producer:     withDefault(flat(pconf), "enable.idempotence", "false"),
@@ -496,11 +477,11 @@ func (p *prober) info(pconf, cconf, gconf kafka.ConfigMap, started time.Time) *c
 		Group:        groupInfo(gconf),
 		Topic:        p.o.topic,
 		Partitions:   p.o.partitions,
-		Interval:     p.o.interval.String(),
+		Interval:     clients.Duration(p.o.interval),
 		Acks:         p.o.acks,
 		RunID:        p.o.runID,
 		StartOffsets: starts,
-		Drain:        p.o.drain.String(),
+		Drain:        clients.Duration(p.o.drain),
 		Started:      started,
 	}
 }

@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -455,43 +456,50 @@ public final class Main {
    * client's default (on for acks=all, off for acks=1).
    */
   static Properties producerSettings(Options o) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-    p.put(ProducerConfig.CLIENT_ID_CONFIG, PRODUCER_ID);
+    Properties p = commonSettings(o, PRODUCER_ID);
     p.put(ProducerConfig.ACKS_CONFIG, o.acks);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
     // The franz-go probe's limit: 5 per broker idempotent (acks=all, the client's default), 1
     // without.
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, o.acks.equals("1") ? "1" : "5");
-    p.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
-    p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
-    p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "300000");
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-    p.putAll(o.commandConfig);
-    p.putAll(o.set);
-    return p;
+    return overridden(p, o);
   }
 
   static Properties consumerSettings(Options o) {
-    Properties p = new Properties();
-    p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
-    p.put(ConsumerConfig.CLIENT_ID_CONFIG, CONSUMER_ID);
+    Properties p = commonSettings(o, CONSUMER_ID);
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     // A probe of a topic that does not exist must not create it: a broker at its defaults
     // creates any topic a client asks about. (The producer, which always may, is made only once
     // the consumer has found the topic.)
     p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-    p.put(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG, "100");
-    p.put(ConsumerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
-    p.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, "300000");
-    p.put(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
     p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "500");
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
     p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
     p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    return overridden(p, o);
+  }
+
+  /**
+   * The settings the producer and the consumer share, the franz-go probe's: where the cluster
+   * is, the client's id, and how it backs off and how long it waits on a request or keeps its
+   * metadata.
+   */
+  static Properties commonSettings(Options o, String clientId) {
+    Properties p = new Properties();
+    p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap);
+    p.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+    p.put(CommonClientConfigs.RETRY_BACKOFF_MS_CONFIG, "100");
+    p.put(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
+    p.put(CommonClientConfigs.METADATA_MAX_AGE_CONFIG, "300000");
+    p.put(CommonClientConfigs.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+    return p;
+  }
+
+  /** p with --command-config's settings over it, and --set's over those. */
+  static Properties overridden(Properties p, Options o) {
     p.putAll(o.commandConfig);
     p.putAll(o.set);
     return p;

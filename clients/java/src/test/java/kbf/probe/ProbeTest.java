@@ -173,4 +173,24 @@ class ProbeTest {
         () -> Options.parse(new String[] {"--out=d", "--command-config", dir.resolve("none").toString()}));
     assertTrue(e.getMessage().startsWith("--command-config: "), e.getMessage());
   }
+
+  @Test
+  void bothClientsShareTheProbesSettingsAndSetIsOverThem() throws Exception {
+    Options o = Options.parse(new String[] {"--out=d", "--bootstrap=k1:9092", "--set=request.timeout.ms=5000"});
+    java.util.Properties producer = Main.producerSettings(o);
+    java.util.Properties consumer = Main.consumerSettings(o);
+    assertEquals("kbf-java-producer", producer.getProperty("client.id"));
+    assertEquals("kbf-java-consumer", consumer.getProperty("client.id"));
+    for (java.util.Properties p : List.of(producer, consumer)) {
+      assertEquals("k1:9092", p.getProperty("bootstrap.servers"));
+      assertEquals("100", p.getProperty("retry.backoff.ms"));
+      assertEquals("1000", p.getProperty("retry.backoff.max.ms"));
+      assertEquals("300000", p.getProperty("metadata.max.age.ms"));
+      assertEquals("5000", p.getProperty("request.timeout.ms"), "--set is over the probe's own");
+    }
+    assertEquals("0", producer.getProperty("linger.ms"));
+    assertNull(consumer.getProperty("linger.ms"), "the producer's settings stay the producer's");
+    assertEquals("false", consumer.getProperty("allow.auto.create.topics"));
+    assertNull(producer.getProperty("allow.auto.create.topics"), "the consumer's settings stay the consumer's");
+  }
 }
