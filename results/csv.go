@@ -164,16 +164,12 @@ func FlushEvery(d time.Duration, stop <-chan struct{}, done chan<- struct{}, flu
 	}
 }
 
-// Encoder writes the probe CSV. Rows are held in memory until Flush.
-type Encoder struct{ rowEncoder[Message, Decoder] }
+// Encoder writes the probe CSV: a RowEncoder, which writes what a probe
+// still holds at its end too (EncodePending).
+type Encoder struct{ *RowEncoder[Message] }
 
 // NewEncoder returns an Encoder that writes the header and then rows to w.
-func NewEncoder(w io.Writer) *Encoder {
-	return &Encoder{probeFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *Encoder) Encode(m *Message) { e.rowEncoder.Encode(m) }
+func NewEncoder(w io.Writer) *Encoder { return &Encoder{probeFormat.encoder(w)} }
 
 // formatOffset writes an offset, empty when negative: never assigned.
 func formatOffset(o int64) string {

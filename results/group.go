@@ -114,18 +114,11 @@ type GroupRecord struct {
 	Processed time.Time
 }
 
-// GroupEncoder writes the group CSV; rows are held in memory until Flush.
-type GroupEncoder struct {
-	rowEncoder[GroupRecord, GroupDecoder]
-}
+// GroupEncoder writes the group CSV.
+type GroupEncoder = RowEncoder[GroupRecord]
 
 // NewGroupEncoder returns a GroupEncoder writing to w.
-func NewGroupEncoder(w io.Writer) *GroupEncoder {
-	return &GroupEncoder{groupFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *GroupEncoder) Encode(r GroupRecord) { e.rowEncoder.Encode(&r) }
+func NewGroupEncoder(w io.Writer) *GroupEncoder { return groupFormat.encoder(w) }
 
 // GroupDecoder reads the group CSV.
 type GroupDecoder struct {
@@ -210,20 +203,12 @@ var groupEventsFormat = rowFormat[GroupEvent, GroupEventDecoder]{cols: []column[
 
 func groupEventsScope(d *GroupEventDecoder) Scope { return d.Scope }
 
-// GroupEventEncoder writes the group events CSV; rows are held in memory
-// until Flush. A row's partitions and offsets are written in partition
-// order.
-type GroupEventEncoder struct {
-	rowEncoder[GroupEvent, GroupEventDecoder]
-}
+// GroupEventEncoder writes the group events CSV. A row's partitions and
+// offsets are written in partition order.
+type GroupEventEncoder = RowEncoder[GroupEvent]
 
 // NewGroupEventEncoder returns a GroupEventEncoder writing to w.
-func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder {
-	return &GroupEventEncoder{groupEventsFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *GroupEventEncoder) Encode(ev *GroupEvent) { e.rowEncoder.Encode(ev) }
+func NewGroupEventEncoder(w io.Writer) *GroupEventEncoder { return groupEventsFormat.encoder(w) }
 
 // formatOffsets writes a commit's offsets in partition order.
 func formatOffsets(offsets []PartitionOffset) string {

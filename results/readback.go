@@ -27,18 +27,11 @@ type LogRecord struct {
 	Seq       int64
 }
 
-// LogEncoder writes the read-back CSV; rows are held in memory until Flush.
-type LogEncoder struct {
-	rowEncoder[LogRecord, LogDecoder]
-}
+// LogEncoder writes the read-back CSV.
+type LogEncoder = RowEncoder[LogRecord]
 
 // NewLogEncoder returns a LogEncoder writing to w.
-func NewLogEncoder(w io.Writer) *LogEncoder {
-	return &LogEncoder{logFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *LogEncoder) Encode(r LogRecord) { e.rowEncoder.Encode(&r) }
+func NewLogEncoder(w io.Writer) *LogEncoder { return logFormat.encoder(w) }
 
 // LogDecoder reads the read-back CSV.
 type LogDecoder struct {
