@@ -24,9 +24,9 @@ type Decoder struct {
 	// gap of centuries.
 	From, To time.Time
 
-	seen   runsByPartition
-	day    sameDay
-	closer io.Closer
+	seen runsByPartition
+	day  sameDay
+	openFile
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
 	foreign *foreignFormat
@@ -44,15 +44,6 @@ func NewDecoder(r io.Reader, file string) *Decoder {
 	d := &Decoder{lr: probeFormat.reader(r, file)}
 	d.lr.sniff = d.sniff
 	return d
-}
-
-// Close closes the file Trial.OpenProbe opened; for a Decoder made by
-// NewDecoder it does nothing.
-func (d *Decoder) Close() error {
-	if d.closer == nil {
-		return nil
-	}
-	return d.closer.Close()
 }
 
 // Errors a Decoder reports inside a ParseError.

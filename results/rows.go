@@ -54,6 +54,19 @@ func (f *rowFormat[T, D]) reader(r io.Reader, file string) *lineReader {
 	return newLineReader(r, file, f.header())
 }
 
+// openFile is the file a decoder of a trial's file reads (Trial.OpenProbe,
+// Trial.OpenLog), closed by the decoder's Close.
+type openFile struct{ closer io.Closer }
+
+// Close closes the file Trial.OpenProbe or Trial.OpenLog opened; for a
+// decoder made from a reader (NewDecoder, NewLogDecoder) it does nothing.
+func (o *openFile) Close() error {
+	if o.closer == nil {
+		return nil
+	}
+	return o.closer.Close()
+}
+
 // RowEncoder writes the rows of one format of a trial directory, each a
 // T, after its header; rows are held in memory until Flush, so a crash
 // between flushes never leaves half a row on disk. Each format's encoder
