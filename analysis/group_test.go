@@ -63,12 +63,12 @@ func groupTrialShaped(t *testing.T, sh groupShape) results.Trial {
 			pe.Encode(&results.Message{Partition: p, Seq: int64(i), Offset: offset[p], Sent: at, Acked: at, Received: recv})
 			k := [2]int64{int64(p), int64(i)}
 			if !sh.skipped[k] {
-				ge.Encode(results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc})
+				ge.Encode(&results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc})
 			}
 			if sh.again[k] {
-				ge.Encode(results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc.Add(time.Millisecond)})
+				ge.Encode(&results.GroupRecord{Partition: p, Offset: offset[p], Seq: int64(i), Processed: proc.Add(time.Millisecond)})
 			}
-			le.Encode(results.LogRecord{Partition: p, Offset: offset[p], Seq: int64(i)})
+			le.Encode(&results.LogRecord{Partition: p, Offset: offset[p], Seq: int64(i)})
 			offset[p]++
 		}
 		if i%10 == 5 {

@@ -84,7 +84,7 @@ func TestTxnAudit(t *testing.T) {
 	}
 	lenc := results.NewLogEncoder(&log)
 	for _, seq := range []int64{0, 1, 2, 3, 6, 8, 9, 12, 13} { // 6 aborted; 8–9 of 8–11 torn; 12–13 whole
-		lenc.Encode(results.LogRecord{Partition: 0, Offset: seq, Seq: seq})
+		lenc.Encode(&results.LogRecord{Partition: 0, Offset: seq, Seq: seq})
 	}
 	if err := lenc.Flush(); err != nil {
 		t.Fatal(err)

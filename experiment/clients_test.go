@@ -118,7 +118,7 @@ func (w *world) readBackAll(dir string) ReadBack {
 		defer dec.Close()
 		var m results.Message
 		for dec.Decode(&m) == nil {
-			out.Encode(results.LogRecord{Partition: m.Partition, Offset: m.Offset, Seq: m.Seq})
+			out.Encode(&results.LogRecord{Partition: m.Partition, Offset: m.Offset, Seq: m.Seq})
 		}
 		return out.Flush()
 	}

@@ -290,7 +290,7 @@ func (w *world) readBack(ctx context.Context, cfg probe.Config, _ map[int32]int6
 	}
 	for _, part := range cfg.Partitions {
 		for seq := int64(0); seq < 2; seq++ {
-			out.Encode(results.LogRecord{Partition: part, Offset: seq, Seq: seq})
+			out.Encode(&results.LogRecord{Partition: part, Offset: seq, Seq: seq})
 		}
 	}
 	return out.Flush()

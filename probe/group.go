@@ -160,7 +160,7 @@ func (g *groupReader) record(ev *results.GroupEvent) {
 func (g *groupReader) run(ctx context.Context) {
 	defer g.awaitCommits(commitWait)
 	record := func(r *kgo.Record, v results.Value, now time.Time) {
-		g.recs.Encode(results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
+		g.recs.Encode(&results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
 	}
 	for pollOwn(ctx, g.cl, g.runID, &g.mu, record) {
 		if g.mode == results.CommitInterval {

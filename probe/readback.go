@@ -99,7 +99,7 @@ func ReadBack(ctx context.Context, bootstrap []string, topic, runID string, star
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			if v, ok := results.ParseValue(r.Value); ok && !r.Attrs.IsControl() && v.RunID == runID && v.Partition == r.Partition {
-				out.Encode(results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq})
+				out.Encode(&results.LogRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq})
 				n++
 			}
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {

@@ -24,9 +24,9 @@ type Decoder struct {
 	// gap of centuries.
 	From, To time.Time
 
-	seen   runsByPartition
-	day    sameDay
-	closer io.Closer
+	seen runsByPartition
+	day  sameDay
+	openFile
 	// foreign is the column mapping of another program's probe CSV, once
 	// the header has shown one (foreign.go); nil for kbf's own.
 	foreign *foreignFormat
@@ -44,15 +44,6 @@ func NewDecoder(r io.Reader, file string) *Decoder {
 	d := &Decoder{lr: probeFormat.reader(r, file)}
 	d.lr.sniff = d.sniff
 	return d
-}
-
-// Close closes the file Trial.OpenProbe opened; for a Decoder made by
-// NewDecoder it does nothing.
-func (d *Decoder) Close() error {
-	if d.closer == nil {
-		return nil
-	}
-	return d.closer.Close()
 }
 
 // Errors a Decoder reports inside a ParseError.
@@ -177,10 +168,10 @@ func (c *sameDay) parse(s []byte) (time.Time, bool) {
 		s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return time.Time{}, false
 	}
-	hour, ok1 := digits(s, 11, 13)
-	min, ok2 := digits(s, 14, 16)
-	sec, ok3 := digits(s, 17, 19)
-	nsec, ok4 := digits(s, 20, 29)
+	hour, ok1 := Digits(s, 11, 13)
+	min, ok2 := Digits(s, 14, 16)
+	sec, ok3 := Digits(s, 17, 19)
+	nsec, ok4 := Digits(s, 20, 29)
 	if !(ok1 && ok2 && ok3 && ok4) || hour > 23 || min > 59 || sec > 59 {
 		return time.Time{}, false
 	}
@@ -353,13 +344,13 @@ func parseFixed[S string | []byte](s S) (time.Time, bool) {
 		s[16] != ':' || s[19] != '.' || s[29] != 'Z' {
 		return time.Time{}, false
 	}
-	year, ok1 := digits(s, 0, 4)
-	month, ok2 := digits(s, 5, 7)
-	day, ok3 := digits(s, 8, 10)
-	hour, ok4 := digits(s, 11, 13)
-	min, ok5 := digits(s, 14, 16)
-	sec, ok6 := digits(s, 17, 19)
-	nsec, ok7 := digits(s, 20, 29)
+	year, ok1 := Digits(s, 0, 4)
+	month, ok2 := Digits(s, 5, 7)
+	day, ok3 := Digits(s, 8, 10)
+	hour, ok4 := Digits(s, 11, 13)
+	min, ok5 := Digits(s, 14, 16)
+	sec, ok6 := Digits(s, 17, 19)
+	nsec, ok7 := Digits(s, 20, 29)
 	// 31 February and the like: let time.Parse refuse it.
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) ||
 		month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || min > 59 || sec > 59 {
@@ -369,8 +360,10 @@ func parseFixed[S string | []byte](s S) (time.Time, bool) {
 	return time.Unix(unix, int64(nsec)).UTC(), true
 }
 
-// digits is the number s[a:b] spells in decimal digits.
-func digits[S string | []byte](s S, a, b int) (int, bool) {
+// Digits is the number s[a:b] spells in decimal digits; false when a byte
+// of it is not a digit. The times of fixed width the files hold are read
+// with it, and so are those of the nodes' log lines (package timeline).
+func Digits[S string | []byte](s S, a, b int) (int, bool) {
 	n := 0
 	for i := a; i < b; i++ {
 		c := s[i]

@@ -412,7 +412,7 @@ func TestLogRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	e := NewLogEncoder(&buf)
 	for _, r := range in {
-		e.Encode(r)
+		e.Encode(&r)
 	}
 	if err := e.Flush(); err != nil {
 		t.Fatal(err)

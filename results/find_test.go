@@ -376,3 +376,36 @@ func TestFindWatch(t *testing.T) {
 		t.Errorf("found %v, want %s", got, want)
 	}
 }
+
+// A decoder of a trial's file closes the file it opened, once; a decoder
+// made from a reader has nothing to close.
+func TestDecoderClose(t *testing.T) {
+	dir := trialDir(t, t.TempDir(), "trial-01")
+	writeFile(t, filepath.Join(dir, LogFile), "partition,offset,seq\n0,1042,0\n")
+	trials, err := Find(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := trials[0].OpenProbe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := trials[0].OpenLog(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]io.Closer{"OpenProbe": probe, "OpenLog": log} {
+		if err := c.Close(); err != nil {
+			t.Errorf("%s: first Close: %v", name, err)
+		}
+		if err := c.Close(); !errors.Is(err, os.ErrClosed) {
+			t.Errorf("%s: second Close: %v, want os.ErrClosed (the file closed by the first)", name, err)
+		}
+	}
+	if err := NewDecoder(strings.NewReader(probeHead), "probe.csv").Close(); err != nil {
+		t.Errorf("NewDecoder's Close: %v", err)
+	}
+	if err := NewLogDecoder(strings.NewReader("partition,offset,seq\n"), "log.csv").Close(); err != nil {
+		t.Errorf("NewLogDecoder's Close: %v", err)
+	}
+}

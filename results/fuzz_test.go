@@ -49,7 +49,7 @@ func FuzzDecode(f *testing.F) {
 			var buf bytes.Buffer
 			e := NewLogEncoder(&buf)
 			for _, r := range rs {
-				e.Encode(r)
+				e.Encode(&r)
 			}
 			if err := e.Flush(); err != nil {
 				t.Fatal(err)

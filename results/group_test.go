@@ -16,7 +16,7 @@ func TestGroupRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	e := NewGroupEncoder(&buf)
 	for _, r := range recs {
-		e.Encode(r)
+		e.Encode(&r)
 	}
 	if err := e.Flush(); err != nil {
 		t.Fatal(err)

@@ -61,18 +61,11 @@ var loadFormat = rowFormat[LoadSecond, LoadDecoder]{cols: []column[LoadSecond, L
 	errorColumn[LoadSecond, LoadDecoder](func(s *LoadSecond) *string { return &s.Err }),
 }}
 
-// LoadEncoder writes the load CSV; rows are held in memory until Flush.
-type LoadEncoder struct {
-	rowEncoder[LoadSecond, LoadDecoder]
-}
+// LoadEncoder writes the load CSV.
+type LoadEncoder = RowEncoder[LoadSecond]
 
 // NewLoadEncoder returns a LoadEncoder writing to w.
-func NewLoadEncoder(w io.Writer) *LoadEncoder {
-	return &LoadEncoder{loadFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *LoadEncoder) Encode(s *LoadSecond) { e.rowEncoder.Encode(s) }
+func NewLoadEncoder(w io.Writer) *LoadEncoder { return loadFormat.encoder(w) }
 
 // LoadDecoder reads the load CSV.
 type LoadDecoder struct {

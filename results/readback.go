@@ -27,38 +27,22 @@ type LogRecord struct {
 	Seq       int64
 }
 
-// LogEncoder writes the read-back CSV; rows are held in memory until Flush.
-type LogEncoder struct {
-	rowEncoder[LogRecord, LogDecoder]
-}
+// LogEncoder writes the read-back CSV.
+type LogEncoder = RowEncoder[LogRecord]
 
 // NewLogEncoder returns a LogEncoder writing to w.
-func NewLogEncoder(w io.Writer) *LogEncoder {
-	return &LogEncoder{logFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *LogEncoder) Encode(r LogRecord) { e.rowEncoder.Encode(&r) }
+func NewLogEncoder(w io.Writer) *LogEncoder { return logFormat.encoder(w) }
 
 // LogDecoder reads the read-back CSV.
 type LogDecoder struct {
-	lr     *lineReader
-	seen   runsByPartition // offsets, to refuse a row listed twice
-	closer io.Closer
+	lr   *lineReader
+	seen runsByPartition // offsets, to refuse a row listed twice
+	openFile
 }
 
 // NewLogDecoder returns a LogDecoder reading r; file names r in errors.
 func NewLogDecoder(r io.Reader, file string) *LogDecoder {
 	return &LogDecoder{lr: logFormat.reader(r, file)}
-}
-
-// Close closes the file Trial.OpenLog opened; for a LogDecoder made by
-// NewLogDecoder it does nothing.
-func (d *LogDecoder) Close() error {
-	if d.closer == nil {
-		return nil
-	}
-	return d.closer.Close()
 }
 
 // Decode reads the next row; io.EOF after the last.

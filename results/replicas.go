@@ -177,19 +177,11 @@ type ReplicaSample struct {
 // IsState reports whether s is a state row rather than a broker's answer.
 func (s *ReplicaSample) IsState() bool { return s.Broker < 0 }
 
-// ReplicaEncoder writes the replica view. Rows reach the underlying writer
-// only on Flush, whole.
-type ReplicaEncoder struct {
-	rowEncoder[ReplicaSample, ReplicaDecoder]
-}
+// ReplicaEncoder writes the replica view.
+type ReplicaEncoder = RowEncoder[ReplicaSample]
 
-// NewReplicaEncoder writes the header and returns an encoder.
-func NewReplicaEncoder(w io.Writer) *ReplicaEncoder {
-	return &ReplicaEncoder{replicasFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *ReplicaEncoder) Encode(s *ReplicaSample) { e.rowEncoder.Encode(s) }
+// NewReplicaEncoder returns a ReplicaEncoder writing to w.
+func NewReplicaEncoder(w io.Writer) *ReplicaEncoder { return replicasFormat.encoder(w) }
 
 func joinNodes(ids []int32) string {
 	var b strings.Builder

@@ -48,40 +48,53 @@ func (f *rowFormat[T, D]) header() []string {
 	return h
 }
 
-// writer returns a lineWriter of the format writing to w.
-func (f *rowFormat[T, D]) writer(w io.Writer) *lineWriter { return newLineWriter(w, f.header()) }
-
 // reader returns a lineReader of the format reading r; file names r in
 // errors.
 func (f *rowFormat[T, D]) reader(r io.Reader, file string) *lineReader {
 	return newLineReader(r, file, f.header())
 }
 
-// rowEncoder writes a format's rows; they are held in memory until Flush.
-// Each exported encoder is one, named for its format.
-type rowEncoder[T, D any] struct {
-	lw *lineWriter
-	f  *rowFormat[T, D]
+// openFile is the file a decoder of a trial's file reads (Trial.OpenProbe,
+// Trial.OpenLog), closed by the decoder's Close.
+type openFile struct{ closer io.Closer }
+
+// Close closes the file Trial.OpenProbe or Trial.OpenLog opened; for a
+// decoder made from a reader (NewDecoder, NewLogDecoder) it does nothing.
+func (o *openFile) Close() error {
+	if o.closer == nil {
+		return nil
+	}
+	return o.closer.Close()
 }
 
-// encoder returns a rowEncoder writing the header and then rows to w.
-func (f *rowFormat[T, D]) encoder(w io.Writer) rowEncoder[T, D] {
-	return rowEncoder[T, D]{lw: f.writer(w), f: f}
+// RowEncoder writes the rows of one format of a trial directory, each a
+// T, after its header; rows are held in memory until Flush, so a crash
+// between flushes never leaves half a row on disk. Each format's encoder
+// is one, named for the format (Encoder, LogEncoder, GroupEncoder…).
+type RowEncoder[T any] struct {
+	lw  *lineWriter
+	put []func(v *T) string
+}
+
+// encoder returns a RowEncoder of the format writing to w.
+func (f *rowFormat[T, D]) encoder(w io.Writer) *RowEncoder[T] {
+	e := &RowEncoder[T]{lw: newLineWriter(w, f.header()), put: make([]func(*T) string, len(f.cols))}
+	for i, c := range f.cols {
+		e.put[i] = c.put
+	}
+	return e
 }
 
 // Encode buffers one row.
-func (e *rowEncoder[T, D]) Encode(v *T) { e.f.encode(e.lw, v) }
+func (e *RowEncoder[T]) Encode(v *T) {
+	for i, put := range e.put {
+		e.lw.row[i] = put(v)
+	}
+	e.lw.write()
+}
 
 // Flush writes the buffered rows.
-func (e *rowEncoder[T, D]) Flush() error { return e.lw.flush() }
-
-// encode buffers v as a row of lw.
-func (f *rowFormat[T, D]) encode(lw *lineWriter, v *T) {
-	for i := range f.cols {
-		lw.row[i] = f.cols[i].put(v)
-	}
-	lw.write()
-}
+func (e *RowEncoder[T]) Flush() error { return e.lw.flush() }
 
 // decode reads lr's next row into v; io.EOF after the last.
 func (f *rowFormat[T, D]) decode(lr *lineReader, d *D, v *T) error {

@@ -155,19 +155,12 @@ var txnFormat = rowFormat[TxnEvent, TxnDecoder]{cols: []column[TxnEvent, TxnDeco
 
 func txnScope(d *TxnDecoder) Scope { return d.Scope }
 
-// TxnEncoder writes the transactions CSV; rows are held in memory until
-// Flush. A row's records are written in partition order.
-type TxnEncoder struct {
-	rowEncoder[TxnEvent, TxnDecoder]
-}
+// TxnEncoder writes the transactions CSV. A row's records are written in
+// partition order.
+type TxnEncoder = RowEncoder[TxnEvent]
 
 // NewTxnEncoder returns a TxnEncoder writing to w.
-func NewTxnEncoder(w io.Writer) *TxnEncoder {
-	return &TxnEncoder{txnFormat.encoder(w)}
-}
-
-// Encode buffers one row.
-func (e *TxnEncoder) Encode(ev *TxnEvent) { e.rowEncoder.Encode(ev) }
+func NewTxnEncoder(w io.Writer) *TxnEncoder { return txnFormat.encoder(w) }
 
 // formatSeqRanges writes a transaction's records in partition order.
 func formatSeqRanges(ranges []SeqRange) string {

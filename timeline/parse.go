@@ -194,20 +194,9 @@ func parseLog4jTime(s string) (time.Time, bool) {
 		s[13] != ':' || s[16] != ':' || (s[19] != ',' && s[19] != '.') {
 		return time.Time{}, false
 	}
-	num := func(a, b int) (int, bool) {
-		n := 0
-		for i := a; i < b; i++ {
-			c := s[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
 	var v [7]int
 	for i, f := range [7][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}, {20, 23}} {
-		n, ok := num(f[0], f[1])
+		n, ok := results.Digits(s, f[0], f[1])
 		if !ok {
 			return time.Time{}, false
 		}

@@ -84,7 +84,7 @@ func keepOffsets(in io.Reader, out io.Writer, last map[int32]int64) error {
 			return fmt.Errorf("read-back: %w", err)
 		}
 		if end, ok := last[r.Partition]; ok && r.Offset <= end {
-			enc.Encode(r)
+			enc.Encode(&r)
 		}
 	}
 	return enc.Flush()

@@ -238,7 +238,7 @@ func (g *groupReader) handle(ev kafka.Event, now time.Time) {
 		defer g.mu.Unlock()
 		g.pending[part] = off + 1
 		if ok && v.RunID == g.o.runID && v.Partition == part {
-			g.recs.Encode(results.GroupRecord{Partition: part, Offset: off, Seq: v.Seq, Processed: now})
+			g.recs.Encode(&results.GroupRecord{Partition: part, Offset: off, Seq: v.Seq, Processed: now})
 		}
 	case kafka.OffsetsCommitted:
 		// An autocommit's result (--commit interval): only its end is seen.

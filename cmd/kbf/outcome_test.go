@@ -130,7 +130,7 @@ func setEdit(t *testing.T, dir, client string, edit logEdit) {
 	var b bytes.Buffer
 	enc := results.NewLogEncoder(&b)
 	for _, r := range rs {
-		enc.Encode(r)
+		enc.Encode(&r)
 	}
 	if err := enc.Flush(); err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func writeLog(t *testing.T, dir string, lose ...int64) {
 					continue next
 				}
 			}
-			enc.Encode(results.LogRecord{Partition: p, Offset: seq, Seq: seq})
+			enc.Encode(&results.LogRecord{Partition: p, Offset: seq, Seq: seq})
 		}
 	}
 	if err := enc.Flush(); err != nil {

@@ -248,7 +248,7 @@ func (d *scaled) writeLog(w *bufio.Writer) error {
 		for seq := range d.perPart {
 			sent := scaleStart.Add(time.Duration(seq) * d.interval)
 			for range logCopies(d.fateOf(p, seq, sent)) {
-				enc.Encode(results.LogRecord{Partition: int32(p), Offset: off, Seq: int64(seq)})
+				enc.Encode(&results.LogRecord{Partition: int32(p), Offset: off, Seq: int64(seq)})
 				off++
 			}
 		}
