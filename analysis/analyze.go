@@ -62,7 +62,8 @@ func AnalyzeContext(ctx context.Context, t results.Trial, opt Options) (*Trial, 
 func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnalysis, error) {
 	fault := faultOf(t.Meta)
 	tl := timelineOf(ctx, t, opt.FaultAt)
-	ev := settingsOf(ctx, t, fault, tl.tl, faultTime(fault, tl.tl, opt.FaultAt))
+	start := faultStartOf(fault, tl.tl, opt.FaultAt)
+	ev := settingsOf(ctx, t, fault, tl.tl, start)
 	if err := ctx.Err(); err != nil {
 		return nil, err // the logs were cut short, not unreadable
 	}

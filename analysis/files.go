@@ -43,6 +43,38 @@ func readEnd(gopt gaps.Options, g *gaps.Report) time.Time {
 	return gopt.End
 }
 
+// longestCommitStall is the longest of stalls in progress at some moment
+// of the fault's window (gopt), or the longest of all without a fault.
+func longestCommitStall(stalls []CommitStall, gopt gaps.Options) *CommitStall {
+	var from, to time.Time
+	if !gopt.FaultAt.IsZero() {
+		from = gopt.FaultAt
+		if gopt.From.After(from) {
+			from = gopt.From
+		}
+		w := gopt.Window
+		if w <= 0 {
+			w = gaps.DefaultWindow
+		}
+		to = from.Add(w)
+	}
+	var best *CommitStall
+	for i := range stalls {
+		s := &stalls[i]
+		if !from.IsZero() && (!s.End.After(from) || s.Start.After(to)) {
+			continue
+		}
+		if best == nil || s.Duration() > best.Duration() {
+			best = s
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	out := *best
+	return &out
+}
+
 // missingFile is the damaged note for the trial's file name, which the
 // metadata says the trial wrote (as what) but which is not there.
 func missingFile(name, what string) notes {

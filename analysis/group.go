@@ -247,38 +247,6 @@ func (v *GroupView) commits(evs []results.GroupEvent, gopt gaps.Options, end tim
 	v.CommitStall = longestCommitStall(stalls, gopt)
 }
 
-// longestCommitStall is the longest of stalls in progress at some moment
-// of the fault's window (gopt), or the longest of all without a fault.
-func longestCommitStall(stalls []CommitStall, gopt gaps.Options) *CommitStall {
-	var from, to time.Time
-	if !gopt.FaultAt.IsZero() {
-		from = gopt.FaultAt
-		if gopt.From.After(from) {
-			from = gopt.From
-		}
-		w := gopt.Window
-		if w <= 0 {
-			w = gaps.DefaultWindow
-		}
-		to = from.Add(w)
-	}
-	var best *CommitStall
-	for i := range stalls {
-		s := &stalls[i]
-		if !from.IsZero() && (!s.End.After(from) || s.Start.After(to)) {
-			continue
-		}
-		if best == nil || s.Duration() > best.Duration() {
-			best = s
-		}
-	}
-	if best == nil {
-		return nil
-	}
-	out := *best
-	return &out
-}
-
 // readRows decodes the whole of the CSV at path with the decoder newDec
 // makes: the group's and the transactions' files, read whole.
 func readRows[T any, D interface{ Decode(*T) error }](ctx context.Context, path string, newDec func(io.Reader, string) D) ([]T, error) {

@@ -116,7 +116,7 @@ func (q *QuorumGap) beside(g *gaps.Report) *QuorumGap {
 // at ev.F, from ev.tl's quorum events.
 func analyzeQuorum(ev *evidence, f *results.Fault) *QuorumGap {
 	tl, F := ev.tl, ev.F
-	q := &QuorumGap{Controller: f.Broker, NodeID: f.NodeID, Epoch: -1, NewEpoch: -1, Fault: faultLine(tl, f, F)}
+	q := &QuorumGap{Controller: f.Broker, NodeID: f.NodeID, Epoch: -1, NewEpoch: -1, Fault: faultLine(tl, f, ev.record)}
 	for _, e := range tl.All(timeline.OfKind(timeline.KindQuorumLeader), timeline.OnNode(f.Broker)) {
 		if !e.Time.After(F) {
 			q.Led, q.Epoch = logLine(e), e.Epoch
@@ -155,13 +155,15 @@ func analyzeQuorum(ev *evidence, f *results.Fault) *QuorumGap {
 	return q
 }
 
-// faultLine is the fault's own record at F: the process's end or the
-// freeze, or, where the record has neither, the fault as kbf injected it.
-func faultLine(tl *timeline.Timeline, f *results.Fault, F time.Time) LogLine {
+// faultLine is the fault f's line at its start: the process's end or the
+// freeze, or, where the timeline tl has neither there, the fault as kbf
+// injected it (record, at the start).
+func faultLine(tl *timeline.Timeline, f *results.Fault, record LogLine) LogLine {
+	F := record.Time
 	if e, ok := tl.First(F, timeline.OfKind(timeline.KindProcessEnded, timeline.KindFrozen), timeline.OnNode(f.Broker)); ok && e.Time.Equal(F) {
 		return *logLine(e)
 	}
-	return LogLine{Node: f.Broker, Time: F, Evidence: f.Signal() + " " + f.Broker, Source: results.MetaFile}
+	return record
 }
 
 // explain says why the quorum had no leader as long as it did. A voter
@@ -177,8 +179,9 @@ func (q *QuorumGap) explain(x *explainer, f *results.Fault) {
 	backoffS := nodeSetting(x.ctl, x.ctlErr, "", "controller.quorum.election.backoff.max.ms")
 	q.Settings = []Setting{fetchS, electionS, backoffS}
 	q.Setting = "controller.quorum.fetch.timeout.ms on the controllers (controller.quorum.election.timeout.ms and controller.quorum.election.backoff.max.ms when an election is lost or split)"
-	if d, ok := ms(fetchS); ok {
-		q.Predicted = d
+	fetch, fetchKnown := ms(fetchS)
+	if fetchKnown {
+		q.Predicted = fetch
 	}
 	ended := faultEnded(f.Kind)
 	timeout := "controller.quorum.fetch.timeout.ms"
@@ -199,7 +202,7 @@ func (q *QuorumGap) explain(x *explainer, f *results.Fault) {
 			q.Candidacies, says(electionS, time.Second), says(backoffS, time.Second))
 	}
 	q.Why = why
-	q.Phases = q.chain(fetchS)
+	q.Phases = q.chain(fetchS, fetch, fetchKnown)
 }
 
 // The quorum's phases.
@@ -209,15 +212,15 @@ const (
 )
 
 // chain is the leaderless gap's phases: a voter gives up on its leader
-// within controller.quorum.fetch.timeout.ms of its last fetch from it (at
-// most the fault), then the election.
-func (q *QuorumGap) chain(fetchS Setting) Phases {
+// within controller.quorum.fetch.timeout.ms (fetchS, read as fetch when
+// known) of its last fetch from it (at most the fault), then the election.
+func (q *QuorumGap) chain(fetchS Setting, fetch time.Duration, known bool) Phases {
 	c := chain{prev: q.Fault.Time}
 	if n := q.Noticed; n != nil {
 		b := Bound{Basis: "controller.quorum.fetch.timeout.ms could not be read, so no bound is stated", Settings: []Setting{fetchS}}
-		if d, ok := ms(fetchS); ok {
-			b = Bound{Stated: true, High: d, Settings: []Setting{fetchS},
-				Basis: fmt.Sprintf("[0, %s]: a voter gives up on its leader controller.quorum.fetch.timeout.ms after its last successful fetch from it, which came at the latest at the fault", secs(d))}
+		if known {
+			b = Bound{Stated: true, High: fetch, Settings: []Setting{fetchS},
+				Basis: fmt.Sprintf("[0, %s]: a voter gives up on its leader controller.quorum.fetch.timeout.ms after its last successful fetch from it, which came at the latest at the fault", secs(fetch))}
 		}
 		c.add(QuorumPhaseNotice, n.Time, Explanation{Evidence: n.Evidence, Source: n.Source,
 			Why: fmt.Sprintf("%s gave up on the leader and asked for a pre-vote or a vote", n.Node), Setting: "controller.quorum.fetch.timeout.ms", Settings: []Setting{fetchS}}, b)
@@ -247,19 +250,6 @@ func dataPath(g *gaps.Report) *DataPath {
 		dp.Stalled = dp.Open || dp.Gap > elsewhere
 	}
 	return dp
-}
-
-// quorumWindow is how long after the fault a gap may begin and still be a
-// controller fault's: while the quorum had no leader, and at least
-// gaps.DefaultWindow; to the probe's end when no leader was elected.
-func quorumWindow(q *QuorumGap, m *results.Meta) time.Duration {
-	switch {
-	case q.Elected != nil:
-		return max(gaps.DefaultWindow, q.Leaderless)
-	case !m.Ended.IsZero() && m.Ended.After(q.Fault.Time):
-		return max(gaps.DefaultWindow, m.Ended.Sub(q.Fault.Time))
-	}
-	return 0
 }
 
 // String says what the data path did, in a sentence.

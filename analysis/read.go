@@ -163,21 +163,32 @@ func span(a, b time.Time) string {
 	return fmt.Sprintf("%d years", years)
 }
 
-// faultTime is when the fault f began: as its record dates it, as the
+// faultStart is when the fault began, as the analysis dates it, and the
+// fault's own record there as a line of evidence: what kbf did to which
+// node, as meta.json spells it (results.Fault.Signal). Both are read from
+// the record once, for every stage after.
+type faultStart struct {
+	F      time.Time
+	record LogLine
+}
+
+// faultStartOf is when the fault f began: as its record dates it, as the
 // timeline tl dates it (a graceful stop by the broker's own SIGTERM line),
 // or as the command line says (override); zero without one.
-func faultTime(f *results.Fault, tl *timeline.Timeline, override time.Time) time.Time {
-	var F time.Time
+func faultStartOf(f *results.Fault, tl *timeline.Timeline, override time.Time) faultStart {
+	var s faultStart
 	if f != nil {
-		F = f.At()
+		s.F = f.At()
+		s.record = LogLine{Node: f.Broker, Evidence: f.Signal() + " " + f.Broker, Source: results.MetaFile}
 	}
 	if tl != nil {
-		F = tl.FaultAt()
+		s.F = tl.FaultAt()
 	}
 	if !override.IsZero() {
-		F = override
+		s.F = override
 	}
-	return F
+	s.record.Time = s.F
+	return s
 }
 
 // consequence is when the fault's consequence for the partitions came,
@@ -240,6 +251,19 @@ func faultWindow(m *results.Meta, F time.Time) time.Duration {
 		return 0
 	}
 	return end.Sub(F)
+}
+
+// quorumWindow is how long after the fault a gap may begin and still be a
+// controller fault's: while the quorum had no leader, and at least
+// gaps.DefaultWindow; to the probe's end when no leader was elected.
+func quorumWindow(q *QuorumGap, m *results.Meta) time.Duration {
+	switch {
+	case q.Elected != nil:
+		return max(gaps.DefaultWindow, q.Leaderless)
+	case !m.Ended.IsZero() && m.Ended.After(q.Fault.Time):
+		return max(gaps.DefaultWindow, m.Ended.Sub(q.Fault.Time))
+	}
+	return 0
 }
 
 // probeRead is the gaps stage's result: what one pass over the probe CSV

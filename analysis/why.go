@@ -55,21 +55,25 @@ type nodeConfigs struct {
 
 // evidence is what the stalls are explained from, read once and then
 // only read: the trial's directory and metadata (an external fault's
-// broker named, after externalOf), its timeline, its fault's time and the
-// nodes' logged configurations.
+// broker named, after externalOf), its timeline, its fault's time and
+// record (faultStart) and the nodes' logged configurations.
 type evidence struct {
-	dir     string
-	meta    *results.Meta
-	tl      *timeline.Timeline
-	F       time.Time
+	dir  string
+	meta *results.Meta
+	tl   *timeline.Timeline
+	F    time.Time
+	// record is the fault's own record at F (faultStart); zero without
+	// a fault.
+	record  LogLine
 	configs *nodeConfigs
 }
 
-// settingsOf is the evidence of trial t: its timeline tl, its fault f at
-// F, and, for a fault the timeline can explain, the configuration of every
-// node, read up front so that no explanation reads a file.
-func settingsOf(ctx context.Context, t results.Trial, f *results.Fault, tl *timeline.Timeline, F time.Time) *evidence {
-	ev := &evidence{dir: t.Dir, meta: t.Meta, tl: tl, F: F}
+// settingsOf is the evidence of trial t: its timeline tl, its fault f
+// beginning at start, and, for a fault the timeline can explain, the
+// configuration of every node, read up front so that no explanation reads
+// a file.
+func settingsOf(ctx context.Context, t results.Trial, f *results.Fault, tl *timeline.Timeline, start faultStart) *evidence {
+	ev := &evidence{dir: t.Dir, meta: t.Meta, tl: tl, F: start.F, record: start.record}
 	if f != nil && tl != nil {
 		ev.configs = readConfigs(ctx, t.Dir, t.Meta)
 	}

@@ -31,7 +31,7 @@ func TestConfigsReadUpFront(t *testing.T) {
 			}
 			tr := trials[0]
 			tl := timelineOf(context.Background(), tr, time.Time{})
-			ev := settingsOf(context.Background(), tr, tr.Meta.Fault, tl.tl, faultTime(tr.Meta.Fault, tl.tl, time.Time{}))
+			ev := settingsOf(context.Background(), tr, tr.Meta.Fault, tl.tl, faultStartOf(tr.Meta.Fault, tl.tl, time.Time{}))
 			if ev.configs == nil {
 				t.Fatal("the settings stage read no configuration")
 			}

@@ -403,6 +403,8 @@ func faultEvents(f *results.Fault, add func(Event)) {
 	if f == nil {
 		return
 	}
+	// What the fault did and when it began, read once from the record.
+	sig, began := f.Signal(), f.At()
 	if f.Kind == results.FaultExternal {
 		// kbf sent nothing: its ready time is no event of the fault's,
 		// which is dated by what kbf saw of it, each sign at its time.
@@ -415,7 +417,6 @@ func faultEvents(f *results.Fault, add func(Event)) {
 		}
 		return
 	}
-	sig := f.Signal()
 	if !f.SignalSent.IsZero() {
 		add(metaEvent(f.SignalSent, NodeKBF, KindSignalSent, f.NodeID, fmt.Sprintf("sent %s to %s", sig, f.Broker)))
 	}
@@ -435,7 +436,7 @@ func faultEvents(f *results.Fault, add func(Event)) {
 			how = "thawed: every process running again"
 		}
 		add(metaEvent(f.Returned, f.Broker, KindReturned, f.NodeID,
-			fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(f.At()).Seconds())))
+			fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(began).Seconds())))
 	}
 }
 

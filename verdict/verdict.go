@@ -167,11 +167,10 @@ func Judge(m *results.Meta, g *gaps.Report, faultAt time.Time) Verdict {
 		add(Invalid, NoFault, "the trial ended before the fault was injected")
 	}
 	w := window(m, g, faultAt, bound)
+	load := hostLoadOf(m.Host, w, faultAt)
 	probeBad := judgeProbe(m, g, w, bound, add)
-	judgeAcks(m, g, w, faultAt, bound, add)
-	if h := m.Host; h != nil {
-		judgeHost(m, h, w, faultAt, probeBad, add)
-	}
+	judgeAcks(m, g, w, load, faultAt, bound, add)
+	judgeHost(m, load, w, faultAt, probeBad, add)
 	sort.SliceStable(v.Reasons, func(i, j int) bool { return v.Reasons[i].Status.rank() > v.Reasons[j].Status.rank() })
 	return v
 }
@@ -416,7 +415,56 @@ func sendGapText(c selfCheck) string {
 	return fmt.Sprintf(", its longest send gap %.3f s from %s", c.longest.Seconds(), c.at.UTC().Format("15:04:05.000"))
 }
 
-// judgeHost judges the host's load inside the window that decides the
+// cpu is one span's CPU time as the verdict weighs it: the load, each
+// user's share of every CPU's time, and the node that burnt the most.
+type cpu struct {
+	results.Load
+	self, cluster, others, steal float64
+	// busy is kbf's, the cluster's and the other processes' share
+	// together; all adds the stolen time's.
+	busy, all float64
+	// busiest is the node that used the most CPU time, most its share;
+	// "" when none used any.
+	busiest string
+	most    float64
+}
+
+func cpuOf(l results.Load) cpu {
+	c := cpu{Load: l, self: l.Share(l.Self), cluster: l.Share(l.Cluster), others: l.Share(l.Others), steal: l.Share(l.Steal),
+		busy: l.Share(l.Self + l.Cluster + l.Others), all: l.Share(l.Self + l.Cluster + l.Others + l.Steal)}
+	n, d := l.Busiest()
+	c.busiest, c.most = n, l.Share(d)
+	return c
+}
+
+// hostLoad is the host's CPU time, read once for every judgement of it:
+// over the whole trial, and over the span judged (in), from the fault (or
+// the span's start, from) to the span's end, where the samples cover it
+// (windowed).
+type hostLoad struct {
+	whole, in cpu
+	windowed  bool
+	from      time.Time
+}
+
+// hostLoadOf is the load of host h in the span w, judged from faultAt;
+// nil when the host's load was not sampled.
+func hostLoadOf(h *results.Host, w span, faultAt time.Time) *hostLoad {
+	if h == nil || h.CPUs <= 0 || h.Wall <= 0 {
+		return nil
+	}
+	hl := &hostLoad{whole: cpuOf(results.Load{Span: h.Wall, CPUs: h.CPUs, Self: h.Self, Cluster: h.Cluster, Others: h.Others, Steal: h.Steal}), from: w.from}
+	hl.in = hl.whole
+	if !faultAt.IsZero() && faultAt.After(hl.from) {
+		hl.from = faultAt
+	}
+	if lw, ok := h.Window(hl.from, w.to); ok && !hl.from.IsZero() {
+		hl.in, hl.windowed = cpuOf(lw), true
+	}
+	return hl
+}
+
+// judgeHost judges the host's load hl inside the window that decides the
 // stall (from the fault), where the samples cover it, else over the whole
 // trial. Load from outside the trial — other processes, stolen time —
 // makes it suspect. The cluster's own CPU does not: before the fault the
@@ -424,40 +472,33 @@ func sendGapText(c selfCheck) string {
 // anyway), and after it the cluster burns what the fault makes it burn
 // (ClusterBusy, naming the node), suspect only when it saturated the CPUs
 // and the probe missed sends.
-func judgeHost(m *results.Meta, h *results.Host, w span, faultAt time.Time, probeBad bool, add adder) {
-	from, to := w.from, w.to
-	if h.CPUs <= 0 || h.Wall <= 0 {
+func judgeHost(m *results.Meta, hl *hostLoad, w span, faultAt time.Time, probeBad bool, add adder) {
+	if hl == nil {
 		return
 	}
-	whole := results.Load{Span: h.Wall, CPUs: h.CPUs, Self: h.Self, Cluster: h.Cluster, Others: h.Others, Steal: h.Steal}
-	l, where, windowed := whole, "over the trial", false
-	if !faultAt.IsZero() && faultAt.After(from) {
-		from = faultAt
-	}
-	if lw, ok := h.Window(from, to); ok && !from.IsZero() {
-		windowed = true
-		l, where = lw, fmt.Sprintf("%s (%s–%s)", w.name, from.UTC().Format("15:04:05"), to.UTC().Format("15:04:05"))
+	l, where := hl.whole, "over the trial"
+	if hl.windowed {
+		l, where = hl.in, fmt.Sprintf("%s (%s–%s)", w.name, hl.from.UTC().Format("15:04:05"), w.to.UTC().Format("15:04:05"))
 		if faultAt.IsZero() {
 			where = "over the run"
 		}
 	}
-	pct := func(d time.Duration) float64 { return 100 * l.Share(d) }
-	busy := l.Share(l.Self + l.Cluster + l.Others)
-	cluster := fmt.Sprintf("the cluster %.0f%%", pct(l.Cluster))
-	if n, d := l.Busiest(); n != "" {
-		cluster += fmt.Sprintf(", %s the most at %.0f%%", n, pct(d))
+	busy := l.busy
+	cluster := fmt.Sprintf("the cluster %.0f%%", 100*l.cluster)
+	if l.busiest != "" {
+		cluster += fmt.Sprintf(", %s the most at %.0f%%", l.busiest, 100*l.most)
 	}
 	breakdown := fmt.Sprintf("the CPUs were %.0f%% busy %s (kbf %.0f%%, %s, other processes %.0f%%)",
-		100*busy, where, pct(l.Self), cluster, pct(l.Others))
+		100*busy, where, 100*l.self, cluster, 100*l.others)
 	var why []string
 	if busy >= BusyShare {
 		why = append(why, breakdown)
 	}
 	outside := false
-	if o := l.Share(l.Others); o >= OthersShare {
+	if o := l.others; o >= OthersShare {
 		why, outside = append(why, fmt.Sprintf("other processes used %.0f%% of the CPUs %s", 100*o, where)), true
 	}
-	if st := l.Share(l.Steal); st >= StealShare {
+	if st := l.steal; st >= StealShare {
 		why, outside = append(why, fmt.Sprintf("%.0f%% of the CPU time %s was stolen by the hypervisor", 100*st, where)), true
 	}
 	// The load average is shown but not judged: it trails by a minute and
@@ -477,7 +518,7 @@ func judgeHost(m *results.Meta, h *results.Host, w span, faultAt time.Time, prob
 		if unsettled != "" {
 			add(Valid, ClusterWarmup, "the fault went ahead before the cluster's CPU settled (%s)", unsettled)
 		}
-		if l.Share(l.Cluster) >= ClusterNoted || busy >= BusyShare {
+		if l.cluster >= ClusterNoted || busy >= BusyShare {
 			kept := ", and the probe kept its sends"
 			if probeBad {
 				kept = "" // its own finding says what it missed
@@ -485,8 +526,8 @@ func judgeHost(m *results.Meta, h *results.Host, w span, faultAt time.Time, prob
 			add(Valid, ClusterBusy, "%s: kbf's and the cluster's own work, not outside load%s", breakdown, kept)
 		}
 	}
-	if !outside && windowed {
-		if o, st := whole.Share(whole.Others), whole.Share(whole.Steal); o >= OthersShare || st >= StealShare {
+	if !outside && hl.windowed {
+		if o, st := hl.whole.others, hl.whole.steal; o >= OthersShare || st >= StealShare {
 			add(Valid, LoadOutsideWindow, "over the whole trial other processes used %.0f%% of the CPUs and %.0f%% was stolen, but not %s",
 				100*o, 100*st, w.name)
 		}
@@ -572,7 +613,7 @@ func countAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound
 // not acknowledged in step with sending — a share of them never acked by
 // the end, or acks lagging past the bound in many seconds — measured the
 // probe's backlog, and is never valid. The reason names the floor (floor).
-func judgeAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound time.Duration, add adder) {
+func judgeAcks(m *results.Meta, g *gaps.Report, w span, hl *hostLoad, faultAt time.Time, bound time.Duration, add adder) {
 	if g == nil || len(g.Lag) == 0 {
 		return
 	}
@@ -609,28 +650,24 @@ func judgeAcks(m *results.Meta, g *gaps.Report, w span, faultAt time.Time, bound
 	if pendingShare >= PendingInvalid {
 		s = Invalid
 	}
-	add(s, AcksBehind, "the acks did not keep up with the sends: %s; %s", strings.Join(what, "; "), floor(m, w, faultAt))
+	add(s, AcksBehind, "the acks did not keep up with the sends: %s; %s", strings.Join(what, "; "), floor(m, hl, faultAt))
 }
 
 // floor names the resource that held the acks back, from the host's
-// samples over the span judged (the whole trial where they do not cover
-// it) and the probe's missed send slots: the host when its CPUs were
-// saturated; the probe process when it used a CPU of its own whole or
-// missed its send slots while the host had room; else the cluster, which
-// had the CPU to answer and did not.
-func floor(m *results.Meta, w span, faultAt time.Time) string {
-	h := m.Host
-	if h == nil || h.CPUs <= 0 || h.Wall <= 0 {
+// load hl over the span judged (the whole trial where the samples do not
+// cover it, and with a fault) and the probe's missed send slots: the host
+// when its CPUs were saturated; the probe process when it used a CPU of
+// its own whole or missed its send slots while the host had room; else
+// the cluster, which had the CPU to answer and did not.
+func floor(m *results.Meta, hl *hostLoad, faultAt time.Time) string {
+	if hl == nil {
 		return "the floor is not known: the host's load was not sampled"
 	}
-	l := results.Load{Span: h.Wall, CPUs: h.CPUs, Self: h.Self, Cluster: h.Cluster, Others: h.Others, Steal: h.Steal}
-	if faultAt.IsZero() {
-		if lw, ok := h.Window(w.from, w.to); ok && !w.from.IsZero() {
-			l = lw
-		}
+	l := hl.whole
+	if faultAt.IsZero() && hl.windowed {
+		l = hl.in
 	}
-	pct := func(d time.Duration) float64 { return 100 * l.Share(d) }
-	busy := l.Share(l.Self + l.Cluster + l.Others + l.Steal)
+	busy := l.all
 	// kbf's share of one CPU: the probe's send loop and its callbacks
 	// run on one at a time.
 	selfCores := float64(l.Self) / float64(l.Span)
@@ -638,14 +675,14 @@ func floor(m *results.Meta, w span, faultAt time.Time) string {
 	// The shares come from /proc and the containers' accounting, sampled
 	// apart: their sum may pass 100 % by a little.
 	load := fmt.Sprintf("the CPUs %.0f%% busy: kbf %.0f%% (%.2f CPUs), the cluster %.0f%%, other processes %.0f%%, stolen %.0f%%",
-		100*min(busy, 1), pct(l.Self), selfCores, pct(l.Cluster), pct(l.Others), pct(l.Steal))
+		100*min(busy, 1), 100*l.self, selfCores, 100*l.cluster, 100*l.others, 100*l.steal)
 	switch {
 	case busy >= BusyShare:
 		// Name who took the CPUs: the cluster saturating them is the
 		// cluster's own limit on this host, kbf doing so the probe's.
 		user, most := "the cluster", l.Cluster
-		if n, d := l.Busiest(); n != "" {
-			user = fmt.Sprintf("the cluster (%s the most at %.0f%%)", n, pct(d))
+		if l.busiest != "" {
+			user = fmt.Sprintf("the cluster (%s the most at %.0f%%)", l.busiest, 100*l.most)
 		}
 		if l.Self > most {
 			user, most = "kbf", l.Self
