@@ -214,12 +214,6 @@ type Fault struct {
 	Loss float64
 }
 
-// The bounds of a cpu-starve's sliver: the engine's least CPU quota (1 ms
-// of every 100 ms) to one whole CPU.
-const (
-	MinCPUs = 0.01
-	MaxCPUs = 1.0
-)
 
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it
 // is killed: longer than any controlled shutdown, like compose.yaml's
@@ -244,8 +238,8 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("halt wait %v: must not be negative", f.HaltWait)
 	case f.Kind == results.FaultDiskSlow && f.DiskDelay <= 0:
 		return fmt.Errorf("disk-slow: delay %v: must be positive", f.DiskDelay)
-	case f.Kind == results.FaultCPUStarve && (f.CPUs < MinCPUs || f.CPUs > MaxCPUs):
-		return fmt.Errorf("cpu-starve: %g CPU: want %g to %g", f.CPUs, MinCPUs, MaxCPUs)
+	case f.Kind == results.FaultCPUStarve && (f.CPUs < results.MinCPUs || f.CPUs > results.MaxCPUs):
+		return fmt.Errorf("cpu-starve: %g CPU: want %g to %g", f.CPUs, results.MinCPUs, results.MaxCPUs)
 	case f.Kind == results.FaultPacketLoss && (f.Loss <= 0 || f.Loss >= 1):
 		return fmt.Errorf("packet-loss: %g: want a share between 0 and 1", f.Loss)
 	case len(f.AlsoLose) > 0 && f.Kind != results.FaultPowerLoss:

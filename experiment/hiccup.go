@@ -9,12 +9,9 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -104,32 +101,16 @@ const DefaultStarveCPUs = 0.05
 func (o *Options) validateHiccup() error {
 	h := o.Hiccup
 	switch {
-	case o.Kill == results.FaultCPUStarve && (h.CPUs < cluster.MinCPUs || h.CPUs > cluster.MaxCPUs):
-		return invalid("starve_cpus", h.CPUs, "want %g to %g of a CPU, such as %g", cluster.MinCPUs, cluster.MaxCPUs, DefaultStarveCPUs)
+	case o.Kill == results.FaultCPUStarve && (h.CPUs < results.MinCPUs || h.CPUs > results.MaxCPUs):
+		return invalid("starve_cpus", h.CPUs, "want %g to %g of a CPU, such as %g", results.MinCPUs, results.MaxCPUs, DefaultStarveCPUs)
 	case o.Kill != results.FaultCPUStarve && h.CPUs != 0:
 		return invalid("starve_cpus", h.CPUs, "only cpu-starve holds the broker's CPU, not %s", o.Kill)
 	case o.Kill == results.FaultPacketLoss && (h.Loss <= 0 || h.Loss >= 1):
-		return invalid("loss", LossText(h.Loss), "packet-loss needs a share between 0 and 100 %%, such as 30%%")
+		return invalid("loss", results.LossText(h.Loss), "packet-loss needs a share between 0 and 100 %%, such as 30%%")
 	case o.Kill != results.FaultPacketLoss && h.Loss != 0:
-		return invalid("loss", LossText(h.Loss), "only packet-loss drops packets, not %s", o.Kill)
+		return invalid("loss", results.LossText(h.Loss), "only packet-loss drops packets, not %s", o.Kill)
 	}
 	return nil
-}
-
-// ParseLoss reads a packet-loss's share as kbf run --loss takes it, a
-// percentage with or without its sign ("30%", "30"), into a share
-// strictly between 0 and 1.
-func ParseLoss(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
-	if err != nil || math.IsNaN(v) || v <= 0 || v >= 100 {
-		return 0, fmt.Errorf("loss %q: want a percentage between 0 and 100, such as 30%%", s)
-	}
-	return v / 100, nil
-}
-
-// LossText spells a share as a percentage: "30%".
-func LossText(p float64) string {
-	return strconv.FormatFloat(p*100, 'f', -1, 64) + "%"
 }
 
 // HiccupSaid is what kbf says of a cpu-starve or a packet-loss once made.
@@ -137,5 +118,5 @@ func HiccupSaid(f *results.Fault) string {
 	if f.Kind == results.FaultCPUStarve {
 		return fmt.Sprintf("%s starved to %g CPU; its process runs on", f.Broker, f.CPUs)
 	}
-	return fmt.Sprintf("%s drops %s of its packets each way; its links stay up", f.Broker, LossText(f.Loss))
+	return fmt.Sprintf("%s drops %s of its packets each way; its links stay up", f.Broker, results.LossText(f.Loss))
 }
