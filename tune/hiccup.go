@@ -135,7 +135,7 @@ func (g *Grid) validateHiccups() error {
 	case len(hs) > MaxHiccups:
 		return fmt.Errorf("%d hiccups: at most %d (each costs %d trials per session timeout)", len(hs), MaxHiccups, g.Trials)
 	case g.StarveCPUs != 0 && (g.StarveCPUs < results.MinCPUs || g.StarveCPUs > results.MaxCPUs):
-		return fmt.Errorf("starve-cpus %g: want %g to %g of a CPU", g.StarveCPUs, results.MinCPUs, results.MaxCPUs)
+		return fmt.Errorf("--starve-cpus %g: want %g to %g of a CPU", g.StarveCPUs, results.MinCPUs, results.MaxCPUs)
 	}
 	seen := map[string]bool{}
 	for _, h := range hs {

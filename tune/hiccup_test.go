@@ -60,7 +60,7 @@ func TestGridHiccupsRefused(t *testing.T) {
 		{Grid{}, "no hiccup to tolerate: give --tolerate-pause, --tolerate-starve or --tolerate-loss"},
 		{Grid{Starves: []time.Duration{0}}, "starve 0s (0.05 CPU): want a positive length"},
 		{Grid{Starves: []time.Duration{2 * s, 2 * s}}, "starve 2s (0.05 CPU) given twice"},
-		{Grid{Starves: []time.Duration{2 * s}, StarveCPUs: 3}, "starve-cpus 3: want 0.01 to 1"},
+		{Grid{Starves: []time.Duration{2 * s}, StarveCPUs: 3}, "--starve-cpus 3: want 0.01 to 1"},
 		{Grid{Losses: []Loss{{Share: 1, For: 2 * s}}}, "loss 2s (100%): want a share between 0 and 100%"},
 		{Grid{Pauses: []time.Duration{s, 2 * s, 3 * s}, Starves: []time.Duration{s, 2 * s}, Losses: []Loss{{0.1, s}, {0.2, s}}}, "7 hiccups: at most 6"},
 	} {
