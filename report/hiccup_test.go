@@ -98,3 +98,18 @@ func TestHiccupOfRecorded(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultEndedHiccups: a starved or lossy broker did not end: the
+// phases' sentences count from the starvation or the packet loss.
+func TestFaultEndedHiccups(t *testing.T) {
+	for k, want := range map[results.FaultKind]string{
+		results.FaultCPUStarve:  "the starvation",
+		results.FaultPacketLoss: "the packet loss",
+		results.FaultPause:      "the freeze",
+		results.FaultSIGKILL:    "the process ended",
+	} {
+		if got := faultEnded(k); got != want {
+			t.Errorf("faultEnded(%s) = %q, want %q", k, got, want)
+		}
+	}
+}
