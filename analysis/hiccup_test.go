@@ -22,6 +22,10 @@ func TestHiccupOf(t *testing.T) {
 		}
 		return &results.Meta{Fault: f, Ended: at(20)}
 	}
+	starved := &results.Meta{Fault: &results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultCPUStarve, CPUs: 0.05,
+		SignalSent: at(0), Starved: at(0.01), Returned: at(2.01)}, Ended: at(20)}
+	lossy := &results.Meta{Fault: &results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultPacketLoss, Loss: 0.3,
+		SignalSent: at(0), Cut: at(0.01), Returned: at(4.01)}, Ended: at(20)}
 	for _, c := range []struct {
 		name   string
 		meta   *results.Meta
@@ -41,6 +45,11 @@ func TestHiccupOf(t *testing.T) {
 			ev(12, timeline.KindLeaderStarted, 1, "orders", 0), // the broker itself, back
 			ev(25, timeline.KindLeaderStarted, 3, "orders", 2), // after probing
 		}, want: "k1 for 10.00 s: fenced 9.09 s after it began (c1/controller.log:1), 2 leadership(s) moved"},
+		{name: "starved, not fenced", meta: starved, want: "k1 starved to 0.05 CPU for 2.00 s: not fenced, no leadership moved"},
+		{name: "packets lost, fenced", meta: lossy, events: []timeline.Event{
+			ev(3.5, timeline.KindFenced, 1, "", -1),
+			ev(3.6, timeline.KindLeaderStarted, 2, "orders", 0),
+		}, want: "k1 losing 30% of its packets for 4.00 s: fenced 3.49 s after it began (c1/controller.log:1), 1 leadership(s) moved"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := HiccupOf(c.meta, &timeline.Timeline{Fault: c.meta.Fault, Events: c.events})
@@ -87,5 +96,20 @@ func TestHiccupOfRecorded(t *testing.T) {
 				t.Errorf("hiccup %v: want the controller's line and the leaderships that moved", h)
 			}
 		})
+	}
+}
+
+// TestFaultEndedHiccups: a starved or lossy broker did not end: the
+// phases' sentences count from the starvation or the packet loss.
+func TestFaultEndedHiccups(t *testing.T) {
+	for k, want := range map[results.FaultKind]string{
+		results.FaultCPUStarve:  "the starvation",
+		results.FaultPacketLoss: "the packet loss",
+		results.FaultPause:      "the freeze",
+		results.FaultSIGKILL:    "the process ended",
+	} {
+		if got := faultEnded(k); got != want {
+			t.Errorf("faultEnded(%s) = %q, want %q", k, got, want)
+		}
 	}
 }

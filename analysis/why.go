@@ -549,6 +549,10 @@ func faultEnded(k results.FaultKind) string {
 		return "the cut"
 	case k == results.FaultDiskFull, k == results.FaultDiskError:
 		return diskEvent(k)
+	case k == results.FaultCPUStarve:
+		return "the starvation"
+	case k == results.FaultPacketLoss:
+		return "the packet loss"
 	}
 	return "the process ended"
 }

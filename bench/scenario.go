@@ -11,6 +11,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -166,6 +167,10 @@ type Scenario struct {
 	// power-loss's --brokers-lost (1 or all-replicas).
 	DiskDelay   time.Duration `yaml:"disk_delay" json:"disk_delay,omitempty"`
 	BrokersLost string        `yaml:"brokers_lost" json:"brokers_lost,omitempty"`
+	// StarveCPUs is cpu-starve's kbf run --starve-cpus; Loss is
+	// packet-loss's --loss, a percentage ("30%").
+	StarveCPUs float64 `yaml:"starve_cpus" json:"starve_cpus,omitempty"`
+	Loss       string  `yaml:"loss" json:"loss,omitempty"`
 	// Fresh is the file's Fresh, for the runner's sake.
 	Fresh bool   `yaml:"-" json:"fresh,omitempty"`
 	Sweep *Sweep `yaml:"sweep" json:"sweep,omitempty"`
@@ -329,7 +334,7 @@ func (f *File) Validate() error {
 			return fmt.Errorf("%s: image %q: want an image reference such as apache/kafka:4.0.2", where, s.Image)
 		}
 		seen[s.Name] = true
-		if err := s.diskProblem(where); err != nil { // disk.go
+		if err := cmp.Or(s.diskProblem(where), s.hiccupProblem(where)); err != nil { // disk.go
 			return err
 		}
 		if errs := s.externalProblems(where); len(errs) > 0 {

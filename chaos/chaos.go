@@ -22,6 +22,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/api/types/container"
@@ -46,6 +47,7 @@ type Engine interface {
 	ContainerStart(ctx context.Context, id string, opts container.StartOptions) error
 	ContainerPause(ctx context.Context, id string) error
 	ContainerUnpause(ctx context.Context, id string) error
+	ContainerUpdate(ctx context.Context, id string, cfg container.UpdateConfig) (container.UpdateResponse, error)
 	CopyFromContainer(ctx context.Context, id, src string) (io.ReadCloser, container.PathStat, error)
 }
 
@@ -57,12 +59,16 @@ type Injector struct {
 	netns     NetnsRunner // nil: no network faults
 	disk      *disk       // nil: no disk-full faults (WithDisk)
 	disks     *Disks      // nil: no FUSE layers (WithDisks)
+	// starved are the brokers a cpu-starve holds, with the resources
+	// they had before it.
+	mu      sync.Mutex
+	starved map[string]container.Resources
 }
 
 // New returns an Injector acting through docker; container names a
 // service's container (compose.Cluster.ContainerName).
-func New(docker Engine, container func(service string) string) *Injector {
-	return &Injector{docker: docker, container: container, now: time.Now, netns: Nsenter{}}
+func New(docker Engine, containerName func(service string) string) *Injector {
+	return &Injector{docker: docker, container: containerName, now: time.Now, netns: Nsenter{}, starved: map[string]container.Resources{}}
 }
 
 // Inject sends f's signal to the broker's container and waits for the
@@ -102,6 +108,12 @@ func (in *Injector) Inject(ctx context.Context, f cluster.Fault) (results.Fault,
 	}
 	if f.Kind.FaultFS() {
 		return rf, in.diskFault(ctx, f, &rf)
+	}
+	if f.Kind == results.FaultCPUStarve {
+		return rf, in.starve(ctx, f, &rf) // hiccup.go
+	}
+	if f.Kind == results.FaultPacketLoss {
+		return rf, in.lose(ctx, f, &rf)
 	}
 	if f.Kind == results.FaultDiskFull {
 		wait := f.HaltWait
@@ -208,12 +220,16 @@ func (in *Injector) waitStopped(ctx context.Context, name string) error {
 var startOptions = container.StartOptions{}
 
 // Restart starts the broker's stopped container again, unpauses a paused
-// one, or heals a network cut; it keeps its data. After a disk-full fault
+// one, heals a network cut or a packet loss, or gives a starved one its
+// CPU back; it keeps its data. After a disk-full fault
 // it restarts the broker on its emptied tmpfs.
 // A container already running, and not cut off, is an error wrapping
 // cluster.ErrAlreadyRunning.
 func (in *Injector) Restart(ctx context.Context, broker string) error {
 	if healed, err := in.healIfCut(ctx, broker); healed || err != nil {
+		return err
+	}
+	if fed, err := in.unstarve(ctx, broker); fed || err != nil {
 		return err
 	}
 	if undone, err := in.unfill(ctx, broker); undone || err != nil {

@@ -44,6 +44,9 @@ type fakeEngine struct {
 	freezeFails int
 	files       []tarFile // the log directory, for CopyFromContainer
 	binds       []string  // the container's binds, "SOURCE:TARGET"
+	// res are the container's resources, as ContainerUpdate left them.
+	res       container.Resources
+	updateErr error
 }
 
 type tarFile struct {
@@ -69,7 +72,7 @@ func (f *fakeEngine) ContainerInspect(_ context.Context, id string) (container.I
 		st.Status, st.ExitCode, st.FinishedAt = container.StateExited, f.code, finished.Format(time.RFC3339Nano)
 	}
 	return container.InspectResponse{ContainerJSONBase: &container.ContainerJSONBase{ID: "id1", State: st,
-		HostConfig: &container.HostConfig{Binds: f.binds}}}, nil
+		HostConfig: &container.HostConfig{Binds: f.binds, Resources: f.res}}}, nil
 }
 
 func (f *fakeEngine) ContainerKill(_ context.Context, id, signal string) error {
@@ -135,6 +138,27 @@ func (f *fakeEngine) ContainerUnpause(_ context.Context, id string) error {
 	f.calls = append(f.calls, "unpause "+id)
 	f.paused = false
 	return nil
+}
+
+// ContainerUpdate sets the resources as the engine does: a zero field
+// leaves the container's as it was.
+func (f *fakeEngine) ContainerUpdate(_ context.Context, id string, cfg container.UpdateConfig) (container.UpdateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, fmt.Sprintf("update %s nano=%d quota=%d period=%d", id, cfg.NanoCPUs, cfg.CPUQuota, cfg.CPUPeriod))
+	if f.updateErr != nil {
+		return container.UpdateResponse{}, f.updateErr
+	}
+	if cfg.NanoCPUs != 0 {
+		f.res.NanoCPUs = cfg.NanoCPUs
+	}
+	if cfg.CPUQuota != 0 {
+		f.res.CPUQuota = cfg.CPUQuota
+	}
+	if cfg.CPUPeriod != 0 {
+		f.res.CPUPeriod = cfg.CPUPeriod
+	}
+	return container.UpdateResponse{}, nil
 }
 
 func (f *fakeEngine) CopyFromContainer(_ context.Context, id, src string) (io.ReadCloser, container.PathStat, error) {
@@ -234,7 +258,7 @@ func TestInjectErrors(t *testing.T) {
 		sentSet bool // whether SignalSent is recorded
 	}{
 		{name: "no broker", fault: cluster.Fault{Kind: results.FaultSIGKILL}, want: "inject: a fault needs a broker"},
-		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication, disk-full, disk-slow, disk-error or power-loss`},
+		{name: "bad signal", fault: cluster.Fault{Broker: "k1", Kind: "sighup"}, want: `inject: fault "sighup": want sigkill, sigterm, pause, isolate, isolate-controller, isolate-clients, isolate-replication, disk-full, disk-slow, disk-error, power-loss, cpu-starve or packet-loss`},
 		{name: "negative grace", fault: cluster.Fault{Broker: "k1", Kind: results.FaultSIGTERM, Grace: -1}, want: "inject: grace -1ns: must not be negative"},
 		{name: "unknown service", fault: cluster.Fault{Broker: "k9", Kind: results.FaultSIGKILL}, want: "inject sigkill into k9: no such container: kbf-k9"},
 		{

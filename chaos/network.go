@@ -195,13 +195,19 @@ func (in *Injector) cut(ctx context.Context, broker string, kind results.FaultKi
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", kind, broker, err)
 	}
+	return in.hook(ctx, kind, broker, self.Pid, inRules, outRules)
+}
+
+// hook puts the rules in and out into kbf's chains in the namespace of
+// pid, clearing an old cut first; on error, what was added is removed.
+func (in *Injector) hook(ctx context.Context, kind results.FaultKind, broker string, pid int, inRules, outRules [][]string) error {
 	// A cut left over from an interrupted run would make -N fail.
-	if err := in.heal(ctx, self.Pid); err != nil {
+	if err := in.heal(ctx, pid); err != nil {
 		return fmt.Errorf("%s %s: clear an old cut: %w", kind, broker, err)
 	}
 	for _, c := range CutCommands(inRules, outRules) {
-		if err := in.netns.Iptables(ctx, self.Pid, c...); err != nil {
-			herr := in.heal(context.WithoutCancel(ctx), self.Pid)
+		if err := in.netns.Iptables(ctx, pid, c...); err != nil {
+			herr := in.heal(context.WithoutCancel(ctx), pid)
 			return errors.Join(fmt.Errorf("%s %s: %w", kind, broker, err), herr)
 		}
 	}

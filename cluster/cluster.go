@@ -208,7 +208,12 @@ type Fault struct {
 	// AlsoLose are the other brokers a power-loss cuts the power of at
 	// the same moment (every replica of the probed partitions).
 	AlsoLose []string
+	// CPUs is the sliver of a CPU a cpu-starve holds the broker to.
+	CPUs float64
+	// Loss is the share of packets a packet-loss drops each way, 0 to 1.
+	Loss float64
 }
+
 
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it
 // is killed: longer than any controlled shutdown, like compose.yaml's
@@ -233,6 +238,10 @@ func (f Fault) Validate() error {
 		return fmt.Errorf("halt wait %v: must not be negative", f.HaltWait)
 	case f.Kind == results.FaultDiskSlow && f.DiskDelay <= 0:
 		return fmt.Errorf("disk-slow: delay %v: must be positive", f.DiskDelay)
+	case f.Kind == results.FaultCPUStarve && (f.CPUs < results.MinCPUs || f.CPUs > results.MaxCPUs):
+		return fmt.Errorf("cpu-starve: %g CPU: want %g to %g", f.CPUs, results.MinCPUs, results.MaxCPUs)
+	case f.Kind == results.FaultPacketLoss && (f.Loss <= 0 || f.Loss >= 1):
+		return fmt.Errorf("packet-loss: %g: want a share between 0 and 1", f.Loss)
 	case len(f.AlsoLose) > 0 && f.Kind != results.FaultPowerLoss:
 		return fmt.Errorf("fault %s: only a power-loss takes other brokers along", f.Kind)
 	}

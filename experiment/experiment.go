@@ -79,6 +79,8 @@ type Options struct {
 	// Disk are the settings of the faults of a broker's FUSE layer
 	// (disk.go).
 	Disk DiskFault
+	// Hiccup are cpu-starve's and packet-loss's settings (hiccup.go).
+	Hiccup HiccupFault
 	// External are an external fault's settings (external.go).
 	External External
 	// ProcRoot is where the host's load is read, /proc when empty.
@@ -194,9 +196,9 @@ func (o *Options) Validate() error {
 	case o.Baseline.Timeout < 0:
 		return invalid("baseline_timeout", o.Baseline.Timeout, "must not be negative")
 	}
-	// The fault's return (hiccup.go), the broker's role (coordinator.go), the
+	// The fault's return and hiccup (hiccup.go), the broker's role (coordinator.go), the
 	// disk's layer (disk.go), the load (load.go), then the failback (failback.go).
-	if err := cmp.Or(o.validateReturn(left), o.validateRole(), o.validateDisk(), o.validateLoad(), o.validateFailback()); err != nil {
+	if err := cmp.Or(o.validateReturn(left), o.validateHiccup(), o.validateRole(), o.validateDisk(), o.validateLoad(), o.validateFailback()); err != nil {
 		return err
 	}
 	if o.Probe.Transactional() {
@@ -670,7 +672,7 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 	t.faultAt = time.Now()
 	f, err := t.r.Target.Inject(ictx, cluster.Fault{Broker: t.o.Broker, Kind: t.o.Kill, Grace: t.o.Grace,
 		Controllers: controllersOf(t.r.Target), Peers: otherBrokers(t.r.Target, t.o.Broker), HaltWait: t.haltWait(),
-		DiskDelay: t.o.Disk.Delay, AlsoLose: t.alsoLost()})
+		DiskDelay: t.o.Disk.Delay, AlsoLose: t.alsoLost(), CPUs: t.o.Hiccup.CPUs, Loss: t.o.Hiccup.Loss})
 	if f.Broker != "" {
 		f.NodeID = t.r.Target.Brokers()[t.o.Broker]
 		t.noteChoice(&f)
@@ -691,6 +693,8 @@ func (t *trial) fault(ctx context.Context) (attempted bool, err error) {
 		t.r.say("%s's log directory is full; its process ended %.2f s later, exit code %d", t.o.Broker, f.Finished.Sub(f.Filled).Seconds(), f.ExitCode)
 	case f.Kind.FaultFS():
 		t.r.say("%s", diskSaid(f))
+	case f.Kind.Hinders():
+		t.r.say("%s", HiccupSaid(&f))
 	default:
 		t.r.say("%s sent to %s; exit code %d", t.o.Kill, t.o.Broker, f.ExitCode)
 	}

@@ -1,8 +1,9 @@
 package experiment
 
 // A hiccup: a fault of a given length, undone while the probe still runs
-// (Options.ReturnAfter). A GC-like pause of 2 s, or a network cut of 2 s,
-// is one trial: whether the controller fenced the broker meanwhile, and
+// (Options.ReturnAfter). A GC-like pause of 2 s, a network cut of 2 s, the
+// broker starved to a sliver of a CPU or losing a share of its packets
+// for 2 s, is one trial: whether the controller fenced the broker meanwhile, and
 // what the clients saw, is the trial's answer.
 
 import (
@@ -28,7 +29,7 @@ func (o *Options) validateReturn(left time.Duration) error {
 	case o.ReturnAfter < 0 || (o.ReturnAfter > 0 && o.ReturnAfter >= left):
 		return invalid("return_after", o.ReturnAfter, "must be within the %v left after fault_after", left)
 	case o.ReturnAfter > 0 && !returns(o.Kill):
-		return invalid("return_after", o.ReturnAfter, "fault %s cannot be undone while probing: only a pause or a cut can (%s), or two-brokers' second broker", o.Kill, undoableFaults())
+		return invalid("return_after", o.ReturnAfter, "fault %s cannot be undone while probing: only a pause, a cut, a starved CPU or a packet loss can (%s), or two-brokers' second broker", o.Kill, undoableFaults())
 	}
 	return nil
 }
@@ -81,4 +82,41 @@ func hiccupFrom(f *results.Fault, asked time.Time) time.Time {
 		return at
 	}
 	return asked
+}
+
+// HiccupFault are the settings of the hiccups besides a pause.
+type HiccupFault struct {
+	// CPUs is the sliver of a CPU cpu-starve holds the broker to.
+	CPUs float64
+	// Loss is the share of packets packet-loss drops each way, 0 to 1.
+	Loss float64
+}
+
+// DefaultStarveCPUs is cpu-starve's sliver when none is given: a
+// twentieth of a CPU, too little for a broker to keep up its heartbeats
+// and requests, and enough that it does not stop.
+const DefaultStarveCPUs = 0.05
+
+// validateHiccup checks the hiccups' settings against the fault.
+func (o *Options) validateHiccup() error {
+	h := o.Hiccup
+	switch {
+	case o.Kill == results.FaultCPUStarve && (h.CPUs < results.MinCPUs || h.CPUs > results.MaxCPUs):
+		return invalid("starve_cpus", h.CPUs, "want %g to %g of a CPU, such as %g", results.MinCPUs, results.MaxCPUs, DefaultStarveCPUs)
+	case o.Kill != results.FaultCPUStarve && h.CPUs != 0:
+		return invalid("starve_cpus", h.CPUs, "only cpu-starve holds the broker's CPU, not %s", o.Kill)
+	case o.Kill == results.FaultPacketLoss && (h.Loss <= 0 || h.Loss >= 1):
+		return invalid("loss", results.LossText(h.Loss), "packet-loss needs a share between 0 and 100 %%, such as 30%%")
+	case o.Kill != results.FaultPacketLoss && h.Loss != 0:
+		return invalid("loss", results.LossText(h.Loss), "only packet-loss drops packets, not %s", o.Kill)
+	}
+	return nil
+}
+
+// HiccupSaid is what kbf says of a cpu-starve or a packet-loss once made.
+func HiccupSaid(f *results.Fault) string {
+	if f.Kind == results.FaultCPUStarve {
+		return fmt.Sprintf("%s starved to %g CPU; its process runs on", f.Broker, f.CPUs)
+	}
+	return fmt.Sprintf("%s drops %s of its packets each way; its links stay up", f.Broker, results.LossText(f.Loss))
 }

@@ -21,9 +21,12 @@ func TestHiccup(t *testing.T) {
 		failOnce bool
 		nodes    string
 		returned bool
+		hiccup   HiccupFault
 	}{
 		{name: "pause", kind: results.FaultPause, nodes: "pause k1, start k1, start k1", returned: true},
 		{name: "cut", kind: results.FaultIsolate, nodes: "isolate k1, start k1, start k1", returned: true},
+		{name: "cpu-starve", kind: results.FaultCPUStarve, hiccup: HiccupFault{CPUs: 0.05}, nodes: "cpu-starve k1, start k1, start k1", returned: true},
+		{name: "packet-loss", kind: results.FaultPacketLoss, hiccup: HiccupFault{Loss: 0.3}, nodes: "packet-loss k1, start k1, start k1", returned: true},
 		{name: "undo fails", kind: results.FaultPause, failOnce: true, nodes: "pause k1, start k1, start k1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -31,6 +34,7 @@ func TestHiccup(t *testing.T) {
 			r, _, _ := newRunner(t, w.world, c.kind)
 			r.Target = w
 			r.Opt.Duration, r.Opt.ReturnAfter = 60*time.Millisecond, 20*time.Millisecond
+			r.Opt.Hiccup = c.hiccup
 			if c.failOnce {
 				failed := false
 				w.hooks["restart"] = func(context.Context) error {
@@ -78,7 +82,7 @@ func TestReturnAfterRefused(t *testing.T) {
 			t.Errorf("%s: error %v, want a refusal naming the faults that can", k, err)
 		}
 	}
-	for _, k := range []results.FaultKind{results.FaultPause, results.FaultIsolate, results.FaultIsolateClients, results.FaultIsolateController, results.FaultTwoBrokers} {
+	for _, k := range []results.FaultKind{results.FaultPause, results.FaultIsolate, results.FaultIsolateClients, results.FaultIsolateController, results.FaultTwoBrokers, results.FaultCPUStarve, results.FaultPacketLoss} {
 		if !returns(k) {
 			t.Errorf("%s: refused, want undone", k)
 		}
@@ -126,5 +130,35 @@ func TestControllerPauseReturns(t *testing.T) {
 	}
 	if d := thawed.Sub(m.Fault.SignalSent); d < r.Opt.ReturnAfter {
 		t.Errorf("thawed %v after the pause, want at least %v", d, r.Opt.ReturnAfter)
+	}
+}
+
+// TestHiccupOptions: cpu-starve needs its sliver and packet-loss its
+// share, each within bounds, and neither setting goes with another fault.
+func TestHiccupOptions(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		kind results.FaultKind
+		h    HiccupFault
+		want string // "" when valid
+	}{
+		{"starve", results.FaultCPUStarve, HiccupFault{CPUs: 0.05}, ""},
+		{"starve without cpus", results.FaultCPUStarve, HiccupFault{}, "starve_cpus 0: want 0.01 to 1 of a CPU"},
+		{"starve too little", results.FaultCPUStarve, HiccupFault{CPUs: 0.001}, "starve_cpus 0.001: want 0.01 to 1"},
+		{"starve too much", results.FaultCPUStarve, HiccupFault{CPUs: 2}, "starve_cpus 2: want 0.01 to 1"},
+		{"cpus of a pause", results.FaultPause, HiccupFault{CPUs: 0.05}, "only cpu-starve holds the broker's CPU, not pause"},
+		{"loss", results.FaultPacketLoss, HiccupFault{Loss: 0.3}, ""},
+		{"loss without a share", results.FaultPacketLoss, HiccupFault{}, `loss "0%": packet-loss needs a share between 0 and 100 %`},
+		{"loss of everything", results.FaultPacketLoss, HiccupFault{Loss: 1}, `loss "100%"`},
+		{"loss of a sigkill", results.FaultSIGKILL, HiccupFault{Loss: 0.3}, "only packet-loss drops packets, not sigkill"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := Options{Kill: c.kind, Broker: "k1", Duration: 10 * time.Second, Repeat: 1, Grace: time.Second,
+				RecoveryTimeout: time.Second, Hiccup: c.h}
+			err := o.validateHiccup()
+			if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want %q", err, c.want)
+			}
+		})
 	}
 }

@@ -154,8 +154,16 @@ type Fault struct {
 	// every process of it stops at some moment between SignalSent and this.
 	Paused time.Time `json:"paused,omitzero"`
 	// Cut is when a network fault's rules took effect (isolate,
-	// isolate-controller, isolate-clients): packets drop from then on.
+	// isolate-controller, isolate-clients, packet-loss): packets drop from
+	// then on.
 	Cut time.Time `json:"cut,omitzero"`
+	// Starved is when the engine had cut a cpu-starve's broker to CPUs.
+	Starved time.Time `json:"starved,omitzero"`
+	// CPUs is the sliver of a CPU a cpu-starve held the broker to (0.05).
+	CPUs float64 `json:"cpus,omitempty"`
+	// Loss is the share of packets a packet-loss dropped each way (0.3
+	// for 30 %), from Cut, when its rules took effect.
+	Loss float64 `json:"loss,omitempty"`
 	// Filled is when a disk-full fault's filler met "No space left on
 	// device": the broker's next write into the log directory fails.
 	Filled time.Time `json:"filled,omitzero"`
@@ -357,6 +365,8 @@ func (f *Fault) At() time.Time {
 		return f.Paused
 	case !f.Cut.IsZero():
 		return f.Cut
+	case !f.Starved.IsZero():
+		return f.Starved
 	case !f.Filled.IsZero():
 		return f.Filled
 	case f.Kind == FaultDiskSlow || f.Kind == FaultDiskError:

@@ -73,11 +73,20 @@ const (
 	// script, a chaos tool, a person) breaks the cluster once kbf says it
 	// is ready, and kbf dates it from what it sees (Fault.Signs).
 	FaultExternal FaultKind = "external"
+	// FaultCPUStarve holds the broker's container to a sliver of a CPU
+	// (Fault.CPUs) through the engine's CPU quota: its process runs on,
+	// too slowly to heartbeat or answer in time, as a starved host or a
+	// noisy neighbour would make it.
+	FaultCPUStarve FaultKind = "cpu-starve"
+	// FaultPacketLoss drops a share (Fault.Loss) of the packets in and
+	// out of the broker's container, at random, on every link but the
+	// loopback: a lossy network, not a cut.
+	FaultPacketLoss FaultKind = "packet-loss"
 )
 
 // FaultKinds lists the known faults, in the order help texts name them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultIsolateReplication, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultDiskSlow, FaultDiskError, FaultPowerLoss, FaultExternal}
+	return []FaultKind{FaultSIGKILL, FaultSIGTERM, FaultPause, FaultIsolate, FaultIsolateController, FaultIsolateClients, FaultIsolateReplication, FaultTwoBrokers, FaultRolling, FaultControllerKill, FaultControllerPause, FaultLastReplica, FaultDiskFull, FaultDiskSlow, FaultDiskError, FaultPowerLoss, FaultCPUStarve, FaultPacketLoss, FaultExternal}
 }
 
 // Known reports whether k is one of FaultKinds.
@@ -108,7 +117,7 @@ func (k FaultKind) SingleNode() bool {
 	case FaultSIGKILL, FaultSIGTERM, FaultPause, FaultDiskFull, FaultDiskSlow, FaultDiskError, FaultPowerLoss:
 		return true
 	}
-	return k.Network()
+	return k.Network() || k.Hinders()
 }
 
 // SingleNodeFaults lists the single-node faults for a message: "sigkill,
@@ -158,13 +167,22 @@ func (k FaultKind) Network() bool {
 	return k == FaultIsolate || k == FaultIsolateController || k == FaultIsolateClients || k == FaultIsolateReplication
 }
 
+// Hinders reports whether k slows or thins the broker's work without
+// stopping, freezing or cutting it, a hiccup a healthy cluster may have:
+// cpu-starve, packet-loss. Whether the controller fences the broker
+// meanwhile is what such a trial answers.
+func (k FaultKind) Hinders() bool {
+	return k == FaultCPUStarve || k == FaultPacketLoss
+}
+
 // Undoable reports whether kbf can undo k while the probe still runs
-// (kbf run --return-after): a freeze is thawed, a cut healed, and the node
+// (kbf run --return-after): a freeze is thawed, a cut healed, a starved
+// broker given its CPU back, a lossy link mended, and the node
 // goes on as it was. A process that ended, or a full disk, is not undone
 // but restarted, which is recovery's; two-brokers' second broker is
 // started again by its own step.
 func (k FaultKind) Undoable() bool {
-	return k.Freezes() || k.Network()
+	return k.Freezes() || k.Network() || k.Hinders()
 }
 
 // Signal spells the fault as its signal, "SIGKILL"; "PAUSE" for a pause,

@@ -431,13 +431,22 @@ func faultEvents(f *results.Fault, add func(Event)) {
 		add(metaEvent(f.Finished, f.Broker, KindProcessEnded, f.NodeID, fmt.Sprintf("process ended (%s, exit %d)", how, f.ExitCode)))
 	}
 	if !f.Returned.IsZero() {
-		how := "healed: the cut undone"
-		if f.Kind.Freezes() {
-			how = "thawed: every process running again"
-		}
 		add(metaEvent(f.Returned, f.Broker, KindReturned, f.NodeID,
-			fmt.Sprintf("%s, %.2f s after it began (--return-after)", how, f.Returned.Sub(began).Seconds())))
+			fmt.Sprintf("%s, %.2f s after it began (--return-after)", returnedHow(f.Kind), f.Returned.Sub(began).Seconds())))
 	}
+}
+
+// returnedHow says how a fault of kind was undone while probing.
+func returnedHow(kind results.FaultKind) string {
+	switch {
+	case kind.Freezes():
+		return "thawed: every process running again"
+	case kind == results.FaultCPUStarve:
+		return "fed: the container's CPU given back"
+	case kind == results.FaultPacketLoss:
+		return "mended: no packet dropped any more"
+	}
+	return "healed: the cut undone"
 }
 
 // metaEvent is an event the fault record (meta.json) gives of broker.

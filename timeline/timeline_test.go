@@ -454,6 +454,10 @@ func TestReturnedEvent(t *testing.T) {
 			"thawed: every process running again, 2.00 s after it began (--return-after)"},
 		{"healed", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultIsolate, SignalSent: t0, Cut: t0.Add(10 * time.Millisecond), Returned: t0.Add(1010 * time.Millisecond)},
 			"healed: the cut undone, 1.00 s after it began (--return-after)"},
+		{"fed", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultCPUStarve, CPUs: 0.05, SignalSent: t0, Starved: t0.Add(10 * time.Millisecond), Returned: t0.Add(2010 * time.Millisecond)},
+			"fed: the container's CPU given back, 2.00 s after it began (--return-after)"},
+		{"mended", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultPacketLoss, Loss: 0.3, SignalSent: t0, Cut: t0.Add(10 * time.Millisecond), Returned: t0.Add(2010 * time.Millisecond)},
+			"mended: no packet dropped any more, 2.00 s after it began (--return-after)"},
 		{"not returned", results.Fault{Broker: "k1", NodeID: 1, Kind: results.FaultPause, SignalSent: t0, Paused: t0}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

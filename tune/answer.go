@@ -23,11 +23,11 @@ type Stall struct {
 }
 
 // Risk is the risk to a healthy cluster at one point under one hiccup:
-// of the trials that undid their pause, how many fenced the broker that
+// of the trials that undid their hiccup, how many fenced the broker that
 // never died, and how many leaderships moved away from it.
 type Risk struct {
-	Pause       time.Duration
-	N           int // hiccup trials that count: the pause confirmed and undone
+	Hiccup      Hiccup
+	N           int // hiccup trials that count: the hiccup confirmed and undone
 	Fenced      int // of them, those in which the controller fenced the broker
 	LeaderMoves int // leaderships moved, over them
 	Attempted   int
@@ -39,7 +39,7 @@ type Risk struct {
 type Row struct {
 	Point Point
 	Kill  Stall
-	Risks []Risk // in Grid.Pauses order
+	Risks []Risk // in Grid.Hiccups order
 }
 
 // safe says whether the row fenced nobody under every hiccup, with
@@ -142,7 +142,7 @@ func missingRisk(r Row, min int) []string {
 	var out []string
 	for _, k := range r.Risks {
 		if k.N < min {
-			out = append(out, fmt.Sprintf("%d more pause-%v trials of %s (%d that count of %d)", min-k.N, k.Pause, r.Point.Name(), k.N, k.Attempted))
+			out = append(out, fmt.Sprintf("%d more %s trials of %s (%d that count of %d)", min-k.N, k.Hiccup.short(), r.Point.Name(), k.N, k.Attempted))
 		}
 	}
 	return out

@@ -18,9 +18,10 @@ type Trial struct {
 	// otherwise.
 	Stall time.Duration
 	Valid bool
-	// Hiccup is a pause trial's hiccup (analysis.Hiccup), nil when the
-	// pause was not undone while probing or the trial is invalid (no
-	// healthy baseline, the pause not confirmed): it then does not count.
+	// Hiccup is a hiccup trial's (analysis.Hiccup), nil when the pause, the
+	// starve or the loss was not undone while probing or the trial is
+	// invalid (no healthy baseline, the fault not confirmed): it then does
+	// not count.
 	Hiccup *analysis.Hiccup
 }
 
@@ -40,16 +41,16 @@ func Rows(g *Grid, trials []Trial) []Row {
 			}
 		}
 		row.Kill = StallOf(stalls, attempted)
-		for _, d := range g.Pauses {
-			row.Risks = append(row.Risks, riskOf(PauseName(p, d), d, trials))
+		for _, h := range g.Hiccups() {
+			row.Risks = append(row.Risks, riskOf(HiccupName(p, h), h, trials))
 		}
 		rows = append(rows, row)
 	}
 	return rows
 }
 
-func riskOf(name string, d time.Duration, trials []Trial) Risk {
-	k := Risk{Pause: d}
+func riskOf(name string, h Hiccup, trials []Trial) Risk {
+	k := Risk{Hiccup: h}
 	for _, t := range trials {
 		if t.Scenario != name {
 			continue
@@ -72,7 +73,7 @@ func riskOf(name string, d time.Duration, trials []Trial) Risk {
 }
 
 // FromSet reads the tune's trials from the benchmark's records: a
-// SIGKILL trial's stall as the benchmark measured it, a pause trial's
+// SIGKILL trial's stall as the benchmark measured it, a hiccup trial's
 // hiccup from its directory under dir (analysed again: the benchmark keeps
 // no timeline).
 func FromSet(dir string, set *bench.Set) ([]Trial, error) {
@@ -101,8 +102,8 @@ func FromSet(dir string, set *bench.Set) ([]Trial, error) {
 }
 
 // ReadHiccup analyses the trial in dir and returns its hiccup, nil when
-// it does not count: no pause undone while probing, or a verdict of
-// invalid (a baseline never healthy, the pause not confirmed). A suspect
+// it does not count: no hiccup undone while probing, or a verdict of
+// invalid (a baseline never healthy, the fault not confirmed). A suspect
 // probe does not matter here: fences are the controller's lines.
 func ReadHiccup(dir string) (*analysis.Hiccup, error) {
 	tr, err := bench.AnalyzeDir(dir)

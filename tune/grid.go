@@ -2,8 +2,9 @@
 // the shortest stall a cluster can have without fencing healthy brokers.
 // It reads a grid of settings — the controller's broker.session.timeout.ms
 // with a matching broker.heartbeat.interval.ms, and the probe's client
-// settings — and the hiccups the cluster must tolerate (a pause of a given
-// length), makes of them a benchmark (package bench: a SIGKILL scenario
+// settings — and the hiccups the cluster must tolerate (a pause, a starved
+// CPU or a packet loss of a given length), makes of them a benchmark
+// (package bench: a SIGKILL scenario
 // per setting, for the cost of a death, and a hiccup scenario per setting
 // and hiccup, for the risk), and from the benchmark's trials decides: a
 // table, the Pareto front, and the setting to recommend, or which trials
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/bench"
+	"github.com/kbf-project/kbf/results"
 )
 
 // Grid is what to measure: each session timeout (with its matching
@@ -26,9 +28,15 @@ import (
 type Grid struct {
 	// Sessions are the controller's broker.session.timeout.ms to try.
 	Sessions []time.Duration
-	// Pauses are the hiccups the cluster must tolerate: a pause of the
-	// broker (GC-like) this long, undone with the probe running.
-	Pauses []time.Duration
+	// Pauses, Starves and Losses are the hiccups the cluster must
+	// tolerate, each undone with the probe running (Hiccups): a pause of
+	// the broker (GC-like) this long, its container starved to StarveCPUs
+	// of a CPU (zero: DefaultStarveCPUs) this long, a share of its
+	// packets dropped.
+	Pauses     []time.Duration
+	Starves    []time.Duration
+	StarveCPUs float64
+	Losses     []Loss
 	// Client are probe settings for every scenario, by kbf run's flag
 	// name (metadata-min-age: 100ms).
 	Client map[string]string
@@ -43,7 +51,7 @@ const (
 	MinSession = 500 * time.Millisecond
 	MaxSession = 10 * time.Minute
 	MaxPoints  = 12
-	MaxPauses  = 6
+	MaxHiccups = 6
 	// MinTrials is the fewest trials of a scenario that give the gate's
 	// 95% interval of a stall (bench.NeedSamples).
 	MinTrials = 6
@@ -63,10 +71,6 @@ func (g *Grid) Validate() error {
 		return fmt.Errorf("no session timeouts: give --session, e.g. --session 9s,6s,4s,3s,2s")
 	case len(g.Sessions) > MaxPoints:
 		return fmt.Errorf("%d session timeouts: at most %d (each costs %d trials per hiccup and one SIGKILL's)", len(g.Sessions), MaxPoints, g.Trials)
-	case len(g.Pauses) == 0:
-		return fmt.Errorf("no hiccup to tolerate: give --tolerate-pause, e.g. --tolerate-pause 2s")
-	case len(g.Pauses) > MaxPauses:
-		return fmt.Errorf("%d pauses: at most %d", len(g.Pauses), MaxPauses)
 	case g.Trials < 1 || g.Trials > bench.MaxTrials:
 		return fmt.Errorf("trials %d: want 1 to %d (%d or more for a stall's interval)", g.Trials, bench.MaxTrials, MinTrials)
 	}
@@ -78,12 +82,7 @@ func (g *Grid) Validate() error {
 			return fmt.Errorf("session %v given twice", s)
 		}
 	}
-	for _, p := range g.Pauses {
-		if p <= 0 || p%time.Millisecond != 0 {
-			return fmt.Errorf("pause %v: want a positive length in whole milliseconds", p)
-		}
-	}
-	return nil
+	return g.validateHiccups() // hiccup.go
 }
 
 // Point is one setting of the grid.
@@ -115,12 +114,12 @@ func (g *Grid) Points() []Point {
 }
 
 // KillName and PauseName name a point's scenarios: session-4000-sigkill,
-// session-4000-pause-2000ms.
+// session-4000-pause-2000ms (HiccupName names the others).
 func KillName(p Point) string { return p.Name() + "-sigkill" }
 
-// PauseName names a point's hiccup scenario.
+// PauseName names a point's pause scenario.
 func PauseName(p Point, d time.Duration) string {
-	return fmt.Sprintf("%s-pause-%dms", p.Name(), d.Milliseconds())
+	return HiccupName(p, Hiccup{Kind: results.FaultPause, For: d})
 }
 
 // Hiccup trials probe this long after the fault at least, so that a fence
@@ -132,8 +131,8 @@ const (
 )
 
 // File is the grid as a benchmark: per point, a SIGKILL scenario and a
-// pause scenario per hiccup (fault pause, return_after the hiccup), each
-// with the point's server properties and the grid's client settings.
+// scenario per hiccup (its fault, return_after its length), each with the
+// point's server properties and the grid's client settings.
 func (g *Grid) File() *bench.File {
 	f := &bench.File{Trials: g.Trials}
 	for _, p := range g.Points() {
@@ -141,12 +140,8 @@ func (g *Grid) File() *bench.File {
 		// detection as long as the session.
 		f.Scenarios = append(f.Scenarios, bench.Scenario{Name: KillName(p), Fault: "sigkill", Broker: g.Broker,
 			Duration: faultAfter + p.Session + 2*hiccupAfter, FaultAfter: faultAfter, Config: p.Config(), Client: g.Client})
-		for _, d := range g.Pauses {
-			// Long enough after the pause for the controller to fence the
-			// broker a session after its last heartbeat, and to see it.
-			dur := faultAfter + max(d, p.Session) + hiccupAfter
-			f.Scenarios = append(f.Scenarios, bench.Scenario{Name: PauseName(p, d), Fault: "pause", Broker: g.Broker,
-				Duration: dur, FaultAfter: faultAfter, ReturnAfter: d, Config: p.Config(), Client: g.Client})
+		for _, h := range g.Hiccups() {
+			f.Scenarios = append(f.Scenarios, h.scenario(p, g)) // hiccup.go
 		}
 	}
 	return f
@@ -160,7 +155,7 @@ const TrialCost = 45 * time.Second
 // Estimate is the grid's cost before it starts: its trials and about how
 // long they take.
 func (g *Grid) Estimate() (trials int, took time.Duration) {
-	trials = len(g.Sessions) * (1 + len(g.Pauses)) * g.Trials
+	trials = len(g.Sessions) * (1 + len(g.Hiccups())) * g.Trials
 	return trials, time.Duration(trials) * TrialCost
 }
 
@@ -170,8 +165,8 @@ func (g *Grid) String() string {
 	for _, p := range g.Points() {
 		ss = append(ss, fmt.Sprintf("%d/%d", p.Session.Milliseconds(), p.Heartbeat.Milliseconds()))
 	}
-	for _, d := range g.Pauses {
-		ps = append(ps, d.String())
+	for _, h := range g.Hiccups() {
+		ps = append(ps, h.String())
 	}
-	return fmt.Sprintf("session/heartbeat ms %s × (sigkill, pause %s) × %d trials", strings.Join(ss, ", "), strings.Join(ps, ", "), g.Trials)
+	return fmt.Sprintf("session/heartbeat ms %s × (sigkill, %s) × %d trials", strings.Join(ss, ", "), strings.Join(ps, ", "), g.Trials)
 }

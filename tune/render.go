@@ -21,7 +21,7 @@ func WriteText(w io.Writer, a Answer) error {
 	head := "\tsession ms\theartbeat ms\tsigkill stall (leader)\tn"
 	if len(a.Rows) > 0 {
 		for _, k := range a.Rows[0].Risks {
-			head += fmt.Sprintf("\tpause %v: fenced\tleader moves", k.Pause)
+			head += fmt.Sprintf("\t%s: fenced\tleader moves", k.Hiccup)
 		}
 	}
 	fmt.Fprintln(tw, head)
@@ -64,7 +64,7 @@ func writeEvidence(b *strings.Builder, a Answer) {
 	for _, r := range a.Rows {
 		for _, k := range r.Risks {
 			if k.Evidence != "" {
-				fmt.Fprintf(b, "%s, pause %v: %s\n", r.Point.Name(), k.Pause, k.Evidence)
+				fmt.Fprintf(b, "%s, %s: %s\n", r.Point.Name(), k.Hiccup, k.Evidence)
 			}
 		}
 	}

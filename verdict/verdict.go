@@ -188,6 +188,10 @@ func judgeFault(f *results.Fault, add adder) {
 		add(Invalid, FaultNotConfirmed, "the engine recorded no stop of %s's container", f.Broker)
 	case a == results.StepPause && f.Paused.IsZero():
 		add(Invalid, FaultNotConfirmed, "the engine did not report %s's container frozen", f.Broker)
+	case f.Kind == results.FaultCPUStarve && f.Starved.IsZero():
+		add(Invalid, FaultNotConfirmed, "the engine did not confirm %s's CPU quota", f.Broker)
+	case f.Kind == results.FaultPacketLoss && f.Cut.IsZero():
+		add(Invalid, FaultNotConfirmed, "%s's packet-loss rules were not confirmed in place", f.Broker)
 	}
 }
 

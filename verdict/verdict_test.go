@@ -80,6 +80,12 @@ func TestJudge(t *testing.T) {
 			edit: func(m *results.Meta) { m.Fault.Finished = time.Time{} }},
 		{name: "pause not confirmed", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "frozen",
 			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished = "pause", time.Time{} }},
+		{name: "starve not confirmed", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "CPU quota",
+			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished = "cpu-starve", time.Time{} }},
+		{name: "starve confirmed", status: Valid,
+			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished, m.Fault.Starved = "cpu-starve", time.Time{}, t0 }},
+		{name: "loss not confirmed", status: Invalid, kinds: []Kind{FaultNotConfirmed}, detail: "packet-loss rules",
+			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished = "packet-loss", time.Time{} }},
 		{name: "pause confirmed", status: Valid,
 			edit: func(m *results.Meta) { m.Fault.Kind, m.Fault.Finished, m.Fault.Paused = "pause", time.Time{}, t0 }},
 		// A fault of several steps is judged by its first step, and by

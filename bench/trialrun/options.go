@@ -48,6 +48,11 @@ type Options struct {
 	DiskSize    string
 	DiskDelay   time.Duration
 	BrokersLost string
+	// StarveCPUs and Loss are cpu-starve's sliver of a CPU (zero: the
+	// default) and packet-loss's share as --loss spells it ("30%"), each
+	// for the scenarios of its fault (Hiccup).
+	StarveCPUs float64
+	Loss       string
 	// K8s says where a Kafka in Kubernetes is; a scenario's target,
 	// namespace, selector and net_image go over it.
 	K8s K8s
@@ -114,6 +119,11 @@ func (o *Options) Validate() error {
 		return bad("disk_delay", o.DiskDelay.String(), "must be positive")
 	case o.DiskDelay > time.Minute:
 		return bad("disk_delay", o.DiskDelay.String(), "at most 1m (each write and fsync waits it; Kafka's own timeouts are 30 s)")
+	case o.StarveCPUs != 0 && (o.StarveCPUs < results.MinCPUs || o.StarveCPUs > results.MaxCPUs):
+		return bad("starve_cpus", strconv.FormatFloat(o.StarveCPUs, 'g', -1, 64), fmt.Sprintf("want %g to %g of a CPU", results.MinCPUs, results.MaxCPUs))
+	}
+	if _, err := results.ParseLoss(o.Loss); o.Loss != "" && err != nil {
+		return bad("loss", strconv.Quote(o.Loss), "want a percentage between 0 and 100, such as 30%")
 	}
 	return nil
 }

@@ -177,6 +177,12 @@ func (r *Runner) Experiment(s bench.Scenario) (experiment.Options, error) {
 	overDuration(&delay, s.DiskDelay)
 	overString(&lost, s.BrokersLost)
 	o.Disk = Disk(o.Kill, delay, lost)
+	cpus, loss := r.opt.StarveCPUs, r.opt.Loss
+	if s.StarveCPUs != 0 {
+		cpus = s.StarveCPUs
+	}
+	overString(&loss, s.Loss)
+	o.Hiccup = Hiccup(o.Kill, cpus, loss)
 	sec := o.Probe.Security
 	if s.CommandConfig != "" {
 		var err error

@@ -106,7 +106,7 @@ faulted broker.
 	o.external.register(f)
 	o.k8s.register(f)
 	e := &o.base.Trial
-	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause or a cut lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
+	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause, a cut, a starved CPU or a packet loss lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause, cpu-starve, packet-loss): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
 	f.StringVar((*string)(&e.LastStep), "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&e.Repeat, "repeat", 1, "number of trials")
 	registerOut(f, &e.Out, "results directory (default kbf-runs/<time>-<kill>)")
@@ -130,6 +130,9 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if err := validateDisk(&o.base); err != nil { // diskflags.go
+		return err
+	}
+	if err := validateHiccup(&o.base); err != nil { // hiccupflags.go
 		return err
 	}
 	if err := o.k8s.validate(o.base.Trial.Kill, o.base.BrokerSet); err != nil {
@@ -168,6 +171,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 	e.Load, _ = o.load.config()                        // validated
 	e.Probe.Security, _ = o.cluster.security()         // validated
 	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
+	e.Hiccup = trialrun.Hiccup(e.Kill, o.base.StarveCPUs, o.base.Loss)
 	e.External = o.external.options()
 	if e.Out == "" {
 		e.Out = defaultOut(string(e.Kill))
@@ -286,7 +290,8 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&e.Grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&e.RecoveryTimeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
 	f.StringVar(&b.DiskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
-	registerDisk(f, b) // diskflags.go
+	registerDisk(f, b)   // diskflags.go
+	registerHiccup(f, b) // hiccupflags.go
 	d := experiment.DefaultBaseline
 	f.DurationVar(&e.Baseline.Period, "baseline", d.Period, "how long every partition must ack and read steadily before the fault")
 	f.DurationVar(&e.Baseline.Gap, "baseline-gap", d.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
@@ -339,4 +344,7 @@ const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (pro
 	"disk-slow (every write and fsync into the broker's log directory waits --disk-delay), " +
 	"disk-error (the broker's log directory answers EIO), " +
 	"power-loss (what the broker, or with --brokers-lost all-replicas every broker, wrote and did not fsync is lost, then it is killed; recovery starts it on what was synced); " +
-	"the three disk faults serve the log directory through a FUSE layer and need root on the Docker host"
+	"the three disk faults serve the log directory through a FUSE layer and need root on the Docker host; " +
+	"cpu-starve (the broker's container held to --starve-cpus of a CPU, its process running), " +
+	"packet-loss (--loss of the broker's packets dropped at random each way, its links up; needs root): " +
+	"with --return-after, hiccups a healthy broker may have"

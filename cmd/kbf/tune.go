@@ -22,6 +22,8 @@ type tuneOptions struct {
 	run      runOptions
 	sessions []time.Duration
 	pauses   []time.Duration
+	starves  []time.Duration
+	losses   []string // --tolerate-loss SHARE:LENGTH
 	trials   int
 	out      string
 	estimate bool
@@ -42,17 +44,20 @@ func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *co
 a dead broker sooner, and fences a healthy one that hiccups. For each
 --session (its broker.heartbeat.interval.ms at Kafka's own ratio, 2000 to 9000)
 it runs --trials SIGKILL trials, for the cost of a death (the stall of the
-partitions the broker led), and --trials trials of each --tolerate-pause, a
-pause of the broker undone after that long with the probe running
-(kbf run --fault pause --return-after), for the risk: whether the controller
-fenced the broker that never died, and how many leaderships moved, with the
-controller's line as evidence.
+partitions the broker led), and --trials trials of each hiccup asked for,
+undone after its length with the probe running, for the risk: whether the
+controller fenced the broker that never died, and how many leaderships
+moved, with the controller's line as evidence. The hiccups: --tolerate-pause
+(the broker paused, kbf run --fault pause --return-after), --tolerate-starve
+(its container starved to --starve-cpus of a CPU, --fault cpu-starve) and
+--tolerate-loss SHARE:LENGTH (a share of its packets dropped each way,
+--fault packet-loss --loss; needs root), a column of the answer each.
 
 It says the cost before it starts (trials, minutes), runs the grid as a
 benchmark with kbf bench's machinery into --out (resumable: run the same
 command with the same --out; kbf compare and kbf report read it), and
 answers in one screen: the table, the Pareto front, and the recommendation
-— the shortest stall that fenced nobody under every pause asked, as
+— the shortest stall that fenced nobody under every hiccup asked, as
 --config flags and server.properties lines — or, when the trials cannot
 support one, which trials to add. The answer is also in --out/tune.txt.
 
@@ -61,7 +66,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 5 is the answer "cannot decide: add these trials".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for _, name := range []string{"fault", "kill", "fault-after", "duration"} {
+			for _, name := range []string{"fault", "kill", "fault-after", "duration", "loss"} {
 				if cmd.Flags().Changed(name) {
 					return usagef("--%s: kbf tune sets it for each scenario of its grid", name)
 				}
@@ -78,6 +83,8 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 	o.run.registerTrial(f, "kbf tune sets it")
 	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
 	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
+	f.DurationSliceVar(&o.starves, "tolerate-starve", nil, "a hiccup to tolerate: the broker's container starved to --starve-cpus of a CPU (default 0.05) this long (comma-separated or repeated), e.g. 2s")
+	f.StringSliceVar(&o.losses, "tolerate-loss", nil, "a hiccup to tolerate: SHARE:LENGTH of the broker's packets dropped each way (comma-separated or repeated), e.g. 30%:2s; needs root")
 	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
@@ -91,7 +98,10 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 // settings are checked against Kafka's limits before the first trial, as
 // kbf bench's are.
 func (o *tuneOptions) validate() error {
-	g := o.grid()
+	g, err := o.grid()
+	if err != nil {
+		return usagef("--%v", err)
+	}
 	if err := g.Validate(); err != nil {
 		return usagef("%v", err)
 	}
@@ -117,12 +127,26 @@ func (o *tuneOptions) validate() error {
 	return nil
 }
 
-func (o *tuneOptions) grid() *tune.Grid {
-	return &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Trials: o.trials, Broker: o.run.base.Trial.Broker}
+// grid is the grid the flags ask for; an error for a --tolerate-loss
+// that does not read.
+func (o *tuneOptions) grid() (*tune.Grid, error) {
+	g := &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Starves: o.starves, StarveCPUs: o.run.base.StarveCPUs,
+		Trials: o.trials, Broker: o.run.base.Trial.Broker}
+	for _, l := range o.losses {
+		loss, err := tune.ParseLoss(l)
+		if err != nil {
+			return nil, err
+		}
+		g.Losses = append(g.Losses, loss)
+	}
+	return g, nil
 }
 
 func runTune(ctx context.Context, o *tuneOptions) error {
-	g := o.grid()
+	g, err := o.grid()
+	if err != nil {
+		return usagef("--%v", err)
+	}
 	n, took := g.Estimate()
 	if o.out == "" {
 		o.out = defaultOut("tune")

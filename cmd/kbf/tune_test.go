@@ -21,7 +21,17 @@ func TestTuneFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "the cost, and stop", args: []string{"tune", "--session", "9s,4s", "--tolerate-pause", "2s,4s", "--estimate"}, code: exitOK,
-			wantErr: "tune: 36 trials, about 27m0s at 45s a trial: session/heartbeat ms 9000/2000, 4000/888 × (sigkill, pause 2s, 4s) × 6 trials"},
+			wantErr: "tune: 36 trials, about 27m0s at 45s a trial: session/heartbeat ms 9000/2000, 4000/888 × (sigkill, pause 2s, pause 4s) × 6 trials"},
+		{name: "a starve's cost", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--tolerate-starve", "2s", "--starve-cpus", "0.1", "--estimate"}, code: exitOK,
+			wantErr: "tune: 18 trials, about 14m0s at 45s a trial: session/heartbeat ms 4000/888 × (sigkill, pause 2s, starve 2s (0.1 CPU)) × 6 trials"},
+		{name: "a loss without its length", args: []string{"tune", "--session", "4s", "--tolerate-loss", "30%"}, code: exitUsage,
+			wantErr: `--tolerate-loss "30%": want SHARE:LENGTH, such as 30%:2s`},
+		{name: "a loss of everything", args: []string{"tune", "--session", "4s", "--tolerate-loss", "100%:2s"}, code: exitUsage,
+			wantErr: `--tolerate-loss "100%:2s": loss "100%": want a percentage between 0 and 100`},
+		{name: "a sliver too thick", args: []string{"tune", "--session", "4s", "--tolerate-starve", "2s", "--starve-cpus", "2"}, code: exitUsage,
+			wantErr: "--starve-cpus 2: want 0.01 to 1 of a CPU"},
+		{name: "kbf run's loss", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--loss", "30%"}, code: exitUsage,
+			wantErr: "--loss: kbf tune sets it for each scenario of its grid"},
 		{name: "clusters", args: []string{"tune", "--session", "4s", "--tolerate-pause", "2s", "--clusters", "9"}, code: exitUsage, wantErr: "--clusters 9: want 1 to 4"},
 		{name: "no session", args: []string{"tune", "--tolerate-pause", "2s"}, code: exitUsage, wantErr: "no session timeouts: give --session"},
 		{name: "no pause", args: []string{"tune", "--session", "4s"}, code: exitUsage, wantErr: "no hiccup to tolerate: give --tolerate-pause"},

@@ -78,11 +78,11 @@ func ForFault(opts *compose.Options, kind results.FaultKind, broker, size string
 }
 
 // Supports says whether the target can inject kind into broker: a network
-// fault needs root and the host's nsenter and iptables, a disk-full fault
+// fault or a packet loss needs root and the host's nsenter and iptables, a disk-full fault
 // a tmpfs log directory for the broker (ForFault).
 func (t *Cluster) Supports(kind results.FaultKind, broker string) error {
 	switch {
-	case kind.Network():
+	case kind.Network(), kind == results.FaultPacketLoss:
 		if err := t.netCheck(); err != nil {
 			return cluster.Unsupportedf("fault %s: %v", kind, err)
 		}

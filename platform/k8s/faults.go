@@ -32,6 +32,8 @@ func (t *Cluster) Supports(kind results.FaultKind, _ string) error {
 		return nil
 	case kind == results.FaultExternal:
 		return cluster.Unsupportedf("fault %s: give --bootstrap alone to measure a fault something else makes", kind)
+	case kind.Hinders():
+		return cluster.Unsupportedf("fault %s: kbf starves a broker's CPU or drops its packets on its own Docker cluster only", kind)
 	case kind.FaultFS():
 		return cluster.Unsupportedf("fault %s: needs the broker's log directory on a FUSE layer kbf serves on the Docker host; kbf makes it on its own Docker cluster only", kind)
 	case kind.MultiStep():

@@ -478,6 +478,8 @@ func TestSupports(t *testing.T) {
 		{results.FaultIsolateClients, true, ""},
 		{results.FaultDiskFull, false, "does not make it on Kubernetes"},
 		{results.FaultExternal, false, "--bootstrap alone"},
+		{results.FaultCPUStarve, false, "on its own Docker cluster only"},
+		{results.FaultPacketLoss, false, "on its own Docker cluster only"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
 )
 
@@ -44,5 +45,39 @@ func TestHiccupJSON(t *testing.T) {
 				t.Errorf("hiccup %s, want %s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestHiccupJSONKinds: a starved CPU's sliver and a packet loss's share
+// are in report.json beside the fault's kind; a pause has neither.
+func TestHiccupJSONKinds(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		h    analysis.Hiccup
+		want string
+	}{
+		{analysis.Hiccup{Kind: results.FaultCPUStarve, CPUs: 0.05}, `"kind":"cpu-starve","cpus":0.05,"from"`},
+		{analysis.Hiccup{Kind: results.FaultPacketLoss, Loss: 0.3}, `"kind":"packet-loss","loss":0.3,"from"`},
+		{analysis.Hiccup{Kind: results.FaultPause}, `"node_id":1,"kind":"pause","from"`},
+	} {
+		h := c.h
+		h.Broker, h.NodeID, h.From, h.Returned = "k1", 1, t0, t0.Add(2*time.Second)
+		var b bytes.Buffer
+		if err := WriteJSON(&b, &analysis.Trial{Hiccup: &h}); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Hiccup json.RawMessage `json:"hiccup"`
+		}
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, doc.Hiccup); err != nil {
+			t.Fatal(err)
+		}
+		if got := compact.String(); !strings.Contains(got, c.want) {
+			t.Errorf("hiccup %s, want %s", got, c.want)
+		}
 	}
 }

@@ -79,15 +79,21 @@ func WriteSummaryJSON(w io.Writer, s *analysis.Summary) error {
 	return enc.Encode(summaryDoc(s))
 }
 
-// hiccupJSON is a pause or a cut undone while probing (analysis.Hiccup):
+// hiccupJSON is a pause, a cut, a starved CPU or a packet loss undone
+// while probing (analysis.Hiccup):
 //
-//	{"broker": "k1", "node_id": 1, "from": "…", "returned": "…",
+//	{"broker": "k1", "node_id": 1, "kind": "cpu-starve", "cpus": 0.05,
+//	 "from": "…", "returned": "…",
 //	 "lasted_seconds": 2.0, "fenced": false, "leader_moves": 0}
 //
-// fence is the controller's fence of the broker, when it came.
+// fence is the controller's fence of the broker, when it came; cpus a
+// cpu-starve's sliver, loss a packet-loss's share (0.3 for 30 %).
 type hiccupJSON struct {
 	Broker      string     `json:"broker"`
 	NodeID      int32      `json:"node_id"`
+	Kind        string     `json:"kind,omitempty"`
+	CPUs        float64    `json:"cpus,omitempty"`
+	Loss        float64    `json:"loss,omitempty"`
 	From        time.Time  `json:"from"`
 	Returned    time.Time  `json:"returned"`
 	Lasted      float64    `json:"lasted_seconds"`
@@ -107,7 +113,7 @@ func hiccupDoc(h *analysis.Hiccup) *hiccupJSON {
 	if h == nil {
 		return nil
 	}
-	out := &hiccupJSON{Broker: h.Broker, NodeID: h.NodeID, From: h.From, Returned: h.Returned,
+	out := &hiccupJSON{Broker: h.Broker, NodeID: h.NodeID, Kind: string(h.Kind), CPUs: h.CPUs, Loss: h.Loss, From: h.From, Returned: h.Returned,
 		Lasted: h.Lasted().Seconds(), Fenced: h.Fenced(), LeaderMoves: len(h.LeaderMoves)}
 	if f := h.Fence; f != nil {
 		out.Fence = &eventJSON{Time: f.Time, Text: f.Text, Source: f.Source}

@@ -261,6 +261,10 @@ func undone(f *results.Fault) string {
 		return "cut healed"
 	case f.Kind == results.FaultPause || f.Kind == results.FaultControllerPause:
 		return "unpaused"
+	case f.Kind == results.FaultCPUStarve:
+		return "CPU given back"
+	case f.Kind == results.FaultPacketLoss:
+		return "packet loss ended"
 	case f.Kind == results.FaultDiskFull:
 		return "broker restarted on an empty log directory"
 	case f.Kind == results.FaultDiskSlow:
