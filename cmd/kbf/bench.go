@@ -111,7 +111,7 @@ The scenario file:
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
+	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.

@@ -9,6 +9,7 @@ import (
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/kafkasec"
+	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -44,8 +45,8 @@ func (e *externalFlags) validate(kill results.FaultKind) error {
 		return usagef("--bootstrap: empty; give host:port[,host:port…]")
 	}
 	if len(e.bootstrap) > 0 {
-		if err := checkBootstrap(e.bootstrap); err != nil {
-			return err
+		if err := probe.CheckBootstrap(e.bootstrap); err != nil {
+			return usageError{err}
 		}
 		if err := clusters.Supports(clusters.Spec{Remote: &clusters.RemoteOptions{}}, kill, ""); err != nil {
 			return usageError{err}

@@ -47,13 +47,8 @@ func (l *loadFlags) config() (*load.Config, error) {
 	return &load.Config{Topic: l.topic, Rate: rate, Size: size, Offered: l.rate}, nil
 }
 
-// partnerFlags refuses a flag of the probe's (pf) or the load's (lf)
-// given on fs without the flag it needs.
-func partnerFlags(fs *pflag.FlagSet, pf *probeFlags, lf *loadFlags) error {
-	return partnerConfig(fs, &pf.cfg, lf)
-}
-
-// partnerConfig is partnerFlags of the probe's flags bound to cfg.
+// partnerConfig refuses a flag of the probe's (bound to cfg) or the
+// load's (lf) given on fs without the flag it needs.
 func partnerConfig(fs *pflag.FlagSet, cfg *probe.Config, lf *loadFlags) error {
 	if err := partnerless(cfg, fs.Changed, "--"); err != nil {
 		return err

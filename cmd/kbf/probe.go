@@ -18,7 +18,7 @@ func init() { commands = append(commands, newProbeCmd) }
 
 type probeOptions struct {
 	g        *globals
-	flags    probeFlags
+	flags    probe.Config
 	cluster  clusterFlags
 	duration time.Duration
 	out      string
@@ -53,10 +53,10 @@ there.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if err := partnerFlags(cmd.Flags(), &o.flags, &o.load); err != nil {
+			if err := partnerConfig(cmd.Flags(), &o.flags, &o.load); err != nil {
 				return err
 			}
-			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
 				return err
 			}
 			if _, err := o.cluster.options(); err != nil {
@@ -77,7 +77,7 @@ there.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.flags.register(cmd.Flags(), true)
+	o.flags.AddFlags(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
@@ -90,7 +90,7 @@ there.
 // probeOptions' experiment options: a trial with no fault, the probe's
 // settings, and where the trial goes.
 func (o *probeOptions) experimentOptions() experiment.Options {
-	cfg := o.flags.config()
+	cfg := o.flags
 	cfg.Security, _ = o.cluster.security() // checked before
 	if !o.bootstrapSet {
 		cfg.Bootstrap = nil // the cluster's own addresses

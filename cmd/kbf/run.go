@@ -96,7 +96,7 @@ faulted broker.
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.base.Trial.Probe, false)
+	o.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	o.clients.register(cmd.Flags())

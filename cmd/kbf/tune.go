@@ -72,7 +72,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
+	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.registerTrial(f, "kbf tune sets it")

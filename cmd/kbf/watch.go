@@ -15,6 +15,7 @@ import (
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -23,7 +24,7 @@ func init() { commands = append(commands, newWatchCmd) }
 
 type watchOptions struct {
 	g       *globals
-	flags   probeFlags
+	flags   probe.Config
 	cluster clusterFlags
 	k8s     k8sFlags
 	opt     watch.Options
@@ -82,7 +83,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 		},
 	}
 	f := cmd.Flags()
-	o.flags.register(f, true)
+	o.flags.AddFlags(f, true)
 	o.cluster.register(f, false)
 	o.cluster.registerSecurity(f, g.errOut)
 	o.k8s.register(f)
@@ -102,7 +103,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 // validate checks every flag before the cluster is reached: a flag kbf
 // cannot use is exit 2 at once, never found out once the cluster answers.
 func (o *watchOptions) validate() error {
-	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
 		return err
 	}
 	if err := o.validateLogs(); err != nil {
@@ -169,7 +170,7 @@ func (o *watchOptions) validateLogs() error {
 // options are the watch's options from the flags.
 func (o *watchOptions) options() watch.Options {
 	opt := o.opt
-	opt.Probe = o.flags.config()
+	opt.Probe = o.flags
 	opt.Probe.Security, _ = o.cluster.security() // checked before
 	opt.Version, opt.Command = version, append([]string{"kbf"}, os.Args[1:]...)
 	return opt
