@@ -257,8 +257,8 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if len(e.Clients) != 3 || e.ClientSettings["java"]["retry.backoff.ms"] != "50" || e.ClientSettings["librdkafka"]["socket.timeout.ms"] != "5000" || !e.Probe.NoKIP951 {
 					t.Errorf("clients %v, settings %v, kip951 off %v", e.Clients, e.ClientSettings, e.Probe.NoKIP951)
 				}
-				if len(base.run.clients.set) != 0 {
-					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.set)
+				if len(base.run.clients.Set) != 0 {
+					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.Set)
 				}
 			}},
 		{name: "a setting of a client not chosen", s: bench.Scenario{Fault: "sigkill", ClientSettings: map[string]map[string]string{"java": {"linger.ms": "1"}}},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
 )
@@ -26,7 +27,7 @@ type probeOptions struct {
 	// probes what it is told, whoever's cluster it is.
 	bootstrapSet bool
 	quiet        bool
-	load         loadFlags // loadflags.go
+	load         load.Flags
 }
 
 func newProbeCmd(g *globals) *cobra.Command {
@@ -62,7 +63,7 @@ there.
 			if _, err := o.cluster.options(); err != nil {
 				return err
 			}
-			if _, err := o.load.config(); err != nil {
+			if _, err := loadConfig(&o.load); err != nil {
 				return err
 			}
 			e := o.experimentOptions()
@@ -81,7 +82,7 @@ there.
 	o.cluster.register(cmd.Flags(), false)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
-	o.load.register(cmd.Flags())
+	o.load.AddFlags(cmd.Flags())
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
 	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
@@ -99,7 +100,7 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 	if out == "" {
 		out = defaultOut("probe")
 	}
-	ld, _ := o.load.config() // checked before
+	ld, _ := loadConfig(&o.load) // checked before
 	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg, Load: ld,
 		Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/spf13/pflag"
+
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/probe"
 )
 
@@ -20,4 +23,20 @@ func (c *clusterFlags) checkBootstrap(set bool, addrs []string) error {
 		return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
 	}
 	return usage(probe.CheckBootstrap(addrs))
+}
+
+// partnerConfig refuses a flag of the probe's (bound to cfg) or the
+// load's (lf) given on fs without the flag it needs.
+func partnerConfig(fs *pflag.FlagSet, cfg *probe.Config, lf *load.Flags) error {
+	if err := partnerless(cfg, fs.Changed, "--"); err != nil {
+		return err
+	}
+	return usage(lf.Partnerless(fs.Changed))
+}
+
+// loadConfig is the load lf asks for (load.Flags.Config); a rate or a
+// size that cannot be read is a usage error.
+func loadConfig(lf *load.Flags) (*load.Config, error) {
+	c, err := lf.Config()
+	return c, usage(err)
 }

@@ -13,11 +13,13 @@ import (
 
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench/trialrun"
+	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
@@ -34,8 +36,8 @@ type runOptions struct {
 	g        *globals
 	base     trialrun.Options
 	cluster  clusterFlags
-	clients  clientFlags
-	load     loadFlags     // loadflags.go
+	clients  clients.Flags
+	load     load.Flags
 	external externalFlags // external.go
 	k8s      k8sFlags      // k8s.go
 	quiet    bool
@@ -99,8 +101,8 @@ faulted broker.
 	o.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
-	o.clients.register(cmd.Flags())
-	o.load.register(cmd.Flags())
+	o.clients.AddFlags(cmd.Flags())
+	o.load.AddFlags(cmd.Flags())
 	f := cmd.Flags()
 	o.registerTrial(f, "")
 	o.external.register(f)
@@ -123,10 +125,10 @@ func (o *runOptions) validate() error {
 	if _, err := o.cluster.options(); err != nil {
 		return err
 	}
-	if _, _, err := o.clients.parse(); err != nil {
-		return err
+	if _, _, err := o.clients.Parse(); err != nil {
+		return usageError{err}
 	}
-	if _, err := o.load.config(); err != nil {
+	if _, err := loadConfig(&o.load); err != nil {
 		return err
 	}
 	if err := validateDisk(&o.base); err != nil { // diskflags.go
@@ -164,8 +166,8 @@ func flagError(err error) error {
 // to, and those of the flags validate checks.
 func (o *runOptions) experimentOptions() experiment.Options {
 	e := o.base.Trial
-	e.Clients, e.ClientSettings, _ = o.clients.parse() // validated
-	e.Load, _ = o.load.config()                        // validated
+	e.Clients, e.ClientSettings, _ = o.clients.Parse() // validated
+	e.Load, _ = loadConfig(&o.load)                    // validated
 	e.Probe.Security, _ = o.cluster.security()         // validated
 	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
 	e.External = o.external.options()
@@ -181,7 +183,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 func (o *runOptions) trialOptions() trialrun.Options {
 	b := o.base
 	b.Trial = o.experimentOptions()
-	b.Clients, b.ClientSet = o.clients.list, o.clients.set
+	b.Clients, b.ClientSet = o.clients.List, o.clients.Set
 	k := o.k8s
 	b.K8s = trialrun.K8s{Target: k.target, Namespace: k.namespace, Kubeconfig: k.kubeconfig, Selector: k.selector, NetImage: k.netImage}
 	b.Offline = func(c *compose.Options) { withOffline(c, o.g) }
@@ -228,8 +230,8 @@ func openCluster(ctx context.Context, spec func() (clusters.Spec, error)) (clust
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	if names, _, _ := o.clients.parse(); len(names) > 0 { // validated
-		if err := checkBuilt(names); err != nil {
+	if names, _, _ := o.clients.Parse(); len(names) > 0 { // validated
+		if err := clients.CheckBuilt(names); err != nil {
 			return err
 		}
 	}
