@@ -225,7 +225,7 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 		cl, _ := o.cluster.options() // validated
 		e := o.run.external
 		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
-			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config,
+			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
 			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
 		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked

@@ -19,7 +19,7 @@ func (c *clusterFlags) checkBootstrap(set bool, addrs []string) error {
 	switch {
 	case !set:
 		return nil
-	case c.file != "":
+	case c.File != "":
 		return usagef("--bootstrap and --file: give one (the file says where its brokers are)")
 	}
 	return usage(probe.CheckBootstrap(addrs))

@@ -284,7 +284,7 @@ func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
 	f.DurationVar(&e.FailbackAfter, "failback-for", 0, "with --failback: how long to probe on after the preferred leader election (default 1m0s)")
 	f.DurationVar(&e.Settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
 	f.DurationVar(&e.FaultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
-	registerImage(f, &b.Image)
+	compose.AddImageFlag(f, &b.Image)
 	f.DurationVar(&e.Grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
 	f.DurationVar(&e.RecoveryTimeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
 	f.StringVar(&b.DiskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")

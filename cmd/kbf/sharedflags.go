@@ -3,19 +3,12 @@ package main
 import (
 	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/tune"
 )
 
 // The flags several commands take, each defined here once: its name, type
 // and default in one place, and what it applies to in each command given
 // by the command.
-
-// registerImage defines --image, the Kafka image of kbf's own cluster
-// (kbf up, run, bench, tune).
-func registerImage(f *pflag.FlagSet, image *string) {
-	f.StringVar(image, "image", "", "Kafka image (default $KBF_IMAGE, else "+compose.DefaultImage+")")
-}
 
 // registerLogs defines --logs and --logs-command, where a cluster reached
 // by its addresses keeps its nodes' logs: when says which clusters they
