@@ -104,7 +104,7 @@ The scenario file:
 			}
 			o.trialsSet = cmd.Flags().Changed("trials")
 			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
-			o.run.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			o.run.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
@@ -117,9 +117,10 @@ The scenario file:
 	// from it, and command_config: replaces it.
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.registerTrial(f, "overrides it")
-	o.run.external.register(f)
-	o.run.k8s.register(f)
+	o.run.base.AddFlags(f, "overrides it")
+	registerQuiet(f, &o.run.quiet)
+	o.run.external.AddFlags(f)
+	o.run.base.K8s.AddFlags(f)
 	registerTrials(f, &o.trials, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
@@ -154,7 +155,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		}
 	} else if o.run.base.Trial.Kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
-	} else if err := o.run.external.validate(o.run.base.Trial.Kill); err != nil {
+	} else if err := flagError(o.run.external.Check(o.run.base.Trial.Kill)); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -178,7 +179,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (trialrun.Runner.Check)
 	}
-	if err := o.run.k8s.validate(o.run.base.Trial.Kill, o.run.base.BrokerSet); err != nil {
+	if err := flagError(o.run.base.K8s.Check(o.run.base.Trial.Kill, o.run.base.BrokerSet)); err != nil {
 		return err
 	}
 	e := o.run.experimentOptions()
@@ -226,7 +227,7 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 		e := o.run.external
 		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
-			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
+			Bootstrap: e.Bootstrap, Logs: e.Logs, LogsCommand: e.LogsCommand, OnReady: e.OnReady, ReadyFile: e.ReadyFile, HealMargin: e.Margin}
 		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked
 			// for: only a size given is refused.

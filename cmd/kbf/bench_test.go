@@ -271,7 +271,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if o.Kill != "external" || e.OnReady != "./kill.sh" || e.Dir != "/scenarios" || e.Margin != 3*time.Second || o.Probe.Security == nil {
 					t.Errorf("options %+v, external %+v", o, e)
 				}
-				if len(base.run.external.bootstrap) != 0 {
+				if len(base.run.external.Bootstrap) != 0 {
 					t.Errorf("the scenario changed the command's flags: %+v", base.run.external)
 				}
 			}},
@@ -352,7 +352,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 					}
 					defer tg.Close()
 					o.base.Trial.Out = t.TempDir()
-					return flagError(newRunner(o.experimentOptions(), tg, nil).Check())
+					return flagError(trialrun.NewExperiment(o.experimentOptions(), tg, nil).Check())
 				})
 			}, append([]string{"run"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {

@@ -13,8 +13,8 @@ import (
 
 // The flags several commands share as a group, each defined once: which
 // of kbf's Docker clusters (clusterFlags) and how its clients are
-// secured. A place a cluster lives has its own group (externalFlags,
-// k8sFlags), and so do the reference clients (clients.Flags).
+// secured. A place a cluster lives has its own group (trialrun.External,
+// trialrun.K8s), and so do the reference clients (clients.Flags).
 
 // clusterFlags bind the flags that say which cluster: the user's compose
 // file, or the embedded one's size, and the nodes' settings. kbf up, down

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/load"
@@ -127,7 +128,7 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	}
 	defer t.Close()
 	rep := newReporter(o.g.errOut, o.quiet)
-	err = newRunner(opt, t, rep).Trial(ctx, 0, opt.Out)
+	err = trialrun.NewExperiment(opt, t, rep).Trial(ctx, 0, opt.Out)
 	rep.clear()
 	if err != nil && ctx.Err() == nil {
 		return flagError(err)

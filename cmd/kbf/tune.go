@@ -33,7 +33,8 @@ func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	// tune makes kbf's own clusters: it takes no --target.
-	o := &tuneOptions{run: runOptions{g: g, k8s: k8sFlags{target: targetDocker}}}
+	o := &tuneOptions{run: runOptions{g: g}}
+	o.run.base.K8s.Target = trialrun.TargetDocker
 	o.run.base.Trial.Repeat = 1
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
@@ -75,7 +76,8 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.registerTrial(f, "kbf tune sets it")
+	o.run.base.AddFlags(f, "kbf tune sets it")
+	registerQuiet(f, &o.run.quiet)
 	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
 	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
 	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")

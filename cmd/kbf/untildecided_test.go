@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
@@ -18,7 +19,7 @@ import (
 
 // recordedRunner runs a trial by unpacking report/testdata's recorded
 // trial of the scenario's fault, then analyses it as kbf bench's runner
-// does (analyseRecorded), so the benchmark measures that one analysis.
+// does (analysis.JustRecorded), so the benchmark measures that one analysis.
 type recordedRunner struct{ t *testing.T }
 
 func (recordedRunner) Check(bench.Scenario) error { return nil }
@@ -36,7 +37,7 @@ func (r recordedRunner) Trial(ctx context.Context, s bench.Scenario, dir string)
 	if err := os.Rename(filepath.Join(tmp, results.TrialDir(1)), dir); err != nil {
 		return nil, err
 	}
-	return analyseRecorded(ctx, dir)
+	return analysis.JustRecorded(ctx, dir, textReport)
 }
 
 // TestUntilDecidedExit checks kbf bench --until-decided's answer as kbf

@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/clusters"
 	"github.com/kbf-project/kbf/experiment"
@@ -26,7 +28,7 @@ type watchOptions struct {
 	g       *globals
 	flags   probe.Config
 	cluster clusterFlags
-	k8s     k8sFlags
+	k8s     trialrun.K8s
 	opt     watch.Options
 	metrics string
 	// logs and logsCommand are where a --bootstrap cluster's node logs
@@ -86,7 +88,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	o.flags.AddFlags(f, true)
 	o.cluster.register(f, false)
 	o.cluster.registerSecurity(f, g.errOut)
-	o.k8s.register(f)
+	o.k8s.AddFlags(f)
 	registerQuiet(f, &o.quiet)
 	f.DurationVar(&o.opt.Stall, "stall", o.opt.Stall, "a partition's acks or reads stopped for longer than this is an incident")
 	f.DurationVar(&o.opt.Before, "before", o.opt.Before, "how much of the probe's records before an incident's first sign its directory keeps")
@@ -95,7 +97,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
 	f.Var(&o.opt.Retain, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
 	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
-	registerLogs(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
+	clusters.AddLogsFlags(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
 }
@@ -109,7 +111,7 @@ func (o *watchOptions) validate() error {
 	if err := o.validateLogs(); err != nil {
 		return err
 	}
-	if err := o.k8s.validateTarget(); err != nil {
+	if err := flagError(o.k8s.CheckTarget()); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -131,8 +133,8 @@ func (o *watchOptions) validate() error {
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}
-	if o.k8s.on() {
-		if err := clusters.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
+	if o.k8s.On() {
+		if err := clusters.CheckKubeconfig(o.k8s.Kubeconfig); err != nil {
 			return usageError{err}
 		}
 	}
@@ -160,11 +162,10 @@ func (o *watchOptions) validateLogs() error {
 	if o.logs == "" && o.logsCommand == "" {
 		return nil
 	}
-	if !o.bootstrapSet || o.k8s.on() {
+	if !o.bootstrapSet || o.k8s.On() {
 		return usagef("--logs and --logs-command are for a --bootstrap cluster: kbf reads its own cluster's and Kubernetes' logs itself")
 	}
-	e := externalFlags{logs: o.logs, logsCommand: o.logsCommand}
-	return e.validate(results.FaultExternal)
+	return flagError(trialrun.CheckLogs(o.logs, o.logsCommand))
 }
 
 // options are the watch's options from the flags.
@@ -180,12 +181,12 @@ func (o *watchOptions) options() watch.Options {
 func (o *watchOptions) clusterSpec() (clusters.Spec, error) {
 	opt := o.options()
 	switch {
-	case o.k8s.on():
+	case o.k8s.On():
 		var bs []string
 		if o.bootstrapSet {
 			bs = opt.Probe.Bootstrap
 		}
-		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
+		return o.k8s.Spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
 		return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
@@ -245,7 +246,7 @@ func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry 
 // trials, says its digest and sets the metrics' last phases.
 func recordedBy(m *watch.Metrics, rep *termReporter) watch.Recorded {
 	return func(ctx context.Context, dir string, _ *watch.Incident) error {
-		tr, err := analyseRecorded(ctx, dir)
+		tr, err := analysis.JustRecorded(ctx, dir, textReport)
 		if err != nil {
 			return err
 		}
