@@ -35,10 +35,9 @@ type benchOptions struct {
 	parallel int
 	// untilDecided runs A and B until the gate decides; maxRegression is
 	// its --max-regression.
-	untilDecided  bool
-	maxRegression string
-	metrics       []string
-	gate          compare.Gate
+	untilDecided bool
+	gateArgs     compare.GateArgs
+	gate         compare.Gate
 }
 
 // maxClusters bounds --clusters: each of kbf's clusters takes about 3 GiB
@@ -127,8 +126,8 @@ The scenario file:
 	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial")
 	f.IntVar(&o.parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
-	registerMaxRegression(f, &o.maxRegression, "--until-decided: the smallest growth of a median worth calling a regression")
-	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
+	o.gateArgs.AddRegressionFlags(f, "--until-decided: the smallest growth of a median worth calling a regression",
+		"--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
@@ -193,14 +192,9 @@ func (o *benchOptions) validateGate(cmd *cobra.Command) error {
 		if o.shard != "1/1" {
 			return usagef("--shard %s: --until-decided runs the whole benchmark in one job", o.shard)
 		}
-		v, err := compare.ParsePercent(o.maxRegression)
-		if err != nil {
-			return usagef("--max-regression %v", err)
-		}
 		o.gate = compare.SequentialGate
-		o.gate.MaxRegression = v
-		if err := setMetrics(&o.gate, o.metrics); err != nil {
-			return err
+		if err := o.gate.Parse(o.gateArgs); err != nil {
+			return usageError{err}
 		}
 		// A budget under what a difference needs could never decide.
 		if need := bench.NeedSamples(); o.trialsSet && o.trials < need {

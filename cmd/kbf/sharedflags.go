@@ -18,13 +18,6 @@ func registerLogs(f *pflag.FlagSet, logs, logsCommand *string, when, run, since 
 	f.StringVar(logsCommand, "logs-command", "", when+": a shell command that prints one node's log, run for each node"+run+" with {id} (its node id), {host} (the host a broker advertises) and {since} ("+since+", RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
 }
 
-// registerMaxRegression defines --max-regression, the smallest growth of
-// a median worth calling a regression (kbf compare, kbf bench
-// --until-decided).
-func registerMaxRegression(f *pflag.FlagSet, p *string, usage string) {
-	f.StringVar(p, "max-regression", "10%", usage)
-}
-
 // registerClusters defines --clusters, how many of kbf's clusters a
 // benchmark keeps up at once (kbf bench, kbf tune).
 func registerClusters(f *pflag.FlagSet, p *int, usage string) {
