@@ -10,14 +10,6 @@ import (
 // and default in one place, and what it applies to in each command given
 // by the command.
 
-// registerLogs defines --logs and --logs-command, where a cluster reached
-// by its addresses keeps its nodes' logs: when says which clusters they
-// are for, run when the command runs, since what {since} is.
-func registerLogs(f *pflag.FlagSet, logs, logsCommand *string, when, run, since string) {
-	f.StringVar(logs, "logs", "", when+": a directory with one folder per node, named by its node id, holding its log files")
-	f.StringVar(logsCommand, "logs-command", "", when+": a shell command that prints one node's log, run for each node"+run+" with {id} (its node id), {host} (the host a broker advertises) and {since} ("+since+", RFC 3339) replaced, e.g. 'kubectl logs -n kafka my-kafka-{id} --since-time={since}'")
-}
-
 // registerClusters defines --clusters, how many of kbf's clusters a
 // benchmark keeps up at once (kbf bench, kbf tune).
 func registerClusters(f *pflag.FlagSet, p *int, usage string) {
