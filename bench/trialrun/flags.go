@@ -237,3 +237,33 @@ func (e *External) Options() experiment.External {
 func (e *External) Remote(sec *kafkasec.Config) clusters.Spec {
 	return clusters.Spec{Remote: &clusters.RemoteOptions{Bootstrap: e.Bootstrap, Logs: e.Logs, LogsCommand: e.LogsCommand, Dir: e.Dir, Security: sec}}
 }
+
+// MaxClusters bounds --clusters and --parallel: each of kbf's clusters
+// takes about 3 GiB and its own ports.
+const MaxClusters = 4
+
+// AddLaneFlags adds --clusters to fs (kbf bench and kbf tune, usage as
+// each says it) and, with parallel, kbf bench's --parallel; without it
+// the trials run one at a time.
+func (o *Options) AddLaneFlags(fs *pflag.FlagSet, clusters string, parallel bool) {
+	fs.IntVar(&o.Clusters, "clusters", 2, clusters)
+	o.Parallel = 1 // one trial at a time, unless --parallel
+	if parallel {
+		fs.IntVar(&o.Parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
+	}
+}
+
+// CheckLanes checks --clusters and --parallel (clustersSet: --clusters
+// given, which --parallel keeps a cluster a trial without).
+func (o *Options) CheckLanes(clustersSet bool) error {
+	if o.Clusters < 1 || o.Clusters > MaxClusters {
+		return experiment.Refusef("--clusters %d: want 1 to %d", o.Clusters, MaxClusters)
+	}
+	switch {
+	case o.Parallel < 1 || o.Parallel > MaxClusters:
+		return experiment.Refusef("--parallel %d: want 1 to %d", o.Parallel, MaxClusters)
+	case o.Parallel > 1 && clustersSet:
+		return experiment.Refusef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.Parallel)
+	}
+	return nil
+}

@@ -28,21 +28,12 @@ type benchOptions struct {
 	shard     string
 	fresh     bool
 	out       string
-	// clusters is --clusters: how many of kbf's clusters may be up at once.
-	clusters int
-	// parallel is --parallel: how many trials run at once, each on a
-	// cluster of its own.
-	parallel int
 	// untilDecided runs A and B until the gate decides; maxRegression is
 	// its --max-regression.
 	untilDecided bool
 	gateArgs     compare.GateArgs
 	gate         compare.Gate
 }
-
-// maxClusters bounds --clusters: each of kbf's clusters takes about 3 GiB
-// and its own ports.
-const maxClusters = 4
 
 // untilDecidedBudget is --until-decided's budget a side without --trials:
 // the looks compare.SequentialGate's false-alarm rate was simulated for.
@@ -123,8 +114,7 @@ The scenario file:
 	registerTrials(f, &o.trials, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
 	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
-	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial")
-	f.IntVar(&o.parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
+	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial", true)
 	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
 	o.gateArgs.AddRegressionFlags(f, "--until-decided: the smallest growth of a median worth calling a regression",
 		"--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
@@ -133,14 +123,8 @@ The scenario file:
 }
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
-	if o.clusters < 1 || o.clusters > maxClusters {
-		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
-	}
-	switch {
-	case o.parallel < 1 || o.parallel > maxClusters:
-		return usagef("--parallel %d: want 1 to %d", o.parallel, maxClusters)
-	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
-		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
+	if err := flagError(o.run.base.CheckLanes(cmd.Flags().Changed("clusters"))); err != nil {
+		return err
 	}
 	if err := partnerless(&o.run.base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
 		return err
@@ -261,13 +245,12 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		o.out = defaultOut("bench")
 	}
 	opt := o.run.trialOptions()
-	opt.Clusters, opt.Parallel = o.clusters, o.parallel
 	runner := trialrun.New(opt)
 	env := bench.ClientEnv()
-	if o.parallel > 1 {
-		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
-		if cores := runtime.NumCPU(); cores < 2*o.parallel {
-			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", o.parallel, cores)
+	if opt.Parallel > 1 {
+		env = append(env, [2]string{"parallel", fmt.Sprint(opt.Parallel)})
+		if cores := runtime.NumCPU(); cores < 2*opt.Parallel {
+			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", opt.Parallel, cores)
 		}
 	}
 	defer runner.Close()
@@ -279,7 +262,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		Env:      env,
 		Progress: progressOut(o.run.g.errOut, o.run.quiet),
 		Cores:    runtime.NumCPU(),
-		Parallel: o.parallel,
+		Parallel: opt.Parallel,
 	}
 	if o.untilDecided {
 		return runUntilDecided(ctx, o, b)

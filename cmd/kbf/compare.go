@@ -18,9 +18,9 @@ type compareOptions struct {
 	old, new []string
 	args     compare.GateArgs
 	gate     compare.Gate
-	format        string
-	markdown      string
-	noFail        bool
+	format   string
+	markdown string
+	noFail   bool
 }
 
 func newCompareCmd(g *globals) *cobra.Command {

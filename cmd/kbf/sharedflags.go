@@ -10,12 +10,6 @@ import (
 // and default in one place, and what it applies to in each command given
 // by the command.
 
-// registerClusters defines --clusters, how many of kbf's clusters a
-// benchmark keeps up at once (kbf bench, kbf tune).
-func registerClusters(f *pflag.FlagSet, p *int, usage string) {
-	f.IntVar(p, "clusters", 2, usage)
-}
-
 // registerTrials defines --trials, the trials of each scenario (kbf
 // bench, kbf tune): by default the fewest that give a 95% interval of a
 // median.

@@ -25,8 +25,6 @@ type tuneOptions struct {
 	trials   int
 	out      string
 	estimate bool
-	// clusters is --clusters, as kbf bench's.
-	clusters int
 }
 
 func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
@@ -83,7 +81,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
-	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings")
+	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
 	return wrapHelp(cmd)
 }
 
@@ -97,8 +95,8 @@ func (o *tuneOptions) validate() error {
 	if err := g.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if o.clusters < 1 || o.clusters > maxClusters {
-		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
+	if err := flagError(o.run.base.CheckLanes(false)); err != nil {
+		return err
 	}
 	r := trialrun.New(o.run.trialOptions())
 	defer r.Close()
@@ -135,7 +133,6 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 		return nil
 	}
 	opt := o.run.trialOptions()
-	opt.Clusters = o.clusters
 	runner := trialrun.New(opt)
 	defer runner.Close()
 	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: bench.ClientEnv(),
