@@ -10,7 +10,6 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
-	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -22,22 +21,10 @@ type benchOptions struct {
 	run     runOptions
 	cluster clusterFlags
 	file    string
-	trials  int
-	// trialsSet is true when --trials was given: it then overrides FILE's.
-	trialsSet bool
-	shard     string
-	fresh     bool
-	out       string
-	// untilDecided runs A and B until the gate decides; maxRegression is
-	// its --max-regression.
-	untilDecided bool
-	gateArgs     compare.GateArgs
-	gate         compare.Gate
+	budget  bench.Budget
+	fresh   bool
+	out     string
 }
-
-// untilDecidedBudget is --until-decided's budget a side without --trials:
-// the looks compare.SequentialGate's false-alarm rate was simulated for.
-const untilDecidedBudget = 15
 
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
@@ -92,7 +79,6 @@ The scenario file:
 			if len(args) == 1 {
 				o.file = args[0]
 			}
-			o.trialsSet = cmd.Flags().Changed("trials")
 			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
 			o.run.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
@@ -111,13 +97,9 @@ The scenario file:
 	registerQuiet(f, &o.run.quiet)
 	o.run.external.AddFlags(f)
 	o.run.base.K8s.AddFlags(f)
-	registerTrials(f, &o.trials, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
+	o.budget.AddFlags(f)
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
-	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
 	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial", true)
-	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
-	o.gateArgs.AddRegressionFlags(f, "--until-decided: the smallest growth of a median worth calling a regression",
-		"--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
@@ -147,14 +129,8 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if _, err := o.run.cluster.security(); err != nil {
 		return err
 	}
-	if o.trials < 1 || o.trials > bench.MaxTrials {
-		return usagef("--trials %d: want 1 to %d", o.trials, bench.MaxTrials)
-	}
-	if _, err := bench.ParseShard(o.shard); err != nil {
-		return usagef("--%v", err)
-	}
-	if err := o.validateGate(cmd); err != nil {
-		return err
+	if err := o.budget.Check(cmd.Flags().Changed, o.file != ""); err != nil {
+		return usageError{err}
 	}
 	if err := flagError(o.run.base.Validate()); err != nil {
 		return err
@@ -167,34 +143,6 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	}
 	e := o.run.experimentOptions()
 	return flagError(e.Validate())
-}
-
-// validateGate checks the flags of --until-decided's gate, and that the
-// gate's flags are not given without it.
-func (o *benchOptions) validateGate(cmd *cobra.Command) error {
-	if o.untilDecided {
-		if o.shard != "1/1" {
-			return usagef("--shard %s: --until-decided runs the whole benchmark in one job", o.shard)
-		}
-		o.gate = compare.SequentialGate
-		if err := o.gate.Parse(o.gateArgs); err != nil {
-			return usageError{err}
-		}
-		// A budget under what a difference needs could never decide.
-		if need := bench.NeedSamples(); o.trialsSet && o.trials < need {
-			return usagef("--trials %d: --until-decided needs at least %d valid trials a side to decide anything; --trials is the most a side runs (default %d)", o.trials, need, untilDecidedBudget)
-		}
-		if !o.trialsSet && o.file == "" {
-			o.trials, o.trialsSet = untilDecidedBudget, true
-		}
-	} else {
-		for _, name := range []string{"max-regression", "metric"} {
-			if cmd.Flags().Changed(name) {
-				return usagef("--%s gates --until-decided; kbf compare takes it for a finished benchmark", name)
-			}
-		}
-	}
-	return nil
 }
 
 // file returns the benchmark: FILE's, or the one scenario of the flags.
@@ -216,23 +164,14 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 				s.Controllers = 0
 			}
 		}
-		f, err := bench.FromRun(s, o.trials)
+		f, err := bench.FromRun(s, o.budget.Trials)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
 		return f, nil
 	}
-	f, err := bench.ReadFile(o.file)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	if o.trialsSet {
-		f.Trials = o.trials // a CI job's budget over the file's
-	} else if need := bench.NeedSamples(); o.untilDecided && f.Trials < need {
-		// FILE's trials: is --until-decided's budget, as --trials is.
-		return nil, usagef("%s: trials %d: --until-decided takes it as the most valid trials a side runs, and needs at least %d to decide anything; raise it or give --trials", o.file, f.Trials, need)
-	}
-	return f, nil
+	f, err := o.budget.ReadFile(o.file)
+	return f, usage(err)
 }
 
 func runBench(ctx context.Context, o *benchOptions) error {
@@ -240,7 +179,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	shard, _ := bench.ParseShard(o.shard)
+	shard, _ := bench.ParseShard(o.budget.Shard)
 	if o.out == "" {
 		o.out = defaultOut("bench")
 	}
@@ -264,7 +203,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		Cores:    runtime.NumCPU(),
 		Parallel: opt.Parallel,
 	}
-	if o.untilDecided {
+	if o.budget.UntilDecided {
 		return runUntilDecided(ctx, o, b)
 	}
 	set, err := b.Run(ctx)
@@ -286,7 +225,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // runUntilDecided is kbf bench --until-decided: the gate's answer printed
 // and in summary.md, and kbf compare's exit for it.
 func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error {
-	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.gate, Extra: bench.DefaultExtra})
+	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.budget.Gate, Extra: bench.DefaultExtra})
 	var refused *bench.RefusedError
 	if errors.Is(err, bench.ErrOtherPlan) || errors.Is(err, bench.ErrNotTwo) || errors.As(err, &refused) {
 		return usagef("%v", err)

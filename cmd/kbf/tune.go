@@ -78,7 +78,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 	registerQuiet(f, &o.run.quiet)
 	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
 	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
-	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
+	bench.AddTrialsFlag(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
 	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
