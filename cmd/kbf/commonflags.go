@@ -11,9 +11,10 @@ import (
 	"github.com/kbf-project/kbf/kafkasec"
 )
 
-// The flags several commands share as a group, each defined once: which
-// of kbf's Docker clusters (clusterFlags) and how its clients are
-// secured. A place a cluster lives has its own group (trialrun.External,
+// The flags several commands share as a group, declared by the options
+// they set: which of kbf's Docker clusters (compose.Shape) and how its
+// clients are secured (kafkasec.Flags); clusterFlags binds them and reads
+// them once. A place a cluster lives has its own group (trialrun.External,
 // trialrun.K8s), and so do the reference clients (clients.Flags).
 
 // clusterFlags bind the flags that say which cluster: the user's compose

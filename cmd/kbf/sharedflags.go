@@ -1,12 +1,10 @@
 package main
 
-import (
-	"github.com/spf13/pflag"
-)
+import "github.com/spf13/pflag"
 
-// The flags several commands take, each defined here once: its name, type
-// and default in one place, and what it applies to in each command given
-// by the command.
+// The flags several commands take that set a different option in each,
+// so no one package declares them: defined here once, its name, type and
+// default in one place, and what it applies to given by the command.
 
 // registerOut defines --out, where a command writes what it makes (kbf
 // run, bench, tune): usage says what and its default.
