@@ -85,7 +85,7 @@ there.
 	registerQuiet(cmd.Flags(), &o.quiet)
 	o.load.AddFlags(cmd.Flags())
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
-	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
+	registerOut(cmd.Flags(), &o.out, "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
 }
 

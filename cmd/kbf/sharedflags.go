@@ -7,7 +7,7 @@ import "github.com/spf13/pflag"
 // default in one place, and what it applies to given by the command.
 
 // registerOut defines --out, where a command writes what it makes (kbf
-// run, bench, tune): usage says what and its default.
+// run, probe, bench, tune, plot): usage says what and its default.
 func registerOut(f *pflag.FlagSet, p *string, usage string) {
 	f.StringVar(p, "out", "", usage)
 }
