@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // What kbf compare's command line gives, read: the gate as its flags
@@ -146,4 +148,23 @@ func AppendMarkdown(path string, res *Result) error {
 		err = cerr
 	}
 	return err
+}
+
+// AddRegressionFlags adds --max-regression and --metric to fs, with the
+// usage each has in the command (kbf compare, kbf bench --until-decided).
+func (a *GateArgs) AddRegressionFlags(fs *pflag.FlagSet, maxRegression, metric string) {
+	fs.StringVar(&a.MaxRegression, "max-regression", "10%", maxRegression)
+	fs.StringSliceVar(&a.Metrics, "metric", nil, metric)
+}
+
+// AddFlags adds kbf compare's gate flags to fs: --max-regression,
+// --min-change, --limit and --metric into a, --alpha and --allow-missing
+// over g.
+func (a *GateArgs) AddFlags(fs *pflag.FlagSet, g *Gate) {
+	a.AddRegressionFlags(fs, "the smallest growth of a median worth failing for: a percentage (10%) or a fraction up to 1 (0.1)",
+		"gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated), or all; the rest are printed as figures (default each scenario's headline stall: from_heartbeat, ack_stall without one)")
+	fs.StringVar(&a.MinChange, "min-change", "", "the smallest growth of a duration's median worth failing for, whatever its ratio (default the probe interval bench.txt records, else 20ms)")
+	fs.BoolVar(&g.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
+	fs.Float64Var(&g.Alpha, "alpha", g.Alpha, "the U test's significance level")
+	fs.StringArrayVar(&a.Limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
 }

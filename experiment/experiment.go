@@ -1026,3 +1026,8 @@ func (t *trial) readBack(ctx context.Context) {
 	}
 	t.readBackClients(ctx, rb)
 }
+
+// Refusef is an option refused in the words given (a flag's own check, by
+// the package whose option the flag sets): an ErrInvalidOption, its
+// message as formatted.
+func Refusef(format string, a ...any) error { return invalidProbe{fmt.Errorf(format, a...)} }

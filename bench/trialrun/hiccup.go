@@ -23,3 +23,19 @@ func Hiccup(kind results.FaultKind, cpus float64, loss string) experiment.Hiccup
 	}
 	return h
 }
+
+// CheckHiccup checks the hiccups' flags against the fault: a share of
+// packets for packet-loss alone (and packet-loss needs one), a sliver of
+// a CPU for cpu-starve alone.
+func (o *Options) CheckHiccup() error {
+	kill := o.Trial.Kill
+	switch {
+	case kill == results.FaultPacketLoss && o.Loss == "":
+		return experiment.Refusef("--fault packet-loss needs --loss, a percentage such as 30%%")
+	case o.Loss != "" && kill != results.FaultPacketLoss:
+		return experiment.Refusef("--loss is packet-loss's, not %s's", kill)
+	case o.StarveCPUs != 0 && kill != results.FaultCPUStarve:
+		return experiment.Refusef("--starve-cpus is cpu-starve's, not %s's", kill)
+	}
+	return nil
+}

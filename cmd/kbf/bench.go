@@ -10,7 +10,6 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
-	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -22,32 +21,10 @@ type benchOptions struct {
 	run     runOptions
 	cluster clusterFlags
 	file    string
-	trials  int
-	// trialsSet is true when --trials was given: it then overrides FILE's.
-	trialsSet bool
-	shard     string
-	fresh     bool
-	out       string
-	// clusters is --clusters: how many of kbf's clusters may be up at once.
-	clusters int
-	// parallel is --parallel: how many trials run at once, each on a
-	// cluster of its own.
-	parallel int
-	// untilDecided runs A and B until the gate decides; maxRegression is
-	// its --max-regression.
-	untilDecided  bool
-	maxRegression string
-	metrics       []string
-	gate          compare.Gate
+	budget  bench.Budget
+	fresh   bool
+	out     string
 }
-
-// maxClusters bounds --clusters: each of kbf's clusters takes about 3 GiB
-// and its own ports.
-const maxClusters = 4
-
-// untilDecidedBudget is --until-decided's budget a side without --trials:
-// the looks compare.SequentialGate's false-alarm rate was simulated for.
-const untilDecidedBudget = 15
 
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
@@ -102,45 +79,34 @@ The scenario file:
 			if len(args) == 1 {
 				o.file = args[0]
 			}
-			o.trialsSet = cmd.Flags().Changed("trials")
 			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
-			o.run.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			o.run.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
+	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.registerTrial(f, "overrides it")
-	o.run.external.register(f)
-	o.run.k8s.register(f)
-	registerTrials(f, &o.trials, "the number of trials of each scenario, over FILE's (6 or more give a 95% interval)")
+	o.run.base.AddFlags(f, "overrides it")
+	registerQuiet(f, &o.run.quiet)
+	o.run.external.AddFlags(f)
+	o.run.base.K8s.AddFlags(f)
+	o.budget.AddFlags(f)
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
-	f.StringVar(&o.shard, "shard", "1/1", "run the I-th of N deterministic slices of the trials")
-	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial")
-	f.IntVar(&o.parallel, "parallel", 1, "run this many trials at once, each on a cluster of kbf's own (the second on ports 19192…): for a machine with the cores for them, about 2 a cluster; a trial on an overloaded host does not count")
-	f.BoolVar(&o.untilDecided, "until-decided", false, "two scenarios (or a sweep of two values), A and B: run them in turn until the comparison is decided, --trials valid trials a side at most (FILE's trials:, else 15; at least 6)")
-	registerMaxRegression(f, &o.maxRegression, "--until-decided: the smallest growth of a median worth calling a regression")
-	registerMetrics(f, &o.metrics, "--until-decided: decide on these metrics alone, [ROLE:]METRIC (repeatable or comma-separated), e.g. from_heartbeat for a session timeout, or all; the rest are figures (default each scenario's headline stall, as kbf compare)")
+	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial", true)
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
-	if o.clusters < 1 || o.clusters > maxClusters {
-		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
-	}
-	switch {
-	case o.parallel < 1 || o.parallel > maxClusters:
-		return usagef("--parallel %d: want 1 to %d", o.parallel, maxClusters)
-	case o.parallel > 1 && cmd.Flags().Changed("clusters"):
-		return usagef("--parallel %d keeps a cluster for each trial running; --clusters is for trials one at a time: give one of them", o.parallel)
+	if err := flagError(o.run.base.CheckLanes(cmd.Flags().Changed("clusters"))); err != nil {
+		return err
 	}
 	if err := partnerless(&o.run.base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
 		return err
@@ -154,7 +120,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 		}
 	} else if o.run.base.Trial.Kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
-	} else if err := o.run.external.validate(o.run.base.Trial.Kill); err != nil {
+	} else if err := flagError(o.run.external.Check(o.run.base.Trial.Kill)); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -163,14 +129,8 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if _, err := o.run.cluster.security(); err != nil {
 		return err
 	}
-	if o.trials < 1 || o.trials > bench.MaxTrials {
-		return usagef("--trials %d: want 1 to %d", o.trials, bench.MaxTrials)
-	}
-	if _, err := bench.ParseShard(o.shard); err != nil {
-		return usagef("--%v", err)
-	}
-	if err := o.validateGate(cmd); err != nil {
-		return err
+	if err := o.budget.Check(cmd.Flags().Changed, o.file != ""); err != nil {
+		return usageError{err}
 	}
 	if err := flagError(o.run.base.Validate()); err != nil {
 		return err
@@ -178,44 +138,11 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (trialrun.Runner.Check)
 	}
-	if err := o.run.k8s.validate(o.run.base.Trial.Kill, o.run.base.BrokerSet); err != nil {
+	if err := flagError(o.run.base.K8s.Check(o.run.base.Trial.Kill, o.run.base.BrokerSet)); err != nil {
 		return err
 	}
 	e := o.run.experimentOptions()
 	return flagError(e.Validate())
-}
-
-// validateGate checks the flags of --until-decided's gate, and that the
-// gate's flags are not given without it.
-func (o *benchOptions) validateGate(cmd *cobra.Command) error {
-	if o.untilDecided {
-		if o.shard != "1/1" {
-			return usagef("--shard %s: --until-decided runs the whole benchmark in one job", o.shard)
-		}
-		v, err := compare.ParsePercent(o.maxRegression)
-		if err != nil {
-			return usagef("--max-regression %v", err)
-		}
-		o.gate = compare.SequentialGate
-		o.gate.MaxRegression = v
-		if err := setMetrics(&o.gate, o.metrics); err != nil {
-			return err
-		}
-		// A budget under what a difference needs could never decide.
-		if need := bench.NeedSamples(); o.trialsSet && o.trials < need {
-			return usagef("--trials %d: --until-decided needs at least %d valid trials a side to decide anything; --trials is the most a side runs (default %d)", o.trials, need, untilDecidedBudget)
-		}
-		if !o.trialsSet && o.file == "" {
-			o.trials, o.trialsSet = untilDecidedBudget, true
-		}
-	} else {
-		for _, name := range []string{"max-regression", "metric"} {
-			if cmd.Flags().Changed(name) {
-				return usagef("--%s gates --until-decided; kbf compare takes it for a finished benchmark", name)
-			}
-		}
-	}
-	return nil
 }
 
 // file returns the benchmark: FILE's, or the one scenario of the flags.
@@ -225,8 +152,8 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 		cl, _ := o.cluster.options() // validated
 		e := o.run.external
 		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
-			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.config,
-			Bootstrap: e.bootstrap, Logs: e.logs, LogsCommand: e.logsCommand, OnReady: e.onReady, ReadyFile: e.readyFile, HealMargin: e.margin}
+			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
+			Bootstrap: e.Bootstrap, Logs: e.Logs, LogsCommand: e.LogsCommand, OnReady: e.OnReady, ReadyFile: e.ReadyFile, HealMargin: e.Margin}
 		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked
 			// for: only a size given is refused.
@@ -237,23 +164,14 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 				s.Controllers = 0
 			}
 		}
-		f, err := bench.FromRun(s, o.trials)
+		f, err := bench.FromRun(s, o.budget.Trials)
 		if err != nil {
 			return nil, usagef("%v", err)
 		}
 		return f, nil
 	}
-	f, err := bench.ReadFile(o.file)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	if o.trialsSet {
-		f.Trials = o.trials // a CI job's budget over the file's
-	} else if need := bench.NeedSamples(); o.untilDecided && f.Trials < need {
-		// FILE's trials: is --until-decided's budget, as --trials is.
-		return nil, usagef("%s: trials %d: --until-decided takes it as the most valid trials a side runs, and needs at least %d to decide anything; raise it or give --trials", o.file, f.Trials, need)
-	}
-	return f, nil
+	f, err := o.budget.ReadFile(o.file)
+	return f, usage(err)
 }
 
 func runBench(ctx context.Context, o *benchOptions) error {
@@ -261,18 +179,17 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if err != nil {
 		return err
 	}
-	shard, _ := bench.ParseShard(o.shard)
+	shard, _ := bench.ParseShard(o.budget.Shard)
 	if o.out == "" {
 		o.out = defaultOut("bench")
 	}
 	opt := o.run.trialOptions()
-	opt.Clusters, opt.Parallel = o.clusters, o.parallel
 	runner := trialrun.New(opt)
 	env := bench.ClientEnv()
-	if o.parallel > 1 {
-		env = append(env, [2]string{"parallel", fmt.Sprint(o.parallel)})
-		if cores := runtime.NumCPU(); cores < 2*o.parallel {
-			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", o.parallel, cores)
+	if opt.Parallel > 1 {
+		env = append(env, [2]string{"parallel", fmt.Sprint(opt.Parallel)})
+		if cores := runtime.NumCPU(); cores < 2*opt.Parallel {
+			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", opt.Parallel, cores)
 		}
 	}
 	defer runner.Close()
@@ -284,9 +201,9 @@ func runBench(ctx context.Context, o *benchOptions) error {
 		Env:      env,
 		Progress: progressOut(o.run.g.errOut, o.run.quiet),
 		Cores:    runtime.NumCPU(),
-		Parallel: o.parallel,
+		Parallel: opt.Parallel,
 	}
-	if o.untilDecided {
+	if o.budget.UntilDecided {
 		return runUntilDecided(ctx, o, b)
 	}
 	set, err := b.Run(ctx)
@@ -308,7 +225,7 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // runUntilDecided is kbf bench --until-decided: the gate's answer printed
 // and in summary.md, and kbf compare's exit for it.
 func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error {
-	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.gate, Extra: bench.DefaultExtra})
+	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.budget.Gate, Extra: bench.DefaultExtra})
 	var refused *bench.RefusedError
 	if errors.Is(err, bench.ErrOtherPlan) || errors.Is(err, bench.ErrNotTwo) || errors.As(err, &refused) {
 		return usagef("%v", err)

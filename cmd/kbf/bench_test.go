@@ -54,8 +54,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "config with a file", args: []string{"bench", file, "--config", "a.b=1"}, wantErr: "--config: FILE says it"},
 		{name: "bad config", args: []string{"bench", "--kill", "sigkill", "--config", "nothing"}, wantErr: `--config "nothing"`},
 		{name: "a file", args: []string{"bench", file, "--shard", "2/3"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if len(f.Scenarios) != 3 || o.shard != "2/3" {
-				t.Errorf("file %+v, shard %s", f, o.shard)
+			if len(f.Scenarios) != 3 || o.budget.Shard != "2/3" {
+				t.Errorf("file %+v, shard %s", f, o.budget.Shard)
 			}
 		}},
 		{name: "neither", args: []string{"bench"}, wantErr: "a scenario FILE or --kill is required"},
@@ -80,8 +80,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "no trials at once", args: []string{"bench", file, "--parallel", "0"}, wantErr: "--parallel 0: want 1 to 4"},
 		{name: "parallel and clusters", args: []string{"bench", file, "--parallel", "2", "--clusters", "3"}, wantErr: "--parallel 2 keeps a cluster for each trial running; --clusters is for trials one at a time"},
 		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 6 || o.run.base.Trial.Settle != 5*time.Second || o.gate.Alpha != 0.01 || o.gate.MaxRegression != 0.1 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.gate)
+			if f.Trials != 6 || o.run.base.Trial.Settle != 5*time.Second || o.budget.Gate.Alpha != 0.01 || o.budget.Gate.MaxRegression != 0.1 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.budget.Gate)
 			}
 		}},
 		{name: "until decided without a file: a budget of 15", args: []string{"bench", "--kill", "sigkill", "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
@@ -98,8 +98,8 @@ func TestBenchFlags(t *testing.T) {
 			}
 		}},
 		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 8 || o.run.base.Trial.Settle != 0 || o.gate.MaxRegression != 0.05 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.gate)
+			if f.Trials != 8 || o.run.base.Trial.Settle != 0 || o.budget.Gate.MaxRegression != 0.05 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.budget.Gate)
 			}
 		}},
 		{name: "settle on by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
@@ -110,8 +110,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
 		{name: "until decided: max regression of 5", args: []string{"bench", file, "--until-decided", "--max-regression", "5"}, wantErr: "--max-regression"},
 		{name: "until decided on chosen metrics", args: []string{"bench", file, "--until-decided", "--metric", "from_heartbeat", "--metric", "leader:ack_stall"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if len(o.gate.Metrics) != 2 || o.gate.Metrics[0].String() != "from_heartbeat" || o.gate.Metrics[1].String() != "leader:ack_stall" {
-				t.Errorf("gated on %v", o.gate.Metrics)
+			if len(o.budget.Gate.Metrics) != 2 || o.budget.Gate.Metrics[0].String() != "from_heartbeat" || o.budget.Gate.Metrics[1].String() != "leader:ack_stall" {
+				t.Errorf("gated on %v", o.budget.Gate.Metrics)
 			}
 		}},
 		{name: "until decided on no metric", args: []string{"bench", file, "--until-decided", "--metric", "heartbeat"}, wantErr: `--metric "heartbeat": no metric`},
@@ -257,8 +257,8 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if len(e.Clients) != 3 || e.ClientSettings["java"]["retry.backoff.ms"] != "50" || e.ClientSettings["librdkafka"]["socket.timeout.ms"] != "5000" || !e.Probe.NoKIP951 {
 					t.Errorf("clients %v, settings %v, kip951 off %v", e.Clients, e.ClientSettings, e.Probe.NoKIP951)
 				}
-				if len(base.run.clients.set) != 0 {
-					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.set)
+				if len(base.run.clients.Set) != 0 {
+					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.Set)
 				}
 			}},
 		{name: "a setting of a client not chosen", s: bench.Scenario{Fault: "sigkill", ClientSettings: map[string]map[string]string{"java": {"linger.ms": "1"}}},
@@ -271,7 +271,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if o.Kill != "external" || e.OnReady != "./kill.sh" || e.Dir != "/scenarios" || e.Margin != 3*time.Second || o.Probe.Security == nil {
 					t.Errorf("options %+v, external %+v", o, e)
 				}
-				if len(base.run.external.bootstrap) != 0 {
+				if len(base.run.external.Bootstrap) != 0 {
 					t.Errorf("the scenario changed the command's flags: %+v", base.run.external)
 				}
 			}},
@@ -352,7 +352,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 					}
 					defer tg.Close()
 					o.base.Trial.Out = t.TempDir()
-					return flagError(newRunner(o.experimentOptions(), tg, nil).Check())
+					return flagError(trialrun.NewExperiment(o.experimentOptions(), tg, nil).Check())
 				})
 			}, append([]string{"run"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {

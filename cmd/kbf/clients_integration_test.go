@@ -38,7 +38,7 @@ func TestIntegrationClients(t *testing.T) {
 		t.Setenv(clients.EnvProbeDir, filepath.Join("..", "..", clients.ProbeDir))
 	}
 	all := []clients.Name{clients.FranzGo, clients.Librdkafka, clients.Java}
-	if err := checkBuilt(all); errors.Is(err, clients.ErrNotBuilt) {
+	if err := clients.CheckBuilt(all); errors.Is(err, clients.ErrNotBuilt) {
 		t.Skipf("the reference probes are not built (make probes): %v", err)
 	} else if err != nil {
 		t.Skipf("a reference probe cannot run here: %v", err)

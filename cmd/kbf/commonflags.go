@@ -11,26 +11,21 @@ import (
 	"github.com/kbf-project/kbf/platform"
 )
 
-// The flags several commands share as a group, each defined once: which
-// of kbf's Docker clusters (clusterFlags) and how its clients are
-// secured. A place a cluster lives has its own group (externalFlags,
-// k8sFlags), and so do the reference clients (clientFlags).
+// The flags several commands share as a group, declared by the options
+// they set: which of kbf's Docker clusters (compose.Shape) and how its
+// clients are secured (kafkasec.Flags); clusterFlags binds them and reads
+// them once. A place a cluster lives has its own group (trialrun.External,
+// trialrun.K8s), and so do the reference clients (clients.Flags).
 
 // clusterFlags bind the flags that say which cluster: the user's compose
 // file, or the embedded one's size, and the nodes' settings. kbf up, down
 // and status share them, and kbf run can.
 type clusterFlags struct {
-	file        string
-	project     string
-	config      []string
-	brokers     int
-	controllers int
-	combined    bool
-	shaped      bool // register added --brokers, --controllers and --config
-	fs          *pflag.FlagSet
+	compose.Shape
+	fs *pflag.FlagSet
 
-	// commandConfig is --command-config, read once into sec.
-	commandConfig string
+	// secFlags is --command-config, read once into sec.
+	secFlags kafkasec.Flags
 	// errOut takes --command-config's warnings.
 	errOut  io.Writer
 	sec     *kafkasec.Config
@@ -41,18 +36,18 @@ type clusterFlags struct {
 // runs is secured, in Kafka's own client properties.
 func (f *clusterFlags) registerSecurity(fs *pflag.FlagSet, errOut io.Writer) {
 	f.errOut = errOut
-	fs.StringVar(&f.commandConfig, "command-config", "", "a Kafka client properties file (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.truststore.location, …) that secures every client kbf runs, as Kafka's own tools take it")
+	f.secFlags.AddFlags(fs)
 }
 
 // security returns --command-config read and checked, nil without it. A
 // file that cannot be used is a usage error, found before anything starts.
 func (f *clusterFlags) security() (*kafkasec.Config, error) {
-	if f.commandConfig == "" || f.secRead {
+	if f.secFlags.Path == "" || f.secRead {
 		return f.sec, nil
 	}
-	sec, err := kafkasec.Load(f.commandConfig)
+	sec, err := f.secFlags.Load()
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--command-config: %w", err)}
+		return nil, usageError{err}
 	}
 	if f.errOut != nil {
 		for _, w := range sec.Warnings {
@@ -64,18 +59,10 @@ func (f *clusterFlags) security() (*kafkasec.Config, error) {
 }
 
 // register adds -f and --project-name to fs, and with shape --brokers,
-// --controllers and --config.
+// --controllers and --config (compose.Shape.AddFlags).
 func (f *clusterFlags) register(fs *pflag.FlagSet, shape bool) {
-	f.fs, f.shaped = fs, shape
-	fs.StringVarP(&f.file, "file", "f", "", "your own compose file (default: kbf's embedded cluster)")
-	fs.StringVar(&f.project, "project-name", "", "the compose project of --file, as docker compose -p (default: the file's name:, else its directory)")
-	if !shape {
-		return
-	}
-	fs.StringArrayVar(&f.config, "config", nil, "a Kafka server property, KEY=VALUE on every node or NODE:KEY=VALUE on one (repeatable)")
-	fs.IntVar(&f.brokers, "brokers", 3, "brokers of the embedded cluster")
-	fs.IntVar(&f.controllers, "controllers", 1, "KRaft controllers of the embedded cluster: 1 or 3")
-	fs.BoolVar(&f.combined, "combined", false, "every broker of the embedded cluster is a controller too (process.roles broker,controller), and no dedicated controller")
+	f.fs = fs
+	f.AddFlags(fs, shape)
 }
 
 // existing is the spec of kbf's own cluster (or -f FILE's) as it runs:
@@ -98,9 +85,8 @@ func (f *clusterFlags) options() (compose.Options, error) {
 		return o, err
 	}
 	o.Security = sec
-	sh := compose.Shape{File: f.file, ProjectName: f.project, Sized: f.shaped, Config: f.config,
-		Brokers: f.brokers, Controllers: f.controllers, Combined: f.combined}
-	if f.shaped {
+	sh := f.Shape
+	if f.Sized {
 		sh.BrokersSet, sh.ControllersSet = f.fs.Changed("brokers"), f.fs.Changed("controllers")
 	}
 	return o, usage(sh.Apply(&o))

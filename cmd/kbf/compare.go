@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/benchfile"
 	"github.com/kbf-project/kbf/compare"
@@ -16,15 +15,12 @@ import (
 func init() { commands = append(commands, newCompareCmd) }
 
 type compareOptions struct {
-	old, new      []string
-	maxRegression string
-	minChange     string
-	limits        []string
-	metrics       []string
-	gate          compare.Gate
-	format        string
-	markdown      string
-	noFail        bool
+	old, new []string
+	args     compare.GateArgs
+	gate     compare.Gate
+	format   string
+	markdown string
+	noFail   bool
 }
 
 func newCompareCmd(g *globals) *cobra.Command {
@@ -89,25 +85,12 @@ whatever the verdict (figures, not a verdict).`,
 		},
 	}
 	f := cmd.Flags()
-	registerMaxRegression(f, &o.maxRegression, "the smallest growth of a median worth failing for: a percentage (10%) or a fraction up to 1 (0.1)")
-	f.StringVar(&o.minChange, "min-change", "", "the smallest growth of a duration's median worth failing for, whatever its ratio (default the probe interval bench.txt records, else 20ms)")
-	f.BoolVar(&o.gate.AllowMissing, "allow-missing", false, "pass what one side has and the other lacks (still listed)")
-	f.Float64Var(&o.gate.Alpha, "alpha", o.gate.Alpha, "the U test's significance level")
-	f.StringArrayVar(&o.limits, "limit", nil, "an absolute bound on a median, [ROLE:]METRIC=VALUE, e.g. leader:ack_stall=12s (repeatable)")
-	registerMetrics(f, &o.metrics, "gate on these metrics alone, [ROLE:]METRIC, e.g. from_heartbeat or leader:ack_stall (repeatable or comma-separated), or all; the rest are printed as figures (default each scenario's headline stall: from_heartbeat, ack_stall without one)")
+	o.args.AddFlags(f, &o.gate)
 	f.StringVarP(&o.format, "output", "o", "text", "text, md or json (every row's p and the p adjusted for the metrics tested with it)")
 	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
 	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
 	return wrapHelp(cmd)
 }
-
-// registerMetrics adds --metric, the metrics a gate judges.
-func registerMetrics(f *pflag.FlagSet, to *[]string, usage string) {
-	f.StringSliceVar(to, "metric", nil, usage)
-}
-
-// setMetrics reads --metric's values into g (compare.Gate.SetMetrics).
-func setMetrics(g *compare.Gate, vals []string) error { return usage(g.SetMetrics(vals)) }
 
 func splitPaths(arg string) []string {
 	var out []string
@@ -123,7 +106,7 @@ func (o *compareOptions) validate() error {
 	if len(o.old) == 0 || len(o.new) == 0 {
 		return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
 	}
-	if err := o.gate.Parse(compare.GateArgs{MaxRegression: o.maxRegression, MinChange: o.minChange, Limits: o.limits, Metrics: o.metrics}); err != nil {
+	if err := o.gate.Parse(o.args); err != nil {
 		return usageError{err}
 	}
 	if compare.Writers[o.format] == nil {

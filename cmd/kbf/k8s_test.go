@@ -24,7 +24,7 @@ func TestBenchK8sCheck(t *testing.T) {
 	}
 	r := trialrun.New(base.run.trialOptions())
 	k8s := func(s bench.Scenario) bench.Scenario {
-		s.Target, s.Namespace = targetK8s, "kafka"
+		s.Target, s.Namespace = trialrun.TargetK8s, "kafka"
 		if s.Fault == "" {
 			s.Fault = "sigkill"
 		}

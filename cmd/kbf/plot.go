@@ -61,7 +61,7 @@ The pictures are written whatever the status.`,
 			return runF(cmd.Context(), o, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&o.out, "out", "", "write the picture here (- for standard output) instead of <trial>/plot.svg")
+	registerOut(cmd.Flags(), &o.out, "write the picture here (- for standard output) instead of <trial>/plot.svg")
 	cmd.Flags().IntVar(&o.width, "width", plot.DefaultWidth, "picture width in pixels")
 	cmd.Flags().IntVar(&o.height, "height", plot.DefaultHeight, "picture height in pixels")
 	return cmd

@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/experiment"
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/probe"
 	"github.com/kbf-project/kbf/results"
@@ -18,7 +20,7 @@ func init() { commands = append(commands, newProbeCmd) }
 
 type probeOptions struct {
 	g        *globals
-	flags    probeFlags
+	flags    probe.Config
 	cluster  clusterFlags
 	duration time.Duration
 	out      string
@@ -26,7 +28,7 @@ type probeOptions struct {
 	// probes what it is told, whoever's cluster it is.
 	bootstrapSet bool
 	quiet        bool
-	load         loadFlags // loadflags.go
+	load         load.Flags
 }
 
 func newProbeCmd(g *globals) *cobra.Command {
@@ -53,16 +55,16 @@ there.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.bootstrapSet = cmd.Flags().Changed("bootstrap")
-			if err := partnerFlags(cmd.Flags(), &o.flags, &o.load); err != nil {
+			if err := partnerConfig(cmd.Flags(), &o.flags, &o.load); err != nil {
 				return err
 			}
-			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
 				return err
 			}
 			if _, err := o.cluster.options(); err != nil {
 				return err
 			}
-			if _, err := o.load.config(); err != nil {
+			if _, err := loadConfig(&o.load); err != nil {
 				return err
 			}
 			e := o.experimentOptions()
@@ -77,20 +79,20 @@ there.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.flags.register(cmd.Flags(), true)
+	o.flags.AddFlags(cmd.Flags(), true)
 	o.cluster.register(cmd.Flags(), false)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
-	o.load.register(cmd.Flags())
+	o.load.AddFlags(cmd.Flags())
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
-	cmd.Flags().StringVar(&o.out, "out", "", "results directory (default kbf-runs/<time>-probe)")
+	registerOut(cmd.Flags(), &o.out, "results directory (default kbf-runs/<time>-probe)")
 	return wrapHelp(cmd)
 }
 
 // probeOptions' experiment options: a trial with no fault, the probe's
 // settings, and where the trial goes.
 func (o *probeOptions) experimentOptions() experiment.Options {
-	cfg := o.flags.config()
+	cfg := o.flags
 	cfg.Security, _ = o.cluster.security() // checked before
 	if !o.bootstrapSet {
 		cfg.Bootstrap = nil // the cluster's own addresses
@@ -99,7 +101,7 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 	if out == "" {
 		out = defaultOut("probe")
 	}
-	ld, _ := o.load.config() // checked before
+	ld, _ := loadConfig(&o.load) // checked before
 	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg, Load: ld,
 		Version: version, Command: append([]string{"kbf"}, os.Args[1:]...)}
 }
@@ -126,7 +128,7 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 	}
 	defer t.Close()
 	rep := newReporter(o.g.errOut, o.quiet)
-	err = newRunner(opt, t, rep).Trial(ctx, 0, opt.Out)
+	err = trialrun.NewExperiment(opt, t, rep).Trial(ctx, 0, opt.Out)
 	rep.clear()
 	if err != nil && ctx.Err() == nil {
 		return flagError(err)

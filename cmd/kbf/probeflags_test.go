@@ -54,8 +54,8 @@ var settingNeeds = map[string][2]string{
 // no more and no fewer, and kbf run, bench and probe take each of them.
 func TestProbeSettingsAreTheFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	var f probeFlags
-	f.register(fs, false)
+	var f probe.Config
+	f.AddFlags(fs, false)
 	var flags, rows []string
 	fs.VisitAll(func(fl *pflag.Flag) { flags = append(flags, fl.Name) })
 	for _, s := range probe.Settings {
@@ -148,8 +148,8 @@ func TestScenarioProbeAsFlag(t *testing.T) {
 // TestScenarioProbeRefuses: a setting the probe lacks, or a value its flag
 // would refuse, in one line naming the setting.
 func TestScenarioProbeRefuses(t *testing.T) {
-	var base probeFlags
-	base.register(pflag.NewFlagSet("probe", pflag.ContinueOnError), false)
+	var base probe.Config
+	base.AddFlags(pflag.NewFlagSet("probe", pflag.ContinueOnError), false)
 	tests := []struct {
 		name    string
 		client  map[string]string
@@ -166,7 +166,7 @@ func TestScenarioProbeRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := trialrun.ScenarioProbe(base.config(), bench.Scenario{Client: tt.client})
+			_, err := trialrun.ScenarioProbe(base, bench.Scenario{Client: tt.client})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %v, want one line starting %q", err, tt.wantErr)
 			}

@@ -3,23 +3,20 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench/trialrun"
+	"github.com/kbf-project/kbf/clients"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
+	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/report"
-	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newRunCmd) }
@@ -34,10 +31,9 @@ type runOptions struct {
 	g        *globals
 	base     trialrun.Options
 	cluster  clusterFlags
-	clients  clientFlags
-	load     loadFlags     // loadflags.go
-	external externalFlags // external.go
-	k8s      k8sFlags      // k8s.go
+	clients  clients.Flags
+	load     load.Flags
+	external trialrun.External
 	quiet    bool
 }
 
@@ -86,7 +82,7 @@ faulted broker.
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.base.BrokerSet = cmd.Flags().Changed("broker")
-			o.external.bootstrapSet = cmd.Flags().Changed("bootstrap")
+			o.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := partnerConfig(cmd.Flags(), &o.base.Trial.Probe, &o.load); err != nil {
 				return err
 			}
@@ -96,15 +92,16 @@ faulted broker.
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.base.Trial.Probe, false)
+	o.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.register(cmd.Flags(), true)
 	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
-	o.clients.register(cmd.Flags())
-	o.load.register(cmd.Flags())
+	o.clients.AddFlags(cmd.Flags())
+	o.load.AddFlags(cmd.Flags())
 	f := cmd.Flags()
-	o.registerTrial(f, "")
-	o.external.register(f)
-	o.k8s.register(f)
+	o.base.AddFlags(f, "")
+	registerQuiet(f, &o.quiet)
+	o.external.AddFlags(f)
+	o.base.K8s.AddFlags(f)
 	e := &o.base.Trial
 	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause, a cut, a starved CPU or a packet loss lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause, cpu-starve, packet-loss): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
 	f.StringVar((*string)(&e.LastStep), "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
@@ -118,29 +115,29 @@ faulted broker.
 // options, the one place they are checked.
 func (o *runOptions) validate() error {
 	if o.base.Trial.Kill == "" {
-		return usagef("--fault is required (or --kill): %s", faultNames())
+		return usagef("--fault is required (or --kill): %s", trialrun.FaultNames())
 	}
 	if _, err := o.cluster.options(); err != nil {
 		return err
 	}
-	if _, _, err := o.clients.parse(); err != nil {
+	if _, _, err := o.clients.Parse(); err != nil {
+		return usageError{err}
+	}
+	if _, err := loadConfig(&o.load); err != nil {
 		return err
 	}
-	if _, err := o.load.config(); err != nil {
+	if err := flagError(o.base.CheckDisk()); err != nil {
 		return err
 	}
-	if err := validateDisk(&o.base); err != nil { // diskflags.go
+	if err := flagError(o.base.CheckHiccup()); err != nil {
 		return err
 	}
-	if err := validateHiccup(&o.base); err != nil { // hiccupflags.go
-		return err
-	}
-	if err := o.k8s.validate(o.base.Trial.Kill, o.base.BrokerSet); err != nil {
+	if err := flagError(o.base.K8s.Check(o.base.Trial.Kill, o.base.BrokerSet)); err != nil {
 		return err
 	}
 	// With --target k8s, --bootstrap is the Kubernetes target's first
 	// address, not a remote cluster's.
-	if err := o.external.validate(o.base.Trial.Kill); err != nil && !o.k8s.on() {
+	if err := flagError(o.external.Check(o.base.Trial.Kill)); err != nil && !o.base.K8s.On() {
 		return err
 	}
 	e := o.experimentOptions()
@@ -167,12 +164,12 @@ func flagError(err error) error {
 // to, and those of the flags validate checks.
 func (o *runOptions) experimentOptions() experiment.Options {
 	e := o.base.Trial
-	e.Clients, e.ClientSettings, _ = o.clients.parse() // validated
-	e.Load, _ = o.load.config()                        // validated
+	e.Clients, e.ClientSettings, _ = o.clients.Parse() // validated
+	e.Load, _ = loadConfig(&o.load)                    // validated
 	e.Probe.Security, _ = o.cluster.security()         // validated
 	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
 	e.Hiccup = trialrun.Hiccup(e.Kill, o.base.StarveCPUs, o.base.Loss)
-	e.External = o.external.options()
+	e.External = o.external.Options()
 	if e.Out == "" {
 		e.Out = defaultOut(string(e.Kill))
 	}
@@ -185,9 +182,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 func (o *runOptions) trialOptions() trialrun.Options {
 	b := o.base
 	b.Trial = o.experimentOptions()
-	b.Clients, b.ClientSet = o.clients.list, o.clients.set
-	k := o.k8s
-	b.K8s = trialrun.K8s{Target: k.target, Namespace: k.namespace, Kubeconfig: k.kubeconfig, Selector: k.selector, NetImage: k.netImage}
+	b.Clients, b.ClientSet = o.clients.List, o.clients.Set
 	b.Offline = func(c *compose.Options) { withOffline(c, o.g) }
 	b.Reporter = func(prefix string) experiment.Reporter { return newLaneReporter(o.g.errOut, o.quiet, prefix) }
 	b.Text, b.Log = textReport, o.g.errOut
@@ -200,10 +195,10 @@ func (o *runOptions) trialOptions() trialrun.Options {
 func (o *runOptions) clusterSpec() (platform.Spec, error) {
 	e := o.experimentOptions()
 	switch {
-	case o.k8s.on():
-		return o.k8s.spec(o.external.bootstrap, leadOf(e.Broker), e.Kill, e.Probe.Security, o.g.errOut), nil
-	case len(o.external.bootstrap) > 0:
-		return o.external.remote(e.Probe.Security), nil
+	case o.base.K8s.On():
+		return o.base.K8s.Spec(o.external.Bootstrap, trialrun.Lead(e.Broker), e.Kill, e.Probe.Security, o.g.errOut), nil
+	case len(o.external.Bootstrap) > 0:
+		return o.external.Remote(e.Probe.Security), nil
 	}
 	opts, err := o.cluster.options()
 	if err != nil {
@@ -213,9 +208,6 @@ func (o *runOptions) clusterSpec() (platform.Spec, error) {
 	b := o.trialOptions()
 	return b.DockerSpec(opts, e), nil
 }
-
-// leadOf is the broker the cluster is shaped for (trialrun.Lead).
-func leadOf(broker string) string { return trialrun.Lead(broker) }
 
 // openCluster opens the cluster spec names; a compose file or a kubeconfig
 // kbf cannot use is a usage error.
@@ -232,8 +224,8 @@ func openCluster(ctx context.Context, spec func() (platform.Spec, error)) (clust
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	if names, _, _ := o.clients.parse(); len(names) > 0 { // validated
-		if err := checkBuilt(names); err != nil {
+	if names, _, _ := o.clients.Parse(); len(names) > 0 { // validated
+		if err := clients.CheckBuilt(names); err != nil {
 			return err
 		}
 	}
@@ -245,106 +237,10 @@ func runTrials(ctx context.Context, o *runOptions) error {
 	rep := newReporter(o.g.errOut, o.quiet)
 	defer rep.clear()
 	opt := o.experimentOptions()
-	r := newRunner(opt, t, rep)
+	r := trialrun.NewExperiment(opt, t, rep)
 	reports := &report.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
 	if err := flagError(r.Run(ctx, reports.Recorded)); err != nil {
 		return err
 	}
 	return reports.Done(opt.Out)
 }
-
-// newRunner is the trial protocol of kbf run and kbf probe on target t
-// (trialrun.NewExperiment).
-func newRunner(opt experiment.Options, t cluster.Cluster, rep experiment.Reporter) *experiment.Runner {
-	return trialrun.NewExperiment(opt, t, rep)
-}
-
-// analyseRecorded analyses a trial the runner has just recorded in dir,
-// once, and writes its reports beside it (report.JustRecorded).
-func analyseRecorded(ctx context.Context, dir string) (*analysis.Trial, error) {
-	return report.JustRecorded(ctx, dir, textReport)
-}
-
-// registerTrial adds the flags of one trial, which kbf run and kbf bench
-// share; scenario says, for kbf bench, what a scenario's own setting does
-// to the flag.
-func (o *runOptions) registerTrial(f *pflag.FlagSet, scenario string) {
-	over := func(key string) string {
-		if scenario == "" {
-			return ""
-		}
-		return " (a scenario's " + key + ": " + scenario + ")"
-	}
-	e, b := &o.base.Trial, &o.base
-	f.Var(faultFlag{&e.Kill}, "fault", "the fault: "+faultHelp+over("fault"))
-	f.Var(faultFlag{&e.Kill}, "kill", "the same as --fault, its short form for sigkill, sigterm and pause")
-	registerQuiet(f, &o.quiet)
-	f.DurationVar(&e.ReplicaInterval, "replica-interval", 100*time.Millisecond, "how often the replica view (replicas.csv) asks each broker for its replicas' LEO and the HW; 0 turns it off")
-	f.StringVar(&e.Broker, "broker", "k1", "the broker to fault, by service name; coordinator: the consumer group's coordinator at the fault (needs --consumer group)"+over("broker"))
-	f.DurationVar(&e.Duration, "duration", 30*time.Second, "the longest each trial probes (see --settle)"+over("duration"))
-	f.BoolVar(&e.Failback, "failback", false, "once probing after the fault is over, bring the broker back with the probe running: its restart, its catching up and the preferred leader election, then --failback-for more; the report shows the failback's stall and its tail latency against the baseline's"+over("failback"))
-	f.DurationVar(&e.FailbackAfter, "failback-for", 0, "with --failback: how long to probe on after the preferred leader election (default 1m0s)")
-	f.DurationVar(&e.Settle, "settle", experiment.DefaultSettle, "end probing this long after the fault's consequence (the broker out of every ISR) and every probed partition acking and reading steadily again; 0 probes for all of --duration"+over("settle"))
-	f.DurationVar(&e.FaultAfter, "fault-after", 8*time.Second, "when, after the probe starts, the fault is injected"+over("fault_after"))
-	registerImage(f, &b.Image)
-	f.DurationVar(&e.Grace, "grace", 120*time.Second, "sigterm: how long the broker may take to stop before it is SIGKILLed")
-	f.DurationVar(&e.RecoveryTimeout, "recovery-timeout", 3*time.Minute, "how long recovery may take")
-	f.StringVar(&b.DiskSize, "disk-size", "128m", "disk-full: the size of the tmpfs the faulted broker's log directory is given (and the fault fills)")
-	registerDisk(f, b)   // diskflags.go
-	registerHiccup(f, b) // hiccupflags.go
-	d := experiment.DefaultBaseline
-	f.DurationVar(&e.Baseline.Period, "baseline", d.Period, "how long every partition must ack and read steadily before the fault")
-	f.DurationVar(&e.Baseline.Gap, "baseline-gap", d.Gap, "the longest ack or read gap that is steady (default max(10 × --interval, 200ms))")
-	f.DurationVar(&e.Baseline.Timeout, "baseline-timeout", d.Timeout, "how long past --fault-after to wait for a healthy baseline")
-}
-
-// faultFlag is --fault (and --kill): one of the fault kinds results knows.
-type faultFlag struct{ k *results.FaultKind }
-
-func (f faultFlag) String() string {
-	if f.k == nil {
-		return ""
-	}
-	return string(*f.k)
-}
-
-func (f faultFlag) Type() string { return "fault" }
-
-func (f faultFlag) Set(v string) error {
-	k := results.FaultKind(v)
-	if !k.Known() {
-		return fmt.Errorf("%q is not a fault: want %s", v, faultNames())
-	}
-	if *f.k != "" && *f.k != k {
-		return fmt.Errorf("%q: the fault is already %s (--fault and --kill name one fault)", v, *f.k)
-	}
-	*f.k = k
-	return nil
-}
-
-func faultNames() string {
-	var names []string
-	for _, k := range results.FaultKinds() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
-}
-
-// faultHelp says what each fault does, for --fault's help.
-const faultHelp = "sigkill (process killed), sigterm (graceful stop), pause (process frozen " +
-	"until recovery, or for --return-after), isolate (every network link cut, the process running), " +
-	"isolate-controller (cut from the controller quorum only), isolate-clients " +
-	"(cut from the clients only), isolate-replication (cut from the other brokers only: " +
-	"acks=all waits until an ISR shrinks after replica.lag.time.max.ms); the network faults need root; " +
-	"two-brokers (the broker and the next SIGKILLed, the second started again after --return-after), " +
-	"rolling (every broker stopped gracefully and started in turn, the next once every ISR is full; the probe runs on 10 s after the roll), " +
-	"controller-kill and controller-pause (the quorum's active controller killed, or frozen until recovery; needs --controllers 3), " +
-	"last-replica (partition 0's followers stopped one by one, then its leader by --last-step, then the followers started, then the leader), " +
-	"disk-full (the broker's log directory, a tmpfs of --disk-size, filled until writes fail; recovery restarts it on an empty one), " +
-	"disk-slow (every write and fsync into the broker's log directory waits --disk-delay), " +
-	"disk-error (the broker's log directory answers EIO), " +
-	"power-loss (what the broker, or with --brokers-lost all-replicas every broker, wrote and did not fsync is lost, then it is killed; recovery starts it on what was synced); " +
-	"the three disk faults serve the log directory through a FUSE layer and need root on the Docker host; " +
-	"cpu-starve (the broker's container held to --starve-cpus of a CPU, its process running), " +
-	"packet-loss (--loss of the broker's packets dropped at random each way, its links up; needs root): " +
-	"with --return-after, hiccups a healthy broker may have"

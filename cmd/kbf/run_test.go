@@ -56,8 +56,8 @@ func TestRunFlags(t *testing.T) {
 		{name: "external on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092,b2:9092", "--ready-file", "r", "--on-ready", "true", "--heal-margin", "2s"},
 			check: func(t *testing.T, o *runOptions) {
 				e := o.experimentOptions().External
-				if len(o.external.bootstrap) != 2 || e.ReadyFile != "r" || e.OnReady != "true" || e.Margin != 2*time.Second {
-					t.Errorf("external options %+v, bootstrap %v", e, o.external.bootstrap)
+				if len(o.external.Bootstrap) != 2 || e.ReadyFile != "r" || e.OnReady != "true" || e.Margin != 2*time.Second {
+					t.Errorf("external options %+v, bootstrap %v", e, o.external.Bootstrap)
 				}
 			}},
 		{name: "another fault on a remote cluster", args: []string{"run", "--fault", "pause", "--bootstrap", "b1:9092"},
@@ -66,8 +66,8 @@ func TestRunFlags(t *testing.T) {
 			wantErr: "--logs, --logs-command, --ready-file, --on-ready and --heal-margin are --fault external's"},
 		{name: "a logs command", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--on-ready", "true", "--logs-command", "kubectl logs -n kafka my-kafka-{id} --since-time={since}"},
 			check: func(t *testing.T, o *runOptions) {
-				if o.external.logsCommand != "kubectl logs -n kafka my-kafka-{id} --since-time={since}" {
-					t.Errorf("logs command %q", o.external.logsCommand)
+				if o.external.LogsCommand != "kubectl logs -n kafka my-kafka-{id} --since-time={since}" {
+					t.Errorf("logs command %q", o.external.LogsCommand)
 				}
 			}},
 		{name: "a logs command with a placeholder kbf does not know", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs-command", "kubectl logs {pod}"},

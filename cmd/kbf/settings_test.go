@@ -15,8 +15,8 @@ import (
 // every flag it names is one kbf run and kbf probe take.
 func TestSettingFlags(t *testing.T) {
 	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	f := &probeFlags{}
-	f.register(fs, true)
+	f := &probe.Config{}
+	f.AddFlags(fs, true)
 	c := probe.Defaults()
 	effective := c.Effective()
 	for setting, flag := range settingFlags {

@@ -27,15 +27,14 @@ type tuneOptions struct {
 	trials   int
 	out      string
 	estimate bool
-	// clusters is --clusters, as kbf bench's.
-	clusters int
 }
 
 func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	// tune makes kbf's own clusters: it takes no --target.
-	o := &tuneOptions{run: runOptions{g: g, k8s: k8sFlags{target: targetDocker}}}
+	o := &tuneOptions{run: runOptions{g: g}}
+	o.run.base.K8s.Target = trialrun.TargetDocker
 	o.run.base.Trial.Repeat = 1
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
@@ -77,18 +76,19 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 			return runF(cmd.Context(), o)
 		},
 	}
-	registerProbe(cmd.Flags(), &o.run.base.Trial.Probe, false)
+	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.registerTrial(f, "kbf tune sets it")
+	o.run.base.AddFlags(f, "kbf tune sets it")
+	registerQuiet(f, &o.run.quiet)
 	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
 	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
 	f.DurationSliceVar(&o.starves, "tolerate-starve", nil, "a hiccup to tolerate: the broker's container starved to --starve-cpus of a CPU (default 0.05) this long (comma-separated or repeated), e.g. 2s")
 	f.StringSliceVar(&o.losses, "tolerate-loss", nil, "a hiccup to tolerate: SHARE:LENGTH of the broker's packets dropped each way (comma-separated or repeated), e.g. 30%:2s; needs root")
-	registerTrials(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
+	bench.AddTrialsFlag(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
-	registerClusters(f, &o.clusters, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings")
+	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
 	return wrapHelp(cmd)
 }
 
@@ -105,8 +105,8 @@ func (o *tuneOptions) validate() error {
 	if err := g.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if o.clusters < 1 || o.clusters > maxClusters {
-		return usagef("--clusters %d: want 1 to %d", o.clusters, maxClusters)
+	if err := flagError(o.run.base.CheckLanes(false)); err != nil {
+		return err
 	}
 	r := trialrun.New(o.run.trialOptions())
 	defer r.Close()
@@ -157,7 +157,6 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 		return nil
 	}
 	opt := o.run.trialOptions()
-	opt.Clusters = o.clusters
 	runner := trialrun.New(opt)
 	defer runner.Close()
 	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: bench.ClientEnv(),

@@ -13,12 +13,13 @@ import (
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/compare"
 	"github.com/kbf-project/kbf/internal/testsupport/testtrial"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 )
 
 // recordedRunner runs a trial by unpacking analysis/testdata's recorded
 // trial of the scenario's fault, then analyses it as kbf bench's runner
-// does (analyseRecorded), so the benchmark measures that one analysis.
+// does (report.JustRecorded), so the benchmark measures that one analysis.
 type recordedRunner struct{ t *testing.T }
 
 func (recordedRunner) Check(bench.Scenario) error { return nil }
@@ -36,7 +37,7 @@ func (r recordedRunner) Trial(ctx context.Context, s bench.Scenario, dir string)
 	if err := os.Rename(filepath.Join(tmp, results.TrialDir(1)), dir); err != nil {
 		return nil, err
 	}
-	return analyseRecorded(ctx, dir)
+	return report.JustRecorded(ctx, dir, textReport)
 }
 
 // TestUntilDecidedExit checks kbf bench --until-decided's answer as kbf
@@ -56,7 +57,7 @@ func TestUntilDecidedExit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			o := &benchOptions{run: runOptions{g: &globals{out: &out, errOut: &errOut}}, out: t.TempDir(), gate: compare.SequentialGate}
+			o := &benchOptions{run: runOptions{g: &globals{out: &out, errOut: &errOut}}, out: t.TempDir(), budget: bench.Budget{Gate: compare.SequentialGate}}
 			f := &bench.File{Trials: tt.budget, Scenarios: []bench.Scenario{{Name: "a", Fault: tt.a}, {Name: "b", Fault: tt.b}}}
 			b := &bench.Bench{File: f, Dir: o.out, Runner: recordedRunner{t}}
 			err := runUntilDecided(context.Background(), o, b)

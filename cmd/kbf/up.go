@@ -90,7 +90,7 @@ docker compose is used as it is.
 	f := cmd.Flags()
 	o.cluster.register(f, true)
 	o.cluster.registerSecurity(f, g.errOut)
-	registerImage(f, &o.image)
+	compose.AddImageFlag(f, &o.image)
 	f.StringVar(&o.probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
 	f.Int16Var(&o.probed.ReplicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")

@@ -12,9 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbf-project/kbf/bench/trialrun"
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/platform"
+	"github.com/kbf-project/kbf/probe"
+	"github.com/kbf-project/kbf/report"
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/watch"
 )
@@ -23,9 +26,9 @@ func init() { commands = append(commands, newWatchCmd) }
 
 type watchOptions struct {
 	g       *globals
-	flags   probeFlags
+	flags   probe.Config
 	cluster clusterFlags
-	k8s     k8sFlags
+	k8s     trialrun.K8s
 	opt     watch.Options
 	metrics string
 	// logs and logsCommand are where a --bootstrap cluster's node logs
@@ -82,19 +85,13 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 		},
 	}
 	f := cmd.Flags()
-	o.flags.register(f, true)
+	o.flags.AddFlags(f, true)
 	o.cluster.register(f, false)
 	o.cluster.registerSecurity(f, g.errOut)
-	o.k8s.register(f)
+	o.k8s.AddFlags(f)
 	registerQuiet(f, &o.quiet)
-	f.DurationVar(&o.opt.Stall, "stall", o.opt.Stall, "a partition's acks or reads stopped for longer than this is an incident")
-	f.DurationVar(&o.opt.Before, "before", o.opt.Before, "how much of the probe's records before an incident's first sign its directory keeps")
-	f.DurationVar(&o.opt.Settle, "settle", o.opt.Settle, "an incident has recovered once every partition has acked and been read steadily this long")
-	f.DurationVar(&o.opt.Poll, "poll", o.opt.Poll, "how often the cluster's metadata is asked for")
-	f.DurationVar(&o.opt.Longest, "longest", o.opt.Longest, "an incident open this long is written as it is, to bound memory")
-	f.Var(&o.opt.Retain, "retain", "keep the last N incidents (50), or those of the last DURATION (72h, 30d); default all")
-	f.StringVar(&o.opt.Out, "out", "kbf-watch", "the watch's directory: incident-0001, incident-0002, …")
-	registerLogs(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
+	o.opt.AddFlags(f)
+	platform.AddLogsFlags(f, &o.logs, &o.logsCommand, "with --bootstrap", " after each incident", "the incident's window start")
 	f.StringVar(&o.metrics, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, e.g. 127.0.0.1:9464 (default off)")
 	return wrapHelp(cmd)
 }
@@ -102,13 +99,13 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 // validate checks every flag before the cluster is reached: a flag kbf
 // cannot use is exit 2 at once, never found out once the cluster answers.
 func (o *watchOptions) validate() error {
-	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.config().Bootstrap); err != nil {
+	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
 		return err
 	}
 	if err := o.validateLogs(); err != nil {
 		return err
 	}
-	if err := o.k8s.validateTarget(); err != nil {
+	if err := flagError(o.k8s.CheckTarget()); err != nil {
 		return err
 	}
 	if _, err := o.cluster.options(); err != nil {
@@ -130,8 +127,8 @@ func (o *watchOptions) validate() error {
 	if err := opt.Validate(); err != nil {
 		return usageError{err}
 	}
-	if o.k8s.on() {
-		if err := platform.CheckKubeconfig(o.k8s.kubeconfig); err != nil {
+	if o.k8s.On() {
+		if err := platform.CheckKubeconfig(o.k8s.Kubeconfig); err != nil {
 			return usageError{err}
 		}
 	}
@@ -159,17 +156,16 @@ func (o *watchOptions) validateLogs() error {
 	if o.logs == "" && o.logsCommand == "" {
 		return nil
 	}
-	if !o.bootstrapSet || o.k8s.on() {
+	if !o.bootstrapSet || o.k8s.On() {
 		return usagef("--logs and --logs-command are for a --bootstrap cluster: kbf reads its own cluster's and Kubernetes' logs itself")
 	}
-	e := externalFlags{logs: o.logs, logsCommand: o.logsCommand}
-	return e.validate(results.FaultExternal)
+	return flagError(trialrun.CheckLogs(o.logs, o.logsCommand))
 }
 
 // options are the watch's options from the flags.
 func (o *watchOptions) options() watch.Options {
 	opt := o.opt
-	opt.Probe = o.flags.config()
+	opt.Probe = o.flags
 	opt.Probe.Security, _ = o.cluster.security() // checked before
 	opt.Version, opt.Command = version, append([]string{"kbf"}, os.Args[1:]...)
 	return opt
@@ -179,12 +175,12 @@ func (o *watchOptions) options() watch.Options {
 func (o *watchOptions) clusterSpec() (platform.Spec, error) {
 	opt := o.options()
 	switch {
-	case o.k8s.on():
+	case o.k8s.On():
 		var bs []string
 		if o.bootstrapSet {
 			bs = opt.Probe.Bootstrap
 		}
-		return o.k8s.spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
+		return o.k8s.Spec(bs, "", results.FaultExternal, opt.Probe.Security, o.g.errOut), nil
 	case o.bootstrapSet:
 		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
@@ -244,7 +240,7 @@ func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry 
 // trials, says its digest and sets the metrics' last phases.
 func recordedBy(m *watch.Metrics, rep *termReporter) watch.Recorded {
 	return func(ctx context.Context, dir string, _ *watch.Incident) error {
-		tr, err := analyseRecorded(ctx, dir)
+		tr, err := report.JustRecorded(ctx, dir, textReport)
 		if err != nil {
 			return err
 		}
