@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/internal/moment"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -53,7 +52,12 @@ func runsIn(p results.Probe, from, to time.Time) []missedRun {
 	for _, r := range ms.Runs {
 		a, b := r.From, r.From.Add(time.Duration(r.Slots)*p.Interval)
 		if !from.IsZero() {
-			a, b = moment.Later(a, from), moment.Earlier(b, to)
+			if a.Before(from) {
+				a = from
+			}
+			if b.After(to) {
+				b = to
+			}
 			if !b.After(a) {
 				continue
 			}
