@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kbf-project/kbf/compose"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ type benchOptions struct {
 	// run holds the flags bench shares with kbf run: the scenario without
 	// a FILE, and the cluster's and the probe's settings either way.
 	run     runOptions
-	cluster clusterFlags
+	cluster compose.Flags
 	file    string
 	budget  bench.Budget
 	fresh   bool
@@ -88,10 +89,10 @@ The scenario file:
 		},
 	}
 	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.cluster.register(cmd.Flags(), true)
+	o.cluster.AddFlags(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
-	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.base.AddFlags(f, "overrides it")
 	registerQuiet(f, &o.run.quiet)
@@ -123,11 +124,11 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	} else if err := flagError(o.run.external.Check(o.run.base.Trial.Kill)); err != nil {
 		return err
 	}
-	if _, err := o.cluster.options(); err != nil {
-		return err
+	if _, err := o.cluster.Options(); err != nil {
+		return usage(err)
 	}
-	if _, err := o.run.cluster.security(); err != nil {
-		return err
+	if _, err := o.run.cluster.Security(); err != nil {
+		return usage(err)
 	}
 	if err := o.budget.Check(cmd.Flags().Changed, o.file != ""); err != nil {
 		return usageError{err}
@@ -149,7 +150,7 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
 		c := o.run.base.Trial.Probe
-		cl, _ := o.cluster.options() // validated
+		cl, _ := o.cluster.Options() // validated
 		e := o.run.external
 		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
 			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
@@ -157,10 +158,10 @@ func (o *benchOptions) benchFile() (*bench.File, error) {
 		if o.run.base.Trial.Kill == results.FaultExternal {
 			// The embedded cluster's size is a default here, not asked
 			// for: only a size given is refused.
-			if !o.cluster.fs.Changed("brokers") {
+			if !o.cluster.Given("brokers") {
 				s.Brokers = 0
 			}
-			if !o.cluster.fs.Changed("controllers") {
+			if !o.cluster.Given("controllers") {
 				s.Controllers = 0
 			}
 		}

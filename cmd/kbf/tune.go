@@ -71,7 +71,7 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 		},
 	}
 	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.base.AddFlags(f, "kbf tune sets it")
 	registerQuiet(f, &o.run.quiet)

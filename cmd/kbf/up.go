@@ -14,7 +14,7 @@ func init() { commands = append(commands, newUpCmd) }
 
 type upOptions struct {
 	g       *globals
-	cluster clusterFlags
+	cluster compose.Flags
 	image   string
 	// probed is --topic's, its flags bound into it; singleTopic the
 	// single-replica topic's name ("" for none).
@@ -76,9 +76,9 @@ docker compose is used as it is.
 			if o.singleTopic == o.probed.Name {
 				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
 			}
-			opts, err := o.cluster.options()
+			opts, err := o.cluster.Options()
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			opts.Topics = o.topics()
 			if err := compose.Check(opts); err != nil {
@@ -88,8 +88,8 @@ docker compose is used as it is.
 		},
 	}
 	f := cmd.Flags()
-	o.cluster.register(f, true)
-	o.cluster.registerSecurity(f, g.errOut)
+	o.cluster.AddFlags(f, true)
+	o.cluster.AddSecurityFlags(f, g.errOut)
 	compose.AddImageFlag(f, &o.image)
 	f.StringVar(&o.probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
 	f.Int32Var(&o.probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
@@ -101,9 +101,9 @@ docker compose is used as it is.
 }
 
 func runUp(ctx context.Context, o *upOptions) error {
-	opts, err := o.cluster.options()
+	opts, err := o.cluster.Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	opts.Image, opts.Topics = o.image, o.topics()
 	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, p.Line()) }

@@ -93,7 +93,7 @@ func TestUpFlags(t *testing.T) {
 			args: []string{"up", "--brokers", "5", "--controllers", "3", "--config", "broker.session.timeout.ms=4000",
 				"--config", "c2:broker.heartbeat.interval.ms=1000"},
 			check: func(t *testing.T, o *upOptions) {
-				opts, err := o.cluster.options()
+				opts, err := o.cluster.Options()
 				want := []compose.Setting{{Key: "broker.session.timeout.ms", Value: "4000"},
 					{Node: "c2", Key: "broker.heartbeat.interval.ms", Value: "1000"}}
 				if err != nil || opts.Brokers != 5 || opts.Controllers != 3 || !slices.Equal(opts.Config, want) {
