@@ -11,7 +11,6 @@ import (
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
-	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -149,21 +148,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		c := o.run.base.Trial.Probe
-		cl, _ := o.cluster.Options() // validated
-		e := o.run.external
-		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
-			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
-			Bootstrap: e.Bootstrap, Logs: e.Logs, LogsCommand: e.LogsCommand, OnReady: e.OnReady, ReadyFile: e.ReadyFile, HealMargin: e.Margin}
-		if o.run.base.Trial.Kill == results.FaultExternal {
-			// The embedded cluster's size is a default here, not asked
-			// for: only a size given is refused.
-			if !o.cluster.Given("brokers") {
-				s.Brokers = 0
-			}
-			if !o.cluster.Given("controllers") {
-				s.Controllers = 0
-			}
+		s, err := o.run.base.Scenario(&o.cluster, o.run.external, o.fresh)
+		if err != nil {
+			return nil, usage(err)
 		}
 		f, err := bench.FromRun(s, o.budget.Trials)
 		if err != nil {
