@@ -126,18 +126,7 @@ func (o *runOptions) validate() error {
 	if _, err := loadConfig(&o.load); err != nil {
 		return err
 	}
-	if err := flagError(o.base.CheckDisk()); err != nil {
-		return err
-	}
-	if err := flagError(o.base.CheckHiccup()); err != nil {
-		return err
-	}
-	if err := flagError(o.base.K8s.Check(o.base.Trial.Kill, o.base.BrokerSet)); err != nil {
-		return err
-	}
-	// With --target k8s, --bootstrap is the Kubernetes target's first
-	// address, not a remote cluster's.
-	if err := flagError(o.external.Check(o.base.Trial.Kill)); err != nil && !o.base.K8s.On() {
+	if err := flagError(o.base.CheckFlags(&o.external)); err != nil {
 		return err
 	}
 	e := o.experimentOptions()
