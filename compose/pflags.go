@@ -1,8 +1,10 @@
 package compose
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -101,4 +103,55 @@ func (f *Flags) Options() (Options, error) {
 		sh.BrokersSet, sh.ControllersSet = f.Given("brokers"), f.Given("controllers")
 	}
 	return o, sh.Apply(&o)
+}
+
+// UpFlags are kbf up's own flags: the image, the probed topic (its flags
+// bound into Probed), the single-replica topic's name ("" for none) and
+// how long to wait for the cluster to be whole.
+type UpFlags struct {
+	Image       string
+	Probed      Topic
+	SingleTopic string
+	Timeout     time.Duration
+}
+
+// AddFlags adds --image, --topic, --partitions, --replication-factor,
+// --min-insync, --single-topic and --timeout to fs, over the default
+// topics (DefaultTopics).
+func (u *UpFlags) AddFlags(fs *pflag.FlagSet) {
+	def := DefaultTopics()
+	AddImageFlag(fs, &u.Image)
+	fs.StringVar(&u.Probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
+	fs.Int32Var(&u.Probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
+	fs.Int16Var(&u.Probed.ReplicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
+	fs.IntVar(&u.Probed.MinInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
+	fs.StringVar(&u.SingleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
+	fs.DurationVar(&u.Timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
+}
+
+// Check refuses an empty --image given (imageGiven), a --timeout not
+// positive and a --single-topic that is --topic.
+func (u *UpFlags) Check(imageGiven bool) error {
+	switch {
+	case imageGiven && u.Image == "":
+		return errors.New("--image: must not be empty")
+	case u.Timeout <= 0:
+		return fmt.Errorf("--timeout %v: must be positive", u.Timeout)
+	case u.SingleTopic == u.Probed.Name:
+		return fmt.Errorf("--single-topic %q: must differ from --topic", u.SingleTopic)
+	}
+	return nil
+}
+
+// Topics returns the topics the flags describe: the probed one, and the
+// single-replica one unless its name is "".
+func (u *UpFlags) Topics() []Topic {
+	ts := []Topic{u.Probed}
+	if u.SingleTopic != "" {
+		single := DefaultTopics()[1]
+		single.Name = u.SingleTopic
+		single.Brokers = nil // one replica: on the first broker, whatever its id
+		ts = append(ts, single)
+	}
+	return ts
 }

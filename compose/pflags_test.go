@@ -55,3 +55,45 @@ func TestFlagsGivenUnbound(t *testing.T) {
 		t.Error("flags never added report one given")
 	}
 }
+
+func TestUpFlags(t *testing.T) {
+	cases := []struct {
+		name    string
+		args    []string
+		topics  int
+		wantErr string
+	}{
+		{name: "defaults", topics: 2},
+		{name: "no single topic", args: []string{"--single-topic", ""}, topics: 1},
+		{name: "an empty image", args: []string{"--image", ""}, wantErr: "--image: must not be empty"},
+		{name: "no time", args: []string{"--timeout", "0s"}, wantErr: "--timeout 0s: must be positive"},
+		{name: "one name twice", args: []string{"--topic", "t", "--single-topic", "t"}, wantErr: `--single-topic "t": must differ from --topic`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var u UpFlags
+			fs := pflag.NewFlagSet("up", pflag.ContinueOnError)
+			u.AddFlags(fs)
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			err := u.Check(fs.Changed("image"))
+			if c.wantErr != "" {
+				if err == nil || err.Error() != c.wantErr {
+					t.Fatalf("error %v, want %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := u.Topics()
+			if len(ts) != c.topics || ts[0].Name != DefaultTopics()[0].Name {
+				t.Errorf("topics %+v", ts)
+			}
+			if len(ts) == 2 && ts[1].Brokers != nil {
+				t.Errorf("the single-replica topic is placed: %+v", ts[1])
+			}
+		})
+	}
+}
