@@ -272,3 +272,24 @@ func (o *Options) CheckLanes(clustersSet bool) error {
 	}
 	return nil
 }
+
+// CheckFlags checks, in kbf run's order, the flags of a trial's fault
+// and of where its cluster lives: the disk faults' (CheckDisk), the
+// hiccups' (CheckHiccup), Kubernetes' (K8s.Check), then a remote
+// cluster's (External.Check), unless the trial is on Kubernetes, whose
+// --bootstrap is its first address, not a remote cluster's.
+func (o *Options) CheckFlags(ext *External) error {
+	if err := o.CheckDisk(); err != nil {
+		return err
+	}
+	if err := o.CheckHiccup(); err != nil {
+		return err
+	}
+	if err := o.K8s.Check(o.Trial.Kill, o.BrokerSet); err != nil {
+		return err
+	}
+	if err := ext.Check(o.Trial.Kill); err != nil && !o.K8s.On() {
+		return err
+	}
+	return nil
+}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kbf-project/kbf/compose"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
-	"github.com/kbf-project/kbf/results"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -19,7 +19,7 @@ type benchOptions struct {
 	// run holds the flags bench shares with kbf run: the scenario without
 	// a FILE, and the cluster's and the probe's settings either way.
 	run     runOptions
-	cluster clusterFlags
+	cluster compose.Flags
 	file    string
 	budget  bench.Budget
 	fresh   bool
@@ -88,10 +88,10 @@ The scenario file:
 		},
 	}
 	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.cluster.register(cmd.Flags(), true)
+	o.cluster.AddFlags(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
-	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.base.AddFlags(f, "overrides it")
 	registerQuiet(f, &o.run.quiet)
@@ -123,11 +123,11 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 	} else if err := flagError(o.run.external.Check(o.run.base.Trial.Kill)); err != nil {
 		return err
 	}
-	if _, err := o.cluster.options(); err != nil {
-		return err
+	if _, err := o.cluster.Options(); err != nil {
+		return usage(err)
 	}
-	if _, err := o.run.cluster.security(); err != nil {
-		return err
+	if _, err := o.run.cluster.Security(); err != nil {
+		return usage(err)
 	}
 	if err := o.budget.Check(cmd.Flags().Changed, o.file != ""); err != nil {
 		return usageError{err}
@@ -148,21 +148,9 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		c := o.run.base.Trial.Probe
-		cl, _ := o.cluster.options() // validated
-		e := o.run.external
-		s := bench.Scenario{Fault: string(o.run.base.Trial.Kill), Acks: c.Acks, Interval: c.Interval, Fresh: o.fresh,
-			Compose: cl.File, ProjectName: cl.ProjectName, Brokers: cl.Brokers, Controllers: cl.Controllers, Config: o.cluster.Config,
-			Bootstrap: e.Bootstrap, Logs: e.Logs, LogsCommand: e.LogsCommand, OnReady: e.OnReady, ReadyFile: e.ReadyFile, HealMargin: e.Margin}
-		if o.run.base.Trial.Kill == results.FaultExternal {
-			// The embedded cluster's size is a default here, not asked
-			// for: only a size given is refused.
-			if !o.cluster.fs.Changed("brokers") {
-				s.Brokers = 0
-			}
-			if !o.cluster.fs.Changed("controllers") {
-				s.Controllers = 0
-			}
+		s, err := o.run.base.Scenario(&o.cluster, o.run.external, o.fresh)
+		if err != nil {
+			return nil, usage(err)
 		}
 		f, err := bench.FromRun(s, o.budget.Trials)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,21 +13,12 @@ import (
 
 func init() { commands = append(commands, newCompareCmd) }
 
-type compareOptions struct {
-	old, new []string
-	args     compare.GateArgs
-	gate     compare.Gate
-	format   string
-	markdown string
-	noFail   bool
-}
-
 func newCompareCmd(g *globals) *cobra.Command {
-	return newCompareCmdF(g, func(ctx context.Context, o *compareOptions) error { return runCompare(ctx, g, o) })
+	return newCompareCmdF(g, func(ctx context.Context, o *compare.Options) error { return runCompare(ctx, g, o) })
 }
 
-func newCompareCmdF(g *globals, runF func(context.Context, *compareOptions) error) *cobra.Command {
-	o := &compareOptions{gate: compare.DefaultGate}
+func newCompareCmdF(g *globals, runF func(context.Context, *compare.Options) error) *cobra.Command {
+	o := compare.NewOptions()
 	cmd := &cobra.Command{
 		Use:   "compare OLD NEW",
 		Short: "Compare two benchmarks and gate on a regression",
@@ -77,65 +67,28 @@ whatever the verdict (figures, not a verdict).`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.old, o.new = splitPaths(args[0]), splitPaths(args[1])
-			if err := o.validate(); err != nil {
-				return err
+			o.SetSides(args[0], args[1])
+			if err := o.Check(); err != nil {
+				return usageError{err}
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
-	f := cmd.Flags()
-	o.args.AddFlags(f, &o.gate)
-	f.StringVarP(&o.format, "output", "o", "text", "text, md or json (every row's p and the p adjusted for the metrics tested with it)")
-	f.StringVar(&o.markdown, "markdown", "", "also write the comparison as Markdown to this file (e.g. $GITHUB_STEP_SUMMARY), appending")
-	f.BoolVar(&o.noFail, "no-fail", false, "exit 0 whatever the verdict")
+	o.AddFlags(cmd.Flags())
 	return wrapHelp(cmd)
 }
 
-func splitPaths(arg string) []string {
-	var out []string
-	for _, p := range strings.Split(arg, ",") {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (o *compareOptions) validate() error {
-	if len(o.old) == 0 || len(o.new) == 0 {
-		return usagef("compare takes OLD and NEW: bench.txt files or kbf bench directories")
-	}
-	if err := o.gate.Parse(o.args); err != nil {
-		return usageError{err}
-	}
-	if compare.Writers[o.format] == nil {
-		return usagef("--output %q: want text, md or json", o.format)
-	}
-	return nil
-}
-
-func runCompare(ctx context.Context, g *globals, o *compareOptions) error {
-	old, new, err := compare.ReadSides(ctx, o.old, o.new)
-	if err != nil {
-		return sidesError(err)
-	}
-	res, err := compare.Compare(ctx, old, new, o.gate)
+// runCompare compares the sides (compare.Options.Run) and exits with
+// the verdict, unless --no-fail.
+func runCompare(ctx context.Context, g *globals, o *compare.Options) error {
+	res, err := o.Run(ctx, g.out)
 	if nm := (*compare.NotMeasuredError)(nil); errors.As(err, &nm) {
 		return usagef("--metric %v", nm)
 	}
 	if err != nil {
-		return err
+		return sidesError(err)
 	}
-	if err := compare.Writers[o.format](g.out, res); err != nil {
-		return err
-	}
-	if o.markdown != "" {
-		if err := compare.AppendMarkdown(o.markdown, res); err != nil {
-			return fmt.Errorf("--markdown: %w", err)
-		}
-	}
-	if o.noFail {
+	if o.NoFail {
 		return nil
 	}
 	return verdictExit(res.Verdict, res.Summary())

@@ -15,7 +15,7 @@ func init() { commands = append(commands, newDownCmd) }
 
 type downOptions struct {
 	g       *globals
-	cluster clusterFlags
+	cluster compose.Flags
 	timeout time.Duration
 }
 
@@ -38,21 +38,21 @@ down would (named volumes stay).
 			if o.timeout <= 0 {
 				return usagef("--timeout %v: must be positive", o.timeout)
 			}
-			if _, err := o.cluster.options(); err != nil {
-				return err
+			if _, err := o.cluster.Options(); err != nil {
+				return usage(err)
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.cluster.register(cmd.Flags(), false)
+	o.cluster.AddFlags(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Minute, "how long removing may take")
 	return wrapHelp(cmd)
 }
 
 func runDown(ctx context.Context, o *downOptions) error {
-	opts, err := o.cluster.options()
+	opts, err := o.cluster.Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	opts.Topics = []compose.Topic{} // down makes none, and a small file may not fit the defaults
 	c, err := compose.New(opts)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/kbf-project/kbf/compose"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,7 +22,7 @@ func init() { commands = append(commands, newProbeCmd) }
 type probeOptions struct {
 	g        *globals
 	flags    probe.Config
-	cluster  clusterFlags
+	cluster  compose.Flags
 	duration time.Duration
 	out      string
 	// bootstrapSet is true when --bootstrap was given: the probe then
@@ -58,11 +59,11 @@ there.
 			if err := partnerConfig(cmd.Flags(), &o.flags, &o.load); err != nil {
 				return err
 			}
-			if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
+			if err := checkBootstrap(&o.cluster, o.bootstrapSet, o.flags.Bootstrap); err != nil {
 				return err
 			}
-			if _, err := o.cluster.options(); err != nil {
-				return err
+			if _, err := o.cluster.Options(); err != nil {
+				return usage(err)
 			}
 			if _, err := loadConfig(&o.load); err != nil {
 				return err
@@ -80,8 +81,8 @@ there.
 		},
 	}
 	o.flags.AddFlags(cmd.Flags(), true)
-	o.cluster.register(cmd.Flags(), false)
-	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.cluster.AddFlags(cmd.Flags(), false)
+	o.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	registerQuiet(cmd.Flags(), &o.quiet)
 	o.load.AddFlags(cmd.Flags())
 	cmd.Flags().DurationVar(&o.duration, "duration", 30*time.Second, "how long to send")
@@ -93,7 +94,7 @@ there.
 // settings, and where the trial goes.
 func (o *probeOptions) experimentOptions() experiment.Options {
 	cfg := o.flags
-	cfg.Security, _ = o.cluster.security() // checked before
+	cfg.Security, _ = o.cluster.Security() // checked before
 	if !o.bootstrapSet {
 		cfg.Bootstrap = nil // the cluster's own addresses
 	}
@@ -114,7 +115,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (platform.Spec, error) {
 	if o.bootstrapSet {
 		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
-	return o.cluster.existing()
+	return existingSpec(&o.cluster)
 }
 
 // runProbe runs the trial with no fault through kbf run's runner, then

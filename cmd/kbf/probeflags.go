@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/kbf-project/kbf/compose"
 	"github.com/spf13/pflag"
 
 	"github.com/kbf-project/kbf/load"
@@ -13,9 +14,9 @@ func partnerless(c *probe.Config, given func(name string) bool, prefix string) e
 	return usage(probe.Partnerless(c, given, prefix))
 }
 
-// checkBootstrap checks --bootstrap, when given (set), against --file (a
+// checkBootstrap checks --bootstrap, when given (set), against c's --file (a
 // cluster is named one way) and for its form (probe.CheckBootstrap).
-func (c *clusterFlags) checkBootstrap(set bool, addrs []string) error {
+func checkBootstrap(c *compose.Flags, set bool, addrs []string) error {
 	switch {
 	case !set:
 		return nil

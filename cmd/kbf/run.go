@@ -30,7 +30,7 @@ func init() { commands = append(commands, newRunCmd) }
 type runOptions struct {
 	g        *globals
 	base     trialrun.Options
-	cluster  clusterFlags
+	cluster  compose.Flags
 	clients  clients.Flags
 	load     load.Flags
 	external trialrun.External
@@ -93,8 +93,8 @@ faulted broker.
 		},
 	}
 	o.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.cluster.register(cmd.Flags(), true)
-	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.cluster.AddFlags(cmd.Flags(), true)
+	o.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	o.clients.AddFlags(cmd.Flags())
 	o.load.AddFlags(cmd.Flags())
 	f := cmd.Flags()
@@ -117,8 +117,8 @@ func (o *runOptions) validate() error {
 	if o.base.Trial.Kill == "" {
 		return usagef("--fault is required (or --kill): %s", trialrun.FaultNames())
 	}
-	if _, err := o.cluster.options(); err != nil {
-		return err
+	if _, err := o.cluster.Options(); err != nil {
+		return usage(err)
 	}
 	if _, _, err := o.clients.Parse(); err != nil {
 		return usageError{err}
@@ -126,18 +126,7 @@ func (o *runOptions) validate() error {
 	if _, err := loadConfig(&o.load); err != nil {
 		return err
 	}
-	if err := flagError(o.base.CheckDisk()); err != nil {
-		return err
-	}
-	if err := flagError(o.base.CheckHiccup()); err != nil {
-		return err
-	}
-	if err := flagError(o.base.K8s.Check(o.base.Trial.Kill, o.base.BrokerSet)); err != nil {
-		return err
-	}
-	// With --target k8s, --bootstrap is the Kubernetes target's first
-	// address, not a remote cluster's.
-	if err := flagError(o.external.Check(o.base.Trial.Kill)); err != nil && !o.base.K8s.On() {
+	if err := flagError(o.base.CheckFlags(&o.external)); err != nil {
 		return err
 	}
 	e := o.experimentOptions()
@@ -166,7 +155,7 @@ func (o *runOptions) experimentOptions() experiment.Options {
 	e := o.base.Trial
 	e.Clients, e.ClientSettings, _ = o.clients.Parse() // validated
 	e.Load, _ = loadConfig(&o.load)                    // validated
-	e.Probe.Security, _ = o.cluster.security()         // validated
+	e.Probe.Security, _ = o.cluster.Security()         // validated
 	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
 	e.Hiccup = trialrun.Hiccup(e.Kill, o.base.StarveCPUs, o.base.Loss)
 	e.External = o.external.Options()
@@ -200,9 +189,9 @@ func (o *runOptions) clusterSpec() (platform.Spec, error) {
 	case len(o.external.Bootstrap) > 0:
 		return o.external.Remote(e.Probe.Security), nil
 	}
-	opts, err := o.cluster.options()
+	opts, err := o.cluster.Options()
 	if err != nil {
-		return platform.Spec{}, err
+		return platform.Spec{}, usage(err)
 	}
 	opts.Image = o.base.Image
 	b := o.trialOptions()

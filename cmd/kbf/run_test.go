@@ -36,14 +36,14 @@ func TestRunFlags(t *testing.T) {
 		{name: "cluster flags", args: []string{"run", "--kill", "sigkill", "--brokers", "5", "--config", "c1:broker.session.timeout.ms=4000",
 			"--broker", "k5"},
 			check: func(t *testing.T, o *runOptions) {
-				opts, err := o.cluster.options()
+				opts, err := o.cluster.Options()
 				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.base.Trial.Broker != "k5" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "a compose file", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--project-name", "shop", "--broker", "kafka-1"},
 			check: func(t *testing.T, o *runOptions) {
-				opts, err := o.cluster.options()
+				opts, err := o.cluster.Options()
 				if err != nil || opts.File != "shop.yaml" || opts.ProjectName != "shop" || opts.Brokers != 0 {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}

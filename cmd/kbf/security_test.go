@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/kbf-project/kbf/compose"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,19 +42,19 @@ func TestCommandConfigFlag(t *testing.T) {
 	cmds := []struct {
 		name string
 		args []string
-		add  func(got **clusterFlags) func(*globals) *cobra.Command
+		add  func(got **compose.Flags) func(*globals) *cobra.Command
 	}{
-		{"up", []string{"up"}, func(got **clusterFlags) func(*globals) *cobra.Command {
+		{"up", []string{"up"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newUpCmdF(g, func(_ context.Context, o *upOptions) error { *got = &o.cluster; return nil })
 			}
 		}},
-		{"status", []string{"status"}, func(got **clusterFlags) func(*globals) *cobra.Command {
+		{"status", []string{"status"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newStatusCmdF(g, func(_ context.Context, o *statusOptions) error { *got = &o.cluster; return nil })
 			}
 		}},
-		{"probe", []string{"probe"}, func(got **clusterFlags) func(*globals) *cobra.Command {
+		{"probe", []string{"probe"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newProbeCmdF(g, func(_ context.Context, o *probeOptions) error {
 					if o.experimentOptions().Probe.Security == nil {
@@ -64,7 +65,7 @@ func TestCommandConfigFlag(t *testing.T) {
 				})
 			}
 		}},
-		{"run", []string{"run", "--kill", "sigkill"}, func(got **clusterFlags) func(*globals) *cobra.Command {
+		{"run", []string{"run", "--kill", "sigkill"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(_ context.Context, o *runOptions) error {
 					if o.experimentOptions().Probe.Security == nil {
@@ -75,7 +76,7 @@ func TestCommandConfigFlag(t *testing.T) {
 				})
 			}
 		}},
-		{"bench", []string{"bench", "--kill", "sigkill"}, func(got **clusterFlags) func(*globals) *cobra.Command {
+		{"bench", []string{"bench", "--kill", "sigkill"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { *got = &o.run.cluster; return nil })
 			}
@@ -94,7 +95,7 @@ func TestCommandConfigFlag(t *testing.T) {
 	for _, c := range cmds {
 		for _, f := range files {
 			t.Run(c.name+"/"+f.name, func(t *testing.T) {
-				var got *clusterFlags
+				var got *compose.Flags
 				code, stderr := runOnly(t, c.add(&got), append(c.args, "--command-config", f.file)...)
 				if code != f.wantCode || !strings.Contains(stderr, f.wantErr) {
 					t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, stderr, f.wantCode, f.wantErr)
@@ -108,11 +109,11 @@ func TestCommandConfigFlag(t *testing.T) {
 					}
 					return
 				}
-				sec, err := got.security()
+				sec, err := got.Security()
 				if err != nil || sec == nil || sec.Username != "alice" {
 					t.Fatalf("security %v, %v; want alice's", sec, err)
 				}
-				opts, err := got.options()
+				opts, err := got.Options()
 				if err != nil || opts.Security != sec {
 					t.Errorf("compose options' security %v, %v; want the file's", opts.Security, err)
 				}

@@ -13,7 +13,7 @@ func init() { commands = append(commands, newStatusCmd) }
 
 type statusOptions struct {
 	g       *globals
-	cluster clusterFlags
+	cluster compose.Flags
 	topics  []string
 	timeout time.Duration
 }
@@ -41,23 +41,23 @@ then any container that is not running.
 					return usagef("--topic: a topic name must not be empty")
 				}
 			}
-			if _, err := o.cluster.options(); err != nil {
-				return err
+			if _, err := o.cluster.Options(); err != nil {
+				return usage(err)
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.cluster.register(cmd.Flags(), false)
-	o.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.cluster.AddFlags(cmd.Flags(), false)
+	o.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	cmd.Flags().StringSliceVar(&o.topics, "topic", nil, "topics to show (default every topic that is not internal)")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", 30*time.Second, "how long to wait for the brokers' answers")
 	return wrapHelp(cmd)
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
-	opts, err := o.cluster.options()
+	opts, err := o.cluster.Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
 	opts.Topics = []compose.Topic{}
 	c, err := compose.New(opts)

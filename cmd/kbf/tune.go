@@ -19,14 +19,8 @@ func init() { commands = append(commands, newTuneCmd) }
 type tuneOptions struct {
 	// run holds the flags tune shares with kbf run: the probe's settings
 	// and the trial's, for every scenario of the grid.
-	run      runOptions
-	sessions []time.Duration
-	pauses   []time.Duration
-	starves  []time.Duration
-	losses   []string // --tolerate-loss SHARE:LENGTH
-	trials   int
-	out      string
-	estimate bool
+	run  runOptions
+	tune tune.Flags
 }
 
 func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
@@ -77,17 +71,12 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 		},
 	}
 	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.run.cluster.registerSecurity(cmd.Flags(), g.errOut)
+	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
 	o.run.base.AddFlags(f, "kbf tune sets it")
 	registerQuiet(f, &o.run.quiet)
-	f.DurationSliceVar(&o.sessions, "session", nil, "the broker.session.timeout.ms to try (comma-separated or repeated), e.g. 9s,6s,4s,3s,2s")
-	f.DurationSliceVar(&o.pauses, "tolerate-pause", nil, "the hiccups the cluster must tolerate: a pause of the broker this long (comma-separated or repeated), e.g. 2s")
-	f.DurationSliceVar(&o.starves, "tolerate-starve", nil, "a hiccup to tolerate: the broker's container starved to --starve-cpus of a CPU (default 0.05) this long (comma-separated or repeated), e.g. 2s")
-	f.StringSliceVar(&o.losses, "tolerate-loss", nil, "a hiccup to tolerate: SHARE:LENGTH of the broker's packets dropped each way (comma-separated or repeated), e.g. 30%:2s; needs root")
-	bench.AddTrialsFlag(f, &o.trials, "trials of each scenario (at least 6 for a recommendation)")
-	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
-	f.BoolVar(&o.estimate, "estimate", false, "say what the tune would cost and stop")
+	o.tune.AddFlags(f)
+	registerOut(f, &o.tune.Out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
 	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
 	return wrapHelp(cmd)
 }
@@ -127,19 +116,9 @@ func (o *tuneOptions) validate() error {
 	return nil
 }
 
-// grid is the grid the flags ask for; an error for a --tolerate-loss
-// that does not read.
+// grid is the grid the flags ask for (tune.Flags.Grid).
 func (o *tuneOptions) grid() (*tune.Grid, error) {
-	g := &tune.Grid{Sessions: o.sessions, Pauses: o.pauses, Starves: o.starves, StarveCPUs: o.run.base.StarveCPUs,
-		Trials: o.trials, Broker: o.run.base.Trial.Broker}
-	for _, l := range o.losses {
-		loss, err := tune.ParseLoss(l)
-		if err != nil {
-			return nil, err
-		}
-		g.Losses = append(g.Losses, loss)
-	}
-	return g, nil
+	return o.tune.Grid(o.run.base.StarveCPUs, o.run.base.Trial.Broker)
 }
 
 func runTune(ctx context.Context, o *tuneOptions) error {
@@ -148,18 +127,18 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 		return usagef("--%v", err)
 	}
 	n, took := g.Estimate()
-	if o.out == "" {
-		o.out = defaultOut("tune")
+	if o.tune.Out == "" {
+		o.tune.Out = defaultOut("tune")
 	}
 	fmt.Fprintf(o.run.g.errOut, "tune: %d trials, about %v at %v a trial: %s; into %s (the same command with this --out resumes it)\n",
-		n, took.Round(time.Minute), tune.TrialCost, g, o.out)
-	if o.estimate {
+		n, took.Round(time.Minute), tune.TrialCost, g, o.tune.Out)
+	if o.tune.Estimate {
 		return nil
 	}
 	opt := o.run.trialOptions()
 	runner := trialrun.New(opt)
 	defer runner.Close()
-	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.out, Runner: runner, Env: bench.ClientEnv(),
+	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.tune.Out, Runner: runner, Env: bench.ClientEnv(),
 		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
 	set, err := b.Run(ctx)
 	var refused *bench.RefusedError
@@ -175,7 +154,7 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 // answerTune decides from the benchmark's trials, prints the answer and
 // writes it beside them.
 func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
-	a, err := tune.FromBench(o.out, g, set)
+	a, err := tune.FromBench(o.tune.Out, g, set)
 	if err != nil {
 		return err
 	}

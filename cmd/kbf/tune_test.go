@@ -67,12 +67,12 @@ func TestAnswerTune(t *testing.T) {
 		set.Records = append(set.Records, bench.Record{Trial: bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[1]}, Rep: rep}, Reason: "failed: docker gone"})
 	}
 	var out bytes.Buffer
-	o := &tuneOptions{run: runOptions{g: &globals{out: &out, errOut: &bytes.Buffer{}}}, out: t.TempDir()}
+	o := &tuneOptions{run: runOptions{g: &globals{out: &out, errOut: &bytes.Buffer{}}}, tune: tune.Flags{Out: t.TempDir()}}
 	err := answerTune(o, g, set)
 	if !errors.Is(err, errTooFew) {
 		t.Fatalf("error %v, want undecided", err)
 	}
-	written, rerr := os.ReadFile(filepath.Join(o.out, tune.File))
+	written, rerr := os.ReadFile(filepath.Join(o.tune.Out, tune.File))
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,31 +13,13 @@ func init() { commands = append(commands, newUpCmd) }
 
 type upOptions struct {
 	g       *globals
-	cluster clusterFlags
-	image   string
-	// probed is --topic's, its flags bound into it; singleTopic the
-	// single-replica topic's name ("" for none).
-	probed      compose.Topic
-	singleTopic string
-	timeout     time.Duration
-}
-
-// topics returns the topics the flags describe.
-func (o *upOptions) topics() []compose.Topic {
-	ts := []compose.Topic{o.probed}
-	if o.singleTopic != "" {
-		single := compose.DefaultTopics()[1]
-		single.Name = o.singleTopic
-		single.Brokers = nil // one replica: on the first broker, whatever its id
-		ts = append(ts, single)
-	}
-	return ts
+	cluster compose.Flags
+	up      compose.UpFlags
 }
 
 func newUpCmd(g *globals) *cobra.Command { return newUpCmdF(g, runUp) }
 
 func newUpCmdF(g *globals, runF func(context.Context, *upOptions) error) *cobra.Command {
-	def := compose.DefaultTopics()
 	o := &upOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "up",
@@ -67,20 +48,14 @@ docker compose is used as it is.
 ` + helpISR + "\n\n" + helpAcks + "\n\n" + helpPreferred + "\n\n" + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("image") && o.image == "" {
-				return usagef("--image: must not be empty")
+			if err := o.up.Check(cmd.Flags().Changed("image")); err != nil {
+				return usage(err)
 			}
-			if o.timeout <= 0 {
-				return usagef("--timeout %v: must be positive", o.timeout)
-			}
-			if o.singleTopic == o.probed.Name {
-				return usagef("--single-topic %q: must differ from --topic", o.singleTopic)
-			}
-			opts, err := o.cluster.options()
+			opts, err := o.cluster.Options()
 			if err != nil {
-				return err
+				return usage(err)
 			}
-			opts.Topics = o.topics()
+			opts.Topics = o.up.Topics()
 			if err := compose.Check(opts); err != nil {
 				return usageError{err}
 			}
@@ -88,24 +63,18 @@ docker compose is used as it is.
 		},
 	}
 	f := cmd.Flags()
-	o.cluster.register(f, true)
-	o.cluster.registerSecurity(f, g.errOut)
-	compose.AddImageFlag(f, &o.image)
-	f.StringVar(&o.probed.Name, "topic", def[0].Name, "the probed topic, spread over every broker")
-	f.Int32Var(&o.probed.Partitions, "partitions", def[0].Partitions, "partitions of --topic")
-	f.Int16Var(&o.probed.ReplicationFactor, "replication-factor", def[0].ReplicationFactor, "replication factor of --topic")
-	f.IntVar(&o.probed.MinInsync, "min-insync", def[0].MinInsync, "min.insync.replicas of --topic (0 keeps the broker default, 1)")
-	f.StringVar(&o.singleTopic, "single-topic", def[1].Name, `a one-partition, one-replica topic on broker 1 ("" for none)`)
-	f.DurationVar(&o.timeout, "timeout", 3*time.Minute, "how long to wait for the cluster to be whole")
+	o.cluster.AddFlags(f, true)
+	o.cluster.AddSecurityFlags(f, g.errOut)
+	o.up.AddFlags(f)
 	return wrapHelp(cmd)
 }
 
 func runUp(ctx context.Context, o *upOptions) error {
-	opts, err := o.cluster.options()
+	opts, err := o.cluster.Options()
 	if err != nil {
-		return err
+		return usage(err)
 	}
-	opts.Image, opts.Topics = o.image, o.topics()
+	opts.Image, opts.Topics = o.up.Image, o.up.Topics()
 	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, p.Line()) }
 	withOffline(&opts, o.g)
 	c, err := compose.New(opts)
@@ -114,7 +83,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 	}
 	defer c.Close()
 	fmt.Fprintf(o.g.out, "kbf up: image %s, brokers %v\n", c.Image(), c.Bootstrap())
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	ctx, cancel := context.WithTimeout(ctx, o.up.Timeout)
 	defer cancel()
 	rep, err := c.Up(ctx)
 	if err != nil {

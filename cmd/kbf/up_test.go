@@ -36,10 +36,10 @@ func TestUpFlags(t *testing.T) {
 			name: "defaults",
 			args: []string{"up"},
 			check: func(t *testing.T, o *upOptions) {
-				if o.image != "" || o.timeout != 3*time.Minute {
-					t.Errorf("image %q timeout %v", o.image, o.timeout)
+				if o.up.Image != "" || o.up.Timeout != 3*time.Minute {
+					t.Errorf("image %q timeout %v", o.up.Image, o.up.Timeout)
 				}
-				ts := o.topics()
+				ts := o.up.Topics()
 				want := compose.DefaultTopics()
 				if len(ts) != 2 || ts[0].Name != want[0].Name || ts[0].Partitions != want[0].Partitions ||
 					ts[0].ReplicationFactor != want[0].ReplicationFactor || ts[0].MinInsync != want[0].MinInsync ||
@@ -54,8 +54,8 @@ func TestUpFlags(t *testing.T) {
 			args: []string{"up", "--image", "kbf/kafka:4.3.1", "--topic", "t", "--partitions", "6",
 				"--replication-factor", "2", "--min-insync", "1", "--single-topic", "s", "--timeout", "90s"},
 			check: func(t *testing.T, o *upOptions) {
-				ts := o.topics()
-				if o.image != "kbf/kafka:4.3.1" || o.timeout != 90*time.Second || len(ts) != 2 ||
+				ts := o.up.Topics()
+				if o.up.Image != "kbf/kafka:4.3.1" || o.up.Timeout != 90*time.Second || len(ts) != 2 ||
 					ts[0].Name != "t" || ts[0].Partitions != 6 || ts[0].ReplicationFactor != 2 || ts[0].MinInsync != 1 ||
 					ts[1].Name != "s" {
 					t.Errorf("options %+v, topics %+v", o, ts)
@@ -66,7 +66,7 @@ func TestUpFlags(t *testing.T) {
 			name: "no single topic",
 			args: []string{"up", "--single-topic", ""},
 			check: func(t *testing.T, o *upOptions) {
-				if ts := o.topics(); len(ts) != 1 || ts[0].Name != "orders" {
+				if ts := o.up.Topics(); len(ts) != 1 || ts[0].Name != "orders" {
 					t.Errorf("topics %+v, want orders only", ts)
 				}
 			},
@@ -93,7 +93,7 @@ func TestUpFlags(t *testing.T) {
 			args: []string{"up", "--brokers", "5", "--controllers", "3", "--config", "broker.session.timeout.ms=4000",
 				"--config", "c2:broker.heartbeat.interval.ms=1000"},
 			check: func(t *testing.T, o *upOptions) {
-				opts, err := o.cluster.options()
+				opts, err := o.cluster.Options()
 				want := []compose.Setting{{Key: "broker.session.timeout.ms", Value: "4000"},
 					{Node: "c2", Key: "broker.heartbeat.interval.ms", Value: "1000"}}
 				if err != nil || opts.Brokers != 5 || opts.Controllers != 3 || !slices.Equal(opts.Config, want) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kbf-project/kbf/compose"
 	"net"
 	"os"
 	"os/signal"
@@ -27,7 +28,7 @@ func init() { commands = append(commands, newWatchCmd) }
 type watchOptions struct {
 	g       *globals
 	flags   probe.Config
-	cluster clusterFlags
+	cluster compose.Flags
 	k8s     trialrun.K8s
 	opt     watch.Options
 	metrics string
@@ -86,8 +87,8 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 	}
 	f := cmd.Flags()
 	o.flags.AddFlags(f, true)
-	o.cluster.register(f, false)
-	o.cluster.registerSecurity(f, g.errOut)
+	o.cluster.AddFlags(f, false)
+	o.cluster.AddSecurityFlags(f, g.errOut)
 	o.k8s.AddFlags(f)
 	registerQuiet(f, &o.quiet)
 	o.opt.AddFlags(f)
@@ -99,7 +100,7 @@ with --bootstrap whatever answers there; --target k8s a Kafka in Kubernetes.
 // validate checks every flag before the cluster is reached: a flag kbf
 // cannot use is exit 2 at once, never found out once the cluster answers.
 func (o *watchOptions) validate() error {
-	if err := o.cluster.checkBootstrap(o.bootstrapSet, o.flags.Bootstrap); err != nil {
+	if err := checkBootstrap(&o.cluster, o.bootstrapSet, o.flags.Bootstrap); err != nil {
 		return err
 	}
 	if err := o.validateLogs(); err != nil {
@@ -108,11 +109,11 @@ func (o *watchOptions) validate() error {
 	if err := flagError(o.k8s.CheckTarget()); err != nil {
 		return err
 	}
-	if _, err := o.cluster.options(); err != nil {
-		return err
+	if _, err := o.cluster.Options(); err != nil {
+		return usage(err)
 	}
-	if _, err := o.cluster.security(); err != nil {
-		return err
+	if _, err := o.cluster.Security(); err != nil {
+		return usage(err)
 	}
 	if err := watch.CheckMetricsAddr(o.metrics); err != nil {
 		return usageError{err}
@@ -166,7 +167,7 @@ func (o *watchOptions) validateLogs() error {
 func (o *watchOptions) options() watch.Options {
 	opt := o.opt
 	opt.Probe = o.flags
-	opt.Probe.Security, _ = o.cluster.security() // checked before
+	opt.Probe.Security, _ = o.cluster.Security() // checked before
 	opt.Version, opt.Command = version, append([]string{"kbf"}, os.Args[1:]...)
 	return opt
 }
@@ -185,7 +186,7 @@ func (o *watchOptions) clusterSpec() (platform.Spec, error) {
 		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: opt.Probe.Bootstrap, Security: opt.Probe.Security,
 			Logs: o.logs, LogsCommand: o.logsCommand}}, nil
 	}
-	return o.cluster.existing()
+	return existingSpec(&o.cluster)
 }
 
 // runWatch watches until ctx ends or a stop signal comes, analysing each
