@@ -39,12 +39,7 @@ type missedRun struct {
 // runsIn are the missed runs of the partition that missed the most,
 // cut to [from, to] (all of them when from is zero).
 func runsIn(p results.Probe, from, to time.Time) []missedRun {
-	var ms *results.MissedSends
-	for _, m := range p.Missed {
-		if m != nil && (ms == nil || m.Count > ms.Count) {
-			ms = m
-		}
-	}
+	ms := mostMissed(p)
 	if ms == nil || p.Interval <= 0 {
 		return nil
 	}
@@ -148,4 +143,16 @@ func judgeRuns(c selfCheck, runs []missedRun, stalls []stall, bound time.Duratio
 			c.unplaced, 100*MissedShare, results.MaxMissedRuns)
 	}
 	return v
+}
+
+// mostMissed is the missed sends of the partition that missed the most,
+// nil when none missed any: the send loop serves all partitions alike.
+func mostMissed(p results.Probe) *results.MissedSends {
+	var ms *results.MissedSends
+	for _, m := range p.Missed {
+		if m != nil && (ms == nil || m.Count > ms.Count) {
+			ms = m
+		}
+	}
+	return ms
 }

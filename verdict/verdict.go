@@ -301,35 +301,20 @@ func check(p results.Probe, from, to time.Time) selfCheck {
 	if !from.IsZero() && to.After(from) {
 		c.slots = int64(to.Sub(from) / p.Interval)
 	}
-	var ms *results.MissedSends
-	for _, m := range p.Missed {
-		if m != nil && (ms == nil || m.Count > ms.Count) {
-			ms = m
-		}
-	}
+	ms := mostMissed(p)
 	if ms == nil {
 		return c
 	}
 	var listed int64
 	for _, r := range ms.Runs {
 		listed += r.Slots
-		a, b := r.From, r.From.Add(time.Duration(r.Slots)*p.Interval)
-		if !from.IsZero() {
-			if a.Before(from) {
-				a = from
-			}
-			if b.After(to) {
-				b = to
-			}
-			if !b.After(a) {
-				continue
-			}
-		}
-		c.missed += max(int64(b.Sub(a)/p.Interval), 1)
+	}
+	for _, r := range runsIn(p, from, to) {
 		// Slots missed in a row leave a send gap one interval longer; a
 		// run cut at an edge counts only its part inside.
-		if gap := b.Sub(a) + p.Interval; gap > c.longest {
-			c.longest, c.at = gap, a
+		c.missed += max(int64((r.gap-p.Interval)/p.Interval), 1)
+		if r.gap > c.longest {
+			c.longest, c.at = r.gap, r.a
 		}
 	}
 	if extra := ms.Count - listed; extra > 0 && (from.IsZero() || !ms.Last.Before(from) && !ms.Last.After(to)) {
