@@ -214,7 +214,6 @@ type Fault struct {
 	Loss float64
 }
 
-
 // DefaultGrace is how long a SIGTERM'd broker may take to exit before it
 // is killed: longer than any controlled shutdown, like compose.yaml's
 // stop_grace_period.
