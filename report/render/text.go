@@ -252,28 +252,31 @@ func (o TextOptions) writeStall(b *bytes.Buffer, st *analysis.Stall) {
 	}
 }
 
-// undone names how recovery undid the fault f.
+// undoneBy is what undid each fault kind that has words of its own.
+var undoneBy = map[results.FaultKind]string{
+	results.FaultPause:           "unpaused",
+	results.FaultControllerPause: "unpaused",
+	results.FaultCPUStarve:       "CPU given back",
+	results.FaultPacketLoss:      "packet loss ended",
+	results.FaultDiskFull:        "broker restarted on an empty log directory",
+	results.FaultDiskSlow:        "disk back to normal",
+	results.FaultDiskError:       "disk back to normal, broker restarted",
+	results.FaultPowerLoss:       "broker restarted on what was fsynced",
+}
+
+// undone names how recovery undid the fault f: a cut healed, a kind's own
+// words (undoneBy), a controller or a broker restarted.
 func undone(f *results.Fault) string {
 	switch {
 	case f == nil:
 		return "broker restarted"
 	case f.Kind.Network():
 		return "cut healed"
-	case f.Kind == results.FaultPause || f.Kind == results.FaultControllerPause:
-		return "unpaused"
-	case f.Kind == results.FaultCPUStarve:
-		return "CPU given back"
-	case f.Kind == results.FaultPacketLoss:
-		return "packet loss ended"
-	case f.Kind == results.FaultDiskFull:
-		return "broker restarted on an empty log directory"
-	case f.Kind == results.FaultDiskSlow:
-		return "disk back to normal"
-	case f.Kind == results.FaultDiskError:
-		return "disk back to normal, broker restarted"
-	case f.Kind == results.FaultPowerLoss:
-		return "broker restarted on what was fsynced"
-	case f.Kind.Controller():
+	}
+	if s, ok := undoneBy[f.Kind]; ok {
+		return s
+	}
+	if f.Kind.Controller() {
 		return "controller restarted"
 	}
 	return "broker restarted"
