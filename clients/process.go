@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kbf-project/kbf/internal/probespec"
 	"github.com/kbf-project/kbf/kafkasec"
 	"github.com/kbf-project/kbf/results"
 )
@@ -91,15 +92,10 @@ const DefaultDrain = 5 * time.Second
 
 // Validate reports the first field that cannot work.
 func (s *Spec) Validate() error {
+	if err := (probespec.Sending{Bootstrap: s.Bootstrap, Topic: s.Topic, Interval: s.Interval, Acks: s.Acks}).Check(); err != nil {
+		return err
+	}
 	switch {
-	case len(s.Bootstrap) == 0:
-		return errors.New("no bootstrap address")
-	case s.Topic == "":
-		return errors.New("no topic")
-	case s.Interval <= 0:
-		return fmt.Errorf("interval %v: must be positive", s.Interval)
-	case s.Acks != "all" && s.Acks != "1":
-		return fmt.Errorf("acks %q: want all or 1", s.Acks)
 	case s.Duration < 0, s.Drain < 0:
 		return errors.New("durations must not be negative")
 	case s.Dir == "":

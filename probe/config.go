@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/kbf-project/kbf/internal/probespec"
 	"github.com/kbf-project/kbf/kafkasec"
 )
 
@@ -145,15 +146,10 @@ func Defaults() Config {
 
 // Validate reports the first setting that cannot work.
 func (c *Config) Validate() error {
+	if err := (probespec.Sending{Bootstrap: c.Bootstrap, Topic: c.Topic, Interval: c.Interval, Acks: c.Acks}).Check(); err != nil {
+		return err
+	}
 	switch {
-	case len(c.Bootstrap) == 0:
-		return errors.New("no bootstrap address")
-	case c.Topic == "":
-		return errors.New("no topic")
-	case c.Interval <= 0:
-		return fmt.Errorf("interval %v: must be positive", c.Interval)
-	case c.Acks != "all" && c.Acks != "1":
-		return fmt.Errorf("acks %q: want all or 1", c.Acks)
 	case c.Linger < 0, c.RetryBackoff < 0, c.MetadataMinAge < 0, c.FetchMaxWait < 0, c.Drain < 0, c.SteadyGap < 0:
 		return errors.New("durations must not be negative")
 	case c.RetryBackoffMax < c.RetryBackoff:
