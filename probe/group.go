@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbf-project/kbf/internal/firsterr"
+	"github.com/kbf-project/kbf/internal/grouprec"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -30,11 +30,9 @@ type groupReader struct {
 	// client is closed only once each has called back.
 	commits sync.WaitGroup
 
-	mu      sync.Mutex
-	recs    *results.GroupEncoder
-	evs     *results.GroupEventEncoder
-	closing bool // stopped: the leave's revoke and late commits are not recorded
-	werr    firsterr.Keeper
+	// mu serialises the polls' records; rec locks its own.
+	mu  sync.Mutex
+	rec *grouprec.Recorder
 }
 
 // newGroupReader makes the group reader's client; it joins the group when
@@ -42,8 +40,7 @@ type groupReader struct {
 // first record written since.
 func newGroupReader(cfg *Config, from time.Time, out Output, logger kgo.Logger) (*groupReader, error) {
 	g := &groupReader{topic: cfg.Topic, runID: cfg.RunID, mode: cfg.commit(),
-		recs: results.NewGroupEncoder(orDiscard(out.Group)),
-		evs:  results.NewGroupEventEncoder(orDiscard(out.GroupEvents))}
+		rec: grouprec.New(orDiscard(out.Group), orDiscard(out.GroupEvents))}
 	opts := append(cfg.clientOpts(), cfg.groupOpts(from.UnixMilli())...)
 	opts = append(opts,
 		kgo.AlwaysRetryEOF(),
@@ -86,7 +83,7 @@ func (g *groupReader) changed(k results.GroupEventKind) func(context.Context, *k
 		if len(parts) == 0 {
 			return
 		}
-		g.record(&results.GroupEvent{Time: time.Now(), Kind: k, Generation: generation(cl), Partitions: parts})
+		g.rec.Event(&results.GroupEvent{Time: time.Now(), Kind: k, Generation: generation(cl), Partitions: parts})
 	}
 }
 
@@ -126,7 +123,7 @@ func (g *groupReader) committed(start time.Time, offsets map[string]map[int32]kg
 		} else if resp != nil {
 			ev.Err = partitionError(resp)
 		}
-		g.record(ev)
+		g.rec.Event(ev)
 	}
 }
 
@@ -143,15 +140,6 @@ func partitionError(resp *kmsg.OffsetCommitResponse) string {
 	return ""
 }
 
-func (g *groupReader) record(ev *results.GroupEvent) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closing {
-		return
-	}
-	g.evs.Encode(ev)
-}
-
 // run polls until ctx is done: each poll's probe records are processed
 // (recorded), then committed as Config.Commit says — under CommitSync
 // before the next poll, as an application that blocks on its commit does.
@@ -160,7 +148,7 @@ func (g *groupReader) record(ev *results.GroupEvent) {
 func (g *groupReader) run(ctx context.Context) {
 	defer g.awaitCommits(commitWait)
 	record := func(r *kgo.Record, v results.Value, now time.Time) {
-		g.recs.Encode(&results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
+		g.rec.Record(&results.GroupRecord{Partition: r.Partition, Offset: r.Offset, Seq: v.Seq, Processed: now})
 	}
 	for pollOwn(ctx, g.cl, g.runID, &g.mu, record) {
 		if g.mode == results.CommitInterval {
@@ -207,15 +195,7 @@ func (g *groupReader) awaitCommits(d time.Duration) {
 // halt ends the recording of events, before the reader's context is
 // cancelled: the commit that cancels, the leave's revoke and what is still
 // in flight are no part of the trial.
-func (g *groupReader) halt() {
-	g.mu.Lock()
-	g.closing = true
-	g.mu.Unlock()
-}
+func (g *groupReader) halt() { g.rec.Halt() }
 
 // flush writes the buffered rows; the first write error is kept.
-func (g *groupReader) flush() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.werr.Flush("write group reader's files", g.recs.Flush, g.evs.Flush)
-}
+func (g *groupReader) flush() error { return g.rec.Flush() }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
-	"github.com/kbf-project/kbf/internal/firsterr"
+	"github.com/kbf-project/kbf/internal/grouprec"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -79,14 +79,12 @@ type groupReader struct {
 	o    *options
 	cons *kafka.Consumer
 
+	rec   *grouprec.Recorder
+	files []*os.File
+
 	mu      sync.Mutex
-	recs    *results.GroupEncoder
-	evs     *results.GroupEventEncoder
-	files   []*os.File
 	pending map[int32]int64 // the next offset to commit, per partition
-	closing bool
-	werr    firsterr.Keeper
-	wg      sync.WaitGroup // async commits in flight
+	wg      sync.WaitGroup  // async commits in flight
 }
 
 // newGroupReader creates the group reader's files and consumer; it joins
@@ -101,7 +99,7 @@ func newGroupReader(o *options, conf kafka.ConfigMap) (*groupReader, error) {
 		}
 		g.files = append(g.files, f)
 	}
-	g.recs, g.evs = results.NewGroupEncoder(g.files[0]), results.NewGroupEventEncoder(g.files[1])
+	g.rec = grouprec.New(g.files[0], g.files[1])
 	var err error
 	if g.cons, err = kafka.NewConsumer(&conf); err != nil {
 		g.closeFiles()
@@ -182,11 +180,7 @@ func (g *groupReader) record(ev *results.GroupEvent) {
 	if len(ev.Partitions) == 0 && ev.Kind != results.GroupCommit {
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.closing {
-		g.evs.Encode(ev)
-	}
+	g.rec.Event(ev)
 }
 
 // pollBatch is the most events one round of polls takes before it
@@ -238,7 +232,7 @@ func (g *groupReader) handle(ev kafka.Event, now time.Time) {
 		defer g.mu.Unlock()
 		g.pending[part] = off + 1
 		if ok && v.RunID == g.o.runID && v.Partition == part {
-			g.recs.Encode(&results.GroupRecord{Partition: part, Offset: off, Seq: v.Seq, Processed: now})
+			g.rec.Record(&results.GroupRecord{Partition: part, Offset: off, Seq: v.Seq, Processed: now})
 		}
 	case kafka.OffsetsCommitted:
 		// An autocommit's result (--commit interval): only its end is seen.
@@ -313,15 +307,7 @@ func commitEvent(topic string, start, end time.Time, offs []kafka.TopicPartition
 
 // halt ends the recording, before the consumer closes: its leave's revoke
 // and the commits still in flight are no part of the trial.
-func (g *groupReader) halt() {
-	g.mu.Lock()
-	g.closing = true
-	g.mu.Unlock()
-}
+func (g *groupReader) halt() { g.rec.Halt() }
 
 // flush writes the buffered rows; the first write error is kept.
-func (g *groupReader) flush() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.werr.Flush("write the group reader's files", g.recs.Flush, g.evs.Flush)
-}
+func (g *groupReader) flush() error { return g.rec.Flush() }
