@@ -2,8 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kbf-project/kbf/analysis"
+	"github.com/kbf-project/kbf/internal/digest"
 	"github.com/kbf-project/kbf/results"
 )
 
@@ -239,15 +238,10 @@ func (b *Bench) state() (*State, error) {
 // the state file, which holds it, must not let a guessed password be
 // checked against it. A file with no secret hashes as it always has.
 func planHash(f *File, s Shard) (string, error) {
-	b, err := json.Marshal(struct {
+	return digest.JSON(struct {
 		F *File
 		S string
 	}{f.Masked(), s.String()})
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:]), nil
 }
 
 func writeState(dir string, st *State) error {

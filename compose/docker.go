@@ -2,9 +2,6 @@ package compose
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +22,8 @@ import (
 	"github.com/docker/docker/client"
 	"github.com/docker/go-connections/nat"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/kbf-project/kbf/internal/digest"
 )
 
 // engine is the part of the Docker Engine API the package uses, by what
@@ -263,7 +262,7 @@ func (s spec) hash() string {
 	cfg.Labels = maps.Clone(s.Config.Labels)
 	delete(cfg.Labels, labelConfigHash)
 	delete(cfg.Labels, labelImage)
-	b, err := json.Marshal(struct {
+	h, err := digest.JSON(struct {
 		Name       string
 		Config     container.Config
 		Host       *container.HostConfig
@@ -272,8 +271,7 @@ func (s spec) hash() string {
 	if err != nil {
 		panic(err) // plain data structures always marshal
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return h
 }
 
 // listenable reports whether port can be bound on host now.
