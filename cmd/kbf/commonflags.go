@@ -16,12 +16,8 @@ import (
 func existingSpec(f *compose.Flags) (platform.Spec, error) {
 	opts, err := f.Options()
 	if err != nil {
-		return platform.Spec{}, usage(err)
+		return platform.Spec{}, err
 	}
 	opts.Topics = []compose.Topic{}
 	return platform.Spec{Docker: &opts}, nil
 }
-
-// withOffline lets Up build the offline image from the source tree, saying
-// so on the error stream (compose.Options.WithOffline).
-func withOffline(opts *compose.Options, g *globals) { opts.WithOffline(g.errOut) }

@@ -199,8 +199,8 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		defer o.metricsLn.Close()
 	}
 	opt := o.options()
-	rep := newReporter(o.g.errOut, o.quiet)
-	defer rep.clear()
+	rep := experiment.NewTerm(o.g.errOut, o.quiet, "")
+	defer rep.Clear()
 	t, err := openWatched(ctx, o, rep, opt.Retry)
 	if err != nil || t == nil {
 		return err
@@ -231,7 +231,7 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 
 // openWatched opens the watched cluster, tried again every retry until it
 // answers (watch.Open); a flag kbf cannot use is refused at once.
-func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry time.Duration) (cluster.Cluster, error) {
+func openWatched(ctx context.Context, o *watchOptions, rep *experiment.Term, retry time.Duration) (cluster.Cluster, error) {
 	open := func(ctx context.Context) (cluster.Cluster, error) { return openCluster(ctx, o.clusterSpec) }
 	usage := func(err error) bool { return errors.As(err, new(usageError)) }
 	return watch.Open(ctx, open, retry, usage, rep.Say)
@@ -239,7 +239,7 @@ func openWatched(ctx context.Context, o *watchOptions, rep *termReporter, retry 
 
 // recordedBy analyses each incident the watch writes, as kbf run its
 // trials, says its digest and sets the metrics' last phases.
-func recordedBy(m *watch.Metrics, rep *termReporter) watch.Recorded {
+func recordedBy(m *watch.Metrics, rep *experiment.Term) watch.Recorded {
 	return func(ctx context.Context, dir string, _ *watch.Incident) error {
 		tr, err := report.JustRecorded(ctx, dir, textReport)
 		if err != nil {
