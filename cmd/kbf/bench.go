@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kbf-project/kbf/compose"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
+	"github.com/kbf-project/kbf/compose"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -171,36 +170,14 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	if o.out == "" {
 		o.out = trialrun.DefaultOut("bench")
 	}
-	opt := o.run.Trials()
-	runner := trialrun.New(opt)
-	env := bench.ClientEnv()
-	if opt.Parallel > 1 {
-		env = append(env, [2]string{"parallel", fmt.Sprint(opt.Parallel)})
-		if cores := runtime.NumCPU(); cores < 2*opt.Parallel {
-			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", opt.Parallel, cores)
-		}
-	}
-	defer runner.Close()
-	b := &bench.Bench{
-		File:     f,
-		Shard:    shard,
-		Dir:      o.out,
-		Runner:   runner,
-		Env:      env,
-		Progress: progressOut(o.run.g.errOut, o.run.quiet),
-		Cores:    runtime.NumCPU(),
-		Parallel: opt.Parallel,
-	}
+	b, closing := o.run.Trials().Benchmark(f, shard, o.out, progressOut(o.run.g.errOut, o.run.quiet))
+	defer closing()
 	if o.budget.UntilDecided {
 		return runUntilDecided(ctx, o, b)
 	}
 	set, err := b.Run(ctx)
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
-		return usagef("%v", err)
-	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	fmt.Fprintf(o.run.g.errOut, "bench: results in %s (%s, %s, %s); compare with kbf compare OLD %s\n",
 		o.out, bench.TextFile, bench.JSONFile, bench.MarkdownFile, o.out)
@@ -214,12 +191,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // and in summary.md, and kbf compare's exit for it.
 func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error {
 	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.budget.Gate, Extra: bench.DefaultExtra})
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.Is(err, bench.ErrNotTwo) || errors.As(err, &refused) {
+	if errors.Is(err, bench.ErrNotTwo) {
 		return usagef("%v", err)
 	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
@@ -231,4 +207,14 @@ func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error
 		return err
 	}
 	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
+}
+
+// benchRefused is the exit of a benchmark that did not run: a directory of
+// another benchmark's plan, or a scenario refused before its first trial,
+// is the command line's mistake.
+func benchRefused(err error) error {
+	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, new(*bench.RefusedError)) {
+		return usagef("%v", err)
+	}
+	return err
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,18 +133,11 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	if o.tune.Estimate {
 		return nil
 	}
-	opt := o.run.Trials()
-	runner := trialrun.New(opt)
-	defer runner.Close()
-	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.tune.Out, Runner: runner, Env: bench.ClientEnv(),
-		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
+	b, closing := o.run.Trials().Benchmark(g.File(), bench.All, o.tune.Out, progressOut(o.run.g.errOut, o.run.quiet))
+	defer closing()
 	set, err := b.Run(ctx)
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
-		return usagef("%v", err)
-	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	return answerTune(o, g, set)
 }
