@@ -115,7 +115,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (platform.Spec, error) {
 	if o.bootstrapSet {
 		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
-	return existingSpec(&o.cluster)
+	return platform.Running(&o.cluster)
 }
 
 // runProbe runs the trial with no fault through kbf run's runner, then
