@@ -199,3 +199,20 @@ func (f notFlag) Set(v string) error {
 }
 
 func (notFlag) Type() string { return "bool" }
+
+// settingFlags maps the settings as meta.json and the report name them
+// (Setting.Recorded) to the flags that set them.
+var settingFlags = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range Settings {
+		if s.Recorded != "" {
+			m[s.Recorded] = "--" + s.Name
+		}
+	}
+	return m
+}()
+
+// FlagFor returns the flag of kbf run and kbf probe that sets a client
+// setting, as meta.json and the report name it (Config.Effective); "" for
+// none. The analysis names a setting and knows no flags.
+func FlagFor(setting string) string { return settingFlags[setting] }

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kbf-project/kbf/compose"
-	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/bench/trialrun"
+	"github.com/kbf-project/kbf/compose"
 )
 
 func init() { commands = append(commands, newBenchCmd) }
@@ -18,7 +17,7 @@ func init() { commands = append(commands, newBenchCmd) }
 type benchOptions struct {
 	// run holds the flags bench shares with kbf run: the scenario without
 	// a FILE, and the cluster's and the probe's settings either way.
-	run     runOptions
+	run     *runOptions
 	cluster compose.Flags
 	file    string
 	budget  bench.Budget
@@ -29,8 +28,8 @@ type benchOptions struct {
 func newBenchCmd(g *globals) *cobra.Command { return newBenchCmdF(g, runBench) }
 
 func newBenchCmdF(g *globals, runF func(context.Context, *benchOptions) error) *cobra.Command {
-	o := &benchOptions{run: runOptions{g: g}}
-	o.run.base.Trial.Repeat = 1 // each trial of bench is one of kbf run
+	o := &benchOptions{run: newRunOptions(g)}
+	o.run.Base.Trial.Repeat = 1 // each trial of bench is one of kbf run
 	cmd := &cobra.Command{
 		Use:   "bench [FILE]",
 		Short: "Run a benchmark: scenarios × trials, interleaved, into files CI tools read",
@@ -79,36 +78,36 @@ The scenario file:
 			if len(args) == 1 {
 				o.file = args[0]
 			}
-			o.run.base.BrokerSet = cmd.Flags().Changed("broker")
-			o.run.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
+			o.run.Base.BrokerSet = cmd.Flags().Changed("broker")
+			o.run.External.BootstrapSet = cmd.Flags().Changed("bootstrap")
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
+	o.run.Base.Trial.Probe.AddFlags(cmd.Flags(), false)
 	o.cluster.AddFlags(cmd.Flags(), true)
 	// --command-config is the base runOptions' own: each scenario starts
 	// from it, and command_config: replaces it.
-	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
+	o.run.Cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.base.AddFlags(f, "overrides it")
+	o.run.Base.AddFlags(f, "overrides it")
 	registerQuiet(f, &o.run.quiet)
-	o.run.external.AddFlags(f)
-	o.run.base.K8s.AddFlags(f)
+	o.run.External.AddFlags(f)
+	o.run.Base.K8s.AddFlags(f)
 	o.budget.AddFlags(f)
 	f.BoolVar(&o.fresh, "fresh", false, "without FILE: a fresh cluster for every trial")
-	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial", true)
+	o.run.Base.AddLaneFlags(f, "how many of kbf's clusters may be up at once: scenarios whose node settings differ each keep a cluster of their own (the second on ports 19192…), so their trials alternate with no node recreated between them; 1 recreates the nodes that differ before each trial", true)
 	registerOut(f, &o.out, "benchmark directory (default kbf-runs/<time>-bench); an existing one is resumed")
 	return wrapHelp(cmd)
 }
 
 func (o *benchOptions) validate(cmd *cobra.Command) error {
-	if err := flagError(o.run.base.CheckLanes(cmd.Flags().Changed("clusters"))); err != nil {
+	if err := flagError(o.run.Base.CheckLanes(cmd.Flags().Changed("clusters"))); err != nil {
 		return err
 	}
-	if err := partnerless(&o.run.base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
+	if err := partnerless(&o.run.Base.Trial.Probe, cmd.Flags().Changed, "--"); err != nil {
 		return err
 	}
 	if o.file != "" {
@@ -118,37 +117,37 @@ func (o *benchOptions) validate(cmd *cobra.Command) error {
 				return usagef("--%s: FILE says it for each scenario; give FILE or --%s, not both", name, name)
 			}
 		}
-	} else if o.run.base.Trial.Kill == "" {
+	} else if o.run.Base.Trial.Kill == "" {
 		return usagef("a scenario FILE or --kill is required (kbf bench --help shows a FILE)")
-	} else if err := flagError(o.run.external.Check(o.run.base.Trial.Kill)); err != nil {
+	} else if err := flagError(o.run.External.Check(o.run.Base.Trial.Kill)); err != nil {
 		return err
 	}
 	if _, err := o.cluster.Options(); err != nil {
 		return usage(err)
 	}
-	if _, err := o.run.cluster.Security(); err != nil {
+	if _, err := o.run.Cluster.Security(); err != nil {
 		return usage(err)
 	}
 	if err := o.budget.Check(cmd.Flags().Changed, o.file != ""); err != nil {
 		return usageError{err}
 	}
-	if err := flagError(o.run.base.Validate()); err != nil {
+	if err := flagError(o.run.Base.Validate()); err != nil {
 		return err
 	}
 	if o.file != "" {
 		return nil // each scenario's options are checked before the first trial (trialrun.Runner.Check)
 	}
-	if err := flagError(o.run.base.K8s.Check(o.run.base.Trial.Kill, o.run.base.BrokerSet)); err != nil {
+	if err := flagError(o.run.Base.K8s.Check(o.run.Base.Trial.Kill, o.run.Base.BrokerSet)); err != nil {
 		return err
 	}
-	e := o.run.experimentOptions()
+	e := o.run.Experiment()
 	return flagError(e.Validate())
 }
 
 // file returns the benchmark: FILE's, or the one scenario of the flags.
 func (o *benchOptions) benchFile() (*bench.File, error) {
 	if o.file == "" {
-		s, err := o.run.base.Scenario(&o.cluster, o.run.external, o.fresh)
+		s, err := o.run.Base.Scenario(&o.cluster, o.run.External, o.fresh)
 		if err != nil {
 			return nil, usage(err)
 		}
@@ -169,38 +168,16 @@ func runBench(ctx context.Context, o *benchOptions) error {
 	}
 	shard, _ := bench.ParseShard(o.budget.Shard)
 	if o.out == "" {
-		o.out = defaultOut("bench")
+		o.out = trialrun.DefaultOut("bench")
 	}
-	opt := o.run.trialOptions()
-	runner := trialrun.New(opt)
-	env := bench.ClientEnv()
-	if opt.Parallel > 1 {
-		env = append(env, [2]string{"parallel", fmt.Sprint(opt.Parallel)})
-		if cores := runtime.NumCPU(); cores < 2*opt.Parallel {
-			fmt.Fprintf(o.run.g.errOut, "kbf bench: --parallel %d on %d cores: the clusters share them and their trials measure each other; a trial on an overloaded host does not count\n", opt.Parallel, cores)
-		}
-	}
-	defer runner.Close()
-	b := &bench.Bench{
-		File:     f,
-		Shard:    shard,
-		Dir:      o.out,
-		Runner:   runner,
-		Env:      env,
-		Progress: progressOut(o.run.g.errOut, o.run.quiet),
-		Cores:    runtime.NumCPU(),
-		Parallel: opt.Parallel,
-	}
+	b, closing := o.run.Trials().Benchmark(f, shard, o.out, progressOut(o.run.g.errOut, o.run.quiet))
+	defer closing()
 	if o.budget.UntilDecided {
 		return runUntilDecided(ctx, o, b)
 	}
 	set, err := b.Run(ctx)
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
-		return usagef("%v", err)
-	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	fmt.Fprintf(o.run.g.errOut, "bench: results in %s (%s, %s, %s); compare with kbf compare OLD %s\n",
 		o.out, bench.TextFile, bench.JSONFile, bench.MarkdownFile, o.out)
@@ -214,12 +191,11 @@ func runBench(ctx context.Context, o *benchOptions) error {
 // and in summary.md, and kbf compare's exit for it.
 func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error {
 	set, d, err := b.RunUntilDecided(ctx, bench.Gate{Gate: o.budget.Gate, Extra: bench.DefaultExtra})
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.Is(err, bench.ErrNotTwo) || errors.As(err, &refused) {
+	if errors.Is(err, bench.ErrNotTwo) {
 		return usagef("%v", err)
 	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	if err := set.WriteMarkdown(o.run.g.out); err != nil {
 		return err
@@ -231,4 +207,14 @@ func runUntilDecided(ctx context.Context, o *benchOptions, b *bench.Bench) error
 		return err
 	}
 	return verdictExit(d.Verdict, d.Answer()+": "+d.Why)
+}
+
+// benchRefused is the exit of a benchmark that did not run: a directory of
+// another benchmark's plan, or a scenario refused before its first trial,
+// is the command line's mistake.
+func benchRefused(err error) error {
+	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, new(*bench.RefusedError)) {
+		return usagef("%v", err)
+	}
+	return err
 }

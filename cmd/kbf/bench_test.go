@@ -80,8 +80,8 @@ func TestBenchFlags(t *testing.T) {
 		{name: "no trials at once", args: []string{"bench", file, "--parallel", "0"}, wantErr: "--parallel 0: want 1 to 4"},
 		{name: "parallel and clusters", args: []string{"bench", file, "--parallel", "2", "--clusters", "3"}, wantErr: "--parallel 2 keeps a cluster for each trial running; --clusters is for trials one at a time"},
 		{name: "until decided: the file's trials as the budget, and --settle 5s", args: []string{"bench", file, "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 6 || o.run.base.Trial.Settle != 5*time.Second || o.budget.Gate.Alpha != 0.01 || o.budget.Gate.MaxRegression != 0.1 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.budget.Gate)
+			if f.Trials != 6 || o.run.Base.Trial.Settle != 5*time.Second || o.budget.Gate.Alpha != 0.01 || o.budget.Gate.MaxRegression != 0.1 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.Base.Trial.Settle, o.budget.Gate)
 			}
 		}},
 		{name: "until decided without a file: a budget of 15", args: []string{"bench", "--kill", "sigkill", "--until-decided"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
@@ -98,13 +98,13 @@ func TestBenchFlags(t *testing.T) {
 			}
 		}},
 		{name: "until decided: --trials, --settle and --max-regression given", args: []string{"bench", file, "--until-decided", "--trials", "8", "--settle", "0", "--max-regression", "5%"}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if f.Trials != 8 || o.run.base.Trial.Settle != 0 || o.budget.Gate.MaxRegression != 0.05 {
-				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.base.Trial.Settle, o.budget.Gate)
+			if f.Trials != 8 || o.run.Base.Trial.Settle != 0 || o.budget.Gate.MaxRegression != 0.05 {
+				t.Errorf("trials %d, settle %v, gate %+v", f.Trials, o.run.Base.Trial.Settle, o.budget.Gate)
 			}
 		}},
 		{name: "settle on by default", args: []string{"bench", file}, check: func(t *testing.T, f *bench.File, o *benchOptions) {
-			if o.run.base.Trial.Settle != experiment.DefaultSettle {
-				t.Errorf("settle %v, want %v", o.run.base.Trial.Settle, experiment.DefaultSettle)
+			if o.run.Base.Trial.Settle != experiment.DefaultSettle {
+				t.Errorf("settle %v, want %v", o.run.Base.Trial.Settle, experiment.DefaultSettle)
 			}
 		}},
 		{name: "until decided sharded", args: []string{"bench", file, "--until-decided", "--shard", "1/2"}, wantErr: "--shard 1/2: --until-decided runs the whole benchmark"},
@@ -166,7 +166,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 	if base == nil {
 		t.Fatal("no options")
 	}
-	r := trialrun.New(base.run.trialOptions())
+	r := trialrun.New(base.run.Trials())
 	tests := []struct {
 		name    string
 		s       bench.Scenario
@@ -188,7 +188,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 					t.Errorf("options %+v", o)
 				}
 				// The command's own settings are left as they were.
-				if bc := base.run.base.Trial.Probe; bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
+				if bc := base.run.Base.Trial.Probe; bc.Interval != 50*time.Millisecond || bc.RetryBackoff == 250*time.Millisecond {
 					t.Errorf("the scenario changed the command's probe settings: %+v", bc)
 				}
 			}},
@@ -223,7 +223,7 @@ func TestBenchRunnerOptions(t *testing.T) {
 					{bench.Scenario{KafkaVersion: "4.0.2"}, true, "kbf/kafka:4.0.2"},
 					{bench.Scenario{KafkaVersion: "4.0.2"}, false, "apache/kafka:4.0.2"},
 					{bench.Scenario{Image: "mine/kafka:dev"}, true, "mine/kafka:dev"},
-					{bench.Scenario{}, true, base.run.base.Image},
+					{bench.Scenario{}, true, base.run.Base.Image},
 				} {
 					asked := ""
 					opts, err := dockerOpts(r.ClusterOptions(tt.s, o, func(img string) bool { asked = img; return tt.local }))
@@ -257,8 +257,8 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if len(e.Clients) != 3 || e.ClientSettings["java"]["retry.backoff.ms"] != "50" || e.ClientSettings["librdkafka"]["socket.timeout.ms"] != "5000" || !e.Probe.NoKIP951 {
 					t.Errorf("clients %v, settings %v, kip951 off %v", e.Clients, e.ClientSettings, e.Probe.NoKIP951)
 				}
-				if len(base.run.clients.Set) != 0 {
-					t.Errorf("the scenario changed the command's client settings: %v", base.run.clients.Set)
+				if len(base.run.Clients.Set) != 0 {
+					t.Errorf("the scenario changed the command's client settings: %v", base.run.Clients.Set)
 				}
 			}},
 		{name: "a setting of a client not chosen", s: bench.Scenario{Fault: "sigkill", ClientSettings: map[string]map[string]string{"java": {"linger.ms": "1"}}},
@@ -271,8 +271,8 @@ func TestBenchRunnerOptions(t *testing.T) {
 				if o.Kill != "external" || e.OnReady != "./kill.sh" || e.Dir != "/scenarios" || e.Margin != 3*time.Second || o.Probe.Security == nil {
 					t.Errorf("options %+v, external %+v", o, e)
 				}
-				if len(base.run.external.Bootstrap) != 0 {
-					t.Errorf("the scenario changed the command's flags: %+v", base.run.external)
+				if len(base.run.External.Bootstrap) != 0 {
+					t.Errorf("the scenario changed the command's flags: %+v", base.run.External)
 				}
 			}},
 		{name: "an external fault's logs command naming no node", s: bench.Scenario{Fault: "external", Bootstrap: []string{"b1:9092"}, OnReady: "x", LogsCommand: "cat server.log"},
@@ -346,13 +346,13 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			// the cluster is brought up, so no Docker is needed to see it.
 			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(ctx context.Context, o *runOptions) error {
-					tg, err := openCluster(ctx, o.clusterSpec)
+					tg, err := openCluster(ctx, o.Spec)
 					if err != nil {
 						return err
 					}
 					defer tg.Close()
-					o.base.Trial.Out = t.TempDir()
-					return flagError(trialrun.NewExperiment(o.experimentOptions(), tg, nil).Check())
+					o.Base.Trial.Out = t.TempDir()
+					return flagError(trialrun.NewExperiment(o.Experiment(), tg, nil).Check())
 				})
 			}, append([]string{"run"}, tt.args...)...)
 			if code != exitUsage || !strings.Contains(stderr, tt.wantErr) || strings.Count(stderr, "\n") != 1 {
@@ -366,7 +366,7 @@ func TestBenchRefusesWhatRunRefuses(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "bench")
 			s := tt.s
 			s.Name = "impossible"
-			b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: trialrun.New(base.run.trialOptions())}
+			b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: trialrun.New(base.run.Trials())}
 			_, err := b.Run(context.Background())
 			var refused *bench.RefusedError
 			if !errors.As(err, &refused) || !strings.Contains(err.Error(), tt.wantErr) || strings.Contains(err.Error(), "\n") {
@@ -393,7 +393,7 @@ func TestBenchParallelRefuses(t *testing.T) {
 			return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { base = o; return nil })
 		}, "bench", "--kill", "sigkill")
 		out := filepath.Join(t.TempDir(), "bench")
-		opt := base.run.trialOptions()
+		opt := base.run.Trials()
 		opt.Parallel = 2
 		r := trialrun.New(opt)
 		b := &bench.Bench{File: &bench.File{Trials: 1, Scenarios: []bench.Scenario{s}}, Dir: out, Runner: r, Parallel: 2}

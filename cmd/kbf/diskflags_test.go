@@ -18,10 +18,10 @@ func TestDiskFlags(t *testing.T) {
 		wantErr string
 	}{
 		{name: "disk-slow", args: []string{"run", "--fault", "disk-slow", "--disk-delay", "200ms"}, check: func(t *testing.T, o *runOptions) {
-			if d := o.experimentOptions().Disk; d.Delay != 200*time.Millisecond || d.AllReplicas {
+			if d := o.Experiment().Disk; d.Delay != 200*time.Millisecond || d.AllReplicas {
 				t.Errorf("disk options %+v", d)
 			}
-			spec, err := o.clusterSpec()
+			spec, err := o.Spec()
 			spec = spec.Shaped()
 			if err != nil || spec.Docker == nil || len(spec.Docker.FaultDisks) != 1 {
 				t.Fatalf("cluster spec %+v, %v; want k1 on a FUSE layer", spec, err)
@@ -31,10 +31,10 @@ func TestDiskFlags(t *testing.T) {
 			}
 		}},
 		{name: "power-loss of every replica", args: []string{"run", "--fault", "power-loss", "--brokers-lost", "all-replicas"}, check: func(t *testing.T, o *runOptions) {
-			if !o.experimentOptions().Disk.AllReplicas {
+			if !o.Experiment().Disk.AllReplicas {
 				t.Error("all-replicas not passed on")
 			}
-			spec, err := o.clusterSpec()
+			spec, err := o.Spec()
 			if err != nil || spec.Docker == nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestDiskFlags(t *testing.T) {
 			}
 		}},
 		{name: "disk-error on a compose file leaves its disks", args: []string{"run", "--fault", "disk-error", "-f", "shop.yaml", "--broker", "kafka-1"}, check: func(t *testing.T, o *runOptions) {
-			spec, err := o.clusterSpec()
+			spec, err := o.Spec()
 			spec = spec.Shaped()
 			if err != nil || spec.Docker == nil || spec.Docker.FaultDisks != nil {
 				t.Errorf("cluster spec %+v, %v; want no FUSE layer on a user's file", spec, err)

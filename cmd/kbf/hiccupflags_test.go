@@ -39,7 +39,7 @@ func TestHiccupFlags(t *testing.T) {
 			if code != exitOK || got == nil {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
-			if h := got.experimentOptions().Hiccup; h != tt.want {
+			if h := got.Experiment().Hiccup; h != tt.want {
 				t.Errorf("hiccup options %+v, want %+v", h, tt.want)
 			}
 		})

@@ -22,7 +22,7 @@ func TestBenchK8sCheck(t *testing.T) {
 	if base == nil {
 		t.Fatal("no options")
 	}
-	r := trialrun.New(base.run.trialOptions())
+	r := trialrun.New(base.run.Trials())
 	k8s := func(s bench.Scenario) bench.Scenario {
 		s.Target, s.Namespace = trialrun.TargetK8s, "kafka"
 		if s.Fault == "" {

@@ -100,7 +100,7 @@ func (o *probeOptions) experimentOptions() experiment.Options {
 	}
 	out := o.out
 	if out == "" {
-		out = defaultOut("probe")
+		out = trialrun.DefaultOut("probe")
 	}
 	ld, _ := loadConfig(&o.load) // checked before
 	return experiment.Options{Kill: experiment.NoFault, Duration: o.duration, Repeat: 1, Out: out, Probe: cfg, Load: ld,
@@ -115,7 +115,7 @@ func (o *probeOptions) clusterSpec(cfg probe.Config) (platform.Spec, error) {
 	if o.bootstrapSet {
 		return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: cfg.Bootstrap, Security: cfg.Security}}, nil
 	}
-	return existingSpec(&o.cluster)
+	return platform.Running(&o.cluster)
 }
 
 // runProbe runs the trial with no fault through kbf run's runner, then
@@ -128,9 +128,9 @@ func runProbe(ctx context.Context, o *probeOptions) error {
 		return err
 	}
 	defer t.Close()
-	rep := newReporter(o.g.errOut, o.quiet)
+	rep := experiment.NewTerm(o.g.errOut, o.quiet, "")
 	err = trialrun.NewExperiment(opt, t, rep).Trial(ctx, 0, opt.Out)
-	rep.clear()
+	rep.Clear()
 	if err != nil && ctx.Err() == nil {
 		return flagError(err)
 	}

@@ -109,7 +109,7 @@ func TestScenarioProbeAsFlag(t *testing.T) {
 		if code != exitOK || got == nil {
 			t.Fatalf("kbf run %v: exit %d: %s", args, code, stderr)
 		}
-		return got.base.Trial.Probe
+		return got.Base.Trial.Probe
 	}
 	runConfig := runFlags
 	base := runFlags(t)

@@ -14,7 +14,6 @@ import (
 	"github.com/kbf-project/kbf/compose"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/internal/regfile"
-	"github.com/kbf-project/kbf/load"
 	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/report"
 )
@@ -22,25 +21,30 @@ import (
 func init() { commands = append(commands, newRunCmd) }
 
 // runOptions are kbf run's flags, bound straight into the options of the
-// packages that do the work: base.Trial is the trial's experiment options
-// (and base what every trial of kbf bench and kbf tune starts from, a
-// scenario's settings over it); the rest are the flags that become
-// options only once checked (the cluster, the clients, the load, where
-// the cluster lives).
+// packages that do the work (trialrun.Command): Base.Trial is the trial's
+// experiment options, and Base what every trial of kbf bench and kbf tune
+// starts from.
 type runOptions struct {
-	g        *globals
-	base     trialrun.Options
-	cluster  compose.Flags
-	clients  clients.Flags
-	load     load.Flags
-	external trialrun.External
-	quiet    bool
+	g *globals
+	trialrun.Command
+	quiet bool
+}
+
+// newRunOptions are kbf run's options before the flags: how kbf records
+// itself in a trial and shows a trial's progress and report.
+func newRunOptions(g *globals) *runOptions {
+	o := &runOptions{g: g}
+	o.Base.Trial.Version, o.Base.Trial.Command = version, append([]string{"kbf"}, os.Args[1:]...)
+	o.Base.Offline = func(c *compose.Options) { c.WithOffline(g.errOut) }
+	o.Base.Reporter = func(prefix string) experiment.Reporter { return experiment.NewTerm(g.errOut, o.quiet, prefix) }
+	o.Base.Text, o.Base.Log = textReport, g.errOut
+	return o
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdF(g, runTrials) }
 
 func newRunCmdF(g *globals, runF func(context.Context, *runOptions) error) *cobra.Command {
-	o := &runOptions{g: g}
+	o := newRunOptions(g)
 	cmd := &cobra.Command{
 		Use:   "run --kill sigkill|sigterm|pause",
 		Short: "Run the experiment: probe, kill a broker, recover, report",
@@ -81,9 +85,9 @@ faulted broker.
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitNoValid, exitCanceled),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.base.BrokerSet = cmd.Flags().Changed("broker")
-			o.external.BootstrapSet = cmd.Flags().Changed("bootstrap")
-			if err := partnerConfig(cmd.Flags(), &o.base.Trial.Probe, &o.load); err != nil {
+			o.Base.BrokerSet = cmd.Flags().Changed("broker")
+			o.External.BootstrapSet = cmd.Flags().Changed("bootstrap")
+			if err := partnerConfig(cmd.Flags(), &o.Base.Trial.Probe, &o.Load); err != nil {
 				return err
 			}
 			if err := o.validate(); err != nil {
@@ -92,17 +96,17 @@ faulted broker.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.cluster.AddFlags(cmd.Flags(), true)
-	o.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
-	o.clients.AddFlags(cmd.Flags())
-	o.load.AddFlags(cmd.Flags())
+	o.Base.Trial.Probe.AddFlags(cmd.Flags(), false)
+	o.Cluster.AddFlags(cmd.Flags(), true)
+	o.Cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
+	o.Clients.AddFlags(cmd.Flags())
+	o.Load.AddFlags(cmd.Flags())
 	f := cmd.Flags()
-	o.base.AddFlags(f, "")
+	o.Base.AddFlags(f, "")
 	registerQuiet(f, &o.quiet)
-	o.external.AddFlags(f)
-	o.base.K8s.AddFlags(f)
-	e := &o.base.Trial
+	o.External.AddFlags(f)
+	o.Base.K8s.AddFlags(f)
+	e := &o.Base.Trial
 	f.DurationVar(&e.ReturnAfter, "return-after", 0, "how long a pause, a cut, a starved CPU or a packet loss lasts (pause, isolate, isolate-controller, isolate-clients, controller-pause, cpu-starve, packet-loss): undone then with the probe still running, a hiccup of that length (default: until recovery); two-brokers: when, after the fault, the second broker is started again (default half the time left after the fault), the first returning in recovery")
 	f.StringVar((*string)(&e.LastStep), "last-step", "sigkill", "last-replica: how the leader, the last replica in the ISR, is stopped: sigkill or sigterm")
 	f.IntVar(&e.Repeat, "repeat", 1, "number of trials")
@@ -114,22 +118,22 @@ faulted broker.
 // missing, the cluster's and the clients' flags), then the experiment's
 // options, the one place they are checked.
 func (o *runOptions) validate() error {
-	if o.base.Trial.Kill == "" {
+	if o.Base.Trial.Kill == "" {
 		return usagef("--fault is required (or --kill): %s", trialrun.FaultNames())
 	}
-	if _, err := o.cluster.Options(); err != nil {
+	if _, err := o.Cluster.Options(); err != nil {
 		return usage(err)
 	}
-	if _, _, err := o.clients.Parse(); err != nil {
+	if _, _, err := o.Clients.Parse(); err != nil {
 		return usageError{err}
 	}
-	if _, err := loadConfig(&o.load); err != nil {
+	if _, err := loadConfig(&o.Load); err != nil {
 		return err
 	}
-	if err := flagError(o.base.CheckFlags(&o.external)); err != nil {
+	if err := flagError(o.Base.CheckFlags(&o.External)); err != nil {
 		return err
 	}
-	e := o.experimentOptions()
+	e := o.Experiment()
 	return flagError(e.Validate())
 }
 
@@ -149,61 +153,12 @@ func flagError(err error) error {
 	return err
 }
 
-// experimentOptions are the trial's options: those the flags are bound
-// to, and those of the flags validate checks.
-func (o *runOptions) experimentOptions() experiment.Options {
-	e := o.base.Trial
-	e.Clients, e.ClientSettings, _ = o.clients.Parse() // validated
-	e.Load, _ = loadConfig(&o.load)                    // validated
-	e.Probe.Security, _ = o.cluster.Security()         // validated
-	e.Disk = trialrun.Disk(e.Kill, o.base.DiskDelay, o.base.BrokersLost)
-	e.Hiccup = trialrun.Hiccup(e.Kill, o.base.StarveCPUs, o.base.Loss)
-	e.External = o.external.Options()
-	if e.Out == "" {
-		e.Out = defaultOut(string(e.Kill))
-	}
-	e.Version, e.Command = version, append([]string{"kbf"}, os.Args[1:]...)
-	return e
-}
-
-// trialOptions are what each trial of kbf bench and kbf tune starts from:
-// the flags, and how kbf shows a trial's progress and report.
-func (o *runOptions) trialOptions() trialrun.Options {
-	b := o.base
-	b.Trial = o.experimentOptions()
-	b.Clients, b.ClientSet = o.clients.List, o.clients.Set
-	b.Offline = func(c *compose.Options) { withOffline(c, o.g) }
-	b.Reporter = func(prefix string) experiment.Reporter { return newLaneReporter(o.g.errOut, o.quiet, prefix) }
-	b.Text, b.Log = textReport, o.g.errOut
-	return b
-}
-
-// clusterSpec is where the flags say the cluster lives: a Kafka in
-// Kubernetes (--target k8s), a cluster reached by --bootstrap, else kbf's
-// Docker cluster shaped for the fault (trialrun.Options.DockerSpec).
-func (o *runOptions) clusterSpec() (platform.Spec, error) {
-	e := o.experimentOptions()
-	switch {
-	case o.base.K8s.On():
-		return o.base.K8s.Spec(o.external.Bootstrap, trialrun.Lead(e.Broker), e.Kill, e.Probe.Security, o.g.errOut), nil
-	case len(o.external.Bootstrap) > 0:
-		return o.external.Remote(e.Probe.Security), nil
-	}
-	opts, err := o.cluster.Options()
-	if err != nil {
-		return platform.Spec{}, usage(err)
-	}
-	opts.Image = o.base.Image
-	b := o.trialOptions()
-	return b.DockerSpec(opts, e), nil
-}
-
-// openCluster opens the cluster spec names; a compose file or a kubeconfig
-// kbf cannot use is a usage error.
+// openCluster opens the cluster spec names; a spec that cannot be made, a
+// compose file or a kubeconfig kbf cannot use is a usage error.
 func openCluster(ctx context.Context, spec func() (platform.Spec, error)) (cluster.Cluster, error) {
 	s, err := spec()
 	if err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	c, err := platform.Open(ctx, s)
 	if errors.Is(err, compose.ErrInvalid) || errors.Is(err, regfile.ErrNotRegular) {
@@ -213,19 +168,19 @@ func openCluster(ctx context.Context, spec func() (platform.Spec, error)) (clust
 }
 
 func runTrials(ctx context.Context, o *runOptions) error {
-	if names, _, _ := o.clients.Parse(); len(names) > 0 { // validated
+	if names, _, _ := o.Clients.Parse(); len(names) > 0 { // validated
 		if err := clients.CheckBuilt(names); err != nil {
 			return err
 		}
 	}
-	t, err := openCluster(ctx, o.clusterSpec)
+	t, err := openCluster(ctx, o.Spec)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	rep := newReporter(o.g.errOut, o.quiet)
-	defer rep.clear()
-	opt := o.experimentOptions()
+	rep := experiment.NewTerm(o.g.errOut, o.quiet, "")
+	defer rep.Clear()
+	opt := o.Experiment()
 	r := trialrun.NewExperiment(opt, t, rep)
 	reports := &report.Run{Out: o.g.out, Say: rep.Say, Text: textReport}
 	if err := flagError(r.Run(ctx, reports.Recorded)); err != nil {

@@ -25,10 +25,10 @@ func TestRunFlags(t *testing.T) {
 		wantErr string // part of stderr when the exit code must be exitUsage
 	}{
 		{name: "defaults", args: []string{"run", "--kill", "sigkill"}, check: func(t *testing.T, o *runOptions) {
-			if o.base.Trial.Broker != "k1" || o.base.Trial.Duration != 30*time.Second || o.base.Trial.FaultAfter != 8*time.Second || o.base.Trial.Repeat != 1 {
+			if o.Base.Trial.Broker != "k1" || o.Base.Trial.Duration != 30*time.Second || o.Base.Trial.FaultAfter != 8*time.Second || o.Base.Trial.Repeat != 1 {
 				t.Errorf("options %+v", o)
 			}
-			c := o.base.Trial.Probe
+			c := o.Base.Trial.Probe
 			if c.Acks != "all" || c.Interval != 20*time.Millisecond || c.Topic != "orders" {
 				t.Errorf("probe config %+v", c)
 			}
@@ -36,14 +36,14 @@ func TestRunFlags(t *testing.T) {
 		{name: "cluster flags", args: []string{"run", "--kill", "sigkill", "--brokers", "5", "--config", "c1:broker.session.timeout.ms=4000",
 			"--broker", "k5"},
 			check: func(t *testing.T, o *runOptions) {
-				opts, err := o.cluster.Options()
-				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.base.Trial.Broker != "k5" {
+				opts, err := o.Cluster.Options()
+				if err != nil || opts.Brokers != 5 || len(opts.Config) != 1 || opts.Config[0].Node != "c1" || o.Base.Trial.Broker != "k5" {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
 			}},
 		{name: "a compose file", args: []string{"run", "--kill", "sigkill", "-f", "shop.yaml", "--project-name", "shop", "--broker", "kafka-1"},
 			check: func(t *testing.T, o *runOptions) {
-				opts, err := o.cluster.Options()
+				opts, err := o.Cluster.Options()
 				if err != nil || opts.File != "shop.yaml" || opts.ProjectName != "shop" || opts.Brokers != 0 {
 					t.Errorf("cluster options %+v, %v", opts, err)
 				}
@@ -55,9 +55,9 @@ func TestRunFlags(t *testing.T) {
 		{name: "bad config", args: []string{"run", "--kill", "sigkill", "--config", "nokey"}, wantErr: "want KEY=VALUE or NODE:KEY=VALUE"},
 		{name: "external on a remote cluster", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092,b2:9092", "--ready-file", "r", "--on-ready", "true", "--heal-margin", "2s"},
 			check: func(t *testing.T, o *runOptions) {
-				e := o.experimentOptions().External
-				if len(o.external.Bootstrap) != 2 || e.ReadyFile != "r" || e.OnReady != "true" || e.Margin != 2*time.Second {
-					t.Errorf("external options %+v, bootstrap %v", e, o.external.Bootstrap)
+				e := o.Experiment().External
+				if len(o.External.Bootstrap) != 2 || e.ReadyFile != "r" || e.OnReady != "true" || e.Margin != 2*time.Second {
+					t.Errorf("external options %+v, bootstrap %v", e, o.External.Bootstrap)
 				}
 			}},
 		{name: "another fault on a remote cluster", args: []string{"run", "--fault", "pause", "--bootstrap", "b1:9092"},
@@ -66,8 +66,8 @@ func TestRunFlags(t *testing.T) {
 			wantErr: "--logs, --logs-command, --ready-file, --on-ready and --heal-margin are --fault external's"},
 		{name: "a logs command", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--on-ready", "true", "--logs-command", "kubectl logs -n kafka my-kafka-{id} --since-time={since}"},
 			check: func(t *testing.T, o *runOptions) {
-				if o.external.LogsCommand != "kubectl logs -n kafka my-kafka-{id} --since-time={since}" {
-					t.Errorf("logs command %q", o.external.LogsCommand)
+				if o.External.LogsCommand != "kubectl logs -n kafka my-kafka-{id} --since-time={since}" {
+					t.Errorf("logs command %q", o.External.LogsCommand)
 				}
 			}},
 		{name: "a logs command with a placeholder kbf does not know", args: []string{"run", "--fault", "external", "--bootstrap", "b1:9092", "--logs-command", "kubectl logs {pod}"},
@@ -84,21 +84,21 @@ func TestRunFlags(t *testing.T) {
 			wantErr: "are --fault external's"},
 		{name: "acks 1 and repeat", args: []string{"run", "--kill", "sigterm", "--acks", "1", "--repeat", "3", "--broker", "k2"},
 			check: func(t *testing.T, o *runOptions) {
-				c := o.base.Trial.Probe
-				if o.base.Trial.Kill != "sigterm" || o.base.Trial.Repeat != 3 || o.base.Trial.Broker != "k2" || c.Acks != "1" {
+				c := o.Base.Trial.Probe
+				if o.Base.Trial.Kill != "sigterm" || o.Base.Trial.Repeat != 3 || o.Base.Trial.Broker != "k2" || c.Acks != "1" {
 					t.Errorf("options %+v acks %s", o, c.Acks)
 				}
 			}},
 		{name: "baseline", args: []string{"run", "--kill", "sigkill", "--baseline", "2s", "--baseline-gap", "300ms", "--baseline-timeout", "10s"},
 			check: func(t *testing.T, o *runOptions) {
-				b := o.experimentOptions().Baseline
+				b := o.Experiment().Baseline
 				if b.Period != 2*time.Second || b.Gap != 300*time.Millisecond || b.Timeout != 10*time.Second {
 					t.Errorf("baseline %+v", b)
 				}
 			}},
 		{name: "baseline defaults", args: []string{"run", "--kill", "sigkill"},
 			check: func(t *testing.T, o *runOptions) {
-				if b := o.experimentOptions().Baseline; b != experiment.DefaultBaseline {
+				if b := o.Experiment().Baseline; b != experiment.DefaultBaseline {
 					t.Errorf("baseline %+v, want %+v", b, experiment.DefaultBaseline)
 				}
 			}},
@@ -115,26 +115,26 @@ func TestRunFlags(t *testing.T) {
 		{name: "bad duration", args: []string{"run", "--kill", "sigkill", "--duration", "soon"}, wantErr: "invalid argument"},
 		{name: "clients", args: []string{"run", "--kill", "sigkill", "--clients", "franz-go,librdkafka,java", "--client-set", "java:retry.backoff.ms=50"},
 			check: func(t *testing.T, o *runOptions) {
-				e := o.experimentOptions()
+				e := o.Experiment()
 				if len(e.Clients) != 3 || e.Clients[2] != clients.Java || e.ClientSettings[clients.Java]["retry.backoff.ms"] != "50" {
 					t.Errorf("clients %v, settings %v", e.Clients, e.ClientSettings)
 				}
 			}},
 		{name: "clients default", args: []string{"run", "--kill", "sigkill"},
 			check: func(t *testing.T, o *runOptions) {
-				if e := o.experimentOptions(); len(e.Clients) != 1 || e.Clients[0] != clients.FranzGo {
+				if e := o.Experiment(); len(e.Clients) != 1 || e.Clients[0] != clients.FranzGo {
 					t.Errorf("clients %v, want franz-go alone", e.Clients)
 				}
 			}},
 		{name: "kip951 off", args: []string{"run", "--kill", "sigterm", "--kip951=false"},
 			check: func(t *testing.T, o *runOptions) {
-				if c := o.base.Trial.Probe; !c.NoKIP951 {
+				if c := o.Base.Trial.Probe; !c.NoKIP951 {
 					t.Error("--kip951=false left KIP-951 on")
 				}
 			}},
 		{name: "kip951 default on", args: []string{"run", "--kill", "sigterm"},
 			check: func(t *testing.T, o *runOptions) {
-				if c := o.base.Trial.Probe; c.NoKIP951 {
+				if c := o.Base.Trial.Probe; c.NoKIP951 {
 					t.Error("KIP-951 off by default")
 				}
 			}},
@@ -255,7 +255,7 @@ func TestRunExperimentOptions(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	o := got.experimentOptions()
+	o := got.Experiment()
 	if o.Kill != "sigterm" || o.Grace != 5*time.Second || o.Repeat != 2 || o.Out != "x" || o.RecoveryTimeout != time.Minute ||
 		len(o.Probe.Partitions) != 1 || o.Probe.Partitions[0] != 1 || o.Version != version {
 		t.Errorf("options %+v", o)
@@ -324,8 +324,8 @@ func TestClusterSpecShaped(t *testing.T) {
 		t.Run(c.broker, func(t *testing.T) {
 			code, stderr := runOnly(t, func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(_ context.Context, o *runOptions) error {
-					o.base.Trial.Broker = c.broker // past validate, which wants a group for the coordinator
-					s, err := o.clusterSpec()
+					o.Base.Trial.Broker = c.broker // past validate, which wants a group for the coordinator
+					s, err := o.Spec()
 					if err != nil {
 						return err
 					}

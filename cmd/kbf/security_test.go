@@ -68,17 +68,17 @@ func TestCommandConfigFlag(t *testing.T) {
 		{"run", []string{"run", "--kill", "sigkill"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
 				return newRunCmdF(g, func(_ context.Context, o *runOptions) error {
-					if o.experimentOptions().Probe.Security == nil {
+					if o.Experiment().Probe.Security == nil {
 						t.Error("run: the probe's configuration is not secured")
 					}
-					*got = &o.cluster
+					*got = &o.Cluster
 					return nil
 				})
 			}
 		}},
 		{"bench", []string{"bench", "--kill", "sigkill"}, func(got **compose.Flags) func(*globals) *cobra.Command {
 			return func(g *globals) *cobra.Command {
-				return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { *got = &o.run.cluster; return nil })
+				return newBenchCmdF(g, func(_ context.Context, o *benchOptions) error { *got = &o.run.Cluster; return nil })
 			}
 		}},
 	}

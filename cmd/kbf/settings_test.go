@@ -4,32 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/gaps"
-	"github.com/kbf-project/kbf/probe"
 )
-
-// TestSettingFlags: every mapped setting is one the probe records, and
-// every flag it names is one kbf run and kbf probe take.
-func TestSettingFlags(t *testing.T) {
-	fs := pflag.NewFlagSet("probe", pflag.ContinueOnError)
-	f := &probe.Config{}
-	f.AddFlags(fs, true)
-	c := probe.Defaults()
-	effective := c.Effective()
-	for setting, flag := range settingFlags {
-		t.Run(setting, func(t *testing.T) {
-			if _, ok := effective[setting]; !ok {
-				t.Errorf("%s is not a setting the probe records in meta.json", setting)
-			}
-			if fs.Lookup(strings.TrimPrefix(flag, "--")) == nil {
-				t.Errorf("%s maps to %s, which is not a probe flag", setting, flag)
-			}
-		})
-	}
-}
 
 // TestTextReportFlags: the text report names the flag of a client setting
 // that would shorten a stall, and not of a node's.

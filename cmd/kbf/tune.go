@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,7 +17,7 @@ func init() { commands = append(commands, newTuneCmd) }
 type tuneOptions struct {
 	// run holds the flags tune shares with kbf run: the probe's settings
 	// and the trial's, for every scenario of the grid.
-	run  runOptions
+	run  *runOptions
 	tune tune.Flags
 }
 
@@ -27,9 +25,9 @@ func newTuneCmd(g *globals) *cobra.Command { return newTuneCmdF(g, runTune) }
 
 func newTuneCmdF(g *globals, runF func(context.Context, *tuneOptions) error) *cobra.Command {
 	// tune makes kbf's own clusters: it takes no --target.
-	o := &tuneOptions{run: runOptions{g: g}}
-	o.run.base.K8s.Target = trialrun.TargetDocker
-	o.run.base.Trial.Repeat = 1
+	o := &tuneOptions{run: newRunOptions(g)}
+	o.run.Base.K8s.Target = trialrun.TargetDocker
+	o.run.Base.Trial.Repeat = 1
 	cmd := &cobra.Command{
 		Use:   "tune --session 9s,6s,4s,3s,2s --tolerate-pause 2s",
 		Short: "Find the fastest failover the cluster can have without fencing a healthy broker",
@@ -70,14 +68,14 @@ support one, which trials to add. The answer is also in --out/tune.txt.
 			return runF(cmd.Context(), o)
 		},
 	}
-	o.run.base.Trial.Probe.AddFlags(cmd.Flags(), false)
-	o.run.cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
+	o.run.Base.Trial.Probe.AddFlags(cmd.Flags(), false)
+	o.run.Cluster.AddSecurityFlags(cmd.Flags(), g.errOut)
 	f := cmd.Flags()
-	o.run.base.AddFlags(f, "kbf tune sets it")
+	o.run.Base.AddFlags(f, "kbf tune sets it")
 	registerQuiet(f, &o.run.quiet)
 	o.tune.AddFlags(f)
 	registerOut(f, &o.tune.Out, "benchmark directory (default kbf-runs/<time>-tune); an existing one is resumed")
-	o.run.base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
+	o.run.Base.AddLaneFlags(f, "how many of kbf's clusters may be up at once, as kbf bench's: the settings keep a cluster each, side by side, up to this many; 1 recreates the nodes before each trial of other settings", false)
 	return wrapHelp(cmd)
 }
 
@@ -94,10 +92,10 @@ func (o *tuneOptions) validate() error {
 	if err := g.Validate(); err != nil {
 		return usagef("%v", err)
 	}
-	if err := flagError(o.run.base.CheckLanes(false)); err != nil {
+	if err := flagError(o.run.Base.CheckLanes(false)); err != nil {
 		return err
 	}
-	r := trialrun.New(o.run.trialOptions())
+	r := trialrun.New(o.run.Trials())
 	defer r.Close()
 	for _, s := range g.File().Scenarios {
 		opt, err := r.Experiment(s)
@@ -118,7 +116,7 @@ func (o *tuneOptions) validate() error {
 
 // grid is the grid the flags ask for (tune.Flags.Grid).
 func (o *tuneOptions) grid() (*tune.Grid, error) {
-	return o.tune.Grid(o.run.base.StarveCPUs, o.run.base.Trial.Broker)
+	return o.tune.Grid(o.run.Base.StarveCPUs, o.run.Base.Trial.Broker)
 }
 
 func runTune(ctx context.Context, o *tuneOptions) error {
@@ -128,25 +126,18 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	}
 	n, took := g.Estimate()
 	if o.tune.Out == "" {
-		o.tune.Out = defaultOut("tune")
+		o.tune.Out = trialrun.DefaultOut("tune")
 	}
 	fmt.Fprintf(o.run.g.errOut, "tune: %d trials, about %v at %v a trial: %s; into %s (the same command with this --out resumes it)\n",
 		n, took.Round(time.Minute), tune.TrialCost, g, o.tune.Out)
 	if o.tune.Estimate {
 		return nil
 	}
-	opt := o.run.trialOptions()
-	runner := trialrun.New(opt)
-	defer runner.Close()
-	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.tune.Out, Runner: runner, Env: bench.ClientEnv(),
-		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
+	b, closing := o.run.Trials().Benchmark(g.File(), bench.All, o.tune.Out, progressOut(o.run.g.errOut, o.run.quiet))
+	defer closing()
 	set, err := b.Run(ctx)
-	var refused *bench.RefusedError
-	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
-		return usagef("%v", err)
-	}
 	if err != nil {
-		return err
+		return benchRefused(err)
 	}
 	return answerTune(o, g, set)
 }

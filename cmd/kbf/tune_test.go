@@ -67,7 +67,7 @@ func TestAnswerTune(t *testing.T) {
 		set.Records = append(set.Records, bench.Record{Trial: bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[1]}, Rep: rep}, Reason: "failed: docker gone"})
 	}
 	var out bytes.Buffer
-	o := &tuneOptions{run: runOptions{g: &globals{out: &out, errOut: &bytes.Buffer{}}}, tune: tune.Flags{Out: t.TempDir()}}
+	o := &tuneOptions{run: newRunOptions(&globals{out: &out, errOut: &bytes.Buffer{}}), tune: tune.Flags{Out: t.TempDir()}}
 	err := answerTune(o, g, set)
 	if !errors.Is(err, errTooFew) {
 		t.Fatalf("error %v, want undecided", err)

@@ -57,7 +57,7 @@ func TestUntilDecidedExit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			o := &benchOptions{run: runOptions{g: &globals{out: &out, errOut: &errOut}}, out: t.TempDir(), budget: bench.Budget{Gate: compare.SequentialGate}}
+			o := &benchOptions{run: newRunOptions(&globals{out: &out, errOut: &errOut}), out: t.TempDir(), budget: bench.Budget{Gate: compare.SequentialGate}}
 			f := &bench.File{Trials: tt.budget, Scenarios: []bench.Scenario{{Name: "a", Fault: tt.a}, {Name: "b", Fault: tt.b}}}
 			b := &bench.Bench{File: f, Dir: o.out, Runner: recordedRunner{t}}
 			err := runUntilDecided(context.Background(), o, b)

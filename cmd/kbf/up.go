@@ -76,7 +76,7 @@ func runUp(ctx context.Context, o *upOptions) error {
 	}
 	opts.Image, opts.Topics = o.up.Image, o.up.Topics()
 	opts.Progress = func(p compose.Phase) { fmt.Fprintln(o.g.out, p.Line()) }
-	withOffline(&opts, o.g)
+	opts.WithOffline(o.g.errOut)
 	c, err := compose.New(opts)
 	if err != nil {
 		return err
