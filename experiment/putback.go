@@ -142,6 +142,13 @@ func (t *trial) awaitPrev(ctx context.Context) error {
 	if err := t.rec.Save(); err != nil {
 		return err
 	}
+	if err := p.wait(); err != nil {
+		return t.prevFailed(fmt.Errorf("trial %d: %w", p.n, err))
+	}
+	// A line of its own, so that trial's digest does not follow the
+	// progress line.
+	t.r.say("baseline: trial %d put back, whole %.1fs after this trial's start: the steady window counts from then",
+		p.n, t.steadyFrom.Sub(t.meta.Started).Seconds())
 	if err := p.handOver(ctx); err != nil {
 		return t.prevFailed(err)
 	}
