@@ -472,7 +472,7 @@ func (t *trial) measure(ctx context.Context) error {
 	if err := t.clusterUp(ctx); err != nil {
 		return err
 	}
-	if err := t.startProbe(ctx); err != nil {
+	if err := t.startProbeBeside(ctx); err != nil {
 		return err
 	}
 	if err := t.newLoad(ctx); err != nil { // load.go

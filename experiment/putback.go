@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -153,6 +154,25 @@ func (t *trial) awaitPrev(ctx context.Context) error {
 		return t.prevFailed(err)
 	}
 	return nil
+}
+
+// startProbeBeside starts the probe. Beside the trial before's put-back
+// the restarted broker may not answer yet (it closes the probe's first
+// connection while its JVM starts): a probe that could not start then is
+// started again once that put-back has the cluster whole. A refusal of the
+// probe's configuration is final.
+func (t *trial) startProbeBeside(ctx context.Context) error {
+	err := t.startProbe(ctx)
+	if err == nil || t.prev == nil || errors.Is(err, ErrInvalidOption) {
+		return err
+	}
+	t.r.say("probe: %v: started again once trial %d's put-back has the cluster whole", err, t.prev.n)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.prev.whole:
+	}
+	return t.startProbe(ctx)
 }
 
 // prevFailed records that this trial is not faulted because of the trial

@@ -269,3 +269,38 @@ func TestRestartAfterOwnLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunProbeStartedAgainAfterPutBack checks that a probe the restarted
+// broker refused beside the put-back (its JVM still starting) is started
+// again once the cluster is whole, and the trial goes on.
+func TestRunProbeStartedAgainAfterPutBack(t *testing.T) {
+	w := newWorld()
+	r, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r.Opt.Repeat = 2
+	w.hooks["isr"] = func(context.Context) error {
+		awaitCall(t, w, "probe", 2, "the next trial's probe during the put-back")
+		return nil
+	}
+	var mu sync.Mutex
+	var beforeWhole []bool // per probe start: whether trial 1's put-back had not yet found the ISRs full
+	w.hooks["probe"] = func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		beforeWhole = append(beforeWhole, w.count("elect") == 0)
+		if len(beforeWhole) == 2 {
+			return errors.New("broker closed the connection immediately during api versions negotiation")
+		}
+		return nil
+	}
+	if err := r.Run(context.Background(), nil); err != nil {
+		t.Fatalf("run: %v; calls: %s", err, w.log())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(beforeWhole) != 3 || !beforeWhole[1] || beforeWhole[2] {
+		t.Errorf("probe starts (before the cluster was whole?) %v, want 3: the refused one beside the put-back, then one after", beforeWhole)
+	}
+	if n := w.count("inject"); n != 2 {
+		t.Errorf("%d injections, want 2; %s", n, w.log())
+	}
+}
