@@ -39,7 +39,7 @@ type Unhealthy struct {
 const clusterWide = -1
 
 func (u Unhealthy) Error() string {
-	if u.Partition == clusterWide {
+	if u.Partition < 0 { // clusterWide, putBackWide
 		return u.Why
 	}
 	return fmt.Sprintf("p%d %s", u.Partition, u.Why)
@@ -191,7 +191,9 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 	if err := sleepUntil(ctx, rec.Due); err != nil {
 		return rec, err
 	}
-	deadline := rec.Due.Add(b.Timeout)
+	// After the trial before's put-back (putback.go), the timeout counts
+	// from whichever is later: the fault's due time or the cluster whole.
+	deadline := later(rec.Due, t.steadyFrom).Add(b.Timeout)
 	// The probe's progress is cheap and read often, so a gap is seen
 	// within a fraction of the bound; the cluster is asked once a second.
 	every := min(rec.Bound/4, 100*time.Millisecond)
@@ -213,6 +215,9 @@ func (t *trial) waitHealthy(ctx context.Context, start time.Time) (*results.Base
 		u := Steady(now, b.Period, rec.Bound, t.p.Progress(), parts)
 		if u == nil {
 			u = t.clientsSteady(now, b.Period, rec.Bound)
+		}
+		if u == nil {
+			u = t.afterPutBack(now, b.Period) // putback.go
 		}
 		var share float64
 		if u == nil && t.host != nil {

@@ -298,41 +298,56 @@ func (r *Runner) reporter() Reporter {
 type Recorded func(ctx context.Context, n int, dir string) error
 
 // Run runs Opt.Repeat trials into Opt.Out/trial-NN, handing each to
-// recorded once it is on disk. An interrupted run returns the context's
-// error; a trial that could not run, or that recorded refuses, ends the run
-// with its error.
+// recorded once it is on disk. A trial's put-back (every ISR full after its
+// broker's restart, the election, the read-back, its files) ends while the
+// next trial's probe starts; the next trial hands it to recorded before its
+// fault (putback.go).
+// An interrupted run returns the context's error; a trial that could not
+// run, or that recorded refuses, ends the run with its error. Whatever
+// happens, every trial's put-back has ended when Run returns.
 func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 	o := &r.Opt
 	if err := r.Check(); err != nil {
 		return err
 	}
+	var prev *pendingPutBack
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
-		what := fmt.Sprintf("%s of %s", o.Kill, o.Broker)
-		switch {
-		case o.Kill == results.FaultExternal:
-			what = "an external fault, its broker named from what kbf sees" // something else picks it
-		case o.Broker == BrokerCoordinator:
-			what = fmt.Sprintf("%s of the probe's group's coordinator, found at the fault", o.Kill)
-		case o.Broker == BrokerTxnCoordinator:
-			what = fmt.Sprintf("%s of the probe's transactional id's coordinator, found at the fault", o.Kill)
+		r.say("trial %d of %d: %s, into %s", i, o.Repeat, r.what(), dir)
+		next, err := r.overlapped(ctx, i, dir, prev, i < o.Repeat, recorded)
+		if herr := prev.handOver(ctx); herr != nil {
+			next.wait()
+			return herr
 		}
-		r.say("trial %d of %d: %s, into %s", i, o.Repeat, what, dir)
-		if err := r.Trial(ctx, i, dir); err != nil {
+		prev = next
+		if err != nil {
 			if ctx.Err() != nil {
 				r.say("interrupted: what was measured is in %s", dir)
 				return ctx.Err()
 			}
 			return fmt.Errorf("trial %d: %w", i, err)
 		}
-		if recorded == nil {
-			continue
-		}
-		if err := recorded(ctx, i, dir); err != nil {
-			return fmt.Errorf("trial %d: %w", i, err)
+		if next == nil && recorded != nil {
+			if err := recorded(ctx, i, dir); err != nil {
+				return fmt.Errorf("trial %d: %w", i, err)
+			}
 		}
 	}
 	return nil
+}
+
+// what is the fault a Run's trials make, in words.
+func (r *Runner) what() string {
+	o := &r.Opt
+	switch {
+	case o.Kill == results.FaultExternal:
+		return "an external fault, its broker named from what kbf sees" // something else picks it
+	case o.Broker == BrokerCoordinator:
+		return fmt.Sprintf("%s of the probe's group's coordinator, found at the fault", o.Kill)
+	case o.Broker == BrokerTxnCoordinator:
+		return fmt.Sprintf("%s of the probe's transactional id's coordinator, found at the fault", o.Kill)
+	}
+	return fmt.Sprintf("%s of %s", o.Kill, o.Broker)
 }
 
 // Trial runs trial n (1-based) and records it into dir; it analyses
@@ -342,15 +357,25 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 // and what was measured is on disk before it returns; an interrupted trial
 // returns the context's error.
 func (r *Runner) Trial(ctx context.Context, n int, dir string) error {
-	if err := r.Check(); err != nil {
+	t, err := r.newTrial(ctx, n, dir, nil)
+	if err != nil {
 		return err
+	}
+	return t.run(ctx)
+}
+
+// newTrial checks the options (Check) and makes trial n, which runs after
+// prev's put-back when prev is not nil.
+func (r *Runner) newTrial(ctx context.Context, n int, dir string, prev *pendingPutBack) (*trial, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
 	}
 	// The trial's options are its own: a broker named by its role becomes
 	// the one found at this trial's fault (coordinator.go).
 	o := r.Opt
-	t := &trial{r: r, o: &o, n: n, dir: dir, ctx: ctx}
+	t := &trial{r: r, o: &o, n: n, dir: dir, ctx: ctx, prev: prev}
 	t.phase.Store("cluster")
-	return t.run(ctx)
+	return t, nil
 }
 
 // trial is one trial's state. Only the goroutine running run touches meta:
@@ -397,6 +422,21 @@ type trial struct {
 	// just before the fault, nil for an idempotent probe; txnID is that id.
 	txnCoordinator *results.Coordinator
 	txnID          string
+
+	// What measure leaves for putBack: whether a fault was attempted, and
+	// the errors of the fault, the probe, the load and the restart.
+	attempted                           bool
+	faultErr, probeErr, loadErr, recErr error
+	// rctx bounds the recovery (Options.RecoveryTimeout), whatever the
+	// caller's context says.
+	rctx           context.Context
+	cancelRecovery context.CancelFunc
+	// prev is the put-back of the trial before, still running when this
+	// one starts (putback.go); prevErr why it failed, and steadyFrom when
+	// it left the cluster whole: the baseline counts from then.
+	prev       *pendingPutBack
+	prevErr    error
+	steadyFrom time.Time
 }
 
 // setPhase moves the trial to its next phase, first noting whether the
@@ -415,11 +455,24 @@ type probeResult struct {
 	err   error
 }
 
+// run runs the trial to its end: measure, then the put-back.
 func (t *trial) run(ctx context.Context) error {
+	if err := t.measure(ctx); err != nil {
+		return err
+	}
+	return t.putBack(ctx, nil)
+}
+
+// measure runs the trial up to the faulted broker's restart: the cluster
+// up, the probe, the baseline, the fault, the probing, the nodes' logs
+// copied. An error means nothing was measured (the cluster or the probe
+// never started); otherwise putBack must follow, which puts the cluster
+// back whole, writes the files and says whether the trial failed.
+func (t *trial) measure(ctx context.Context) error {
 	if err := t.clusterUp(ctx); err != nil {
 		return err
 	}
-	if err := t.startProbe(ctx); err != nil {
+	if err := t.startProbeBeside(ctx); err != nil {
 		return err
 	}
 	if err := t.newLoad(ctx); err != nil { // load.go
@@ -433,8 +486,6 @@ func (t *trial) run(ctx context.Context) error {
 		t.rec.Discard()
 		return err
 	}
-	defer t.rec.Close()
-	defer t.p.Close()
 
 	// The probe runs for the whole trial; the fault is injected into it.
 	probeCtx, stopProbe := context.WithCancel(ctx)
@@ -456,13 +507,12 @@ func (t *trial) run(ctx context.Context) error {
 	}()
 
 	host := startHost(t.o.ProcRoot, func() (map[string]time.Duration, error) { return t.r.Target.CPUTimes(ctx) })
-	attempted, faultErr := false, error(nil)
 	t.host = host
 	if t.o.probeOnly() {
 		t.probeFor(probeCtx, start)
 	} else if healthy, err := t.baseline(probeCtx, start); err == nil && healthy {
-		attempted, faultErr = t.fault(ctx)
-		if faultErr == nil {
+		t.attempted, t.faultErr = t.fault(ctx)
+		if t.faultErr == nil {
 			t.probing(probeCtx, start)
 			if t.o.Failback && probeCtx.Err() == nil {
 				t.failback(probeCtx) // failback.go
@@ -471,38 +521,71 @@ func (t *trial) run(ctx context.Context) error {
 	}
 	stopProbe()
 	res := <-probeDone
-	loadErr := loaded()
+	t.probeErr = res.err
+	t.loadErr = loaded()
 	t.stopClients(ctx)
 	stopWatch()
 	<-watchDone
 	SetProbeResult(t.meta, res.stats)
 	t.meta.Replicas = sampled()
 	t.meta.Ended = time.Now().UTC()
-	// The host meter's last reading asks the engine for the nodes' CPU,
-	// about a second: it is taken while the logs are copied.
+	t.restartAfterLogs(ctx, host)
+	return nil
+}
+
+// restartAfterLogs copies the nodes' logs and restarts what the fault
+// stopped. The host meter's last reading asks the engine for the nodes'
+// CPU, about a second: it is taken while the logs are copied, and before
+// the restart, whose start-up would count as the trial's. A fault of one
+// broker (overlapKind) restarts it once its own logs are copied, while the
+// others' are; any other once every node's are.
+func (t *trial) restartAfterLogs(ctx context.Context, host *hostMeter) {
 	hostDone := make(chan *results.Host, 1)
 	go func() { hostDone <- host.stop() }()
-
 	// From here on the cluster is put back whatever the caller's context
 	// says: Ctrl-C must not leave a broker down.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.o.RecoveryTimeout)
-	defer cancel()
-	if !t.o.probeOnly() {
-		t.collectLogs(rctx)
-	}
-	t.meta.Host = <-hostDone
-	var recErr error
-	if attempted {
-		recErr = t.recover(rctx)
-		if ctx.Err() != nil {
-			if recErr == nil {
-				t.r.say("the fault was undone: %s restarted, every ISR full, leaders back where they started", t.o.Broker)
-			} else {
-				t.r.say("the cluster is not whole (%v): kbf up restores it", recErr)
-			}
+	t.rctx, t.cancelRecovery = context.WithTimeout(context.WithoutCancel(ctx), t.o.RecoveryTimeout)
+	restart := func() {
+		t.meta.Host = <-hostDone
+		if t.attempted {
+			t.recErr = t.restartFaulted(t.rctx)
 		}
 	}
-	if !t.o.probeOnly() && faultErr == nil && res.err == nil && recErr == nil && ctx.Err() == nil {
+	if t.o.probeOnly() {
+		restart()
+		return
+	}
+	first := ""
+	if t.o.overlapKind() {
+		first = t.o.Broker
+	}
+	t.collectLogs(t.rctx, first, restart)
+}
+
+// putBack ends the trial measure began: the cluster whole again (every
+// ISR full, leaders preferred), the read-back, the files. whole, when not
+// nil, is told as soon as the cluster is whole again, or why it is not:
+// the next trial's fault waits for it (Runner.Run). ctx is the caller's:
+// Ctrl-C skips the read-back, never the cluster's put-back.
+func (t *trial) putBack(ctx context.Context, whole func(error)) error {
+	defer t.cancelRecovery()
+	defer t.rec.Close()
+	defer t.p.Close()
+	recErr := t.recErr
+	if t.attempted && recErr == nil {
+		recErr = t.wholeAgain(t.rctx)
+	}
+	if whole != nil {
+		whole(recErr)
+	}
+	if t.attempted && ctx.Err() != nil {
+		if recErr == nil {
+			t.r.say("the fault was undone: %s restarted, every ISR full, leaders back where they started", t.o.Broker)
+		} else {
+			t.r.say("the cluster is not whole (%v): kbf up restores it", recErr)
+		}
+	}
+	if !t.o.probeOnly() && t.faultErr == nil && t.probeErr == nil && recErr == nil && ctx.Err() == nil {
 		// The read-back stops at Ctrl-C: the fault is undone by now, and
 		// without log.csv the report only leaves out the audit.
 		rbctx, cancel := context.WithTimeout(ctx, t.o.RecoveryTimeout)
@@ -520,7 +603,7 @@ func (t *trial) run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := errors.Join(faultErr, res.err, recErr, loadErr); err != nil {
+	if err := errors.Join(t.prevErr, t.faultErr, t.probeErr, recErr, t.loadErr); err != nil {
 		return err
 	}
 	return nil
@@ -534,6 +617,9 @@ func (t *trial) clusterUp(ctx context.Context) error {
 		ictx, cancel := context.WithTimeout(ctx, IdentifyTimeout)
 		defer cancel()
 		return t.r.Target.Identify(ictx)
+	}
+	if t.prev != nil {
+		return nil // the trial before brought it up, and its put-back makes it whole (putback.go)
 	}
 	up, err := t.r.Target.Up(ctx)
 	if err != nil {
@@ -600,23 +686,8 @@ func (t *trial) startProbe(ctx context.Context) error {
 	}
 	m.Cluster.Image = t.r.Target.Image()
 	m.Cluster.Brokers = t.r.Target.Brokers()
-	if v, err := t.r.Target.KafkaVersion(ctx); err == nil {
-		m.Cluster.KafkaVersion = v
-	} else {
-		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
-	}
-	if nodes, err := t.r.Target.NodeConfigs(ctx); err == nil {
-		m.Cluster.Nodes = nodes // their secrets hidden when written (results.WriteMeta)
-	} else {
-		m.Notes = append(m.Notes, "nodes' configuration not read back: "+err.Error())
-	}
-	if parts, err := t.r.Target.Partitions(ctx, cfg.Topic); err == nil {
-		m.Probe.Leaders = map[int32]int32{}
-		m.Probe.Replicas = map[int32][]int32{}
-		for _, pt := range parts {
-			m.Probe.Leaders[pt.Partition] = pt.Leader
-			m.Probe.Replicas[pt.Partition] = pt.Replicas
-		}
+	if t.prev == nil { // else once the trial before has put the cluster back (awaitPrev)
+		t.describe(ctx, m)
 	}
 	if err := rec.SetMeta(m); err != nil {
 		p.Close()
@@ -627,6 +698,29 @@ func (t *trial) startProbe(ctx context.Context) error {
 	return nil
 }
 
+// describe records in m what the cluster says of itself: Kafka's version,
+// the nodes' settings, the probed partitions' leaders and replicas.
+func (t *trial) describe(ctx context.Context, m *results.Meta) {
+	if v, err := t.r.Target.KafkaVersion(ctx); err == nil {
+		m.Cluster.KafkaVersion = v
+	} else {
+		m.Notes = append(m.Notes, "kafka version unknown: "+err.Error())
+	}
+	if nodes, err := t.r.Target.NodeConfigs(ctx); err == nil {
+		m.Cluster.Nodes = nodes // their secrets hidden when written (results.WriteMeta)
+	} else {
+		m.Notes = append(m.Notes, "nodes' configuration not read back: "+err.Error())
+	}
+	if parts, err := t.r.Target.Partitions(ctx, m.Probe.Topic); err == nil {
+		m.Probe.Leaders = map[int32]int32{}
+		m.Probe.Replicas = map[int32][]int32{}
+		for _, pt := range parts {
+			m.Probe.Leaders[pt.Partition] = pt.Leader
+			m.Probe.Replicas[pt.Partition] = pt.Replicas
+		}
+	}
+}
+
 // baseline waits until the fault is due and the cluster healthy (see
 // Steady), and records the wait. It returns false, with no error, for a
 // baseline never healthy within the timeout: the trial is then invalid and
@@ -634,6 +728,9 @@ func (t *trial) startProbe(ctx context.Context) error {
 // there is nothing to undo.
 func (t *trial) baseline(ctx context.Context, start time.Time) (bool, error) {
 	t.setPhase("baseline")
+	if err := t.awaitPrev(ctx); err != nil { // putback.go
+		return false, err
+	}
 	b, err := t.waitHealthy(ctx, start)
 	t.meta.Baseline = b
 	if serr := t.rec.Save(); serr != nil && err == nil {
@@ -915,22 +1012,34 @@ func (t *trial) startSampler(ctx context.Context) func() *results.ReplicaStats {
 	}
 }
 
-// collectLogs copies every node's logs into the trial directory. What they
-// say (a graceful stop's SIGTERM line) is read at analysis time.
-func (t *trial) collectLogs(ctx context.Context) {
+// collectLogs copies every node's logs into the trial directory, side by
+// side: each is an archive of its log directory, tens of megabytes on a
+// busy broker. then runs once first's are copied (first "": once every
+// node's are), while the others' still are. What the logs say (a graceful
+// stop's SIGTERM line) is read at analysis time.
+func (t *trial) collectLogs(ctx context.Context, first string, then func()) {
 	t.setPhase("logs")
-	// The nodes' logs are copied side by side: each is an archive of its
-	// log directory, tens of megabytes on a busy broker, and the recovery
-	// waits for the last.
 	svcs := t.r.Target.Services()
+	if !slices.Contains(svcs, first) {
+		first = ""
+	}
 	errs := make([]error, len(svcs))
-	var wg sync.WaitGroup
+	var all, own sync.WaitGroup
 	for i, svc := range svcs {
+		wg := &all
+		if svc == first {
+			wg = &own
+		}
 		wg.Go(func() {
 			errs[i] = t.r.Target.CollectLogs(ctx, svc, t.meta.Started, filepath.Join(t.dir, results.NodeLogsDir, svc))
 		})
 	}
-	wg.Wait()
+	own.Wait()
+	if first == "" {
+		all.Wait()
+	}
+	then()
+	all.Wait()
 	for i, err := range errs {
 		if err != nil {
 			t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("logs of %s not copied: %v", svcs[i], err))
@@ -938,39 +1047,52 @@ func (t *trial) collectLogs(ctx context.Context) {
 	}
 }
 
-// recover restarts the faulted broker, waits until every ISR is full, and
-// moves leadership back with a preferred leader election.
-func (t *trial) recover(ctx context.Context) error {
+// recoveryFailed records why recovery failed, says it, and returns it.
+func (t *trial) recoveryFailed(what string, err error) error {
+	rc := t.meta.Recovery
+	rc.Err = fmt.Sprintf("%s: %v", what, err)
+	t.r.say("recovery: %s", rc.Err)
+	return fmt.Errorf("recovery: %s: %w", what, err)
+}
+
+// restartFaulted begins recovery: it starts what the fault stopped, the
+// faulted broker last. wholeAgain ends it.
+func (t *trial) restartFaulted(ctx context.Context) error {
 	t.setPhase("recovery")
 	rc := &results.Recovery{}
 	t.meta.Recovery = rc
-	fail := func(what string, err error) error {
-		rc.Err = fmt.Sprintf("%s: %v", what, err)
-		t.r.say("recovery: %s", rc.Err)
-		return fmt.Errorf("recovery: %s: %w", what, err)
-	}
 	if t.o.Kill == results.FaultExternal {
-		return t.awaitHealed(ctx) // external.go: kbf broke nothing
+		return nil // external.go: kbf broke nothing; wholeAgain awaits the healing
 	}
 	undone := time.Now()
 	if err := t.undoSteps(ctx); err != nil { // steps.go
-		return fail("start what the steps stopped", err)
+		return t.recoveryFailed("start what the steps stopped", err)
 	}
 	if err := t.waitRejoined(ctx, undone); err != nil { // steps.go
-		return fail("wait for the quorum", err)
+		return t.recoveryFailed("wait for the quorum", err)
 	}
 	if t.o.Kill.Controller() {
 		rc.QuorumRejoined = time.Now().UTC()
 	}
 	b := t.o.Broker
-	t.r.say("recovery: restarting %s", b)
+	t.r.say("recovery: restarting %s, %.2fs after probing ended", b, time.Since(t.meta.Ended).Seconds())
 	switch err := t.r.Target.Restart(ctx, b); {
 	case errors.Is(err, cluster.ErrAlreadyRunning):
 		t.r.say("recovery: %s was running", b)
 	case err != nil:
-		return fail("restart "+b, err)
+		return t.recoveryFailed("restart "+b, err)
 	}
 	rc.Restarted = time.Now().UTC()
+	return nil
+}
+
+// wholeAgain ends recovery: it waits until every ISR is full and moves
+// leadership back with a preferred leader election.
+func (t *trial) wholeAgain(ctx context.Context) error {
+	if t.o.Kill == results.FaultExternal {
+		return t.awaitHealed(ctx) // external.go
+	}
+	rc := t.meta.Recovery
 	// kbf's topics, the probed one (which --topic may have named apart from
 	// them: the next trial's baseline waits for its leaders to be preferred)
 	// and the load's (the next trial's load starts on a whole topic too).
@@ -982,16 +1104,16 @@ func (t *trial) recover(ctx context.Context) error {
 		topics = append(topics, t.meta.Load.Topic)
 	}
 	if err := t.r.Target.WaitISRFull(ctx, topics...); err != nil {
-		return fail("wait for full ISRs", err)
+		return t.recoveryFailed("wait for full ISRs", err)
 	}
 	rc.ISRFull = time.Now().UTC()
 	if err := t.r.Target.EnsurePreferred(ctx, topics...); err != nil {
-		return fail("preferred leader election", err)
+		return t.recoveryFailed("preferred leader election", err)
 	}
 	rc.PreferredElec = time.Now().UTC()
 	ok, err := t.r.Target.LeadersPreferred(ctx, topics...)
 	if err != nil {
-		return fail("check leaders", err)
+		return t.recoveryFailed("check leaders", err)
 	}
 	rc.LeadersBack = ok
 	t.r.say("recovery: every ISR full %.1fs after the restart; leaders back on their preferred replicas: %v",

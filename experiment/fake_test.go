@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,20 +76,31 @@ func (w *world) call(ctx context.Context, name string) error {
 }
 
 // log is the calls in order, but the nodes' logs, which are collected
-// side by side, by their node's name.
+// side by side, by their node's name, and the faulted broker's restart,
+// which may come while the others' logs are copied, after them
+// (TestRestartAfterOwnLogs checks when it comes).
 func (w *world) log() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	calls := slices.Clone(w.calls)
 	for i := 0; i < len(calls); {
 		j := i
-		for j < len(calls) && strings.HasPrefix(calls[j], "logs-") {
+		for j < len(calls) && (strings.HasPrefix(calls[j], "logs-") || calls[j] == "restart") {
 			j++
 		}
-		slices.Sort(calls[i:j])
+		slices.SortFunc(calls[i:j], func(a, b string) int {
+			return cmp.Or(cmp.Compare(boolInt(a == "restart"), boolInt(b == "restart")), strings.Compare(a, b))
+		})
 		i = max(j, i+1)
 	}
 	return strings.Join(calls, " ")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Cluster.
