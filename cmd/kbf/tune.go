@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -126,12 +125,10 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	if err != nil {
 		return usagef("--%v", err)
 	}
-	n, took := g.Estimate()
 	if o.tune.Out == "" {
 		o.tune.Out = defaultOut("tune")
 	}
-	fmt.Fprintf(o.run.g.errOut, "tune: %d trials, about %v at %v a trial: %s; into %s (the same command with this --out resumes it)\n",
-		n, took.Round(time.Minute), tune.TrialCost, g, o.tune.Out)
+	fmt.Fprintln(o.run.g.errOut, tune.Cost(g, o.tune.Out))
 	if o.tune.Estimate {
 		return nil
 	}
@@ -139,7 +136,7 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	runner := trialrun.New(opt)
 	defer runner.Close()
 	b := &bench.Bench{File: g.File(), Shard: bench.All, Dir: o.tune.Out, Runner: runner, Env: bench.ClientEnv(),
-		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU()}
+		Progress: progressOut(o.run.g.errOut, o.run.quiet), Cores: runtime.NumCPU(), Resume: tune.Resume(o.tune.Out)}
 	set, err := b.Run(ctx)
 	var refused *bench.RefusedError
 	if errors.Is(err, bench.ErrOtherPlan) || errors.As(err, &refused) {
