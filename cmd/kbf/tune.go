@@ -51,7 +51,7 @@ command with the same --out; kbf compare and kbf report read it), and
 answers in one screen: the table, the Pareto front, and the recommendation
 — the shortest stall that fenced nobody under every hiccup asked, as
 --config flags and server.properties lines — or, when the trials cannot
-support one, which trials to add. The answer is also in --out/tune.txt.
+support one, which trials to add. The answer is also in --out/tune.txt, drawn in --out/tune.html.
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitTooFew, exitCanceled) + `
 
