@@ -139,10 +139,20 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 		}
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintf(b.Progress, "bench: interrupted; kbf bench with the same file and --out %s resumes where it stopped\n", b.Dir)
+		line := b.Resume
+		if line == "" {
+			line = Interrupted(b.Dir)
+		}
+		fmt.Fprintln(b.Progress, line)
 		return ctx.Err()
 	}
 	return errors.Join(errs...)
+}
+
+// Interrupted is what kbf bench says when interrupted: how to resume
+// the benchmark in dir.
+func Interrupted(dir string) string {
+	return fmt.Sprintf("bench: interrupted; kbf bench with the same file and --out %s resumes where it stopped", dir)
 }
 
 // pick is the free lane (an index into free) and the trial (into queue)

@@ -85,6 +85,11 @@ type Bench struct {
 	// Parallel is how many trials run at once, each on a cluster of its
 	// own (the Runner's lanes, Lanes); 0 or 1: one at a time.
 	Parallel int
+	// Resume is the line said on Progress when the benchmark is
+	// interrupted, how to resume it; "" says kbf bench's (Interrupted).
+	// A command that runs its benchmark from flags of its own (kbf tune)
+	// says its own.
+	Resume string
 }
 
 // maxFailures is how many trials in a row may fail before the benchmark
@@ -145,19 +150,24 @@ func (b *Bench) Run(ctx context.Context) (*Set, error) {
 		}
 	}
 	var ran int
-	var spent time.Duration
 	var fails failing
+	// The time left is estimated from every trial that took a known
+	// time, those a resumed benchmark did before among them.
+	spent, timed := took(st.Done)
 	begin := func(t Trial, lane int) {
 		left := ""
-		if ran > 0 {
+		if timed > 0 {
 			remaining := len(todo) - ran
-			left = fmt.Sprintf("; about %s left", (spent / time.Duration(ran*len(l.runners)) * time.Duration(remaining)).Round(time.Second))
+			left = fmt.Sprintf("; about %s left", (spent / time.Duration(timed*len(l.runners)) * time.Duration(remaining)).Round(time.Second))
 		}
 		fmt.Fprintf(b.Progress, "bench: trial %d of %d: %s, into %s%s%s\n", pos[t.ID()], len(trials), t.ID(), filepath.Join(b.Dir, t.Dir()), l.on(lane), left)
 	}
 	after := func(e ended) bool {
 		ran++
-		spent += e.took
+		if e.took > 0 {
+			spent += e.took
+			timed++
+		}
 		return fails.add(e.err)
 	}
 	if err := b.runOn(ctx, l, st, set, todo, begin, after); err != nil {

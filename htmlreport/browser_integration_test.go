@@ -60,6 +60,14 @@ type browserResult struct {
 	} `json:"txn"`
 	// Heat is the heat map, for a trial of many partitions.
 	Heat *browserHeat `json:"heat"`
+	// Tune is a tune's chart: the settings drawn, those on the front, the
+	// pick, and what hovering each said.
+	Tune *struct {
+		Points []string `json:"points"`
+		Front  []string `json:"front"`
+		Pick   string   `json:"pick"`
+		Hover  []string `json:"hover"`
+	} `json:"tune"`
 	// Hover is what each lane showed when the self-test hovered a point
 	// and a marker.
 	Hover []struct {
@@ -493,6 +501,41 @@ func TestIntegrationBrowser(t *testing.T) {
 		}
 		if n := len(figureCells(dom)); n != 2*4 {
 			t.Errorf("%d median cells, want 8", n)
+		}
+	})
+
+	t.Run("tune", func(t *testing.T) {
+		page := filepath.Join(t.TempDir(), "tune.html")
+		f, err := os.Create(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteTune(f, syntheticTune()); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		dom, res := b.open(t, page, "tune.png")
+		x := res.Tune
+		if res.Kind != "tune" || res.Charts != 1 || x == nil {
+			t.Fatalf("kind %q with %d charts (%+v), want a tune's chart", res.Kind, res.Charts, x)
+		}
+		want := []string{"session-6000", "session-4000", "session-3000", "session-2000"}
+		if !slices.Equal(x.Points, want) || !slices.Equal(x.Front, []string{"session-4000", "session-3000"}) || x.Pick != "session-4000" {
+			t.Errorf("drew %v, front %v, pick %q; want %v, [session-4000 session-3000], session-4000", x.Points, x.Front, x.Pick, want)
+		}
+		for i, h := range x.Hover {
+			if !strings.HasPrefix(h, want[i]+" ") {
+				t.Errorf("hovering %s said %q", want[i], h)
+			}
+		}
+		if len(x.Hover) != len(want) || !strings.Contains(x.Hover[1], "the recommendation") || !strings.Contains(x.Hover[3], "too few trials") {
+			t.Errorf("hover %q: want each point said, the pick and the unplaced one so", x.Hover)
+		}
+		if n := len(figureCells(dom)); n != 4 {
+			t.Errorf("%d stall cells, want 4 (the setting without a valid sigkill has none)", n)
+		}
+		if !strings.Contains(dom, "not drawn, no valid sigkill trial: session-1500") {
+			t.Error("the page does not say which setting it could not draw")
 		}
 	})
 }

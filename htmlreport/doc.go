@@ -28,7 +28,11 @@
 // overlays its trials per partition on time since each trial's fault,
 // labelled with the client when the trials used several. A
 // benchmark draws each metric across scenarios (every trial a point, the
-// median, the interval) and each sweep against the swept value.
+// median, the interval) and each sweep against the swept value. A tune
+// (WriteTune, from package tune's answer) draws its trade: each setting's
+// SIGKILL stall, median and interval, against the share of its hiccup
+// trials that fenced the healthy broker, the Pareto front joined and the
+// recommendation ringed, as the tune decided them.
 //
 // # The numbers
 //

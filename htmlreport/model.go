@@ -82,7 +82,7 @@ type BenchMetric struct {
 // page is what the embedded JSON holds and the script draws: everything the
 // page shows, decided here.
 type page struct {
-	Kind   string       `json:"kind"` // "trial", "run" or "bench"
+	Kind   string       `json:"kind"` // "trial", "run", "bench" or "tune"
 	Title  string       `json:"title"`
 	Trials []trialModel `json:"trials,omitempty"`
 	// Overlay is a run's lanes: per partition, every trial's points on one
@@ -92,6 +92,8 @@ type page struct {
 	// into the run's report JSON.
 	Summary []figure    `json:"summary,omitempty"`
 	Bench   *benchModel `json:"bench,omitempty"`
+	// Tune is a tune's answer, for a page of kind "tune".
+	Tune *TunePage `json:"tune,omitempty"`
 }
 
 // trialModel is one trial as the page draws it. Times are seconds since

@@ -84,6 +84,9 @@ type Answer struct {
 	Pick int
 	Why  string
 	Add  []string
+	// Min is the fewest trials of a scenario Decide asked for: a row with
+	// fewer is not placed.
+	Min int
 }
 
 // Decide answers from rows (the grid's points, longest session first)
@@ -95,7 +98,7 @@ type Answer struct {
 // that could be better is not yet known: a shorter session whose hiccups
 // or SIGKILLs have too few trials.
 func Decide(rows []Row, min int) Answer {
-	a := Answer{Rows: rows, Pick: -1, Front: front(rows, min)}
+	a := Answer{Rows: rows, Pick: -1, Front: front(rows, min), Min: min}
 	best := -1
 	for i, r := range rows {
 		if safe, _ := r.safe(min); safe && r.Kill.N >= min && (best < 0 || r.Kill.Median < rows[best].Kill.Median) {

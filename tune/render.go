@@ -95,11 +95,12 @@ func writeVerdict(b *strings.Builder, a Answer) {
 // File is the answer kbf tune writes into its benchmark directory.
 const File = "tune.txt"
 
-// WriteFile writes the answer into dir's tune.txt.
+// WriteFile writes the answer into dir's tune.txt, and its page, the
+// trade drawn, into tune.html (HTMLFile).
 func WriteFile(dir string, a Answer) error {
 	err := results.WriteFileAtomic(filepath.Join(dir, File), func(w io.Writer) error { return WriteText(w, a) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", File, err)
 	}
-	return nil
+	return writeHTMLFile(dir, a)
 }

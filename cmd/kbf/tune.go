@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +49,7 @@ command with the same --out; kbf compare and kbf report read it), and
 answers in one screen: the table, the Pareto front, and the recommendation
 — the shortest stall that fenced nobody under every hiccup asked, as
 --config flags and server.properties lines — or, when the trials cannot
-support one, which trials to add. The answer is also in --out/tune.txt.
+support one, which trials to add. The answer is also in --out/tune.txt, drawn in --out/tune.html.
 
 ` + exitHelp(exitOK, exitError, exitUsage, exitFindings, exitTooFew, exitCanceled) + `
 
@@ -124,17 +123,16 @@ func runTune(ctx context.Context, o *tuneOptions) error {
 	if err != nil {
 		return usagef("--%v", err)
 	}
-	n, took := g.Estimate()
 	if o.tune.Out == "" {
 		o.tune.Out = trialrun.DefaultOut("tune")
 	}
-	fmt.Fprintf(o.run.g.errOut, "tune: %d trials, about %v at %v a trial: %s; into %s (the same command with this --out resumes it)\n",
-		n, took.Round(time.Minute), tune.TrialCost, g, o.tune.Out)
+	fmt.Fprintln(o.run.g.errOut, tune.Cost(g, o.tune.Out))
 	if o.tune.Estimate {
 		return nil
 	}
 	b, closing := o.run.Trials().Benchmark(g.File(), bench.All, o.tune.Out, progressOut(o.run.g.errOut, o.run.quiet))
 	defer closing()
+	b.Resume = tune.Resume(o.tune.Out)
 	set, err := b.Run(ctx)
 	if err != nil {
 		return benchRefused(err)

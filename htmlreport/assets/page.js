@@ -10,6 +10,7 @@
 
   var drawn = []; // the lanes, for the self-test
   var heatDrawn = null; // the heat map, for the self-test
+  var tuneDrawn = null; // a tune's chart, for the self-test
   var COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#ff7f0e"];
   var PHASE_COLOURS = { "detect": "#fdd0a2", "elect": "#c6dbef", "client": "#c7e9c0", "first ack": "#dadaeb" };
 
@@ -748,11 +749,138 @@
     return el("table", { cls: "figures" }, [el("thead", null, [head]), el("tbody", null, rows)]);
   }
 
+  // tuneTable is a tune's answer as its text has it: a setting a row, its
+  // SIGKILL stall, its fences per hiccup, * on the Pareto front, > the
+  // recommendation.
+  function tuneTable(t) {
+    var heads = ["", "session ms", "heartbeat ms", "sigkill stall (leader)", "n"];
+    t.hiccups.forEach(function (h) { heads.push(h + ": fenced", "leader moves"); });
+    heads.push("fenced, every hiccup");
+    var rows = t.settings.map(function (s) {
+      var key = "tune." + s.name;
+      var cells = [el("td", { text: s.pick ? ">" : (s.front ? "*" : "") }), el("td", { text: String(s.session_ms) }), el("td", { text: String(s.heartbeat_ms) }),
+        s.stall.n > 0 ? el("td", { cls: "fig", "data-key": key + ".stall.median", "data-value": String(s.stall.median), text: stallText(s.stall) }) : el("td", { text: stallText(s.stall) }),
+        el("td", { text: s.stall.n + "/" + s.stall.attempted })];
+      if (s.stall.n > 0) result.figures.push({ key: key + ".stall.median", value: s.stall.median, text: stallText(s.stall) });
+      s.risks.forEach(function (k) {
+        cells.push(el("td", { text: k.fenced + " of " + k.n, title: k.evidence || "" }), el("td", { text: String(k.leader_moves) }));
+      });
+      cells.push(el("td", { text: s.fenced + " of " + s.counted + (s.counted ? " (" + Math.round(100 * s.fence_share) + " %)" : "") }));
+      return el("tr", { cls: s.pick ? "pick" : (s.front ? "front" : "") }, cells);
+    });
+    return el("table", { cls: "figures tune" }, [el("thead", null, [el("tr", null, heads.map(function (h) { return el("th", { text: h }); }))]), el("tbody", null, rows)]);
+  }
+
+  function stallText(st) {
+    if (st.n === 0) return "—";
+    if (st.intervalless) return st.median.toFixed(2) + " s (no interval)";
+    return st.median.toFixed(2) + " s [" + st.low.toFixed(2) + ", " + st.high.toFixed(2) + "]";
+  }
+
+  // tuneText says a setting on hover.
+  function tuneText(s) {
+    return s.name + " (session " + s.session_ms + " ms, heartbeat " + s.heartbeat_ms + " ms): sigkill stall " + stallText(s.stall) +
+      ", " + s.stall.n + " valid of " + s.stall.attempted + "; fenced the healthy broker in " + s.fenced + " of " + s.counted + " hiccup trials" +
+      (s.pick ? "; the recommendation" : (s.front ? "; on the Pareto front" : "")) + (s.placed ? "" : "; too few trials to place it");
+  }
+
+  // tuneChart draws the trade: a setting a point, its SIGKILL stall's
+  // median (the interval a whisker) against the share of its hiccup
+  // trials that fenced; the Pareto front joined, the recommendation
+  // ringed, a setting with too few trials to place hollow. A setting
+  // without a valid SIGKILL trial has no point: the table says so.
+  function tuneChart(t, root) {
+    var pts = t.settings.filter(function (s) { return s.stall.n > 0; });
+    var order = pts.slice().sort(function (a, b) { return a.fence_share - b.fence_share || a.stall.median - b.stall.median; });
+    var data = [order.map(function (s) { return 100 * s.fence_share; }), order.map(function (s) { return s.stall.median; })];
+    var top = 0, right = 0;
+    pts.forEach(function (s) { top = Math.max(top, s.stall.high); right = Math.max(right, 100 * s.fence_share); });
+    right = Math.min(100, Math.max(10, right * 1.15));
+    var info = el("div", { cls: "info", text: "hover a setting" });
+    var holder = el("div", { cls: "chart" });
+    root.appendChild(el("div", { cls: "tune-chart" }, [
+      el("h3", { text: "the trade: sigkill stall against the share of hiccup trials that fenced the healthy broker" }), holder, info,
+      el("p", { cls: "hint", text: "a setting a point, the stall's median with its 95 % interval as a whisker; the dashed line joins the Pareto front (filled); the ring is the recommendation; a hollow point has too few trials to be placed." })]));
+    var xy = function (u, s) { return [u.valToPos(100 * s.fence_share, "x", true), u.valToPos(s.stall.median, "y", true)]; };
+    var u = new uPlot({
+      width: width(root), height: 340,
+      scales: { x: { time: false, range: function () { return [-right * 0.05, right]; } }, y: { range: function () { return [0, top * 1.15 || 1]; } } },
+      series: [{ label: "fenced (%)" }, { label: "sigkill stall (s)", stroke: "#777", paths: function () { return null; }, points: { show: false } }],
+      axes: [{ label: "hiccup trials that fenced the healthy broker (%)" }, { label: "sigkill stall, leader (s)", size: 60 }],
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, dpr = devicePixelRatio;
+          ctx.save();
+          var front = pts.filter(function (s) { return s.front; }).sort(function (a, b) { return a.fence_share - b.fence_share; });
+          ctx.strokeStyle = "#1f77b4";
+          ctx.lineWidth = 1.5 * dpr;
+          ctx.setLineDash([6 * dpr, 4 * dpr]);
+          ctx.beginPath();
+          front.forEach(function (s, i) { var p = xy(u, s); if (i === 0) ctx.moveTo(p[0], p[1]); else ctx.lineTo(p[0], p[1]); });
+          ctx.stroke();
+          ctx.setLineDash([]);
+          ctx.font = (11 * dpr) + "px system-ui, sans-serif";
+          ctx.textAlign = "left";
+          ctx.textBaseline = "bottom";
+          pts.forEach(function (s) {
+            var p = xy(u, s), lo = u.valToPos(s.stall.low, "y", true), hi = u.valToPos(s.stall.high, "y", true), w = 5 * dpr;
+            var c = s.pick ? "#2ca02c" : (s.front ? "#1f77b4" : "#777");
+            ctx.strokeStyle = c;
+            ctx.fillStyle = c;
+            ctx.lineWidth = 1.5 * dpr;
+            ctx.beginPath();
+            ctx.moveTo(p[0], lo); ctx.lineTo(p[0], hi);
+            ctx.moveTo(p[0] - w, lo); ctx.lineTo(p[0] + w, lo);
+            ctx.moveTo(p[0] - w, hi); ctx.lineTo(p[0] + w, hi);
+            ctx.stroke();
+            ctx.beginPath();
+            ctx.arc(p[0], p[1], 4.5 * dpr, 0, 2 * Math.PI);
+            if (s.placed) ctx.fill(); else { ctx.fillStyle = "#fff"; ctx.fill(); ctx.stroke(); ctx.fillStyle = c; }
+            if (s.pick) {
+              ctx.beginPath();
+              ctx.arc(p[0], p[1], 9 * dpr, 0, 2 * Math.PI);
+              ctx.stroke();
+            }
+            ctx.fillText(s.session_ms + " ms" + (s.pick ? " (recommended)" : ""), p[0] + 12 * dpr, p[1] - 4 * dpr);
+          });
+          ctx.restore();
+        }],
+      },
+    }, data, holder);
+    u.over.addEventListener("mousemove", function (e) {
+      var best = null, dist = 15;
+      pts.forEach(function (s) {
+        var d = Math.hypot(u.valToPos(100 * s.fence_share, "x") - e.offsetX, u.valToPos(s.stall.median, "y") - e.offsetY);
+        if (d < dist) { dist = d; best = s; }
+      });
+      if (best) info.textContent = tuneText(best);
+    });
+    result.charts++;
+    result.tune = { points: pts.map(function (s) { return s.name; }), front: pts.filter(function (s) { return s.front; }).map(function (s) { return s.name; }),
+      pick: (pts.filter(function (s) { return s.pick; })[0] || {}).name || "" };
+    tuneDrawn = { u: u, info: info, pts: pts };
+  }
+
+  function renderTune(t, root) {
+    tuneChart(t, root);
+    var missing = t.settings.filter(function (s) { return s.stall.n === 0; }).map(function (s) { return s.name; });
+    if (missing.length) root.appendChild(el("p", { cls: "note", text: "not drawn, no valid sigkill trial: " + missing.join(", ") }));
+    root.appendChild(tuneTable(t));
+    root.appendChild(el("p", { cls: "hint", text: "* on the Pareto front (no other setting has a shorter stall without more fences; a setting with too few trials to call it safe is not placed); > the recommendation. A fence count's controller line shows on hover." }));
+    root.appendChild(el("pre", { cls: "answer", text: t.answer.join("\n") }));
+  }
+
   function main() {
     var pg = JSON.parse(document.getElementById("kbf-data").textContent);
     var root = document.getElementById("kbf-page");
     root.textContent = "";
     result.kind = pg.kind;
+    if (pg.kind === "tune") {
+      renderTune(pg.tune, root);
+      return;
+    }
     if (pg.kind === "bench") {
       var b = pg.bench;
       root.appendChild(benchTable(b));
@@ -814,8 +942,19 @@
   // first point) and the first marker, and reports what the lane showed:
   // the page's hover, checked by the browser test (open the page with
   // #selftest).
+  // selfTestTune moves the mouse onto each setting's point and reports
+  // what the page said of it.
+  function selfTestTune(d) {
+    var box = d.u.over.getBoundingClientRect();
+    result.tune.hover = d.pts.map(function (s) {
+      d.u.over.dispatchEvent(new MouseEvent("mousemove", { clientX: box.left + d.u.valToPos(100 * s.fence_share, "x"), clientY: box.top + d.u.valToPos(s.stall.median, "y") }));
+      return d.info.textContent;
+    });
+  }
+
   function selfTest() {
     if (heatDrawn) selfTestHeat(heatDrawn);
+    if (tuneDrawn) selfTestTune(tuneDrawn);
     result.hover = drawn.map(function (d) {
       var pts = d.ln.points, i = 0;
       if (d.ln.stall) {
