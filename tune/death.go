@@ -134,9 +134,23 @@ func costName(rows []Row) string {
 	if len(rows) == 0 || len(rows[0].Deaths) == 0 {
 		return "stall"
 	}
-	names := []string{string(results.FaultSIGKILL)}
+	names := []string{"the " + string(results.FaultSIGKILL) + "'s"}
 	for _, d := range rows[0].Deaths {
-		names = append(names, string(d.Kind))
+		names = append(names, "the "+string(d.Kind)+"'s")
 	}
-	return "stall (the longest of " + strings.Join(names, "'s, ") + "'s)"
+	which := "longer"
+	if len(names) > 2 {
+		which = "longest"
+	}
+	return fmt.Sprintf("stall (the %s of %s and %s)", which, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// deathsText is the row's stalls beside the SIGKILL's, for the
+// recommendation: ", its pause stall 9.97 s [9.85, 10.10]".
+func deathsText(r Row) string {
+	var b strings.Builder
+	for _, d := range r.Deaths {
+		fmt.Fprintf(&b, ", its %s stall %s", d.Kind, stallText(d.Stall))
+	}
+	return b.String()
 }

@@ -83,7 +83,7 @@ func writeVerdict(b *strings.Builder, a Answer) {
 		return
 	}
 	r := a.Rows[a.Pick]
-	fmt.Fprintf(b, "recommendation: %s; its SIGKILL stall %s\n", a.Why, stallText(r.Kill))
+	fmt.Fprintf(b, "recommendation: %s; its SIGKILL stall %s%s\n", a.Why, stallText(r.Kill), deathsText(r))
 	var flags []string
 	for _, c := range r.Point.Config() {
 		flags = append(flags, "--config "+c)
