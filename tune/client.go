@@ -19,8 +19,9 @@ import (
 // flag, and the key of a bench scenario's client: map.
 type knob struct {
 	Name string
-	// Bounds says which phase the setting bounds, for the flag's usage.
-	Bounds string
+	// What names the values and Bounds says which phase the setting
+	// bounds, for the flag's usage.
+	What, Bounds string
 	// Silent is true for a setting that bounds only the stall of a broker
 	// that stops answering with its connections open (frozen or cut): a
 	// SIGKILLed broker's connections close at once, and no request waits
@@ -31,11 +32,11 @@ type knob struct {
 // knobs are the client settings kbf tune grids, in the order of their
 // columns.
 var knobs = []knob{
-	{Name: "metadata-min-age", Bounds: "the producer's finding the new leader (metadata_min_age + retry_backoff_max)"},
-	{Name: "retry-backoff", Bounds: "a retried request's first wait (retry_backoff)"},
-	{Name: "retry-backoff-max", Bounds: "the producer's finding the new leader (metadata_min_age + retry_backoff_max)"},
-	{Name: "produce-timeout", Bounds: "a produce request to a frozen or cut leader (produce_request_timeout + request_timeout_overhead)", Silent: true},
-	{Name: "request-timeout-overhead", Bounds: "a request to a frozen or cut leader (produce_request_timeout + request_timeout_overhead)", Silent: true},
+	{Name: "metadata-min-age", What: "metadata min ages", Bounds: "finding a new leader"},
+	{Name: "retry-backoff", What: "first retry backoffs", Bounds: "a retried request's wait"},
+	{Name: "retry-backoff-max", What: "largest retry backoffs", Bounds: "finding a new leader"},
+	{Name: "produce-timeout", What: "produce request timeouts", Bounds: "a request to a frozen or cut leader", Silent: true},
+	{Name: "request-timeout-overhead", What: "request timeout overheads", Bounds: "a request to a frozen or cut leader", Silent: true},
 }
 
 // ClientList is one client setting of the grid and the values to try.
@@ -106,9 +107,9 @@ func (f *Flags) addClientFlags(fs *pflag.FlagSet) {
 	for i, k := range knobs {
 		f.Client[i].Name = k.Name
 		v := &durations{p: &f.Client[i].Values}
-		usage := fmt.Sprintf("the probe's %s to try (comma-separated or repeated), a row each, crossed with --session: it bounds %s", k.Name, k.Bounds)
+		usage := fmt.Sprintf("the probe's %s to try, a row each, crossed with --session (comma-separated or repeated); they bound %s", k.What, k.Bounds)
 		if k.Silent {
-			usage += "; several need --death with pause or isolate"
+			usage += ": several need --death sigkill,pause or isolate"
 		}
 		st, _ := probe.LookupSetting(k.Name)
 		dv := st.Value(&def).String()

@@ -86,7 +86,7 @@ func TestClientGrid(t *testing.T) {
 	if n != 108 || took != 108*TrialCost+48*(10*s)+24*(10*s)+24*(3*s) {
 		t.Errorf("estimate %d trials, %v", n, took)
 	}
-	if got := g.String(); !strings.Contains(got, "× metadata-min-age 100ms,1s × retry-backoff-max 250ms × request-timeout-overhead 10s,3s × (sigkill, pause) × 6 trials, and (pause 2s) × 6 trials a session; a pause trial about 1m5s") {
+	if got := g.String(); !strings.Contains(got, "× metadata-min-age 100ms,1s × retry-backoff-max 250ms × request-timeout-overhead 10s,3s × (sigkill, pause) × 6 trials, and (pause 2s) × 6 trials a session; each pause trial about 1m5s") {
 		t.Errorf("grid %s", got)
 	}
 }

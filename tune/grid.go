@@ -237,7 +237,7 @@ func (g *Grid) String() string {
 	}
 	out += fmt.Sprintf(" × (%s) × %d trials, and (%s) × %d trials a session", strings.Join(ds, ", "), g.Trials, strings.Join(ps, ", "), g.Trials)
 	if pts := g.Points(); len(pts) > 0 && len(others) > 0 {
-		out += fmt.Sprintf("; a %s trial about %v", others[0], trialCost(pts[0], others[0]).Round(time.Second))
+		out += fmt.Sprintf("; each %s trial about %v", others[0], trialCost(pts[0], others[0]).Round(time.Second))
 	}
 	return out
 }
