@@ -180,7 +180,7 @@ func appendNew(list []string, ss ...string) []string {
 func front(rows []Row, min int) []int {
 	var known []int
 	for i, r := range rows {
-		if _, k := r.safe(min); k && r.Kill.N > 0 {
+		if _, k := r.safe(min); k && r.stalled() { // death.go
 			known = append(known, i)
 		}
 	}

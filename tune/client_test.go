@@ -206,6 +206,20 @@ func TestDecideClientsUnknown(t *testing.T) {
 	if a.Pick >= 0 || len(a.Add) != 1 || !strings.HasPrefix(a.Add[0], "3 more pause trials of session-4000-request-timeout-overhead-3s (3 valid of 3)") {
 		t.Errorf("pick %d, add %q", a.Pick, a.Add)
 	}
+	// A point without a freeze's stall is not placed on the front by its
+	// SIGKILL's alone.
+	var noFreeze []Trial
+	for _, tr := range kept {
+		if tr.Scenario != "session-4000-request-timeout-overhead-3s-pause" {
+			noFreeze = append(noFreeze, tr)
+		}
+	}
+	a = Decide(Rows(g, noFreeze), MinTrials)
+	for _, i := range a.Front {
+		if a.Rows[i].Point.Name() == "session-4000-request-timeout-overhead-3s" {
+			t.Errorf("front %v holds the point with no freeze trial", a.Front)
+		}
+	}
 	var noHiccups []Trial
 	for _, tr := range kept {
 		if tr.Scenario != "session-4000-pause-2000ms" {

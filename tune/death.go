@@ -113,6 +113,16 @@ func (r Row) cost(min int) (Stall, bool) {
 	return c, ok
 }
 
+// stalled reports whether every death of the row has a valid trial, so
+// that its cost can be placed on the front.
+func (r Row) stalled() bool {
+	ok := r.Kill.N > 0
+	for _, d := range r.Deaths {
+		ok = ok && d.Stall.N > 0
+	}
+	return ok
+}
+
 // missingDeaths says which death trials a row lacks.
 func missingDeaths(r Row, min int) []string {
 	var out []string
