@@ -39,7 +39,10 @@ type Risk struct {
 type Row struct {
 	Point Point
 	Kill  Stall
-	Risks []Risk // in Grid.Hiccups order
+	// Deaths are the stalls of the deaths asked for beside the SIGKILL
+	// (a freeze, a cut), in Grid.Deaths order.
+	Deaths []DeathStall
+	Risks  []Risk // in Grid.Hiccups order, the same for every point of a session
 }
 
 // safe says whether the row fenced nobody under every hiccup, with
@@ -101,21 +104,23 @@ func Decide(rows []Row, min int) Answer {
 	a := Answer{Rows: rows, Pick: -1, Front: front(rows, min), Min: min}
 	best := -1
 	for i, r := range rows {
-		if safe, _ := r.safe(min); safe && r.Kill.N >= min && (best < 0 || r.Kill.Median < rows[best].Kill.Median) {
+		c, measured := r.cost(min) // death.go
+		if safe, _ := r.safe(min); safe && measured && (best < 0 || c.Median < cost(rows[best])) {
 			best = i
 		}
 	}
 	// A row not yet known counts when it may beat the best known: a
-	// shorter session than the best's, or any while there is none.
-	for _, r := range rows {
-		if best >= 0 && r.Point.Session >= rows[best].Point.Session {
+	// shorter session than the best's, another client setting of its
+	// session, or any while there is none.
+	for i, r := range rows {
+		if best >= 0 && (r.Point.Session > rows[best].Point.Session || i == best) {
 			continue
 		}
 		switch safe, known := r.safe(min); {
 		case !known:
-			a.Add = append(a.Add, missingRisk(r, min)...)
-		case safe && r.Kill.N < min:
-			a.Add = append(a.Add, fmt.Sprintf("%d more sigkill trials of %s (%d valid of %d)", min-r.Kill.N, r.Point.Name(), r.Kill.N, r.Kill.Attempted))
+			a.Add = appendNew(a.Add, missingRisk(r, min)...)
+		case safe:
+			a.Add = appendNew(a.Add, missingDeaths(r, min)...)
 		}
 	}
 	switch {
@@ -128,12 +133,14 @@ func Decide(rows []Row, min int) Answer {
 		return a
 	}
 	a.Pick = best
+	bc, _ := rows[best].cost(min)
 	for i, r := range rows {
-		if safe, _ := r.safe(min); safe && r.Kill.N >= min && r.Point.Session > rows[a.Pick].Point.Session && overlaps(r.Kill, rows[best].Kill) {
+		c, measured := r.cost(min)
+		if safe, _ := r.safe(min); safe && measured && gentler(r.Point, rows[a.Pick].Point) && overlaps(c, bc) {
 			a.Pick = i // as fast, as the trials tell, and more tolerant
 		}
 	}
-	a.Why = fmt.Sprintf("the shortest stall that fenced nobody under every hiccup asked for: %s", rows[a.Pick].Point.Name())
+	a.Why = fmt.Sprintf("the shortest %s that fenced nobody under every hiccup asked for: %s", costName(rows), rows[a.Pick].Point.Name())
 	if a.Pick != best {
 		a.Why += fmt.Sprintf(" (%s's shorter stall is not told apart from it, and it tolerates less)", rows[best].Point.Name())
 	}
@@ -145,7 +152,7 @@ func missingRisk(r Row, min int) []string {
 	var out []string
 	for _, k := range r.Risks {
 		if k.N < min {
-			out = append(out, fmt.Sprintf("%d more %s trials of %s (%d that count of %d)", min-k.N, k.Hiccup.short(), r.Point.Name(), k.N, k.Attempted))
+			out = append(out, fmt.Sprintf("%d more %s trials of %s (%d that count of %d)", min-k.N, k.Hiccup.short(), r.Point.sessionName(), k.N, k.Attempted))
 		}
 	}
 	return out
@@ -153,13 +160,30 @@ func missingRisk(r Row, min int) []string {
 
 func overlaps(a, b Stall) bool { return a.Low <= b.High && b.Low <= a.High }
 
+// cost is the median of the row's decision stall (Row.cost).
+func cost(r Row) time.Duration {
+	c, _ := r.cost(0)
+	return c.Median
+}
+
+// appendNew appends what list does not hold yet: the points of a session
+// lack the same hiccup trials.
+func appendNew(list []string, ss ...string) []string {
+	for _, s := range ss {
+		if !slices.Contains(list, s) {
+			list = append(list, s)
+		}
+	}
+	return list
+}
+
 // front returns the rows with enough trials that no other such row beats
 // on both the stall's median and the fence rate (lower is better on both,
 // and strictly on one).
 func front(rows []Row, min int) []int {
 	var known []int
 	for i, r := range rows {
-		if _, k := r.safe(min); k && r.Kill.N > 0 {
+		if _, k := r.safe(min); k && r.stalled() { // death.go
 			known = append(known, i)
 		}
 	}
@@ -168,8 +192,8 @@ func front(rows []Row, min int) []int {
 		a := rows[i]
 		dominated := slices.ContainsFunc(known, func(j int) bool {
 			b := rows[j]
-			return j != i && b.Kill.Median <= a.Kill.Median && b.fenceRate() <= a.fenceRate() &&
-				(b.Kill.Median < a.Kill.Median || b.fenceRate() < a.fenceRate())
+			return j != i && cost(b) <= cost(a) && b.fenceRate() <= a.fenceRate() &&
+				(cost(b) < cost(a) || b.fenceRate() < a.fenceRate())
 		})
 		if !dominated {
 			out = append(out, i)

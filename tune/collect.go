@@ -13,7 +13,8 @@ import (
 // Trial is what the answer reads of one trial of the tune's benchmark.
 type Trial struct {
 	Scenario string
-	// Stall is a SIGKILL trial's stall of the partitions the broker led,
+	// Stall is a death trial's stall (a SIGKILL's, a freeze's or a
+	// cut's) of the partitions the broker led,
 	// when the benchmark counts the trial (bench.Record.Valid); zero
 	// otherwise.
 	Stall time.Duration
@@ -29,24 +30,31 @@ type Trial struct {
 func Rows(g *Grid, trials []Trial) []Row {
 	var rows []Row
 	for _, p := range g.Points() {
-		row := Row{Point: p}
-		var stalls []time.Duration
-		attempted := 0
-		for _, t := range trials {
-			if t.Scenario == KillName(p) {
-				attempted++
-				if t.Valid {
-					stalls = append(stalls, t.Stall)
-				}
-			}
+		row := Row{Point: p, Kill: stallOf(KillName(p), trials)}
+		for _, k := range g.otherDeaths() {
+			row.Deaths = append(row.Deaths, DeathStall{Kind: k, Stall: stallOf(DeathName(p, k), trials)})
 		}
-		row.Kill = StallOf(stalls, attempted)
 		for _, h := range g.Hiccups() {
 			row.Risks = append(row.Risks, riskOf(HiccupName(p, h), h, trials))
 		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// stallOf summarises the trials of the death scenario of that name.
+func stallOf(name string, trials []Trial) Stall {
+	var stalls []time.Duration
+	attempted := 0
+	for _, t := range trials {
+		if t.Scenario == name {
+			attempted++
+			if t.Valid {
+				stalls = append(stalls, t.Stall)
+			}
+		}
+	}
+	return StallOf(stalls, attempted)
 }
 
 func riskOf(name string, h Hiccup, trials []Trial) Risk {
@@ -72,15 +80,16 @@ func riskOf(name string, h Hiccup, trials []Trial) Risk {
 	return k
 }
 
-// FromSet reads the tune's trials from the benchmark's records: a
-// SIGKILL trial's stall as the benchmark measured it, a hiccup trial's
+// FromSet reads the tune's trials from the benchmark's records: a death
+// trial's stall (a SIGKILL's, a freeze's or a cut's: a fault never undone
+// while probing) as the benchmark measured it, a hiccup trial's
 // hiccup from its directory under dir (analysed again: the benchmark keeps
 // no timeline).
 func FromSet(dir string, set *bench.Set) ([]Trial, error) {
 	var out []Trial
 	for _, r := range set.Records {
 		t := Trial{Scenario: r.Trial.Variant.Scenario.Name}
-		if r.Trial.Variant.Scenario.Fault == "sigkill" {
+		if r.Trial.Variant.Scenario.ReturnAfter == 0 { // a death: a hiccup is undone
 			if r.Valid() {
 				if v, ok := r.M.Roles[bench.RoleLeader]["ack-stall-sec"]; ok {
 					t.Valid, t.Stall = true, time.Duration(v*float64(time.Second))

@@ -40,6 +40,12 @@ type Grid struct {
 	// Client are probe settings for every scenario, by kbf run's flag
 	// name (metadata-min-age: 100ms).
 	Client map[string]string
+	// Clients are the client settings to try, crossed with Sessions: each
+	// combination of their values and a session is a point.
+	Clients []ClientList
+	// Deaths are the deaths whose stall is the cost: sigkill, and pause
+	// or isolate beside it (empty: sigkill alone).
+	Deaths []results.FaultKind
 	// Trials is the number of trials of every scenario.
 	Trials int
 	// Broker is the broker faulted (k1 when empty).
@@ -71,6 +77,8 @@ func (g *Grid) Validate() error {
 		return fmt.Errorf("no session timeouts: give --session, e.g. --session 9s,6s,4s,3s,2s")
 	case len(g.Sessions) > MaxPoints:
 		return fmt.Errorf("%d session timeouts: at most %d (each costs %d trials per hiccup and one SIGKILL's)", len(g.Sessions), MaxPoints, g.Trials)
+	case len(g.Points()) > MaxPoints:
+		return fmt.Errorf("%d settings (session timeouts × client settings): at most %d (each costs %d trials per death)", len(g.Points()), MaxPoints, g.Trials)
 	case g.Trials < 1 || g.Trials > bench.MaxTrials:
 		return fmt.Errorf("trials %d: want 1 to %d (%d or more for a stall's interval)", g.Trials, bench.MaxTrials, MinTrials)
 	}
@@ -82,12 +90,29 @@ func (g *Grid) Validate() error {
 			return fmt.Errorf("session %v given twice", s)
 		}
 	}
+	if _, err := ParseDeaths(deathStrings(g.Deaths)); err != nil {
+		return err
+	}
+	if err := g.validateClients(); err != nil { // client.go
+		return err
+	}
 	return g.validateHiccups() // hiccup.go
 }
 
-// Point is one setting of the grid.
+func deathStrings(ks []results.FaultKind) []string {
+	s := make([]string, len(ks))
+	for i, k := range ks {
+		s[i] = string(k)
+	}
+	return s
+}
+
+// Point is one setting of the grid: a session timeout with its
+// heartbeat, and the clients' settings the grid varies (none without
+// Grid.Clients).
 type Point struct {
 	Session, Heartbeat time.Duration
+	Client             []ClientValue
 }
 
 // Config are the point's server properties, as --config and
@@ -99,23 +124,34 @@ func (p Point) Config() []string {
 	}
 }
 
-// Name is the point's part of its scenarios' names: session-4000.
-func (p Point) Name() string { return fmt.Sprintf("session-%d", p.Session.Milliseconds()) }
+// Name is the point's part of its death scenarios' names: session-4000,
+// session-4000-metadata-min-age-1s with client settings.
+func (p Point) Name() string { return p.sessionName() + clientSlug(p.Client) }
 
-// Points are the grid's settings, longest session first.
+// sessionName is the session's part: session-4000, which names the
+// hiccup scenarios every point of that session shares.
+func (p Point) sessionName() string { return fmt.Sprintf("session-%d", p.Session.Milliseconds()) }
+
+// Points are the grid's settings, longest session first, each session
+// crossed with every combination of the client settings in the order
+// given.
 func (g *Grid) Points() []Point {
 	ss := slices.Clone(g.Sessions)
 	slices.SortFunc(ss, func(a, b time.Duration) int { return int(b - a) })
-	out := make([]Point, len(ss))
-	for i, s := range ss {
-		out[i] = Point{Session: s, Heartbeat: Heartbeat(s)}
+	combos := clientCombos(given(g.Clients))
+	out := make([]Point, 0, len(ss)*len(combos))
+	for _, s := range ss {
+		for _, c := range combos {
+			out = append(out, Point{Session: s, Heartbeat: Heartbeat(s), Client: c})
+		}
 	}
 	return out
 }
 
 // KillName and PauseName name a point's scenarios: session-4000-sigkill,
-// session-4000-pause-2000ms (HiccupName names the others).
-func KillName(p Point) string { return p.Name() + "-sigkill" }
+// session-4000-pause-2000ms (HiccupName names the others, DeathName a
+// freeze's or a cut's).
+func KillName(p Point) string { return DeathName(p, results.FaultSIGKILL) }
 
 // PauseName names a point's pause scenario.
 func PauseName(p Point, d time.Duration) string {
@@ -130,16 +166,27 @@ const (
 	hiccupAfter = 10 * time.Second
 )
 
-// File is the grid as a benchmark: per point, a SIGKILL scenario and a
-// scenario per hiccup (its fault, return_after its length), each with the
-// point's server properties and the grid's client settings.
+// File is the grid as a benchmark: per point, a scenario per death (a
+// SIGKILL, and a freeze or a cut asked for), and per session a scenario
+// per hiccup (its fault, return_after its length), each with the point's
+// server properties and client settings. Whether the controller fences a
+// broker is its heartbeats' and its session's affair, which the clients'
+// settings do not touch: a session's hiccups are measured once, at its
+// first point (the first value of each client setting).
 func (g *Grid) File() *bench.File {
 	f := &bench.File{Trials: g.Trials}
+	var last time.Duration
 	for _, p := range g.Points() {
 		// Probing ends --settle after recovery; the cap leaves room for a
 		// detection as long as the session.
-		f.Scenarios = append(f.Scenarios, bench.Scenario{Name: KillName(p), Fault: "sigkill", Broker: g.Broker,
-			Duration: faultAfter + p.Session + 2*hiccupAfter, FaultAfter: faultAfter, Config: p.Config(), Client: g.Client})
+		f.Scenarios = append(f.Scenarios, g.deathScenario(p, results.FaultSIGKILL)) // death.go
+		for _, k := range g.otherDeaths() {
+			f.Scenarios = append(f.Scenarios, g.deathScenario(p, k))
+		}
+		if p.Session == last {
+			continue
+		}
+		last = p.Session
 		for _, h := range g.Hiccups() {
 			f.Scenarios = append(f.Scenarios, h.scenario(p, g)) // hiccup.go
 		}
@@ -155,18 +202,42 @@ const TrialCost = 45 * time.Second
 // Estimate is the grid's cost before it starts: its trials and about how
 // long they take.
 func (g *Grid) Estimate() (trials int, took time.Duration) {
-	trials = len(g.Sessions) * (1 + len(g.Hiccups())) * g.Trials
-	return trials, time.Duration(trials) * TrialCost
+	for _, p := range g.Points() {
+		for _, k := range append([]results.FaultKind{results.FaultSIGKILL}, g.otherDeaths()...) {
+			trials += g.Trials
+			took += time.Duration(g.Trials) * trialCost(p, k)
+		}
+	}
+	n := len(g.Sessions) * len(g.Hiccups()) * g.Trials
+	return trials + n, took + time.Duration(n)*TrialCost
 }
 
 // String says the grid in a line, for the estimate.
 func (g *Grid) String() string {
 	var ss, ps []string
 	for _, p := range g.Points() {
-		ss = append(ss, fmt.Sprintf("%d/%d", p.Session.Milliseconds(), p.Heartbeat.Milliseconds()))
+		if s := fmt.Sprintf("%d/%d", p.Session.Milliseconds(), p.Heartbeat.Milliseconds()); !slices.Contains(ss, s) {
+			ss = append(ss, s)
+		}
 	}
 	for _, h := range g.Hiccups() {
 		ps = append(ps, h.String())
 	}
-	return fmt.Sprintf("session/heartbeat ms %s × (sigkill, %s) × %d trials", strings.Join(ss, ", "), strings.Join(ps, ", "), g.Trials)
+	out := fmt.Sprintf("session/heartbeat ms %s", strings.Join(ss, ", "))
+	for _, l := range given(g.Clients) {
+		out += fmt.Sprintf(" × %s %s", l.Name, durationsText(l.Values))
+	}
+	others := g.otherDeaths()
+	if len(others) == 0 && len(given(g.Clients)) == 0 {
+		return out + fmt.Sprintf(" × (sigkill, %s) × %d trials", strings.Join(ps, ", "), g.Trials)
+	}
+	ds := []string{string(results.FaultSIGKILL)}
+	for _, k := range others {
+		ds = append(ds, string(k))
+	}
+	out += fmt.Sprintf(" × (%s) × %d trials, and (%s) × %d trials a session", strings.Join(ds, ", "), g.Trials, strings.Join(ps, ", "), g.Trials)
+	if pts := g.Points(); len(pts) > 0 && len(others) > 0 {
+		out += fmt.Sprintf("; each %s trial about %v", others[0], trialCost(pts[0], others[0]).Round(time.Second))
+	}
+	return out
 }

@@ -68,7 +68,7 @@ func (h Hiccup) slug() string {
 func (h Hiccup) scenario(p Point, g *Grid) bench.Scenario {
 	s := bench.Scenario{Name: HiccupName(p, h), Fault: string(h.Kind), Broker: g.Broker,
 		Duration: faultAfter + max(h.For, p.Session) + hiccupAfter, FaultAfter: faultAfter, ReturnAfter: h.For,
-		Config: p.Config(), Client: g.Client}
+		Config: p.Config(), Client: clientMap(g.Client, p.Client)}
 	switch h.Kind {
 	case results.FaultCPUStarve:
 		s.StarveCPUs = h.CPUs
@@ -78,8 +78,9 @@ func (h Hiccup) scenario(p Point, g *Grid) bench.Scenario {
 	return s
 }
 
-// HiccupName names a point's hiccup scenario: session-4000-pause-2000ms.
-func HiccupName(p Point, h Hiccup) string { return p.Name() + "-" + h.slug() }
+// HiccupName names a point's hiccup scenario: session-4000-pause-2000ms,
+// the same for every point of the session (Grid.File).
+func HiccupName(p Point, h Hiccup) string { return p.sessionName() + "-" + h.slug() }
 
 // Loss is a packet loss to tolerate: Share of the broker's packets
 // dropped each way, for For.

@@ -18,7 +18,7 @@ import (
 func WriteText(w io.Writer, a Answer) error {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	head := "\tsession ms\theartbeat ms\tsigkill stall (leader)\tn"
+	head := "\tsession ms\theartbeat ms" + clientHead(a) + "\tsigkill stall (leader)\tn" + deathHead(a) // columns.go
 	if len(a.Rows) > 0 {
 		for _, k := range a.Rows[0].Risks {
 			head += fmt.Sprintf("\t%s: fenced\tleader moves", k.Hiccup)
@@ -33,7 +33,8 @@ func WriteText(w io.Writer, a Answer) error {
 		if i == a.Pick {
 			mark = ">"
 		}
-		line := fmt.Sprintf("%s\t%d\t%d\t%s\t%d/%d", mark, r.Point.Session.Milliseconds(), r.Point.Heartbeat.Milliseconds(), stallText(r.Kill), r.Kill.N, r.Kill.Attempted)
+		line := fmt.Sprintf("%s\t%d\t%d%s\t%s\t%d/%d%s", mark, r.Point.Session.Milliseconds(), r.Point.Heartbeat.Milliseconds(), clientCells(r),
+			stallText(r.Kill), r.Kill.N, r.Kill.Attempted, deathCells(r))
 		for _, k := range r.Risks {
 			line += fmt.Sprintf("\t%d of %d\t%d", k.Fenced, k.N, k.LeaderMoves)
 		}
@@ -59,12 +60,14 @@ func stallText(s Stall) string {
 	return fmt.Sprintf("%.2f s [%.2f, %.2f]", s.Median.Seconds(), s.Low.Seconds(), s.High.Seconds())
 }
 
-// writeEvidence names, per fencing point, the controller's first fence.
+// writeEvidence names, per fencing session, the controller's first fence.
 func writeEvidence(b *strings.Builder, a Answer) {
+	seen := map[string]bool{} // a session's points share its hiccups
 	for _, r := range a.Rows {
 		for _, k := range r.Risks {
-			if k.Evidence != "" {
-				fmt.Fprintf(b, "%s, %s: %s\n", r.Point.Name(), k.Hiccup, k.Evidence)
+			if line := fmt.Sprintf("%s, %s: %s\n", r.Point.sessionName(), k.Hiccup, k.Evidence); k.Evidence != "" && !seen[line] {
+				seen[line] = true
+				b.WriteString(line)
 			}
 		}
 	}
@@ -80,16 +83,20 @@ func writeVerdict(b *strings.Builder, a Answer) {
 		return
 	}
 	r := a.Rows[a.Pick]
-	fmt.Fprintf(b, "recommendation: %s; its SIGKILL stall %s\n", a.Why, stallText(r.Kill))
+	fmt.Fprintf(b, "recommendation: %s; its SIGKILL stall %s%s\n", a.Why, stallText(r.Kill), deathsText(r))
 	var flags []string
 	for _, c := range r.Point.Config() {
 		flags = append(flags, "--config "+c)
+	}
+	if len(r.Point.Client) > 0 {
+		flags = append(flags, ClientFlags(r.Point.Client))
 	}
 	fmt.Fprintf(b, "  kbf run %s\n", strings.Join(flags, " "))
 	fmt.Fprintf(b, "  server.properties (every node; the controllers read the session, the brokers their heartbeat):\n")
 	for _, c := range r.Point.Config() {
 		fmt.Fprintf(b, "    %s\n", c)
 	}
+	writeClientAdvice(b, r.Point) // columns.go
 }
 
 // File is the answer kbf tune writes into its benchmark directory.

@@ -43,6 +43,14 @@ moved, with the controller's line as evidence. The hiccups: --tolerate-pause
 --tolerate-loss SHARE:LENGTH (a share of its packets dropped each way,
 --fault packet-loss --loss; needs root), a column of the answer each.
 
+The probe's settings that bound the producer's stall take a list here, each
+value a row crossed with --session: --metadata-min-age, --retry-backoff,
+--retry-backoff-max, --produce-timeout and --request-timeout-overhead, every
+combination checked against franz-go's limits first; the recommendation gives
+them as flags. --death sigkill,pause (or isolate) adds, beside the SIGKILL's,
+the stall of the broker frozen for good (or cut), which the clients'
+timeouts bound; the decision weighs the longer.
+
 It says the cost before it starts (trials, minutes), runs the grid as a
 benchmark with kbf bench's machinery into --out (resumable: run the same
 command with the same --out; kbf compare and kbf report read it), and
