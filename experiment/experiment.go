@@ -534,11 +534,11 @@ func (t *trial) measure(ctx context.Context) error {
 }
 
 // restartAfterLogs copies the nodes' logs and restarts what the fault
-// stopped. The host meter's last reading asks the engine for the nodes'
-// CPU, about a second: it is taken while the logs are copied, and before
-// the restart, whose start-up would count as the trial's. A fault of one
-// broker (overlapKind) restarts it once its own logs are copied, while the
-// others' are; any other once every node's are.
+// stopped. The host meter ends at its last reading, before the restart,
+// whose start-up would count as the trial's, without waiting for another
+// (hostMeter.stop). A fault of one broker (overlapKind) restarts it once
+// its own logs are copied, while the others' are; any other once every
+// node's are.
 func (t *trial) restartAfterLogs(ctx context.Context, host *hostMeter) {
 	hostDone := make(chan *results.Host, 1)
 	go func() { hostDone <- host.stop() }()

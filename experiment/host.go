@@ -174,9 +174,11 @@ type hostMeter struct {
 	wg   sync.WaitGroup
 
 	mu      sync.Mutex
-	prev    hostSample // the reading the next sample starts from
+	prev    hostSample    // the reading the next sample starts from
+	used    time.Duration // the nodes' CPU time up to prev
 	pending map[string]time.Duration
 	samples []results.HostSample
+	stopped bool // stop has taken the load: a reading still running is dropped
 }
 
 // clusterEvery is how often the nodes' CPU counters are read: a node's
@@ -241,6 +243,12 @@ func (m *hostMeter) tick() error {
 	errs = append(errs, err)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.stopped {
+		return nil
+	}
+	if m.cpu != nil {
+		m.used = m.cpu.used
+	}
 	h := hostLoad(m.prev, s, m.cpus, nil)
 	hs := results.HostSample{At: s.at.UTC(), Self: h.Self, Steal: h.Steal, Others: h.Others}
 	if len(m.pending) > 0 {
@@ -286,22 +294,32 @@ func (m *hostMeter) snapshot() *results.Host {
 	return &results.Host{CPUs: m.cpus, Start: m.start.at.UTC(), Samples: slices.Clone(m.samples)}
 }
 
+// stop ends the meter and returns the load from its start to its last
+// reading. It does not wait for another: the nodes' counters take the
+// engine about a second to read, and stop comes between the end of
+// probing and the restart of the faulted broker, which it would delay as
+// long. The load is taken up to the reading before (at most about two
+// seconds before the end of probing, in the trial's settle), the nodes'
+// and the machine's alike, and a reading still running then is dropped.
+// Only a meter that has no reading yet waits for one.
 func (m *hostMeter) stop() *results.Host {
 	close(m.done)
-	m.wg.Wait()
-	terr := m.tick()
+	var terr error
 	m.mu.Lock()
-	end := m.prev
+	none := len(m.samples) == 0
 	m.mu.Unlock()
-	var used time.Duration
-	if m.cpu != nil {
-		used = m.cpu.used
+	if none {
+		m.wg.Wait()
+		terr = m.tick()
 	}
-	h := hostLoad(m.start, end, m.cpus, errors.Join(m.err, terr))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	h := hostLoad(m.start, m.prev, m.cpus, errors.Join(m.err, terr))
 	h.Start = m.start.at.UTC()
-	h.Cluster = used
-	h.Others = max(h.Others-used, 0)
-	h.Samples = m.samples
+	h.Cluster = m.used
+	h.Others = max(h.Others-m.used, 0)
+	h.Samples = slices.Clone(m.samples)
 	return h
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -143,7 +144,7 @@ func TestHostSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := m.stop()
-	if h.Err != "" || len(h.Samples) != 3 {
+	if h.Err != "" || len(h.Samples) != 2 {
 		t.Fatalf("%+v", h)
 	}
 	s0, s1 := h.Samples[0], h.Samples[1]
@@ -238,5 +239,43 @@ func TestChildrenAreKbfs(t *testing.T) {
 	// kbf's own 7+3, the children 120 + 40 + 10.
 	if want := int64(10 + 120 + 40 + 10); s.self != want {
 		t.Errorf("self %d ticks, want %d: kbf's and its live children's", s.self, want)
+	}
+}
+
+// TestHostStopDoesNotWait: stop takes the load up to the last reading and
+// returns while the next one still waits on the engine; that reading,
+// once it ends, changes nothing stop returned.
+func TestHostStopDoesNotWait(t *testing.T) {
+	var calls atomic.Int32
+	reading, release := make(chan struct{}), make(chan struct{})
+	m := startHost(quietProc(t), func() (map[string]time.Duration, error) {
+		switch calls.Add(1) {
+		case 1:
+			return map[string]time.Duration{"k1": time.Second}, nil
+		case 2:
+			return map[string]time.Duration{"k1": 3 * time.Second}, nil
+		case 3:
+			close(reading)
+			<-release
+		}
+		return map[string]time.Duration{"k1": 100 * time.Second}, nil
+	})
+	select {
+	case <-reading: // the first tick has ended, the second waits
+	case <-time.After(time.Minute):
+		t.Fatal("the meter never read the nodes a third time")
+	}
+	stopped := make(chan *results.Host)
+	go func() { stopped <- m.stop() }()
+	var h *results.Host
+	select {
+	case h = <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("stop waited for the reading still running")
+	}
+	close(release)
+	m.wg.Wait()
+	if h.Cluster != 2*time.Second || len(h.Samples) != 1 || h.Samples[0].Nodes["k1"] != 2*time.Second || h.Wall <= 0 {
+		t.Errorf("cluster %v, samples %+v, wall %v: want 2s in one sample", h.Cluster, h.Samples, h.Wall)
 	}
 }
