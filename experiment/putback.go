@@ -35,11 +35,20 @@ func (o *Options) overlapKind() bool {
 	return false
 }
 
+// backToBack says whether a trial of o may start beside the put-back of a
+// trial of prev on the same cluster: both faults of one broker its restart
+// undoes (overlapKind), probing one topic, which that put-back leaves
+// whole with its leaders preferred. Run's trials, all of one options, do.
+func (o *Options) backToBack(prev *Options) bool {
+	return o.overlapKind() && prev.overlapKind() && o.Probe.Topic == prev.Probe.Topic
+}
+
 // PutBack is a trial's put-back running in the background (Run,
 // TrialBeside). HandOver waits for it.
 type PutBack struct {
 	n   int
 	dir string
+	o   *Options // the trial's
 	// whole is closed once the cluster is whole again, or cannot be:
 	// wholeErr says why. done is closed once the put-back has ended: err
 	// is the trial's outcome, as Runner.Trial returns it.
@@ -66,7 +75,14 @@ type PutBack struct {
 // trial to no one. Whatever it returns, the caller then hands prev over
 // itself, as Run does: a trial that ended before its fault (an error,
 // Ctrl-C) did not, and prev's outcome is prev's, not this trial's.
+// A trial that cannot start beside prev (another fault's, or another
+// topic's: backToBack) waits for it to end first, and brings the cluster
+// up as a trial alone does.
 func (r *Runner) TrialBeside(ctx context.Context, n int, dir string, prev *PutBack, recorded Recorded) (*PutBack, error) {
+	if prev != nil && !r.Opt.backToBack(prev.o) {
+		prev.wait() // its outcome is the caller's (HandOver)
+		prev = nil
+	}
 	return r.overlapped(ctx, n, dir, prev, true, recorded)
 }
 
@@ -87,7 +103,7 @@ func (r *Runner) overlapped(ctx context.Context, n int, dir string, prev *PutBac
 	if !overlap || !clean {
 		return nil, t.putBack(ctx, nil)
 	}
-	pb := &PutBack{n: n, dir: dir, whole: make(chan struct{}), done: make(chan struct{}), recorded: recorded}
+	pb := &PutBack{n: n, dir: dir, o: t.o, whole: make(chan struct{}), done: make(chan struct{}), recorded: recorded}
 	// Ctrl-C from here on is the next trial's: this one's probing is
 	// over, and its put-back and read-back end whatever the user does.
 	t.ctx = context.WithoutCancel(ctx)

@@ -382,3 +382,28 @@ func TestTrialBesideAcrossRunners(t *testing.T) {
 		})
 	}
 }
+
+// TestTrialBesideOtherTopic: a trial probing another topic than the trial
+// before's does not start beside its put-back, which leaves only that
+// trial's topics whole: it waits for it to end, then brings the cluster up
+// and gives its own topic back to its preferred leaders, as a trial alone
+// does.
+func TestTrialBesideOtherTopic(t *testing.T) {
+	w := newWorld()
+	r1, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r2, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r2.Opt.Probe.Topic = "wide"
+	ctx := context.Background()
+	pb1, err := r1.TrialBeside(ctx, 1, filepath.Join(r1.Opt.Out, results.TrialDir(1)), nil, nil)
+	if err != nil || pb1 == nil {
+		t.Fatalf("first trial: put-back %v, error %v; want its put-back running", pb1, err)
+	}
+	pb2, err := r2.TrialBeside(ctx, 2, filepath.Join(r2.Opt.Out, results.TrialDir(2)), pb1, nil)
+	if err := errors.Join(err, pb1.HandOver(ctx), pb2.HandOver(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	const trial = "probe inject logs-c1 logs-k1 restart isr elect leaders readback"
+	if got, want := w.log(), "up "+trial+" up elect "+trial; got != want {
+		t.Errorf("calls:\n got %s\nwant %s", got, want)
+	}
+}
