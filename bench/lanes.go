@@ -25,6 +25,27 @@ type Lanes interface {
 // runs one trial at a time.
 var ErrNoLanes = errors.New("this runner runs one trial at a time")
 
+// BackToBack is a Runner whose trials of one lane may run back to back: a
+// trial's put-back (its cluster made whole again, its files written) may
+// still run when the lane takes its next trial, which then starts beside
+// it when it runs on that cluster as it is.
+type BackToBack interface {
+	// TrialAfter runs one trial of s into dir, as Trial does, after prev,
+	// the put-back of the lane's trial before (nil: none): beside it when
+	// the runner can, else once it has ended. When the trial's own
+	// put-back still runs as it returns, it returns it, and the trial's
+	// outcome is its Wait's; else it returns a nil PutBack and the
+	// trial's outcome.
+	TrialAfter(ctx context.Context, s Scenario, dir string, prev PutBack) (PutBack, *analysis.Trial, error)
+}
+
+// PutBack is a trial's put-back still running. Wait waits until it has
+// ended, whatever a context says, and returns the trial as Runner.Trial
+// does; it may be called more than once, from any goroutine.
+type PutBack interface {
+	Wait() (*analysis.Trial, error)
+}
+
 // lanes are the runners a benchmark's trials run on, and the nodes each
 // lane's cluster last had.
 type lanes struct {
@@ -33,11 +54,25 @@ type lanes struct {
 	// used says which lanes ran a trial yet: a lane not yet used has no
 	// cluster to keep.
 	used []bool
+	// last is each lane's last trial's put-back while it runs: the lane's
+	// next trial is run after it (BackToBack).
+	last []*running
+}
+
+// running is a trial's put-back still running when its lane was freed.
+type running struct{ p PutBack }
+
+// putBack is the put-back r holds, nil for none.
+func (r *running) putBack() PutBack {
+	if r == nil {
+		return nil
+	}
+	return r.p
 }
 
 func (b *Bench) lanes() (*lanes, error) {
 	n := max(b.Parallel, 1)
-	l := &lanes{runners: []Runner{b.Runner}, nodes: make([]string, n), used: make([]bool, n)}
+	l := &lanes{runners: []Runner{b.Runner}, nodes: make([]string, n), used: make([]bool, n), last: make([]*running, n)}
 	if n == 1 {
 		return l, nil
 	}
@@ -72,22 +107,36 @@ func nodesOf(s Scenario) string {
 		s.Image, s.KafkaVersion, strings.Join(s.Config, "\x00"), s.Target, s.Fault)
 }
 
-// ended is one trial a lane has finished.
+// ended is one trial a lane has finished: took is how long it held its
+// lane, and cut says it was interrupted before it had measured.
 type ended struct {
-	lane int
 	t    Trial
 	tr   *analysis.Trial
 	err  error
 	took time.Duration
+	cut  bool
+}
+
+// laneEvent is what a lane's trial says: that its lane is free for its
+// next trial (free), that it has ended (ended), or both at once; last is
+// its put-back when it ran on after the lane was freed.
+type laneEvent struct {
+	lane  int
+	free  bool
+	ended *ended
+	last  *running
 }
 
 // runOn runs trials on the lanes, one at a time on each: a free lane
 // takes the first trial, in the order given, whose nodes its cluster
-// already has, else the first trial. Each is recorded as it ends, in the
-// order they end, and then passed to after, which returns true to take no
-// more trials (those running end first). begin is called as a trial
-// starts, with its lane. It returns ctx's error when cancelled: a trial
-// cut off is not recorded.
+// already has, else the first trial. With a BackToBack runner a lane may
+// be free once its trial has measured, and its next trial start while
+// that one's put-back ends. Each trial is recorded once it has ended, its
+// put-back too, in the order they end, and then passed to after, which
+// returns true to take no more trials (those running end first). begin is
+// called as a trial starts, with its lane. It returns once every trial's
+// put-back has ended, with ctx's error when cancelled: a trial cut off
+// before it had measured is not recorded.
 func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials []Trial,
 	begin func(t Trial, lane int), after func(e ended) (stop bool)) error {
 	queue := slices.Clone(trials)
@@ -95,8 +144,8 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 	for i := range free {
 		free[i] = i
 	}
-	done := make(chan ended)
-	running, stop := 0, false
+	events := make(chan laneEvent)
+	busy, stop := 0, false // busy: the trials not yet ended
 	var errs []error
 	for {
 		for !stop && ctx.Err() == nil && len(queue) > 0 && len(free) > 0 {
@@ -112,30 +161,32 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 			}
 			l.nodes[lane], l.used[lane] = nodesOf(t.Variant.Resolved()), true
 			begin(t, lane)
-			running++
-			go func() {
-				start := time.Now()
-				tr, err := l.runners[lane].Trial(ctx, t.Variant.Resolved(), dir)
-				done <- ended{lane: lane, t: t, tr: tr, err: err, took: time.Since(start)}
-			}()
+			busy++
+			go l.run(ctx, lane, t, dir, l.last[lane].putBack(), events)
 		}
-		if running == 0 {
+		if busy == 0 {
 			break
 		}
-		e := <-done
-		running--
-		free = append(free, e.lane)
-		slices.Sort(free)
-		if ctx.Err() != nil {
-			continue // cut off: not recorded, run again on resuming
+		ev := <-events
+		if e := ev.ended; e != nil {
+			busy--
+			if l.last[ev.lane] == ev.last {
+				l.last[ev.lane] = nil // the lane's next trial runs alone
+			}
+			// A trial cut off is not recorded: it runs again on resuming.
+			if !e.cut {
+				if err := b.record(st, set, *e); err != nil {
+					errs = append(errs, err)
+					stop = true
+				} else if after(*e) {
+					stop = true
+				}
+			}
 		}
-		if err := b.record(st, set, e); err != nil {
-			errs = append(errs, err)
-			stop = true
-			continue
-		}
-		if after(e) {
-			stop = true
+		if ev.free {
+			free = append(free, ev.lane)
+			slices.Sort(free)
+			l.last[ev.lane] = ev.last
 		}
 	}
 	if ctx.Err() != nil {
@@ -147,6 +198,30 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 		return ctx.Err()
 	}
 	return errors.Join(errs...)
+}
+
+// run runs trial t into dir on lane, after prev, the put-back of the
+// lane's trial before, and tells events when the lane is free and when the
+// trial has ended: at once when it has, so that it is recorded before the
+// lane takes its next trial, else once its put-back has ended.
+func (l *lanes) run(ctx context.Context, lane int, t Trial, dir string, prev PutBack, events chan<- laneEvent) {
+	start := time.Now()
+	e := &ended{t: t}
+	var p PutBack
+	if r, ok := l.runners[lane].(BackToBack); ok {
+		p, e.tr, e.err = r.TrialAfter(ctx, t.Variant.Resolved(), dir, prev)
+	} else {
+		e.tr, e.err = l.runners[lane].Trial(ctx, t.Variant.Resolved(), dir)
+	}
+	e.took, e.cut = time.Since(start), ctx.Err() != nil
+	if p == nil {
+		events <- laneEvent{lane: lane, free: true, ended: e}
+		return
+	}
+	last := &running{p}
+	events <- laneEvent{lane: lane, free: true, last: last}
+	e.tr, e.err = p.Wait()
+	events <- laneEvent{lane: lane, ended: e, last: last}
 }
 
 // Interrupted is what kbf bench says when interrupted: how to resume

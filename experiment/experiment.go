@@ -310,12 +310,12 @@ func (r *Runner) Run(ctx context.Context, recorded Recorded) error {
 	if err := r.Check(); err != nil {
 		return err
 	}
-	var prev *pendingPutBack
+	var prev *PutBack
 	for i := 1; i <= o.Repeat; i++ {
 		dir := filepath.Join(o.Out, results.TrialDir(i))
 		r.say("trial %d of %d: %s, into %s", i, o.Repeat, r.what(), dir)
 		next, err := r.overlapped(ctx, i, dir, prev, i < o.Repeat, recorded)
-		if herr := prev.handOver(ctx); herr != nil {
+		if herr := prev.HandOver(ctx); herr != nil {
 			next.wait()
 			return herr
 		}
@@ -366,7 +366,7 @@ func (r *Runner) Trial(ctx context.Context, n int, dir string) error {
 
 // newTrial checks the options (Check) and makes trial n, which runs after
 // prev's put-back when prev is not nil.
-func (r *Runner) newTrial(ctx context.Context, n int, dir string, prev *pendingPutBack) (*trial, error) {
+func (r *Runner) newTrial(ctx context.Context, n int, dir string, prev *PutBack) (*trial, error) {
 	if err := r.Check(); err != nil {
 		return nil, err
 	}
@@ -434,7 +434,7 @@ type trial struct {
 	// prev is the put-back of the trial before, still running when this
 	// one starts (putback.go); prevErr why it failed, and steadyFrom when
 	// it left the cluster whole: the baseline counts from then.
-	prev       *pendingPutBack
+	prev       *PutBack
 	prevErr    error
 	steadyFrom time.Time
 }

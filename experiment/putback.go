@@ -19,7 +19,8 @@ import (
 // only from then, and faults only once the put-back has ended, its files
 // written; a put-back that failed fails it, with the reason. The last
 // trial of a run, and a trial alone (Runner.Trial), put back before they
-// return.
+// return. kbf bench's trials of one cluster run back to back the same way,
+// each trial by a Runner of its own (TrialBeside).
 
 // overlapKind says whether a trial of these options may put the cluster
 // back while the next one starts: a fault of one broker that its restart
@@ -34,10 +35,20 @@ func (o *Options) overlapKind() bool {
 	return false
 }
 
-// pendingPutBack is a trial's put-back running in the background.
-type pendingPutBack struct {
+// backToBack says whether a trial of o may start beside the put-back of a
+// trial of prev on the same cluster: both faults of one broker its restart
+// undoes (overlapKind), probing one topic, which that put-back leaves
+// whole with its leaders preferred. Run's trials, all of one options, do.
+func (o *Options) backToBack(prev *Options) bool {
+	return o.overlapKind() && prev.overlapKind() && o.Probe.Topic == prev.Probe.Topic
+}
+
+// PutBack is a trial's put-back running in the background (Run,
+// TrialBeside). HandOver waits for it.
+type PutBack struct {
 	n   int
 	dir string
+	o   *Options // the trial's
 	// whole is closed once the cluster is whole again, or cannot be:
 	// wholeErr says why. done is closed once the put-back has ended: err
 	// is the trial's outcome, as Runner.Trial returns it.
@@ -45,18 +56,41 @@ type pendingPutBack struct {
 	wholeErr error
 	done     chan struct{}
 	err      error
-	// recorded is Run's; once hands the trial to it once (handOver), and
-	// handErr is what came of it.
+	// recorded is the caller's (Run's, TrialBeside's); once hands the
+	// trial to it once (HandOver), and handErr is what came of it.
 	recorded Recorded
 	once     sync.Once
 	handErr  error
 }
 
+// TrialBeside runs trial n into dir after prev (nil: none), the put-back
+// of the trial before on the same cluster, not brought up again, still
+// running, as Run runs its next trial: its probe starts at once, its
+// baseline counts once the cluster is whole, and its fault comes only once
+// prev has ended and been handed over (HandOver). When the trial ended
+// cleanly and its fault allows it (a fault of one broker its restart
+// undoes), it returns its own put-back running in the background, which
+// hands the trial to recorded; otherwise it puts the cluster back before
+// it returns, returns a nil PutBack and the trial's outcome, and hands the
+// trial to no one. Whatever it returns, the caller then hands prev over
+// itself, as Run does: a trial that ended before its fault (an error,
+// Ctrl-C) did not, and prev's outcome is prev's, not this trial's.
+// A trial that cannot start beside prev (another fault's, or another
+// topic's: backToBack) waits for it to end first, and brings the cluster
+// up as a trial alone does.
+func (r *Runner) TrialBeside(ctx context.Context, n int, dir string, prev *PutBack, recorded Recorded) (*PutBack, error) {
+	if prev != nil && !r.Opt.backToBack(prev.o) {
+		prev.wait() // its outcome is the caller's (HandOver)
+		prev = nil
+	}
+	return r.overlapped(ctx, n, dir, prev, true, recorded)
+}
+
 // overlapped runs trial n after prev's put-back; with overlap, it returns
 // the trial's own put-back running in the background, to be handed to
-// recorded (handOver), when the trial ended cleanly and its fault allows
+// recorded (HandOver), when the trial ended cleanly and its fault allows
 // it (overlapKind), and puts the cluster back before it returns otherwise.
-func (r *Runner) overlapped(ctx context.Context, n int, dir string, prev *pendingPutBack, overlap bool, recorded Recorded) (*pendingPutBack, error) {
+func (r *Runner) overlapped(ctx context.Context, n int, dir string, prev *PutBack, overlap bool, recorded Recorded) (*PutBack, error) {
 	t, err := r.newTrial(ctx, n, dir, prev)
 	if err != nil {
 		return nil, err
@@ -69,7 +103,7 @@ func (r *Runner) overlapped(ctx context.Context, n int, dir string, prev *pendin
 	if !overlap || !clean {
 		return nil, t.putBack(ctx, nil)
 	}
-	pb := &pendingPutBack{n: n, dir: dir, whole: make(chan struct{}), done: make(chan struct{}), recorded: recorded}
+	pb := &PutBack{n: n, dir: dir, o: t.o, whole: make(chan struct{}), done: make(chan struct{}), recorded: recorded}
 	// Ctrl-C from here on is the next trial's: this one's probing is
 	// over, and its put-back and read-back end whatever the user does.
 	t.ctx = context.WithoutCancel(ctx)
@@ -86,7 +120,7 @@ func (r *Runner) overlapped(ctx context.Context, n int, dir string, prev *pendin
 // wait waits until the put-back has ended, whatever ctx says (a run never
 // leaves before its trials' files are written), and returns the trial's
 // outcome. A nil put-back has nothing to wait for.
-func (p *pendingPutBack) wait() error {
+func (p *PutBack) wait() error {
 	if p == nil {
 		return nil
 	}
@@ -94,12 +128,13 @@ func (p *pendingPutBack) wait() error {
 	return p.err
 }
 
-// handOver waits for the put-back and hands its trial to recorded, as Run
-// does a trial put back before it returns; a failed put-back is the
-// trial's error. The next trial does it before its fault (awaitPrev), Run
-// once that trial has ended: the first does it, the second gets its
-// answer. Ctrl-C does not stop it: the trial was whole.
-func (p *pendingPutBack) handOver(ctx context.Context) error {
+// HandOver waits for the put-back and hands its trial to recorded, as Run
+// does a trial put back before it returns, and returns the trial's
+// outcome: a failed put-back, or recorded's refusal, is the trial's error.
+// The next trial does it before its fault (awaitPrev), Run once that trial
+// has ended: the first does it, the others get its answer. Ctrl-C does not
+// stop it: the trial was whole. A nil PutBack has nothing to hand over.
+func (p *PutBack) HandOver(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
@@ -122,7 +157,7 @@ func (p *pendingPutBack) handOver(ctx context.Context) error {
 // cluster back whole, then reads the cluster's description startProbe
 // left for then (describe) and starts the baseline's steady window
 // (steadyFrom); then it waits for that trial's files and hands it over
-// (handOver), while the window runs. A put-back or a hand-over that failed
+// (HandOver), while the window runs. A put-back or a hand-over that failed
 // is prevErr: this trial is not faulted, and fails with it.
 func (t *trial) awaitPrev(ctx context.Context) error {
 	p := t.prev
@@ -150,7 +185,7 @@ func (t *trial) awaitPrev(ctx context.Context) error {
 	// progress line.
 	t.r.say("baseline: trial %d put back, whole %.1fs after this trial's start: the steady window counts from then",
 		p.n, t.steadyFrom.Sub(t.meta.Started).Seconds())
-	if err := p.handOver(ctx); err != nil {
+	if err := p.HandOver(ctx); err != nil {
 		return t.prevFailed(err)
 	}
 	return nil

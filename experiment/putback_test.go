@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -302,5 +303,107 @@ func TestRunProbeStartedAgainAfterPutBack(t *testing.T) {
 	}
 	if n := w.count("inject"); n != 2 {
 		t.Errorf("%d injections, want 2; %s", n, w.log())
+	}
+}
+
+// TestTrialBesideAcrossRunners runs two trials back to back as kbf bench
+// does, each by a Runner of its own (a scenario's options): the second
+// starts its probe while the first's put-back waits for full ISRs, comes
+// up on no cluster of its own, and faults only once the first is handed
+// over; the first's put-back is handed to its recorded, not the second's.
+// A put-back that failed is the first trial's outcome, and the second
+// trial, not faulted, fails with it.
+func TestTrialBesideAcrossRunners(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("put-back fails %v", fail), func(t *testing.T) {
+			w := newWorld()
+			r1, _, _ := newRunner(t, w, results.FaultSIGKILL)
+			r2, _, _ := newRunner(t, w, results.FaultSIGTERM)
+			w.hooks["isr"] = func(context.Context) error {
+				if w.count("isr") > 1 {
+					return nil
+				}
+				awaitCall(t, w, "probe", 2, "the second trial's probe during the first's put-back")
+				if fail {
+					return errors.New("k1 never caught up")
+				}
+				return nil
+			}
+			var mu sync.Mutex
+			var handed []string
+			recorded := func(name string) Recorded {
+				return func(_ context.Context, n int, _ string) error {
+					mu.Lock()
+					defer mu.Unlock()
+					handed = append(handed, fmt.Sprintf("%s %d", name, n))
+					return nil
+				}
+			}
+			w.hooks["inject"] = func(context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if n := w.count("inject"); n == 2 && !slices.Contains(handed, "first 1") {
+					t.Errorf("the second trial's fault before the first was handed over (%v)", handed)
+				}
+				return nil
+			}
+			ctx := context.Background()
+			pb1, err := r1.TrialBeside(ctx, 1, filepath.Join(r1.Opt.Out, results.TrialDir(1)), nil, recorded("first"))
+			if err != nil || pb1 == nil {
+				t.Fatalf("first trial: put-back %v, error %v; want its put-back running", pb1, err)
+			}
+			pb2, err2 := r2.TrialBeside(ctx, 2, filepath.Join(r2.Opt.Out, results.TrialDir(2)), pb1, recorded("second"))
+			err1 := pb1.HandOver(ctx)
+			if n := w.count("up"); n != 1 {
+				t.Errorf("%d ups, want the first trial's only: %s", n, w.log())
+			}
+			if !fail {
+				if err1 != nil || err2 != nil || pb2 == nil {
+					t.Fatalf("first %v, second %v (put-back %v)", err1, err2, pb2)
+				}
+				if err := pb2.HandOver(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if want := []string{"first 1", "second 2"}; !slices.Equal(handed, want) {
+					t.Errorf("handed over %v, want %v", handed, want)
+				}
+				return
+			}
+			const want = "trial 1: recovery: wait for full ISRs: k1 never caught up"
+			if err1 == nil || err1.Error() != want {
+				t.Errorf("first trial's outcome %v, want %q", err1, want)
+			}
+			if pb2 != nil || err2 == nil || err2.Error() != want {
+				t.Errorf("second trial: put-back %v, error %v; want it put back, failed with the first's error", pb2, err2)
+			}
+			if n := w.count("inject"); n != 1 || len(handed) != 0 {
+				t.Errorf("%d injections, handed over %v: want the first's only, none handed; %s", n, handed, w.log())
+			}
+		})
+	}
+}
+
+// TestTrialBesideOtherTopic: a trial probing another topic than the trial
+// before's does not start beside its put-back, which leaves only that
+// trial's topics whole: it waits for it to end, then brings the cluster up
+// and gives its own topic back to its preferred leaders, as a trial alone
+// does.
+func TestTrialBesideOtherTopic(t *testing.T) {
+	w := newWorld()
+	r1, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r2, _, _ := newRunner(t, w, results.FaultSIGKILL)
+	r2.Opt.Probe.Topic = "wide"
+	ctx := context.Background()
+	pb1, err := r1.TrialBeside(ctx, 1, filepath.Join(r1.Opt.Out, results.TrialDir(1)), nil, nil)
+	if err != nil || pb1 == nil {
+		t.Fatalf("first trial: put-back %v, error %v; want its put-back running", pb1, err)
+	}
+	pb2, err := r2.TrialBeside(ctx, 2, filepath.Join(r2.Opt.Out, results.TrialDir(2)), pb1, nil)
+	if err := errors.Join(err, pb1.HandOver(ctx), pb2.HandOver(ctx)); err != nil {
+		t.Fatal(err)
+	}
+	const trial = "probe inject logs-c1 logs-k1 restart isr elect leaders readback"
+	if got, want := w.log(), "up "+trial+" up elect "+trial; got != want {
+		t.Errorf("calls:\n got %s\nwant %s", got, want)
 	}
 }

@@ -142,6 +142,17 @@ func (p *Pool) Open(ctx context.Context, s Spec, fresh bool) (cluster.Cluster, f
 	return c, func() { c.Close() }, nil
 }
 
+// Reuses reports whether Open(s, fresh) returns last as it is: kbf's
+// Docker cluster kept with the same settings (docker.Pool.Reuses). A
+// cluster of another place is made anew for each trial, never reused.
+func (p *Pool) Reuses(last cluster.Cluster, s Spec, fresh bool) bool {
+	d, ok := last.(*docker.Cluster)
+	if !ok || s.Docker == nil || count(s) != 1 {
+		return false
+	}
+	return p.Docker.Reuses(d, *s.Shaped().Docker, fresh)
+}
+
 // Close takes down the Docker clusters brought up beside kbf's own and
 // closes the clients; kbf's own cluster stays up.
 func (p *Pool) Close(ctx context.Context) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/kbf-project/kbf/internal/regfile"
 	"github.com/kbf-project/kbf/platform"
 	"github.com/kbf-project/kbf/platform/remote"
+	"github.com/kbf-project/kbf/results"
 )
 
 // TestOpenRefusesASpecOfNoneOrSeveralPlaces: a spec names exactly one place.
@@ -95,5 +96,32 @@ func TestOpenRemoteUnreachable(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("Open took %v past its caller's 5 s deadline", took)
+	}
+}
+
+// TestPoolReuses: kbf's Docker cluster a trial had is reused by the next
+// of the same spec, shaped for its fault as Open shapes it; a disk-full
+// fault's cluster (a tmpfs log directory) is another, and a cluster of
+// another place is never reused.
+func TestPoolReuses(t *testing.T) {
+	var p platform.Pool
+	defer p.Close(context.Background())
+	spec := func(kind results.FaultKind) platform.Spec {
+		return platform.Spec{Docker: &compose.Options{Env: map[string]string{}}, Fault: platform.Fault{Kind: kind, Broker: "k1", DiskSize: "64m"}}
+	}
+	c, release, err := p.Open(context.Background(), spec(results.FaultSIGKILL), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if !p.Reuses(c, spec(results.FaultSIGTERM), false) {
+		t.Error("a sigterm after a sigkill on the same nodes: not reused")
+	}
+	if p.Reuses(c, spec(results.FaultDiskFull), false) {
+		t.Error("a disk-full fault's cluster: reused")
+	}
+	remote := platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: []string{"127.0.0.1:1"}}}
+	if p.Reuses(c, remote, false) {
+		t.Error("a remote cluster: reused")
 	}
 }

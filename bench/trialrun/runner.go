@@ -84,12 +84,7 @@ func (r *Runner) Close() {
 
 // Trial runs one trial of s into dir with kbf run's protocol and target.
 func (r *Runner) Trial(ctx context.Context, s bench.Scenario, dir string) (*analysis.Trial, error) {
-	opt, err := r.Experiment(s)
-	if err != nil {
-		return nil, err
-	}
-	opt.Out = dir
-	spec, err := r.clusterSpec(ctx, s, opt)
+	opt, spec, err := r.spec(ctx, s, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +93,23 @@ func (r *Runner) Trial(ctx context.Context, s bench.Scenario, dir string) (*anal
 		return nil, err
 	}
 	defer release()
-	return r.trial(ctx, opt, t, dir)
+	n, e := r.experiment(opt, t, dir)
+	if err := e.Trial(ctx, n, dir); err != nil {
+		return nil, err
+	}
+	return report.JustRecorded(ctx, dir, r.opt.Text)
+}
+
+// spec is the experiment's options of one trial of s into dir, and where
+// its cluster lives.
+func (r *Runner) spec(ctx context.Context, s bench.Scenario, dir string) (experiment.Options, platform.Spec, error) {
+	opt, err := r.Experiment(s)
+	if err != nil {
+		return opt, platform.Spec{}, err
+	}
+	opt.Out = dir
+	spec, err := r.clusterSpec(ctx, s, opt)
+	return opt, spec, err
 }
 
 // clusterSpec is where the cluster of s lives: an external fault's is
@@ -122,8 +133,9 @@ func remoteSpec(s bench.Scenario, sec *kafkasec.Config) platform.Spec {
 	return platform.Spec{Remote: &platform.RemoteOptions{Bootstrap: s.Bootstrap, Logs: s.Logs, LogsCommand: s.LogsCommand, Dir: s.Dir, Security: sec}}
 }
 
-// trial runs one trial into dir on target t.
-func (r *Runner) trial(ctx context.Context, opt experiment.Options, t cluster.Cluster, dir string) (*analysis.Trial, error) {
+// experiment is the runner of one trial into dir on target t, and the
+// trial's number, from dir's name.
+func (r *Runner) experiment(opt experiment.Options, t cluster.Cluster, dir string) (int, *experiment.Runner) {
 	n := 1
 	fmt.Sscanf(filepath.Base(dir), results.TrialDirPrefix+"%d", &n)
 	var rep experiment.Reporter
@@ -131,10 +143,7 @@ func (r *Runner) trial(ctx context.Context, opt experiment.Options, t cluster.Cl
 		rep = r.opt.Reporter(r.prefix)
 	}
 	// The reports are in the trial directories, not on the output.
-	if err := NewExperiment(opt, t, rep).Trial(ctx, n, dir); err != nil {
-		return nil, err
-	}
-	return report.JustRecorded(ctx, dir, r.opt.Text)
+	return n, NewExperiment(opt, t, rep)
 }
 
 // ClusterOptions is the spec of s's Docker cluster, for the fault of opt.

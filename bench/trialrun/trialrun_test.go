@@ -1,10 +1,12 @@
 package trialrun
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/experiment"
 	"github.com/kbf-project/kbf/probe"
@@ -86,5 +88,25 @@ func TestValidateDisk(t *testing.T) {
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want)) {
 			t.Errorf("%q %v: %v, want %q", tt.lost, tt.delay, err, tt.want)
 		}
+	}
+}
+
+// waited is a put-back of a lane's trial before that counts its waits.
+type waited struct{ n int }
+
+func (w *waited) Wait() (*analysis.Trial, error) { w.n++; return nil, nil }
+
+// TestTrialAfterEndsPrev: a trial that cannot start (a scenario refused)
+// returns no put-back only once the lane's trial before has ended: the
+// lane's next trial finds nothing of it running.
+func TestTrialAfterEndsPrev(t *testing.T) {
+	r := New(base())
+	prev := &waited{}
+	p, _, err := r.TrialAfter(context.Background(), bench.Scenario{Name: "s", Fault: "sigkill", Client: map[string]string{"nosuch": "1"}}, t.TempDir(), prev)
+	if p != nil || err == nil || !strings.Contains(err.Error(), "client nosuch: no such probe setting") {
+		t.Errorf("put-back %v, error %v; want the scenario refused", p, err)
+	}
+	if prev.n == 0 {
+		t.Error("returned before the trial before's put-back ended")
 	}
 }

@@ -277,6 +277,19 @@ func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Clus
 	return sl.t, nil
 }
 
+// Reuses reports whether Get(opts, fresh) returns last as it is: a kept
+// cluster with the same settings, nothing brought down or made again, so
+// that a trial on it needs no Up and may start while the trial before
+// on it still puts it back (kbf bench's trials back to back). It changes
+// nothing.
+func (p *Pool) Reuses(last *Cluster, opts compose.Options, fresh bool) bool {
+	if fresh || last == nil || len(p.slots) == 0 || !SameCluster(p.slots[0].asked, opts) {
+		return false
+	}
+	i := slices.IndexFunc(p.slots, func(s *slot) bool { return sameNodes(s.asked, opts) })
+	return i >= 0 && p.slots[i].t == last && same(p.slots[i].asked, opts)
+}
+
 // max is how many clusters of opts the pool may keep.
 func (p *Pool) max(opts compose.Options) int {
 	if opts.File != "" || opts.ProjectName != "" || p.Lane > 0 {

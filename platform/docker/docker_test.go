@@ -257,3 +257,53 @@ func TestPoolClusters(t *testing.T) {
 		t.Errorf("%d clusters kept, want 2", len(p.slots))
 	}
 }
+
+// TestPoolReuses: a cluster is reused, as it is, by a trial of the same
+// settings on it only; other node settings, another lead, another cluster
+// kept beside it or a fresh cluster are not, and asking changes nothing.
+func TestPoolReuses(t *testing.T) {
+	p := Pool{Clusters: 2}
+	defer p.Close()
+	ctx := context.Background()
+	opts := compose.Options{Env: map[string]string{}}
+	with := func(key, v string) compose.Options {
+		o := opts
+		o.Config = []compose.Setting{{Node: "c1", Key: key, Value: v}}
+		return o
+	}
+	a, err := p.Get(ctx, opts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Get(ctx, with("broker.session.timeout.ms", "6000"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := opts
+	lead.Lead = "k2"
+	small := opts
+	small.Brokers = 4
+	for _, tt := range []struct {
+		name  string
+		last  *Cluster
+		opts  compose.Options
+		fresh bool
+		want  bool
+	}{
+		{"the same settings", a, opts, false, true},
+		{"the second cluster's settings", b, with("broker.session.timeout.ms", "6000"), false, true},
+		{"the other cluster's settings", a, with("broker.session.timeout.ms", "6000"), false, false},
+		{"other node settings", b, with("broker.session.timeout.ms", "4000"), false, false},
+		{"another lead", a, lead, false, false},
+		{"another cluster size", a, small, false, false},
+		{"fresh", a, opts, true, false},
+		{"no trial before", nil, opts, false, false},
+	} {
+		if got := p.Reuses(tt.last, tt.opts, tt.fresh); got != tt.want {
+			t.Errorf("%s: reuses %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got, err := p.Get(ctx, opts, false); err != nil || got != a {
+		t.Errorf("after asking: target %p (%v), want the kept %p", got, err, a)
+	}
+}
