@@ -113,11 +113,13 @@ bench-ci: build
 	./kbf down
 
 # bench-ab: the benchmark for kbf at BASE_REF and at HEAD on this machine, in BENCH_SLICES
-# slices taken in turn (base slice 1, head slice 1, base slice 2, ...) so that the
-# machine's drift falls on both alike. BENCH_JOB=I/N takes every N-th slice from the I-th,
-# for the I-th of N CI jobs. Results under BENCH_DIR/{base,head}/slice-K/. A slice with no
-# valid trial (kbf bench's exit 6, a loaded machine) does not stop the others: the comparison
-# counts the trials there are, and says undecided when they are too few.
+# slices taken in turn, the order turned around every other slice (base 1, head 1, head 2,
+# base 2, ...) so that a drift of the machine falls on both alike. Each slice is one kbf bench,
+# whose trials of one cluster run back to back (the next starts while the last is put back):
+# fewer, longer slices cost less. BENCH_JOB=I/N takes every N-th slice from the I-th, for the
+# I-th of N CI jobs. Results under BENCH_DIR/{base,head}/slice-K/. A slice with no valid trial
+# (kbf bench's exit 6, a loaded machine) does not stop the others: the comparison counts the
+# trials there are, and says undecided when they are too few.
 BASE_REF     ?= origin/main
 BENCH_DIR    ?= kbf-runs/bench-ab
 BENCH_SLICES ?= 6
@@ -132,12 +134,13 @@ $(BASE_KBF):
 	@./$(BASE_KBF) bench --help >/dev/null 2>&1 || { echo "kbf at $(BASE_REF) has no kbf bench: nothing to compare with" >&2; rm -f $(BASE_KBF); exit 1; }
 
 bench-ab: build $(BASE_KBF)
-	@set -e; j=$$(echo $(BENCH_JOB) | cut -d/ -f1); n=$$(echo $(BENCH_JOB) | cut -d/ -f2); \
+	@set -e; j=$$(echo $(BENCH_JOB) | cut -d/ -f1); n=$$(echo $(BENCH_JOB) | cut -d/ -f2); i=0; \
+	side() { echo "== slice $$2 of $(BENCH_SLICES): $$1"; \
+	  kbf=./kbf; [ $$1 = base ] && kbf=./$(BASE_KBF); \
+	  $$kbf bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --shard $$2/$(BENCH_SLICES) --out $(BENCH_DIR)/$$1/slice-$$2 > /dev/null || [ $$? = 6 ]; }; \
 	for k in $$(seq $$j $$n $(BENCH_SLICES)); do \
-	  echo "== slice $$k of $(BENCH_SLICES): base"; \
-	  ./$(BASE_KBF) bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --shard $$k/$(BENCH_SLICES) --out $(BENCH_DIR)/base/slice-$$k > /dev/null || [ $$? = 6 ]; \
-	  echo "== slice $$k of $(BENCH_SLICES): head"; \
-	  ./kbf bench $(BENCH_FILE) --trials $(BENCH_TRIALS) --shard $$k/$(BENCH_SLICES) --out $(BENCH_DIR)/head/slice-$$k > /dev/null || [ $$? = 6 ]; \
+	  if [ $$((i % 2)) = 0 ]; then side base $$k; side head $$k; else side head $$k; side base $$k; fi; \
+	  i=$$((i + 1)); \
 	done
 
 # bench-gate: bench-ab on one machine, then the gate: exit 4 on a regression, 5 when the
@@ -147,6 +150,7 @@ bench-ab: build $(BASE_KBF)
 GATE_METRICS  ?= from_heartbeat
 COMPARE_FLAGS ?= --max-regression 10% --alpha 0.05
 bench-gate: BENCH_TRIALS = 6
+bench-gate: BENCH_SLICES = 2
 bench-gate: bench-ab
 	./kbf compare $(COMPARE_FLAGS) --metric $(or $(GATE_METRICS),all) --markdown $(BENCH_DIR)/compare.md $(BENCH_DIR)/base $(BENCH_DIR)/head
 
