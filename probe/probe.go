@@ -576,11 +576,7 @@ func (p *Probe) writeRemaining() {
 // is kept. p.mu must not be held: the group reader, the transactions and
 // the log lock their own.
 func (p *Probe) flush() {
-	p.mu.Lock()
-	p.werr.Flush("write messages", p.enc.Flush)
-	p.mu.Unlock()
-	p.werr.Keep(p.flushGroup())
-	p.werr.Flush("write client log", p.logs.flush)
+	p.werr.FlushFiles(firsterr.Files{Lock: &p.mu, What: "write messages", Rows: p.enc.Flush, Readers: p.flushGroup, Log: p.logs.flush})
 }
 
 // flushGroup writes the group reader's and the transactions' buffered

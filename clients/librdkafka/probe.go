@@ -447,11 +447,7 @@ func (p *prober) writeRemaining() {
 // kept. p.mu must not be held: the group reader and the log lock their
 // own.
 func (p *prober) flush() {
-	p.mu.Lock()
-	p.werr.Flush("write probe csv", p.csv.Flush)
-	p.mu.Unlock()
-	p.werr.Keep(p.flushGroup())
-	p.werr.Flush("write client log", p.log.flush)
+	p.werr.FlushFiles(firsterr.Files{Lock: &p.mu, What: "write probe csv", Rows: p.csv.Flush, Readers: p.flushGroup, Log: p.log.flush})
 }
 
 // flushGroup writes the group reader's buffered rows; nil without one.

@@ -14,9 +14,8 @@ import (
 func init() { commands = append(commands, newDownCmd) }
 
 type downOptions struct {
-	g       *globals
-	cluster compose.Flags
-	timeout time.Duration
+	g *globals
+	askFlags
 }
 
 func newDownCmd(g *globals) *cobra.Command { return newDownCmdF(g, runDown) }
@@ -35,11 +34,8 @@ down would (named volumes stay).
 ` + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.timeout <= 0 {
-				return usagef("--timeout %v: must be positive", o.timeout)
-			}
-			if _, err := o.cluster.Options(); err != nil {
-				return usage(err)
+			if err := o.check(); err != nil {
+				return err
 			}
 			return runF(cmd.Context(), o)
 		},
@@ -50,30 +46,23 @@ down would (named volumes stay).
 }
 
 func runDown(ctx context.Context, o *downOptions) error {
-	opts, err := o.cluster.Options()
-	if err != nil {
-		return usage(err)
-	}
-	opts.Topics = []compose.Topic{} // down makes none, and a small file may not fit the defaults
-	c, err := compose.New(opts)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
+	return o.with(ctx, func(ctx context.Context, c *compose.Cluster) error { return down(ctx, o.g, c) })
+}
+
+// down removes c and says what it removed.
+func down(ctx context.Context, g *globals, c *compose.Cluster) error {
 	start := time.Now()
 	removed, err := c.Down(ctx)
 	if len(removed) > 0 {
-		fmt.Fprintf(o.g.out, "removed %s\n", strings.Join(removed, ", "))
+		fmt.Fprintf(g.out, "removed %s\n", strings.Join(removed, ", "))
 	}
 	if err != nil {
 		return err
 	}
 	if len(removed) == 0 {
-		fmt.Fprintln(o.g.out, "no kbf cluster: nothing to remove")
+		fmt.Fprintln(g.out, "no kbf cluster: nothing to remove")
 		return nil
 	}
-	fmt.Fprintf(o.g.out, "down in %s\n", compose.Seconds(time.Since(start)))
+	fmt.Fprintf(g.out, "down in %s\n", compose.Seconds(time.Since(start)))
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,10 +13,9 @@ import (
 func init() { commands = append(commands, newStatusCmd) }
 
 type statusOptions struct {
-	g       *globals
-	cluster compose.Flags
-	topics  []string
-	timeout time.Duration
+	g *globals
+	askFlags
+	topics []string
 }
 
 func newStatusCmd(g *globals) *cobra.Command { return newStatusCmdF(g, runStatus) }
@@ -33,16 +33,11 @@ then any container that is not running.
 ` + helpISR + "\n\n" + helpAcks + "\n\n" + helpEpochHW + "\n\n" + exitPlain,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.timeout <= 0 {
-				return usagef("--timeout %v: must be positive", o.timeout)
+			if slices.Contains(o.topics, "") {
+				return usagef("--topic: a topic name must not be empty")
 			}
-			for _, t := range o.topics {
-				if t == "" {
-					return usagef("--topic: a topic name must not be empty")
-				}
-			}
-			if _, err := o.cluster.Options(); err != nil {
-				return usage(err)
+			if err := o.check(); err != nil {
+				return err
 			}
 			return runF(cmd.Context(), o)
 		},
@@ -55,22 +50,12 @@ then any container that is not running.
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
-	opts, err := o.cluster.Options()
-	if err != nil {
-		return usage(err)
-	}
-	opts.Topics = []compose.Topic{}
-	c, err := compose.New(opts)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	st, err := c.Status(ctx, o.topics...)
-	if err != nil {
-		return err
-	}
-	compose.WriteStatus(o.g.out, st)
-	return nil
+	return o.with(ctx, func(ctx context.Context, c *compose.Cluster) error {
+		st, err := c.Status(ctx, o.topics...)
+		if err != nil {
+			return err
+		}
+		compose.WriteStatus(o.g.out, st)
+		return nil
+	})
 }

@@ -446,13 +446,14 @@
     heatDrawn = { hm: hm, info: info, canvas: canvas, top: top, rowH: rowH, xOf: xOf };
   }
 
-  // commitLane draws a lane of commits: each one's latency at the time it
-  // ended (those that failed apart, in red, at their latency or on the
-  // axis), a stall shaded, and events as hoverable markers. It returns the
-  // lane's entry in the result the browser test reads.
-  function commitLane(tm, ti, lane, group, container) {
+  // commitLane draws the commit lane l of trial tm, of the kind lane (one
+  // of LANES): each commit's latency at the time it ended (those that
+  // failed apart, in red, at their latency or on the axis), the commit
+  // stall shaded, and marks as hoverable markers. It returns the lane's
+  // entry in the result the browser test reads.
+  function commitLane(tm, ti, lane, l, marks, group, container) {
     var info = el("div", { cls: "info", text: lane.hint });
-    var c = lane.commits;
+    var c = l.commits;
     var ok = [], bad = [];
     c.t.forEach(function (t, i) {
       var ms = c.ms[i] === null ? null : Math.max(c.ms[i], 0.001);
@@ -473,12 +474,12 @@
       axes: [{ label: "seconds since the " + tm.origin_is }, { label: "commit latency (ms, log)", size: 60 }],
       hooks: {
         drawClear: [function (u) {
-          if (lane.stall) shade(u, lane.stall.start, lane.stall.end, lane.shade);
+          if (l.commit_stall) shade(u, l.commit_stall.start, l.commit_stall.end, lane.shade);
         }],
         draw: [function (u) {
           markers.forEach(function (m) { m.remove(); });
           markers = [];
-          lane.markers.forEach(function (ev) {
+          marks.forEach(function (ev) {
             var x = u.valToPos(ev.t, "x");
             if (x < 0 || x > u.over.clientWidth) return;
             var m = el("div", { cls: "marker", title: ev.time + " " + ev.text });
@@ -498,7 +499,7 @@
     };
     var holder = el("div", { cls: "chart" });
     container.appendChild(el("div", { cls: lane.cls, "data-trial": String(ti), "data-commits": String(c.t.length) }, [
-      el("h3", { text: lane.heading + " — " + c.t.length + " of " + lane.total + " " + lane.noun + " drawn" }), holder, info]));
+      el("h3", { text: l.heading + " — " + c.t.length + " of " + l.total + " " + lane.noun + " drawn" }), holder, info]));
     var u = new uPlot(opts, [c.t, ok, bad], holder);
     wheelZoom(u);
     group.add(u);
@@ -508,35 +509,35 @@
     return entry;
   }
 
-  // groupChart draws the group reader's commits, the commit stall shaded,
-  // and the assignment changes as markers.
-  function groupChart(tm, ti, gl, group, container) {
-    var changes = gl.changes || [];
-    result.group = commitLane(tm, ti, {
+  // LANES holds what differs between the two commit lanes, by the key of
+  // their lane in a trial and in the self-test's result: the group
+  // reader's commits with the assignment changes as markers, and the
+  // transactional producer's transactions, those that did not commit
+  // apart, with the coordinator's recovery phases as markers. Both shade
+  // the commit stall.
+  var LANES = {
+    group: {
       cls: "group-lane", hint: "hover a commit for its latency, a marker for the assignment change",
-      commits: gl.commits, total: gl.total, heading: gl.heading, noun: "commits",
-      colour: COLOURS[3], failed: "failed commit", stall: gl.commit_stall, shade: "rgba(148,103,189,0.15)", markers: changes,
+      noun: "commits", colour: COLOURS[3], failed: "failed commit", shade: "rgba(148,103,189,0.15)", marks: "changes",
       say: function (t, ms) {
         return "commit ended at " + t.toFixed(3) + " s" + (ms === null ? " (an autocommit: its start unknown)" : " after " + ms.toFixed(1) + " ms");
       },
-    }, group, container);
-    result.group.changes = changes.length;
-  }
-
-  // txnChart draws the transactional producer's transactions, those that
-  // did not commit apart, the commit stall shaded and the coordinator's
-  // recovery phases as markers.
-  function txnChart(tm, ti, tl, group, container) {
-    var phases = tl.phases || [];
-    result.txn = commitLane(tm, ti, {
+    },
+    txn: {
       cls: "txn-lane", hint: "hover a transaction for its commit latency, a marker for the coordinator's recovery phase",
-      commits: tl.commits, total: tl.total, heading: tl.heading, noun: "transactions",
-      colour: COLOURS[2], failed: "not committed", stall: tl.commit_stall, shade: "rgba(44,160,44,0.15)", markers: phases,
+      noun: "transactions", colour: COLOURS[2], failed: "not committed", shade: "rgba(44,160,44,0.15)", marks: "phases",
       say: function (t, ms) {
         return "transaction ended at " + t.toFixed(3) + " s" + (ms === null ? " before its commit began" : ", its commit after " + ms.toFixed(1) + " ms");
       },
-    }, group, container);
-    result.txn.phases = phases.length;
+    },
+  };
+
+  // commitChart draws trial tm's commit lane of key ("group" or "txn")
+  // and counts its markers in the result.
+  function commitChart(key, tm, ti, group, container) {
+    var lane = LANES[key], marks = tm[key][lane.marks] || [];
+    result[key] = commitLane(tm, ti, lane, tm[key], marks, group, container);
+    result[key][lane.marks] = marks.length;
   }
 
   function replicaChart(tm, rs, group, container) {
@@ -616,8 +617,8 @@
       sec.appendChild(el("p", { cls: "hint", text: "Drag to zoom the time axis, wheel to zoom, Shift+wheel to pan, double-click to reset. Red band: ack stall at the fault; orange: receive stall; the strip on top: the stall's phases (outlined red when one ran past its bound), the green line under it the bound its settings allow; dashed lines: the timeline's events" + (tm.group ? "; purple bar: the group reader's processing stall" : "") + (tm.txn ? "; green bar: the read_committed stall" : "") + "." }));
       tm.lanes.forEach(function (ln) { laneChart(tm, ti, ln, group, sec); });
     }
-    if (tm.group) groupChart(tm, ti, tm.group, group, sec);
-    if (tm.txn) txnChart(tm, ti, tm.txn, group, sec);
+    if (tm.group) commitChart("group", tm, ti, group, sec);
+    if (tm.txn) commitChart("txn", tm, ti, group, sec);
     (tm.replicas || []).forEach(function (rs) { replicaChart(tm, rs, group, sec); });
     group.span.apply(null, trialSpan(tm));
     sec.appendChild(eventsTable(tm));

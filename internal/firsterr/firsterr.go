@@ -47,3 +47,27 @@ func (k *Keeper) Flush(what string, flushes ...func() error) error {
 	}
 	return k.Err()
 }
+
+// Files are a probe's buffered files, in the order a flush writes them.
+type Files struct {
+	// Rows writes the messages' rows, holding Lock (the probe's own lock,
+	// held for nothing else); a failure is kept as "What: err".
+	Lock sync.Locker
+	What string
+	Rows func() error
+	// Readers writes the readers' rows (the group reader's, the
+	// transactions'), which lock their own; a failure is kept as it is.
+	Readers func() error
+	// Log writes the client log, which locks its own.
+	Log func() error
+}
+
+// FlushFiles writes f's files in order, each even after one fails, and
+// keeps the first failure. The caller must not hold f.Lock.
+func (k *Keeper) FlushFiles(f Files) {
+	f.Lock.Lock()
+	k.Flush(f.What, f.Rows)
+	f.Lock.Unlock()
+	k.Keep(f.Readers())
+	k.Flush("write client log", f.Log)
+}

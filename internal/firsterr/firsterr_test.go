@@ -2,6 +2,7 @@ package firsterr
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -72,5 +73,56 @@ func TestKeepConcurrent(t *testing.T) {
 	wg.Wait()
 	if k.Err() == nil {
 		t.Fatal("no error kept")
+	}
+}
+
+// lockSpy is a sync.Locker that records whether it was held.
+type lockSpy struct{ held bool }
+
+func (l *lockSpy) Lock()   { l.held = true }
+func (l *lockSpy) Unlock() { l.held = false }
+
+func TestFlushFilesOrderAndLock(t *testing.T) {
+	boom := errors.New("disk full")
+	tests := []struct {
+		name               string
+		rows, readers, log error
+		want               string
+	}{
+		{name: "none fails"},
+		{name: "rows fail first", rows: boom, readers: errors.New("reader"), log: errors.New("log"), want: "write messages: disk full"},
+		{name: "a reader fails", readers: boom, log: errors.New("log"), want: "disk full"},
+		{name: "the log fails", log: boom, want: "write client log: disk full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var k Keeper
+			var lock lockSpy
+			var calls []string
+			writer := func(name string, err error, held bool) func() error {
+				return func() error {
+					calls = append(calls, name)
+					if lock.held != held {
+						t.Errorf("%s written with the lock held %v, want %v", name, lock.held, held)
+					}
+					return err
+				}
+			}
+			k.FlushFiles(Files{Lock: &lock, What: "write messages", Rows: writer("rows", tt.rows, true),
+				Readers: writer("readers", tt.readers, false), Log: writer("log", tt.log, false)})
+			if got := strings.Join(calls, " "); got != "rows readers log" {
+				t.Errorf("flushed %q, want rows, readers, log", got)
+			}
+			got := ""
+			if err := k.Err(); err != nil {
+				got = err.Error()
+				if !errors.Is(err, boom) {
+					t.Errorf("Err() = %v does not wrap the writer's error", err)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("Err() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

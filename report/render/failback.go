@@ -97,13 +97,11 @@ type failbackPartitionJSON struct {
 }
 
 type failbackPhaseJSON struct {
-	Name     string    `json:"name"`
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
-	Sec      float64   `json:"sec"`
-	Evidence string    `json:"evidence,omitempty"`
-	Source   string    `json:"source,omitempty"`
-	Why      string    `json:"why,omitempty"`
+	Name string `json:"name"`
+	spanJSON
+	Evidence string `json:"evidence,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Why      string `json:"why,omitempty"`
 }
 
 type ackLatencyJSON struct {
@@ -129,7 +127,7 @@ func failbackDoc(v *analysis.FailbackView) *failbackJSON {
 		pj := failbackPartitionJSON{Partition: p.Partition, Led: p.Led, StallSec: p.Stall.Seconds(), StallStart: p.StallStart, StallEnd: p.StallEnd,
 			MaxAckSec: p.MaxAck.Seconds(), Note: p.Note}
 		for _, ph := range p.Phases {
-			pj.Phases = append(pj.Phases, failbackPhaseJSON{Name: ph.Name, Start: ph.Start, End: ph.End, Sec: ph.Duration.Seconds(),
+			pj.Phases = append(pj.Phases, failbackPhaseJSON{Name: ph.Name, spanJSON: spanJSON{Start: ph.Start, End: ph.End, Sec: ph.Duration.Seconds()},
 				Evidence: ph.Evidence, Source: ph.Source, Why: ph.Why})
 		}
 		out.Partitions = append(out.Partitions, pj)

@@ -832,11 +832,9 @@ func groupDoc(v *analysis.GroupView, r *analysis.GroupRecovery) any {
 		StallOpenHere bool      `json:"open,omitempty"`
 	}
 	type commit struct {
-		Start  time.Time `json:"start"`
-		End    time.Time `json:"end"`
-		Sec    float64   `json:"sec"`
-		Open   bool      `json:"open,omitempty"`
-		Failed int       `json:"failed"`
+		spanJSON
+		Open   bool `json:"open,omitempty"`
+		Failed int  `json:"failed"`
 	}
 	type change struct {
 		Time       time.Time `json:"time"`
@@ -894,7 +892,7 @@ func groupDoc(v *analysis.GroupView, r *analysis.GroupRecovery) any {
 		out.Partitions = append(out.Partitions, pp)
 	}
 	if s := v.CommitStall; s != nil {
-		out.CommitStall = &commit{Start: s.Start.UTC(), End: s.End.UTC(), Sec: s.Duration().Seconds(), Open: s.Open, Failed: s.Failed}
+		out.CommitStall = &commit{spanJSON: commitSpan(s), Open: s.Open, Failed: s.Failed}
 	}
 	for _, c := range v.Changes {
 		out.Changes = append(out.Changes, change{Time: c.Time.UTC(), Kind: string(c.Kind), Generation: c.Generation, Partitions: c.Partitions})

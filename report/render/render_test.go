@@ -267,3 +267,35 @@ func TestGroupRecoveryRender(t *testing.T) {
 		t.Errorf("no recovery: %s", b)
 	}
 }
+
+// TestSpanJSON pins the bytes of the intervals report.json writes with
+// their length: a failback phase and the two commit stalls.
+func TestSpanJSON(t *testing.T) {
+	ph := analysis.Phase{Name: "elect", Start: fault, End: fault.Add(1500 * time.Millisecond), Duration: 1500 * time.Millisecond,
+		Explanation: analysis.Explanation{Evidence: "line", Source: "k1", Why: "why"}}
+	fb := failbackDoc(&analysis.FailbackView{Partitions: []analysis.FailbackPartition{{Phases: analysis.Phases{ph}}}})
+	b, err := json.Marshal(fb.Partitions[0].Phases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"name":"elect","start":"2026-11-30T16:42:09Z","end":"2026-11-30T16:42:10.5Z","sec":1.5,"evidence":"line","source":"k1","why":"why"}`
+	if string(b) != want {
+		t.Errorf("failback phase:\n got %s\nwant %s", b, want)
+	}
+	s := &analysis.CommitStall{Start: fault, End: fault.Add(2 * time.Second), Open: true, Failed: 3}
+	b, err = json.Marshal(txnDoc(&analysis.Trial{Txn: &analysis.TxnView{CommitStall: s}}).CommitStall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantTxn = `{"start":"2026-11-30T16:42:09Z","end":"2026-11-30T16:42:11Z","sec":2,"open":true,"not_committed_within":3}`
+	if string(b) != wantTxn {
+		t.Errorf("transactions' commit stall:\n got %s\nwant %s", b, wantTxn)
+	}
+	b, err = json.Marshal(groupDoc(&analysis.GroupView{CommitStall: s}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantGroup := `"commit_stall":{"start":"2026-11-30T16:42:09Z","end":"2026-11-30T16:42:11Z","sec":2,"open":true,"failed":3}`; !strings.Contains(string(b), wantGroup) {
+		t.Errorf("group's commit stall: %s lacks %s", b, wantGroup)
+	}
+}

@@ -64,11 +64,22 @@ func txnRecoveryDoc(r *analysis.TxnRecovery) *txnRecoveryJSON {
 }
 
 type txnStallJSON struct {
-	Start  time.Time `json:"start"`
-	End    time.Time `json:"end"`
-	Sec    float64   `json:"sec"`
-	Open   bool      `json:"open,omitempty"`
-	Failed int       `json:"not_committed_within"`
+	spanJSON
+	Open   bool `json:"open,omitempty"`
+	Failed int  `json:"not_committed_within"`
+}
+
+// spanJSON is an interval and its length in seconds: a failback phase, a
+// commit stall (the group reader's or the transactions').
+type spanJSON struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	Sec   float64   `json:"sec"`
+}
+
+// commitSpan is s's interval, in UTC.
+func commitSpan(s *analysis.CommitStall) spanJSON {
+	return spanJSON{Start: s.Start.UTC(), End: s.End.UTC(), Sec: s.Duration().Seconds()}
 }
 
 type lsoJSON struct {
@@ -94,7 +105,7 @@ func txnDoc(tr *analysis.Trial) *txnJSON {
 		out.Latency.N, out.Latency.P50, out.Latency.P99, out.Latency.Max = n.N, seconds(n.P50), seconds(n.P99), seconds(n.Max)
 	}
 	if s := v.CommitStall; s != nil {
-		out.CommitStall = &txnStallJSON{Start: s.Start.UTC(), End: s.End.UTC(), Sec: s.Duration().Seconds(), Open: s.Open, Failed: s.Failed}
+		out.CommitStall = &txnStallJSON{spanJSON: commitSpan(s), Open: s.Open, Failed: s.Failed}
 	}
 	for _, s := range v.LSO {
 		l := lsoJSON{Partition: s.Partition, Gap: s.Gap}
