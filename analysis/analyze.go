@@ -77,7 +77,7 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	if err != nil {
 		return nil, err
 	}
-	in := auditOf(rd.audit)
+	in, void := countableAudit(t.Meta, auditOf(rd.audit), rd.gaps, fault) // readbacktopic.go
 	grp, gnotes, err := groupOf(ctx, t, win, rd.gaps)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,8 @@ func analyzeProbe(ctx context.Context, t results.Trial, opt Options) (*probeAnal
 	txnMeasures(m, txv)
 	return &probeAnalysis{ev: ev, gaps: rd.gaps, steps: rd.steps, integrity: in, replicas: rv,
 		external: ext.broker, quorum: q.beside(rd.gaps), roles: roles, phases: ph, metrics: m, group: grp, txn: txv, recovery: gr, txnRecovery: txr, facts: ff,
-		notes: concat(tl.notes, lnotes, emptyReadBack(in, rd.gaps, fault), rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
+		auditVoid: void.text,
+		notes:     concat(tl.notes, lnotes, void.notes(), rd.notes, gnotes, tnotes, ext.notes, ph.notes)}, nil
 }
 
 // probeAnalysis is what one probe's stages returned, before the verdict
@@ -126,7 +127,9 @@ type probeAnalysis struct {
 	// txnRecovery is the transaction coordinator's (txnphases.go).
 	txnRecovery *TxnRecovery
 	facts       *faultFacts
-	notes       notes
+	// auditVoid is why the read-back was not audited (countableAudit).
+	auditVoid string
+	notes     notes
 }
 
 // trial is the Trial the analysis p, its verdict v, the clients cs beside
@@ -139,6 +142,7 @@ func (p *probeAnalysis) trial(v *verdict.Verdict, cs clientAnalyses, fs Findings
 		Gaps:        p.gaps,
 		Timeline:    p.ev.tl,
 		Integrity:   p.integrity,
+		AuditVoid:   p.auditVoid,
 		Stalls:      p.phases.stalls,
 		Quorum:      p.quorum,
 		Steps:       p.steps,
@@ -179,7 +183,10 @@ func verdictOf(m *results.Meta, g *gaps.Report, F time.Time, said ...notes) *ver
 	}
 	v := verdict.Judge(m, g, F)
 	for _, n := range concat(said...) {
-		if n.damaged {
+		switch {
+		case n.replaced:
+			v.Add(verdict.Invalid, verdict.TopicReplaced, n.text)
+		case n.damaged:
 			v.Add(verdict.Suspect, verdict.EvidenceDamaged, n.text)
 		}
 	}
@@ -188,10 +195,12 @@ func verdictOf(m *results.Meta, g *gaps.Report, F time.Time, said ...notes) *ver
 
 // A note says what could not be analysed and why. A damaged one says that
 // evidence the analysis reads is missing, damaged or misdated: it makes
-// the verdict suspect too.
+// the verdict suspect too; a replaced one, that the probe's topic was
+// gone or made anew under the trial (countableAudit): invalid.
 type note struct {
-	text    string
-	damaged bool
+	text     string
+	damaged  bool
+	replaced bool
 }
 
 // notes are a stage's notes, in the order it found them.

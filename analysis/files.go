@@ -89,8 +89,10 @@ func emptyFile(name, what string, n int) notes {
 
 // emptyReadBack is the damaged note for a read-back (log.csv) of no row
 // while the probe's reader read records (g): the partitions emptied from
-// where the probe began — every record lost, which the audit reports — or
-// a file cut short; either way the trial is not read as valid. A power
+// where the probe began — every record lost, which the audit reports when
+// the topic's ID shows it is the probe's own (countableAudit, which else
+// counts nothing) — or a file cut short; either way the trial is not read
+// as valid. A power
 // loss is the exception: emptying the partitions of what was never
 // fsynced is what its trial measures, and the audit, beside the flush
 // settings, is the answer (powerloss.go), not damaged evidence.

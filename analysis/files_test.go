@@ -68,9 +68,13 @@ func TestResultFilesDamaged(t *testing.T) {
 		{"group-coordinator-classic.tar.gz", results.GroupEventsFile, false, func(tr *Trial) bool { return tr.Group == nil }},
 		{"txn-coordinator-1.tar.gz", results.TxnFile, false, func(tr *Trial) bool { return tr.Txn == nil }},
 		{"sigkill.tar.gz", results.LoadFile, true, func(tr *Trial) bool { return tr.Load == nil }},
-		// An empty read-back is every record lost, or a damaged file: the
-		// audit's losses stand, and the trial is suspect.
-		{"sigkill.tar.gz", results.LogFile, false, func(tr *Trial) bool { return tr.Integrity.Counts.Lost > 0 }},
+		// An empty read-back, from a trial that recorded no topic IDs, is
+		// a topic recreated under it, a damaged file or every record lost:
+		// no loss is counted (readbacktopic_test.go has the same topic's),
+		// and the trial is suspect.
+		{"sigkill.tar.gz", results.LogFile, false, func(tr *Trial) bool {
+			return tr.Integrity == nil && tr.AuditVoid != "" && !tr.Findings.Fail()
+		}},
 	} {
 		for _, how := range []string{"missing", "header only"} {
 			if tc.file == results.LogFile && how == "missing" {

@@ -64,6 +64,11 @@ type Trial struct {
 	Gaps      *gaps.Report
 	Timeline  *timeline.Timeline
 	Integrity *integrity.Report
+	// AuditVoid says, in one line, why the read-back was not audited
+	// though there was one: the probe's topic gone or made anew under the
+	// trial, or a read-back of no row (countableAudit). Integrity is then
+	// nil and no loss is counted; "" otherwise.
+	AuditVoid string
 	// Stalls are the fault gaps split into phases, by partition; empty
 	// without a fault or without logs.
 	Stalls []Stall

@@ -185,6 +185,10 @@ type Partition struct {
 	Leader    int32   // -1: none
 	Replicas  []int32 // the preferred leader first
 	ISR       []int32
+	// TopicID is the partition's topic's ID as Kafka writes it; "" when
+	// the cluster does not say. A topic deleted and made again under the
+	// same name has another.
+	TopicID string
 }
 
 // Fault is one fault to inject into one node.
@@ -249,6 +253,10 @@ func (f Fault) Validate() error {
 
 // ErrAlreadyRunning marks a Restart of a node that runs.
 var ErrAlreadyRunning = errors.New("container is already running")
+
+// ErrNoTopic marks Health.Partitions of a topic the cluster does not
+// have: never made, or deleted.
+var ErrNoTopic = errors.New("no such topic")
 
 // ErrUnsupported marks a trial the cluster cannot run: refused before
 // anything starts.

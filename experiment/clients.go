@@ -296,6 +296,9 @@ func (t *trial) saveClients() error {
 		m.Probe = info.Probe()
 		m.Probe.Group = e.group
 		m.Probe.Leaders, m.Probe.Replicas = t.meta.Probe.Leaders, t.meta.Probe.Replicas
+		// The clients probe the same topic: read back, it was the same.
+		m.Probe.TopicID, m.Probe.ReadBackTopicID = t.meta.Probe.TopicID, t.meta.Probe.ReadBackTopicID
+		m.Probe.ReadBackTopicGone = t.meta.Probe.ReadBackTopicGone
 		m.Notes = nil
 		if err := results.WriteMeta(e.dir, &m); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", e.name, err))

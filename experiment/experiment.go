@@ -718,6 +718,7 @@ func (t *trial) describe(ctx context.Context, m *results.Meta) {
 			m.Probe.Leaders[pt.Partition] = pt.Leader
 			m.Probe.Replicas[pt.Partition] = pt.Replicas
 		}
+		m.Probe.TopicID = topicIDOf(parts)
 	}
 }
 
@@ -1137,6 +1138,11 @@ func writeReadBack(ctx context.Context, rb ReadBack, cfg probe.Config, starts ma
 // read-back is a note: the report then leaves out the audit.
 func (t *trial) readBack(ctx context.Context) {
 	t.setPhase("read-back")
+	if t.readBackTopic(ctx, true); t.meta.Probe.ReadBackTopicGone {
+		t.r.say("the probe's topic %s is gone: nothing to read back", t.meta.Probe.Topic)
+		t.meta.Notes = append(t.meta.Notes, fmt.Sprintf("no read-back: the probe's topic %s was gone", t.meta.Probe.Topic))
+		return
+	}
 	t.r.say("reading the partitions back")
 	rb := t.r.ReadBack
 	if rb == nil {
@@ -1147,6 +1153,37 @@ func (t *trial) readBack(ctx context.Context) {
 		t.meta.Notes = append(t.meta.Notes, "read-back failed: "+err.Error())
 	}
 	t.readBackClients(ctx, rb)
+	t.readBackTopic(ctx, false) // a topic made anew while it was read
+}
+
+// readBackTopic records in the metadata the probe's topic's ID as the
+// read-back finds it (results.Probe.ReadBackTopicID): asked before the
+// read-back (first), where a topic gone is recorded as such, and after
+// it, where only an ID other than the one found before is. An ID other
+// than the probe's start's says the read-back is of another topic.
+func (t *trial) readBackTopic(ctx context.Context, first bool) {
+	p := &t.meta.Probe
+	parts, err := t.r.Target.Partitions(ctx, p.Topic)
+	switch {
+	case errors.Is(err, cluster.ErrNoTopic) && first:
+		p.ReadBackTopicGone = true
+	case err != nil && first:
+		t.meta.Notes = append(t.meta.Notes, "the probe's topic's ID at the read-back is unknown: "+err.Error())
+	case err != nil:
+	case first || p.ReadBackTopicID == p.TopicID:
+		p.ReadBackTopicID = topicIDOf(parts)
+	}
+}
+
+// topicIDOf is the topic ID the partitions parts of one topic carry; ""
+// when the cluster did not say.
+func topicIDOf(parts []cluster.Partition) string {
+	for _, pt := range parts {
+		if pt.TopicID != "" {
+			return pt.TopicID
+		}
+	}
+	return ""
 }
 
 // Refusef is an option refused in the words given (a flag's own check, by

@@ -32,6 +32,8 @@ type world struct {
 	// what a broker describes when asked alone, where it differs.
 	parts  []cluster.Partition
 	seenBy map[int32][]cluster.Partition
+	// partsErr, when set, is what Partitions answers instead.
+	partsErr error
 	// mute are the brokers that, asked alone, never answer; askedBy
 	// counts the questions put to each.
 	mute    map[int32]bool
@@ -128,8 +130,11 @@ func (w *world) LeadersPreferred(ctx context.Context, topics ...string) (bool, e
 }
 func (w *world) Partitions(ctx context.Context, _ string) ([]cluster.Partition, error) {
 	w.mu.Lock()
-	parts := w.parts
+	parts, err := w.parts, w.partsErr
 	w.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if parts == nil {
 		parts = []cluster.Partition{
 			{Partition: 0, Leader: 1, Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}},

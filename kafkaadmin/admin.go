@@ -3,6 +3,7 @@ package kafkaadmin
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -671,7 +672,10 @@ func (c *Admin) EnsurePreferred(ctx context.Context, topics ...string) (bool, er
 
 // Partition is one partition's state as the brokers report it.
 type Partition struct {
-	Topic       string
+	Topic string
+	// TopicID is the topic's ID (TopicID): a topic deleted and made again
+	// under the same name has another.
+	TopicID     string
 	Partition   int32
 	Leader      int32 // -1: none
 	LeaderEpoch int32
@@ -769,9 +773,9 @@ func (c *Admin) DescribeBy(ctx context.Context, id int32, topics ...string) ([]P
 
 func describePartitions(ctx context.Context, cl kmsg.Requestor, topics []string) ([]Partition, error) {
 	var parts []Partition
-	err := DescribeTopicPartitions(ctx, cl, topics, 0, func(topic string, p *kmsg.DescribeTopicPartitionsResponseTopicPartition) {
+	err := describeTopics(ctx, cl, topics, 0, func(t *kmsg.DescribeTopicPartitionsResponseTopic, p *kmsg.DescribeTopicPartitionsResponseTopicPartition) {
 		parts = append(parts, Partition{
-			Topic: topic, Partition: p.Partition,
+			Topic: derefName(t.Topic), TopicID: TopicID(t.TopicID), Partition: p.Partition,
 			Leader: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
 			Replicas: p.Replicas, ISR: p.ISR,
 			ELR: p.EligibleLeaderReplicas, LastKnownELR: p.LastKnownELR,
@@ -810,6 +814,32 @@ func (e *TopicError) Unwrap() error { return e.Err }
 // is returned as it is, a topic's as a *TopicError.
 func DescribeTopicPartitions(ctx context.Context, cl kmsg.Requestor, topics []string, limit int32,
 	each func(topic string, p *kmsg.DescribeTopicPartitionsResponseTopicPartition)) error {
+	return describeTopics(ctx, cl, topics, limit, func(t *kmsg.DescribeTopicPartitionsResponseTopic, p *kmsg.DescribeTopicPartitionsResponseTopicPartition) {
+		each(derefName(t.Topic), p)
+	})
+}
+
+// TopicID is a topic's ID as Kafka writes it (Uuid.toString: base64, URL
+// alphabet, no padding), "" for the zero ID a broker answers when it
+// does not say.
+func TopicID(id [16]byte) string {
+	if id == [16]byte{} {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(id[:])
+}
+
+func derefName(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// describeTopics is DescribeTopicPartitions, each called with the
+// partition's topic whole (its name, its ID).
+func describeTopics(ctx context.Context, cl kmsg.Requestor, topics []string, limit int32,
+	each func(t *kmsg.DescribeTopicPartitionsResponseTopic, p *kmsg.DescribeTopicPartitionsResponseTopicPartition)) error {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
 	for _, t := range topics {
 		rt := kmsg.NewDescribeTopicPartitionsRequestTopic()
@@ -825,16 +855,13 @@ func DescribeTopicPartitions(ctx context.Context, cl kmsg.Requestor, topics []st
 			return err
 		}
 		n := 0
-		for _, t := range resp.Topics {
-			name := ""
-			if t.Topic != nil {
-				name = *t.Topic
-			}
+		for ti := range resp.Topics {
+			t := &resp.Topics[ti]
 			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
-				return &TopicError{Topic: name, Err: err}
+				return &TopicError{Topic: derefName(t.Topic), Err: err}
 			}
 			for i := range t.Partitions {
-				each(name, &t.Partitions[i])
+				each(t, &t.Partitions[i])
 			}
 			n += len(t.Partitions)
 		}

@@ -96,6 +96,16 @@ type Probe struct {
 	// StartOffsets are each partition's end offset before the first send:
 	// where the read-back begins.
 	StartOffsets map[int32]int64 `json:"start_offsets,omitempty"`
+	// TopicID is the topic's ID (Kafka's topic UUID, as Kafka writes it)
+	// when the probe started, and ReadBackTopicID when the partitions were
+	// read back: a topic deleted and made again under the same name (a
+	// cluster recreated during the trial) has another, and its read-back
+	// is not of the records the probe sent. ReadBackTopicGone says the
+	// topic was gone at the read-back. All three are absent from a trial
+	// recorded before kbf kept them, or when the cluster did not say.
+	TopicID           string `json:"topic_id,omitempty"`
+	ReadBackTopicID   string `json:"read_back_topic_id,omitempty"`
+	ReadBackTopicGone bool   `json:"read_back_topic_gone,omitempty"`
 	// Leaders are each partition's leader when the probe started.
 	Leaders map[int32]int32 `json:"leaders,omitempty"`
 	// Replicas are each partition's replicas, preferred leader first.

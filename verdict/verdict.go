@@ -64,6 +64,13 @@ const (
 	// dated outside the trial, so part of what the trial measured or
 	// explains cannot be trusted. The analysis adds it (Verdict.Add).
 	EvidenceDamaged Kind = "evidence-damaged"
+	// TopicReplaced: the probe's topic was gone at the read-back, or
+	// deleted and made again under the same name during the trial (its
+	// topic ID changed: another kbf recreated the cluster under it). The
+	// read-back is not of the records the probe sent, so the trial's loss
+	// cannot be counted, and what it measured was disturbed from outside:
+	// invalid. The analysis adds it (Verdict.Add).
+	TopicReplaced Kind = "topic-replaced"
 	// ClusterWarmup: the fault went ahead while the cluster's own CPU was
 	// still settling after its start (the baseline's timeout came first).
 	// Suspect when the CPUs were also saturated in the window that decides

@@ -144,6 +144,23 @@ func setEdit(t *testing.T, dir, client string, edit logEdit) {
 	}
 }
 
+// readNothing is a read-back of no row.
+func readNothing([]results.LogRecord) []results.LogRecord { return nil }
+
+// topicIDs records the probe's topic's ID at the trial's start and at
+// its read-back.
+func topicIDs(t *testing.T, dir, start, readBack string) {
+	t.Helper()
+	m, err := results.ReadMeta(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Probe.TopicID, m.Probe.ReadBackTopicID = start, readBack
+	if err := results.WriteMeta(dir, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // invalidate marks the trial's baseline unhealthy: its verdict is then
 // invalid, as a trial whose fault was never injected.
 func invalidate(t *testing.T, dir string) {
@@ -211,6 +228,34 @@ func TestOutcomeAgrees(t *testing.T) {
 			},
 		},
 		{name: "an invalid trial", archive: "sigkill.tar.gz", want: exitNoValid, clients: 1, setup: invalidate},
+		{
+			// Another kbf recreated the cluster under the trial: its
+			// read-back is another topic's, never a loss.
+			name: "the topic recreated under it", archive: "sigkill.tar.gz", want: exitNoValid, clients: 0,
+			setup: func(t *testing.T, dir string) {
+				topicIDs(t, dir, "AAA", "BBB")
+				setEdit(t, dir, analysis.FranzGo, readNothing)
+			},
+		},
+		{
+			// No IDs recorded to tell a recreated topic from a loss.
+			name: "an empty read-back, no topic IDs", archive: "sigkill.tar.gz", want: exitNoValid, clients: 0,
+			setup: func(t *testing.T, dir string) { setEdit(t, dir, analysis.FranzGo, readNothing) },
+		},
+		{
+			name: "the same topic lost one", archive: "sigkill.tar.gz", want: exitFindings, clients: 1, valid: true,
+			setup: func(t *testing.T, dir string) {
+				topicIDs(t, dir, "AAA", "AAA")
+				setEdit(t, dir, analysis.FranzGo, lose)
+			},
+		},
+		{
+			name: "the same topic read back empty", archive: "sigkill.tar.gz", want: exitFindings, clients: 1,
+			setup: func(t *testing.T, dir string) {
+				topicIDs(t, dir, "AAA", "AAA")
+				setEdit(t, dir, analysis.FranzGo, readNothing)
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := recordedTrial(t, tc.archive)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -158,7 +159,10 @@ func answerTune(o *tuneOptions, g *tune.Grid, set *bench.Set) error {
 	if err := tune.WriteText(o.run.g.out, a); err != nil {
 		return err
 	}
-	if err := set.Outcome(); err != nil {
+	// A trial's findings fail the tune, as they fail a benchmark; trials
+	// that are not valid leave the answer undecided (exit 5), never a
+	// loss.
+	if err := set.Outcome(); errors.Is(err, errFindings) {
 		return err
 	}
 	if a.Pick < 0 {

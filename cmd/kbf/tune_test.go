@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbf-project/kbf/analysis"
 	"github.com/kbf-project/kbf/bench"
 	"github.com/kbf-project/kbf/tune"
 )
@@ -80,5 +82,42 @@ func TestAnswerTune(t *testing.T) {
 		if !strings.Contains(out.String(), want) || !strings.Contains(string(written), want) {
 			t.Errorf("answer lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestAnswerTuneOutcome: a tune fails on its trials' findings (exit 3),
+// as a benchmark does; trials none of which counts, such as those whose
+// topic was recreated under them, leave it undecided (exit 5), never a
+// loss and never the exit of a single run's no valid trial.
+func TestAnswerTuneOutcome(t *testing.T) {
+	g := &tune.Grid{Sessions: []time.Duration{9 * time.Second}, Pauses: []time.Duration{2 * time.Second}, Trials: 1}
+	f := g.File()
+	lost := analysis.Findings{{Client: analysis.FranzGo, Acks: "all", Acknowledged: 10, Lost: 1}}
+	for _, c := range []struct {
+		name     string
+		findings analysis.Findings
+		valid    bool
+		want     int
+	}{
+		{"a loss", lost, true, exitFindings},
+		{"none valid", nil, false, exitTooFew},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &bench.Measurement{Valid: c.valid, Findings: c.findings,
+				Roles: map[string]map[string]float64{bench.RoleLeader: {"ack-stall-sec": 9.4}}}
+			if !c.valid {
+				m.Reason, m.Roles = "invalid: topic-replaced", nil
+			}
+			set := &bench.Set{Records: []bench.Record{
+				{Trial: bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[0]}, Rep: 1}, M: m},
+				// The pause trial failed: it does not count.
+				{Trial: bench.Trial{Variant: bench.Variant{Scenario: f.Scenarios[1]}, Rep: 1}, Reason: "failed: docker gone"},
+			}}
+			o := &tuneOptions{run: newRunOptions(&globals{out: &bytes.Buffer{}, errOut: &bytes.Buffer{}}), tune: tune.Flags{Out: t.TempDir()}}
+			err := answerTune(o, g, set)
+			if code := exitFor(context.Background(), err); code != c.want {
+				t.Errorf("exit %d (%v), want %d", code, err, c.want)
+			}
+		})
 	}
 }

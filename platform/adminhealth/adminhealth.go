@@ -9,8 +9,11 @@ package adminhealth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kbf-project/kbf/cluster"
 	"github.com/kbf-project/kbf/kafkaadmin"
@@ -53,9 +56,13 @@ func (h Health) Up(ctx context.Context) (cluster.UpInfo, error) {
 	return cluster.UpInfo{Reused: true, Took: time.Since(start)}, nil
 }
 
-// Partitions describes topic's partitions as the brokers see them.
+// Partitions describes topic's partitions as the brokers see them; a
+// topic they do not know is an error wrapping cluster.ErrNoTopic.
 func (h Health) Partitions(ctx context.Context, topic string) ([]cluster.Partition, error) {
 	parts, err := h.admin.Describe(ctx, topic)
+	if errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) {
+		return nil, fmt.Errorf("%w: %w", cluster.ErrNoTopic, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +84,7 @@ func partitions(parts []kafkaadmin.Partition, topic string) []cluster.Partition 
 		if p.Topic != topic {
 			continue
 		}
-		out = append(out, cluster.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR})
+		out = append(out, cluster.Partition{Partition: p.Partition, Leader: p.Leader, Replicas: p.Replicas, ISR: p.ISR, TopicID: p.TopicID})
 	}
 	return out
 }

@@ -53,7 +53,9 @@ func (o TextOptions) WriteDigest(w io.Writer, tr *analysis.Trial) error {
 	if l := tr.Expected().Line(); l != "" {
 		b.WriteString(l + "\n")
 	}
-	if !d.Audited {
+	if tr.AuditVoid != "" {
+		fmt.Fprintf(&b, "audit: not counted: %s\n", tr.AuditVoid)
+	} else if !d.Audited {
 		b.WriteString("no audit: the partitions were not read back\n")
 	} else if !tr.Integrity.OK() {
 		// A loss is the one finding nobody may miss: its offenders too.

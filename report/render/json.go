@@ -20,29 +20,31 @@ import (
 // seconds; the gaps, the audit, the verdict and the metadata keep the
 // shapes their packages give them.
 type trialJSON struct {
-	Dir         string            `json:"dir,omitempty"`
-	Meta        *results.Meta     `json:"meta,omitempty"`
-	FaultAt     time.Time         `json:"fault_at,omitzero"`
-	Gaps        *gaps.Report      `json:"gaps"`
-	Integrity   *integrity.Report `json:"integrity,omitempty"`
-	Stalls      []stallJSON       `json:"stalls,omitempty"`
-	Quorum      *quorumJSON       `json:"quorum,omitempty"`
-	Steps       *stepsJSON        `json:"steps,omitempty"`
-	Replicas    *replicasJSON     `json:"replicas,omitempty"`
-	Boundaries  []boundaryJSON    `json:"boundaries,omitempty"`
-	Notes       []string          `json:"notes,omitempty"`
-	Verdict     *verdict.Verdict  `json:"verdict,omitempty"`
-	Clients     []clientJSON      `json:"clients,omitempty"`
-	ClientDiffs []clientDiffJSON  `json:"client_diffs,omitempty"`
-	External    *externalJSON     `json:"external,omitempty"`
-	Coordinator *coordinatorJSON  `json:"group_coordinator,omitempty"`
-	Hiccup      *hiccupJSON       `json:"hiccup,omitempty"`
-	Findings    []findingJSON     `json:"findings,omitempty"`
-	Group       any               `json:"group,omitempty"`
-	Txn         *txnJSON          `json:"transactions,omitempty"`
-	Load        *loadJSON         `json:"load,omitempty"`
-	Timeline    json.RawMessage   `json:"timeline,omitempty"`
-	Digest      *digestJSON       `json:"digest,omitempty"`
+	Dir       string            `json:"dir,omitempty"`
+	Meta      *results.Meta     `json:"meta,omitempty"`
+	FaultAt   time.Time         `json:"fault_at,omitzero"`
+	Gaps      *gaps.Report      `json:"gaps"`
+	Integrity *integrity.Report `json:"integrity,omitempty"`
+	// AuditVoid is why the read-back was not audited (analysis.Trial.AuditVoid).
+	AuditVoid   string           `json:"audit_void,omitempty"`
+	Stalls      []stallJSON      `json:"stalls,omitempty"`
+	Quorum      *quorumJSON      `json:"quorum,omitempty"`
+	Steps       *stepsJSON       `json:"steps,omitempty"`
+	Replicas    *replicasJSON    `json:"replicas,omitempty"`
+	Boundaries  []boundaryJSON   `json:"boundaries,omitempty"`
+	Notes       []string         `json:"notes,omitempty"`
+	Verdict     *verdict.Verdict `json:"verdict,omitempty"`
+	Clients     []clientJSON     `json:"clients,omitempty"`
+	ClientDiffs []clientDiffJSON `json:"client_diffs,omitempty"`
+	External    *externalJSON    `json:"external,omitempty"`
+	Coordinator *coordinatorJSON `json:"group_coordinator,omitempty"`
+	Hiccup      *hiccupJSON      `json:"hiccup,omitempty"`
+	Findings    []findingJSON    `json:"findings,omitempty"`
+	Group       any              `json:"group,omitempty"`
+	Txn         *txnJSON         `json:"transactions,omitempty"`
+	Load        *loadJSON        `json:"load,omitempty"`
+	Timeline    json.RawMessage  `json:"timeline,omitempty"`
+	Digest      *digestJSON      `json:"digest,omitempty"`
 	// Failback is the broker's return (kbf run --failback): failbackJSON.
 	Failback *failbackJSON `json:"failback,omitempty"`
 	// Bounds are the trial's phases against what their settings allow.
@@ -53,7 +55,7 @@ type trialJSON struct {
 func WriteJSON(w io.Writer, tr *analysis.Trial) error {
 	out := trialJSON{
 		Dir: tr.Dir, Meta: tr.Meta, FaultAt: tr.FaultAt,
-		Gaps: tr.Gaps, Integrity: tr.Integrity, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
+		Gaps: tr.Gaps, Integrity: tr.Integrity, AuditVoid: tr.AuditVoid, Stalls: each(tr.Stalls, stallDoc), Quorum: quorumDoc(tr.Quorum),
 		Steps: stepsDoc(tr.Steps), Replicas: replicasDoc(tr.Replicas), Boundaries: each(tr.Boundaries, boundaryDoc),
 		Notes: tr.Notes, Verdict: tr.Verdict, Clients: each(tr.Clients, clientDoc), ClientDiffs: each(tr.ClientDiffs, clientDiffDoc),
 		External: externalDoc(tr.External), Coordinator: coordinatorDoc(tr.Coordinator), Findings: each(tr.Findings, findingDoc), Group: groupDoc(tr.Group, tr.Recovery),

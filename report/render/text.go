@@ -68,6 +68,8 @@ func (o TextOptions) WriteText(w io.Writer, tr *analysis.Trial) error {
 		if err := integrity.WriteText(&b, tr.Integrity); err != nil {
 			return err
 		}
+	} else if tr.AuditVoid != "" {
+		fmt.Fprintf(&b, "\naudit: not counted: %s\n", tr.AuditVoid)
 	}
 	writeFindings(&b, tr)
 	if m := tr.Meta; m != nil && m.Recovery != nil {
