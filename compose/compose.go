@@ -32,10 +32,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/client"
 
+	"github.com/kbf-project/kbf/internal/clusterlock"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 )
@@ -175,6 +177,12 @@ type Cluster struct {
 	// buildOffline and notice are Options.BuildOffline and Options.Notice.
 	buildOffline func(ctx context.Context) error
 	notice       func(string)
+
+	// lock takes the cluster's lock (clusterlock) for Lock; nil for a
+	// Cluster on a test's engine, which no other kbf can reach.
+	lock    func() (release func(), err error)
+	lockMu  sync.Mutex
+	release func() // set while Lock's lock is held
 }
 
 // New loads the embedded compose file with opts and returns the Cluster it
@@ -190,6 +198,8 @@ func New(opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.cli = cli
+	key := clusterlock.Key{Endpoint: cli.DaemonHost(), Project: c.proj.name}
+	c.lock = func() (func(), error) { return clusterlock.Acquire(key) }
 	return c, nil
 }
 
@@ -290,8 +300,41 @@ func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
 	return topics, nil
 }
 
-// Close releases the Docker and Kafka clients.
+// Lock takes the cluster's lock for this process, at once or never: a
+// second kbf that would make, fault, restart or remove the same cluster
+// (the same Docker engine and compose project) while this one uses it
+// is refused, with a clusterlock.InUseError naming this one. Up and Down
+// take it; a caller that changes the cluster before either (a disk
+// layer mounted under a broker) takes it first. It is held until Close,
+// or until the process ends however it ends. Taking it again does
+// nothing.
+func (c *Cluster) Lock() error {
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	if c.lock == nil || c.release != nil {
+		return nil
+	}
+	release, err := c.lock()
+	if err != nil {
+		return err
+	}
+	c.release = release
+	return nil
+}
+
+// unlock lets go of Lock's lock.
+func (c *Cluster) unlock() {
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+}
+
+// Close releases the Docker and Kafka clients, and the cluster's lock.
 func (c *Cluster) Close() error {
+	defer c.unlock()
 	c.admin.Close()
 	if c.cli != nil {
 		return c.cli.Close()

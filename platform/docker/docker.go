@@ -120,8 +120,14 @@ func (t *Cluster) Close() error {
 	return errors.Join(t.closeDisks(), t.Cluster.Close())
 }
 
-// Up brings the cluster up, or reuses it, and waits until it is whole.
+// Up brings the cluster up, or reuses it, and waits until it is whole. It
+// takes the cluster's lock before anything else (compose.Cluster.Lock),
+// the disk layers' mounts included: a cluster another kbf uses is refused
+// untouched.
 func (t *Cluster) Up(ctx context.Context) (cluster.UpInfo, error) {
+	if err := t.Lock(); err != nil {
+		return cluster.UpInfo{}, err
+	}
 	if t.disks != nil {
 		// The layers serve the brokers' log directories: mounted before
 		// the brokers start, and what they hold then taken as written
