@@ -129,6 +129,11 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 		if ctx.Err() != nil {
 			continue // cut off: not recorded, run again on resuming
 		}
+		if isLasting(e.err) { // never ran: not recorded, run on resuming
+			errs = append(errs, e.err)
+			stop = true
+			continue
+		}
 		if err := b.record(st, set, e); err != nil {
 			errs = append(errs, err)
 			stop = true
@@ -147,6 +152,17 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 		return ctx.Err()
 	}
 	return errors.Join(errs...)
+}
+
+// lasting is a trial's error that no later trial can escape, such as its
+// cluster held by another kbf (clusterlock.InUseError): the benchmark
+// stops at the first, with that error, and the trial, which never ran,
+// is not recorded, so that the benchmark resumed runs it.
+type lasting interface{ Lasting() bool }
+
+func isLasting(err error) bool {
+	var l lasting
+	return errors.As(err, &l) && l.Lasting()
 }
 
 // Interrupted is what kbf bench says when interrupted: how to resume
