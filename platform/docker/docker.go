@@ -120,15 +120,15 @@ func (t *Cluster) Close() error {
 	return errors.Join(t.closeDisks(), t.Cluster.Close())
 }
 
-// Up brings the cluster up, or reuses it, and waits until it is whole. It
-// takes the cluster's lock before anything else (compose.Cluster.Lock),
-// the disk layers' mounts included: a cluster another kbf uses is refused
-// untouched.
+// Up brings the cluster up, or reuses it, and waits until it is whole.
+// compose's Up takes the cluster's lock (compose.Cluster.Lock); a disk
+// fault's layers take it before they are mounted: a cluster another kbf
+// uses is refused untouched.
 func (t *Cluster) Up(ctx context.Context) (cluster.UpInfo, error) {
-	if err := t.Lock(); err != nil {
-		return cluster.UpInfo{}, err
-	}
 	if t.disks != nil {
+		if err := t.Lock(); err != nil {
+			return cluster.UpInfo{}, err
+		}
 		// The layers serve the brokers' log directories: mounted before
 		// the brokers start, and what they hold then taken as written
 		// back, so that a power loss takes only the trial's writes.
