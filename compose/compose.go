@@ -181,6 +181,7 @@ type Cluster struct {
 	// lock takes the cluster's lock (clusterlock) for Lock; nil for a
 	// Cluster on a test's engine, which no other kbf can reach.
 	lock    func() (release func(), err error)
+	lockKey clusterlock.Key
 	lockMu  sync.Mutex
 	release func() // set while Lock's lock is held
 }
@@ -198,8 +199,8 @@ func New(opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.cli = cli
-	key := clusterlock.Key{Endpoint: cli.DaemonHost(), Project: c.proj.name}
-	c.lock = func() (func(), error) { return clusterlock.Acquire(key) }
+	c.lockKey = clusterlock.Key{Endpoint: cli.DaemonHost(), Project: c.proj.name}
+	c.lock = func() (func(), error) { return clusterlock.Acquire(c.lockKey) }
 	return c, nil
 }
 
@@ -320,6 +321,24 @@ func (c *Cluster) Lock() error {
 	}
 	c.release = release
 	return nil
+}
+
+// HandLockTo gives c's lock to to, a Cluster of the same project on the
+// same engine made to replace c (a benchmark's cluster given new
+// settings), so that no other kbf takes the cluster between c's Close and
+// to's Up. It does nothing unless c holds the lock and to does not.
+func (c *Cluster) HandLockTo(to *Cluster) {
+	if c == to {
+		return
+	}
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	to.lockMu.Lock()
+	defer to.lockMu.Unlock()
+	if c.release == nil || to.release != nil || c.lockKey != to.lockKey {
+		return
+	}
+	to.release, c.release = c.release, nil
 }
 
 // unlock lets go of Lock's lock.

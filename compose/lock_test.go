@@ -74,3 +74,37 @@ func TestLockHeldUntilClose(t *testing.T) {
 		t.Fatalf("Lock after Close: %v, taken %d; want it taken again", err, l.taken)
 	}
 }
+
+// TestHandLockTo: a replacement of the same cluster takes the lock over,
+// so that it is held from the first Up to the replacement's Close; one of
+// another cluster does not.
+func TestHandLockTo(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		project string // the replacement's
+		handed  bool
+	}{
+		{"the same cluster", "", true},
+		{"another cluster", "kbf-2", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &fakeLock{}
+			old := testCluster(t, Options{}, newFakeEngine())
+			old.lock = l.take
+			if err := old.Lock(); err != nil {
+				t.Fatal(err)
+			}
+			next := testCluster(t, Options{}, newFakeEngine())
+			next.lockKey.Project = tc.project
+			old.HandLockTo(next)
+			_ = old.Close()
+			if got := l.released == 0; got != tc.handed {
+				t.Fatalf("after the old one's Close: released %d; handed over %v, want %v", l.released, got, tc.handed)
+			}
+			_ = next.Close()
+			if l.released != 1 {
+				t.Errorf("after both Closes: released %d, want 1", l.released)
+			}
+		})
+	}
+}
