@@ -72,7 +72,7 @@ func clock(t time.Time) string {
 		return "an unknown time"
 	}
 	t = t.Local()
-	if y, m, d := t.Date(); time.Now().Format(time.DateOnly) != fmt.Sprintf("%04d-%02d-%02d", y, m, d) {
+	if t.Format(time.DateOnly) != time.Now().Format(time.DateOnly) {
 		return t.Format(time.DateTime)
 	}
 	return t.Format(time.TimeOnly)

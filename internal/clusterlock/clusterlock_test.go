@@ -256,3 +256,23 @@ func TestSafeName(t *testing.T) {
 		t.Errorf("safe = %q", got)
 	}
 }
+
+func TestClock(t *testing.T) {
+	now := time.Now()
+	yesterday := now.Add(-24 * time.Hour)
+	for _, tc := range []struct {
+		name string
+		in   time.Time
+		want string
+	}{
+		{"today: the time of day", now, now.Format(time.TimeOnly)},
+		{"another day: the date too", yesterday, yesterday.Format(time.DateTime)},
+		{"unknown", time.Time{}, "an unknown time"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := clock(tc.in); got != tc.want {
+				t.Errorf("clock = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
