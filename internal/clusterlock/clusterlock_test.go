@@ -191,26 +191,48 @@ func lockPath(t *testing.T) string {
 	return p
 }
 
+// TestUnwritableDirectory: a lock directory that cannot be made or
+// written refuses in one line saying so, never as a cluster in use.
 func TestUnwritableDirectory(t *testing.T) {
-	if runtime.GOOS == "windows" || os.Geteuid() == 0 {
-		t.Skip("root writes anywhere")
-	}
-	d := inDir(t)
-	if err := os.Chmod(d, 0o500); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Chmod(d, 0o700) })
-	dir = func() (string, error) { return filepath.Join(d, "locks"), nil }
-	_, err := Acquire(key("kbf"))
-	if err == nil {
-		t.Fatal("Acquire in a directory that cannot be written: no error")
-	}
-	if errors.Is(err, ErrInUse) {
-		t.Fatalf("an unwritable directory taken for a holder: %v", err)
-	}
-	msg := err.Error()
-	if !strings.HasPrefix(msg, "cannot lock the cluster kbf against another kbf") || !strings.Contains(msg, "permission denied") || strings.Contains(msg, "\n") {
-		t.Errorf("message %q: want one line saying the lock could not be made and why", msg)
+	for _, tc := range []struct {
+		name   string
+		make   func(t *testing.T, d string) string // the lock directory
+		why    string
+		asRoot bool // the case holds for root too
+	}{
+		{"a file in the way", func(t *testing.T, d string) string {
+			f := filepath.Join(d, "kbf")
+			if err := os.WriteFile(f, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(f, "locks")
+		}, "not a directory", true},
+		{"a read-only directory", func(t *testing.T, d string) string {
+			if err := os.Chmod(d, 0o500); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = os.Chmod(d, 0o700) })
+			return filepath.Join(d, "locks")
+		}, "permission denied", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.asRoot && (runtime.GOOS == "windows" || os.Geteuid() == 0) {
+				t.Skip("root writes anywhere")
+			}
+			locks := tc.make(t, inDir(t))
+			dir = func() (string, error) { return locks, nil }
+			_, err := Acquire(key("kbf"))
+			if err == nil {
+				t.Fatal("Acquire in a directory that cannot be written: no error")
+			}
+			if errors.Is(err, ErrInUse) {
+				t.Fatalf("an unwritable directory taken for a holder: %v", err)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "cannot lock the cluster kbf against another kbf") || !strings.Contains(msg, tc.why) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q: want one line saying the lock could not be made, and %q", msg, tc.why)
+			}
+		})
 	}
 }
 
