@@ -173,8 +173,14 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 			if l.last[ev.lane] == ev.last {
 				l.last[ev.lane] = nil // the lane's next trial runs alone
 			}
-			// A trial cut off is not recorded: it runs again on resuming.
-			if !e.cut {
+			// A trial cut off, or that never ran (isLasting), is not
+			// recorded: it runs again on resuming.
+			switch {
+			case e.cut:
+			case isLasting(e.err):
+				errs = append(errs, e.err)
+				stop = true
+			default:
 				if err := b.record(st, set, *e); err != nil {
 					errs = append(errs, err)
 					stop = true
@@ -222,6 +228,17 @@ func (l *lanes) run(ctx context.Context, lane int, t Trial, dir string, prev Put
 	events <- laneEvent{lane: lane, free: true, last: last}
 	e.tr, e.err = p.Wait()
 	events <- laneEvent{lane: lane, ended: e, last: last}
+}
+
+// lasting is a trial's error that no later trial can escape, such as its
+// cluster held by another kbf (clusterlock.InUseError): the benchmark
+// stops at the first, with that error, and the trial, which never ran,
+// is not recorded, so that the benchmark resumed runs it.
+type lasting interface{ Lasting() bool }
+
+func isLasting(err error) bool {
+	var l lasting
+	return errors.As(err, &l) && l.Lasting()
 }
 
 // Interrupted is what kbf bench says when interrupted: how to resume

@@ -111,6 +111,7 @@ type fakeRunner struct {
 	// interrupt cancels the context during that call, leaving half a
 	// trial behind.
 	fail      map[int]bool
+	lasting   map[int]bool // fail with a lasting error (another kbf's cluster)
 	interrupt int
 	cancel    context.CancelFunc
 	refuse    string // a fault Check refuses
@@ -137,6 +138,9 @@ func (r *fakeRunner) record(ctx context.Context, s Scenario, dir string) error {
 	}
 	if r.fail[n] {
 		return errors.New("the cluster would not come up")
+	}
+	if r.lasting[n] {
+		return fmt.Errorf("cluster: %w", errInUse)
 	}
 	return copyTree(recorded(r.t, s.Fault), dir)
 }
@@ -246,6 +250,37 @@ func TestRunFailures(t *testing.T) {
 				t.Errorf("summary.md does not say why a trial did not count:\n%s", md)
 			}
 		})
+	}
+}
+
+// inUse is a lasting error, as clusterlock.InUseError is.
+type inUse struct{}
+
+func (inUse) Error() string { return "the cluster kbf is in use by another kbf" }
+func (inUse) Lasting() bool { return true }
+
+var errInUse error = inUse{}
+
+// TestRunStopsAtALastingError: a trial refused its cluster (another kbf
+// holds it) stops the benchmark at once with that error alone, and is not
+// recorded: the benchmark resumed runs it.
+func TestRunStopsAtALastingError(t *testing.T) {
+	dir := t.TempDir()
+	r := &fakeRunner{t: t, base: dir, lasting: map[int]bool{2: true}}
+	set, err := (&Bench{File: twoScenarios(2), Dir: dir, Runner: r}).Run(context.Background())
+	if !errors.Is(err, errInUse) || strings.Contains(err.Error(), "in a row") {
+		t.Fatalf("error %v, want the lasting error alone", err)
+	}
+	if len(r.calls) != 2 || len(set.Records) != 1 {
+		t.Fatalf("%d trials ran, %d recorded; want 2 and 1 (the refused one not recorded)", len(r.calls), len(set.Records))
+	}
+	r2 := &fakeRunner{t: t, base: dir}
+	set, err = (&Bench{File: twoScenarios(2), Dir: dir, Runner: r2}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r2.calls) != 3 || r2.calls[0] != r.calls[1] || len(set.Records) != 4 {
+		t.Errorf("resumed: ran %v, %d recorded; want the refused %s first, 3 in all, 4 recorded", r2.calls, len(set.Records), r.calls[1])
 	}
 }
 

@@ -32,10 +32,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/docker/docker/client"
 
+	"github.com/kbf-project/kbf/internal/clusterlock"
 	"github.com/kbf-project/kbf/kafkaadmin"
 	"github.com/kbf-project/kbf/kafkasec"
 )
@@ -175,6 +177,13 @@ type Cluster struct {
 	// buildOffline and notice are Options.BuildOffline and Options.Notice.
 	buildOffline func(ctx context.Context) error
 	notice       func(string)
+
+	// lock takes the cluster's lock (clusterlock) for Lock; nil for a
+	// Cluster on a test's engine, which no other kbf can reach.
+	lock    func() (release func(), err error)
+	lockKey clusterlock.Key
+	lockMu  sync.Mutex
+	release func() // set while Lock's lock is held
 }
 
 // New loads the embedded compose file with opts and returns the Cluster it
@@ -190,6 +199,8 @@ func New(opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	c.cli = cli
+	c.lockKey = clusterlock.Key{Endpoint: cli.DaemonHost(), Project: c.proj.name}
+	c.lock = func() (func(), error) { return clusterlock.Acquire(c.lockKey) }
 	return c, nil
 }
 
@@ -290,8 +301,59 @@ func topicsFor(proj *project, topics []Topic, lead string) ([]Topic, error) {
 	return topics, nil
 }
 
-// Close releases the Docker and Kafka clients.
+// Lock takes the cluster's lock for this process, at once or never: a
+// second kbf that would make, fault, restart or remove the same cluster
+// (the same Docker engine and compose project) while this one uses it
+// is refused, with a clusterlock.InUseError naming this one. Up and Down
+// take it; a caller that changes the cluster before either (a disk
+// layer mounted under a broker) takes it first. It is held until Close,
+// or until the process ends however it ends. Taking it again does
+// nothing.
+func (c *Cluster) Lock() error {
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	if c.lock == nil || c.release != nil {
+		return nil
+	}
+	release, err := c.lock()
+	if err != nil {
+		return err
+	}
+	c.release = release
+	return nil
+}
+
+// HandLockTo gives c's lock to to, a Cluster of the same project on the
+// same engine made to replace c (a benchmark's cluster given new
+// settings), so that no other kbf takes the cluster between c's Close and
+// to's Up. It does nothing unless c holds the lock and to does not.
+func (c *Cluster) HandLockTo(to *Cluster) {
+	if c == to {
+		return
+	}
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	to.lockMu.Lock()
+	defer to.lockMu.Unlock()
+	if c.release == nil || to.release != nil || c.lockKey != to.lockKey {
+		return
+	}
+	to.release, c.release = c.release, nil
+}
+
+// unlock lets go of Lock's lock.
+func (c *Cluster) unlock() {
+	c.lockMu.Lock()
+	defer c.lockMu.Unlock()
+	if c.release != nil {
+		c.release()
+		c.release = nil
+	}
+}
+
+// Close releases the Docker and Kafka clients, and the cluster's lock.
 func (c *Cluster) Close() error {
+	defer c.unlock()
 	c.admin.Close()
 	if c.cli != nil {
 		return c.cli.Close()

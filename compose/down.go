@@ -13,9 +13,12 @@ import (
 // Down removes the cluster: every container of the project, with its
 // anonymous volumes (the brokers' data), and the network. It works on a
 // half-made stack, and on none. It returns the names of what it removed,
-// containers first.
+// containers first. It takes the cluster's lock (Lock) as Up does.
 func (c *Cluster) Down(ctx context.Context) ([]string, error) {
 	if err := c.ping(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.Lock(); err != nil {
 		return nil, err
 	}
 	// The brokers are about to go; the admin client would only retry in vain.

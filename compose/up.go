@@ -58,6 +58,8 @@ type UpReport struct {
 // their metadata would be ahead of the new controller's.
 //
 // ctx bounds the whole wait; its deadline is what `kbf up --timeout` sets.
+// Up takes the cluster's lock (Lock) once the engine answers: a cluster
+// another kbf uses is refused before anything is changed.
 func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 	start := c.now()
 	rep := &UpReport{}
@@ -71,6 +73,9 @@ func (c *Cluster) Up(ctx context.Context) (*UpReport, error) {
 
 	t0 := c.now()
 	if err := c.ping(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.Lock(); err != nil {
 		return nil, err
 	}
 	if err := c.upContainers(ctx, rep); err != nil {

@@ -121,8 +121,14 @@ func (t *Cluster) Close() error {
 }
 
 // Up brings the cluster up, or reuses it, and waits until it is whole.
+// compose's Up takes the cluster's lock (compose.Cluster.Lock); a disk
+// fault's layers take it before they are mounted: a cluster another kbf
+// uses is refused untouched.
 func (t *Cluster) Up(ctx context.Context) (cluster.UpInfo, error) {
 	if t.disks != nil {
+		if err := t.Lock(); err != nil {
+			return cluster.UpInfo{}, err
+		}
 		// The layers serve the brokers' log directories: mounted before
 		// the brokers start, and what they hold then taken as written
 		// back, so that a power loss takes only the trial's writes.
@@ -257,22 +263,8 @@ func (p *Pool) Get(ctx context.Context, opts compose.Options, fresh bool) (*Clus
 	}
 	sl := p.slots[i]
 	sl.used = p.clock
-	if sl.t != nil && (fresh || !same(sl.asked, opts)) {
-		if fresh {
-			// The cluster removed, so that the trial brings it up from nothing.
-			if _, err := sl.t.Down(ctx); err != nil {
-				return nil, fmt.Errorf("fresh cluster: %w", err)
-			}
-		}
-		sl.t.Close()
-		sl.t = nil
-	}
-	if sl.t == nil {
-		t, err := New(slotOptions(opts, p.Lane+i))
-		if err != nil {
-			return nil, err
-		}
-		sl.t, sl.asked = t, opts
+	if err := sl.renew(ctx, opts, fresh, p.Lane+i); err != nil {
+		return nil, err
 	}
 	return sl.t, nil
 }
@@ -288,6 +280,37 @@ func (p *Pool) Reuses(last *Cluster, opts compose.Options, fresh bool) bool {
 	}
 	i := slices.IndexFunc(p.slots, func(s *slot) bool { return sameNodes(s.asked, opts) })
 	return i >= 0 && p.slots[i].t == last && same(p.slots[i].asked, opts)
+}
+
+// renew makes sl's target the i-th cluster of opts, unless it is that
+// already and not asked fresh: a fresh one has the kept cluster removed
+// first. The kept target's lock passes to its replacement
+// (compose.Cluster.HandLockTo), so that no other kbf takes the cluster
+// between the two.
+func (sl *slot) renew(ctx context.Context, opts compose.Options, fresh bool, i int) error {
+	old := sl.t
+	if old != nil && !fresh && same(sl.asked, opts) {
+		return nil
+	}
+	if old != nil && fresh {
+		// The cluster removed, so that the trial brings it up from nothing.
+		if _, err := old.Down(ctx); err != nil {
+			return fmt.Errorf("fresh cluster: %w", err)
+		}
+	}
+	t, err := New(slotOptions(opts, i))
+	if old != nil {
+		if err == nil {
+			old.HandLockTo(t.Cluster)
+		}
+		old.Close()
+		sl.t = nil
+	}
+	if err != nil {
+		return err
+	}
+	sl.t, sl.asked = t, opts
+	return nil
 }
 
 // max is how many clusters of opts the pool may keep.
