@@ -248,3 +248,21 @@ func TestTooFewToDiffer(t *testing.T) {
 		})
 	}
 }
+
+// TestTooFewGatedOnly: the advice of how many trials to add counts the
+// gated rows only. A gated row undecided on enough trials and a row not
+// gated short of them (a phase few trials had) ask for no count: more
+// trials, not "at least 6 a side".
+func TestTooFewGatedOnly(t *testing.T) {
+	res := &Result{Need: 6, Rows: []Row{
+		{Verdict: Undecided, NOld: 6, NNew: 6, Gated: true},
+		{Verdict: Undecided, NOld: 1, NNew: 2},
+	}}
+	if got := res.tooFew(); got != "" {
+		t.Errorf("tooFew = %q, want none: the gated row has its 6 a side", got)
+	}
+	res.Rows[0].NNew = 4
+	if got, want := res.tooFew(), ", at least 6 valid trials a side (2 more new)"; got != want {
+		t.Errorf("tooFew = %q, want %q", got, want)
+	}
+}

@@ -221,13 +221,14 @@ func (res *Result) allowed(compared int) string {
 	return ""
 }
 
-// tooFew says how many trials a side give an interval, where a row had
-// fewer, or "".
+// tooFew says how many trials a side give an interval, where a gated row
+// had fewer, or "". A row not gated does not decide the answer: its want
+// of trials is not what the answer waits on.
 func (res *Result) tooFew() string {
 	short := false
 	var old, new int // the most trials a row lacks, per side
 	for _, r := range res.Rows {
-		if r.Verdict == Undecided && !enough(r.NOld, r.NNew, res.Need) {
+		if r.Gated && r.Verdict == Undecided && !enough(r.NOld, r.NNew, res.Need) {
 			short = true
 			old, new = max(old, res.Need-r.NOld), max(new, res.Need-r.NNew)
 		}
