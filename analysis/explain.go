@@ -213,9 +213,10 @@ func newExplaining(ev *evidence, roles map[int32]results.Role, ff *faultFacts) (
 	e.bounds = []Boundary{faultBoundary(ev, f)}
 	var damaged notes
 	e.detect, e.detected = ff.detection, ff.detected
-	// A cut from the clients only is detected by no one: nothing is
+	// A cut from the clients only is detected by no one, and a hiccup
+	// undone before its broker was fenced was not detected: nothing is
 	// missing when no line shows it.
-	if !e.detected && f.Kind != results.FaultIsolateClients {
+	if !e.detected && f.Kind != results.FaultIsolateClients && !unfencedHiccup(e.tl, f) {
 		e.undetected = missingDetection(e.tl, f, e.F)
 		damaged = append(damaged, note{text: e.undetected + ": the phase before the first boundary found holds the detection too, and is named for both", damaged: true})
 	}
@@ -507,6 +508,22 @@ var boundaryWhat = map[BoundaryKind]string{
 	BoundaryISRShrunk:        "the leader's ISR without the broker",
 	BoundaryProducerLearned:  "the producer's learning of the new leader",
 	BoundaryFollowerReturned: "the restarted broker's first line as follower",
+}
+
+// unfencedHiccup reports whether fault f was undone while probing (a
+// hiccup: --return-after) with the controller's log there to say it fenced
+// no one: its broker was back before its session ran out, which is no
+// evidence missing but the hiccup's answer (Hiccup).
+func unfencedHiccup(tl *timeline.Timeline, f *results.Fault) bool {
+	if f.Returned.IsZero() {
+		return false
+	}
+	for _, m := range tl.Missing {
+		if strings.HasSuffix(m, " "+results.ControllerLog) {
+			return false
+		}
+	}
+	return true
 }
 
 // missingDetection says why the detection of fault f, at F, is not in the

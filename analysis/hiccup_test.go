@@ -7,6 +7,7 @@ import (
 
 	"github.com/kbf-project/kbf/results"
 	"github.com/kbf-project/kbf/timeline"
+	"github.com/kbf-project/kbf/verdict"
 )
 
 func TestHiccupOf(t *testing.T) {
@@ -111,5 +112,24 @@ func TestFaultEndedHiccups(t *testing.T) {
 		if got := faultEnded(k); got != want {
 			t.Errorf("faultEnded(%s) = %q, want %q", k, got, want)
 		}
+	}
+}
+
+// TestUnfencedHiccupRecorded: a 2 s pause undone before the controller
+// fenced its broker (recorded by kbf tune's hiccup trial, session 6000 ms)
+// is a hiccup not fenced, and its trial valid: the fence the logs do not
+// hold is the answer, not evidence missing.
+func TestUnfencedHiccupRecorded(t *testing.T) {
+	tr := analyze(t, unpack(t, "pause-hiccup-2s.tar.gz"))
+	if tr.Hiccup == nil || tr.Hiccup.Fenced() || !strings.HasPrefix(tr.Hiccup.String(), "k1 for 2.03 s: not fenced") {
+		t.Fatalf("hiccup %v, want k1 for 2.03 s, not fenced", tr.Hiccup)
+	}
+	for _, n := range tr.Notes {
+		if strings.Contains(n, "fence of broker") {
+			t.Errorf("note %q: a hiccup undone before any fence misses no evidence", n)
+		}
+	}
+	if tr.Verdict == nil || tr.Verdict.Status != verdict.Valid {
+		t.Errorf("verdict %+v, want valid", tr.Verdict)
 	}
 }
