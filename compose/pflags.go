@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -154,4 +155,24 @@ func (u *UpFlags) Topics() []Topic {
 		ts = append(ts, single)
 	}
 	return ts
+}
+
+// Ask opens the cluster the flags name without its topics — a command
+// that only asks a cluster or removes it (kbf status, kbf down) makes
+// none, and a small compose file may not fit the defaults — and calls do
+// with it within timeout.
+func (f *Flags) Ask(ctx context.Context, timeout time.Duration, do func(context.Context, *Cluster) error) error {
+	opts, err := f.Options()
+	if err != nil {
+		return err
+	}
+	opts.Topics = []Topic{}
+	c, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return do(ctx, c)
 }

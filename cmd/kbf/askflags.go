@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"time"
 
 	"github.com/kbf-project/kbf/compose"
@@ -24,23 +23,4 @@ func (a *askFlags) check() error {
 		return usage(err)
 	}
 	return nil
-}
-
-// with opens the cluster without its topics (the command creates none,
-// and a small file may not fit the defaults) and calls f with it, within
-// the timeout.
-func (a *askFlags) with(ctx context.Context, f func(context.Context, *compose.Cluster) error) error {
-	opts, err := a.cluster.Options()
-	if err != nil {
-		return usage(err)
-	}
-	opts.Topics = []compose.Topic{}
-	c, err := compose.New(opts)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(ctx, a.timeout)
-	defer cancel()
-	return f(ctx, c)
 }

@@ -46,7 +46,7 @@ down would (named volumes stay).
 }
 
 func runDown(ctx context.Context, o *downOptions) error {
-	return o.with(ctx, func(ctx context.Context, c *compose.Cluster) error { return down(ctx, o.g, c) })
+	return o.cluster.Ask(ctx, o.timeout, func(ctx context.Context, c *compose.Cluster) error { return down(ctx, o.g, c) })
 }
 
 // down removes c and says what it removed.

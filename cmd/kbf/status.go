@@ -50,7 +50,7 @@ then any container that is not running.
 }
 
 func runStatus(ctx context.Context, o *statusOptions) error {
-	return o.with(ctx, func(ctx context.Context, c *compose.Cluster) error {
+	return o.cluster.Ask(ctx, o.timeout, func(ctx context.Context, c *compose.Cluster) error {
 		st, err := c.Status(ctx, o.topics...)
 		if err != nil {
 			return err
