@@ -60,7 +60,22 @@ type lanes struct {
 }
 
 // running is a trial's put-back still running when its lane was freed.
-type running struct{ p PutBack }
+// sent is closed once the trial's end has been told (laneEvent.ended):
+// the lane's next trial tells its own only after, so that the trials of a
+// lane are recorded in the order they ran, and two failed in a row are
+// two in a row.
+type running struct {
+	p    PutBack
+	sent chan struct{}
+}
+
+// told waits until the trial r's end has been told; nil has nothing to wait
+// for.
+func (r *running) told() {
+	if r != nil {
+		<-r.sent
+	}
+}
 
 // putBack is the put-back r holds, nil for none.
 func (r *running) putBack() PutBack {
@@ -162,7 +177,7 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 			l.nodes[lane], l.used[lane] = nodesOf(t.Variant.Resolved()), true
 			begin(t, lane)
 			busy++
-			go l.run(ctx, lane, t, dir, l.last[lane].putBack(), events)
+			go l.run(ctx, lane, t, dir, l.last[lane], events)
 		}
 		if busy == 0 {
 			break
@@ -209,25 +224,28 @@ func (b *Bench) runOn(ctx context.Context, l *lanes, st *State, set *Set, trials
 // run runs trial t into dir on lane, after prev, the put-back of the
 // lane's trial before, and tells events when the lane is free and when the
 // trial has ended: at once when it has, so that it is recorded before the
-// lane takes its next trial, else once its put-back has ended.
-func (l *lanes) run(ctx context.Context, lane int, t Trial, dir string, prev PutBack, events chan<- laneEvent) {
+// lane takes its next trial, else once its put-back has ended. It tells
+// nothing before prev's end has been told (running.told).
+func (l *lanes) run(ctx context.Context, lane int, t Trial, dir string, prev *running, events chan<- laneEvent) {
 	start := time.Now()
 	e := &ended{t: t}
 	var p PutBack
 	if r, ok := l.runners[lane].(BackToBack); ok {
-		p, e.tr, e.err = r.TrialAfter(ctx, t.Variant.Resolved(), dir, prev)
+		p, e.tr, e.err = r.TrialAfter(ctx, t.Variant.Resolved(), dir, prev.putBack())
 	} else {
 		e.tr, e.err = l.runners[lane].Trial(ctx, t.Variant.Resolved(), dir)
 	}
 	e.took, e.cut = time.Since(start), ctx.Err() != nil
+	prev.told()
 	if p == nil {
 		events <- laneEvent{lane: lane, free: true, ended: e}
 		return
 	}
-	last := &running{p}
+	last := &running{p: p, sent: make(chan struct{})}
 	events <- laneEvent{lane: lane, free: true, last: last}
 	e.tr, e.err = p.Wait()
 	events <- laneEvent{lane: lane, ended: e, last: last}
+	close(last.sent)
 }
 
 // lasting is a trial's error that no later trial can escape, such as its
