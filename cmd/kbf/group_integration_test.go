@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,10 @@ func checkCoordinator(t *testing.T, tr *analysis.Trial, chosen bool) {
 	checkRecovery(t, tr)
 }
 
+// serverLogLine matches a line's source in a broker's server.log, the
+// current file or one log4j rolled at the hour (server.log.2026-12-07-12).
+var serverLogLine = regexp.MustCompile(`^k[0-9]+/` + regexp.QuoteMeta(results.ServerLog) + `(\.[0-9-]+)?:[0-9]+$`)
+
 // checkRecovery checks the group's recovery against the coordinator: a
 // faulted one was replaced by another broker whose load of the group's
 // offsets partition its own server.log shows, and the client found it; a
@@ -88,7 +93,7 @@ func checkRecovery(t *testing.T, tr *analysis.Trial) {
 		t.Fatalf("new coordinator %d after coordinator %d (note %q)", r.NewCoordinator, c.NodeID, r.Note)
 	}
 	load, ok := r.Phase(analysis.GroupPhaseLoad)
-	if !ok || !strings.Contains(load.Evidence, "Finished loading of metadata from __consumer_offsets-") || !strings.Contains(load.Source, results.ServerLog+":") {
+	if !ok || !strings.Contains(load.Evidence, "Finished loading of metadata from __consumer_offsets-") || !serverLogLine.MatchString(load.Source) {
 		t.Errorf("load phase %+v, want the new coordinator's own line", load)
 	}
 	if _, ok := r.Phase(analysis.GroupPhaseFind); !ok {
