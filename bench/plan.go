@@ -145,20 +145,42 @@ func ParseShard(s string) (Shard, error) {
 
 func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.I, s.N) }
 
-// Pick returns the shard's trials. The plan is dealt out round-robin,
-// shifted by one shard every round: a plain deal would give each shard one
-// variant when the shards are as many as the variants, and then one
-// machine's drift would fall on one variant only. Each shard gets within
-// about a round of an equal share, in plan order.
+// Pick returns the shard's trials. The plan is dealt out round-robin, a
+// round (every variant's next trial) after another, each round starting
+// step shards on from the one before: each shard gets within about a
+// round of an equal share, in plan order, and a variant's trials move from
+// shard to shard, so that one machine's drift does not fall on one variant
+// only. step is the variants' count where that already moves them (a plain
+// deal), else the next count that does: with as many shards as variants a
+// plain deal would give each shard one variant, and with one variant in
+// two shards a deal shifted by one every round would give one shard all.
 func (s Shard) Pick(plan []Trial) []Trial {
 	if s.N <= 1 {
 		return plan
 	}
+	vars := map[string]bool{}
+	for _, t := range plan {
+		vars[t.Variant.Dir()] = true
+	}
+	v := len(vars)
+	step := v
+	for gcd(step, s.N) != 1 {
+		step++
+	}
 	var out []Trial
 	for _, t := range plan {
-		if (t.Index+t.Rep-1)%s.N == s.I-1 {
+		round := t.Rep - 1
+		vi := t.Index - round*v // the trial's place in its round
+		if (vi+round*step)%s.N == s.I-1 {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

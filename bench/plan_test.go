@@ -56,7 +56,7 @@ func TestResolved(t *testing.T) {
 }
 
 func TestShard(t *testing.T) {
-	for _, tc := range []struct{ variants, trials, n int }{{4, 6, 2}, {4, 6, 4}, {4, 2, 3}, {2, 6, 2}, {2, 6, 5}, {1, 3, 3}} {
+	for _, tc := range []struct{ variants, trials, n int }{{4, 6, 2}, {4, 6, 4}, {4, 2, 3}, {2, 6, 2}, {2, 6, 5}, {1, 3, 3}, {1, 9, 2}, {1, 9, 4}, {3, 6, 4}, {3, 8, 2}} {
 		t.Run(fmt.Sprintf("%d variants × %d trials in %d shards", tc.variants, tc.trials, tc.n), func(t *testing.T) {
 			f := &File{Trials: tc.trials}
 			for i := range tc.variants {
@@ -85,6 +85,23 @@ func TestShard(t *testing.T) {
 				}
 				if tc.variants > 1 && len(part) >= tc.variants && len(names) < 2 {
 					t.Errorf("shard %d/%d runs one variant only: %v", i, tc.n, ids(part))
+				}
+			}
+			// Moving: a variant with a trial a shard runs in several
+			// shards, so that no shard's drift falls on it alone.
+			if tc.trials >= tc.n {
+				for i := range tc.variants {
+					in := map[int]bool{}
+					for k := 1; k <= tc.n; k++ {
+						for _, tr := range (Shard{k, tc.n}).Pick(plan) {
+							if tr.Variant.Scenario.Name == fmt.Sprint("s", i) {
+								in[k] = true
+							}
+						}
+					}
+					if len(in) < 2 {
+						t.Errorf("variant s%d runs in shards %v only", i, in)
+					}
 				}
 			}
 			if len(seen) != len(plan) {
