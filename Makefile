@@ -124,12 +124,14 @@ BASE_REF     ?= origin/main
 BENCH_DIR    ?= kbf-runs/bench-ab
 BENCH_SLICES ?= 6
 BENCH_JOB    ?= 1/1
-BASE_KBF     := .cache/kbf-base
+# kbf at BASE_REF, built once a commit: a BASE_REF that moves (another branch, a new
+# origin/main) builds its own.
+BASE_KBF     := .cache/kbf-base-$(shell git rev-parse --short=12 $(BASE_REF) 2>/dev/null || echo unknown)
 
 $(BASE_KBF):
 	rm -rf .cache/base && git worktree prune
 	git worktree add --detach .cache/base $(BASE_REF)
-	cd .cache/base && $(GO) build -ldflags "-X main.version=base" -o ../kbf-base ./cmd/kbf
+	cd .cache/base && $(GO) build -ldflags "-X main.version=base" -o ../$(notdir $(BASE_KBF)) ./cmd/kbf
 	git worktree remove --force .cache/base
 	@./$(BASE_KBF) bench --help >/dev/null 2>&1 || { echo "kbf at $(BASE_REF) has no kbf bench: nothing to compare with" >&2; rm -f $(BASE_KBF); exit 1; }
 
@@ -149,7 +151,11 @@ bench-ab: build $(BASE_KBF)
 # shown, marked not gated. GATE_METRICS= (empty) gates on every metric.
 GATE_METRICS  ?= from_heartbeat
 COMPARE_FLAGS ?= --max-regression 10% --alpha 0.05
-bench-gate: BENCH_TRIALS = 6
+# Its benchmark is GATE_FILE, the crash it gates on alone: BENCH_TRIALS of it a side, about 10
+# minutes on 2 cores.
+GATE_FILE     ?= bench/gate.yaml
+bench-gate: BENCH_FILE = $(GATE_FILE)
+bench-gate: BENCH_TRIALS = 9
 bench-gate: BENCH_SLICES = 2
 bench-gate: bench-ab
 	./kbf compare $(COMPARE_FLAGS) --metric $(or $(GATE_METRICS),all) --markdown $(BENCH_DIR)/compare.md $(BENCH_DIR)/base $(BENCH_DIR)/head

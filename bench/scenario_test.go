@@ -217,3 +217,24 @@ func TestReadFileExternal(t *testing.T) {
 		t.Errorf("logs %q, ready file %q, dir %q, on_ready %q", s.Logs, s.ReadyFile, s.Dir, s.OnReady)
 	}
 }
+
+// TestProjectFiles reads the scenario files the project's own CI runs: they
+// parse, and the gate's holds the crash alone, since it answers on
+// from_heartbeat (a SIGTERM scenario there would spend the gate's trials on
+// rows it does not gate).
+func TestProjectFiles(t *testing.T) {
+	for _, name := range []string{"ci.yaml", "gate.yaml"} {
+		if _, err := ReadFile(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	f, err := ReadFile("gate.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Scenarios {
+		if s.Fault != "sigkill" {
+			t.Errorf("gate.yaml: scenario %s is a %s, want the SIGKILL the gate answers on", s.Name, s.Fault)
+		}
+	}
+}
