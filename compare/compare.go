@@ -687,8 +687,8 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		// same only if the medians' intervals cannot reach the change
 		// sought: a change just over the bound is often measured just
 		// under it.
-		reach := max(row.New.Hi-row.Old.Lo, row.Old.Hi-row.New.Lo)
-		if reach <= row.Sought {
+		reach, ok := row.within()
+		if ok {
 			evidence(fmt.Sprintf("p=%.3f < %g, but the 95%% intervals allow a change of at most %s, within %s", row.P, g.Alpha, fmtValue(m, reach), fmtValue(m, row.Sought)))
 			return
 		}
@@ -706,11 +706,31 @@ func judge(row *Row, new *Side, g Gate, need int) {
 		evidence(fmt.Sprintf("p=%.2f > %.2f, which a change of %s stays under in %.0f%% of comparisons", row.P, row.SameAbove, sought, 100*(1-SameMiss)))
 		return
 	}
+	// The p cannot say "same", but the medians' intervals can: both so
+	// narrow that no change they allow reaches the one sought (a metric
+	// that barely moves from trial to trial, whose tied values weaken the
+	// tests), the same evidence that makes a significant change within
+	// the bounds the same.
+	if reach, ok := row.within(); ok {
+		evidence(fmt.Sprintf("p=%.2f, but the 95%% intervals allow a change of at most %s, within %s", row.P, fmtValue(m, reach), sought))
+		return
+	}
 	if row.SameAbove >= 1 {
 		set(Undecided, fmt.Sprintf("p=%.2f: %d and %d trials cannot tell a change of %s from none; run more", row.P, row.NOld, row.NNew, sought))
 		return
 	}
 	set(Undecided, fmt.Sprintf("p=%.2f between %g (different) and %.2f (same for a change of %s); run more trials", row.P, g.Alpha, row.SameAbove, sought))
+}
+
+// within is the largest change between the medians that their 95 %
+// intervals allow, and whether it is no more than the change sought;
+// false too when either interval is unknown.
+func (r Row) within() (reach float64, ok bool) {
+	if r.Old == nil || r.New == nil || math.IsNaN(r.Old.Lo) || math.IsNaN(r.New.Hi) || math.IsNaN(r.Old.Hi) || math.IsNaN(r.New.Lo) {
+		return math.NaN(), false
+	}
+	reach = max(r.New.Hi-r.Old.Lo, r.Old.Hi-r.New.Lo)
+	return reach, reach <= r.Sought
 }
 
 // significance says why a different row's p is significant: its own

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -517,5 +518,61 @@ func TestDefaultGateHeadline(t *testing.T) {
 	}
 	if !d.Stop || d.Result.Verdict != Same {
 		t.Errorf("until-decided on identical samples: stop %v, verdict %s, want same", d.Stop, d.Result.Verdict)
+	}
+}
+
+// TestSameByIntervals: make bench-gate BASE_REF=HEAD on 2026-12-07 (kbf
+// against itself, 9 SIGKILL trials a side in two slices each). The
+// follower's from_heartbeat is 9.03–9.07 s in every trial, and its tied
+// values leave the tests' p at 0.09, between alpha and the p that says
+// "same" for 9 a side: the medians' intervals, a few milliseconds wide,
+// rule out the 0.9 s change the gate looks for, and say same, as they do
+// for a p under alpha. A wide interval still leaves a row undecided.
+func TestSameByIntervals(t *testing.T) {
+	dir := filepath.Join("testdata", "aa-gate")
+	side := func(name string) *Side {
+		return read(t, filepath.Join(dir, name+"-1.txt"), filepath.Join(dir, name+"-2.txt"))
+	}
+	g := DefaultGate
+	sel, err := ParseSelector("from_heartbeat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Metrics = []Selector{sel}
+	res := mustCompare(t, side("base"), side("head"), g)
+	var b bytes.Buffer
+	WriteText(&b, res)
+	if res.Verdict != Same {
+		t.Fatalf("verdict %v, want same:\n%s", res.Verdict, b.String())
+	}
+	follower := false
+	for _, r := range res.Rows {
+		if !strings.Contains(r.Name, "role=follower") || r.Unit != "from-heartbeat-sec" {
+			continue
+		}
+		follower = true
+		if r.P <= g.Alpha || r.P > r.SameAbove || !strings.Contains(r.Why, "the 95% intervals allow a change of at most") {
+			t.Errorf("follower: p %.3f (alpha %g, same above %.2f), %v: %s; want same by its intervals", r.P, g.Alpha, r.SameAbove, r.Verdict, r.Why)
+		}
+	}
+	if !follower {
+		t.Fatalf("no follower from_heartbeat row:\n%s", b.String())
+	}
+
+	// The same trials, the new side's follower spread over 1 s: its
+	// interval reaches past the change sought, and nothing says same.
+	wide := rewrite(t, filepath.Join(dir, "head-1.txt"), "wide.txt", func(n int, r *benchfmt.Result) bool {
+		if strings.Contains(string(r.Name), "role=follower") {
+			for i := range r.Values {
+				r.Values[i].Value *= 1 + 0.03*float64(n)
+			}
+		}
+		return true
+	})
+	res = mustCompare(t, side("base"), read(t, wide, filepath.Join(dir, "head-2.txt")), g)
+	for _, r := range res.Rows {
+		if strings.Contains(r.Name, "role=follower") && r.Unit == "from-heartbeat-sec" && r.Verdict == Same {
+			t.Errorf("a follower spread over 1 s: %s; want no same", r.Why)
+		}
 	}
 }
