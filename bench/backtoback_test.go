@@ -61,27 +61,33 @@ func (r *backToBack) Trial(context.Context, Scenario, string) (*analysis.Trial, 
 	return nil, errors.New("not back to back")
 }
 
+// say logs a line, or several split at NUL, together.
 func (r *backToBack) say(format string, a ...any) {
 	r.mu.Lock()
-	r.log = append(r.log, fmt.Sprintf(format, a...))
+	r.log = append(r.log, strings.Split(fmt.Sprintf(format, a...), "\x00")...)
 	r.mu.Unlock()
 }
 
 func (r *backToBack) TrialAfter(ctx context.Context, s Scenario, dir string, prev PutBack) (PutBack, *analysis.Trial, error) {
 	rel, _ := filepath.Rel(r.base, dir)
 	id := filepath.ToSlash(rel)
-	r.say("start %s", id)
 	last, _ := prev.(*fakePutBack)
 	cluster := strings.Join(s.Config, ",")
 	if last != nil && last.cluster == cluster {
-		r.say("beside %s", last.id)
+		// Two lines at once, so that no put-back's line comes between.
+		r.say("start %s\x00beside %s", id, last.id)
 		close(last.beside)
 		<-last.done // the fault waits for it (experiment's awaitPrev)
 		if last.err != nil {
 			return nil, nil, fmt.Errorf("no fault injected: %s: %w", last.id, last.err)
 		}
-	} else if prev != nil {
-		_, _ = prev.Wait()
+	} else {
+		// A trial on another cluster starts once the put-back before has
+		// ended, as trialrun's does: its "put back" line comes first.
+		if prev != nil {
+			_, _ = prev.Wait()
+		}
+		r.say("start %s", id)
 	}
 	if id == r.interrupt {
 		os.MkdirAll(dir, 0o755)
@@ -169,11 +175,14 @@ func TestBackToBackOnReusedCluster(t *testing.T) {
 	if got := r.besides(); !slices.Equal(got, want) {
 		t.Errorf("trials beside the put-back before: %v, want %v; log %q", got, want, r.log)
 	}
-	// A trial on another cluster starts once the put-back before has ended.
-	for _, next := range []string{"st6000/trial-01", "sigkill/trial-02", "st6000/trial-02"} {
-		i := slices.Index(r.log, "start "+next)
-		if i < 1 || !strings.HasPrefix(r.log[i-1], "put back ") {
-			t.Errorf("%s started before the put-back before it ended: %q", next, r.log)
+	// A trial on another cluster is handed the put-back of the trial
+	// before it (on its cluster), which ends before it starts.
+	for _, tt := range []struct{ prev, next string }{
+		{"sigterm/trial-01", "st6000/trial-01"}, {"st6000/trial-01", "sigkill/trial-02"}, {"sigterm/trial-02", "st6000/trial-02"},
+	} {
+		i, j := slices.Index(r.log, "put back "+tt.prev), slices.Index(r.log, "start "+tt.next)
+		if i < 0 || j < 0 || i > j {
+			t.Errorf("%s started before the put-back of %s ended: %q", tt.next, tt.prev, r.log)
 		}
 	}
 	if r.running != 0 {
