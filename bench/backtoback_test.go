@@ -61,10 +61,14 @@ func (r *backToBack) Trial(context.Context, Scenario, string) (*analysis.Trial, 
 	return nil, errors.New("not back to back")
 }
 
-// say logs a line, or several split at NUL, together.
 func (r *backToBack) say(format string, a ...any) {
+	r.sayLines(fmt.Sprintf(format, a...))
+}
+
+// sayLines logs lines together, so that no other line comes between.
+func (r *backToBack) sayLines(lines ...string) {
 	r.mu.Lock()
-	r.log = append(r.log, strings.Split(fmt.Sprintf(format, a...), "\x00")...)
+	r.log = append(r.log, lines...)
 	r.mu.Unlock()
 }
 
@@ -74,8 +78,7 @@ func (r *backToBack) TrialAfter(ctx context.Context, s Scenario, dir string, pre
 	last, _ := prev.(*fakePutBack)
 	cluster := strings.Join(s.Config, ",")
 	if last != nil && last.cluster == cluster {
-		// Two lines at once, so that no put-back's line comes between.
-		r.say("start %s\x00beside %s", id, last.id)
+		r.sayLines("start "+id, "beside "+last.id)
 		close(last.beside)
 		<-last.done // the fault waits for it (experiment's awaitPrev)
 		if last.err != nil {

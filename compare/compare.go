@@ -723,12 +723,9 @@ func judge(row *Row, new *Side, g Gate, need int) {
 }
 
 // within is the largest change between the medians that their 95 %
-// intervals allow, and whether it is no more than the change sought;
-// false too when either interval is unknown.
+// intervals allow, and whether it is no more than the change sought (an
+// interval unknown, infinite, reaches any change). The row is compared.
 func (r Row) within() (reach float64, ok bool) {
-	if r.Old == nil || r.New == nil || math.IsNaN(r.Old.Lo) || math.IsNaN(r.New.Hi) || math.IsNaN(r.Old.Hi) || math.IsNaN(r.New.Lo) {
-		return math.NaN(), false
-	}
 	reach = max(r.New.Hi-r.Old.Lo, r.Old.Hi-r.New.Lo)
 	return reach, reach <= r.Sought
 }
